@@ -1,0 +1,1 @@
+//! cupy-rs CPU backend (in progress).

@@ -1,0 +1,1 @@
+//! cupy-rs wgpu backend (in progress).

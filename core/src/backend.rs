@@ -1,0 +1,249 @@
+//! The object-safe [`Backend`] trait every device implements, and the [`BackendProvider`] that
+//! discovery uses to find devices.
+//!
+//! The frontend never matches on vendors: it builds kernels in the IR ([`crate::kernel`]),
+//! simplifies their iteration space ([`crate::layout::merge_axes`]) and hands them to a backend.
+//!
+//! # Contract for implementors
+//! - Work may be queued and run later (asynchrony); `read` and `synchronize` wait for everything
+//!   queued before them. Ops are executed in the order they are submitted.
+//! - Layouts handed to a backend are checked by the caller: every element they address lies
+//!   inside its buffer, and output layouts address each element at most once (no zero strides).
+//!   Inputs may alias outputs only element-for-element (same layout).
+//! - A backend refuses a dtype it cannot store or compute with (`supports_dtype`, or a kernel that
+//!   uses it) with [`Error::DTypeNotSupported`] before queueing any work, so nothing the user owns
+//!   is modified by a failed call.
+//! - Buffers store one element per index, whatever representation the device uses internally
+//!   (wgpu widens 8/16-bit integers to 32-bit words); `write`/`read` speak NumPy's byte format.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{Kernel, ReduceKernel};
+use crate::layout::Layout;
+use crate::scalar::Scalar;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// The four backend families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BackendKind {
+    /// NVIDIA, through the CUDA driver, NVRTC and cuBLAS.
+    Cuda,
+    /// AMD, through the HIP runtime, hipRTC and rocBLAS.
+    Hip,
+    /// Any Vulkan/Metal/DX12 GPU through wgpu and WGSL.
+    Wgpu,
+    /// The host CPU.
+    Cpu,
+}
+
+impl BackendKind {
+    /// Discovery order: CUDA, HIP, wgpu, CPU.
+    pub const ALL: [BackendKind; 4] = [
+        BackendKind::Cuda,
+        BackendKind::Hip,
+        BackendKind::Wgpu,
+        BackendKind::Cpu,
+    ];
+
+    /// Lower-case name as used by `CUPY_BACKEND`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cuda => "cuda",
+            BackendKind::Hip => "hip",
+            BackendKind::Wgpu => "wgpu",
+            BackendKind::Cpu => "cpu",
+        }
+    }
+
+    /// Parses a `CUPY_BACKEND` value (case-insensitive); `auto` gives `None`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownBackend`] for anything else.
+    pub fn parse(value: &str) -> Result<Option<BackendKind>> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(None),
+            "cuda" => Ok(Some(BackendKind::Cuda)),
+            "hip" | "rocm" => Ok(Some(BackendKind::Hip)),
+            "wgpu" | "vulkan" => Ok(Some(BackendKind::Wgpu)),
+            "cpu" | "host" => Ok(Some(BackendKind::Cpu)),
+            _ => Err(Error::UnknownBackend {
+                value: value.into(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a device is.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Backend family.
+    pub kind: BackendKind,
+    /// Index among that backend's devices.
+    pub index: usize,
+    /// Device name (e.g. `"NVIDIA H200"`, `"llvmpipe (LLVM 15.0.6, 256 bits)"`).
+    pub name: String,
+    /// Free text: driver, API, device type, compute capability.
+    pub details: String,
+    /// True for a software rasterizer (llvmpipe, SwiftShader), used only when asked for.
+    pub software: bool,
+    /// Total device memory in bytes, if known.
+    pub total_memory: Option<u64>,
+}
+
+impl DeviceInfo {
+    /// `"wgpu:0 (NVIDIA H200)"`.
+    pub fn label(&self) -> String {
+        format!("{}:{} ({})", self.kind, self.index, self.name)
+    }
+}
+
+/// A device allocation holding `len` elements of `dtype`. Backends downcast through `as_any`.
+pub trait DeviceBuffer: Any + Send + Sync + fmt::Debug {
+    /// Element count.
+    fn len(&self) -> usize;
+    /// True if it holds no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Element dtype.
+    fn dtype(&self) -> DType;
+    /// For downcasting to the backend's concrete type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A shared handle to a device allocation (views of one array share it).
+pub type Buffer = Arc<dyn DeviceBuffer>;
+
+/// A strided operand of a kernel: a buffer and a layout over the launch's iteration shape.
+#[derive(Clone, Debug)]
+pub struct Operand<'a> {
+    /// The buffer.
+    pub buffer: &'a Buffer,
+    /// Shape (the iteration shape), element strides and offset into `buffer`.
+    pub layout: Layout,
+}
+
+/// A raw operand: `len` contiguous elements of `buffer` starting at element `offset`, indexed by
+/// [`crate::kernel::ir::ExprKind::Load`].
+#[derive(Clone, Debug)]
+pub struct RawOperand<'a> {
+    /// The buffer.
+    pub buffer: &'a Buffer,
+    /// First element.
+    pub offset: usize,
+    /// Number of elements addressable.
+    pub len: usize,
+}
+
+/// One elementwise launch: run `kernel` once per element of `shape`.
+#[derive(Clone, Debug)]
+pub struct ElementwiseCall<'a> {
+    /// The kernel (validated).
+    pub kernel: &'a Kernel,
+    /// Iteration shape (already simplified by `merge_axes`; at least 1-D).
+    pub shape: Vec<usize>,
+    /// Elementwise inputs (dtypes match `kernel.inputs`), layouts of shape `shape`.
+    pub inputs: Vec<Operand<'a>>,
+    /// Outputs (dtypes match `kernel.outputs`), layouts of shape `shape`.
+    pub outputs: Vec<Operand<'a>>,
+    /// Raw operands (dtypes match `kernel.raws`).
+    pub raws: Vec<RawOperand<'a>>,
+    /// Parameter values (dtypes match `kernel.params`).
+    pub params: Vec<Scalar>,
+}
+
+/// One reduction launch: for each index `o` of `out_shape`, fold `kernel` over `reduce_shape`.
+#[derive(Clone, Debug)]
+pub struct ReductionCall<'a> {
+    /// The kernel.
+    pub kernel: &'a ReduceKernel,
+    /// Shape of the output (may be empty for a full reduction).
+    pub out_shape: Vec<usize>,
+    /// Shape of the reduced axes (may be empty: then `post(map(x))` per element; its product may
+    /// be 0: then `post(identity)`).
+    pub reduce_shape: Vec<usize>,
+    /// Inputs, layouts of shape `out_shape ++ reduce_shape`.
+    pub inputs: Vec<Operand<'a>>,
+    /// The output, layout of shape `out_shape`.
+    pub output: Operand<'a>,
+    /// Parameter values.
+    pub params: Vec<Scalar>,
+}
+
+/// A (batched) matrix product `c[b] = a[b] @ b[b]`, overwriting `c`.
+#[derive(Clone, Debug)]
+pub struct GemmCall<'a> {
+    /// Left operand, layout shape `[batch, m, k]` (any strides, batch stride may be 0).
+    pub a: Operand<'a>,
+    /// Right operand, layout shape `[batch, k, n]`.
+    pub b: Operand<'a>,
+    /// Result, layout shape `[batch, m, n]`.
+    pub c: Operand<'a>,
+}
+
+/// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.
+pub trait Backend: Send + Sync + fmt::Debug {
+    /// What the device is.
+    fn info(&self) -> &DeviceInfo;
+
+    /// `Ok(())` if the device can store and compute with `dtype`, else the reason.
+    fn supports_dtype(&self, dtype: DType) -> std::result::Result<(), String>;
+
+    /// Allocates `len` elements of `dtype` (contents unspecified).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] with the pool's state; [`Error::DTypeNotSupported`].
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer>;
+
+    /// Writes `data` (NumPy bytes of `data.len() / itemsize` elements) starting at element `offset`.
+    fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()>;
+
+    /// Reads `len` elements from element `offset` as NumPy bytes, after all queued work.
+    fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>>;
+
+    /// Queues an elementwise kernel.
+    fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()>;
+
+    /// Queues a reduction.
+    fn reduce(&self, call: &ReductionCall<'_>) -> Result<()>;
+
+    /// Queues a matrix product.
+    fn gemm(&self, call: &GemmCall<'_>) -> Result<()>;
+
+    /// Waits for all queued work.
+    fn synchronize(&self) -> Result<()>;
+}
+
+/// Finds and opens the devices of one backend family. Probing never panics: a missing library or
+/// driver is an `Err` with the reason, kept for `show_config()`.
+pub trait BackendProvider: Send + Sync {
+    /// The family.
+    fn kind(&self) -> BackendKind;
+    /// Lists devices, or says why there are none.
+    fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String>;
+    /// Opens device `index` of the list `probe` returned.
+    fn open(&self, index: usize) -> Result<Arc<dyn Backend>>;
+}
+
+/// Helper for backends: the standard refusal of a dtype.
+pub fn dtype_unsupported(
+    op: &str,
+    dtype: DType,
+    info: &DeviceInfo,
+    reason: impl Into<String>,
+) -> Error {
+    Error::DTypeNotSupported {
+        op: op.into(),
+        dtype,
+        device: info.label(),
+        reason: reason.into(),
+    }
+}

@@ -1,0 +1,646 @@
+//! The scalar kernel IR: one definition of every elementwise and reduction op, emitted to WGSL,
+//! C++ (CUDA/HIP) and evaluated on the CPU.
+//!
+//! A [`Kernel`] is a small typed program run once per element of an iteration space. It reads
+//! its elementwise inputs at the current element ([`ExprKind::Input`]), uniform parameters
+//! ([`ExprKind::Param`]), local variables, the flat element index, and raw (indexable) operands;
+//! it writes its outputs at the current element ([`Stmt::Store`]). A [`ReduceKernel`] is CuPy's
+//! `ReductionKernel` model: a map expression, a binary combine with an identity, and a post-map.
+//!
+//! # Semantics every emitter must honour
+//! - Arithmetic is in the expression's dtype. Integer `Add`/`Sub`/`Mul`/`Neg` wrap (two's
+//!   complement). Integer `Div` truncates toward zero, `FloorDiv` floors and `Mod` takes the sign of
+//!   the divisor (NumPy's `floor_divide`/`remainder`); all three give 0 when the divisor is 0
+//!   (NumPy's result, which it pairs with a warning).
+//! - Float `Max`/`Min` propagate NaN (NumPy `maximum`/`minimum`); `FMax`/`FMin` ignore it
+//!   (`fmax`/`fmin`). Float `FloorDiv` is `floor(a / b)` and float `Mod` is `a - floor(a/b)*b`
+//!   with the sign of `b`, as NumPy's `npy_divmod` computes them.
+//! - Integer `Pow` is exact repeated squaring with wrap-around; a negative exponent gives 0
+//!   unless the base is 1 or -1 (NumPy raises there; kernels cannot).
+//! - Comparisons and logical ops return `Bool`. `And`/`Or`/`Xor` are logical on `Bool` and
+//!   bitwise on integers. `Shl`/`Shr` on integers; `Shr` is arithmetic for signed types.
+//! - Float16 and bfloat16 values are computed in float32 and rounded to their type on every
+//!   `Cast` and store, so results equal NumPy's (which computes them the same way).
+//! - `Cast` follows [`crate::Scalar::cast`].
+//! - [`Stmt::For`] bounds must be *uniform*: built only from constants, parameters, and the
+//!   variables of enclosing loops, so every element runs the same trip count
+//!   ([`Kernel::validate`] checks this). Loops count up by one from `start` to `end - 1`.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+
+/// A typed scalar expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Expr {
+    /// The value's dtype.
+    pub ty: DType,
+    /// What computes it.
+    pub kind: ExprKind,
+}
+
+/// The node kinds of [`Expr`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExprKind {
+    /// A constant (its dtype equals the expression's).
+    Const(Scalar),
+    /// Elementwise input `k` at the current element.
+    Input(usize),
+    /// Uniform parameter `k`.
+    Param(usize),
+    /// Local variable `k` (see [`Kernel::locals`]). In a [`ReduceKernel`]'s `combine`, `Var(0)`
+    /// is CuPy's `a` and `Var(1)` its `b`; in its `post`, `Var(0)` is the reduced value.
+    Var(usize),
+    /// Flat (C-order) index of the current element in the iteration space; dtype `Int64`.
+    Index,
+    /// Element `index` (an `Int64` expression) of raw operand `raw`, counted from the raw
+    /// operand's first element. Out-of-range reads are the kernel author's bug.
+    Load {
+        /// Raw operand number.
+        raw: usize,
+        /// Element index.
+        index: Box<Expr>,
+    },
+    /// A unary op.
+    Unary(UnaryOp, Box<Expr>),
+    /// A binary op (both operands have the same dtype, except shift amounts).
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// Conversion of the operand to this expression's dtype.
+    Cast(Box<Expr>),
+    /// `cond ? if_true : if_false` (`cond` is `Bool`; both arms have this expression's dtype).
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// Unary operators. Math functions apply to float types (and complex where an emitter supports it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum UnaryOp {
+    Neg,
+    /// Absolute value (integers wrap at MIN as NumPy does).
+    Abs,
+    /// Logical not (`Bool` -> `Bool`).
+    Not,
+    /// Bitwise not on integers.
+    BitNot,
+    Sqrt,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Floor,
+    Ceil,
+    /// NaN test (result `Bool`).
+    IsNan,
+    /// Infinity test (result `Bool`).
+    IsInf,
+    /// Finite test (result `Bool`).
+    IsFinite,
+}
+
+/// Binary operators; see the module docs for their exact semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    Max,
+    Min,
+    FMax,
+    FMin,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Atan2,
+}
+
+impl UnaryOp {
+    /// True if the result is `Bool` whatever the operand.
+    pub fn returns_bool(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not
+        )
+    }
+    /// True for transcendental functions (which some devices lack for float64).
+    pub fn is_transcendental(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Tanh
+        )
+    }
+}
+
+impl BinaryOp {
+    /// True for comparisons (result `Bool`).
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+}
+
+/// A statement of a kernel body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stmt {
+    /// Declares local `var` (dtype `Kernel::locals[var]`) with an initial value.
+    Let {
+        /// Local number.
+        var: usize,
+        /// Initial value.
+        value: Expr,
+    },
+    /// Assigns local `var`.
+    Assign {
+        /// Local number.
+        var: usize,
+        /// New value.
+        value: Expr,
+    },
+    /// Writes output `output` at the current element (cast by the caller to its dtype).
+    Store {
+        /// Output number.
+        output: usize,
+        /// Value (dtype equals the output's).
+        value: Expr,
+    },
+    /// Conditional (per element).
+    If {
+        /// Condition (`Bool`).
+        cond: Expr,
+        /// Taken when true.
+        then_body: Vec<Stmt>,
+        /// Taken when false.
+        else_body: Vec<Stmt>,
+    },
+    /// `for (var = start; var < end; ++var)` with uniform `Int64` bounds.
+    For {
+        /// Loop variable (a local of dtype `Int64`).
+        var: usize,
+        /// First value.
+        start: Expr,
+        /// One past the last value.
+        end: Expr,
+        /// Body.
+        body: Vec<Stmt>,
+    },
+}
+
+/// An elementwise kernel: the unit every backend compiles and caches (keyed by its hash).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// A C identifier, used in generated source and messages.
+    pub name: String,
+    /// Elementwise input dtypes.
+    pub inputs: Vec<DType>,
+    /// Output dtypes.
+    pub outputs: Vec<DType>,
+    /// Raw (indexable, contiguous) operand dtypes.
+    pub raws: Vec<DType>,
+    /// Uniform parameter dtypes.
+    pub params: Vec<DType>,
+    /// Local variable dtypes.
+    pub locals: Vec<DType>,
+    /// The body, run once per element.
+    pub body: Vec<Stmt>,
+}
+
+/// A reduction kernel (CuPy's `ReductionKernel`): `out = post(fold(combine, identity, map(x_i)))`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReduceKernel {
+    /// A C identifier.
+    pub name: String,
+    /// Input dtypes (read with `Input(k)` in `map`).
+    pub inputs: Vec<DType>,
+    /// Uniform parameter dtypes (readable in `map` and `post`).
+    pub params: Vec<DType>,
+    /// Accumulator dtype.
+    pub acc: DType,
+    /// Per-element value, of dtype `acc`.
+    pub map: Expr,
+    /// Associative, commutative combine of `Var(0)` and `Var(1)` (both `acc`), of dtype `acc`.
+    pub combine: Expr,
+    /// Identity of `combine`, of dtype `acc`.
+    pub identity: Scalar,
+    /// Final value from `Var(0)` (the reduced `acc`), of dtype `output`.
+    pub post: Expr,
+    /// Output dtype.
+    pub output: DType,
+}
+
+impl Expr {
+    /// A constant.
+    pub fn constant(v: Scalar) -> Expr {
+        Expr {
+            ty: v.dtype(),
+            kind: ExprKind::Const(v),
+        }
+    }
+    /// Input `k` of dtype `ty`.
+    pub fn input(k: usize, ty: DType) -> Expr {
+        Expr {
+            ty,
+            kind: ExprKind::Input(k),
+        }
+    }
+    /// Parameter `k` of dtype `ty`.
+    pub fn param(k: usize, ty: DType) -> Expr {
+        Expr {
+            ty,
+            kind: ExprKind::Param(k),
+        }
+    }
+    /// Local `k` of dtype `ty`.
+    pub fn var(k: usize, ty: DType) -> Expr {
+        Expr {
+            ty,
+            kind: ExprKind::Var(k),
+        }
+    }
+    /// The flat element index.
+    pub fn index() -> Expr {
+        Expr {
+            ty: DType::Int64,
+            kind: ExprKind::Index,
+        }
+    }
+    /// Element `index` of raw operand `raw` of dtype `ty`.
+    pub fn load(raw: usize, ty: DType, index: Expr) -> Expr {
+        Expr {
+            ty,
+            kind: ExprKind::Load {
+                raw,
+                index: Box::new(index),
+            },
+        }
+    }
+    /// A unary op; the result dtype follows [`UnaryOp::returns_bool`].
+    pub fn unary(op: UnaryOp, a: Expr) -> Expr {
+        let ty = if op.returns_bool() { DType::Bool } else { a.ty };
+        Expr {
+            ty,
+            kind: ExprKind::Unary(op, Box::new(a)),
+        }
+    }
+    /// A binary op; comparisons give `Bool`, others the left operand's dtype.
+    pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+        let ty = if op.is_comparison() {
+            DType::Bool
+        } else {
+            a.ty
+        };
+        Expr {
+            ty,
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        }
+    }
+    /// Cast to `ty` (no node if already `ty`).
+    pub fn cast(self, ty: DType) -> Expr {
+        if self.ty == ty {
+            self
+        } else {
+            Expr {
+                ty,
+                kind: ExprKind::Cast(Box::new(self)),
+            }
+        }
+    }
+    /// `cond ? a : b`.
+    pub fn select(cond: Expr, a: Expr, b: Expr) -> Expr {
+        Expr {
+            ty: a.ty,
+            kind: ExprKind::Select(Box::new(cond), Box::new(a), Box::new(b)),
+        }
+    }
+
+    /// Calls `f` on this node and every descendant, parents first.
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Const(_)
+            | ExprKind::Input(_)
+            | ExprKind::Param(_)
+            | ExprKind::Var(_)
+            | ExprKind::Index => {}
+            ExprKind::Load { index, .. } => index.visit(f),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => a.visit(f),
+            ExprKind::Binary(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            ExprKind::Select(c, a, b) => {
+                c.visit(f);
+                a.visit(f);
+                b.visit(f);
+            }
+        }
+    }
+
+    /// Dtypes used anywhere in the expression (node results and operands).
+    pub fn dtypes(&self, out: &mut Vec<DType>) {
+        self.visit(&mut |e| {
+            if !out.contains(&e.ty) {
+                out.push(e.ty)
+            }
+        });
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on every statement (pre-order) of a body.
+    pub fn visit_all(body: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
+        for s in body {
+            f(s);
+            match s {
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    Stmt::visit_all(then_body, f);
+                    Stmt::visit_all(else_body, f);
+                }
+                Stmt::For { body, .. } => Stmt::visit_all(body, f),
+                _ => {}
+            }
+        }
+    }
+
+    /// The expressions directly held by this statement.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            Stmt::Let { value, .. } | Stmt::Assign { value, .. } | Stmt::Store { value, .. } => {
+                vec![value]
+            }
+            Stmt::If { cond, .. } => vec![cond],
+            Stmt::For { start, end, .. } => vec![start, end],
+        }
+    }
+}
+
+impl Kernel {
+    /// The common case: `out0 = body(inputs...)` with one output and no locals.
+    pub fn map(name: &str, inputs: Vec<DType>, params: Vec<DType>, value: Expr) -> Kernel {
+        Kernel {
+            name: name.into(),
+            inputs,
+            outputs: vec![value.ty],
+            raws: vec![],
+            params,
+            locals: vec![],
+            body: vec![Stmt::Store { output: 0, value }],
+        }
+    }
+
+    /// Every dtype the kernel touches (operands, locals, every expression node).
+    pub fn dtypes(&self) -> Vec<DType> {
+        let mut out = vec![];
+        for d in self
+            .inputs
+            .iter()
+            .chain(&self.outputs)
+            .chain(&self.raws)
+            .chain(&self.params)
+            .chain(&self.locals)
+        {
+            if !out.contains(d) {
+                out.push(*d);
+            }
+        }
+        Stmt::visit_all(&self.body, &mut |s| {
+            for e in s.exprs() {
+                e.dtypes(&mut out);
+            }
+        });
+        out
+    }
+
+    /// Checks the kernel is well formed: operand numbers in range, operand dtypes consistent,
+    /// stored values of the output's dtype, loop bounds uniform. Backends may rely on it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the kernel and the first problem found.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |msg: String| Err(Error::invalid(format!("kernel {}", self.name), msg));
+        let mut problem: Option<String> = None;
+        let check_expr = |e: &Expr, problem: &mut Option<String>| {
+            e.visit(&mut |n| {
+                let p = match &n.kind {
+                    ExprKind::Const(v) if v.dtype() != n.ty => {
+                        Some(format!("constant {v:?} typed {}", n.ty))
+                    }
+                    ExprKind::Input(k) if self.inputs.get(*k) != Some(&n.ty) => Some(format!(
+                        "input {k} read as {} (inputs {:?})",
+                        n.ty, self.inputs
+                    )),
+                    ExprKind::Param(k) if self.params.get(*k) != Some(&n.ty) => Some(format!(
+                        "param {k} read as {} (params {:?})",
+                        n.ty, self.params
+                    )),
+                    ExprKind::Var(k) if self.locals.get(*k) != Some(&n.ty) => Some(format!(
+                        "local {k} read as {} (locals {:?})",
+                        n.ty, self.locals
+                    )),
+                    ExprKind::Load { raw, index }
+                        if self.raws.get(*raw) != Some(&n.ty) || index.ty != DType::Int64 =>
+                    {
+                        Some(format!(
+                            "raw {raw} loaded as {} with index {}",
+                            n.ty, index.ty
+                        ))
+                    }
+                    ExprKind::Binary(op, a, b)
+                        if !matches!(op, BinaryOp::Shl | BinaryOp::Shr) && a.ty != b.ty =>
+                    {
+                        Some(format!("{op:?} of {} and {}", a.ty, b.ty))
+                    }
+                    ExprKind::Select(c, a, b)
+                        if c.ty != DType::Bool || a.ty != n.ty || b.ty != n.ty =>
+                    {
+                        Some(format!(
+                            "select({}, {}, {}) typed {}",
+                            c.ty, a.ty, b.ty, n.ty
+                        ))
+                    }
+                    _ => None,
+                };
+                if problem.is_none() {
+                    *problem = p;
+                }
+            });
+        };
+        fn uniform(e: &Expr, loop_vars: &[usize]) -> bool {
+            let mut ok = true;
+            e.visit(&mut |n| match n.kind {
+                ExprKind::Input(_) | ExprKind::Index | ExprKind::Load { .. } => ok = false,
+                ExprKind::Var(v) if !loop_vars.contains(&v) => ok = false,
+                _ => {}
+            });
+            ok
+        }
+        fn walk(
+            k: &Kernel,
+            body: &[Stmt],
+            loop_vars: &mut Vec<usize>,
+            problem: &mut Option<String>,
+            check: &dyn Fn(&Expr, &mut Option<String>),
+        ) {
+            for s in body {
+                for e in s.exprs() {
+                    check(e, problem);
+                }
+                match s {
+                    Stmt::Let { var, value } | Stmt::Assign { var, value } => {
+                        if k.locals.get(*var) != Some(&value.ty) && problem.is_none() {
+                            *problem = Some(format!("local {var} assigned a {}", value.ty));
+                        }
+                    }
+                    Stmt::Store { output, value } => {
+                        if k.outputs.get(*output) != Some(&value.ty) && problem.is_none() {
+                            *problem = Some(format!("output {output} stored a {}", value.ty));
+                        }
+                    }
+                    Stmt::If {
+                        cond,
+                        then_body,
+                        else_body,
+                    } => {
+                        if cond.ty != DType::Bool && problem.is_none() {
+                            *problem = Some(format!("if condition is {}", cond.ty));
+                        }
+                        walk(k, then_body, loop_vars, problem, check);
+                        walk(k, else_body, loop_vars, problem, check);
+                    }
+                    Stmt::For {
+                        var,
+                        start,
+                        end,
+                        body,
+                    } => {
+                        if problem.is_none()
+                            && (k.locals.get(*var) != Some(&DType::Int64)
+                                || start.ty != DType::Int64
+                                || end.ty != DType::Int64)
+                        {
+                            *problem =
+                                Some(format!("loop variable {var} and bounds must be int64"));
+                        }
+                        if problem.is_none()
+                            && !(uniform(start, loop_vars) && uniform(end, loop_vars))
+                        {
+                            *problem = Some(format!("loop {var} has non-uniform bounds"));
+                        }
+                        loop_vars.push(*var);
+                        walk(k, body, loop_vars, problem, check);
+                        loop_vars.pop();
+                    }
+                }
+            }
+        }
+        walk(self, &self.body, &mut vec![], &mut problem, &check_expr);
+        match problem {
+            Some(p) => bad(p),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ReduceKernel {
+    /// A plain reduction over one input: map = cast to `acc`, post = cast to `output`.
+    pub fn simple(
+        name: &str,
+        input: DType,
+        acc: DType,
+        combine: BinaryOp,
+        identity: Scalar,
+        output: DType,
+    ) -> ReduceKernel {
+        ReduceKernel {
+            name: name.into(),
+            inputs: vec![input],
+            params: vec![],
+            acc,
+            map: Expr::input(0, input).cast(acc),
+            combine: Expr::binary(combine, Expr::var(0, acc), Expr::var(1, acc)),
+            identity: identity.cast(acc),
+            post: Expr::var(0, acc).cast(output),
+            output,
+        }
+    }
+
+    /// Every dtype the kernel touches.
+    pub fn dtypes(&self) -> Vec<DType> {
+        let mut out = self.inputs.clone();
+        for d in self.params.iter().chain([&self.acc, &self.output]) {
+            if !out.contains(d) {
+                out.push(*d);
+            }
+        }
+        self.map.dtypes(&mut out);
+        self.combine.dtypes(&mut out);
+        self.post.dtypes(&mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_catches_mismatches() {
+        let k = Kernel::map(
+            "add",
+            vec![DType::Float32, DType::Float32],
+            vec![],
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::input(0, DType::Float32),
+                Expr::input(1, DType::Float32),
+            ),
+        );
+        k.validate().unwrap();
+        let mut bad = k.clone();
+        bad.inputs[1] = DType::Int32;
+        assert!(bad.validate().is_err());
+        let lp = Kernel {
+            name: "loop".into(),
+            inputs: vec![DType::Float32],
+            outputs: vec![DType::Float32],
+            raws: vec![],
+            params: vec![],
+            locals: vec![DType::Int64],
+            body: vec![Stmt::For {
+                var: 0,
+                start: Expr::constant(Scalar::Int64(0)),
+                end: Expr::input(0, DType::Float32).cast(DType::Int64),
+                body: vec![],
+            }],
+        };
+        assert!(lp
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("non-uniform"));
+    }
+}

@@ -1,0 +1,5 @@
+//! Kernels as data: the scalar IR ([`ir`]) and its emitters.
+
+pub mod ir;
+
+pub use ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
