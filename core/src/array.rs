@@ -1,0 +1,434 @@
+//! [`Array`]: an n-dimensional view of a device buffer (`cupy.ndarray`).
+
+use crate::backend::Buffer;
+use crate::device::Device;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::layout::{normalize_axis, shape_size, Layout, SliceItem};
+use crate::scalar::Scalar;
+
+/// An n-dimensional array on a device: a dtype, a [`Layout`] (shape, element strides, offset) and
+/// a shared device buffer (`cupy.ndarray`).
+///
+/// Views (`reshape` when possible, `transpose`, `slice`, `broadcast_to`) share the buffer, so
+/// they cost no copy; `clone()` is also a view (a new handle to the same elements). `copy()`
+/// makes an independent array. Operators and ufuncs return `Result` (as candle does):
+/// `let z = (&x + &y)?;`.
+#[derive(Clone)]
+pub struct Array {
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    pub(crate) buffer: Buffer,
+    pub(crate) device: Device,
+}
+
+impl Array {
+    /// Assembles an array from parts (used by backends' tests and the frontend).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the layout addresses elements outside the buffer or the
+    /// buffer's dtype differs.
+    pub fn from_parts(device: Device, buffer: Buffer, layout: Layout) -> Result<Array> {
+        let dtype = buffer.dtype();
+        let (lo, hi) = layout.extent();
+        if layout.size() > 0 && (lo < 0 || hi as usize > buffer.len()) {
+            return Err(Error::invalid(
+                "array",
+                format!(
+                    "layout {layout:?} addresses elements outside a buffer of {} elements",
+                    buffer.len()
+                ),
+            ));
+        }
+        Ok(Array {
+            dtype,
+            layout,
+            buffer,
+            device,
+        })
+    }
+
+    /// Allocates an uninitialized contiguous array (`cupy.empty`) on `device`.
+    ///
+    /// # Errors
+    /// [`Error::DTypeNotSupported`] if the device cannot hold `dtype`; [`Error::OutOfMemory`].
+    pub fn empty_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        check_dtype(device, "empty", dtype)?;
+        let buffer = device.backend().alloc(dtype, shape_size(shape))?;
+        Ok(Array {
+            dtype,
+            layout: Layout::contiguous(shape),
+            buffer,
+            device: device.clone(),
+        })
+    }
+
+    /// Copies a host slice into a new array of `shape` (`cupy.asarray` of a NumPy array).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `data.len()` differs from the shape's size; device errors.
+    pub fn from_slice_on<T: Element>(
+        device: &Device,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Array> {
+        if data.len() != shape_size(shape) {
+            return Err(Error::invalid(
+                "asarray",
+                format!(
+                    "{} elements cannot fill shape {shape:?} ({} elements)",
+                    data.len(),
+                    shape_size(shape)
+                ),
+            ));
+        }
+        let a = Array::empty_on(device, shape, T::DTYPE)?;
+        if !data.is_empty() {
+            device
+                .backend()
+                .write(&a.buffer, 0, T::slice_as_bytes(data))?;
+        }
+        Ok(a)
+    }
+
+    /// Copies NumPy-format bytes of `dtype` into a new array of `shape`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the byte count does not match; device errors.
+    pub fn from_bytes_on(
+        device: &Device,
+        bytes: &[u8],
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        if bytes.len() != shape_size(shape) * dtype.itemsize() {
+            return Err(Error::invalid(
+                "frombuffer",
+                format!(
+                    "{} bytes do not hold shape {shape:?} of {dtype}",
+                    bytes.len()
+                ),
+            ));
+        }
+        let a = Array::empty_on(device, shape, dtype)?;
+        if !bytes.is_empty() {
+            device.backend().write(&a.buffer, 0, bytes)?;
+        }
+        Ok(a)
+    }
+
+    /// Copies an `ndarray` array to `device` (any memory order; the result is C-contiguous).
+    ///
+    /// # Errors
+    /// Device errors.
+    pub fn from_ndarray_on<T: Element, S: ndarray::Data<Elem = T>, D: ndarray::Dimension>(
+        device: &Device,
+        a: &ndarray::ArrayBase<S, D>,
+    ) -> Result<Array> {
+        let data: Vec<T> = a.iter().copied().collect();
+        Array::from_slice_on(device, &data, a.shape())
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.layout.shape
+    }
+    /// Strides in *bytes*, as NumPy reports them.
+    pub fn strides(&self) -> Vec<isize> {
+        self.layout
+            .strides
+            .iter()
+            .map(|s| s * self.dtype.itemsize() as isize)
+            .collect()
+    }
+    /// The layout (element strides and offset).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+    /// Bytes the elements occupy (`size * itemsize`).
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.dtype.itemsize()
+    }
+    /// The device holding the data.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+    /// The underlying buffer (shared by views).
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+    /// True if C-contiguous.
+    pub fn is_c_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+    /// True if both arrays view the same buffer.
+    pub fn shares_memory_with(&self, other: &Array) -> bool {
+        std::sync::Arc::ptr_eq(&self.buffer, &other.buffer)
+    }
+
+    pub(crate) fn with_layout(&self, layout: Layout) -> Array {
+        Array {
+            dtype: self.dtype,
+            layout,
+            buffer: self.buffer.clone(),
+            device: self.device.clone(),
+        }
+    }
+
+    /// Reads the elements to the host in C order as `T` (`cupy.asnumpy(a).ravel().tolist()`).
+    ///
+    /// # Errors
+    /// [`Error::TypeError`] if `T` is not the array's dtype (convert first with `astype`); device
+    /// errors.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::TypeError {
+                op: "to_vec".into(),
+                dtypes: vec![self.dtype, T::DTYPE],
+                msg: format!(
+                    "the array is {}; call astype({}) first",
+                    self.dtype,
+                    T::DTYPE
+                ),
+            });
+        }
+        Ok(T::vec_from_bytes(&self.to_bytes()?))
+    }
+
+    /// Reads the elements to the host in C order as NumPy-format bytes.
+    ///
+    /// # Errors
+    /// Device errors.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        if self.size() == 0 {
+            return Ok(vec![]);
+        }
+        if self.is_c_contiguous() {
+            return self
+                .device
+                .backend()
+                .read(&self.buffer, self.layout.offset, self.size());
+        }
+        let c = self.copy()?;
+        c.device.backend().read(&c.buffer, 0, c.size())
+    }
+
+    /// Reads the elements as typed scalars in C order.
+    ///
+    /// # Errors
+    /// Device errors.
+    pub fn to_scalars(&self) -> Result<Vec<Scalar>> {
+        let b = self.to_bytes()?;
+        let n = self.dtype.itemsize();
+        Ok(b.chunks_exact(n)
+            .map(|c| Scalar::from_le_bytes(self.dtype, c))
+            .collect())
+    }
+
+    /// The single element of a size-1 array (`a.item()`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] unless the array has exactly one element.
+    pub fn item(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::invalid(
+                "item",
+                format!("can only convert an array of size 1, not {}", self.size()),
+            ));
+        }
+        Ok(self.to_scalars()?[0])
+    }
+
+    /// Copies to an `ndarray::ArrayD<T>` on the host.
+    ///
+    /// # Errors
+    /// As [`Array::to_vec`].
+    pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        let v = self.to_vec::<T>()?;
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v)
+            .map_err(|e| Error::invalid("to_ndarray", e.to_string()))
+    }
+
+    /// Moves (copies) the array to another device or backend (`cupy.asarray` under another
+    /// device). A no-op view if already there.
+    ///
+    /// # Errors
+    /// Device errors on either side; [`Error::DTypeNotSupported`] if the target cannot hold the dtype.
+    pub fn to_device(&self, device: &Device) -> Result<Array> {
+        if &self.device == device {
+            return Ok(self.clone());
+        }
+        Array::from_bytes_on(device, &self.to_bytes()?, self.shape(), self.dtype)
+    }
+
+    // ----- views -----
+
+    /// Gives a new shape without changing the data; one axis may be -1 (inferred). A view when
+    /// the strides allow (NumPy's rules), otherwise a copy (`cupy.reshape`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidReshape`] when sizes differ or more than one axis is -1.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
+        let err = || Error::InvalidReshape {
+            from: self.shape().to_vec(),
+            to: shape.to_vec(),
+            size: self.size(),
+        };
+        let mut infer = None;
+        let mut known = 1usize;
+        for (i, &d) in shape.iter().enumerate() {
+            if d == -1 {
+                if infer.is_some() {
+                    return Err(Error::invalid(
+                        "reshape",
+                        "can only specify one unknown dimension",
+                    ));
+                }
+                infer = Some(i);
+            } else if d < 0 {
+                return Err(err());
+            } else {
+                known = known.checked_mul(d as usize).ok_or_else(err)?;
+            }
+        }
+        let mut new: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        if let Some(i) = infer {
+            if known == 0 || !self.size().is_multiple_of(known) {
+                return Err(err());
+            }
+            new[i] = self.size() / known;
+        } else if known != self.size() {
+            return Err(err());
+        }
+        match self.layout.reshape_view(&new) {
+            Some(l) => Ok(self.with_layout(l)),
+            None => Ok(self.copy()?.with_layout(Layout::contiguous(&new))),
+        }
+    }
+
+    /// Flattens to 1-D (`ravel`): a view when contiguous, else a copy.
+    ///
+    /// # Errors
+    /// Device errors from the copy.
+    pub fn ravel(&self) -> Result<Array> {
+        self.reshape(&[-1])
+    }
+
+    /// Reverses the axes (`a.T`): a view.
+    pub fn t(&self) -> Array {
+        self.with_layout(self.layout.transposed())
+    }
+
+    /// Permutes the axes (`transpose(axes)`): a view.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] unless `axes` is a permutation of the axes.
+    pub fn transpose(&self, axes: &[isize]) -> Result<Array> {
+        Ok(self.with_layout(self.layout.permute(axes)?))
+    }
+
+    /// Swaps two axes (`swapaxes`): a view.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`].
+    pub fn swapaxes(&self, a: isize, b: isize) -> Result<Array> {
+        let n = self.ndim();
+        let (a, b) = (
+            normalize_axis("swapaxes", a, n)?,
+            normalize_axis("swapaxes", b, n)?,
+        );
+        let mut perm: Vec<isize> = (0..n as isize).collect();
+        perm.swap(a, b);
+        self.transpose(&perm)
+    }
+
+    /// Basic indexing (`a[1, 2:8:2, ::-1, None, ...]`): a view. Build `items` with [`crate::s!`].
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfBounds`], [`Error::InvalidArgument`] (zero step, too many indices).
+    pub fn slice(&self, items: &[SliceItem]) -> Result<Array> {
+        Ok(self.with_layout(self.layout.slice(items)?))
+    }
+
+    /// Broadcasts to `shape` (`cupy.broadcast_to`): a read-only-in-spirit view with zero strides.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if not broadcastable.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        self.layout
+            .broadcast_to(shape)
+            .map(|l| self.with_layout(l))
+            .ok_or_else(|| Error::ShapeMismatch {
+                op: "broadcast_to".into(),
+                lhs: self.shape().to_vec(),
+                rhs: shape.to_vec(),
+            })
+    }
+
+    /// Inserts a length-1 axis at `axis` (`expand_dims`): a view.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`].
+    pub fn expand_dims(&self, axis: isize) -> Result<Array> {
+        let ax = normalize_axis("expand_dims", axis, self.ndim() + 1)?;
+        let mut l = self.layout.clone();
+        l.shape.insert(ax, 1);
+        l.strides.insert(ax, 0);
+        Ok(self.with_layout(l))
+    }
+
+    /// Removes length-1 axes (`squeeze`): a view.
+    pub fn squeeze(&self) -> Array {
+        let mut l = self.layout.clone();
+        let keep: Vec<usize> = (0..l.ndim()).filter(|&i| l.shape[i] != 1).collect();
+        l.shape = keep.iter().map(|&i| self.layout.shape[i]).collect();
+        l.strides = keep.iter().map(|&i| self.layout.strides[i]).collect();
+        self.with_layout(l)
+    }
+}
+
+/// Refuses a dtype the device cannot hold, naming the op.
+pub(crate) fn check_dtype(device: &Device, op: &str, dtype: DType) -> Result<()> {
+    device
+        .backend()
+        .supports_dtype(dtype)
+        .map_err(|reason| Error::DTypeNotSupported {
+            op: op.into(),
+            dtype,
+            device: device.label(),
+            reason,
+        })
+}
+
+/// Checks that all arrays live on one device.
+pub(crate) fn same_device<'a>(
+    op: &str,
+    arrays: impl IntoIterator<Item = &'a Array>,
+) -> Result<Device> {
+    let mut it = arrays.into_iter();
+    let first = it
+        .next()
+        .ok_or_else(|| Error::invalid(op, "no array operands"))?;
+    for a in it {
+        if a.device != first.device {
+            return Err(Error::DeviceMismatch {
+                op: op.into(),
+                lhs: first.device.label(),
+                rhs: a.device.label(),
+            });
+        }
+    }
+    Ok(first.device.clone())
+}

@@ -1,0 +1,299 @@
+//! Devices and discovery: which backend and device an array lives on, and how one is chosen.
+//!
+//! Discovery (DESIGN.md) probes, in order, CUDA devices, HIP devices, wgpu hardware adapters
+//! (discrete before integrated) and the CPU. A software Vulkan adapter (llvmpipe) is used only when
+//! asked for by name (`CUPY_BACKEND=wgpu`). `CUPY_BACKEND=cuda|hip|wgpu|cpu|auto` forces a
+//! family; `CUPY_DEVICE=N` picks the device index within it. A forced backend that is unavailable
+//! makes the first array operation fail with [`Error::BackendUnavailable`] naming the reason.
+//!
+//! This module is pure logic over a list of [`BackendProvider`]s; the `cupy` facade crate owns
+//! the process-wide list of providers and the current device.
+
+use crate::backend::{Backend, BackendKind, BackendProvider, DeviceInfo};
+use crate::error::{Error, Result};
+use std::fmt;
+use std::sync::Arc;
+
+/// A handle to one opened device. Cheap to clone; equal when it is the same opened device.
+#[derive(Clone)]
+pub struct Device {
+    backend: Arc<dyn Backend>,
+}
+
+impl Device {
+    /// Wraps an opened backend.
+    pub fn new(backend: Arc<dyn Backend>) -> Device {
+        Device { backend }
+    }
+    /// The backend implementing this device.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+    /// What the device is.
+    pub fn info(&self) -> &DeviceInfo {
+        self.backend.info()
+    }
+    /// Backend family.
+    pub fn kind(&self) -> BackendKind {
+        self.info().kind
+    }
+    /// Index within the backend family (`cupy.cuda.Device().id`).
+    pub fn id(&self) -> usize {
+        self.info().index
+    }
+    /// `"wgpu:0 (NVIDIA H200)"`.
+    pub fn label(&self) -> String {
+        self.info().label()
+    }
+    /// Waits for all work queued on the device (`cupy.cuda.Device().synchronize()`).
+    ///
+    /// # Errors
+    /// A device error that surfaced while waiting.
+    pub fn synchronize(&self) -> Result<()> {
+        self.backend.synchronize()
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.backend, &other.backend)
+            || (self.kind() == other.kind()
+                && self.id() == other.id()
+                && self.info().name == other.info().name)
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<Device {}>", self.label())
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// What probing one backend family found.
+#[derive(Clone, Debug)]
+pub struct ProbeReport {
+    /// The family.
+    pub kind: BackendKind,
+    /// Its devices, or why there are none.
+    pub result: std::result::Result<Vec<DeviceInfo>, String>,
+}
+
+/// The device selection asked for by `CUPY_BACKEND` / `CUPY_DEVICE` (or from code).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// A forced family, or `None` for automatic discovery.
+    pub backend: Option<BackendKind>,
+    /// A device index within the chosen family.
+    pub device: Option<usize>,
+}
+
+impl Selection {
+    /// Reads `CUPY_BACKEND` and `CUPY_DEVICE` from the given values (the environment's, usually).
+    ///
+    /// # Errors
+    /// [`Error::UnknownBackend`] for a bad `CUPY_BACKEND`; [`Error::InvalidArgument`] for a
+    /// `CUPY_DEVICE` that is not a non-negative integer.
+    pub fn parse(backend: Option<&str>, device: Option<&str>) -> Result<Selection> {
+        let backend = match backend {
+            Some(v) => BackendKind::parse(v)?,
+            None => None,
+        };
+        let device = match device.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(v) => Some(v.parse::<usize>().map_err(|_| {
+                Error::invalid(
+                    "CUPY_DEVICE",
+                    format!("{v:?} is not a device index (a non-negative integer)"),
+                )
+            })?),
+            None => None,
+        };
+        Ok(Selection { backend, device })
+    }
+
+    /// Reads the process environment.
+    ///
+    /// # Errors
+    /// As [`Selection::parse`].
+    pub fn from_env() -> Result<Selection> {
+        let b = std::env::var("CUPY_BACKEND").ok();
+        let d = std::env::var("CUPY_DEVICE").ok();
+        Selection::parse(b.as_deref(), d.as_deref())
+    }
+}
+
+/// Probes every provider (in [`BackendKind::ALL`] order), never panicking.
+pub fn probe_all(providers: &[&dyn BackendProvider]) -> Vec<ProbeReport> {
+    let mut sorted: Vec<&dyn BackendProvider> = providers.to_vec();
+    sorted.sort_by_key(|p| p.kind());
+    sorted
+        .into_iter()
+        .map(|p| {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.probe()))
+                .unwrap_or_else(|_| Err("the probe panicked".to_string()));
+            ProbeReport {
+                kind: p.kind(),
+                result,
+            }
+        })
+        .collect()
+}
+
+/// Chooses and opens a device following DESIGN.md's discovery rules.
+///
+/// # Errors
+/// [`Error::BackendUnavailable`] when the forced backend is not compiled in, failed to load, has no
+/// device, or lacks the requested index; or when nothing at all is available.
+pub fn select(
+    providers: &[&dyn BackendProvider],
+    reports: &[ProbeReport],
+    sel: Selection,
+) -> Result<Device> {
+    let provider = |k: BackendKind| providers.iter().find(|p| p.kind() == k).copied();
+    let open = |k: BackendKind, idx: usize| -> Result<Device> {
+        let p = provider(k).ok_or_else(|| Error::BackendUnavailable {
+            backend: k.name().into(),
+            reason: "not compiled in".into(),
+        })?;
+        let b = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.open(idx)))
+            .unwrap_or_else(|_| {
+                Err(Error::BackendUnavailable {
+                    backend: k.name().into(),
+                    reason: "opening the device panicked".into(),
+                })
+            })?;
+        Ok(Device::new(b))
+    };
+    let report = |k: BackendKind| reports.iter().find(|r| r.kind == k);
+    if let Some(k) = sel.backend {
+        let devices = match report(k).map(|r| &r.result) {
+            None => {
+                return Err(Error::BackendUnavailable {
+                    backend: k.name().into(),
+                    reason: "not compiled in".into(),
+                })
+            }
+            Some(Err(reason)) => {
+                return Err(Error::BackendUnavailable {
+                    backend: k.name().into(),
+                    reason: reason.clone(),
+                })
+            }
+            Some(Ok(d)) if d.is_empty() => {
+                return Err(Error::BackendUnavailable {
+                    backend: k.name().into(),
+                    reason: "no device found".into(),
+                })
+            }
+            Some(Ok(d)) => d,
+        };
+        let idx = sel.device.unwrap_or(0);
+        if idx >= devices.len() {
+            return Err(Error::BackendUnavailable {
+                backend: k.name().into(),
+                reason: format!(
+                    "CUPY_DEVICE={idx} but only {} device(s) found",
+                    devices.len()
+                ),
+            });
+        }
+        return open(k, idx);
+    }
+    let mut failures = vec![];
+    for r in reports {
+        let Ok(devices) = &r.result else { continue };
+        // Automatic discovery skips software adapters; hardware ones come in probe order.
+        let hw: Vec<&DeviceInfo> = devices.iter().filter(|d| !d.software).collect();
+        if hw.is_empty() {
+            continue;
+        }
+        let idx = match sel.device {
+            Some(i) if i < hw.len() => hw[i].index,
+            Some(_) => continue,
+            None => hw[0].index,
+        };
+        match open(r.kind, idx) {
+            Ok(d) => return Ok(d),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    Err(Error::BackendUnavailable {
+        backend: "auto".into(),
+        reason: if failures.is_empty() {
+            "no backend has a usable device".into()
+        } else {
+            failures.join("; ")
+        },
+    })
+}
+
+/// Formats probe reports as `show_config()` prints them.
+pub fn format_config(
+    reports: &[ProbeReport],
+    selection: Selection,
+    current: &Result<Device>,
+) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "cupy-rs {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        s,
+        "CUPY_BACKEND={}  CUPY_DEVICE={}",
+        selection.backend.map_or("auto", |k| k.name()),
+        selection.device.map_or("-".to_string(), |d| d.to_string())
+    );
+    for kind in BackendKind::ALL {
+        match reports.iter().find(|r| r.kind == kind) {
+            None => {
+                let _ = writeln!(s, "  {:<5} not compiled in", kind.name());
+            }
+            Some(ProbeReport {
+                result: Err(reason),
+                ..
+            }) => {
+                let _ = writeln!(s, "  {:<5} unavailable: {reason}", kind.name());
+            }
+            Some(ProbeReport {
+                result: Ok(devs), ..
+            }) if devs.is_empty() => {
+                let _ = writeln!(s, "  {:<5} unavailable: no device found", kind.name());
+            }
+            Some(ProbeReport {
+                result: Ok(devs), ..
+            }) => {
+                for d in devs {
+                    let mem = d.total_memory.map_or(String::new(), |m| {
+                        format!(", {:.1} GiB", m as f64 / (1u64 << 30) as f64)
+                    });
+                    let sw = if d.software {
+                        " [software: used only when CUPY_BACKEND names it]"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  {:<5} device {}: {} ({}{mem}){sw}",
+                        kind.name(),
+                        d.index,
+                        d.name,
+                        d.details
+                    );
+                }
+            }
+        }
+    }
+    match current {
+        Ok(d) => {
+            let _ = writeln!(s, "current device: {}", d.label());
+        }
+        Err(e) => {
+            let _ = writeln!(s, "current device: none ({e})");
+        }
+    }
+    s
+}

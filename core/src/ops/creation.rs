@@ -1,0 +1,222 @@
+//! Array creation on a given device (`zeros`, `ones`, `full`, `arange`, `linspace`, `eye`).
+//! The `cupy` facade wraps these with the current device.
+
+use crate::array::Array;
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{BinaryOp, Expr, Kernel};
+use crate::ops::launch::Elementwise;
+use crate::scalar::Scalar;
+
+fn generate(
+    device: &Device,
+    op: &str,
+    shape: &[usize],
+    kernel: &Kernel,
+    params: Vec<Scalar>,
+) -> Result<Array> {
+    let mut r = Elementwise {
+        op,
+        kernel,
+        inputs: &[],
+        raws: &[],
+        params,
+        outs: vec![None],
+        device: Some(device),
+        shape: Some(shape),
+    }
+    .run()?;
+    Ok(r.remove(0))
+}
+
+impl Array {
+    /// `cupy.full(shape, value, dtype)` on `device`; `value` is cast to `dtype`.
+    ///
+    /// # Errors
+    /// [`Error::DTypeNotSupported`], [`Error::OutOfMemory`].
+    pub fn full_on(
+        device: &Device,
+        shape: &[usize],
+        value: impl Into<Scalar>,
+        dtype: DType,
+    ) -> Result<Array> {
+        let k = Kernel::map("full", vec![], vec![dtype], Expr::param(0, dtype));
+        generate(device, "full", shape, &k, vec![value.into().cast(dtype)])
+    }
+
+    /// `cupy.zeros(shape, dtype)` on `device`.
+    ///
+    /// # Errors
+    /// As [`Array::full_on`].
+    pub fn zeros_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::full_on(device, shape, Scalar::zero(dtype), dtype)
+    }
+
+    /// `cupy.ones(shape, dtype)` on `device`.
+    ///
+    /// # Errors
+    /// As [`Array::full_on`].
+    pub fn ones_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::full_on(device, shape, Scalar::one(dtype), dtype)
+    }
+
+    /// `cupy.arange(start, stop, step, dtype)` on `device`: `ceil((stop - start) / step)` values
+    /// `start + i * step`, computed in int64 for integer dtypes and float64 otherwise, then cast.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for `step == 0` or a non-finite bound; dtype and device errors.
+    pub fn arange_on(
+        device: &Device,
+        start: f64,
+        stop: f64,
+        step: f64,
+        dtype: DType,
+    ) -> Result<Array> {
+        if step == 0.0 {
+            return Err(Error::invalid(
+                "arange",
+                "step must not be zero (division by zero)",
+            ));
+        }
+        if !(start.is_finite() && stop.is_finite() && step.is_finite()) {
+            return Err(Error::invalid(
+                "arange",
+                "arange requires finite start, stop and step",
+            ));
+        }
+        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        let ct = if dtype.is_integer() || dtype.is_bool() {
+            DType::Int64
+        } else {
+            DType::Float64
+        };
+        let body = Expr::binary(
+            BinaryOp::Add,
+            Expr::param(0, ct),
+            Expr::binary(BinaryOp::Mul, Expr::index().cast(ct), Expr::param(1, ct)),
+        )
+        .cast(dtype);
+        let k = Kernel::map("arange", vec![], vec![ct, ct], body);
+        let params = vec![
+            Scalar::Float64(start).cast(ct),
+            Scalar::Float64(step).cast(ct),
+        ];
+        generate(device, "arange", &[n], &k, params)
+    }
+
+    /// `cupy.linspace(start, stop, num, endpoint, dtype)` on `device`, computed in float64 as
+    /// NumPy does (`start + i * step`, the last value exactly `stop` when `endpoint`), then cast.
+    ///
+    /// # Errors
+    /// Dtype and device errors (the device must support float64 for the computation).
+    pub fn linspace_on(
+        device: &Device,
+        start: f64,
+        stop: f64,
+        num: usize,
+        endpoint: bool,
+        dtype: DType,
+    ) -> Result<Array> {
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let step = if div > 0 {
+            (stop - start) / div as f64
+        } else {
+            f64::NAN
+        };
+        let f = DType::Float64;
+        let i = Expr::index().cast(f);
+        let val = if div > 0 {
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::param(0, f),
+                Expr::binary(BinaryOp::Mul, i, Expr::param(1, f)),
+            )
+        } else {
+            Expr::param(0, f)
+        };
+        let last = Expr::binary(
+            BinaryOp::Eq,
+            Expr::index(),
+            Expr::constant(Scalar::Int64(num as i64 - 1)),
+        );
+        let body = if endpoint && num > 1 {
+            Expr::select(last, Expr::param(2, f), val)
+        } else {
+            val
+        }
+        .cast(dtype);
+        let k = Kernel::map("linspace", vec![], vec![f, f, f], body);
+        let params = vec![
+            Scalar::Float64(start),
+            Scalar::Float64(step),
+            Scalar::Float64(stop),
+        ];
+        generate(device, "linspace", &[num], &k, params)
+    }
+
+    /// `cupy.eye(n, m, k, dtype)` on `device`: ones on the `k`-th diagonal.
+    ///
+    /// # Errors
+    /// Dtype and device errors.
+    pub fn eye_on(
+        device: &Device,
+        n: usize,
+        m: Option<usize>,
+        k: isize,
+        dtype: DType,
+    ) -> Result<Array> {
+        let m = m.unwrap_or(n);
+        let i64t = DType::Int64;
+        let cols = Expr::param(0, i64t);
+        let row = Expr::binary(BinaryOp::FloorDiv, Expr::index(), cols.clone());
+        let col = Expr::binary(BinaryOp::Mod, Expr::index(), cols);
+        let on = Expr::binary(
+            BinaryOp::Eq,
+            Expr::binary(BinaryOp::Sub, col, row),
+            Expr::param(1, i64t),
+        );
+        let body = Expr::select(
+            on,
+            Expr::constant(Scalar::one(dtype)),
+            Expr::constant(Scalar::zero(dtype)),
+        );
+        let kern = Kernel::map("eye", vec![], vec![i64t, i64t], body);
+        generate(
+            device,
+            "eye",
+            &[n, m],
+            &kern,
+            vec![Scalar::Int64(m.max(1) as i64), Scalar::Int64(k as i64)],
+        )
+    }
+
+    /// `cupy.zeros_like(a)`: same shape and dtype, on the same device.
+    ///
+    /// # Errors
+    /// As [`Array::full_on`].
+    pub fn zeros_like(&self) -> Result<Array> {
+        Array::zeros_on(&self.device, self.shape(), self.dtype)
+    }
+    /// `cupy.ones_like(a)`.
+    ///
+    /// # Errors
+    /// As [`Array::full_on`].
+    pub fn ones_like(&self) -> Result<Array> {
+        Array::ones_on(&self.device, self.shape(), self.dtype)
+    }
+    /// `cupy.full_like(a, value)`.
+    ///
+    /// # Errors
+    /// As [`Array::full_on`].
+    pub fn full_like(&self, value: impl Into<Scalar>) -> Result<Array> {
+        Array::full_on(&self.device, self.shape(), value, self.dtype)
+    }
+    /// `cupy.empty_like(a)`.
+    ///
+    /// # Errors
+    /// As [`Array::empty_on`].
+    pub fn empty_like(&self) -> Result<Array> {
+        Array::empty_on(&self.device, self.shape(), self.dtype)
+    }
+}

@@ -1,0 +1,190 @@
+//! Shared launch path of elementwise kernels: device and dtype checks, broadcasting, output
+//! allocation or validation, aliasing, and iteration-space simplification.
+
+use crate::array::{check_dtype, same_device, Array};
+use crate::backend::{ElementwiseCall, Operand, RawOperand};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::Kernel;
+use crate::layout::{broadcast_shapes, merge_axes, Layout};
+use crate::scalar::Scalar;
+
+/// Everything one elementwise launch needs.
+pub(crate) struct Elementwise<'a> {
+    /// The op name for errors.
+    pub op: &'a str,
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// Elementwise inputs (broadcast together).
+    pub inputs: &'a [&'a Array],
+    /// Raw operands (made contiguous here if needed).
+    pub raws: &'a [&'a Array],
+    /// Parameter values.
+    pub params: Vec<Scalar>,
+    /// Existing outputs (`out=`), one slot per kernel output.
+    pub outs: Vec<Option<&'a Array>>,
+    /// The device, when there are no array operands (creation routines).
+    pub device: Option<&'a Device>,
+    /// The iteration shape, when there are no inputs to broadcast (creation routines).
+    pub shape: Option<&'a [usize]>,
+}
+
+/// Checks a dtype for every distinct dtype the kernel uses.
+pub(crate) fn check_kernel_dtypes(device: &Device, op: &str, dtypes: &[DType]) -> Result<()> {
+    for &d in dtypes {
+        check_dtype(device, op, d)?;
+    }
+    Ok(())
+}
+
+/// Broadcasts the shapes of `arrays` (NumPy rules), naming `op` on failure.
+pub(crate) fn broadcast_all(op: &str, arrays: &[&Array]) -> Result<Vec<usize>> {
+    let mut shape: Vec<usize> = vec![];
+    for a in arrays {
+        shape = broadcast_shapes(op, &shape, a.shape()).map_err(|_| Error::ShapeMismatch {
+            op: op.into(),
+            lhs: if shape.is_empty() {
+                arrays[0].shape().to_vec()
+            } else {
+                shape.clone()
+            },
+            rhs: a.shape().to_vec(),
+        })?;
+    }
+    Ok(shape)
+}
+
+impl Elementwise<'_> {
+    /// Runs the launch; returns the outputs (the given `out` arrays or new contiguous ones).
+    pub(crate) fn run(self) -> Result<Vec<Array>> {
+        let op = self.op;
+        let all: Vec<&Array> = self
+            .inputs
+            .iter()
+            .chain(self.raws.iter())
+            .copied()
+            .chain(self.outs.iter().flatten().copied())
+            .collect();
+        let device = match self.device {
+            Some(d) => {
+                if let Some(a) = all.iter().find(|a| &a.device != d) {
+                    return Err(Error::DeviceMismatch {
+                        op: op.into(),
+                        lhs: d.label(),
+                        rhs: a.device.label(),
+                    });
+                }
+                d.clone()
+            }
+            None => same_device(op, all.iter().copied())?,
+        };
+        let shape = match self.shape {
+            Some(s) => s.to_vec(),
+            None => broadcast_all(op, self.inputs)?,
+        };
+        self.kernel.validate()?;
+        check_kernel_dtypes(&device, op, &self.kernel.dtypes())?;
+
+        let mut outputs = Vec::with_capacity(self.kernel.outputs.len());
+        for (k, &dt) in self.kernel.outputs.iter().enumerate() {
+            match self.outs.get(k).copied().flatten() {
+                Some(o) => {
+                    if o.shape() != shape.as_slice() {
+                        return Err(Error::ShapeMismatch {
+                            op: format!("{op} (out=)"),
+                            lhs: shape.clone(),
+                            rhs: o.shape().to_vec(),
+                        });
+                    }
+                    if o.dtype != dt {
+                        return Err(Error::TypeError {
+                            op: op.into(),
+                            dtypes: vec![dt, o.dtype],
+                            msg: format!(
+                                "cannot write a {dt} result into an out array of {}",
+                                o.dtype
+                            ),
+                        });
+                    }
+                    if o.layout
+                        .shape
+                        .iter()
+                        .zip(&o.layout.strides)
+                        .any(|(&d, &s)| d > 1 && s == 0)
+                    {
+                        return Err(Error::invalid(
+                            op,
+                            "out array has zero strides (a broadcast view) and cannot be written",
+                        ));
+                    }
+                    outputs.push(o.clone());
+                }
+                None => outputs.push(Array::empty_on(&device, &shape, dt)?),
+            }
+        }
+        if shape.iter().product::<usize>() == 0 {
+            return Ok(outputs);
+        }
+        // An input that shares memory with an output through a different layout is copied first,
+        // so no element is overwritten before it is read.
+        let mut owned_inputs: Vec<Array> = Vec::with_capacity(self.inputs.len());
+        for a in self.inputs {
+            let clash = outputs.iter().any(|o| {
+                o.shares_memory_with(a)
+                    && a.layout.broadcast_to(&shape).is_none_or(|l| l != o.layout)
+            });
+            owned_inputs.push(if clash { a.copy()? } else { (*a).clone() });
+        }
+        let mut raw_arrays: Vec<Array> = Vec::with_capacity(self.raws.len());
+        for a in self.raws {
+            raw_arrays.push(if a.is_c_contiguous() {
+                (*a).clone()
+            } else {
+                a.copy()?
+            });
+        }
+        let mut layouts: Vec<Layout> = owned_inputs
+            .iter()
+            .map(|a| {
+                a.layout
+                    .broadcast_to(&shape)
+                    .expect("broadcast shape was computed from these inputs")
+            })
+            .collect();
+        layouts.extend(outputs.iter().map(|o| o.layout.clone()));
+        let (mshape, mlayouts) = merge_axes(&shape, &layouts);
+        let n_in = owned_inputs.len();
+        let call = ElementwiseCall {
+            kernel: self.kernel,
+            shape: mshape,
+            inputs: owned_inputs
+                .iter()
+                .zip(&mlayouts[..n_in])
+                .map(|(a, l)| Operand {
+                    buffer: &a.buffer,
+                    layout: l.clone(),
+                })
+                .collect(),
+            outputs: outputs
+                .iter()
+                .zip(&mlayouts[n_in..])
+                .map(|(a, l)| Operand {
+                    buffer: &a.buffer,
+                    layout: l.clone(),
+                })
+                .collect(),
+            raws: raw_arrays
+                .iter()
+                .map(|a| RawOperand {
+                    buffer: &a.buffer,
+                    offset: a.layout.offset,
+                    len: a.size(),
+                })
+                .collect(),
+            params: self.params,
+        };
+        device.backend().elementwise(&call)?;
+        Ok(outputs)
+    }
+}

@@ -1,0 +1,9 @@
+//! Array operations, each defined once over the kernel IR.
+
+pub mod creation;
+pub(crate) mod launch;
+pub mod linalg;
+pub mod operators;
+pub mod reduce;
+pub mod signal;
+pub mod ufunc;

@@ -1,0 +1,92 @@
+//! Rust operators on arrays. Every operator returns `Result<Array>` (as candle does), so shape
+//! and dtype errors surface as values: `let z = (&x + &y)?;`, `let w = (&x * 2.0)?;`.
+//! Rust scalars are weak (NEP 50): `f32_array * 2.0` stays float32.
+
+use crate::array::Array;
+use crate::error::Result;
+use crate::ops::ufunc::{apply, Arg, Ufunc};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
+
+macro_rules! binop {
+    ($tr:ident, $m:ident, $u:ident) => {
+        impl $tr<&Array> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: &Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(self), Arg::Array(rhs)], None)
+            }
+        }
+        impl $tr<Array> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(self), Arg::Array(&rhs)], None)
+            }
+        }
+        impl $tr<&Array> for Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: &Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(&self), Arg::Array(rhs)], None)
+            }
+        }
+        impl $tr<Array> for Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(&self), Arg::Array(&rhs)], None)
+            }
+        }
+        binop!(@scalars $tr, $m, $u, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+    };
+    (@scalars $tr:ident, $m:ident, $u:ident, $($t:ty),*) => {$(
+        impl $tr<$t> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: $t) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(self), Arg::from(rhs)], None)
+            }
+        }
+        impl $tr<$t> for Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: $t) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(&self), Arg::from(rhs)], None)
+            }
+        }
+        impl $tr<&Array> for $t {
+            type Output = Result<Array>;
+            fn $m(self, rhs: &Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::from(self), Arg::Array(rhs)], None)
+            }
+        }
+        impl $tr<Array> for $t {
+            type Output = Result<Array>;
+            fn $m(self, rhs: Array) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::from(self), Arg::Array(&rhs)], None)
+            }
+        }
+    )*};
+}
+
+binop!(Add, add, Add);
+binop!(Sub, sub, Subtract);
+binop!(Mul, mul, Multiply);
+binop!(Div, div, TrueDivide);
+binop!(Rem, rem, Remainder);
+binop!(BitAnd, bitand, BitwiseAnd);
+binop!(BitOr, bitor, BitwiseOr);
+binop!(BitXor, bitxor, BitwiseXor);
+
+impl Neg for &Array {
+    type Output = Result<Array>;
+    fn neg(self) -> Result<Array> {
+        apply(Ufunc::Negative, &[Arg::Array(self)], None)
+    }
+}
+impl Neg for Array {
+    type Output = Result<Array>;
+    fn neg(self) -> Result<Array> {
+        apply(Ufunc::Negative, &[Arg::Array(&self)], None)
+    }
+}
+impl Not for &Array {
+    type Output = Result<Array>;
+    fn not(self) -> Result<Array> {
+        apply(Ufunc::Invert, &[Arg::Array(self)], None)
+    }
+}

@@ -1,0 +1,213 @@
+//! `cupyx.scipy.signal`: 2-D convolution as one IR kernel (a uniform loop over the kernel window
+//! per output element), so every backend runs it on its device.
+
+use crate::array::{same_device, Array};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use crate::ops::launch::Elementwise;
+use crate::promote::promote_types;
+use crate::scalar::Scalar;
+
+/// Output size rule of a convolution (`scipy.signal.convolve2d`'s `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The full discrete linear convolution: `(M + P - 1, N + Q - 1)`.
+    Full,
+    /// The size of `in1`, centred on the full output.
+    Same,
+    /// Only elements that do not rely on zero-padding: `(M - P + 1, N - Q + 1)`.
+    Valid,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Mode> {
+        match s {
+            "full" => Ok(Mode::Full),
+            "same" => Ok(Mode::Same),
+            "valid" => Ok(Mode::Valid),
+            _ => Err(Error::invalid(
+                "convolve2d",
+                format!("acceptable mode flags are 'valid', 'same', or 'full', not {s:?}"),
+            )),
+        }
+    }
+}
+
+/// The IR kernel: for output `(i, j)`, `sum_{p,q} in1[i + oi - p, j + oj - q] * in2[p, q]` over
+/// the in-bounds taps (boundary="fill", fillvalue=0). Params: M, N, P, Q, output width, oi, oj.
+fn kernel(t: DType) -> Kernel {
+    let i64t = DType::Int64;
+    let p = |k: usize| Expr::param(k, i64t);
+    let (m, n, kp, kq, w, oi, oj) = (p(0), p(1), p(2), p(3), p(4), p(5), p(6));
+    let bin = Expr::binary;
+    // locals: 0 acc (t), 1 row (i64), 2 col (i64), 3 p, 4 q, 5 r, 6 c
+    let v = |k: usize| Expr::var(k, i64t);
+    let zero = || Expr::constant(Scalar::Int64(0));
+    let r = bin(BinaryOp::Sub, bin(BinaryOp::Add, v(1), oi), v(3));
+    let c = bin(BinaryOp::Sub, bin(BinaryOp::Add, v(2), oj), v(4));
+    let inside = bin(
+        BinaryOp::And,
+        bin(
+            BinaryOp::And,
+            bin(BinaryOp::Ge, v(5), zero()),
+            bin(BinaryOp::Lt, v(5), m),
+        ),
+        bin(
+            BinaryOp::And,
+            bin(BinaryOp::Ge, v(6), zero()),
+            bin(BinaryOp::Lt, v(6), n.clone()),
+        ),
+    );
+    let idx1 = bin(BinaryOp::Add, bin(BinaryOp::Mul, v(5), n), v(6));
+    let idx2 = bin(BinaryOp::Add, bin(BinaryOp::Mul, v(3), kq.clone()), v(4));
+    let tap = bin(
+        BinaryOp::Mul,
+        Expr::load(0, t, idx1),
+        Expr::load(1, t, idx2),
+    );
+    let body = vec![
+        Stmt::Let {
+            var: 0,
+            value: Expr::constant(Scalar::zero(t)),
+        },
+        Stmt::Let {
+            var: 1,
+            value: bin(BinaryOp::FloorDiv, Expr::index(), w.clone()),
+        },
+        Stmt::Let {
+            var: 2,
+            value: bin(BinaryOp::Mod, Expr::index(), w),
+        },
+        Stmt::Let {
+            var: 5,
+            value: zero(),
+        },
+        Stmt::Let {
+            var: 6,
+            value: zero(),
+        },
+        Stmt::For {
+            var: 3,
+            start: zero(),
+            end: kp,
+            body: vec![Stmt::For {
+                var: 4,
+                start: zero(),
+                end: kq,
+                body: vec![
+                    Stmt::Assign { var: 5, value: r },
+                    Stmt::Assign { var: 6, value: c },
+                    Stmt::If {
+                        cond: inside,
+                        then_body: vec![Stmt::Assign {
+                            var: 0,
+                            value: bin(BinaryOp::Add, Expr::var(0, t), tap),
+                        }],
+                        else_body: vec![],
+                    },
+                ],
+            }],
+        },
+        Stmt::Store {
+            output: 0,
+            value: Expr::var(0, t),
+        },
+    ];
+    Kernel {
+        name: "convolve2d".into(),
+        inputs: vec![],
+        outputs: vec![t],
+        raws: vec![t, t],
+        params: vec![i64t; 7],
+        locals: vec![t, i64t, i64t, i64t, i64t, i64t, i64t],
+        body,
+    }
+}
+
+/// `scipy.signal.convolve2d(in1, in2, mode)` with `boundary="fill", fillvalue=0`, computed on the
+/// arrays' device. Inputs are promoted to a common dtype (float32, float64 or an integer type).
+///
+/// In `"valid"` mode one input must be at least as large as the other in every dimension; if
+/// `in2` is the larger, the inputs are swapped (as SciPy does).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for inputs that are not 2-D, an empty input, or a `"valid"` pair
+/// where neither input contains the other; dtype and device errors.
+pub fn convolve2d(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
+    let op = "convolve2d";
+    same_device(op, [in1, in2])?;
+    if in1.ndim() != 2 || in2.ndim() != 2 {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "in1 and in2 should both be 2-D arrays, got shapes {:?} and {:?}",
+                in1.shape(),
+                in2.shape()
+            ),
+        ));
+    }
+    if in1.size() == 0 || in2.size() == 0 {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "in1 and in2 must not be empty (shapes {:?} and {:?})",
+                in1.shape(),
+                in2.shape()
+            ),
+        ));
+    }
+    let (mut a, mut b) = (in1, in2);
+    if mode == Mode::Valid {
+        let a_big = a.shape()[0] >= b.shape()[0] && a.shape()[1] >= b.shape()[1];
+        let b_big = b.shape()[0] >= a.shape()[0] && b.shape()[1] >= a.shape()[1];
+        if !a_big && b_big {
+            std::mem::swap(&mut a, &mut b);
+        } else if !a_big {
+            return Err(Error::invalid(op, format!("for 'valid' mode, one must be at least as large as the other in every dimension ({:?} vs {:?})", in1.shape(), in2.shape())));
+        }
+    }
+    let t = promote_types(a.dtype(), b.dtype());
+    if t.is_bool() || t.is_complex() {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![a.dtype(), b.dtype()],
+            msg: "convolve2d supports integer and real float inputs".into(),
+        });
+    }
+    let a = if a.dtype() != t {
+        a.astype(t)?
+    } else {
+        a.clone()
+    };
+    let b = if b.dtype() != t {
+        b.astype(t)?
+    } else {
+        b.clone()
+    };
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let (p, q) = (b.shape()[0], b.shape()[1]);
+    let (rows, cols, oi, oj) = match mode {
+        Mode::Full => (m + p - 1, n + q - 1, 0, 0),
+        Mode::Same => (m, n, (p - 1) / 2, (q - 1) / 2),
+        Mode::Valid => (m - p + 1, n - q + 1, p - 1, q - 1),
+    };
+    let k = kernel(t);
+    let params = [m, n, p, q, cols.max(1), oi, oj]
+        .iter()
+        .map(|&v| Scalar::Int64(v as i64))
+        .collect();
+    let mut r = Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[],
+        raws: &[&a, &b],
+        params,
+        outs: vec![None],
+        device: Some(a.device()),
+        shape: Some(&[rows, cols]),
+    }
+    .run()?;
+    Ok(r.remove(0))
+}
