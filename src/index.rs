@@ -4,7 +4,7 @@
 //! Unlike ndarray's `s!`, a negative step walks from `start` downwards exactly as Python does:
 //! `s![7..2;-2]` is `a[7:2:-2]`. Negative indices and bounds count from the end.
 
-use crate::layout::SliceItem;
+use cupy_core::layout::SliceItem;
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
 /// `numpy.newaxis` for `s![]`.

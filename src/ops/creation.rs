@@ -3,11 +3,11 @@
 
 use crate::array::Array;
 use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernel::ir::{BinaryOp, Expr, Kernel};
 use crate::ops::launch::Elementwise;
-use crate::scalar::Scalar;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
+use cupy_core::scalar::Scalar;
 
 fn generate(
     device: &Device,

@@ -2,8 +2,8 @@
 //! 1000 elements), `Debug` like `repr(a)` (`array([0., 1.], dtype=float32)`).
 
 use crate::array::Array;
-use crate::dtype::DType;
-use crate::scalar::Scalar;
+use cupy_core::dtype::DType;
+use cupy_core::scalar::Scalar;
 use std::fmt;
 
 const THRESHOLD: usize = 1000;
@@ -149,12 +149,12 @@ fn render(
     rec(shape, &mut vec![], texts, summarise, indent)
 }
 
-fn body(a: &Array, indent: usize) -> Result<String, crate::Error> {
+fn body(a: &Array, indent: usize) -> Result<String, cupy_core::Error> {
     let vals = a.to_scalars()?;
     let shape = a.shape().to_vec();
     let summarise = vals.len() > THRESHOLD;
     // Only the printed elements take part in alignment.
-    let strides = crate::layout::contiguous_strides(&shape);
+    let strides = cupy_core::layout::contiguous_strides(&shape);
     let flat = |ix: &[usize]| {
         ix.iter()
             .zip(&strides)

@@ -2,13 +2,13 @@
 //! allocation or validation, aliasing, and iteration-space simplification.
 
 use crate::array::{check_dtype, same_device, Array};
-use crate::backend::{ElementwiseCall, Operand, RawOperand};
 use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernel::ir::Kernel;
-use crate::layout::{broadcast_shapes, merge_axes, Layout};
-use crate::scalar::Scalar;
+use cupy_core::backend::{ElementwiseCall, Operand, RawOperand};
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::Kernel;
+use cupy_core::layout::{broadcast_shapes, merge_axes, Layout};
+use cupy_core::scalar::Scalar;
 
 /// Everything one elementwise launch needs.
 pub(crate) struct Elementwise<'a> {

@@ -1,11 +1,11 @@
 //! [`Array`]: an n-dimensional view of a device buffer (`cupy.ndarray`).
 
-use crate::backend::Buffer;
 use crate::device::Device;
-use crate::dtype::{DType, Element};
-use crate::error::{Error, Result};
-use crate::layout::{normalize_axis, shape_size, Layout, SliceItem};
-use crate::scalar::Scalar;
+use cupy_core::backend::Buffer;
+use cupy_core::dtype::{DType, Element};
+use cupy_core::error::{Error, Result};
+use cupy_core::layout::{normalize_axis, shape_size, Layout, SliceItem};
+use cupy_core::scalar::Scalar;
 
 /// An n-dimensional array on a device: a dtype, a [`Layout`] (shape, element strides, offset) and
 /// a shared device buffer (`cupy.ndarray`).

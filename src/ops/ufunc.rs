@@ -2,12 +2,12 @@
 //! `create_ufunc` tables are. One definition serves every backend.
 
 use crate::array::Array;
-use crate::dtype::{DType, Kind};
-use crate::error::{Error, Result};
-use crate::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
 use crate::ops::launch::Elementwise;
-use crate::promote::{result_type, WeakScalar};
-use crate::scalar::Scalar;
+use cupy_core::dtype::{DType, Kind};
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
+use cupy_core::promote::{result_type, WeakScalar};
+use cupy_core::scalar::Scalar;
 use num_complex::Complex;
 
 /// A NumPy ufunc implemented by cupy-rs.
@@ -471,7 +471,7 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     }
     let out_dtype = out.map_or(o, |a| a.dtype());
     if let Some(a) = out {
-        if !crate::promote::can_cast_same_kind(o, a.dtype()) {
+        if !cupy_core::promote::can_cast_same_kind(o, a.dtype()) {
             return Err(Error::TypeError {
                 op: op.into(),
                 dtypes: vec![o, a.dtype()],
@@ -571,7 +571,7 @@ impl Array {
     /// # Errors
     /// [`Error::ShapeMismatch`], [`Error::TypeError`] (cast not same_kind), device errors.
     pub fn copy_from(&self, src: &Array) -> Result<()> {
-        if !crate::promote::can_cast_same_kind(src.dtype, self.dtype) {
+        if !cupy_core::promote::can_cast_same_kind(src.dtype, self.dtype) {
             return Err(Error::TypeError {
                 op: "copyto".into(),
                 dtypes: vec![src.dtype, self.dtype],

@@ -2,12 +2,12 @@
 //! `ReductionKernel` model: map, combine with identity, post-map (DESIGN.md).
 
 use crate::array::{check_dtype, Array};
-use crate::backend::{Operand, ReductionCall};
-use crate::dtype::{DType, Kind};
-use crate::error::{Error, Result};
-use crate::kernel::ir::{BinaryOp, Expr, ReduceKernel};
-use crate::layout::{merge_axes, normalize_axis, Layout};
-use crate::scalar::Scalar;
+use cupy_core::backend::{Operand, ReductionCall};
+use cupy_core::dtype::{DType, Kind};
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, ReduceKernel};
+use cupy_core::layout::{merge_axes, normalize_axis, Layout};
+use cupy_core::scalar::Scalar;
 
 /// The `axis` argument of a reduction: all axes (`None` in NumPy), one axis, or several.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,74 +6,12 @@
 //! family; `CUPY_DEVICE=N` picks the device index within it. A forced backend that is unavailable
 //! makes the first array operation fail with [`Error::BackendUnavailable`] naming the reason.
 //!
-//! This module is pure logic over a list of [`BackendProvider`]s; the `cupy` facade crate owns
-//! the process-wide list of providers and the current device.
+//! This module is pure logic over a list of [`BackendProvider`]s; the `cupy` crate owns the
+//! process-wide list of providers and the current device.
 
 use crate::backend::{Backend, BackendKind, BackendProvider, DeviceInfo};
 use crate::error::{Error, Result};
-use std::fmt;
 use std::sync::Arc;
-
-/// A handle to one opened device. Cheap to clone; equal when it is the same opened device.
-#[derive(Clone)]
-pub struct Device {
-    backend: Arc<dyn Backend>,
-}
-
-impl Device {
-    /// Wraps an opened backend.
-    pub fn new(backend: Arc<dyn Backend>) -> Device {
-        Device { backend }
-    }
-    /// The backend implementing this device.
-    pub fn backend(&self) -> &Arc<dyn Backend> {
-        &self.backend
-    }
-    /// What the device is.
-    pub fn info(&self) -> &DeviceInfo {
-        self.backend.info()
-    }
-    /// Backend family.
-    pub fn kind(&self) -> BackendKind {
-        self.info().kind
-    }
-    /// Index within the backend family (`cupy.cuda.Device().id`).
-    pub fn id(&self) -> usize {
-        self.info().index
-    }
-    /// `"wgpu:0 (NVIDIA H200)"`.
-    pub fn label(&self) -> String {
-        self.info().label()
-    }
-    /// Waits for all work queued on the device (`cupy.cuda.Device().synchronize()`).
-    ///
-    /// # Errors
-    /// A device error that surfaced while waiting.
-    pub fn synchronize(&self) -> Result<()> {
-        self.backend.synchronize()
-    }
-}
-
-impl PartialEq for Device {
-    fn eq(&self, other: &Device) -> bool {
-        Arc::ptr_eq(&self.backend, &other.backend)
-            || (self.kind() == other.kind()
-                && self.id() == other.id()
-                && self.info().name == other.info().name)
-    }
-}
-
-impl fmt::Debug for Device {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<Device {}>", self.label())
-    }
-}
-
-impl fmt::Display for Device {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label())
-    }
-}
 
 /// What probing one backend family found.
 #[derive(Clone, Debug)]
@@ -153,9 +91,9 @@ pub fn select(
     providers: &[&dyn BackendProvider],
     reports: &[ProbeReport],
     sel: Selection,
-) -> Result<Device> {
+) -> Result<Arc<dyn Backend>> {
     let provider = |k: BackendKind| providers.iter().find(|p| p.kind() == k).copied();
-    let open = |k: BackendKind, idx: usize| -> Result<Device> {
+    let open = |k: BackendKind, idx: usize| -> Result<Arc<dyn Backend>> {
         let p = provider(k).ok_or_else(|| Error::BackendUnavailable {
             backend: k.name().into(),
             reason: "not compiled in".into(),
@@ -167,7 +105,7 @@ pub fn select(
                     reason: "opening the device panicked".into(),
                 })
             })?;
-        Ok(Device::new(b))
+        Ok(b)
     };
     let report = |k: BackendKind| reports.iter().find(|r| r.kind == k);
     if let Some(k) = sel.backend {
@@ -236,7 +174,7 @@ pub fn select(
 pub fn format_config(
     reports: &[ProbeReport],
     selection: Selection,
-    current: &Result<Device>,
+    current: &Result<String>,
 ) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -289,7 +227,7 @@ pub fn format_config(
     }
     match current {
         Ok(d) => {
-            let _ = writeln!(s, "current device: {}", d.label());
+            let _ = writeln!(s, "current device: {d}");
         }
         Err(e) => {
             let _ = writeln!(s, "current device: none ({e})");

@@ -2,12 +2,12 @@
 //! per output element), so every backend runs it on its device.
 
 use crate::array::{same_device, Array};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use crate::ops::launch::Elementwise;
-use crate::promote::promote_types;
-use crate::scalar::Scalar;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::promote::promote_types;
+use cupy_core::scalar::Scalar;
 
 /// Output size rule of a convolution (`scipy.signal.convolve2d`'s `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! Matrix products: `matmul` (with NumPy's 1-D promotion and batch broadcasting) and `dot`.
 
 use crate::array::{check_dtype, same_device, Array};
-use crate::backend::{GemmCall, Operand};
-use crate::error::{Error, Result};
-use crate::layout::{broadcast_shapes, Layout};
-use crate::promote::promote_types;
+use cupy_core::backend::{GemmCall, Operand};
+use cupy_core::error::{Error, Result};
+use cupy_core::layout::{broadcast_shapes, Layout};
+use cupy_core::promote::promote_types;
 
 /// Views `x` (ndim >= 2) as 3-D `[batch, r, c]` after broadcasting its batch axes to `batch`;
 /// copies only when the batch axes cannot be merged into one stride.
