@@ -1,6 +1,6 @@
 //! The routine registry: every NumPy/CuPy routine cupy-rs implements, with the backends that run
 //! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
-//! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test --test all coverage`).
+//! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
 
 use crate::ops::reduce::Reduction;
 use crate::ops::ufunc::Ufunc;
@@ -167,7 +167,7 @@ pub fn coverage_markdown() -> String {
     };
     let mut s = String::from(
         "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`); a test fails when this file is stale.\n\
-         Regenerate with `CUPY_BLESS=1 cargo test --test all coverage`.\n\n\
+         Regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`.\n\n\
          | routine | category | cpu | wgpu | cuda | hip | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for r in routines() {
@@ -183,4 +183,21 @@ pub fn coverage_markdown() -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn coverage_doc_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/api-coverage.md");
+        let want = super::coverage_markdown();
+        if std::env::var_os("CUPY_BLESS").is_some() {
+            std::fs::write(&path, &want).expect("write docs/api-coverage.md");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/api-coverage.md is stale: regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`"
+        );
+    }
 }
