@@ -4,5 +4,5 @@ use cupy_core::BackendProvider;
 
 /// Every backend provider of this build.
 pub(crate) fn providers() -> Vec<Box<dyn BackendProvider>> {
-    vec![]
+    vec![Box::new(cupy_cpu::CpuProvider)]
 }

@@ -129,7 +129,7 @@ fn render(
         let sep = if last_axis {
             " ".to_string()
         } else {
-            let blank = "\n".repeat(shape.len() - depth - 1);
+            let blank = "\n".repeat(shape.len().saturating_sub(depth + 2));
             format!("\n{blank}{}", " ".repeat(indent + depth + 1))
         };
         let parts: Vec<String> = idx
