@@ -26,6 +26,7 @@ pub mod device;
 mod fmt;
 pub mod index;
 pub mod ops;
+pub mod registry;
 
 pub use array::Array;
 pub use cupy_core::{

@@ -188,3 +188,48 @@ impl Elementwise<'_> {
         Ok(outputs)
     }
 }
+
+/// Runs an IR kernel elementwise over `inputs` (broadcast together) with `raws` as indexable
+/// operands and `params` as uniform values, returning new output arrays (one per kernel output).
+/// This is the engine under every ufunc, and the entry point for kernels built by hand in the IR.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] if the inputs do not broadcast; [`Error::InvalidArgument`] if the
+/// kernel is malformed or the operand dtypes/counts do not match it; dtype and device errors.
+pub fn elementwise(
+    kernel: &Kernel,
+    inputs: &[&Array],
+    raws: &[&Array],
+    params: Vec<Scalar>,
+) -> Result<Vec<Array>> {
+    let op = kernel.name.as_str();
+    let in_dt: Vec<DType> = inputs.iter().map(|a| a.dtype()).collect();
+    let raw_dt: Vec<DType> = raws.iter().map(|a| a.dtype()).collect();
+    let par_dt: Vec<DType> = params.iter().map(|p| p.dtype()).collect();
+    if in_dt != kernel.inputs || raw_dt != kernel.raws || par_dt != kernel.params {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "operands do not match the kernel: inputs {in_dt:?} vs {:?}, raws {raw_dt:?} vs {:?}, params {par_dt:?} vs {:?}",
+                kernel.inputs, kernel.raws, kernel.params
+            ),
+        ));
+    }
+    if inputs.is_empty() {
+        return Err(Error::invalid(
+            op,
+            "a kernel launched without elementwise inputs needs an explicit shape and device",
+        ));
+    }
+    Elementwise {
+        op,
+        kernel,
+        inputs,
+        raws,
+        params,
+        outs: vec![None; kernel.outputs.len()],
+        device: None,
+        shape: None,
+    }
+    .run()
+}

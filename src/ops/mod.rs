@@ -1,7 +1,7 @@
 //! Array operations, each defined once over the kernel IR.
 
 pub mod creation;
-pub(crate) mod launch;
+pub mod launch;
 pub mod linalg;
 pub mod operators;
 pub mod reduce;

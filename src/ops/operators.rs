@@ -33,21 +33,21 @@ macro_rules! binop {
                 apply(Ufunc::$u, &[Arg::Array(&self), Arg::Array(&rhs)], None)
             }
         }
-        binop!(@scalars $tr, $m, $u, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+        impl<T: ScalarOperand> $tr<T> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: T) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(self), rhs.into()], None)
+            }
+        }
+        impl<T: ScalarOperand> $tr<T> for Array {
+            type Output = Result<Array>;
+            fn $m(self, rhs: T) -> Result<Array> {
+                apply(Ufunc::$u, &[Arg::Array(&self), rhs.into()], None)
+            }
+        }
+        binop!(@scalars $tr, $m, $u, f64, i64);
     };
     (@scalars $tr:ident, $m:ident, $u:ident, $($t:ty),*) => {$(
-        impl $tr<$t> for &Array {
-            type Output = Result<Array>;
-            fn $m(self, rhs: $t) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(self), Arg::from(rhs)], None)
-            }
-        }
-        impl $tr<$t> for Array {
-            type Output = Result<Array>;
-            fn $m(self, rhs: $t) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(&self), Arg::from(rhs)], None)
-            }
-        }
         impl $tr<&Array> for $t {
             type Output = Result<Array>;
             fn $m(self, rhs: &Array) -> Result<Array> {
@@ -62,6 +62,15 @@ macro_rules! binop {
         }
     )*};
 }
+
+/// Rust scalars usable on the right of an operator with an array (`&a * 2.0`, `&a + 1`). They
+/// are weak (NEP 50). Unsuffixed literals work: the generic impl lets them fall back to `f64`/`i32`.
+/// On the left (`2.0 * &a`) only `f64` and `i64` are accepted, so literals still infer.
+pub trait ScalarOperand: Into<Arg<'static>> + Copy {}
+macro_rules! scalar_operand {
+    ($($t:ty),*) => {$( impl ScalarOperand for $t {} )*};
+}
+scalar_operand!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 binop!(Add, add, Add);
 binop!(Sub, sub, Subtract);

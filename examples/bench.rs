@@ -1,0 +1,273 @@
+//! cupy-rs side of the benchmark: the cases of `cupy_baseline.py` with the same names, one JSON
+//! line each (`{"case", "lib": "cupy-rs", "backend", "ms", ...}`), median of repetitions after
+//! warm-up; each repetition is bracketed by device synchronizes and timed on the host clock.
+//!
+//! ```text
+//! cargo run --release --example bench -- [--backend cuda|hip|wgpu|cpu] [--quick] [--only CASE]
+//! ```
+//! `--quick` uses small sizes (for machines without a GPU); the default sizes match CuPy's.
+
+use cupy as cp;
+use cupy::core::kernel::ir::{BinaryOp, Expr, Kernel};
+use cupy::{Array, BackendKind, DType, Device, Scalar, Ufunc};
+use std::time::Instant;
+
+struct Bench {
+    dev: Device,
+    only: Option<String>,
+}
+
+impl Bench {
+    fn want(&self, case: &str) -> bool {
+        self.only.as_deref().is_none_or(|o| case.contains(o))
+    }
+
+    /// Median milliseconds of `f` over `reps` runs after `warm` warm-up runs.
+    fn time(
+        &self,
+        warm: usize,
+        reps: usize,
+        mut f: impl FnMut() -> cp::Result<()>,
+    ) -> cp::Result<f64> {
+        for _ in 0..warm {
+            f()?;
+        }
+        self.dev.synchronize()?;
+        let mut ts = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let t = Instant::now();
+            f()?;
+            self.dev.synchronize()?;
+            ts.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        ts.sort_by(|a, b| a.total_cmp(b));
+        Ok(ts[ts.len() / 2])
+    }
+
+    fn out(&self, case: &str, ms: f64, extra: &[(&str, f64)]) {
+        let mut s = format!(
+            "{{\"case\": \"{case}\", \"lib\": \"cupy-rs\", \"backend\": \"{}\", \"device\": \"{}\", \"ms\": {:.4}",
+            self.dev.kind(),
+            self.dev.info().name.replace('"', "'"),
+            ms
+        );
+        for (k, v) in extra {
+            s.push_str(&format!(", \"{k}\": {v:.3}"));
+        }
+        s.push('}');
+        println!("{s}");
+    }
+
+    fn report(
+        &self,
+        case: &str,
+        r: cp::Result<f64>,
+        extra: impl Fn(f64) -> Vec<(&'static str, f64)>,
+    ) {
+        match r {
+            Ok(ms) => self.out(case, ms, &extra(ms)),
+            Err(e) => println!(
+                "{{\"case\": \"{case}\", \"lib\": \"cupy-rs\", \"backend\": \"{}\", \"ms\": -1, \"error\": {:?}}}",
+                self.dev.kind(),
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        }
+    }
+}
+
+fn rand_f32(dev: &Device, n: usize, seed: u32) -> cp::Result<Array> {
+    // A cheap deterministic pseudo-random fill (not zeros: zeros can flatter kernels).
+    let host: Vec<f32> = (0..n as u32)
+        .map(|i| {
+            let mut x = i
+                .wrapping_mul(2654435761)
+                .wrapping_add(seed.wrapping_mul(0x9E3779B9));
+            x ^= x >> 15;
+            x = x.wrapping_mul(0x2C1B3C6D);
+            x ^= x >> 12;
+            (x >> 8) as f32 / (1u32 << 24) as f32
+        })
+        .collect();
+    Array::from_slice_on(dev, &host, &[n])
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let dev = match arg("--backend") {
+        Some(b) => {
+            let kind =
+                BackendKind::parse(&b)?.ok_or("--backend auto: leave the flag out instead")?;
+            Device::get(kind, 0)?
+        }
+        None => Device::current()?,
+    };
+    let b = Bench {
+        dev: dev.clone(),
+        only: arg("--only"),
+    };
+    eprintln!(
+        "bench on {} ({})",
+        dev.label(),
+        if quick { "quick sizes" } else { "full sizes" }
+    );
+
+    let log_n = if quick { 20 } else { 28 };
+    let n = 1usize << log_n;
+    let side = 1usize << (log_n / 2);
+    let sfx = format!("2^{log_n}");
+    let (x, y) = (rand_f32(&dev, n, 1)?, rand_f32(&dev, n, 2)?);
+    let z = Array::empty_on(&dev, &[n], DType::Float32)?;
+    let gb = |bytes: f64| move |ms: f64| vec![("GBps", bytes / ms / 1e6)];
+
+    let case = format!("add_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || {
+            cp::apply_out(Ufunc::Add, &[(&x).into(), (&y).into()], &z).map(|_| ())
+        });
+        b.report(&case, r, gb(12.0 * n as f64));
+    }
+    let case = format!("add_alloc_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || (&x + &y).map(|_| ()));
+        b.report(&case, r, gb(12.0 * n as f64));
+    }
+    let case = format!("copy_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || z.copy_from(&x));
+        b.report(&case, r, gb(8.0 * n as f64));
+    }
+    let case = format!("sum_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || x.sum().map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    let x2 = x.reshape(&[side as isize, side as isize])?;
+    for (axis, name) in [(0isize, "sum_axis0"), (1, "sum_axis1")] {
+        let case = format!("{name}_f32_{side}^2");
+        if b.want(&case) {
+            let r = b.time(3, 10, || x2.sum_axis(axis, false).map(|_| ()));
+            b.report(&case, r, gb(4.0 * n as f64));
+        }
+    }
+    let case = format!("transpose_copy_f32_{side}^2");
+    if b.want(&case) {
+        let r = b.time(3, 10, || x2.t().copy().map(|_| ()));
+        b.report(&case, r, gb(8.0 * n as f64));
+    }
+    drop((x2, z));
+
+    let mm = if quick { 256 } else { 8192 };
+    for dt in [DType::Float32, DType::Float64, DType::Float16] {
+        let case = format!("matmul_{}_{mm}", dt.name());
+        if !b.want(&case) {
+            continue;
+        }
+        let r = (|| {
+            let a = rand_f32(&dev, mm * mm, 3)?
+                .reshape(&[mm as isize, mm as isize])?
+                .astype(dt)?;
+            let c = rand_f32(&dev, mm * mm, 4)?
+                .reshape(&[mm as isize, mm as isize])?
+                .astype(dt)?;
+            b.time(2, 5, || cp::matmul(&a, &c).map(|_| ()))
+        })();
+        b.report(&case, r, |ms| {
+            vec![("TFLOPs", 2.0 * (mm as f64).powi(3) / ms / 1e9)]
+        });
+    }
+
+    let (ci, ck) = if quick { (256, 15) } else { (2048, 32) };
+    let case = format!("convolve2d_f64_{ci}_k{ck}");
+    if b.want(&case) {
+        let r = (|| {
+            let img = rand_f32(&dev, ci * ci, 5)?
+                .reshape(&[ci as isize, ci as isize])?
+                .astype(DType::Float64)?;
+            let ker = rand_f32(&dev, ck * ck, 6)?
+                .reshape(&[ck as isize, ck as isize])?
+                .astype(DType::Float64)?;
+            b.time(1, 5, || {
+                cp::scipy::signal::convolve2d(&img, &ker, "full").map(|_| ())
+            })
+        })();
+        b.report(&case, r, |_| vec![]);
+    }
+
+    let case = if quick {
+        "h2d_pageable_4MiB".to_string()
+    } else {
+        "h2d_pageable_1GiB".to_string()
+    };
+    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    if b.want(&case) {
+        let r = b.time(1, 5, || Array::from_slice_on(&dev, &host, &[n]).map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    let case = case.replace("h2d", "d2h");
+    if b.want(&case) {
+        let r = b.time(1, 5, || x.to_vec::<f32>().map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    drop((x, y, host));
+
+    if b.want("first_compile_elementwise") {
+        // A kernel no process has compiled before: a unique constant changes its source.
+        let unique = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_nanos() as f64;
+        let k = Kernel::map(
+            "fresh_kernel",
+            vec![DType::Float32],
+            vec![],
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::binary(
+                    BinaryOp::Mul,
+                    Expr::input(0, DType::Float32),
+                    Expr::constant(Scalar::Float32(3.25)),
+                ),
+                Expr::constant(Scalar::Float32((unique % 1e6) as f32)),
+            ),
+        );
+        let ones = Array::ones_on(&dev, &[4], DType::Float32)?;
+        dev.synchronize()?;
+        let t = Instant::now();
+        let r =
+            cp::ops::launch::elementwise(&k, &[&ones], &[], vec![]).and_then(|_| dev.synchronize());
+        b.report(
+            "first_compile_elementwise",
+            r.map(|_| t.elapsed().as_secs_f64() * 1e3),
+            |_| vec![],
+        );
+    }
+
+    if b.want("small_add_f32_1000") {
+        // Host overhead per op: 10,000 adds of 1,000 float32 elements, one synchronize at the end.
+        let r = (|| {
+            let a = rand_f32(&dev, 1000, 7)?;
+            let c = rand_f32(&dev, 1000, 8)?;
+            let out = Array::empty_on(&dev, &[1000], DType::Float32)?;
+            for _ in 0..100 {
+                cp::apply_out(Ufunc::Add, &[(&a).into(), (&c).into()], &out)?;
+            }
+            dev.synchronize()?;
+            let t = Instant::now();
+            for _ in 0..10_000 {
+                cp::apply_out(Ufunc::Add, &[(&a).into(), (&c).into()], &out)?;
+            }
+            dev.synchronize()?;
+            Ok(t.elapsed().as_secs_f64() * 1e3)
+        })();
+        b.report("small_add_f32_1000", r, |ms| {
+            vec![("us_per_op", ms * 1e3 / 10_000.0)]
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! The routine registry: every NumPy/CuPy routine cupy-rs implements, with the backends that run
+//! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
+//! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
+
+use crate::ops::reduce::Reduction;
+use crate::ops::ufunc::Ufunc;
+
+/// How a routine is provided on one backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Runs on the device.
+    Yes,
+    /// Runs on the device, with the restriction noted in the routine's notes.
+    Partial,
+    /// Not available.
+    No,
+}
+
+/// One routine of the registry.
+#[derive(Clone, Debug)]
+pub struct Routine {
+    /// NumPy/CuPy name, e.g. `"cupy.add"`.
+    pub name: String,
+    /// Category for the table.
+    pub category: &'static str,
+    /// Support on cpu, wgpu, cuda, hip (in that order).
+    pub support: [Support; 4],
+    /// Restrictions.
+    pub notes: &'static str,
+}
+
+const WGPU_F64_MATH: &str =
+    "wgpu: float64 transcendentals are refused (Vulkan has none); complex dtypes not yet";
+
+/// Every routine, in table order.
+pub fn routines() -> Vec<Routine> {
+    use Support::*;
+    let all = [Yes, Yes, No, No];
+    let mut v = vec![];
+    let mut add =
+        |name: &str, category: &'static str, support: [Support; 4], notes: &'static str| {
+            v.push(Routine {
+                name: name.into(),
+                category,
+                support,
+                notes,
+            });
+        };
+    for n in [
+        "array",
+        "asarray",
+        "empty",
+        "zeros",
+        "ones",
+        "full",
+        "empty_like",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "arange",
+        "linspace",
+        "eye",
+        "identity",
+    ] {
+        add(
+            &format!("cupy.{n}"),
+            "creation",
+            all,
+            if n == "linspace" {
+                "values computed in float64 (NumPy's rule): the device needs float64"
+            } else {
+                ""
+            },
+        );
+    }
+    add(
+        "cupy.asnumpy / ndarray.get",
+        "transfer",
+        all,
+        "to_vec, to_ndarray, to_bytes",
+    );
+    add("ndarray.astype", "conversion", all, "");
+    add("ndarray.copy", "conversion", all, "");
+    add("cupy.copyto", "conversion", all, "Array::copy_from");
+    add("ndarray.fill", "conversion", all, "");
+    for n in [
+        "reshape",
+        "ravel",
+        "transpose",
+        "swapaxes",
+        "expand_dims",
+        "squeeze",
+        "broadcast_to",
+    ] {
+        add(
+            &format!("cupy.{n}"),
+            "manipulation",
+            all,
+            "views where NumPy makes views",
+        );
+    }
+    add(
+        "ndarray.__getitem__ (basic)",
+        "indexing",
+        all,
+        "s![] with Python slice semantics",
+    );
+    for u in Ufunc::ALL {
+        let transcendental = matches!(
+            u,
+            Ufunc::Exp
+                | Ufunc::Log
+                | Ufunc::Sin
+                | Ufunc::Cos
+                | Ufunc::Tan
+                | Ufunc::Tanh
+                | Ufunc::Power
+                | Ufunc::Arctan2
+        );
+        add(
+            &format!("cupy.{}", u.name()),
+            "ufunc",
+            if transcendental {
+                [Yes, Partial, No, No]
+            } else {
+                all
+            },
+            if transcendental { WGPU_F64_MATH } else { "" },
+        );
+    }
+    for r in Reduction::ALL {
+        add(
+            &format!("cupy.{}", r.name()),
+            "reduction",
+            all,
+            "axis, keepdims",
+        );
+    }
+    add(
+        "cupy.matmul",
+        "linalg",
+        [Yes, Partial, No, No],
+        "wgpu: float32/float64 only",
+    );
+    add(
+        "cupy.dot",
+        "linalg",
+        [Yes, Partial, No, No],
+        "1-D and 2-D operands; wgpu: float32/float64 only",
+    );
+    add(
+        "cupyx.scipy.signal.convolve2d",
+        "signal",
+        all,
+        "boundary='fill', fillvalue=0",
+    );
+    add("cupy.show_config", "devices", all, "");
+    v
+}
+
+/// The markdown of `docs/api-coverage.md`.
+pub fn coverage_markdown() -> String {
+    let mark = |s: Support| match s {
+        Support::Yes => "yes",
+        Support::Partial => "partial",
+        Support::No => "-",
+    };
+    let mut s = String::from(
+        "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`); a test fails when this file is stale.\n\
+         Regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`.\n\n\
+         | routine | category | cpu | wgpu | cuda | hip | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for r in routines() {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+            r.name,
+            r.category,
+            mark(r.support[0]),
+            mark(r.support[1]),
+            mark(r.support[2]),
+            mark(r.support[3]),
+            r.notes
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn coverage_doc_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/api-coverage.md");
+        let want = super::coverage_markdown();
+        if std::env::var_os("CUPY_BLESS").is_some() {
+            std::fs::write(&path, &want).expect("write docs/api-coverage.md");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/api-coverage.md is stale: regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`"
+        );
+    }
+}
