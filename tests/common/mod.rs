@@ -179,7 +179,24 @@ impl Golden {
         };
         let dtype = DType::from_name(&descr[1..])
             .unwrap_or_else(|| panic!("{name}: unknown npy dtype {descr}"));
-        let shape: Vec<usize> = h.shape().iter().map(|&d| d as usize).collect();
+        // npyz reports a 0-d array's `()` shape as [1]; read the shape tuple from the header text.
+        let text = String::from_utf8_lossy(&self.pack[off..off + len.min(256)]);
+        let tuple = text
+            .split("'shape': (")
+            .nth(1)
+            .and_then(|t| t.split(')').next())
+            .unwrap_or_else(|| panic!("{name}: no shape in the npy header"));
+        let shape: Vec<usize> = tuple
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse().expect("shape entry"))
+            .collect();
+        let hs: Vec<usize> = h.shape().iter().map(|&d| d as usize).collect();
+        assert!(
+            hs == shape || (shape.is_empty() && hs == [1]),
+            "{name}: npy shape {hs:?} vs {shape:?}"
+        );
         let n: usize = shape.iter().product();
         assert_eq!(r.len(), n * dtype.itemsize(), "{name}: data length");
         HostArray {
