@@ -179,7 +179,7 @@ impl Golden {
         };
         let dtype = DType::from_name(&descr[1..])
             .unwrap_or_else(|| panic!("{name}: unknown npy dtype {descr}"));
-        // npyz reports a 0-d array's `()` shape as [1]; read the shape tuple from the header text.
+        // Read the shape tuple from the header text too (a 0-d array must stay 0-d).
         let text = String::from_utf8_lossy(&self.pack[off..off + len.min(256)]);
         let tuple = text
             .split("'shape': (")

@@ -76,7 +76,7 @@ class Group:
         self.ids = set()
 
     def arr(self, a):
-        a = np.ascontiguousarray(np.asarray(a))
+        a = np.asarray(a).copy(order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
         buf = io.BytesIO()
         np.lib.format.write_array(buf, a, version=(1, 0), allow_pickle=False)
         b = buf.getvalue()
