@@ -54,13 +54,18 @@ fn printing_matches_numpy() {
                     case["str"].as_str().unwrap(),
                     case["repr"].as_str().unwrap(),
                 );
+                let mut bad = vec![];
                 if s != ws {
-                    return Err(format!("str:\n got {s:?}\nwant {ws:?}").into());
+                    bad.push(format!("str:\n got {s:?}\nwant {ws:?}"));
                 }
                 if r != wr {
-                    return Err(format!("repr:\n got {r:?}\nwant {wr:?}").into());
+                    bad.push(format!("repr:\n got {r:?}\nwant {wr:?}"));
                 }
-                Ok(())
+                if bad.is_empty() {
+                    Ok(())
+                } else {
+                    Err(bad.join("\n").into())
+                }
             })();
             t.check(&dev, id, r);
         }
