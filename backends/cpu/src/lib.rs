@@ -1,1 +1,455 @@
-//! cupy-rs CPU backend (in progress).
+//! cupy-rs CPU backend: the kernel IR evaluated on blocks of elements, rayon across blocks,
+//! faer for matrix products.
+//!
+//! - Elementwise kernels run over blocks of up to [`BLOCK`] elements: each input's block is
+//!   gathered through its layout into a typed column (contiguous inputs are borrowed in place,
+//!   broadcast scalars stay uniform), every IR node is one tight loop over the block, and stores
+//!   scatter to the outputs. Large launches split blocks across rayon's pool; small ones stay on
+//!   the calling thread.
+//! - Execution is synchronous: every call has finished when it returns.
+//! - Buffers are 16-byte aligned host allocations in NumPy's byte format. See [`mem`] for the
+//!   safety argument of sharing them between threads.
+
+#![warn(missing_docs)]
+
+mod col;
+mod eval;
+mod gemm;
+pub mod mem;
+mod reduce;
+#[cfg(test)]
+mod tests;
+
+use col::Col;
+use cupy_core::backend::{
+    dtype_unsupported, ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall,
+};
+use cupy_core::{
+    Backend, BackendKind, BackendProvider, Buffer, DType, DeviceInfo, Error, Result, Scalar,
+};
+use eval::{BlockSink, Env, NullSink};
+use mem::{check_layout, CpuBuffer, RawView, View};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Elements per block of the interpreter.
+pub const BLOCK: usize = 4096;
+/// Launches with fewer elements than this run on the calling thread.
+pub const PAR_MIN: usize = 1 << 15;
+
+/// The host device.
+#[derive(Debug)]
+pub struct CpuBackend {
+    info: DeviceInfo,
+}
+
+/// Discovery of the host device (always exactly one).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CpuProvider;
+
+fn device_info() -> DeviceInfo {
+    let threads = rayon::current_num_threads();
+    let arch = std::env::consts::ARCH;
+    let total_memory = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    DeviceInfo {
+        kind: BackendKind::Cpu,
+        index: 0,
+        name: format!("cpu ({threads} threads, {arch})"),
+        details: format!(
+            "host backend: block IR interpreter, rayon ({threads} threads), faer GEMM; {}",
+            std::env::consts::OS
+        ),
+        software: false,
+        total_memory,
+    }
+}
+
+impl BackendProvider for CpuProvider {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+    fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
+        Ok(vec![device_info()])
+    }
+    fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
+        if index != 0 {
+            return Err(Error::invalid(
+                "open",
+                format!("cpu backend has one device (0), asked for {index}"),
+            ));
+        }
+        Ok(Arc::new(CpuBackend::new()))
+    }
+}
+
+impl Default for CpuBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CpuBackend {
+    /// The host device.
+    pub fn new() -> CpuBackend {
+        CpuBackend {
+            info: device_info(),
+        }
+    }
+
+    fn label(&self) -> String {
+        self.info.label()
+    }
+
+    /// Downcasts a buffer and checks its dtype.
+    pub(crate) fn buf<'b>(
+        &self,
+        op: &str,
+        what: &str,
+        b: &'b Buffer,
+        dtype: Option<DType>,
+    ) -> Result<&'b CpuBuffer> {
+        let cb = b.as_any().downcast_ref::<CpuBuffer>().ok_or_else(|| {
+            Error::invalid(op, format!("{what}: buffer {b:?} is not a cpu buffer"))
+        })?;
+        if let Some(d) = dtype {
+            if cb_dtype(cb) != d {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "{what}: buffer holds {} but the kernel expects {d}",
+                        cb_dtype(cb)
+                    ),
+                ));
+            }
+        }
+        Ok(cb)
+    }
+
+    pub(crate) fn err(&self, op: &str, msg: String) -> Error {
+        Error::Backend {
+            backend: self.label(),
+            msg: format!("{op}: {msg}"),
+        }
+    }
+
+    pub(crate) fn unsupported(&self, op: &str, msg: String) -> Error {
+        Error::Unsupported {
+            op: op.into(),
+            backend: self.label(),
+            reason: msg,
+        }
+    }
+
+    /// Parameter columns, cast to the kernel's declared dtypes.
+    pub(crate) fn params(
+        &self,
+        op: &str,
+        decl: &[DType],
+        vals: &[Scalar],
+    ) -> Result<Vec<Col<'static>>> {
+        if decl.len() != vals.len() {
+            return Err(Error::invalid(
+                op,
+                format!("kernel takes {} params, {} given", decl.len(), vals.len()),
+            ));
+        }
+        Ok(decl
+            .iter()
+            .zip(vals)
+            .map(|(d, v)| col::scalar_col(v.cast(*d)))
+            .collect())
+    }
+
+    /// Checked views of the inputs/outputs of a launch over `shape`.
+    pub(crate) fn views(
+        &self,
+        op: &str,
+        shape: &[usize],
+        inputs: &[&Operand<'_>],
+        in_types: &[DType],
+        outputs: &[&Operand<'_>],
+        out_types: &[DType],
+    ) -> Result<(Vec<View>, Vec<View>, bool)> {
+        if inputs.len() != in_types.len() || outputs.len() != out_types.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "kernel has {} inputs and {} outputs, call has {} and {}",
+                    in_types.len(),
+                    out_types.len(),
+                    inputs.len(),
+                    outputs.len()
+                ),
+            ));
+        }
+        let mut out_bufs = vec![];
+        for (k, (o, d)) in outputs.iter().zip(out_types).enumerate() {
+            let what = format!("output {k}");
+            let b = self.buf(op, &what, o.buffer, Some(*d))?;
+            check_layout(op, &what, &o.layout, shape, b.len_elems())?;
+            out_bufs.push(b.ptr());
+        }
+        let mut ins = vec![];
+        for (k, (o, d)) in inputs.iter().zip(in_types).enumerate() {
+            let what = format!("input {k}");
+            let b = self.buf(op, &what, o.buffer, Some(*d))?;
+            check_layout(op, &what, &o.layout, shape, b.len_elems())?;
+            let written = out_bufs.contains(&b.ptr()) && b.bytes() > 0;
+            ins.push(View::new(b, o.layout.clone(), !written));
+        }
+        let mut outs = vec![];
+        for o in outputs {
+            let b = self.buf(op, "output", o.buffer, None)?;
+            outs.push(View::new(b, o.layout.clone(), false));
+        }
+        // Parallel only if no thread can touch another's elements.
+        let mut par_ok = outs.iter().all(|o| mem::non_overlapping(&o.layout));
+        for (i, o) in outs.iter().enumerate() {
+            for p in &outs[i + 1..] {
+                if p.ptr == o.ptr && !mem::disjoint(&p.layout, &o.layout) {
+                    par_ok = false;
+                }
+            }
+            for v in &ins {
+                if v.ptr == o.ptr && v.layout != o.layout && !mem::disjoint(&v.layout, &o.layout) {
+                    par_ok = false;
+                }
+            }
+        }
+        Ok((ins, outs, par_ok))
+    }
+
+    fn raws(&self, op: &str, raws: &[RawOperand<'_>], types: &[DType]) -> Result<Vec<RawView>> {
+        if raws.len() != types.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "kernel has {} raw operands, call has {}",
+                    types.len(),
+                    raws.len()
+                ),
+            ));
+        }
+        raws.iter()
+            .zip(types)
+            .enumerate()
+            .map(|(k, (r, d))| {
+                let what = format!("raw operand {k}");
+                let b = self.buf(op, &what, r.buffer, Some(*d))?;
+                if r.offset
+                    .checked_add(r.len)
+                    .is_none_or(|e| e > b.len_elems())
+                {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "{what}: elements {}..{}+{} outside its buffer of {}",
+                            r.offset,
+                            r.offset,
+                            r.len,
+                            b.len_elems()
+                        ),
+                    ));
+                }
+                Ok(RawView {
+                    // SAFETY: offset <= len checked above.
+                    ptr: unsafe { b.ptr().add(r.offset * d.itemsize()) },
+                    dtype: *d,
+                    len: r.len,
+                })
+            })
+            .collect()
+    }
+
+    /// Checks the dtypes of a kernel are all usable.
+    fn check_dtypes(&self, op: &str, dtypes: &[DType]) -> Result<()> {
+        for &d in dtypes {
+            if let Err(r) = self.supports_dtype(d) {
+                return Err(dtype_unsupported(op, d, &self.info, r));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn cb_dtype(b: &CpuBuffer) -> DType {
+    cupy_core::DeviceBuffer::dtype(b)
+}
+
+impl CpuBuffer {
+    pub(crate) fn len_elems(&self) -> usize {
+        cupy_core::DeviceBuffer::len(self)
+    }
+}
+
+impl Backend for CpuBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn supports_dtype(&self, _dtype: DType) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer> {
+        match CpuBuffer::new(dtype, len) {
+            Ok(b) => Ok(Arc::new(b)),
+            Err(bytes) => Err(Error::OutOfMemory {
+                device: self.label(),
+                requested: bytes,
+                detail: format!("host allocator refused {len} x {dtype}"),
+            }),
+        }
+    }
+
+    fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        let b = self.buf("write", "destination", dst, None)?;
+        let isz = cb_dtype(b).itemsize();
+        if !data.len().is_multiple_of(isz) {
+            return Err(Error::invalid(
+                "write",
+                format!(
+                    "{} bytes is not a whole number of {}",
+                    data.len(),
+                    cb_dtype(b)
+                ),
+            ));
+        }
+        let n = data.len() / isz;
+        if offset.checked_add(n).is_none_or(|e| e > b.len_elems()) {
+            return Err(Error::invalid(
+                "write",
+                format!(
+                    "elements {offset}..{offset}+{n} outside a buffer of {}",
+                    b.len_elems()
+                ),
+            ));
+        }
+        // SAFETY: range checked; `data` cannot alias our allocation mutably.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), b.ptr().add(offset * isz), data.len())
+        };
+        Ok(())
+    }
+
+    fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
+        let b = self.buf("read", "source", src, None)?;
+        let isz = cb_dtype(b).itemsize();
+        if offset.checked_add(len).is_none_or(|e| e > b.len_elems()) {
+            return Err(Error::invalid(
+                "read",
+                format!(
+                    "elements {offset}..{offset}+{len} outside a buffer of {}",
+                    b.len_elems()
+                ),
+            ));
+        }
+        let mut out = Vec::new();
+        out.try_reserve_exact(len * isz)
+            .map_err(|_| Error::OutOfMemory {
+                device: "host".into(),
+                requested: len * isz,
+                detail: "reading a buffer back".into(),
+            })?;
+        // SAFETY: range checked; the allocation is initialised (zeroed at allocation).
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.ptr().add(offset * isz), out.as_mut_ptr(), len * isz);
+            out.set_len(len * isz);
+        }
+        Ok(out)
+    }
+
+    fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
+        let k = call.kernel;
+        let op = k.name.as_str();
+        k.validate()?;
+        self.check_dtypes(op, &k.dtypes())?;
+        let shape: &[usize] = &call.shape;
+        let size = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::invalid(op, format!("shape {shape:?} overflows")))?;
+        let inputs: Vec<&Operand<'_>> = call.inputs.iter().collect();
+        let outputs: Vec<&Operand<'_>> = call.outputs.iter().collect();
+        let (ins, outs, mut par_ok) =
+            self.views(op, shape, &inputs, &k.inputs, &outputs, &k.outputs)?;
+        let raws = self.raws(op, &call.raws, &k.raws)?;
+        for r in &call.raws {
+            if call.outputs.iter().any(|o| Arc::ptr_eq(o.buffer, r.buffer)) {
+                par_ok = false;
+            }
+        }
+        let params = self.params(op, &k.params, &call.params)?;
+        // Type-check every node before touching memory.
+        {
+            let mut env = Env {
+                n: 1,
+                inputs: k.inputs.iter().map(|d| col::zero_col(*d)).collect(),
+                params: &params,
+                vars: vec![None; k.locals.len()],
+                var_types: &k.locals,
+                index: (0, 1),
+                raws: &raws,
+                dry: true,
+            };
+            env.exec(&k.body, None, &NullSink)
+                .map_err(|m| self.unsupported(op, m))?;
+        }
+        if size == 0 {
+            return Ok(());
+        }
+        let mut has_loop = false;
+        cupy_core::kernel::ir::Stmt::visit_all(&k.body, &mut |s| {
+            if matches!(s, cupy_core::kernel::ir::Stmt::For { .. }) {
+                has_loop = true
+            }
+        });
+        let block = if has_loop { 1024 } else { BLOCK };
+        let nblocks = size.div_ceil(block);
+        let run = |b: usize| -> Result<()> {
+            let start = b * block;
+            let n = block.min(size - start);
+            let mut env = Env {
+                n,
+                // SAFETY: layouts checked; start + n <= size.
+                inputs: ins.iter().map(|v| unsafe { v.gather(start, n) }).collect(),
+                params: &params,
+                vars: vec![None; k.locals.len()],
+                var_types: &k.locals,
+                index: (start as i64, 1),
+                raws: &raws,
+                dry: false,
+            };
+            let sink = BlockSink {
+                outs: &outs,
+                start,
+                n,
+            };
+            env.exec(&k.body, None, &sink).map_err(|m| self.err(op, m))
+        };
+        let parallel = par_ok && nblocks > 1 && (size >= PAR_MIN || has_loop);
+        if parallel {
+            (0..nblocks).into_par_iter().try_for_each(run)
+        } else {
+            (0..nblocks).try_for_each(run)
+        }
+    }
+
+    fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
+        reduce::reduce(self, call)
+    }
+
+    fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
+        gemm::gemm(self, call)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+}

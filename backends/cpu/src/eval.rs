@@ -1,0 +1,245 @@
+//! The block interpreter of the kernel IR: every node is one loop over a block of lanes.
+
+use crate::col::{self, Col, D};
+use crate::mem::{RawView, View};
+use cupy_core::kernel::ir::{BinaryOp, Expr, ExprKind, Stmt};
+use cupy_core::DType;
+use std::borrow::Cow;
+
+/// Evaluation state of one block.
+pub struct Env<'a> {
+    /// Lanes in the block.
+    pub n: usize,
+    /// Elementwise inputs (one column each).
+    pub inputs: Vec<Col<'a>>,
+    /// Parameters (uniform columns).
+    pub params: &'a [Col<'static>],
+    /// Locals (and a reduction's `Var(0)`/`Var(1)`).
+    pub vars: Vec<Option<Col<'a>>>,
+    /// Logical dtypes of the locals (for zero-initialising).
+    pub var_types: &'a [DType],
+    /// `Index` of lane `j` is `index.0 + j * index.1`.
+    pub index: (i64, i64),
+    /// Raw operands.
+    pub raws: &'a [RawView],
+    /// Type-checking pass: no memory is touched, both arms of every `If` and one trip of every
+    /// `For` run.
+    pub dry: bool,
+}
+
+/// Where `Store` goes.
+pub trait Sink {
+    /// Stores `value` to output `k` for the active lanes.
+    fn store(&self, k: usize, value: &Col<'_>, mask: Option<&[u8]>) -> Result<(), String>;
+}
+
+/// Outputs of an elementwise launch: the block `start..start + n` of each view.
+pub struct BlockSink<'v> {
+    /// Output views.
+    pub outs: &'v [View],
+    /// First flat index.
+    pub start: usize,
+    /// Lanes.
+    pub n: usize,
+}
+
+impl Sink for BlockSink<'_> {
+    fn store(&self, k: usize, value: &Col<'_>, mask: Option<&[u8]>) -> Result<(), String> {
+        let v = self
+            .outs
+            .get(k)
+            .ok_or_else(|| format!("store to missing output {k}"))?;
+        // SAFETY: the launch checked the layouts and gives each block to one thread.
+        unsafe { v.scatter(self.start, self.n, value, mask) }
+    }
+}
+
+/// A sink that discards (dry runs).
+pub struct NullSink;
+impl Sink for NullSink {
+    fn store(&self, _: usize, _: &Col<'_>, _: Option<&[u8]>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<'a> Env<'a> {
+    /// Evaluates an expression over the block.
+    pub fn eval<'s>(&'s self, e: &Expr) -> Result<Col<'s>, String> {
+        Ok(match &e.kind {
+            ExprKind::Const(s) => col::scalar_col(*s),
+            ExprKind::Input(k) => self
+                .inputs
+                .get(*k)
+                .ok_or_else(|| format!("missing input {k}"))?
+                .view(),
+            ExprKind::Param(k) => self
+                .params
+                .get(*k)
+                .ok_or_else(|| format!("missing param {k}"))?
+                .view(),
+            ExprKind::Var(k) => match self.vars.get(*k) {
+                Some(Some(c)) => c.view(),
+                Some(None) => col::zero_col(e.ty),
+                None => return Err(format!("missing local {k}")),
+            },
+            ExprKind::Index => {
+                let (s, st) = self.index;
+                if self.dry {
+                    Col::I64(D::U(s))
+                } else {
+                    Col::I64(D::V(Cow::Owned(
+                        (0..self.n as i64).map(|j| s + j * st).collect(),
+                    )))
+                }
+            }
+            ExprKind::Load { raw, index } => {
+                let r = self
+                    .raws
+                    .get(*raw)
+                    .ok_or_else(|| format!("missing raw operand {raw}"))?;
+                let ix = self.eval(index)?;
+                if self.dry {
+                    if !matches!(ix, Col::I64(_)) {
+                        return Err("load index is not int64".into());
+                    }
+                    col::zero_col(e.ty)
+                } else {
+                    r.load(&ix)?
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let a = self.eval(a)?;
+                col::round_narrow(col::unary(*op, &a, e.ty)?, e.ty)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                let r = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && a.ty != b.ty {
+                    col::binary(*op, &x, &col::cast(&y, b.ty, a.ty))?
+                } else {
+                    col::binary(*op, &x, &y)?
+                };
+                col::round_narrow(r, e.ty)
+            }
+            ExprKind::Cast(a) => {
+                let x = self.eval(a)?;
+                col::cast(&x, a.ty, e.ty)
+            }
+            ExprKind::Select(c, a, b) => {
+                let c = self.eval(c)?;
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                col::select(&c, &x, &y)?
+            }
+        })
+    }
+
+    /// Runs statements for the lanes in `mask` (`None`: all lanes).
+    pub fn exec(
+        &mut self,
+        body: &[Stmt],
+        mask: Option<&[u8]>,
+        sink: &dyn Sink,
+    ) -> Result<(), String> {
+        for s in body {
+            match s {
+                Stmt::Let { var, value } | Stmt::Assign { var, value } => {
+                    let v = self.eval(value)?.owned();
+                    let slot = self
+                        .vars
+                        .get(*var)
+                        .ok_or_else(|| format!("missing local {var}"))?;
+                    let newv = match mask {
+                        None => v,
+                        Some(m) => {
+                            let old = match slot {
+                                Some(c) => c.view(),
+                                None => {
+                                    col::zero_col(*self.var_types.get(*var).unwrap_or(&value.ty))
+                                }
+                            };
+                            let mc = Col::B(D::V(Cow::Borrowed(m)));
+                            col::select(&mc, &v, &old)?
+                        }
+                    };
+                    self.vars[*var] = Some(newv);
+                }
+                Stmt::Store { output, value } => {
+                    let v = self.eval(value)?;
+                    sink.store(*output, &v, mask)?;
+                }
+                Stmt::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    let c = self.eval(cond)?.owned();
+                    if self.dry {
+                        if !matches!(c, Col::B(_)) {
+                            return Err("if condition is not bool".into());
+                        }
+                        self.exec(then_body, mask, sink)?;
+                        self.exec(else_body, mask, sink)?;
+                        continue;
+                    }
+                    match c {
+                        Col::B(D::U(c)) => {
+                            let body = if c != 0 { then_body } else { else_body };
+                            self.exec(body, mask, sink)?;
+                        }
+                        Col::B(D::V(c)) => {
+                            let (tm, em): (Vec<u8>, Vec<u8>) = match mask {
+                                None => (c.to_vec(), c.iter().map(|&x| x ^ 1).collect()),
+                                Some(m) => (
+                                    c.iter().zip(m).map(|(&c, &m)| c & m).collect(),
+                                    c.iter().zip(m).map(|(&c, &m)| (c ^ 1) & m).collect(),
+                                ),
+                            };
+                            let (t_any, t_all) = any_all(&tm);
+                            if !then_body.is_empty() && t_any {
+                                self.exec(then_body, if t_all { None } else { Some(&tm) }, sink)?;
+                            }
+                            let (e_any, e_all) = any_all(&em);
+                            if !else_body.is_empty() && e_any {
+                                self.exec(else_body, if e_all { None } else { Some(&em) }, sink)?;
+                            }
+                        }
+                        _ => return Err("if condition is not bool".into()),
+                    }
+                }
+                Stmt::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                } => {
+                    let (s, e) = match (self.eval(start)?, self.eval(end)?) {
+                        (Col::I64(s), Col::I64(e)) => (s.get(0), e.get(0)),
+                        _ => return Err("loop bounds are not int64".into()),
+                    };
+                    if *var >= self.vars.len() {
+                        return Err(format!("missing local {var}"));
+                    }
+                    if self.dry {
+                        self.vars[*var] = Some(Col::I64(D::U(s)));
+                        self.exec(body, mask, sink)?;
+                    } else {
+                        let mut i = s;
+                        while i < e {
+                            self.vars[*var] = Some(Col::I64(D::U(i)));
+                            self.exec(body, mask, sink)?;
+                            i += 1;
+                        }
+                    }
+                    self.vars[*var] = Some(Col::I64(D::U(s.max(e))));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn any_all(m: &[u8]) -> (bool, bool) {
+    let ones = m.iter().map(|&x| x as usize).sum::<usize>();
+    (ones > 0, ones == m.len())
+}
