@@ -1,1 +1,16 @@
+//! The integration test binary of cupy-rs: every golden (NumPy/SciPy) and behavioural test runs on
+//! each backend `CUPY_TEST_BACKENDS` lists (default: cpu plus any other backend that opens).
+//! One binary (modules below) so it links once and stages small for GPU machines.
 
+mod common;
+
+mod creation;
+mod device;
+mod errors;
+mod linalg;
+mod printing;
+mod props;
+mod reductions;
+mod signal;
+mod ufuncs;
+mod views;

@@ -1,0 +1,44 @@
+//! Devices: opening, identity, current device, configuration text.
+
+use crate::common;
+use cupy::{BackendKind, Device};
+
+#[test]
+fn devices_open_and_report() {
+    for dev in common::backends() {
+        let again = Device::get(dev.kind(), dev.id()).expect("reopen");
+        assert_eq!(again, dev, "Device::get returns the same device");
+        assert!(!dev.label().is_empty());
+        assert!(
+            dev.label().starts_with(dev.kind().name()),
+            "{}",
+            dev.label()
+        );
+        dev.synchronize().expect("synchronize");
+        cupy::with_device(&dev, || {
+            assert_eq!(Device::current().expect("current"), dev);
+            let a = cupy::arange(3).unwrap();
+            assert_eq!(a.device(), &dev);
+        });
+        assert!(Device::count(dev.kind()) >= 1);
+    }
+    let cfg = cupy::config_string();
+    for kind in BackendKind::ALL {
+        assert!(
+            cfg.contains(kind.name()),
+            "config_string lacks {}: {cfg}",
+            kind.name()
+        );
+    }
+    println!("{cfg}");
+}
+
+#[test]
+fn nested_with_device() {
+    let b = common::backends();
+    let (d0, d1) = (b[0].clone(), b.last().unwrap().clone());
+    cupy::with_device(&d0, || {
+        cupy::with_device(&d1, || assert_eq!(Device::current().unwrap(), d1));
+        assert_eq!(Device::current().unwrap(), d0);
+    });
+}

@@ -1,0 +1,353 @@
+//! Error variants and messages: every user error is a value naming the op and what was wrong,
+//! and a failed op leaves its inputs intact.
+
+use crate::common::{self, CaseError};
+use cupy::core::discovery::Selection;
+use cupy::{Array, BackendKind, DType, Device, Error, Ufunc};
+
+type R = std::result::Result<(), CaseError>;
+
+/// Asserts `r` is an error matching `pat`, whose message contains every `needle`.
+macro_rules! expect_err {
+    ($what:expr, $r:expr, $pat:pat $(if $guard:expr)?, [$($needle:expr),*]) => {{
+        match $r {
+            Ok(_) => return Err(format!("{}: expected an error, got Ok", $what).into()),
+            Err(e) => {
+                if !matches!(e, $pat $(if $guard)?) {
+                    return Err(format!("{}: wrong variant: {e:?}", $what).into());
+                }
+                let msg = e.to_string();
+                for n in [$($needle),*] {
+                    let n: &str = n;
+                    if !msg.contains(n) {
+                        return Err(format!("{}: message {msg:?} lacks {n:?}", $what).into());
+                    }
+                }
+            }
+        }
+    }};
+}
+
+fn per_backend(name: &str, f: impl Fn(&Device) -> R) {
+    let mut t = common::Tally::new(name);
+    for dev in common::backends() {
+        let r = f(&dev);
+        t.check(&dev, name, r);
+    }
+    t.finish();
+}
+
+#[test]
+fn shape_mismatch_names_op_and_shapes() {
+    per_backend("shape_mismatch", |dev| {
+        let a = Array::zeros_on(dev, &[2, 3], DType::Float32)?;
+        let b = Array::zeros_on(dev, &[4], DType::Float32)?;
+        expect_err!("add", cupy::add(&a, &b), Error::ShapeMismatch { ref op, ref lhs, ref rhs } if op == "add" && lhs == &[2, 3] && rhs == &[4], ["add", "[2, 3]", "[4]"]);
+        expect_err!(
+            "a * b",
+            &a * &b,
+            Error::ShapeMismatch { .. },
+            ["multiply", "[2, 3]", "[4]"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn unknown_backend_names() {
+    let e = Selection::parse(Some("nope"), None);
+    match e {
+        Err(Error::UnknownBackend { ref value }) if value == "nope" => {
+            let m = e.unwrap_err().to_string();
+            assert!(
+                m.contains("\"nope\"")
+                    && m.contains("cuda")
+                    && m.contains("wgpu")
+                    && m.contains("cpu"),
+                "{m}"
+            );
+        }
+        other => panic!("Selection::parse(nope): {other:?}"),
+    }
+    assert!(matches!(
+        BackendKind::parse("nope"),
+        Err(Error::UnknownBackend { .. })
+    ));
+    assert_eq!(BackendKind::parse("CPU").unwrap(), Some(BackendKind::Cpu));
+    assert_eq!(BackendKind::parse("wgpu").unwrap(), Some(BackendKind::Wgpu));
+    assert_eq!(BackendKind::parse("auto").unwrap(), None);
+    let s = Selection::parse(Some("cuda"), Some("1")).unwrap();
+    assert_eq!((s.backend, s.device), (Some(BackendKind::Cuda), Some(1)));
+    match Selection::parse(None, Some("minus one")) {
+        Err(e @ Error::InvalidArgument { .. }) => {
+            assert!(e.to_string().contains("CUPY_DEVICE"), "{e}")
+        }
+        other => panic!("CUPY_DEVICE=minus one: {other:?}"),
+    }
+}
+
+#[test]
+fn reshape_axis_index_step_errors() {
+    per_backend("view_errors", |dev| {
+        let a = Array::arange_on(dev, 0.0, 6.0, 1.0, DType::Int64)?;
+        expect_err!(
+            "reshape",
+            a.reshape(&[4, 2]),
+            Error::InvalidReshape { size: 6, .. },
+            ["6", "[4, 2]"]
+        );
+        let m = a.reshape(&[2, 3])?;
+        expect_err!(
+            "sum axis",
+            m.sum_axis(2isize, false),
+            Error::AxisOutOfRange {
+                axis: 2,
+                ndim: 2,
+                ..
+            },
+            ["sum", "axis 2", "dimension 2"]
+        );
+        expect_err!(
+            "sum axis -3",
+            m.sum_axis(-3isize, false),
+            Error::AxisOutOfRange { .. },
+            ["-3"]
+        );
+        expect_err!(
+            "slice index",
+            a.slice(&cupy::s![6]),
+            Error::IndexOutOfBounds {
+                index: 6,
+                size: 6,
+                ..
+            },
+            ["6"]
+        );
+        expect_err!(
+            "slice index 2-D",
+            m.slice(&cupy::s![0, -4]),
+            Error::IndexOutOfBounds {
+                index: -4,
+                axis: 1,
+                size: 3,
+                ..
+            },
+            ["-4", "axis 1", "size 3"]
+        );
+        expect_err!(
+            "zero step",
+            a.slice(&cupy::s![..;0]),
+            Error::InvalidArgument { .. },
+            ["step"]
+        );
+        expect_err!(
+            "transpose perm",
+            m.transpose(&[0, 0]),
+            Error::InvalidArgument { .. },
+            []
+        );
+        expect_err!(
+            "broadcast_to",
+            m.broadcast_to(&[4, 3, 2]),
+            Error::ShapeMismatch { .. },
+            ["broadcast_to"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn matmul_core_dimension_mismatch() {
+    per_backend("matmul_errors", |dev| {
+        let a = Array::zeros_on(dev, &[2, 3], DType::Float32)?;
+        let b = Array::zeros_on(dev, &[4, 5], DType::Float32)?;
+        expect_err!("matmul", cupy::matmul(&a, &b), Error::ShapeMismatch { ref lhs, ref rhs, .. } if lhs == &[2, 3] && rhs == &[4, 5], ["matmul", "[2, 3]", "[4, 5]"]);
+        let s = Array::zeros_on(dev, &[], DType::Float32)?;
+        expect_err!(
+            "matmul 0-d",
+            cupy::matmul(&s, &a),
+            Error::InvalidArgument { .. },
+            ["matmul"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn weak_scalar_overflow() {
+    per_backend("weak_overflow", |dev| {
+        let a = Array::from_slice_on(dev, &[1u8, 2], &[2])?;
+        expect_err!(
+            "u8 + 300",
+            &a + 300,
+            Error::ScalarOverflow {
+                dtype: DType::UInt8,
+                ..
+            },
+            ["300", "uint8"]
+        );
+        expect_err!(
+            "u8 + -1",
+            cupy::add(&a, -1),
+            Error::ScalarOverflow { .. },
+            ["-1", "uint8"]
+        );
+        let i = Array::from_slice_on(dev, &[1i8], &[1])?;
+        expect_err!(
+            "i8 * 1000",
+            &i * 1000,
+            Error::ScalarOverflow {
+                dtype: DType::Int8,
+                ..
+            },
+            ["1000", "int8"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn to_vec_wrong_type() {
+    per_backend("to_vec_type", |dev| {
+        let a = Array::from_slice_on(dev, &[1i32, 2], &[2])?;
+        expect_err!(
+            "to_vec::<f32>",
+            a.to_vec::<f32>(),
+            Error::TypeError { .. },
+            ["int32", "float32"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn convolve2d_errors() {
+    per_backend("convolve2d_errors", |dev| {
+        let a = Array::zeros_on(dev, &[4, 4], DType::Float32)?;
+        let k = Array::ones_on(dev, &[2, 2], DType::Float32)?;
+        expect_err!(
+            "bad mode",
+            cupy::scipy::signal::convolve2d(&a, &k, "circular"),
+            Error::InvalidArgument { .. },
+            ["circular"]
+        );
+        let v = Array::zeros_on(dev, &[4], DType::Float32)?;
+        expect_err!(
+            "1-D input",
+            cupy::scipy::signal::convolve2d(&v, &k, "same"),
+            Error::InvalidArgument { .. },
+            ["2"]
+        );
+        let w = Array::zeros_on(dev, &[2, 2, 2], DType::Float32)?;
+        expect_err!(
+            "3-D kernel",
+            cupy::scipy::signal::convolve2d(&a, &w, "full"),
+            Error::InvalidArgument { .. },
+            []
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn max_of_empty() {
+    per_backend("max_empty", |dev| {
+        let a = Array::zeros_on(dev, &[0], DType::Float32)?;
+        expect_err!(
+            "max()",
+            a.max(),
+            Error::InvalidArgument { .. },
+            ["zero-size array", "maximum"]
+        );
+        expect_err!(
+            "min()",
+            a.min(),
+            Error::InvalidArgument { .. },
+            ["zero-size array", "minimum"]
+        );
+        let s = a.sum()?.to_vec::<f32>()?;
+        if s != vec![0.0] {
+            return Err(format!("sum of empty: {s:?}").into());
+        }
+        let m = a.mean()?.to_vec::<f32>()?;
+        if !(m.len() == 1 && m[0].is_nan()) {
+            return Err(format!("mean of empty: {m:?}").into());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn type_errors_from_missing_loops() {
+    per_backend("type_errors", |dev| {
+        let b = Array::from_slice_on(dev, &[true, false], &[2])?;
+        expect_err!(
+            "bool - bool",
+            &b - &b,
+            Error::TypeError { .. },
+            ["subtract"]
+        );
+        let f = Array::from_slice_on(dev, &[1.0f32], &[1])?;
+        expect_err!(
+            "float & float",
+            &f & &f,
+            Error::TypeError { .. },
+            ["bitwise_and"]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn device_mismatch() {
+    let Some((d0, d1)) = common::backend_pair() else {
+        println!("device_mismatch: skipped (needs two backends, e.g. CUPY_TEST_BACKENDS=cpu,wgpu)");
+        return;
+    };
+    let a = Array::from_slice_on(&d0, &[1.0f32, 2.0], &[2]).unwrap();
+    let b = Array::from_slice_on(&d1, &[1.0f32, 2.0], &[2]).unwrap();
+    match cupy::add(&a, &b) {
+        Err(e @ Error::DeviceMismatch { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("add") && m.contains(&d0.label()) && m.contains(&d1.label()),
+                "{m}"
+            );
+        }
+        other => panic!("add across devices: {other:?}"),
+    }
+    assert!(matches!(
+        cupy::matmul(&a, &b),
+        Err(Error::DeviceMismatch { .. })
+    ));
+    // to_device moves it; then the op works.
+    let c = cupy::add(&a, &b.to_device(&d0).unwrap()).unwrap();
+    assert_eq!(c.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+}
+
+#[test]
+fn failed_ops_leave_inputs_intact() {
+    per_backend("inputs_intact", |dev| {
+        let a = Array::from_slice_on(dev, &[1.5f32, -2.0, 3.25], &[3])?;
+        let b = Array::from_slice_on(dev, &[7u8, 8], &[2])?;
+        let out = Array::from_slice_on(dev, &[9i32, 9, 9], &[3])?;
+        let _ = cupy::add(&a, &b);
+        let _ = &b + 300;
+        let _ = cupy::apply_out(Ufunc::Add, &[(&a).into(), (&a).into()], &out);
+        let _ = a.reshape(&[2, 2]);
+        let _ = a.sum_axis(3isize, false);
+        let _ = cupy::matmul(&a, &b);
+        let _ = cupy::scipy::signal::convolve2d(&a, &a, "same");
+        if a.to_vec::<f32>()? != vec![1.5, -2.0, 3.25] || b.to_vec::<u8>()? != vec![7, 8] {
+            return Err("an input changed after a failed op".to_string().into());
+        }
+        if out.to_vec::<i32>()? != vec![9, 9, 9] {
+            return Err(format!(
+                "out changed after a refused cast: {:?}",
+                out.to_vec::<i32>()
+            )
+            .into());
+        }
+        Ok(())
+    });
+}

@@ -1,0 +1,835 @@
+#!/usr/bin/env python3
+"""Golden generator for cupy-rs's integration tests (NumPy/SciPy are the oracle).
+
+Pinned versions (checked at start; regenerate with the same ones, or bump both the pins and the
+goldens in one commit):
+    numpy 2.2.6
+    scipy 1.17.1
+
+Run from anywhere:  python3 tests/golden/gen.py
+Writes, per group G (creation, astype, ufuncs, reductions, linalg, signal, views, printing):
+    tests/golden/G.npys   every array of the group, each a complete .npy file (format 1.0),
+                          concatenated; deduplicated by content
+    tests/golden/G.json   {"numpy":..., "scipy":..., "arrays": {name: [offset, length]},
+                           "cases": [...]}
+
+A case is a JSON object:
+    id        unique, human readable ("add/float32/T")
+    op        the routine ("add", "sum", "matmul", "convolve2d", "arange", ...)
+    inputs    list of operands, each {"array": name, "view": [steps]} or a weak (Python) scalar
+              {"weak": "int"|"float"|"bool", "value": v} (floats: a number or "nan"/"inf"/"-inf")
+    kwargs    op arguments (axis, keepdims, mode, dtype, start/stop/step, ...)
+    expected  array name of NumPy's result (C order), absent when an error is expected
+    dtype     NumPy's result dtype name
+    shape     NumPy's result shape
+    error     NumPy's exception class name when the call raises (TypeError, OverflowError,
+              ValueError); the Rust side maps it to the error variant it expects
+    scale     (reductions, matmul, convolutions) array name of the same op applied to |inputs|
+              (the condition scale the float tolerance is relative to), and "n" the reduction length
+
+A view step (applied on the device to the uploaded base array, and here to build the expected
+result) is one of:
+    {"op": "T"}                        a.T
+    {"op": "transpose", "axes": [...]}
+    {"op": "slice", "items": [...]}    basic indexing; an item is an int, [start, stop, step] with
+                                       nulls, "newaxis" or "..."
+    {"op": "broadcast_to", "shape": [...]}
+    {"op": "reshape", "shape": [...]}
+    {"op": "swapaxes", "a": i, "b": j}
+    {"op": "expand_dims", "axis": i}
+    {"op": "squeeze"}
+"""
+
+import hashlib
+import io
+import json
+import os
+import sys
+
+import numpy as np
+import scipy
+import scipy.signal
+
+PINNED = {"numpy": "2.2.6", "scipy": "1.17.1"}
+if np.__version__ != PINNED["numpy"] or scipy.__version__ != PINNED["scipy"]:
+    sys.exit(
+        f"gen.py is pinned to numpy {PINNED['numpy']} / scipy {PINNED['scipy']}, "
+        f"found {np.__version__} / {scipy.__version__}"
+    )
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DTYPES = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64",
+]
+FLOATS = ["float16", "float32", "float64"]
+
+
+class Group:
+    def __init__(self, name):
+        self.name = name
+        self.blobs = []
+        self.offset = 0
+        self.index = {}
+        self.keys = {}
+        self.cases = []
+        self.ids = set()
+
+    def arr(self, a):
+        a = np.asarray(a).copy(order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, a, version=(1, 0), allow_pickle=False)
+        b = buf.getvalue()
+        key = hashlib.sha1(b).hexdigest()
+        if key not in self.keys:
+            self.keys[key] = f"a{len(self.keys)}"
+            self.index[self.keys[key]] = [self.offset, len(b)]
+            self.blobs.append(b)
+            self.offset += len(b)
+        return self.keys[key]
+
+    def case(self, **kw):
+        assert kw["id"] not in self.ids, kw["id"]
+        self.ids.add(kw["id"])
+        self.cases.append(kw)
+
+    def write(self):
+        with open(os.path.join(HERE, f"{self.name}.npys"), "wb") as f:
+            for b in self.blobs:
+                f.write(b)
+        man = {
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+            "arrays": self.index,
+            "cases": self.cases,
+        }
+        # One case per line keeps diffs of regenerated goldens readable.
+        with open(os.path.join(HERE, f"{self.name}.json"), "w") as f:
+            c = (",", ":")
+            f.write('{"numpy":%s,"scipy":%s,\n"arrays":%s,\n"cases":[\n' % (
+                json.dumps(man["numpy"]), json.dumps(man["scipy"]), json.dumps(man["arrays"], separators=c)))
+            f.write(",\n".join(json.dumps(x, separators=c) for x in self.cases))
+            f.write("\n]}\n")
+        print(f"{self.name}: {len(self.cases)} cases, {len(self.index)} arrays, {self.offset} bytes")
+
+
+# ---------- views ----------
+
+def apply_view(a, steps):
+    for s in steps:
+        op = s["op"]
+        if op == "T":
+            a = a.T
+        elif op == "transpose":
+            a = a.transpose(s["axes"])
+        elif op == "slice":
+            items = []
+            for it in s["items"]:
+                if isinstance(it, int):
+                    items.append(it)
+                elif it == "newaxis":
+                    items.append(None)
+                elif it == "...":
+                    items.append(Ellipsis)
+                else:
+                    items.append(slice(*it))
+            a = a[tuple(items)]
+        elif op == "broadcast_to":
+            a = np.broadcast_to(a, s["shape"])
+        elif op == "reshape":
+            a = a.reshape(s["shape"])
+        elif op == "swapaxes":
+            a = a.swapaxes(s["a"], s["b"])
+        elif op == "expand_dims":
+            a = np.expand_dims(a, s["axis"])
+        elif op == "squeeze":
+            a = a.squeeze()
+        else:
+            raise ValueError(op)
+    return a
+
+
+def T():
+    return {"op": "T"}
+
+
+def sl(*items):
+    return {"op": "slice", "items": list(items)}
+
+
+def bcast(shape):
+    return {"op": "broadcast_to", "shape": list(shape)}
+
+
+def operand(g, base, steps=()):
+    steps = list(steps)
+    return {"array": g.arr(base), "view": steps}, apply_view(base, steps)
+
+
+def weak(v):
+    if isinstance(v, bool):
+        return {"weak": "bool", "value": v}, v
+    if isinstance(v, int):
+        return {"weak": "int", "value": v}, v
+    if np.isnan(v):
+        return {"weak": "float", "value": "nan"}, v
+    if np.isinf(v):
+        return {"weak": "float", "value": "inf" if v > 0 else "-inf"}, v
+    return {"weak": "float", "value": v}, v
+
+
+def record(g, cid, op, inputs, fn, kwargs=None, extra=None):
+    """Runs fn() under errstate(all='ignore') and records the result or the exception."""
+    c = {"id": cid, "op": op, "inputs": inputs, "kwargs": kwargs or {}}
+    try:
+        with np.errstate(all="ignore"):
+            r = fn()
+    except (TypeError, OverflowError, ValueError) as e:
+        c["error"] = type(e).__name__ if not isinstance(e, TypeError) else "TypeError"
+        c["message"] = str(e)
+        g.case(**c)
+        return None
+    r = np.asarray(r)
+    c["expected"] = g.arr(r)
+    c["dtype"] = r.dtype.name
+    c["shape"] = list(r.shape)
+    if extra:
+        c.update(extra(r) if callable(extra) else extra)
+    g.case(**c)
+    return r
+
+
+# ---------- values ----------
+
+RNG = np.random.default_rng(20261129)
+
+
+def cyc(vals, shape, dtype, shift=0):
+    n = int(np.prod(shape))
+    vals = list(vals)
+    out = [vals[(i * 7 + shift) % len(vals)] for i in range(n)]
+    return np.array(out, dtype=dtype).reshape(shape)
+
+
+def lhs_values(dt):
+    """First operands: specials for floats, extremes and negatives for integers."""
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return [True, False, True, True, False]
+    if d.kind == "i":
+        info = np.iinfo(d)
+        return [0, 1, -1, 7, -7, 13, -13, 100 % (info.max + 1), -100 if info.bits > 8 else -100,
+                info.min, info.max, 3, -4, 42, 5, -9, 27]
+    if d.kind == "u":
+        info = np.iinfo(d)
+        return [0, 1, 7, 13, 100, info.max, info.max - 1, 3, 42, 5, 27, 128, 200]
+    return [0.0, -0.0, 1.0, -2.5, 3.75, 0.1, 1e-3, 100.0, -7.0, np.nan, np.inf, -np.inf,
+            0.5, 2.0, -0.75, 10.0, 1.0, -1.0]
+
+
+def rhs_values(dt):
+    """Second operands: zero divisors, -1, negatives, specials."""
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return [True, True, False, True, False, False, True]
+    if d.kind == "i":
+        info = np.iinfo(d)
+        return [3, 0, -1, 2, -3, 5, 1, -7, info.max, info.min, 4, -2, 9]
+    if d.kind == "u":
+        info = np.iinfo(d)
+        return [3, 0, 1, 2, 5, 7, info.max, 4, 9, 250 % (info.max + 1)]
+    return [3.0, 0.0, -0.0, 0.1, -1.5, 2.0, np.inf, -np.inf, np.nan, 0.25, -3.0, 1.0, 7.5, 1e-3,
+            -0.5]
+
+
+def power_rhs(dt):
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return [True, False, True]
+    if d.kind in "iu":
+        return [0, 1, 2, 3, 5, 7, 2]
+    return [2.0, 0.5, -1.0, 0.0, 3.0, -0.5, 1.5, np.nan, np.inf, -2.0]
+
+
+def shift_rhs(dt):
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return [True, False]
+    bits = d.itemsize * 8
+    return [0, 1, 3, bits - 1, 2, 5]
+
+
+def trans_values(dt):
+    """Transcendental inputs: moderate magnitudes (|x| <= 10) plus specials."""
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return [True, False, True]
+    if d.kind == "i":
+        return [0, 1, -1, 2, 5, -5, 9, -9, 10, 3, 7]
+    if d.kind == "u":
+        return [0, 1, 2, 5, 9, 10, 3, 7]
+    return [0.0, -0.0, 0.5, -0.5, 1.0, 2.0, -2.0, 3.14159, -3.14159, 6.0, -6.0, 9.5, -9.5, 0.01,
+            np.nan, np.inf, -np.inf, 1e-3, 4.25, -1.0]
+
+
+# ---------- ufuncs ----------
+
+BINARY_MAIN = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
+               "maximum", "minimum", "equal", "less", "greater"]
+UNARY_MAIN = ["negative", "absolute", "sqrt", "exp", "log", "sin", "cos"]
+BINARY_EXTRA = ["not_equal", "less_equal", "greater_equal", "fmax", "fmin", "logical_and",
+                "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+                "left_shift", "right_shift", "arctan2"]
+UNARY_EXTRA = ["positive", "square", "tan", "tanh", "floor", "ceil", "logical_not", "invert",
+               "isnan", "isinf", "isfinite"]
+TRANSCENDENTAL = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "arctan2"}
+
+
+def lhs_for(op, dt):
+    return trans_values(dt) if op in TRANSCENDENTAL else lhs_values(dt)
+
+
+def rhs_for(op, dt):
+    if op == "power":
+        return power_rhs(dt)
+    if op in ("left_shift", "right_shift"):
+        return shift_rhs(dt)
+    if op == "arctan2":
+        return trans_values(dt)
+    return rhs_values(dt)
+
+
+BINARY_VIEWS = {
+    # name: (lhs base shape, lhs steps, rhs base shape, rhs steps)
+    "contig": ((3, 5), [], (3, 5), []),
+    "T": ((5, 3), [T()], (3, 5), []),
+    "step": ((6, 5), [sl([None, None, 2])], (3, 10), [sl([None, None, None], [1, None, 2])]),
+    "reverse": ((3, 5), [sl([None, None, -1], [None, None, -1])], (3, 5), [sl([None, None, None], [None, None, -1])]),
+    "broadcast": ((3, 5), [], (5,), []),
+    "bcast_view": ((1, 5), [bcast((3, 5))], (3, 1), [bcast((3, 5))]),
+    "outer": ((3, 1), [], (1, 5), []),
+    "size0": ((0, 5), [], (5,), []),
+    "0d": ((), [], (), []),
+    "0d_bcast": ((3, 5), [sl([None, None, -1])], (), []),
+}
+UNARY_VIEWS = {
+    "contig": ((3, 5), []),
+    "T": ((5, 3), [T()]),
+    "step": ((3, 10), [sl([None, None, None], [None, None, 2])]),
+    "reverse": ((3, 5), [sl([None, None, -1], [None, None, -1])]),
+    "broadcast": ((5,), [bcast((3, 5))]),
+    "size0": ((3, 0), []),
+    "0d": ((), []),
+}
+
+
+def gen_ufuncs():
+    g = Group("ufuncs")
+    for dt in DTYPES:
+        for op in BINARY_MAIN + BINARY_EXTRA:
+            views = BINARY_VIEWS if op in BINARY_MAIN else {k: BINARY_VIEWS[k] for k in ("contig", "T")}
+            for vname, (sa, sta, sb, stb) in views.items():
+                base_a = cyc(lhs_for(op, dt), sa, dt)
+                base_b = cyc(rhs_for(op, dt), sb, dt, shift=3)
+                ia, a = operand(g, base_a, sta)
+                ib, b = operand(g, base_b, stb)
+                f = getattr(np, op)
+                record(g, f"{op}/{dt}/{vname}", op, [ia, ib], lambda: f(a, b))
+        for op in UNARY_MAIN + UNARY_EXTRA:
+            views = UNARY_VIEWS if op in UNARY_MAIN else {k: UNARY_VIEWS[k] for k in ("contig", "reverse")}
+            for vname, (sa, sta) in views.items():
+                base_a = cyc(lhs_for(op, dt), sa, dt)
+                ia, a = operand(g, base_a, sta)
+                f = getattr(np, op)
+                record(g, f"{op}/{dt}/{vname}", op, [ia], lambda: f(a))
+    # Specific integer division edge cases (INT_MIN // -1, negative operands, zero divisors).
+    for dt in ["int8", "int16", "int32", "int64"]:
+        info = np.iinfo(dt)
+        a = np.array([7, -7, 7, -7, info.min, info.min, 0, 5, -5, info.max], dtype=dt)
+        b = np.array([2, 2, -2, -2, -1, 1, 0, 0, 0, -1], dtype=dt)
+        ia, _ = operand(g, a)
+        ib, _ = operand(g, b)
+        for op in ["floor_divide", "remainder"]:
+            f = getattr(np, op)
+            record(g, f"{op}/{dt}/edges", op, [ia, ib], lambda: f(a, b))
+    # Float floor_divide/remainder edge cases (1 // 0.1 == 9 in NumPy).
+    for dt in FLOATS:
+        a = np.array([1.0, -1.0, 1.0, 5.5, -5.5, 0.0, -0.0, np.inf, 3.0, 1.0], dtype=dt)
+        b = np.array([0.1, 0.1, -0.1, 2.0, 2.0, -3.0, 3.0, 3.0, np.inf, -np.inf], dtype=dt)
+        ia, _ = operand(g, a)
+        ib, _ = operand(g, b)
+        for op in ["floor_divide", "remainder"]:
+            f = getattr(np, op)
+            record(g, f"{op}/{dt}/edges", op, [ia, ib], lambda: f(a, b))
+
+    # NEP 50 promotion: array-array across kinds, array-weak scalar.
+    pairs = [("uint8", "int8"), ("int32", "float32"), ("int64", "uint64"), ("float16", "int16"),
+             ("uint16", "float16"), ("int8", "float16"), ("uint32", "int32"), ("bool", "int8"),
+             ("bool", "float32"), ("float32", "float64"), ("uint8", "uint16"), ("int16", "uint32"),
+             ("float16", "float32"), ("uint64", "float32")]
+    for x, y in pairs:
+        for op in ["add", "multiply", "true_divide", "less"]:
+            base_a = cyc([1, 2, 3, 0, 5, 7], (2, 3), x)
+            base_b = cyc([3, 1, 2, 4, 1, 6], (2, 3), y)
+            ia, a = operand(g, base_a)
+            ib, b = operand(g, base_b)
+            f = getattr(np, op)
+            record(g, f"promote/{op}/{x}+{y}", op, [ia, ib], lambda: f(a, b))
+    scalars = [("int8", "add", 1), ("int8", "add", 1000), ("int8", "add", -128), ("int8", "add", 127),
+               ("uint8", "add", 300), ("uint8", "add", -1), ("uint8", "add", 255),
+               ("float32", "multiply", 2.5), ("float32", "multiply", 3), ("float16", "add", 1e5),
+               ("float16", "multiply", 0.1), ("int32", "add", 1.5), ("int32", "true_divide", 2),
+               ("bool", "add", 1), ("bool", "add", 2.5), ("bool", "add", True),
+               ("int64", "multiply", True), ("uint64", "add", 2**63), ("uint16", "subtract", 1),
+               ("int16", "floor_divide", -3), ("int32", "remainder", 4), ("float64", "power", 2),
+               ("uint8", "less", 3), ("uint8", "less", -1), ("int8", "greater", 200),
+               ("float32", "maximum", float("nan")), ("float32", "add", float("inf")),
+               ("uint32", "power", 2)]
+    for dt, op, s in scalars:
+        base = cyc(lhs_values(dt)[:6] if dt != "float16" else [1.0, 2.0, -3.5, 0.0], (2, 3), dt)
+        if np.dtype(dt).kind == "u" and op == "subtract":
+            base = cyc([1, 2, 3, 10], (2, 3), dt)
+        ia, a = operand(g, base)
+        isc, sv = weak(s)
+        f = getattr(np, op)
+        record(g, f"weak/{op}/{dt}/{s!r}", op, [ia, isc], lambda: f(a, sv))
+        # Scalar on the left too.
+        record(g, f"weak_left/{op}/{dt}/{s!r}", op, [isc, ia], lambda: f(sv, a))
+    g.write()
+
+
+# ---------- creation and astype ----------
+
+def gen_creation():
+    g = Group("creation")
+    for dt in DTYPES:
+        record(g, f"zeros/{dt}", "zeros", [], lambda: np.zeros((2, 3), dt), {"shape": [2, 3], "dtype": dt})
+        record(g, f"ones/{dt}", "ones", [], lambda: np.ones((3, 1, 2), dt), {"shape": [3, 1, 2], "dtype": dt})
+        fv = 7 if dt != "bool" else 1
+        record(g, f"full/{dt}", "full", [], lambda: np.full((4,), fv, dt), {"shape": [4], "value": fv, "dtype": dt})
+        record(g, f"zeros0d/{dt}", "zeros", [], lambda: np.zeros((), dt), {"shape": [], "dtype": dt})
+        record(g, f"ones_empty/{dt}", "ones", [], lambda: np.ones((0, 3), dt), {"shape": [0, 3], "dtype": dt})
+        record(g, f"eye/{dt}", "eye", [], lambda: np.eye(3, dtype=dt), {"n": 3, "m": None, "k": 0, "dtype": dt})
+    record(g, "full/float32/frac", "full", [], lambda: np.full((2, 2), 0.1, np.float32), {"shape": [2, 2], "value": 0.1, "dtype": "float32"})
+    record(g, "full/float64/nan", "full", [], lambda: np.full((3,), np.nan), {"shape": [3], "value": "nan", "dtype": "float64"})
+    record(g, "full/int32/from_float", "full", [], lambda: np.full((2,), 7.9).astype(np.int32), {"shape": [2], "value": 7.9, "dtype": "int32"})
+    aranges = [
+        (0, 10, 1, "int32"), (0, 10, 1, "int64"), (3, 20, 4, "int64"), (10, 0, -3, "int32"),
+        (-5, 5, 2, "int16"), (0, 1, 0.1, "float64"), (0, 1, 0.1, "float32"), (-1.5, 2.2, 0.5, "float32"),
+        (2.5, -1.0, -0.5, "float64"), (1, 1, 1, "float64"), (5, 0, 1, "int64"), (0, 300, 1, "uint8"),
+        (0, 5, 1, "float16"), (0.5, 4, 1, "int32"), (-3, 3, 1, "uint8"),
+    ]
+    for start, stop, step, dt in aranges:
+        def fn(start=start, stop=stop, step=step, dt=dt):
+            if np.dtype(dt).kind in "iu" and any(isinstance(v, float) for v in (start, stop, step)):
+                # Rust's arange_on takes f64 bounds; NumPy with integer dtype and float bounds.
+                return np.arange(start, stop, step, dtype=dt)
+            if np.dtype(dt).kind in "iu":
+                with np.errstate(all="ignore"):
+                    return np.arange(start, stop, step, dtype=np.int64).astype(dt)
+            return np.arange(start, stop, step, dtype=dt)
+        record(g, f"arange/{start}:{stop}:{step}/{dt}", "arange", [], fn,
+               {"start": start, "stop": stop, "step": step, "dtype": dt})
+    linspaces = [(0, 1, 5, True, "float64"), (0, 1, 5, False, "float64"), (-1, 1, 7, True, "float32"),
+                 (2, 3, 1, True, "float64"), (2, 3, 0, True, "float64"), (0, 10, 4, False, "float32"),
+                 (-5, 5, 7, True, "int32"), (0, 10, 6, True, "int64"), (1, 0, 11, True, "float64"),
+                 (0, 1, 3, True, "float16")]
+    for start, stop, num, ep, dt in linspaces:
+        record(g, f"linspace/{start}:{stop}:{num}:{ep}/{dt}", "linspace", [],
+               lambda: np.linspace(start, stop, num, endpoint=ep, dtype=dt),
+               {"start": start, "stop": stop, "num": num, "endpoint": ep, "dtype": dt})
+    eyes = [(4, 5, 1, "float32"), (3, None, -1, "int64"), (4, None, 5, "float64"), (2, 4, -3, "bool"),
+            (5, 3, 2, "uint8"), (1, None, 0, "float16"), (0, None, 0, "float64")]
+    for n, m, k, dt in eyes:
+        record(g, f"eye/{n}x{m}/k{k}/{dt}", "eye", [], lambda: np.eye(n, m, k, dtype=dt),
+               {"n": n, "m": m, "k": k, "dtype": dt})
+    g.write()
+
+
+def astype_values(src):
+    d = np.dtype(src)
+    if d.kind == "b":
+        return [True, False, True]
+    if d.kind == "i":
+        info = np.iinfo(d)
+        vals = [0, 1, -1, 100, -100 if d.itemsize > 1 else -128, info.max, info.min, 77, -2]
+        if d.itemsize >= 2:
+            vals += [300, -300, 255, 256]
+        if d.itemsize >= 4:
+            vals += [70000, -70000, 2**24 + 1]
+        if d.itemsize >= 8:
+            vals += [2**53 + 1, -(2**40)]
+        return vals
+    if d.kind == "u":
+        info = np.iinfo(d)
+        vals = [0, 1, 100, 200, info.max, 128, 127]
+        if d.itemsize >= 2:
+            vals += [300, 256, 65535]
+        if d.itemsize >= 4:
+            vals += [70000, 2**24 + 1, 2**31]
+        if d.itemsize >= 8:
+            vals += [2**63, 2**53 + 1]
+        return vals
+    # Floats: values whose conversion to every dtype is defined (no negatives: float -> unsigned
+    # of a negative value is undefined in C; no NaN/inf: float -> int is undefined).
+    return [0.0, -0.0, 1.5, 2.7, 100.9, 127.0, 0.25, 3.0, 99.99, 1.0]
+
+
+def gen_astype():
+    g = Group("astype")
+    for src in DTYPES:
+        base = np.array(astype_values(src), dtype=src)
+        ia, a = operand(g, base)
+        for dst in DTYPES:
+            record(g, f"astype/{src}->{dst}", "astype", [ia], lambda: a.astype(dst), {"dtype": dst})
+        # Strided/reversed source.
+        ib, b = operand(g, np.stack([base, base[::-1]]), [sl([None, None, -1], [None, None, 2])])
+        for dst in ["float64", "int64", "bool"]:
+            record(g, f"astype/{src}->{dst}/reverse_step", "astype", [ib], lambda: b.astype(dst), {"dtype": dst})
+    # Float -> signed int: truncation toward zero of negatives; float specials to floats.
+    for src in FLOATS:
+        base = np.array([-2.7, -0.5, -127.9, 2.7, -1.0, 0.9], dtype=src)
+        ia, a = operand(g, base)
+        for dst in ["int8", "int16", "int32", "int64"]:
+            record(g, f"astype/{src}->{dst}/negative", "astype", [ia], lambda: a.astype(dst), {"dtype": dst})
+        spec = np.array([np.nan, np.inf, -np.inf, -0.0, 65504.0, 1e-8, 0.1], dtype=src)
+        ib, b = operand(g, spec)
+        for dst in FLOATS + ["bool"]:
+            record(g, f"astype/{src}->{dst}/special", "astype", [ib], lambda: b.astype(dst), {"dtype": dst})
+    big = np.array([1e5, -1e5, 65519.0, 65520.0, 1.0 + 2**-11, 1.0 + 3 * 2**-11, 2**-24, 1e-30], dtype=np.float64)
+    for src in ["float32", "float64"]:
+        ia, a = operand(g, big.astype(src))
+        record(g, f"astype/{src}->float16/rounding", "astype", [ia], lambda: a.astype(np.float16), {"dtype": "float16"})
+    ia, a = operand(g, np.array([1.0 + 2**-24, 1.0 + 3 * 2**-24, 1e39, -1e39, 1e-46, 0.1], dtype=np.float64))
+    record(g, "astype/float64->float32/rounding", "astype", [ia], lambda: a.astype(np.float32), {"dtype": "float32"})
+    g.write()
+
+
+# ---------- reductions ----------
+
+def red_values(dt, shape, seed):
+    d = np.dtype(dt)
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if d.kind == "b":
+        v = rng.random(n) < 0.6
+    elif d.kind == "i":
+        v = rng.integers(-50, 50, n)
+    elif d.kind == "u":
+        v = rng.integers(0, 100, n)
+    else:
+        v = rng.uniform(-4, 4, n)
+    return v.astype(dt).reshape(shape)
+
+
+def prod_values(dt, shape, seed):
+    d = np.dtype(dt)
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if d.kind == "b":
+        v = rng.random(n) < 0.8
+    elif d.kind in "iu":
+        v = rng.integers(1, 4, n) * (1 if d.kind == "u" else rng.choice([-1, 1], n))
+    else:
+        v = rng.uniform(0.5, 1.5, n) * rng.choice([-1, 1], n)
+    return v.astype(dt).reshape(shape)
+
+
+REDUCTIONS = ["sum", "prod", "max", "min", "mean"]
+
+
+def gen_reductions():
+    g = Group("reductions")
+
+    def add(cid, op, base, steps, axis, keepdims):
+        ia, a = operand(g, base, steps)
+        f = getattr(np, op)
+        kw = {"axis": axis if not isinstance(axis, tuple) else list(axis), "keepdims": keepdims}
+
+        def extra(r):
+            if r.dtype.kind not in "fc":
+                return {}
+            # Condition scale: the same reduction over |x| (mean: mean of |x|), and the length.
+            ax = axis
+            n = a.size if ax is None else int(np.prod([a.shape[i] for i in (ax if isinstance(ax, tuple) else (ax,))]))
+            with np.errstate(all="ignore"):
+                absa = np.abs(a.astype(np.float64))
+                if op == "prod":
+                    s = np.abs(r.astype(np.float64))
+                elif op in ("max", "min"):
+                    s = np.zeros(r.shape)
+                else:
+                    s = getattr(np, op)(absa, axis=ax, keepdims=keepdims)
+            return {"scale": g.arr(np.asarray(s, dtype=np.float64)), "n": max(n, 1)}
+
+        record(g, cid, op, [ia], lambda: f(a, axis=axis, keepdims=keepdims), kw, extra)
+
+    for dt in DTYPES:
+        for op in REDUCTIONS:
+            mk = prod_values if op == "prod" else red_values
+            b3 = mk(dt, (2, 3, 4), 1)
+            for axis in [None, 0, 1, -1, (0, 2)]:
+                add(f"{op}/{dt}/3d/axis{axis}", op, b3, [], axis, False)
+            add(f"{op}/{dt}/3d/axis1/keepdims", op, b3, [], 1, True)
+            add(f"{op}/{dt}/3d/none/keepdims", op, b3, [], None, True)
+            b1 = mk(dt, (37,), 2)
+            add(f"{op}/{dt}/1d/axisNone", op, b1, [], None, False)
+            add(f"{op}/{dt}/1d/reverse", op, b1, [sl([None, None, -2])], None, False)
+            b2 = mk(dt, (5, 7), 3)
+            add(f"{op}/{dt}/2d/T/axis0", op, b2, [T()], 0, False)
+            add(f"{op}/{dt}/2d/reverse/axis1", op, b2, [sl([None, None, -1], [None, None, -1])], 1, False)
+            add(f"{op}/{dt}/3d/transpose/axis(0,2)", op, b3, [{"op": "transpose", "axes": [2, 0, 1]}], (0, 2), True)
+            add(f"{op}/{dt}/2d/bcast/axis0", op, mk(dt, (1, 7), 4), [bcast((5, 7))], 0, False)
+            e = np.zeros((0, 3), dt)
+            add(f"{op}/{dt}/empty/axis0", op, e, [], 0, False)
+            add(f"{op}/{dt}/empty/axis1", op, e, [], 1, False)
+            add(f"{op}/{dt}/empty/axisNone", op, e, [], None, False)
+            add(f"{op}/{dt}/empty00/axis0", op, np.zeros((0, 0), dt), [], 0, False)
+            add(f"{op}/{dt}/0d", op, mk(dt, (), 5), [], None, False)
+    for dt in FLOATS:
+        v = red_values(dt, (3, 4), 6)
+        v[1, 2] = np.nan
+        for op in REDUCTIONS:
+            add(f"{op}/{dt}/nan/axis0", op, v, [], 0, False)
+            add(f"{op}/{dt}/nan/axisNone", op, v, [], None, False)
+    # A longer float32 sum (accuracy vs length).
+    add("sum/float32/long", "sum", np.random.default_rng(7).uniform(0, 1, 4099).astype(np.float32), [], None, False)
+    add("mean/float32/long_axis1", "mean", np.random.default_rng(8).uniform(-1, 1, (3, 1000)).astype(np.float32), [], 1, False)
+    g.write()
+
+
+# ---------- linalg ----------
+
+def gen_linalg():
+    g = Group("linalg")
+    rng = np.random.default_rng(11)
+
+    def add(cid, op, a_base, a_steps, b_base, b_steps):
+        ia, a = operand(g, a_base, a_steps)
+        ib, b = operand(g, b_base, b_steps)
+        f = getattr(np, op)
+
+        def extra(r):
+            if r.dtype.kind != "f":
+                return {}
+            s = f(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
+            k = a.shape[-1] if a.ndim >= 1 else 1
+            # One condition scale per case: the largest |a|@|b| entry.
+            return {"scale_max": float(np.max(s, initial=0.0)), "n": max(int(k), 1)}
+
+        record(g, cid, op, [ia, ib], lambda: f(a, b), {}, extra)
+
+    def r(*shape, dt):
+        if np.dtype(dt).kind in "iu":
+            return rng.integers(-5, 6, shape).astype(dt)
+        return rng.uniform(-1, 1, shape).astype(dt)
+
+    for dt in ["float32", "float64"]:
+        add(f"matmul/{dt}/2d", "matmul", r(5, 7, dt=dt), [], r(7, 3, dt=dt), [])
+        add(f"matmul/{dt}/aT", "matmul", r(7, 5, dt=dt), [T()], r(7, 3, dt=dt), [])
+        add(f"matmul/{dt}/bT", "matmul", r(5, 7, dt=dt), [], r(3, 7, dt=dt), [T()])
+        add(f"matmul/{dt}/aTbT", "matmul", r(7, 5, dt=dt), [T()], r(3, 7, dt=dt), [T()])
+        add(f"matmul/{dt}/1d@2d", "matmul", r(7, dt=dt), [], r(7, 4, dt=dt), [])
+        add(f"matmul/{dt}/2d@1d", "matmul", r(4, 7, dt=dt), [], r(7, dt=dt), [])
+        add(f"matmul/{dt}/1d@1d", "matmul", r(9, dt=dt), [], r(9, dt=dt), [])
+        add(f"matmul/{dt}/batched_bcast", "matmul", r(2, 1, 4, 5, dt=dt), [], r(3, 5, 2, dt=dt), [])
+        add(f"matmul/{dt}/batched_2d", "matmul", r(3, 4, 5, dt=dt), [], r(5, 6, dt=dt), [])
+        add(f"matmul/{dt}/17x33@33x9", "matmul", r(17, 33, dt=dt), [], r(33, 9, dt=dt), [])
+        add(f"matmul/{dt}/33x64@64x34", "matmul", r(33, 64, dt=dt), [], r(64, 34, dt=dt), [])
+        add(f"matmul/{dt}/k0", "matmul", r(4, 0, dt=dt), [], r(0, 3, dt=dt), [])
+        add(f"matmul/{dt}/strided", "matmul", r(10, 7, dt=dt), [sl([None, None, 2])], r(7, 6, dt=dt), [sl([None, None, None], [None, None, -2])])
+        add(f"matmul/{dt}/mismatch", "matmul", r(4, 5, dt=dt), [], r(6, 3, dt=dt), [])
+        add(f"dot/{dt}/2d", "dot", r(6, 4, dt=dt), [], r(4, 5, dt=dt), [])
+        add(f"dot/{dt}/1d@1d", "dot", r(8, dt=dt), [], r(8, dt=dt), [])
+        add(f"dot/{dt}/2d@1d_T", "dot", r(4, 6, dt=dt), [T()], r(4, dt=dt), [])
+    add("matmul/float32@float64", "matmul", r(3, 4, dt="float32"), [], r(4, 2, dt="float64"), [])
+    add("matmul/int32/2d", "matmul", r(3, 4, dt="int32"), [], r(4, 5, dt="int32"), [])
+    g.write()
+
+
+# ---------- signal ----------
+
+def load_camera():
+    """Decodes tests/data/camera.png (8-bit greyscale, non-interlaced) with zlib alone."""
+    import struct
+    import zlib
+    d = open(os.path.join(HERE, "..", "data", "camera.png"), "rb").read()
+    assert d[:8] == b"\x89PNG\r\n\x1a\n"
+    i, idat = 8, b""
+    while i < len(d):
+        (n,) = struct.unpack(">I", d[i:i + 4])
+        t = d[i + 4:i + 8]
+        if t == b"IHDR":
+            w, h, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", d[i + 8:i + 21])
+            assert (depth, color, interlace) == (8, 0, 0)
+        elif t == b"IDAT":
+            idat += d[i + 8:i + 8 + n]
+        i += 12 + n
+    raw = zlib.decompress(idat)
+    img = np.zeros((h, w), np.uint8)
+    prev = np.zeros(w, np.int32)
+    for y in range(h):
+        f = raw[y * (w + 1)]
+        line = np.frombuffer(raw, np.uint8, w, y * (w + 1) + 1).astype(np.int32)
+        out = np.zeros(w, np.int32)
+        for x in range(w):
+            a = out[x - 1] if x > 0 else 0
+            b = prev[x]
+            c = prev[x - 1] if x > 0 else 0
+            if f == 0:
+                pr = 0
+            elif f == 1:
+                pr = a
+            elif f == 2:
+                pr = b
+            elif f == 3:
+                pr = (a + b) // 2
+            else:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            out[x] = (line[x] + pr) & 0xFF
+        img[y] = out
+        prev = out
+    return img
+
+
+def gen_signal():
+    g = Group("signal")
+    rng = np.random.default_rng(13)
+
+    def add(cid, a_base, b_base, mode, a_steps=(), b_steps=()):
+        ia, a = operand(g, a_base, a_steps)
+        ib, b = operand(g, b_base, b_steps)
+
+        def extra(r):
+            if r.dtype.kind != "f":
+                return {}
+            s = scipy.signal.convolve2d(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)), mode)
+            return {"scale_max": float(np.max(s, initial=0.0)), "n": int(min(a.size, b.size))}
+
+        record(g, cid, "convolve2d", [ia, ib], lambda: scipy.signal.convolve2d(a, b, mode), {"mode": mode}, extra)
+
+    for dt in ["float32", "float64"]:
+        a = rng.uniform(-1, 1, (6, 7)).astype(dt)
+        for kshape in [(3, 3), (2, 4), (4, 4), (1, 1), (5, 2)]:
+            k = rng.uniform(-1, 1, kshape).astype(dt)
+            for mode in ["full", "same", "valid"]:
+                add(f"convolve2d/{dt}/6x7*{kshape[0]}x{kshape[1]}/{mode}", a, k, mode)
+        small = rng.uniform(-1, 1, (3, 2)).astype(dt)
+        for mode in ["full", "same", "valid"]:
+            add(f"convolve2d/{dt}/swap_3x2*6x7/{mode}", small, a, mode)
+        add(f"convolve2d/{dt}/views/same", rng.uniform(-1, 1, (7, 12)).astype(dt), rng.uniform(-1, 1, (3, 3)).astype(dt), "same",
+            [T(), sl([None, None, -1], [None, None, 2])], [sl([None, None, -1])])
+    a = rng.integers(-5, 6, (5, 6)).astype(np.int32)
+    k = rng.integers(-2, 3, (3, 2)).astype(np.int32)
+    for mode in ["full", "same", "valid"]:
+        add(f"convolve2d/int32/5x6*3x2/{mode}", a, k, mode)
+    add("convolve2d/mixed/f32*f64/same", rng.uniform(-1, 1, (5, 5)).astype(np.float32), rng.uniform(-1, 1, (3, 3)), "same")
+    add("convolve2d/bad_valid/3x5*5x3", rng.uniform(-1, 1, (3, 5)), rng.uniform(-1, 1, (5, 3)), "valid")
+
+    cam = load_camera()
+    crop = cam[200:264, 200:264]
+    x = np.arange(-2, 3)
+    gk = np.exp(-(x[:, None] ** 2 + x[None, :] ** 2) / (2 * 1.2 ** 2))
+    gk /= gk.sum()
+    for dt in ["float32", "float64"]:
+        img = (crop.astype(np.float64) / 255.0).astype(dt)
+        for mode in ["same", "full", "valid"]:
+            add(f"convolve2d/camera64/{dt}/gauss5/{mode}", img, gk.astype(dt), mode)
+    g.write()
+
+
+# ---------- views ----------
+
+def gen_views():
+    g = Group("views")
+    base3 = np.arange(2 * 3 * 4, dtype=np.int32).reshape(2, 3, 4)
+    base2 = np.arange(6 * 7, dtype=np.float32).reshape(6, 7) * 0.5 - 3
+    recipes = {
+        "slice_1:3_step2": (base2, [sl([1, 3], [None, None, 2])]),
+        "reverse_rows": (base2, [sl([None, None, -1])]),
+        "reverse_both": (base2, [sl([None, None, -1], [None, None, -1])]),
+        "index_last": (base2, [sl(-1)]),
+        "index_col": (base2, [sl("...", 2)]),
+        "neg_step_bounds": (base2, [sl([-2, 0, -1], [5, 1, -2])]),
+        "step_gt_len": (base2, [sl([None, None, 10], [None, None, 3])]),
+        "empty_slice": (base2, [sl([5, 2])]),
+        "clamped": (base2, [sl([-100, 100], [3, 100])]),
+        "newaxis": (base2, [sl("newaxis", [None, None, 2], "...", "newaxis")]),
+        "T": (base2, [T()]),
+        "T_then_slice": (base2, [T(), sl([None, None, -2], [1, None])]),
+        "transpose3": (base3, [{"op": "transpose", "axes": [2, 0, 1]}]),
+        "transpose3_neg": (base3, [{"op": "transpose", "axes": [-1, -3, -2]}]),
+        "swapaxes": (base3, [{"op": "swapaxes", "a": 0, "b": 2}]),
+        "reshape_contig": (base3, [{"op": "reshape", "shape": [4, -1]}]),
+        "reshape_of_T": (base2, [T(), {"op": "reshape", "shape": [-1]}]),
+        "reshape_of_slice": (base3, [sl("...", [None, None, 2]), {"op": "reshape", "shape": [3, 4]}]),
+        "broadcast": (np.arange(4, dtype=np.int64), [bcast((3, 4))]),
+        "broadcast_then_slice": (np.arange(4, dtype=np.int64), [bcast((3, 2, 4)), sl([None, None, -1], 1, [1, 3])]),
+        "expand_dims": (base2, [{"op": "expand_dims", "axis": 1}]),
+        "squeeze": (np.arange(3, dtype=np.uint8).reshape(1, 3, 1), [{"op": "squeeze"}]),
+        "int_index_3d": (base3, [sl(1, -1)]),
+        "bool_reverse": (np.array([True, False, False, True, True]), [sl([None, None, -1])]),
+        "f16_step": (np.arange(10, dtype=np.float16) / 4, [sl([1, None, 3])]),
+        "i8_T": (np.arange(-6, 6, dtype=np.int8).reshape(3, 4), [T()]),
+        "u16_rev_step": (np.arange(20, dtype=np.uint16).reshape(4, 5) * 1000, [sl([None, None, -1], [None, None, -2])]),
+        "f64_0d_from_index": (np.arange(6, dtype=np.float64).reshape(2, 3), [sl(1, 2)]),
+    }
+    for name, (base, steps) in recipes.items():
+        ia, a = operand(g, base, steps)
+        record(g, f"view/{name}", "copy", [ia], lambda: a.copy())
+    # Errors NumPy raises for views.
+    for name, (base, steps) in {
+        "index_oob": (base2, [sl(6)]),
+        "index_oob_neg": (base2, [sl(0, -8)]),
+        "zero_step": (base2, [sl([None, None, 0])]),
+        "too_many": (base2, [sl(0, 0, 0)]),
+        "reshape_bad": (base3, [{"op": "reshape", "shape": [5, -1]}]),
+        "broadcast_bad": (base2, [bcast((6, 3))]),
+    }.items():
+        c = {"id": f"view_error/{name}", "op": "copy", "inputs": [{"array": g.arr(base), "view": steps}], "kwargs": {}}
+        try:
+            apply_view(base, steps)
+            raise AssertionError(name)
+        except (IndexError, ValueError, TypeError) as e:
+            c["error"] = type(e).__name__
+            c["message"] = str(e)
+        g.case(**c)
+    g.write()
+
+
+# ---------- printing ----------
+
+def gen_printing():
+    g = Group("printing")
+    arrays = {
+        "int64_1d": np.arange(10),
+        "int32_1d": np.arange(10, dtype=np.int32),
+        "float64_2d": np.array([[1.0, 2.5, -3.0], [0.125, 10.0, 6.0]]),
+        "float32_2d": np.array([[1.0, 2.5], [3.0, 4.0]], dtype=np.float32),
+        "float64_int_valued": np.array([[0.0, 1.0], [2.0, 3.0]]),
+        "int32_2d_neg": np.array([[1, -20, 3], [400, 5, -6]], dtype=np.int32),
+        "bool_1d": np.array([True, False, True]),
+        "float64_special": np.array([np.nan, np.inf, -1.5, 0.0]),
+        "float64_small": np.array([1e-5, 1.0, 2.0]),
+        "int64_3d": np.arange(8).reshape(2, 2, 2),
+        "uint8_1d": np.array([0, 255, 7], dtype=np.uint8),
+        "float64_big": np.arange(2000, dtype=np.float64),
+    }
+    for name, a in arrays.items():
+        ia, _ = operand(g, a)
+        g.case(id=f"print/{name}", op="print", inputs=[ia], kwargs={}, str=str(a), repr=repr(a))
+    g.write()
+
+
+if __name__ == "__main__":
+    gen_creation()
+    gen_astype()
+    gen_ufuncs()
+    gen_reductions()
+    gen_linalg()
+    gen_signal()
+    gen_views()
+    gen_printing()
+    total = sum(os.path.getsize(os.path.join(HERE, f)) for f in os.listdir(HERE) if f.endswith((".npys", ".json")))
+    print(f"total {total} bytes")

@@ -1,0 +1,74 @@
+//! Display reads like NumPy's `str`, Debug like its `repr` (goldens hold NumPy's own text).
+
+use crate::common::{self, Golden};
+use cupy::{DType, Device};
+
+#[test]
+fn arange_display() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::arange(10).expect("arange");
+            assert_eq!(format!("{a}"), "[0 1 2 3 4 5 6 7 8 9]", "on {dev}");
+            assert_eq!(
+                format!("{a:?}"),
+                "array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], dtype=int32)",
+                "on {dev}"
+            );
+        });
+    }
+}
+
+#[test]
+fn float_2d_display_and_debug() {
+    for dev in common::backends() {
+        let a = cupy::Array::from_slice_on(&dev, &[1.0f32, 2.5, 3.0, 4.0], &[2, 2]).unwrap();
+        assert_eq!(format!("{a}"), "[[1.  2.5]\n [3.  4. ]]", "on {dev}");
+        assert_eq!(
+            format!("{a:?}"),
+            "array([[1. , 2.5],\n       [3. , 4. ]], dtype=float32)",
+            "on {dev}"
+        );
+        let b = a.astype(DType::Float64).unwrap();
+        assert_eq!(
+            format!("{b:?}"),
+            "array([[1. , 2.5],\n       [3. , 4. ]])",
+            "on {dev}"
+        );
+    }
+}
+
+#[test]
+fn printing_matches_numpy() {
+    let g = Golden::load("printing");
+    let mut t = common::Tally::new("printing");
+    for dev in common::backends() {
+        let dev: Device = dev;
+        for case in &g.cases {
+            let id = case["id"].as_str().unwrap();
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let a = g
+                    .array(case["inputs"][0]["array"].as_str().unwrap())
+                    .upload(&dev)?;
+                let (s, r) = (format!("{a}"), format!("{a:?}"));
+                let (ws, wr) = (
+                    case["str"].as_str().unwrap(),
+                    case["repr"].as_str().unwrap(),
+                );
+                let mut bad = vec![];
+                if s != ws {
+                    bad.push(format!("str:\n got {s:?}\nwant {ws:?}"));
+                }
+                if r != wr {
+                    bad.push(format!("repr:\n got {r:?}\nwant {wr:?}"));
+                }
+                if bad.is_empty() {
+                    Ok(())
+                } else {
+                    Err(bad.join("\n").into())
+                }
+            })();
+            t.check(&dev, id, r);
+        }
+    }
+    t.finish();
+}

@@ -1,0 +1,132 @@
+//! Ufuncs against NumPy goldens: every dtype, strided/transposed/reversed/broadcast/size-0/0-d
+//! operands, special values, integer division by zero, NEP 50 promotion with weak scalars.
+
+use crate::common::{self, is_wgpu, Golden, Operand, Tol};
+use cupy::{Array, DType, Device, Result, Ufunc};
+use serde_json::Value;
+
+fn ufunc(name: &str) -> Ufunc {
+    Ufunc::ALL
+        .into_iter()
+        .find(|u| u.name() == name)
+        .unwrap_or_else(|| panic!("no ufunc {name}"))
+}
+
+/// Float tolerance per ufunc (module docs of `common` explain the classes).
+pub fn tol(op: &str, dtype: DType, dev: &Device) -> Tol {
+    let wgpu = is_wgpu(dev);
+    let f16 = dtype == DType::Float16;
+    match op {
+        "maximum" | "minimum" | "fmax" | "fmin" => Tol::Exact { zero_sign: false },
+        "true_divide" | "sqrt" if wgpu => Tol::Ulps(3),
+        "remainder" => Tol::Ulps(2),
+        "power" if wgpu => Tol::UlpsOrAbs(16, 0.0),
+        "power" => Tol::Ulps(if f16 { 1 } else { 4 }),
+        "exp" | "log" | "sin" | "cos" | "tan" | "tanh" | "arctan2" => {
+            if f16 {
+                if wgpu {
+                    Tol::UlpsOrAbs(2, 2f64.powi(-10))
+                } else {
+                    Tol::Ulps(1)
+                }
+            } else if wgpu && dtype == DType::Float32 {
+                // Vulkan: exp 3+2|x| ulps, log/sin/cos absolute near zeros.
+                Tol::UlpsOrAbs(32, 2f64.powi(-21))
+            } else {
+                Tol::Ulps(4)
+            }
+        }
+        _ => Tol::EXACT,
+    }
+}
+
+pub fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let u = ufunc(case["op"].as_str().unwrap());
+    let args: Vec<cupy::Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
+    cupy::apply(u, &args, None)
+}
+
+#[test]
+fn ufuncs_match_numpy() {
+    common::run_group(
+        "ufuncs",
+        exec,
+        |_, case, dev| {
+            tol(
+                case["op"].as_str().unwrap(),
+                common::dtype_of(&case["dtype"]),
+                dev,
+            )
+        },
+        common::generic_error_match,
+    );
+}
+
+/// `out=`: the result is cast into `out` (same_kind), written through a strided view, and the
+/// rest of `out`'s buffer is untouched.
+#[test]
+fn ufunc_out_into_strided_view() {
+    let mut t = common::Tally::new("ufunc_out");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0], &[3])?;
+            let b = Array::from_slice_on(&dev, &[10.0f32, 20.0, 30.0], &[3])?;
+            let base = Array::from_slice_on(&dev, &[-1.0f64; 6], &[6])?;
+            let out = base.slice(&cupy::s![..;2])?;
+            cupy::apply_out(Ufunc::Add, &[(&a).into(), (&b).into()], &out)?;
+            let got = base.to_vec::<f64>()?;
+            let want = vec![11.0, -1.0, 22.0, -1.0, 33.0, -1.0];
+            if got != want {
+                return Err(format!("add into base[::2]: got {got:?}, want {want:?}").into());
+            }
+            // out of a lower kind is refused (float64 result into int32 out).
+            let oi = Array::zeros_on(&dev, &[3], DType::Int32)?;
+            match cupy::apply_out(Ufunc::TrueDivide, &[(&a).into(), (&b).into()], &oi) {
+                Err(cupy::Error::TypeError { .. }) => {}
+                other => {
+                    return Err(
+                        format!("divide into int32 out: want TypeError, got {other:?}").into(),
+                    )
+                }
+            }
+            Ok(())
+        })();
+        t.check(&dev, "apply_out", r);
+    }
+    t.finish();
+}
+
+/// Operators on &Array and Rust scalars (weak) give the ufunc results.
+#[test]
+fn operators_and_weak_scalars() {
+    let mut t = common::Tally::new("operators");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[1.0f32, 2.0, 4.0], &[3])?;
+            let b: Array = ((&a * 2.0f64)? + &a)?;
+            if b.dtype() != DType::Float32 || b.to_vec::<f32>()? != vec![3.0, 6.0, 12.0] {
+                return Err(format!("(a*2)+a: {:?} {:?}", b.dtype(), b.to_vec::<f32>()).into());
+            }
+            let c: Array = (1.0f64 / &a)?;
+            if c.to_vec::<f32>()? != vec![1.0, 0.5, 0.25] {
+                return Err("1/a".to_string().into());
+            }
+            let i = Array::from_slice_on(&dev, &[250u8, 3, 7], &[3])?;
+            let j = (&i + 10i32)?;
+            if j.dtype() != DType::UInt8 || j.to_vec::<u8>()? != vec![4, 13, 17] {
+                return Err(format!("u8 + 10 wraps: {:?}", j.to_vec::<u8>()).into());
+            }
+            let k = (-&Array::from_slice_on(&dev, &[1i32, -2], &[2])?)?;
+            if k.to_vec::<i32>()? != vec![-1, 2] {
+                return Err("neg".to_string().into());
+            }
+            let m = (&i % 4i32)?;
+            if m.to_vec::<u8>()? != vec![2, 3, 3] {
+                return Err("rem".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "operators", r);
+    }
+    t.finish();
+}

@@ -1,0 +1,93 @@
+//! Views (slices with Python semantics, negative steps, transposes, broadcasts, reshapes)
+//! materialised by a device copy, against NumPy goldens; view errors.
+
+use crate::common::{self, Golden, Operand, Tol};
+use cupy::{Array, DType, Device, Error, Result};
+use serde_json::Value;
+
+fn exec(_: &Golden, _: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    ops[0].array().copy()
+}
+
+#[test]
+fn views_match_numpy() {
+    common::run_group(
+        "views",
+        exec,
+        |_, _, _| Tol::EXACT,
+        |case, e| {
+            let id = case["id"].as_str().unwrap();
+            match id.rsplit('/').next().unwrap() {
+                "index_oob" | "index_oob_neg" => matches!(e, Error::IndexOutOfBounds { .. }),
+                "zero_step" => {
+                    matches!(e, Error::InvalidArgument { msg, .. } if msg.contains("step"))
+                }
+                "too_many" => {
+                    matches!(e, Error::InvalidArgument { msg, .. } if msg.contains("too many"))
+                }
+                "reshape_bad" => matches!(e, Error::InvalidReshape { .. }),
+                "broadcast_bad" => matches!(e, Error::ShapeMismatch { .. }),
+                _ => false,
+            }
+        },
+    );
+}
+
+/// Views share the buffer; copies do not; writes through `copy_from`/`fill` on a view land in
+/// the base array.
+#[test]
+#[allow(clippy::reversed_empty_ranges)]
+fn views_share_memory_and_write_through() {
+    let mut t = common::Tally::new("view_semantics");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 12.0, 1.0, DType::Int32)?.reshape(&[3, 4])?;
+            let v = a.slice(&cupy::s![.., ..;-2])?;
+            if !v.shares_memory_with(&a) || a.t().strides() != vec![4, 16] {
+                return Err(format!("views: strides {:?}", a.t().strides()).into());
+            }
+            if v.to_vec::<i32>()? != vec![3, 1, 7, 5, 11, 9] {
+                return Err(format!("a[:, ::-2] = {:?}", v.to_vec::<i32>()).into());
+            }
+            v.fill(-1)?;
+            let want = vec![0, -1, 2, -1, 4, -1, 6, -1, 8, -1, 10, -1];
+            if a.to_vec::<i32>()? != want {
+                return Err(format!("fill through view: {:?}", a.to_vec::<i32>()).into());
+            }
+            let src = Array::from_slice_on(&dev, &[100i32, 200], &[2])?;
+            a.slice(&cupy::s![1, 1..;2])?.copy_from(&src)?;
+            if a.slice(&cupy::s![1])?.to_vec::<i32>()? != vec![4, 100, 6, 200] {
+                return Err(format!("copy_from into a[1, 1::2]: {:?}", a.to_vec::<i32>()).into());
+            }
+            let r = a.t().ravel()?;
+            if r.shares_memory_with(&a) || r.shape() != [12] {
+                return Err("ravel of a transposed view must copy".to_string().into());
+            }
+            let rv = a.reshape(&[4, 3])?;
+            if !rv.shares_memory_with(&a) {
+                return Err("reshape of a contiguous array is a view".to_string().into());
+            }
+            let b = a.slice(&cupy::s![cupy::NEW_AXIS, cupy::ELLIPSIS, -1])?;
+            if b.shape() != [1, 3] || b.to_vec::<i32>()? != vec![-1, 200, -1] {
+                return Err(
+                    format!("a[None, ..., -1]: {:?} {:?}", b.shape(), b.to_vec::<i32>()).into(),
+                );
+            }
+            let c = a.slice(&cupy::s![2..0;-1, -1..])?;
+            if c.to_vec::<i32>()? != vec![-1, 200] {
+                return Err(format!("a[2:0:-1, -1:]: {:?}", c.to_vec::<i32>()).into());
+            }
+            let sq = b.expand_dims(0)?.squeeze();
+            if sq.shape() != [3] {
+                return Err("expand_dims/squeeze".to_string().into());
+            }
+            let f = a.slice(&cupy::s![0..=1, ..=-1])?;
+            if f.shape() != [2, 4] {
+                return Err(format!("inclusive ranges: {:?}", f.shape()).into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "view semantics", r);
+    }
+    t.finish();
+}
