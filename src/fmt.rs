@@ -1,43 +1,143 @@
 //! Printing arrays as NumPy does: `Display` like `str(a)` (`[0 1 2]`, aligned rows, `...` past
-//! 1000 elements), `Debug` like `repr(a)` (`array([0., 1.], dtype=float32)`).
+//! 1000 elements), `Debug` like `repr(a)` (`array([0., 1.], dtype=float32)`). Follows NumPy's
+//! `arrayprint` defaults: precision 8, `floatmode='maxprec'`, line width 75, threshold 1000,
+//! edge items 3.
 
 use crate::array::Array;
-use cupy_core::dtype::DType;
-use cupy_core::scalar::Scalar;
+use cupy_core::{DType, Scalar};
 use std::fmt;
 
 const THRESHOLD: usize = 1000;
 const EDGE: usize = 3;
+const LINE_WIDTH: usize = 75;
+const PRECISION: usize = 8;
 
-fn is_int_valued(v: f64) -> bool {
-    !v.is_finite() || v.fract() == 0.0
+/// Digits after the point of the shortest round-trip text of `v` in positional notation,
+/// capped at `PRECISION` (NumPy's `unique=True` with `maxprec`).
+fn frac_digits(v: f64, single: bool) -> usize {
+    let s = if single {
+        format!("{}", v as f32)
+    } else {
+        format!("{v}")
+    };
+    let s = if s.contains('e') {
+        format!("{:.*}", PRECISION, v)
+    } else {
+        s
+    };
+    let d = s
+        .split_once('.')
+        .map_or(0, |(_, f)| f.trim_end_matches('0').len());
+    if d > PRECISION {
+        // Round to PRECISION digits and drop trailing zeros again.
+        let r = format!("{:.*}", PRECISION, v);
+        r.split_once('.')
+            .map_or(0, |(_, f)| f.trim_end_matches('0').len())
+    } else {
+        d
+    }
 }
 
-/// Formats one real float NumPy-style (before alignment): `1.`, `0.25`, `nan`, `1.5e+20`.
-fn float_text(v: f64, all_int: bool, sci: bool) -> String {
-    if v.is_nan() {
-        return "nan".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if sci {
-        let s = format!("{v:.8e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let m = m.trim_end_matches('0');
-        let e: i32 = e.parse().unwrap_or(0);
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-    if all_int {
-        return format!("{v:.0}.");
-    }
-    let s = format!("{v:.8}");
-    let s = s.trim_end_matches('0');
-    if s.ends_with('.') {
-        s.to_string()
+/// Digits of the shortest round-trip mantissa in scientific notation, capped at `PRECISION`.
+fn sci_digits(v: f64, single: bool) -> usize {
+    let s = if single {
+        format!("{:e}", v as f32)
     } else {
-        s.into()
+        format!("{v:e}")
+    };
+    let m = s.split_once('e').map_or(s.as_str(), |(m, _)| m);
+    m.split_once('.').map_or(0, |(_, f)| f.len()).min(PRECISION)
+}
+
+fn sci_text(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let m = if digits == 0 {
+        format!("{m}.")
+    } else {
+        m.to_string()
+    };
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+/// Texts of real floats, NumPy-aligned: positional with the point aligned, or scientific.
+fn float_texts(fs: &[f64], single: bool) -> Vec<String> {
+    let finite: Vec<f64> = fs.iter().copied().filter(|v| v.is_finite()).collect();
+    let abs_nz: Vec<f64> = finite
+        .iter()
+        .map(|v| v.abs())
+        .filter(|&v| v != 0.0)
+        .collect();
+    let (mn, mx) = abs_nz
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+    let sci = !abs_nz.is_empty() && (mx >= 1e8 || mn < 1e-4 || mx / mn > 1000.0);
+    let special = |v: f64| {
+        if v.is_nan() {
+            Some("nan".to_string())
+        } else if v.is_infinite() {
+            Some(if v > 0.0 {
+                "inf".to_string()
+            } else {
+                "-inf".to_string()
+            })
+        } else {
+            None
+        }
+    };
+    let texts: Vec<(String, String)> = if sci {
+        let d = finite
+            .iter()
+            .map(|&v| sci_digits(v, single))
+            .max()
+            .unwrap_or(0);
+        fs.iter()
+            .map(|&v| (special(v).unwrap_or_else(|| sci_text(v, d)), String::new()))
+            .collect()
+    } else {
+        fs.iter()
+            .map(|&v| match special(v) {
+                Some(s) => (s, String::new()),
+                None => {
+                    let d = frac_digits(v, single);
+                    let t = format!("{v:.d$}");
+                    let (i, f) = t
+                        .split_once('.')
+                        .map_or((t.clone(), String::new()), |(i, f)| {
+                            (i.to_string(), f.to_string())
+                        });
+                    (i, format!(".{f}"))
+                }
+            })
+            .collect()
+    };
+    if sci {
+        let w = texts.iter().map(|(a, _)| a.len()).max().unwrap_or(0);
+        return texts.into_iter().map(|(a, _)| format!("{a:>w$}")).collect();
     }
+    let wi = texts
+        .iter()
+        .filter(|(_, f)| !f.is_empty())
+        .map(|(a, _)| a.len())
+        .max()
+        .unwrap_or(0);
+    let wf = texts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
+    let total = texts
+        .iter()
+        .map(|(a, f)| if f.is_empty() { a.len() } else { wi + wf })
+        .max()
+        .unwrap_or(0);
+    texts
+        .into_iter()
+        .map(|(a, f)| {
+            if f.is_empty() {
+                format!("{a:>total$}")
+            } else {
+                format!("{a:>wi$}{f:<wf$}")
+            }
+        })
+        .collect()
 }
 
 /// Texts for every element, aligned to a common width.
@@ -56,40 +156,24 @@ fn element_texts(vals: &[Scalar], dtype: DType) -> Vec<String> {
         d if d.is_integer() => vals.iter().map(|v| v.to_string()).collect(),
         d if d.is_float() => {
             let fs: Vec<f64> = vals.iter().map(|v| v.to_f64()).collect();
-            let all_int = fs.iter().all(|&v| is_int_valued(v));
-            let finite: Vec<f64> = fs
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite() && *v != 0.0)
-                .map(f64::abs)
-                .collect();
-            let sci =
-                finite.iter().any(|&v| v >= 1e16) || (!all_int && finite.iter().any(|&v| v < 1e-4));
-            let texts: Vec<String> = fs.iter().map(|&v| float_text(v, all_int, sci)).collect();
-            // Align on the decimal point, as NumPy does.
-            let split: Vec<(String, String)> = texts
-                .iter()
-                .map(|t| match t.find('.') {
-                    Some(i) if !sci => (t[..i].to_string(), t[i..].to_string()),
-                    _ => (t.clone(), String::new()),
-                })
-                .collect();
-            let wi = split.iter().map(|(a, _)| a.len()).max().unwrap_or(0);
-            let wf = split.iter().map(|(_, b)| b.len()).max().unwrap_or(0);
-            return split
-                .into_iter()
-                .map(|(a, b)| format!("{a:>wi$}{b:<wf$}"))
-                .collect();
+            return float_texts(&fs, d != DType::Float64);
         }
-        _ => vals
-            .iter()
-            .map(|v| {
-                let c = v.to_c128();
-                let re = float_text(c.re, is_int_valued(c.re), false);
-                let im = float_text(c.im.abs(), is_int_valued(c.im), false);
-                format!("{re}{}{im}j", if c.im < 0.0 { '-' } else { '+' })
-            })
-            .collect(),
+        d => {
+            let single = d == DType::Complex64;
+            let re: Vec<f64> = vals.iter().map(|v| v.to_c128().re).collect();
+            let im: Vec<f64> = vals.iter().map(|v| v.to_c128().im).collect();
+            let (rt, it) = (
+                float_texts(&re, single),
+                float_texts(&im.iter().map(|v| v.abs()).collect::<Vec<_>>(), single),
+            );
+            rt.into_iter()
+                .zip(it)
+                .zip(&im)
+                .map(|((r, i), v)| {
+                    format!("{r}{}{}j", if *v < 0.0 { '-' } else { '+' }, i.trim_start())
+                })
+                .collect()
+        }
     };
     let w = raw.iter().map(|s| s.len()).max().unwrap_or(0);
     raw.into_iter().map(|s| format!("{s:>w$}")).collect()
@@ -107,51 +191,100 @@ fn axis_indices(n: usize, summarise: bool) -> Vec<Option<usize>> {
     }
 }
 
+/// NumPy's `_formatArray`: nested brackets, `sep` between elements (" " or ", "), rows wrapped
+/// at `LINE_WIDTH` and indented by `indent` (the width of any prefix such as `array(`).
 fn render(
     shape: &[usize],
-    texts: &dyn Fn(&[usize]) -> String,
+    text: &dyn Fn(&[usize]) -> String,
     summarise: bool,
     indent: usize,
+    sep: &str,
 ) -> String {
     fn rec(
         shape: &[usize],
         prefix: &mut Vec<usize>,
-        texts: &dyn Fn(&[usize]) -> String,
+        text: &dyn Fn(&[usize]) -> String,
         summarise: bool,
         indent: usize,
+        sep: &str,
     ) -> String {
         let depth = prefix.len();
         if depth == shape.len() {
-            return texts(prefix);
+            return text(prefix);
         }
         let idx = axis_indices(shape[depth], summarise);
-        let last_axis = depth + 1 == shape.len();
-        let sep = if last_axis {
-            " ".to_string()
-        } else {
-            let blank = "\n".repeat(shape.len().saturating_sub(depth + 2));
-            format!("\n{blank}{}", " ".repeat(indent + depth + 1))
-        };
+        let next_prefix = " ".repeat(indent + depth + 1);
+        if depth + 1 == shape.len() {
+            // Last axis: words wrapped at the line width.
+            let words: Vec<String> = idx
+                .iter()
+                .map(|i| match i {
+                    Some(i) => {
+                        prefix.push(*i);
+                        let s = text(prefix);
+                        prefix.pop();
+                        s
+                    }
+                    None => "...".to_string(),
+                })
+                .collect();
+            let sep_trim = sep.trim_end();
+            let mut out = String::from("[");
+            let mut line_len = indent + depth + 1;
+            for (k, w) in words.iter().enumerate() {
+                let last = k + 1 == words.len();
+                // The closing brackets of enclosing levels count on the last line (NumPy reserves them).
+                let word = if last {
+                    w.clone()
+                } else {
+                    format!("{w}{sep_trim}")
+                };
+                let reserve = if last { shape.len() - depth } else { 0 };
+                if k > 0 {
+                    if line_len + 1 + word.len() + reserve > LINE_WIDTH {
+                        out.push('\n');
+                        out.push_str(&next_prefix);
+                        line_len = next_prefix.len();
+                    } else {
+                        out.push(' ');
+                        line_len += 1;
+                    }
+                }
+                out.push_str(&word);
+                line_len += word.len();
+            }
+            out.push(']');
+            return out;
+        }
+        let blank = "\n".repeat(shape.len().saturating_sub(depth + 2));
+        let row_sep = format!("{}\n{blank}{next_prefix}", sep.trim_end());
         let parts: Vec<String> = idx
             .iter()
             .map(|i| match i {
                 Some(i) => {
                     prefix.push(*i);
-                    let s = rec(shape, prefix, texts, summarise, indent);
+                    let s = rec(shape, prefix, text, summarise, indent, sep);
                     prefix.pop();
                     s
                 }
                 None => "...".to_string(),
             })
             .collect();
-        format!("[{}]", parts.join(&sep))
+        format!("[{}]", parts.join(&row_sep))
     }
-    rec(shape, &mut vec![], texts, summarise, indent)
+    rec(shape, &mut vec![], text, summarise, indent, sep)
 }
 
-fn body(a: &Array, indent: usize) -> Result<String, cupy_core::Error> {
+/// The printed text of `a` (without `array(...)`), or the read error.
+fn body(a: &Array, indent: usize, sep: &str) -> Result<String, cupy_core::Error> {
     let vals = a.to_scalars()?;
     let shape = a.shape().to_vec();
+    if shape.is_empty() {
+        return Ok(element_texts(&vals, a.dtype())
+            .remove(0)
+            .trim_start()
+            .to_string());
+    }
     let summarise = vals.len() > THRESHOLD;
     // Only the printed elements take part in alignment.
     let strides = cupy_core::layout::contiguous_strides(&shape);
@@ -162,7 +295,6 @@ fn body(a: &Array, indent: usize) -> Result<String, cupy_core::Error> {
             .sum::<usize>()
     };
     let mut shown: Vec<usize> = vec![];
-    let mut collect = |ix: &[usize]| shown.push(flat(ix));
     fn walk(
         shape: &[usize],
         prefix: &mut Vec<usize>,
@@ -182,18 +314,20 @@ fn body(a: &Array, indent: usize) -> Result<String, cupy_core::Error> {
             prefix.pop();
         }
     }
-    walk(&shape, &mut vec![], summarise, &mut collect);
+    walk(&shape, &mut vec![], summarise, &mut |ix| {
+        shown.push(flat(ix))
+    });
     let shown_vals: Vec<Scalar> = shown.iter().map(|&i| vals[i]).collect();
     let texts = element_texts(&shown_vals, a.dtype());
     let map: std::collections::HashMap<usize, usize> =
         shown.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let lookup = |ix: &[usize]| texts[map[&flat(ix)]].clone();
-    Ok(render(&shape, &lookup, summarise, indent))
+    Ok(render(&shape, &lookup, summarise, indent, sep))
 }
 
 impl fmt::Display for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match body(self, 0) {
+        match body(self, 0, " ") {
             Ok(s) => f.write_str(&s),
             Err(e) => write!(
                 f,
@@ -212,55 +346,23 @@ impl fmt::Debug for Array {
             self.dtype(),
             DType::Float64 | DType::Int64 | DType::Bool | DType::Complex128
         );
-        let dt = if default {
-            String::new()
-        } else {
-            format!(", dtype={}", self.dtype())
-        };
-        let text = if self.ndim() == 0 {
-            self.to_scalars()
-                .ok()
-                .map(|v| element_texts(&v, self.dtype()).remove(0))
-        } else {
-            self.to_vec_debug()
-        };
-        match text {
-            Some(t) => write!(f, "array({t}{dt})"),
-            None => write!(
+        let mut suffix = String::new();
+        if self.size() > THRESHOLD {
+            let dims: Vec<String> = self.shape().iter().map(|d| d.to_string()).collect();
+            let comma = if dims.len() == 1 { "," } else { "" };
+            suffix.push_str(&format!(", shape=({}{comma})", dims.join(", ")));
+        }
+        if !default {
+            suffix.push_str(&format!(", dtype={}", self.dtype()));
+        }
+        match body(self, 6, ", ") {
+            Ok(t) => write!(f, "array({t}{suffix})"),
+            Err(e) => write!(
                 f,
-                "array(<unreadable on {}>, shape={:?}{dt})",
+                "array(<unreadable on {}: {e}>, shape={:?}{suffix})",
                 self.device().label(),
                 self.shape()
             ),
         }
-    }
-}
-
-impl Array {
-    fn to_vec_debug(&self) -> Option<String> {
-        let s = body(self, 6).ok()?;
-        // NumPy's repr separates elements with ", " and rows with ",\n".
-        let mut out = String::with_capacity(s.len() * 2);
-        let chars: Vec<char> = s.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            out.push(c);
-            if (c == ']' || c.is_alphanumeric() || c == '.') && i + 1 < chars.len() {
-                let next = chars[i + 1];
-                if next == ' ' || next == '\n' {
-                    // Find the next non-space to decide whether a separator belongs here.
-                    let mut j = i + 1;
-                    while j < chars.len() && (chars[j] == ' ' || chars[j] == '\n') {
-                        j += 1;
-                    }
-                    if j < chars.len() && chars[j] != ']' {
-                        out.push(',');
-                    }
-                }
-            }
-            i += 1;
-        }
-        Some(out)
     }
 }

@@ -6,7 +6,7 @@ use crate::device::Device;
 use crate::ops::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
 use cupy_core::scalar::Scalar;
 
 fn generate(
@@ -144,6 +144,12 @@ impl Array {
             Expr::select(last, Expr::param(2, f), val)
         } else {
             val
+        };
+        // NumPy 2 floors the float values before casting to an integer dtype.
+        let body = if dtype.is_integer() {
+            Expr::unary(UnaryOp::Floor, body)
+        } else {
+            body
         }
         .cast(dtype);
         let k = Kernel::map("linspace", vec![], vec![f, f, f], body);

@@ -284,11 +284,7 @@ pub fn reduce(r: Reduction, a: &Array, axes: impl Into<Axes>, keepdims: bool) ->
     let axes = axes.into();
     let red = normalize_axes(r.name(), &axes, a.ndim())?;
     let count: usize = red.iter().map(|&i| a.shape()[i]).product();
-    let out_size: usize = (0..a.ndim())
-        .filter(|i| !red.contains(i))
-        .map(|i| a.shape()[i])
-        .product();
-    if count == 0 && out_size > 0 && matches!(r, Reduction::Max | Reduction::Min) {
+    if count == 0 && matches!(r, Reduction::Max | Reduction::Min) {
         let name = if r == Reduction::Max {
             "maximum"
         } else {

@@ -79,8 +79,10 @@ enum Rule {
     Logical,
     /// Integers and bool only.
     Bitwise,
-    /// Integers only (shifts).
+    /// Integers only (shifts); bool computed as int8.
     Integer,
+    /// `floor`/`ceil`: integers and bool are returned unchanged (NumPy 2), floats rounded.
+    Rounding,
     /// `T -> bool` predicate on floats (integers: constant).
     Predicate,
 }
@@ -198,13 +200,12 @@ impl Ufunc {
     fn rule(self) -> Rule {
         use Ufunc::*;
         match self {
-            Add | Multiply | Maximum | Minimum | Fmax | Fmin | Absolute | Positive | Square => {
-                Rule::Same
-            }
-            Subtract | Negative => Rule::SameNoBool,
-            FloorDivide | Remainder | Power => Rule::SameBoolAsInt8,
+            Add | Multiply | Maximum | Minimum | Fmax | Fmin | Absolute => Rule::Same,
+            Subtract | Negative | Positive => Rule::SameNoBool,
+            FloorDivide | Remainder | Power | Square => Rule::SameBoolAsInt8,
+            Floor | Ceil => Rule::Rounding,
             TrueDivide => Rule::TrueDivide,
-            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Arctan2 | Floor | Ceil => Rule::Float,
+            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Arctan2 => Rule::Float,
             Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => Rule::Compare,
             LogicalAnd | LogicalOr | LogicalXor | LogicalNot => Rule::Logical,
             BitwiseAnd | BitwiseOr | BitwiseXor | Invert => Rule::Bitwise,
@@ -265,8 +266,17 @@ impl Ufunc {
                 (t, t)
             }
             Rule::Integer => {
-                if !t.is_integer() {
+                if t.is_bool() {
+                    (DType::Int8, DType::Int8)
+                } else if !t.is_integer() {
                     return Err(no_loop("shifts need integer operands"));
+                } else {
+                    (t, t)
+                }
+            }
+            Rule::Rounding => {
+                if t.is_complex() {
+                    return Err(no_loop("floor/ceil are not defined for complex numbers"));
                 }
                 (t, t)
             }
@@ -332,7 +342,6 @@ impl Ufunc {
             Positive => x,
             Absolute if is_bool => x,
             Absolute => Expr::unary(UnaryOp::Abs, x),
-            Square if is_bool => Expr::binary(BinaryOp::And, x.clone(), x),
             Square => Expr::binary(BinaryOp::Mul, x.clone(), x),
             Sqrt => Expr::unary(UnaryOp::Sqrt, x),
             Exp => Expr::unary(UnaryOp::Exp, x),
@@ -341,6 +350,7 @@ impl Ufunc {
             Cos => Expr::unary(UnaryOp::Cos, x),
             Tan => Expr::unary(UnaryOp::Tan, x),
             Tanh => Expr::unary(UnaryOp::Tanh, x),
+            Floor | Ceil if !c.is_float() => x,
             Floor => Expr::unary(UnaryOp::Floor, x),
             Ceil => Expr::unary(UnaryOp::Ceil, x),
             LogicalNot => Expr::unary(UnaryOp::Not, x),
@@ -440,7 +450,23 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
         return Err(Error::invalid(op, "at least one operand must be an array"));
     }
-    let t = result_type(op, &strong, &weak)?;
+    let mut t = result_type(op, &strong, &weak)?;
+    if u.rule() == Rule::Compare && t.is_integer() {
+        // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
+        // all False): widen the comparison so the scalar fits.
+        let (lo, hi) = cupy_core::promote::int_range(t);
+        for w in &weak {
+            if let WeakScalar::Int(i) = *w {
+                if i < lo || i > hi {
+                    t = if t != DType::UInt64 && i >= i64::MIN as i128 && i <= i64::MAX as i128 {
+                        DType::Int64
+                    } else {
+                        DType::Float64
+                    };
+                }
+            }
+        }
+    }
     let (c, o) = u.resolve(t)?;
     let mut inputs: Vec<&Array> = vec![];
     let mut in_dtypes = vec![];
