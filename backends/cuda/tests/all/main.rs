@@ -1,0 +1,3 @@
+//! cupy-cuda tests: one binary (stages small for the GPU machine).
+mod catalogue;
+mod hiprtc;
