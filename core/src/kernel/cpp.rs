@@ -1165,7 +1165,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         "  const {ut} nred = ({ut})a.red_size, ns = ({ut})a.splits;
   const {ut} chunk = (nred + ns - 1) / ns;
   const {ut} r0 = ({ut})blockIdx.y * chunk;
-  const {ut} r1 = (nred - r0 < chunk) ? nred : r0 + chunk;
+  const {ut} r1 = r0 >= nred ? r0 : ((nred - r0 < chunk) ? nred : r0 + chunk);
 "
     );
     // inner
