@@ -1,0 +1,194 @@
+//! Kernels covering every op and dtype class, shared by the hipRTC compile test and GPU tests.
+
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, ReduceKernel, UnaryOp};
+use cupy_core::{DType, Scalar};
+
+pub const REAL: [DType; 13] = [
+    DType::Bool,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+];
+
+pub fn binary_ops(d: DType) -> Vec<BinaryOp> {
+    use BinaryOp::*;
+    let cmp = [Eq, Ne, Lt, Le, Gt, Ge];
+    let mut v: Vec<BinaryOp> = cmp.to_vec();
+    if d == DType::Bool {
+        v.extend([And, Or, Xor, Add, Mul, Max, Min]);
+    } else if d.is_integer() {
+        v.extend([
+            Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, FMax, FMin, And, Or, Xor, Shl, Shr,
+        ]);
+    } else {
+        v.extend([
+            Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, FMax, FMin, Atan2,
+        ]);
+    }
+    v
+}
+
+pub fn unary_ops(d: DType) -> Vec<UnaryOp> {
+    use UnaryOp::*;
+    if d == DType::Bool {
+        vec![Not, BitNot, IsNan]
+    } else if d.is_integer() {
+        vec![Neg, Abs, Not, BitNot, IsNan, IsInf, IsFinite]
+    } else {
+        vec![
+            Neg, Abs, Not, Sqrt, Exp, Log, Sin, Cos, Tan, Tanh, Floor, Ceil, IsNan, IsInf, IsFinite,
+        ]
+    }
+}
+
+pub fn short(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "b",
+        DType::Int8 => "i8",
+        DType::Int16 => "i16",
+        DType::Int32 => "i32",
+        DType::Int64 => "i64",
+        DType::UInt8 => "u8",
+        DType::UInt16 => "u16",
+        DType::UInt32 => "u32",
+        DType::UInt64 => "u64",
+        DType::Float16 => "f16",
+        DType::BFloat16 => "bf16",
+        DType::Float32 => "f32",
+        DType::Float64 => "f64",
+        DType::Complex64 => "c64",
+        DType::Complex128 => "c128",
+    }
+}
+
+pub fn binary(op: BinaryOp, d: DType) -> Kernel {
+    Kernel::map(
+        &format!("{op:?}_{}", short(d)),
+        vec![d, d],
+        vec![],
+        Expr::binary(op, Expr::input(0, d), Expr::input(1, d)),
+    )
+}
+
+pub fn unary(op: UnaryOp, d: DType) -> Kernel {
+    Kernel::map(
+        &format!("{op:?}_{}", short(d)),
+        vec![d],
+        vec![],
+        Expr::unary(op, Expr::input(0, d)),
+    )
+}
+
+pub fn cast(from: DType, to: DType) -> Kernel {
+    Kernel::map(
+        &format!("cast_{}_{}", short(from), short(to)),
+        vec![from],
+        vec![],
+        Expr::input(0, from).cast(to),
+    )
+}
+
+/// All elementwise kernels of the catalogue.
+pub fn elementwise() -> Vec<Kernel> {
+    let mut v = vec![];
+    for d in REAL {
+        for op in binary_ops(d) {
+            v.push(binary(op, d));
+        }
+        for op in unary_ops(d) {
+            v.push(unary(op, d));
+        }
+        for t in REAL {
+            if t != d {
+                v.push(cast(d, t));
+            }
+        }
+        // fill (zero inputs) and arange-like index kernels
+        v.push(Kernel::map(
+            &format!("fill_{}", short(d)),
+            vec![],
+            vec![d],
+            Expr::param(0, d),
+        ));
+        v.push(Kernel::map(
+            &format!("arange_{}", short(d)),
+            vec![],
+            vec![DType::Float64, DType::Float64],
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::param(0, DType::Float64),
+                Expr::binary(
+                    BinaryOp::Mul,
+                    Expr::index().cast(DType::Float64),
+                    Expr::param(1, DType::Float64),
+                ),
+            )
+            .cast(d),
+        ));
+    }
+    v
+}
+
+/// sum / max / min reductions of every real dtype.
+pub fn reductions() -> Vec<ReduceKernel> {
+    let mut v = vec![];
+    for d in REAL {
+        let acc = match d {
+            DType::Float16 | DType::BFloat16 => DType::Float32,
+            DType::Bool => DType::Int64,
+            d if d.is_signed_integer() => DType::Int64,
+            d if d.is_unsigned_integer() => DType::UInt64,
+            d => d,
+        };
+        v.push(ReduceKernel::simple(
+            &format!("sum_{}", short(d)),
+            d,
+            acc,
+            BinaryOp::Add,
+            Scalar::zero(acc),
+            acc,
+        ));
+        v.push(ReduceKernel::simple(
+            &format!("max_{}", short(d)),
+            d,
+            d,
+            BinaryOp::Max,
+            Scalar::min_value(d),
+            d,
+        ));
+        v.push(ReduceKernel::simple(
+            &format!("min_{}", short(d)),
+            d,
+            d,
+            BinaryOp::Min,
+            Scalar::max_value(d),
+            d,
+        ));
+    }
+    // mean: post = Var(0) / Param(0)
+    let mut mean = ReduceKernel::simple(
+        "mean_f32",
+        DType::Float32,
+        DType::Float32,
+        BinaryOp::Add,
+        Scalar::Float32(0.0),
+        DType::Float32,
+    );
+    mean.params = vec![DType::Float32];
+    mean.post = Expr::binary(
+        BinaryOp::Div,
+        Expr::var(0, DType::Float32),
+        Expr::param(0, DType::Float32),
+    );
+    v.push(mean);
+    v
+}

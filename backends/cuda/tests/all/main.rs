@@ -1,0 +1,9 @@
+//! cupy-cuda tests: one binary (stages small for the GPU machine).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    clippy::redundant_closure
+)]
+mod catalogue;
+mod gpu;
+mod hiprtc;

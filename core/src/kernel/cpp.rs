@@ -1,0 +1,1266 @@
+//! IR -> C++ (the common CUDA/HIP subset): elementwise and reduction kernels.
+//!
+//! One emitter serves NVRTC (CUDA) and hipRTC (HIP); the flavours differ only in
+//! [`prelude`] (warp size and shuffle spelling). Emission is a pure function of the kernel and a
+//! *specialisation* (ndim of the merged iteration space, contiguity class, index width), never of
+//! concrete sizes: shapes, strides, pointers and parameters travel in one argument struct passed
+//! by value, whose layout [`ArgsLayout`] describes so a backend can pack it.
+//!
+//! Semantics (see [`super::ir`]): integers wrap and divide by zero to 0; floor division and
+//! remainder follow NumPy; float16/bfloat16 are computed in float and rounded to their type after
+//! every arithmetic node, cast and store (which equals NumPy's op-by-op evaluation); casts
+//! follow [`crate::Scalar::cast`] (float -> int truncates and saturates, NaN -> 0). Complex dtypes
+//! are refused with [`Error::DTypeNotSupported`].
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
+use crate::scalar::Scalar;
+use std::fmt::Write as _;
+
+/// The C++ dialect: which runtime compiler the source is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// NVIDIA NVRTC.
+    Cuda,
+    /// AMD hipRTC.
+    Hip,
+}
+
+/// The common prelude (types, integer/float helpers, float16/bfloat16 conversions).
+pub const COMMON_PRELUDE: &str = include_str!("cpp_prelude.h");
+
+/// The full prelude of a flavour: the CUDA/HIP differences, then [`COMMON_PRELUDE`].
+pub fn prelude(flavor: Flavor) -> String {
+    let head = match flavor {
+        Flavor::Cuda => {
+            "// cupy-rs prelude: CUDA flavour (NVRTC)\n\
+             #define CP_WARP 32\n\
+             #define CP_SHFL_DOWN(v, off) __shfl_down_sync(0xffffffffu, (v), (off))\n"
+        }
+        Flavor::Hip => {
+            "// cupy-rs prelude: HIP flavour (hipRTC)\n\
+             #define CP_WARP warpSize\n\
+             #define CP_SHFL_DOWN(v, off) __shfl_down((v), (off))\n"
+        }
+    };
+    format!("{head}{COMMON_PRELUDE}")
+}
+
+/// Threads per block every emitted kernel is written for (`__launch_bounds__`).
+pub const BLOCK: usize = 256;
+/// Block shape of the outer-axis reduction kernel (x across output columns, y along the
+/// reduced axis).
+pub const OUTER_BLOCK: (usize, usize) = (32, 8);
+
+/// How the operands of an elementwise launch are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementwiseClass {
+    /// Any strides (per operand, per axis).
+    Strided,
+    /// Every operand is 1-D with stride 1.
+    Contiguous,
+    /// As `Contiguous`, and every operand pointer is aligned to [`vector_width`] elements:
+    /// vector loads/stores plus a scalar tail.
+    Vectorized,
+}
+
+/// The specialisation of an elementwise kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ElementwiseSpec {
+    /// Number of axes of the merged iteration shape (1 for the contiguous classes).
+    pub ndim: usize,
+    /// Layout class.
+    pub class: ElementwiseClass,
+    /// 64-bit index arithmetic (else 32-bit; valid while every operand has < 2^31 elements).
+    pub index64: bool,
+}
+
+/// The specialisation of a reduction module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReduceSpec {
+    /// Axes of the (merged) output shape, at least 1.
+    pub out_ndim: usize,
+    /// Axes of the (merged) reduced shape, at least 1.
+    pub red_ndim: usize,
+    /// 64-bit index arithmetic.
+    pub index64: bool,
+}
+
+/// Which operand a pointer or stride belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OperandRef {
+    /// Elementwise/reduction input `k`.
+    Input(usize),
+    /// Output `k` (reductions have one, `Output(0)`).
+    Output(usize),
+    /// Raw operand `k`.
+    Raw(usize),
+    /// The reduction's partial-accumulator buffer (`acc` dtype, `out_size * splits` elements).
+    Partial,
+}
+
+/// One field of the argument struct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// Number of elements of the iteration space (elementwise).
+    Size,
+    /// Number of output elements (reduction).
+    OutSize,
+    /// Number of reduced elements per output (reduction).
+    RedSize,
+    /// Number of partial accumulators per output (reduction; 1 = write the output directly).
+    Splits,
+    /// Extent of axis `d` of the iteration (or output) shape.
+    Shape(usize),
+    /// Extent of reduced axis `d`.
+    RedShape(usize),
+    /// Device pointer of an operand, already advanced to its first element.
+    Ptr(OperandRef),
+    /// Element stride of an operand along axis `d` (output axes for reductions).
+    Stride(OperandRef, usize),
+    /// Element stride of a reduction input along reduced axis `d`.
+    RedStride(OperandRef, usize),
+    /// Parameter `k` (stored as its dtype's NumPy bytes).
+    Param(usize),
+}
+
+/// A field's place in the struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgField {
+    /// What it holds.
+    pub slot: Slot,
+    /// Byte offset.
+    pub offset: usize,
+    /// Byte size.
+    pub size: usize,
+}
+
+/// A value to pack into a [`Slot`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArgValue {
+    /// An index-typed value (32 or 64 bits according to the spec).
+    Int(i64),
+    /// A device address.
+    Ptr(u64),
+    /// A parameter value (cast to the parameter's dtype).
+    Scalar(Scalar),
+}
+
+/// The C layout of the argument struct (natural alignment, as NVRTC and hipRTC lay it out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgsLayout {
+    /// Fields in declaration order.
+    pub fields: Vec<ArgField>,
+    /// `sizeof` the struct.
+    pub size: usize,
+    /// Parameter dtypes (for packing [`Slot::Param`]).
+    pub params: Vec<DType>,
+}
+
+impl ArgsLayout {
+    /// Packs the struct's bytes, asking `value` for each field.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if a value does not fit its field (an index past 32 bits in a
+    /// 32-bit kernel) or has the wrong kind.
+    pub fn pack(&self, mut value: impl FnMut(Slot) -> ArgValue) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.size];
+        for f in &self.fields {
+            let dst = &mut out[f.offset..f.offset + f.size];
+            match (value(f.slot), f.slot) {
+                (ArgValue::Scalar(s), Slot::Param(k)) => {
+                    s.cast(self.params[k]).write_le_bytes(dst);
+                }
+                (ArgValue::Ptr(p), Slot::Ptr(_)) => dst.copy_from_slice(&p.to_le_bytes()),
+                (ArgValue::Int(v), _) if f.size == 8 => dst.copy_from_slice(&v.to_le_bytes()),
+                (ArgValue::Int(v), _) => {
+                    let v32 = i32::try_from(v).map_err(|_| {
+                        Error::invalid("kernel arguments", format!("{v} does not fit 32-bit index"))
+                    })?;
+                    dst.copy_from_slice(&v32.to_le_bytes())
+                }
+                (v, s) => {
+                    return Err(Error::invalid(
+                        "kernel arguments",
+                        format!("value {v:?} given for field {s:?}"),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// An emitted module: source and entry points.
+#[derive(Clone, Debug)]
+pub struct Emitted {
+    /// Full source (prelude included).
+    pub source: String,
+    /// Entry points (`extern "C" __global__` names). Elementwise: one. Reduction:
+    /// `[inner, outer, finish]`.
+    pub entries: Vec<String>,
+    /// The argument struct every entry takes by value.
+    pub args: ArgsLayout,
+    /// Elements per thread iteration of the vectorized class (1 otherwise).
+    pub vector: usize,
+}
+
+fn unsupported(op: &str, d: DType) -> Error {
+    Error::DTypeNotSupported {
+        op: op.into(),
+        dtype: d,
+        device: "C++ emitter".into(),
+        reason: "complex dtypes are not implemented in the CUDA/HIP emitter yet".into(),
+    }
+}
+
+fn check_dtypes(name: &str, dts: &[DType]) -> Result<()> {
+    match dts.iter().find(|d| d.is_complex()) {
+        Some(d) => Err(unsupported(name, *d)),
+        None => Ok(()),
+    }
+}
+
+/// Storage (in-memory) C type of a dtype.
+pub fn storage_type(d: DType) -> &'static str {
+    match d {
+        DType::Bool | DType::UInt8 => "cp_u8",
+        DType::Int8 => "cp_i8",
+        DType::Int16 => "cp_i16",
+        DType::Int32 => "cp_i32",
+        DType::Int64 => "cp_i64",
+        DType::UInt16 | DType::Float16 | DType::BFloat16 => "cp_u16",
+        DType::UInt32 => "cp_u32",
+        DType::UInt64 => "cp_u64",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Complex64 => "float2",
+        DType::Complex128 => "double2",
+    }
+}
+
+/// Compute (register) C type of a dtype.
+pub fn compute_type(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::Float16 | DType::BFloat16 | DType::Float32 => "float",
+        d => storage_type(d),
+    }
+}
+
+fn is_f32ish(d: DType) -> bool {
+    matches!(d, DType::Float16 | DType::BFloat16 | DType::Float32)
+}
+
+/// Converts a storage value to its compute value.
+fn load_conv(d: DType, s: &str) -> String {
+    match d {
+        DType::Bool => format!("(({s}) != 0)"),
+        DType::Float16 => format!("cp_h2f({s})"),
+        DType::BFloat16 => format!("cp_bf2f({s})"),
+        _ => s.to_string(),
+    }
+}
+
+/// Converts a compute value to its storage value.
+fn store_conv(d: DType, s: &str) -> String {
+    match d {
+        DType::Bool => format!("((cp_u8)({s}))"),
+        DType::Float16 => format!("cp_f2h({s})"),
+        DType::BFloat16 => format!("cp_f2bf({s})"),
+        _ => s.to_string(),
+    }
+}
+
+/// Rounds an arithmetic result of a float16/bfloat16 node.
+fn round_to(d: DType, s: String) -> String {
+    match d {
+        DType::Float16 => format!("cp_rh({s})"),
+        DType::BFloat16 => format!("cp_rbf({s})"),
+        _ => s,
+    }
+}
+
+fn float_lit(v: f64, single: bool) -> String {
+    if v.is_finite() {
+        let mut s = if single {
+            format!("{:?}", v as f32)
+        } else {
+            format!("{v:?}")
+        };
+        if !s.contains(['.', 'e', 'E']) {
+            s.push_str(".0");
+        }
+        if single {
+            s.push('f');
+        }
+        format!("({s})")
+    } else if single {
+        format!("__uint_as_float(0x{:08x}u)", (v as f32).to_bits())
+    } else {
+        format!("__longlong_as_double(0x{:016x}ll)", v.to_bits())
+    }
+}
+
+/// A C++ literal of the compute type of `s`.
+fn literal(s: Scalar) -> String {
+    match s {
+        Scalar::Bool(b) => (if b { "true" } else { "false" }).into(),
+        Scalar::Int8(v) => format!("((cp_i8){v})"),
+        Scalar::Int16(v) => format!("((cp_i16){v})"),
+        Scalar::Int32(v) => format!("((cp_i32){}ll)", v),
+        Scalar::Int64(v) if v == i64::MIN => "((cp_i64)(-9223372036854775807ll - 1))".into(),
+        Scalar::Int64(v) => format!("((cp_i64){v}ll)"),
+        Scalar::UInt8(v) => format!("((cp_u8){v}u)"),
+        Scalar::UInt16(v) => format!("((cp_u16){v}u)"),
+        Scalar::UInt32(v) => format!("((cp_u32){v}u)"),
+        Scalar::UInt64(v) => format!("((cp_u64){v}ull)"),
+        Scalar::Float16(v) => float_lit(v.to_f64(), true),
+        Scalar::BFloat16(v) => float_lit(v.to_f64(), true),
+        Scalar::Float32(v) => float_lit(v as f64, true),
+        Scalar::Float64(v) => float_lit(v, false),
+        Scalar::Complex64(_) | Scalar::Complex128(_) => "0 /* complex unsupported */".into(),
+    }
+}
+
+/// C++ for casting compute value `e` of dtype `from` to dtype `to` (Scalar::cast semantics).
+fn cast_expr(from: DType, to: DType, e: &str) -> String {
+    if from == to {
+        return e.to_string();
+    }
+    if to == DType::Bool {
+        return format!("(({e}) != 0)");
+    }
+    let from_float = from.is_float();
+    match to {
+        DType::Float16 => {
+            if from == DType::Float32 || from == DType::BFloat16 {
+                format!("cp_rh({e})")
+            } else {
+                format!("cp_h2f(cp_d2h((double)({e})))")
+            }
+        }
+        DType::BFloat16 => {
+            if from == DType::Float32 || from == DType::Float16 {
+                format!("cp_rbf({e})")
+            } else {
+                format!("cp_bf2f(cp_d2bf((double)({e})))")
+            }
+        }
+        DType::Float32 => format!("((float)({e}))"),
+        DType::Float64 => format!("((double)({e}))"),
+        t if t.is_integer() && from_float => {
+            let f = match t {
+                DType::Int8 => "cp_d2i8",
+                DType::Int16 => "cp_d2i16",
+                DType::Int32 => "cp_d2i32",
+                DType::Int64 => "cp_d2i64",
+                DType::UInt8 => "cp_d2u8",
+                DType::UInt16 => "cp_d2u16",
+                DType::UInt32 => "cp_d2u32",
+                _ => "cp_d2u64",
+            };
+            format!("{f}((double)({e}))")
+        }
+        t => format!("(({})({e}))", compute_type(t)),
+    }
+}
+
+/// How names of the things an expression reads are spelled at the emission point.
+struct Names<'a> {
+    /// Compute-typed inputs.
+    inputs: &'a dyn Fn(usize) -> String,
+    /// The flat index (an expression convertible to cp_i64).
+    index: String,
+}
+
+fn math1(op: UnaryOp, d: DType) -> &'static str {
+    let f = is_f32ish(d);
+    match (op, f) {
+        (UnaryOp::Sqrt, true) => "sqrtf",
+        (UnaryOp::Sqrt, false) => "sqrt",
+        (UnaryOp::Exp, true) => "expf",
+        (UnaryOp::Exp, false) => "exp",
+        (UnaryOp::Log, true) => "logf",
+        (UnaryOp::Log, false) => "log",
+        (UnaryOp::Sin, true) => "sinf",
+        (UnaryOp::Sin, false) => "sin",
+        (UnaryOp::Cos, true) => "cosf",
+        (UnaryOp::Cos, false) => "cos",
+        (UnaryOp::Tan, true) => "tanf",
+        (UnaryOp::Tan, false) => "tan",
+        (UnaryOp::Tanh, true) => "tanhf",
+        (UnaryOp::Tanh, false) => "tanh",
+        (UnaryOp::Floor, true) => "floorf",
+        (UnaryOp::Floor, false) => "floor",
+        (UnaryOp::Ceil, true) => "ceilf",
+        (UnaryOp::Ceil, false) => "ceil",
+        (UnaryOp::Abs, true) => "fabsf",
+        (_, _) => "fabs",
+    }
+}
+
+fn expr(e: &Expr, n: &Names<'_>) -> Result<String> {
+    let d = e.ty;
+    if d.is_complex() {
+        return Err(unsupported("expression", d));
+    }
+    Ok(match &e.kind {
+        ExprKind::Const(s) => literal(*s),
+        ExprKind::Input(k) => (n.inputs)(*k),
+        ExprKind::Param(k) => format!("p{k}"),
+        ExprKind::Var(k) => format!("v{k}"),
+        ExprKind::Index => format!("((cp_i64)({}))", n.index),
+        ExprKind::Load { raw, index } => {
+            let i = expr(index, n)?;
+            load_conv(d, &format!("a.r{raw}[{i}]"))
+        }
+        ExprKind::Cast(a) => {
+            if a.ty.is_complex() {
+                return Err(unsupported("cast", a.ty));
+            }
+            cast_expr(a.ty, d, &expr(a, n)?)
+        }
+        ExprKind::Select(c, a, b) => {
+            format!(
+                "(({}) ? ({}) : ({}))",
+                expr(c, n)?,
+                expr(a, n)?,
+                expr(b, n)?
+            )
+        }
+        ExprKind::Unary(op, a) => unary(*op, a, n)?,
+        ExprKind::Binary(op, a, b) => binary(*op, d, a, b, n)?,
+    })
+}
+
+fn unary(op: UnaryOp, a: &Expr, n: &Names<'_>) -> Result<String> {
+    let t = a.ty;
+    if t.is_complex() {
+        return Err(unsupported(&format!("{op:?}"), t));
+    }
+    let x = expr(a, n)?;
+    let ct = compute_type(t);
+    Ok(match op {
+        UnaryOp::Not => {
+            if t == DType::Bool {
+                format!("(!({x}))")
+            } else {
+                format!("(({x}) == 0)")
+            }
+        }
+        UnaryOp::IsNan if t.is_float() => format!("(({x}) != ({x}))"),
+        UnaryOp::IsInf if t.is_float() => {
+            format!("(fabs((double)({x})) == __longlong_as_double(0x7ff0000000000000ll))")
+        }
+        UnaryOp::IsFinite if t.is_float() => {
+            format!("(fabs((double)({x})) < __longlong_as_double(0x7ff0000000000000ll))")
+        }
+        UnaryOp::IsNan | UnaryOp::IsInf => "false".into(),
+        UnaryOp::IsFinite => "true".into(),
+        UnaryOp::BitNot if t == DType::Bool => format!("(!({x}))"),
+        _ if t == DType::Bool => x,
+        UnaryOp::Neg if t.is_integer() => format!("cp_wneg<{ct}>({x})"),
+        UnaryOp::Abs if t.is_integer() => format!("cp_iabs<{ct}>({x})"),
+        UnaryOp::BitNot if t.is_integer() => format!("(({ct})(~({x})))"),
+        UnaryOp::Floor | UnaryOp::Ceil if t.is_integer() => x,
+        UnaryOp::BitNot => {
+            return Err(Error::invalid("C++ emitter", format!("bitwise not of {t}")))
+        }
+        _ if t.is_integer() => {
+            // math function of an integer: in double, cast back (as Scalar::cast).
+            let m = math1(op, DType::Float64);
+            cast_expr(DType::Float64, t, &format!("{m}((double)({x}))"))
+        }
+        UnaryOp::Neg => round_to(t, format!("(-({x}))")),
+        _ => round_to(t, format!("{}({x})", math1(op, t))),
+    })
+}
+
+fn binary(op: BinaryOp, d: DType, a: &Expr, b: &Expr, n: &Names<'_>) -> Result<String> {
+    let t = a.ty;
+    if t.is_complex() || b.ty.is_complex() {
+        return Err(unsupported(&format!("{op:?}"), t));
+    }
+    let x = expr(a, n)?;
+    let y = expr(b, n)?;
+    let ct = compute_type(t);
+    if op.is_comparison() {
+        let o = match op {
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            _ => ">=",
+        };
+        return Ok(format!("(({x}) {o} ({y}))"));
+    }
+    if t == DType::Bool {
+        return Ok(match op {
+            BinaryOp::Add | BinaryOp::Or | BinaryOp::Max | BinaryOp::FMax => {
+                format!("(({x}) || ({y}))")
+            }
+            BinaryOp::Mul | BinaryOp::And | BinaryOp::Min | BinaryOp::FMin => {
+                format!("(({x}) && ({y}))")
+            }
+            BinaryOp::Xor | BinaryOp::Sub => format!("(({x}) != ({y}))"),
+            _ => {
+                let r = binary_int(
+                    op,
+                    DType::UInt8,
+                    &format!("((cp_u8)({x}))"),
+                    &format!("((cp_u8)({y}))"),
+                    DType::UInt8,
+                )?;
+                format!("(({r}) != 0)")
+            }
+        });
+    }
+    if t.is_integer() {
+        return binary_int(op, t, &x, &y, b.ty);
+    }
+    let f = is_f32ish(t);
+    let fl = if f { "cp_f32" } else { "cp_f64" };
+    let r = match op {
+        BinaryOp::Add => format!("(({x}) + ({y}))"),
+        BinaryOp::Sub => format!("(({x}) - ({y}))"),
+        BinaryOp::Mul => format!("(({x}) * ({y}))"),
+        BinaryOp::Div => format!("(({x}) / ({y}))"),
+        BinaryOp::FloorDiv => format!("{fl}_floordiv({x}, {y})"),
+        BinaryOp::Mod => format!("{fl}_mod({x}, {y})"),
+        BinaryOp::Pow => format!("{}({x}, {y})", if f { "powf" } else { "pow" }),
+        BinaryOp::Atan2 => format!("{}({x}, {y})", if f { "atan2f" } else { "atan2" }),
+        BinaryOp::Max => format!("cp_max<{ct}>({x}, {y})"),
+        BinaryOp::Min => format!("cp_min<{ct}>({x}, {y})"),
+        BinaryOp::FMax => format!("cp_fmax<{ct}>({x}, {y})"),
+        BinaryOp::FMin => format!("cp_fmin<{ct}>({x}, {y})"),
+        other => {
+            return Err(Error::invalid(
+                "C++ emitter",
+                format!("{other:?} is not defined for {t}"),
+            ))
+        }
+    };
+    Ok(round_to(d, r))
+}
+
+fn binary_int(op: BinaryOp, t: DType, x: &str, y: &str, yt: DType) -> Result<String> {
+    let ct = compute_type(t);
+    Ok(match op {
+        BinaryOp::Add => format!("cp_wadd<{ct}>({x}, {y})"),
+        BinaryOp::Sub => format!("cp_wsub<{ct}>({x}, {y})"),
+        BinaryOp::Mul => format!("cp_wmul<{ct}>({x}, {y})"),
+        BinaryOp::Div => format!("cp_idiv<{ct}>({x}, {y})"),
+        BinaryOp::FloorDiv => format!("cp_ifloordiv<{ct}>({x}, {y})"),
+        BinaryOp::Mod => format!("cp_imod<{ct}>({x}, {y})"),
+        BinaryOp::Pow => format!("cp_ipow<{ct}>({x}, {y})"),
+        BinaryOp::Max | BinaryOp::FMax => format!("cp_max<{ct}>({x}, {y})"),
+        BinaryOp::Min | BinaryOp::FMin => format!("cp_min<{ct}>({x}, {y})"),
+        BinaryOp::And => format!("(({ct})(({x}) & ({y})))"),
+        BinaryOp::Or => format!("(({ct})(({x}) | ({y})))"),
+        BinaryOp::Xor => format!("(({ct})(({x}) ^ ({y})))"),
+        BinaryOp::Shl => format!("cp_shl<{ct}, {}>({x}, {y})", compute_type(yt)),
+        BinaryOp::Shr => format!("cp_shr<{ct}, {}>({x}, {y})", compute_type(yt)),
+        BinaryOp::Atan2 => cast_expr(
+            DType::Float64,
+            t,
+            &format!("atan2((double)({x}), (double)({y}))"),
+        ),
+        _ => unreachable!("comparisons handled by the caller"),
+    })
+}
+
+fn stmts(
+    body: &[Stmt],
+    n: &Names<'_>,
+    outs: &dyn Fn(usize) -> String,
+    ind: usize,
+    s: &mut String,
+) -> Result<()> {
+    let pad = "  ".repeat(ind);
+    for st in body {
+        match st {
+            Stmt::Let { var, value } | Stmt::Assign { var, value } => {
+                let _ = writeln!(s, "{pad}v{var} = {};", expr(value, n)?);
+            }
+            Stmt::Store { output, value } => {
+                let _ = writeln!(s, "{pad}{} = {};", outs(*output), expr(value, n)?);
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let _ = writeln!(s, "{pad}if ({}) {{", expr(cond, n)?);
+                stmts(then_body, n, outs, ind + 1, s)?;
+                if else_body.is_empty() {
+                    let _ = writeln!(s, "{pad}}}");
+                } else {
+                    let _ = writeln!(s, "{pad}}} else {{");
+                    stmts(else_body, n, outs, ind + 1, s)?;
+                    let _ = writeln!(s, "{pad}}}");
+                }
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                body,
+            } => {
+                let _ = writeln!(s, "{pad}{{");
+                let _ = writeln!(s, "{pad}  const cp_i64 e{var} = {};", expr(end, n)?);
+                let _ = writeln!(
+                    s,
+                    "{pad}  for (v{var} = {}; v{var} < e{var}; ++v{var}) {{",
+                    expr(start, n)?
+                );
+                stmts(body, n, outs, ind + 2, s)?;
+                let _ = writeln!(s, "{pad}  }}");
+                let _ = writeln!(s, "{pad}}}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Outputs stored by a top-level (unconditional) `Store`.
+fn definitely_stored(k: &Kernel) -> Vec<bool> {
+    let mut v = vec![false; k.outputs.len()];
+    for s in &k.body {
+        if let Stmt::Store { output, .. } = s {
+            if *output < v.len() {
+                v[*output] = true;
+            }
+        }
+    }
+    v
+}
+
+/// Elements per vector iteration: 16 bytes of the widest operand (at least 1).
+pub fn vector_width(k: &Kernel) -> usize {
+    let widest = k
+        .inputs
+        .iter()
+        .chain(&k.outputs)
+        .map(|d| d.itemsize())
+        .max()
+        .unwrap_or(1);
+    (16 / widest).max(1)
+}
+
+/// A sanitized C identifier for a kernel name.
+pub fn entry_name(name: &str) -> String {
+    let mut s = String::from("cupy_");
+    for c in name.chars() {
+        s.push(if c.is_ascii_alphanumeric() { c } else { '_' });
+    }
+    s
+}
+
+struct StructBuilder {
+    decl: String,
+    fields: Vec<ArgField>,
+    off: usize,
+    align: usize,
+}
+
+impl StructBuilder {
+    fn new() -> Self {
+        StructBuilder {
+            decl: String::new(),
+            fields: vec![],
+            off: 0,
+            align: 1,
+        }
+    }
+    fn add(&mut self, slot: Slot, cdecl: &str, size: usize) {
+        self.off = self.off.div_ceil(size) * size;
+        self.align = self.align.max(size);
+        self.fields.push(ArgField {
+            slot,
+            offset: self.off,
+            size,
+        });
+        self.off += size;
+        let _ = writeln!(self.decl, "  {cdecl};");
+    }
+    fn finish(self, name: &str, params: Vec<DType>) -> (String, ArgsLayout) {
+        let size = self.off.div_ceil(self.align) * self.align;
+        (
+            format!("struct {name} {{\n{}}};\n", self.decl),
+            ArgsLayout {
+                fields: self.fields,
+                size: size.max(1),
+                params,
+            },
+        )
+    }
+}
+
+fn param_fields(sb: &mut StructBuilder, params: &[DType]) {
+    for (k, d) in params.iter().enumerate() {
+        sb.add(
+            Slot::Param(k),
+            &format!("{} p{k}", storage_type(*d)),
+            d.itemsize(),
+        );
+    }
+}
+
+fn param_loads(params: &[DType]) -> String {
+    let mut s = String::new();
+    for (k, d) in params.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  const {} p{k} = {};",
+            compute_type(*d),
+            load_conv(*d, &format!("a.p{k}"))
+        );
+    }
+    s
+}
+
+/// Emits an elementwise kernel (see the module docs).
+///
+/// # Errors
+/// [`Error::DTypeNotSupported`] for complex dtypes; [`Error::InvalidArgument`] for an op the
+/// dtype lacks or a malformed kernel.
+pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> Result<Emitted> {
+    k.validate()?;
+    check_dtypes(&k.name, &k.dtypes())?;
+    let nd = if spec.class == ElementwiseClass::Strided {
+        spec.ndim.max(1)
+    } else {
+        1
+    };
+    let entry = entry_name(&k.name);
+    let (it, ut, isz) = if spec.index64 {
+        ("cp_i64", "cp_u64", 8)
+    } else {
+        ("cp_i32", "cp_u32", 4)
+    };
+    let strided = spec.class == ElementwiseClass::Strided;
+    let vec = if spec.class == ElementwiseClass::Vectorized {
+        vector_width(k)
+    } else {
+        1
+    };
+
+    let mut sb = StructBuilder::new();
+    sb.add(Slot::Size, &format!("{it} size"), isz);
+    if strided {
+        for d in 0..nd {
+            sb.add(Slot::Shape(d), &format!("{it} shape{d}"), isz);
+        }
+    }
+    let ops: Vec<(OperandRef, DType, String, bool)> = k
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (OperandRef::Input(i), *d, format!("in{i}"), true))
+        .chain(
+            k.outputs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (OperandRef::Output(i), *d, format!("out{i}"), false)),
+        )
+        .collect();
+    for (r, d, name, is_in) in &ops {
+        let c = if *is_in { "const " } else { "" };
+        sb.add(
+            Slot::Ptr(*r),
+            &format!("{c}{}* {name}", storage_type(*d)),
+            8,
+        );
+        if strided {
+            for ax in 0..nd {
+                sb.add(Slot::Stride(*r, ax), &format!("{it} st_{name}_{ax}"), isz);
+            }
+        }
+    }
+    for (i, d) in k.raws.iter().enumerate() {
+        sb.add(
+            Slot::Ptr(OperandRef::Raw(i)),
+            &format!("{}* r{i}", storage_type(*d)),
+            8,
+        );
+    }
+    param_fields(&mut sb, &k.params);
+    let sname = format!("{entry}_args");
+    let (sdecl, args) = sb.finish(&sname, k.params.clone());
+
+    let mut src = prelude(flavor);
+    let _ = writeln!(
+        src,
+        "// kernel {} | ndim {nd} | {:?} | {}-bit index | vector {vec}",
+        k.name,
+        spec.class,
+        isz * 8
+    );
+    src.push_str(&sdecl);
+
+    // The per-element body: compute-typed inputs by value, outputs by reference.
+    let mut sig = vec![format!("const {sname}& a"), "cp_i64 idx".to_string()];
+    for (i, d) in k.inputs.iter().enumerate() {
+        sig.push(format!("const {} x{i}", compute_type(*d)));
+    }
+    for (i, d) in k.outputs.iter().enumerate() {
+        sig.push(format!("{}& y{i}", compute_type(*d)));
+    }
+    let _ = writeln!(src, "CP_DEV void {entry}_body({}) {{", sig.join(", "));
+    src.push_str(&param_loads(&k.params));
+    for (v, d) in k.locals.iter().enumerate() {
+        let _ = writeln!(
+            src,
+            "  {} v{v} = ({})0;",
+            compute_type(*d),
+            compute_type(*d)
+        );
+    }
+    let inputs = |i: usize| format!("x{i}");
+    let names = Names {
+        inputs: &inputs,
+        index: "idx".into(),
+    };
+    stmts(&k.body, &names, &|o| format!("y{o}"), 1, &mut src)?;
+    src.push_str("}\n");
+
+    let stored = definitely_stored(k);
+    // Emits the per-element code given each operand's element expression (pointer + offset).
+    let element = |offs: &dyn Fn(&str) -> String, idx: &str, pad: &str| -> String {
+        let mut s = String::new();
+        let mut call = vec!["a".to_string(), format!("(cp_i64)({idx})")];
+        for (i, d) in k.inputs.iter().enumerate() {
+            call.push(load_conv(
+                *d,
+                &format!("a.in{i}[{}]", offs(&format!("in{i}"))),
+            ));
+        }
+        for (i, d) in k.outputs.iter().enumerate() {
+            let init = if stored[i] {
+                format!("({})0", compute_type(*d))
+            } else {
+                load_conv(*d, &format!("a.out{i}[{}]", offs(&format!("out{i}"))))
+            };
+            let _ = writeln!(s, "{pad}{} y{i} = {init};", compute_type(*d));
+            call.push(format!("y{i}"));
+        }
+        let _ = writeln!(s, "{pad}{entry}_body({});", call.join(", "));
+        for (i, d) in k.outputs.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "{pad}a.out{i}[{}] = {};",
+                offs(&format!("out{i}")),
+                store_conv(*d, &format!("y{i}"))
+            );
+        }
+        s
+    };
+
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}(const {sname} a) {{"
+    );
+    let _ = writeln!(src, "  const {ut} n = ({ut})a.size;");
+    let _ = writeln!(
+        src,
+        "  const {ut} step = ({ut})gridDim.x * ({ut})blockDim.x;"
+    );
+    let _ = writeln!(
+        src,
+        "  const {ut} tid = ({ut})blockIdx.x * ({ut})blockDim.x + ({ut})threadIdx.x;"
+    );
+    match spec.class {
+        ElementwiseClass::Strided => {
+            let _ = writeln!(src, "  for ({ut} i = tid; i < n; i += step) {{");
+            let names: Vec<&String> = ops.iter().map(|o| &o.2).collect();
+            for nm in &names {
+                let _ = writeln!(src, "    {it} o_{nm} = 0;");
+            }
+            let _ = writeln!(src, "    {ut} rem = i;");
+            for d in (1..nd).rev() {
+                let _ = writeln!(
+                    src,
+                    "    {{ const {ut} c = rem % ({ut})a.shape{d}; rem /= ({ut})a.shape{d};"
+                );
+                for nm in &names {
+                    let _ = writeln!(src, "      o_{nm} += ({it})c * a.st_{nm}_{d};");
+                }
+                let _ = writeln!(src, "    }}");
+            }
+            for nm in &names {
+                let _ = writeln!(src, "    o_{nm} += ({it})rem * a.st_{nm}_0;");
+            }
+            src.push_str(&element(&|nm| format!("o_{nm}"), "i", "    "));
+            src.push_str("  }\n");
+        }
+        ElementwiseClass::Contiguous => {
+            let _ = writeln!(src, "  for ({ut} i = tid; i < n; i += step) {{");
+            src.push_str(&element(&|_| "i".to_string(), "i", "    "));
+            src.push_str("  }\n");
+        }
+        ElementwiseClass::Vectorized => {
+            let _ = writeln!(src, "  const {ut} nv = n / {vec}u;");
+            let _ = writeln!(src, "  for ({ut} v = tid; v < nv; v += step) {{");
+            let _ = writeln!(src, "    const {ut} base = v * {vec}u;");
+            for (i, d) in k.inputs.iter().enumerate() {
+                let st = storage_type(*d);
+                let _ = writeln!(src, "    const cp_vec<{st}, {vec}> vx{i} = *(const cp_vec<{st}, {vec}>*)(a.in{i} + base);");
+            }
+            for (i, d) in k.outputs.iter().enumerate() {
+                let st = storage_type(*d);
+                if stored[i] {
+                    let _ = writeln!(src, "    cp_vec<{st}, {vec}> vy{i};");
+                } else {
+                    let _ = writeln!(
+                        src,
+                        "    cp_vec<{st}, {vec}> vy{i} = *(cp_vec<{st}, {vec}>*)(a.out{i} + base);"
+                    );
+                }
+            }
+            let _ = writeln!(
+                src,
+                "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{"
+            );
+            let mut call = vec!["a".to_string(), "(cp_i64)(base + j)".to_string()];
+            for (i, d) in k.inputs.iter().enumerate() {
+                call.push(load_conv(*d, &format!("vx{i}.v[j]")));
+            }
+            for (i, d) in k.outputs.iter().enumerate() {
+                let init = if stored[i] {
+                    format!("({})0", compute_type(*d))
+                } else {
+                    load_conv(*d, &format!("vy{i}.v[j]"))
+                };
+                let _ = writeln!(src, "      {} y{i} = {init};", compute_type(*d));
+                call.push(format!("y{i}"));
+            }
+            let _ = writeln!(src, "      {entry}_body({});", call.join(", "));
+            for (i, d) in k.outputs.iter().enumerate() {
+                let _ = writeln!(
+                    src,
+                    "      vy{i}.v[j] = {};",
+                    store_conv(*d, &format!("y{i}"))
+                );
+            }
+            src.push_str("    }\n");
+            for (i, d) in k.outputs.iter().enumerate() {
+                let st = storage_type(*d);
+                let _ = writeln!(src, "    *(cp_vec<{st}, {vec}>*)(a.out{i} + base) = vy{i};");
+            }
+            src.push_str("  }\n");
+            let _ = writeln!(
+                src,
+                "  for ({ut} i = nv * {vec}u + tid; i < n; i += step) {{"
+            );
+            src.push_str(&element(&|_| "i".to_string(), "i", "    "));
+            src.push_str("  }\n");
+        }
+    }
+    src.push_str("}\n");
+    Ok(Emitted {
+        source: src,
+        entries: vec![entry],
+        args,
+        vector: vec,
+    })
+}
+
+/// Emits a reduction module with three entries sharing one argument struct:
+/// - `<name>_inner`: one block per output (grid-stride), `gridDim.y` splits of the reduced
+///   range; threads stride over the reduced index, then a warp-shuffle + shared-memory block
+///   reduction. With `Splits == 1` it writes `post(acc)` to the output, else `acc` to the partial
+///   buffer at `o * splits + blockIdx.y`.
+/// - `<name>_outer`: blocks of [`OUTER_BLOCK`] threads, x across consecutive outputs (coalesced
+///   when outputs are contiguous in the input), y along the reduced index; same split scheme.
+/// - `<name>_finish`: one block per output folds the partials and writes `post(acc)`.
+///
+/// `map` may read `Index` as the flat reduced index.
+///
+/// # Errors
+/// As [`emit_elementwise`].
+pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Result<Emitted> {
+    check_dtypes(&k.name, &k.dtypes())?;
+    for (what, e, want) in [
+        ("map", &k.map, k.acc),
+        ("combine", &k.combine, k.acc),
+        ("post", &k.post, k.output),
+    ] {
+        if e.ty != want {
+            return Err(Error::invalid(
+                format!("reduction {}", k.name),
+                format!("{what} has dtype {} (expected {want})", e.ty),
+            ));
+        }
+    }
+    if k.identity.dtype() != k.acc {
+        return Err(Error::invalid(
+            format!("reduction {}", k.name),
+            format!(
+                "identity {:?} is not of the accumulator dtype {}",
+                k.identity, k.acc
+            ),
+        ));
+    }
+    let ond = spec.out_ndim.max(1);
+    let rnd = spec.red_ndim.max(1);
+    let entry = entry_name(&k.name);
+    let (it, ut, isz) = if spec.index64 {
+        ("cp_i64", "cp_u64", 8)
+    } else {
+        ("cp_i32", "cp_u32", 4)
+    };
+    let mut sb = StructBuilder::new();
+    sb.add(Slot::OutSize, &format!("{it} out_size"), isz);
+    sb.add(Slot::RedSize, &format!("{it} red_size"), isz);
+    sb.add(Slot::Splits, &format!("{it} splits"), isz);
+    for d in 0..ond {
+        sb.add(Slot::Shape(d), &format!("{it} shape{d}"), isz);
+    }
+    for d in 0..rnd {
+        sb.add(Slot::RedShape(d), &format!("{it} rshape{d}"), isz);
+    }
+    for (i, d) in k.inputs.iter().enumerate() {
+        let r = OperandRef::Input(i);
+        sb.add(
+            Slot::Ptr(r),
+            &format!("const {}* in{i}", storage_type(*d)),
+            8,
+        );
+        for ax in 0..ond {
+            sb.add(Slot::Stride(r, ax), &format!("{it} st_in{i}_{ax}"), isz);
+        }
+        for ax in 0..rnd {
+            sb.add(Slot::RedStride(r, ax), &format!("{it} rst_in{i}_{ax}"), isz);
+        }
+    }
+    let o = OperandRef::Output(0);
+    sb.add(
+        Slot::Ptr(o),
+        &format!("{}* out0", storage_type(k.output)),
+        8,
+    );
+    for ax in 0..ond {
+        sb.add(Slot::Stride(o, ax), &format!("{it} st_out0_{ax}"), isz);
+    }
+    sb.add(
+        Slot::Ptr(OperandRef::Partial),
+        &format!("{}* partial", storage_type(k.acc)),
+        8,
+    );
+    param_fields(&mut sb, &k.params);
+    let sname = format!("{entry}_args");
+    let (sdecl, args) = sb.finish(&sname, k.params.clone());
+
+    let acc = compute_type(k.acc);
+    let mut src = prelude(flavor);
+    let _ = writeln!(
+        src,
+        "// reduction {} | out ndim {ond} | reduced ndim {rnd} | {}-bit index",
+        k.name,
+        isz * 8
+    );
+    src.push_str(&sdecl);
+    let ident = literal(k.identity);
+    let _ = writeln!(src, "#define {entry}_IDENT ({ident})");
+
+    // map(a, ridx, inputs...)
+    let mut sig = vec![format!("const {sname}& a"), "cp_i64 ridx".to_string()];
+    for (i, d) in k.inputs.iter().enumerate() {
+        sig.push(format!("const {} x{i}", compute_type(*d)));
+    }
+    let inputs = |i: usize| format!("x{i}");
+    let names = Names {
+        inputs: &inputs,
+        index: "ridx".into(),
+    };
+    let _ = writeln!(src, "CP_DEV {acc} {entry}_map({}) {{", sig.join(", "));
+    src.push_str(&param_loads(&k.params));
+    let _ = writeln!(src, "  return {};\n}}", expr(&k.map, &names)?);
+    let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
+    let _ = writeln!(src, "  return {};\n}}", expr(&k.combine, &names)?);
+    let _ = writeln!(
+        src,
+        "CP_DEV {} {entry}_post(const {sname}& a, {acc} v0) {{",
+        compute_type(k.output)
+    );
+    src.push_str(&param_loads(&k.params));
+    let _ = writeln!(src, "  return {};\n}}", expr(&k.post, &names)?);
+
+    // Block reduction: result in thread 0 (blockDim.x a multiple of the warp size, <= BLOCK).
+    let _ = writeln!(
+        src,
+        "CP_DEV {acc} {entry}_block({acc} v, {acc}* sm) {{
+  for (int off = CP_WARP / 2; off > 0; off >>= 1) v = {entry}_combine(v, cp_shfl_down(v, off));
+  const int lane = threadIdx.x % CP_WARP, wid = threadIdx.x / CP_WARP, nw = blockDim.x / CP_WARP;
+  __syncthreads();
+  if (lane == 0) sm[wid] = v;
+  __syncthreads();
+  if (wid == 0) {{
+    v = lane < nw ? sm[lane] : {entry}_IDENT;
+    for (int off = CP_WARP / 2; off > 0; off >>= 1) v = {entry}_combine(v, cp_shfl_down(v, off));
+  }}
+  return v;
+}}"
+    );
+    // Offsets of output index o (per input and the output), and of reduced index r.
+    let mut out_off = String::new();
+    let _ = writeln!(out_off, "    {ut} orem = o;");
+    for i in 0..k.inputs.len() {
+        let _ = writeln!(out_off, "    {it} oi{i} = 0;");
+    }
+    let _ = writeln!(out_off, "    {it} oo = 0;");
+    for d in (0..ond).rev() {
+        if d > 0 {
+            let _ = writeln!(
+                out_off,
+                "    {{ const {ut} c = orem % ({ut})a.shape{d}; orem /= ({ut})a.shape{d};"
+            );
+        } else {
+            let _ = writeln!(out_off, "    {{ const {ut} c = orem;");
+        }
+        for i in 0..k.inputs.len() {
+            let _ = writeln!(out_off, "      oi{i} += ({it})c * a.st_in{i}_{d};");
+        }
+        let _ = writeln!(out_off, "      oo += ({it})c * a.st_out0_{d}; }}");
+    }
+    let mut red_val = String::new();
+    let _ = writeln!(red_val, "      {ut} rrem = r;");
+    for i in 0..k.inputs.len() {
+        let _ = writeln!(red_val, "      {it} ri{i} = oi{i};");
+    }
+    for d in (0..rnd).rev() {
+        if d > 0 {
+            let _ = writeln!(
+                red_val,
+                "      {{ const {ut} c = rrem % ({ut})a.rshape{d}; rrem /= ({ut})a.rshape{d};"
+            );
+        } else {
+            let _ = writeln!(red_val, "      {{ const {ut} c = rrem;");
+        }
+        for i in 0..k.inputs.len() {
+            let _ = writeln!(red_val, "        ri{i} += ({it})c * a.rst_in{i}_{d};");
+        }
+        let _ = writeln!(red_val, "      }}");
+    }
+    let mut margs = vec!["a".to_string(), "(cp_i64)r".to_string()];
+    for (i, d) in k.inputs.iter().enumerate() {
+        margs.push(load_conv(*d, &format!("a.in{i}[ri{i}]")));
+    }
+    let _ = writeln!(
+        red_val,
+        "      acc = {entry}_combine(acc, {entry}_map({}));",
+        margs.join(", ")
+    );
+    let write = |pad: &str, split: &str| {
+        format!(
+            "{pad}if (a.splits == 1) a.out0[oo] = {};\n{pad}else a.partial[({ut})o * ({ut})a.splits + {split}] = {};\n",
+            store_conv(k.output, &format!("{entry}_post(a, acc)")),
+            store_conv(k.acc, "acc")
+        )
+    };
+    let range = format!(
+        "  const {ut} nred = ({ut})a.red_size, ns = ({ut})a.splits;
+  const {ut} chunk = (nred + ns - 1) / ns;
+  const {ut} r0 = ({ut})blockIdx.y * chunk;
+  const {ut} r1 = r0 >= nred ? r0 : ((nred - r0 < chunk) ? nred : r0 + chunk);
+"
+    );
+    // inner
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}_inner(const {sname} a) {{"
+    );
+    let _ = writeln!(src, "  __shared__ {acc} sm[{}];", BLOCK / 32);
+    src.push_str(&range);
+    let _ = writeln!(
+        src,
+        "  for ({ut} o = blockIdx.x; o < ({ut})a.out_size; o += gridDim.x) {{"
+    );
+    src.push_str(&out_off);
+    let _ = writeln!(src, "    {acc} acc = {entry}_IDENT;");
+    let _ = writeln!(
+        src,
+        "    for ({ut} r = r0 + threadIdx.x; r < r1; r += blockDim.x) {{"
+    );
+    src.push_str(&red_val);
+    src.push_str("    }\n");
+    let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
+    src.push_str("    if (threadIdx.x == 0) {\n");
+    src.push_str(&write("      ", "blockIdx.y"));
+    src.push_str("    }\n  }\n}\n");
+    // outer
+    let (bx, by) = OUTER_BLOCK;
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}_outer(const {sname} a) {{"
+    );
+    let _ = writeln!(src, "  __shared__ {acc} sm[{by}][{}];", bx + 1);
+    src.push_str(&range);
+    let _ = writeln!(src, "  for ({ut} ob = ({ut})blockIdx.x * {bx}u; ob < ({ut})a.out_size; ob += ({ut})gridDim.x * {bx}u) {{");
+    let _ = writeln!(src, "    const {ut} o = ob + threadIdx.x;");
+    let _ = writeln!(src, "    {acc} acc = {entry}_IDENT;");
+    let _ = writeln!(src, "    if (o < ({ut})a.out_size) {{");
+    src.push_str(
+        &out_off
+            .replace("\n    ", "\n      ")
+            .replacen("    ", "      ", 1),
+    );
+    let _ = writeln!(
+        src,
+        "      for ({ut} r = r0 + threadIdx.y; r < r1; r += {by}u) {{"
+    );
+    src.push_str(&red_val);
+    src.push_str("      }\n    }\n");
+    let _ = writeln!(src, "    sm[threadIdx.y][threadIdx.x] = acc;");
+    src.push_str("    __syncthreads();\n");
+    let _ = writeln!(src, "    if (threadIdx.y == 0 && o < ({ut})a.out_size) {{");
+    let _ = writeln!(
+        src,
+        "      for (int y = 1; y < {by}; ++y) acc = {entry}_combine(acc, sm[y][threadIdx.x]);"
+    );
+    src.push_str(
+        &out_off
+            .replace("\n    ", "\n      ")
+            .replacen("    ", "      ", 1),
+    );
+    src.push_str(&write("      ", "blockIdx.y"));
+    src.push_str("    }\n    __syncthreads();\n  }\n}\n");
+    // finish
+    let _ = writeln!(src, "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}_finish(const {sname} a) {{");
+    let _ = writeln!(src, "  __shared__ {acc} sm[{}];", BLOCK / 32);
+    let _ = writeln!(src, "  const {ut} ns = ({ut})a.splits;");
+    let _ = writeln!(
+        src,
+        "  for ({ut} o = blockIdx.x; o < ({ut})a.out_size; o += gridDim.x) {{"
+    );
+    src.push_str(&out_off);
+    let _ = writeln!(src, "    {acc} acc = {entry}_IDENT;");
+    let _ = writeln!(
+        src,
+        "    for ({ut} s = threadIdx.x; s < ns; s += blockDim.x) acc = {entry}_combine(acc, {});",
+        load_conv(k.acc, "a.partial[o * ns + s]")
+    );
+    let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
+    let _ = writeln!(
+        src,
+        "    if (threadIdx.x == 0) a.out0[oo] = {};",
+        store_conv(k.output, &format!("{entry}_post(a, acc)"))
+    );
+    src.push_str("  }\n}\n");
+    Ok(Emitted {
+        source: src,
+        entries: vec![
+            format!("{entry}_inner"),
+            format!("{entry}_outer"),
+            format!("{entry}_finish"),
+        ],
+        args,
+        vector: 1,
+    })
+}
+
+#[cfg(test)]
+mod tests;
