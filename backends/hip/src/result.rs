@@ -312,11 +312,11 @@ impl Hip {
     }
 
     /// `hipStreamSynchronize`.
-    pub fn stream_sync(&self, s: h::hipStream_t) -> Result<(), HipError> {
-        // SAFETY: `s` is a stream we created (or null, the default stream).
-        self.check("hipStreamSynchronize", unsafe {
-            (self.api.hipStreamSynchronize)(s)
-        })
+    ///
+    /// # Safety
+    /// `s` is a live stream we created (or null, the default stream).
+    pub unsafe fn stream_sync(&self, s: h::hipStream_t) -> Result<(), HipError> {
+        self.check("hipStreamSynchronize", (self.api.hipStreamSynchronize)(s))
     }
 
     /// `hipStreamDestroy`.
@@ -338,7 +338,10 @@ impl Hip {
     }
 
     /// `hipModuleGetFunction`.
-    pub fn module_function(
+    ///
+    /// # Safety
+    /// `m` is a loaded module.
+    pub unsafe fn module_function(
         &self,
         m: h::hipModule_t,
         name: &str,
