@@ -3,7 +3,7 @@
 
 use crate::cache;
 use crate::kernels::{self, ReduceEntry};
-use crate::result::{base_arch, version_string, Hip, HipError, Rocblas, Rtc};
+use crate::result::{version_string, Hip, HipError, Rocblas, Rtc};
 use crate::sys::hip as h;
 use crate::sys::rocblas as rb;
 use cupy_core::backend::{
@@ -35,8 +35,15 @@ fn unavailable(reason: impl Into<String>) -> Error {
 /// Describes the loaded runtime for messages: `"HIP runtime 5.2.21153 (libamdhip64.so.5)"`.
 fn runtime_label(hip: &Hip) -> String {
     match hip.runtime_version() {
-        Ok(v) => format!("HIP runtime {} loaded from {}", version_string(v), hip.lib.path),
-        Err(e) => format!("HIP runtime of unknown version loaded from {} ({e})", hip.lib.path),
+        Ok(v) => format!(
+            "HIP runtime {} loaded from {}",
+            version_string(v),
+            hip.lib.path
+        ),
+        Err(e) => format!(
+            "HIP runtime of unknown version loaded from {} ({e})",
+            hip.lib.path
+        ),
     }
 }
 
@@ -51,10 +58,18 @@ pub fn probe_devices() -> std::result::Result<Vec<DeviceInfo>, String> {
             format!("{label}; {e}")
         }
     };
-    hip.init().map_err(|e| no_gpu(&e))?;
-    let n = hip.device_count().map_err(|e| no_gpu(&e))?;
+    // Without a GPU, ROCm 5.2's hipInit fails with hipErrorInvalidDevice (101) and
+    // hipGetDeviceCount with hipErrorNoDevice (100): report the latter, which says what is wrong.
+    let init = hip.init();
+    let n = match (init, hip.device_count()) {
+        (_, Err(e)) => return Err(no_gpu(&e)),
+        (Err(e), Ok(_)) => return Err(no_gpu(&e)),
+        (Ok(()), Ok(n)) => n,
+    };
     if n == 0 {
-        return Err(format!("{label}; hipGetDeviceCount returned 0 devices: no AMD GPU found"));
+        return Err(format!(
+            "{label}; hipGetDeviceCount returned 0 devices: no AMD GPU found"
+        ));
     }
     let driver = hip
         .driver_version()
@@ -63,7 +78,9 @@ pub fn probe_devices() -> std::result::Result<Vec<DeviceInfo>, String> {
     (0..n)
         .map(|i| {
             let d = i as i32;
-            let name = hip.device_name(d).map_err(|e| format!("{label}; device {i}: {e}"))?;
+            let name = hip
+                .device_name(d)
+                .map_err(|e| format!("{label}; device {i}: {e}"))?;
             let arch = hip.arch_name(d).unwrap_or_default();
             let cus = hip
                 .attribute(h::hipDeviceAttributeMultiprocessorCount, d)
@@ -220,7 +237,11 @@ pub struct HipBuffer {
 
 impl fmt::Debug for HipBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HipBuffer({} x {}, {:#x} on {})", self.len, self.dtype, self.ptr, self.pool.label)
+        write!(
+            f,
+            "HipBuffer({} x {}, {:#x} on {})",
+            self.len, self.dtype, self.ptr, self.pool.label
+        )
     }
 }
 
@@ -298,7 +319,10 @@ impl HipBackend {
     pub fn open(index: usize) -> Result<HipBackend> {
         let devices = probe_devices().map_err(unavailable)?;
         let info = devices.get(index).cloned().ok_or_else(|| {
-            unavailable(format!("device index {index} requested but only {} HIP device(s) found", devices.len()))
+            unavailable(format!(
+                "device index {index} requested but only {} HIP device(s) found",
+                devices.len()
+            ))
         })?;
         let hip = Hip::get().map_err(unavailable)?;
         let dev = index as i32;
@@ -358,11 +382,13 @@ impl HipBackend {
     }
 
     fn buf<'a>(&self, op: &str, b: &'a Buffer) -> Result<&'a HipBuffer> {
-        b.as_any().downcast_ref::<HipBuffer>().ok_or_else(|| Error::DeviceMismatch {
-            op: op.into(),
-            lhs: self.info.label(),
-            rhs: format!("{b:?}"),
-        })
+        b.as_any()
+            .downcast_ref::<HipBuffer>()
+            .ok_or_else(|| Error::DeviceMismatch {
+                op: op.into(),
+                lhs: self.info.label(),
+                rhs: format!("{b:?}"),
+            })
     }
 
     /// Compiles (or loads from the disk cache) `source` for this device and resolves `entries`.
@@ -379,20 +405,32 @@ impl HipBackend {
         let module = match module {
             Some(m) => m,
             None => {
-                let (code, _log) = rtc.compile(source, &format!("{name}.hip"), &opts).map_err(|e| {
-                    Error::Compile {
-                        backend: format!("{} (hipRTC {}.{}, {})", self.info.label(), ver.0, ver.1, self.arch),
-                        kernel: name.into(),
-                        log: e.to_string(),
-                        source_code: source.into(),
-                    }
-                })?;
-                let m = self.hip.module_load(&code).map_err(|e| self.err(format!("kernel {name}: {e}")))?;
+                let (code, _log) =
+                    rtc.compile(source, &format!("{name}.hip"), &opts)
+                        .map_err(|e| Error::Compile {
+                            backend: format!(
+                                "{} (hipRTC {}.{}, {})",
+                                self.info.label(),
+                                ver.0,
+                                ver.1,
+                                self.arch
+                            ),
+                            kernel: name.into(),
+                            log: e.to_string(),
+                            source_code: source.into(),
+                        })?;
+                let m = self
+                    .hip
+                    .module_load(&code)
+                    .map_err(|e| self.err(format!("kernel {name}: {e}")))?;
                 cache::store(&key, &code);
                 m
             }
         };
-        self.modules.lock().unwrap_or_else(|e| e.into_inner()).push(Handle(module));
+        self.modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Handle(module));
         entries
             .iter()
             .map(|en| {
@@ -405,7 +443,12 @@ impl HipBackend {
     }
 
     fn compiled(&self, key: Key) -> Result<Arc<Compiled>> {
-        if let Some(c) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(c) = self
+            .kernels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return Ok(c.clone());
         }
         let (name, emitted) = match &key {
@@ -424,13 +467,25 @@ impl HipBackend {
         Ok(c)
     }
 
-    fn launch(&self, f: Handle, grid: (u32, u32), block: (u32, u32), args: &mut [u8]) -> Result<()> {
+    fn launch(
+        &self,
+        f: Handle,
+        grid: (u32, u32),
+        block: (u32, u32),
+        args: &mut [u8],
+    ) -> Result<()> {
         // SAFETY: `f` takes one struct laid out as `args` (packed from the emitter's ArgsLayout),
         // whose device addresses were bounds-checked against their buffers by the caller's
         // contract; the stream belongs to this device.
         unsafe {
-            self.hip
-                .launch(f.0, (grid.0, grid.1, 1), (block.0, block.1, 1), 0, self.stream.0, args)
+            self.hip.launch(
+                f.0,
+                (grid.0, grid.1, 1),
+                (block.0, block.1, 1),
+                0,
+                self.stream.0,
+                args,
+            )
         }
         .map_err(|e| self.err(e))
     }
@@ -444,7 +499,9 @@ impl HipBackend {
         Ok(())
     }
 
-    fn rocblas(&self) -> Result<std::sync::MutexGuard<'_, Option<std::result::Result<Blas, String>>>> {
+    fn rocblas(
+        &self,
+    ) -> Result<std::sync::MutexGuard<'_, Option<std::result::Result<Blas, String>>>> {
         let mut g = self.blas.lock().unwrap_or_else(|e| e.into_inner());
         if g.is_none() {
             let made = (|| -> std::result::Result<Blas, String> {
@@ -452,11 +509,15 @@ impl HipBackend {
                 self.current().map_err(|e| e.to_string())?;
                 let mut hd: rb::rocblas_handle = std::ptr::null_mut();
                 // SAFETY: out pointer to a local.
-                api.check("rocblas_create_handle", unsafe { (api.api.rocblas_create_handle)(&mut hd) })
-                    .map_err(|e| e.to_string())?;
+                api.check("rocblas_create_handle", unsafe {
+                    (api.api.rocblas_create_handle)(&mut hd)
+                })
+                .map_err(|e| e.to_string())?;
                 // SAFETY: valid handle and our stream.
-                api.check("rocblas_set_stream", unsafe { (api.api.rocblas_set_stream)(hd, self.stream.0) })
-                    .map_err(|e| e.to_string())?;
+                api.check("rocblas_set_stream", unsafe {
+                    (api.api.rocblas_set_stream)(hd, self.stream.0)
+                })
+                .map_err(|e| e.to_string())?;
                 Ok(Blas {
                     api,
                     handle: Handle(hd),
@@ -478,7 +539,12 @@ impl HipBackend {
     /// elementwise kernel.
     fn copy(&self, src: &Operand<'_>, dst: &Operand<'_>) -> Result<()> {
         let d = dst.buffer.dtype();
-        let k = Kernel::map(&format!("copy_{}", d.name()), vec![src.buffer.dtype()], vec![], Expr::input(0, src.buffer.dtype()).cast(d));
+        let k = Kernel::map(
+            &format!("copy_{}", d.name()),
+            vec![src.buffer.dtype()],
+            vec![],
+            Expr::input(0, src.buffer.dtype()).cast(d),
+        );
         self.elementwise(&ElementwiseCall {
             kernel: &k,
             shape: dst.layout.shape.clone(),
@@ -496,10 +562,20 @@ impl Drop for HipBackend {
         // SAFETY: our stream; everything below is destroyed once, after the stream drained.
         unsafe {
             let _ = self.hip.stream_sync(self.stream.0);
-            if let Some(Ok(b)) = self.blas.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+            if let Some(Ok(b)) = self
+                .blas
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+            {
                 let _ = (b.api.api.rocblas_destroy_handle)(b.handle.0);
             }
-            for m in self.modules.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            for m in self
+                .modules
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..)
+            {
                 let _ = self.hip.module_unload(m.0);
             }
         }
@@ -535,12 +611,18 @@ impl Backend for HipBackend {
     fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer> {
         self.supports_dtype(dtype)
             .map_err(|r| dtype_unsupported("alloc", dtype, &self.info, r))?;
-        let bytes = len.checked_mul(dtype.itemsize()).ok_or_else(|| Error::OutOfMemory {
-            device: self.info.label(),
-            requested: usize::MAX,
-            detail: format!("{len} elements of {dtype} overflow the address space"),
-        })?;
-        let (ptr, size) = if bytes == 0 { (0, 0) } else { self.pool.alloc(bytes)? };
+        let bytes = len
+            .checked_mul(dtype.itemsize())
+            .ok_or_else(|| Error::OutOfMemory {
+                device: self.info.label(),
+                requested: usize::MAX,
+                detail: format!("{len} elements of {dtype} overflow the address space"),
+            })?;
+        let (ptr, size) = if bytes == 0 {
+            (0, 0)
+        } else {
+            self.pool.alloc(bytes)?
+        };
         Ok(Arc::new(HipBuffer {
             ptr,
             len,
@@ -553,10 +635,15 @@ impl Backend for HipBackend {
     fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {
         let b = self.buf("write", dst)?;
         let item = b.dtype.itemsize();
-        if data.len() % item != 0 || offset + data.len() / item > b.len {
+        if !data.len().is_multiple_of(item) || offset + data.len() / item > b.len {
             return Err(Error::invalid(
                 "write",
-                format!("{} bytes at element {offset} do not fit a buffer of {} x {}", data.len(), b.len, b.dtype),
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    data.len(),
+                    b.len,
+                    b.dtype
+                ),
             ));
         }
         if data.is_empty() {
@@ -565,7 +652,8 @@ impl Backend for HipBackend {
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: bounds checked above; we wait for the copy before `data` is released.
-        unsafe { self.hip.htod_async(b.addr(offset), data, self.stream.0) }.map_err(|e| self.err(e))?;
+        unsafe { self.hip.htod_async(b.addr(offset), data, self.stream.0) }
+            .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
         unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
     }
@@ -585,7 +673,8 @@ impl Backend for HipBackend {
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: bounds checked; we synchronize before `out` is used.
-        unsafe { self.hip.dtoh_async(&mut out, b.addr(offset), self.stream.0) }.map_err(|e| self.err(e))?;
+        unsafe { self.hip.dtoh_async(&mut out, b.addr(offset), self.stream.0) }
+            .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
         unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))?;
         Ok(out)
@@ -615,9 +704,13 @@ impl Backend for HipBackend {
         let (shape, merged) = merge_axes(&call.shape, &layouts);
         let dtypes: Vec<DType> = ops.iter().map(|o| o.buffer.dtype()).collect();
         let refs: Vec<&Layout> = merged.iter().collect();
-        let addrs: Vec<u64> = bufs.iter().zip(&merged).map(|(b, l)| b.addr(l.offset)).collect();
+        let addrs: Vec<u64> = bufs
+            .iter()
+            .zip(&merged)
+            .map(|(b, l)| b.addr(l.offset))
+            .collect();
         let spec = kernels::elementwise_spec(&shape, &refs, &dtypes, vector_width(k), &|i, a| {
-            addrs[i] % a as u64 == 0
+            addrs[i].is_multiple_of(a as u64)
         });
         let raws: Vec<u64> = call
             .raws
@@ -649,7 +742,12 @@ impl Backend for HipBackend {
         };
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        self.launch(c.funcs[0], (kernels::blocks_for(size.div_ceil(vec)), 1), (BLOCK as u32, 1), &mut args)
+        self.launch(
+            c.funcs[0],
+            (kernels::blocks_for(size.div_ceil(vec)), 1),
+            (BLOCK as u32, 1),
+            &mut args,
+        )
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
@@ -681,26 +779,37 @@ impl Backend for HipBackend {
         };
         for i in &call.inputs {
             if i.layout.strides.len() != no + call.reduce_shape.len() {
-                return Err(Error::invalid(op, "input layout rank is not out_shape ++ reduce_shape"));
+                return Err(Error::invalid(
+                    op,
+                    "input layout rank is not out_shape ++ reduce_shape",
+                ));
             }
         }
         let parts: Vec<(Layout, Layout)> = call.inputs.iter().map(|i| split(&i.layout)).collect();
         let mut out_ls: Vec<Layout> = parts.iter().map(|p| p.0.clone()).collect();
         out_ls.push(call.output.layout.clone());
         let (oshape, omerged) = merge_axes(&call.out_shape, &out_ls);
-        let (rshape, rmerged): (Vec<usize>, Vec<Layout>) = if red_size == 0 || call.reduce_shape.is_empty() {
-            let l = Layout {
-                shape: vec![red_size.min(1)],
-                strides: vec![0],
-                offset: 0,
+        let (rshape, rmerged): (Vec<usize>, Vec<Layout>) =
+            if red_size == 0 || call.reduce_shape.is_empty() {
+                let l = Layout {
+                    shape: vec![red_size.min(1)],
+                    strides: vec![0],
+                    offset: 0,
+                };
+                (
+                    vec![if call.reduce_shape.is_empty() { 1 } else { 0 }],
+                    vec![l; parts.len()],
+                )
+            } else {
+                let rl: Vec<Layout> = parts.iter().map(|p| p.1.clone()).collect();
+                merge_axes(&call.reduce_shape, &rl)
             };
-            (vec![if call.reduce_shape.is_empty() { 1 } else { 0 }], vec![l; parts.len()])
-        } else {
-            let rl: Vec<Layout> = parts.iter().map(|p| p.1.clone()).collect();
-            merge_axes(&call.reduce_shape, &rl)
-        };
         let red_n: usize = rshape.iter().product();
-        let in_bufs: Vec<&HipBuffer> = call.inputs.iter().map(|i| self.buf(&op, i.buffer)).collect::<Result<_>>()?;
+        let in_bufs: Vec<&HipBuffer> = call
+            .inputs
+            .iter()
+            .map(|i| self.buf(&op, i.buffer))
+            .collect::<Result<_>>()?;
         let out_buf = self.buf(&op, call.output.buffer)?;
         let nin = call.inputs.len();
         let mut refs: Vec<&Layout> = omerged.iter().collect();
@@ -709,7 +818,10 @@ impl Backend for HipBackend {
         let plan = kernels::plan_reduce(
             &oshape,
             &rshape,
-            omerged.first().filter(|_| nin > 0).and_then(|l| l.strides.last().copied()),
+            omerged
+                .first()
+                .filter(|_| nin > 0)
+                .and_then(|l| l.strides.last().copied()),
             rmerged.first().and_then(|l| l.strides.last().copied()),
             index64,
             self.cus,
@@ -733,11 +845,15 @@ impl Backend for HipBackend {
             Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(in_bufs[i].addr(omerged[i].offset)),
             Slot::Ptr(OperandRef::Output(_)) => ArgValue::Ptr(out_buf.addr(omerged[nin].offset)),
             Slot::Ptr(OperandRef::Partial) => ArgValue::Ptr(partial_addr),
-            Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(omerged[i].strides.get(d).copied().unwrap_or(0) as i64),
+            Slot::Stride(OperandRef::Input(i), d) => {
+                ArgValue::Int(omerged[i].strides.get(d).copied().unwrap_or(0) as i64)
+            }
             Slot::Stride(OperandRef::Output(_), d) => {
                 ArgValue::Int(omerged[nin].strides.get(d).copied().unwrap_or(0) as i64)
             }
-            Slot::RedStride(OperandRef::Input(i), d) => ArgValue::Int(rmerged[i].strides.get(d).copied().unwrap_or(0) as i64),
+            Slot::RedStride(OperandRef::Input(i), d) => {
+                ArgValue::Int(rmerged[i].strides.get(d).copied().unwrap_or(0) as i64)
+            }
             Slot::Param(i) => ArgValue::Scalar(call.params[i]),
             _ => ArgValue::Int(0),
         })?;
@@ -749,7 +865,12 @@ impl Backend for HipBackend {
         };
         self.launch(first, plan.grid, plan.block, &mut args)?;
         if plan.splits > 1 {
-            self.launch(c.funcs[2], (kernels::blocks_for(out_size * BLOCK), 1), (BLOCK as u32, 1), &mut args)?;
+            self.launch(
+                c.funcs[2],
+                (kernels::blocks_for(out_size * BLOCK), 1),
+                (BLOCK as u32, 1),
+                &mut args,
+            )?;
         }
         // `partial` returns to the pool here; later work on the stream runs after `finish`.
         drop(partial);
@@ -793,23 +914,40 @@ fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
         });
     }
     be.check_dtypes(op, &[d])?;
-    let (sa, sb, sc) = (&call.a.layout.shape, &call.b.layout.shape, &call.c.layout.shape);
+    let (sa, sb, sc) = (
+        &call.a.layout.shape,
+        &call.b.layout.shape,
+        &call.c.layout.shape,
+    );
     if sa.len() != 3 || sb.len() != 3 || sc.len() != 3 {
-        return Err(Error::invalid(op, "gemm layouts must be [batch, rows, cols]"));
+        return Err(Error::invalid(
+            op,
+            "gemm layouts must be [batch, rows, cols]",
+        ));
     }
     let (batch, m, k, n) = (sc[0], sc[1], sa[2], sc[2]);
     if batch * m * n == 0 {
         return Ok(());
     }
-    if !matches!(d, DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16) {
+    if !matches!(
+        d,
+        DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16
+    ) {
         return Err(Error::Unsupported {
             op: op.into(),
             backend: be.info.label(),
-            reason: format!("rocBLAS has no {d} GEMM and the HIP backend has no fallback kernel for it yet"),
+            reason: format!(
+                "rocBLAS has no {d} GEMM and the HIP backend has no fallback kernel for it yet"
+            ),
         });
     }
     if k == 0 {
-        let fill = Kernel::map(&format!("zero_{}", d.name()), vec![], vec![], Expr::constant(Scalar::zero(d)));
+        let fill = Kernel::map(
+            &format!("zero_{}", d.name()),
+            vec![],
+            vec![],
+            Expr::constant(Scalar::zero(d)),
+        );
         return be.elementwise(&ElementwiseCall {
             kernel: &fill,
             shape: sc.clone(),
@@ -824,7 +962,9 @@ fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
         return Err(Error::Unsupported {
             op: op.into(),
             backend: be.info.label(),
-            reason: format!("[{batch}, {m}, {k}] @ [{batch}, {k}, {n}] exceeds rocBLAS's 32-bit sizes"),
+            reason: format!(
+                "[{batch}, {m}, {k}] @ [{batch}, {k}, {n}] exceeds rocBLAS's 32-bit sizes"
+            ),
         });
     }
     // Operands BLAS can read in place, else a contiguous copy.
@@ -834,7 +974,11 @@ fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
         let b = be.buf(op, o.buffer)?;
         if l.strides[0] >= 0 || l.shape[0] <= 1 {
             if let Some((t, ld)) = blas_view(r, c, l.strides[1], l.strides[2]) {
-                let bs = if l.shape[0] <= 1 { 0 } else { l.strides[0] as i64 };
+                let bs = if l.shape[0] <= 1 {
+                    0
+                } else {
+                    l.strides[0] as i64
+                };
                 return Ok((b.addr(l.offset), t, ld, bs));
             }
         }
@@ -854,20 +998,40 @@ fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
     let (pb, tb, ldb, bsb) = view(&call.b, k, n)?;
     let cl = &call.c.layout;
     let direct_c = (batch <= 1 || cl.strides[0] > 0)
-        && matches!(blas_view(m, n, cl.strides[1], cl.strides[2]), Some((false, _)));
-    let c_tmp = if direct_c { None } else { Some(be.alloc(d, batch * m * n)?) };
+        && matches!(
+            blas_view(m, n, cl.strides[1], cl.strides[2]),
+            Some((false, _))
+        );
+    let c_tmp = if direct_c {
+        None
+    } else {
+        Some(be.alloc(d, batch * m * n)?)
+    };
     let (pc, ldc, bsc) = match &c_tmp {
         None => {
-            let (_, ld) = blas_view(m, n, cl.strides[1], cl.strides[2]).unwrap_or((false, n as i32));
-            let bs = if batch <= 1 { (m * n) as i64 } else { cl.strides[0] as i64 };
+            let (_, ld) =
+                blas_view(m, n, cl.strides[1], cl.strides[2]).unwrap_or((false, n as i32));
+            let bs = if batch <= 1 {
+                (m * n) as i64
+            } else {
+                cl.strides[0] as i64
+            };
             (be.buf(op, call.c.buffer)?.addr(cl.offset), ld, bs)
         }
         Some(t) => (be.buf(op, t)?.addr(0), n.max(1) as i32, (m * n) as i64),
     };
     // Row-major C = A B is column-major C^T = B^T A^T: BLAS's (m, n, k) = (n, m, k), first
     // operand B^T (memory of B), second A^T (memory of A).
-    let opb = if tb { rb::rocblas_operation_transpose } else { rb::rocblas_operation_none };
-    let opa = if ta { rb::rocblas_operation_transpose } else { rb::rocblas_operation_none };
+    let opb = if tb {
+        rb::rocblas_operation_transpose
+    } else {
+        rb::rocblas_operation_none
+    };
+    let opa = if ta {
+        rb::rocblas_operation_transpose
+    } else {
+        rb::rocblas_operation_none
+    };
     be.current()?;
     {
         let g = be.rocblas()?;
@@ -884,32 +1048,91 @@ fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
         let status = unsafe {
             match d {
                 DType::Float32 => (api.rocblas_sgemm_strided_batched)(
-                    h, opb, opa, m_, n_, k_, &1.0f32, pb as *const f32, ldb, bsb, pa as *const f32, lda, bsa,
-                    &0.0f32, pc as *mut f32, ldc, bsc, bt,
+                    h,
+                    opb,
+                    opa,
+                    m_,
+                    n_,
+                    k_,
+                    &1.0f32,
+                    pb as *const f32,
+                    ldb,
+                    bsb,
+                    pa as *const f32,
+                    lda,
+                    bsa,
+                    &0.0f32,
+                    pc as *mut f32,
+                    ldc,
+                    bsc,
+                    bt,
                 ),
                 DType::Float64 => (api.rocblas_dgemm_strided_batched)(
-                    h, opb, opa, m_, n_, k_, &1.0f64, pb as *const f64, ldb, bsb, pa as *const f64, lda, bsa,
-                    &0.0f64, pc as *mut f64, ldc, bsc, bt,
+                    h,
+                    opb,
+                    opa,
+                    m_,
+                    n_,
+                    k_,
+                    &1.0f64,
+                    pb as *const f64,
+                    ldb,
+                    bsb,
+                    pa as *const f64,
+                    lda,
+                    bsa,
+                    &0.0f64,
+                    pc as *mut f64,
+                    ldc,
+                    bsc,
+                    bt,
                 ),
                 _ => {
-                    let ty = if d == DType::Float16 { rb::rocblas_datatype_f16_r } else { rb::rocblas_datatype_bf16_r };
+                    let ty = if d == DType::Float16 {
+                        rb::rocblas_datatype_f16_r
+                    } else {
+                        rb::rocblas_datatype_bf16_r
+                    };
                     let (one, zero) = (1.0f32, 0.0f32);
                     (api.rocblas_gemm_strided_batched_ex)(
-                        h, opb, opa, m_, n_, k_,
+                        h,
+                        opb,
+                        opa,
+                        m_,
+                        n_,
+                        k_,
                         &one as *const f32 as *const c_void,
-                        pb as *const c_void, ty, ldb, bsb,
-                        pa as *const c_void, ty, lda, bsa,
+                        pb as *const c_void,
+                        ty,
+                        ldb,
+                        bsb,
+                        pa as *const c_void,
+                        ty,
+                        lda,
+                        bsa,
                         &zero as *const f32 as *const c_void,
-                        pc as *const c_void, ty, ldc, bsc,
-                        pc as *mut c_void, ty, ldc, bsc,
-                        bt, rb::rocblas_datatype_f32_r, rb::rocblas_gemm_algo_standard, 0, 0,
+                        pc as *const c_void,
+                        ty,
+                        ldc,
+                        bsc,
+                        pc as *mut c_void,
+                        ty,
+                        ldc,
+                        bsc,
+                        bt,
+                        rb::rocblas_datatype_f32_r,
+                        rb::rocblas_gemm_algo_standard,
+                        0,
+                        0,
                     )
                 }
             }
         };
-        blas.api
-            .check("rocblas gemm", status)
-            .map_err(|e| be.err(format!("matmul {d} [{batch}, {m}, {k}] @ [{batch}, {k}, {n}]: {e}")))?;
+        blas.api.check("rocblas gemm", status).map_err(|e| {
+            be.err(format!(
+                "matmul {d} [{batch}, {m}, {k}] @ [{batch}, {k}, {n}]: {e}"
+            ))
+        })?;
     }
     if let Some(t) = &c_tmp {
         be.copy(

@@ -14,7 +14,9 @@ pub fn stable_hash(parts: &[&[u8]]) -> String {
     for p in parts {
         for &x in p.iter().chain(&[0xffu8]) {
             a = (a ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            b = (b ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+            b = (b ^ x as u64)
+                .wrapping_mul(0x0000_0100_0000_01b3)
+                .rotate_left(5);
         }
     }
     format!("{a:016x}{b:016x}")
@@ -23,9 +25,17 @@ pub fn stable_hash(parts: &[&[u8]]) -> String {
 /// The on-disk key of one compiled module: source hash + hipRTC version + gfx arch + options +
 /// [`FORMAT_VERSION`].
 pub fn module_key(source: &str, rtc_version: (i32, i32), arch: &str, options: &[String]) -> String {
-    let v = format!("hiprtc {}.{} fmt {FORMAT_VERSION}", rtc_version.0, rtc_version.1);
+    let v = format!(
+        "hiprtc {}.{} fmt {FORMAT_VERSION}",
+        rtc_version.0, rtc_version.1
+    );
     let opts = options.join("\u{1}");
-    stable_hash(&[source.as_bytes(), v.as_bytes(), arch.as_bytes(), opts.as_bytes()])
+    stable_hash(&[
+        source.as_bytes(),
+        v.as_bytes(),
+        arch.as_bytes(),
+        opts.as_bytes(),
+    ])
 }
 
 /// The cache directory for HIP code objects, if one can be determined.

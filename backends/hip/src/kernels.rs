@@ -23,7 +23,11 @@ pub fn needs_index64(size: usize, layouts: &[&Layout]) -> bool {
                 .zip(&l.strides)
                 .map(|(&d, &s)| d.saturating_sub(1).saturating_mul(s.unsigned_abs()))
                 .fold(0usize, |a, b| a.saturating_add(b));
-            span > LIM || l.shape.iter().zip(&l.strides).any(|(_, &s)| s.unsigned_abs() > LIM)
+            span > LIM
+                || l.shape
+                    .iter()
+                    .zip(&l.strides)
+                    .any(|(_, &s)| s.unsigned_abs() > LIM)
         })
 }
 
@@ -38,7 +42,10 @@ pub fn elementwise_spec(
 ) -> ElementwiseSpec {
     let size: usize = shape.iter().product();
     let index64 = needs_index64(size, layouts);
-    let contiguous = shape.len() == 1 && layouts.iter().all(|l| l.strides.len() == 1 && l.strides[0] == 1);
+    let contiguous = shape.len() == 1
+        && layouts
+            .iter()
+            .all(|l| l.strides.len() == 1 && l.strides[0] == 1);
     if !contiguous {
         return ElementwiseSpec {
             ndim: shape.len().max(1),
@@ -109,7 +116,9 @@ pub fn plan_reduce(
     let out_size: usize = out_shape.iter().product();
     let red_size: usize = red_shape.iter().product();
     let entry = match (in_out_stride, in_red_stride) {
-        (Some(os), Some(rs)) if rs.unsigned_abs() != 1 && os.unsigned_abs() == 1 && out_size > 1 => {
+        (Some(os), Some(rs))
+            if rs.unsigned_abs() != 1 && os.unsigned_abs() == 1 && out_size > 1 =>
+        {
             ReduceEntry::Outer
         }
         _ => ReduceEntry::Inner,
@@ -160,7 +169,10 @@ mod tests {
         assert_eq!(s.class, ElementwiseClass::Contiguous);
         let t = Layout::contiguous(&[10, 20]).transposed();
         let s = elementwise_spec(&[20, 10], &[&t], &[DType::Float32], 4, &|_, _| true);
-        assert_eq!((s.class, s.ndim, s.index64), (ElementwiseClass::Strided, 2, false));
+        assert_eq!(
+            (s.class, s.ndim, s.index64),
+            (ElementwiseClass::Strided, 2, false)
+        );
         let big = Layout {
             shape: vec![2, 3],
             strides: vec![1 << 31, 1],

@@ -10,5 +10,10 @@
 //! hardware** (see README.md).
 #![warn(missing_docs)]
 
+pub mod backend;
+pub mod cache;
+pub mod kernels;
 pub mod result;
 pub mod sys;
+
+pub use backend::{probe_devices, HipBackend, HipBuffer, HipProvider};
