@@ -1,0 +1,1148 @@
+//! The HIP backend: [`HipProvider`] (discovery) and [`HipBackend`] (one device, one stream, a
+//! caching allocator, a module cache, rocBLAS for GEMM).
+
+use crate::cache;
+use crate::kernels::{self, ReduceEntry};
+use crate::result::{version_string, Hip, HipError, Rocblas, Rtc};
+use crate::sys::hip as h;
+use crate::sys::rocblas as rb;
+use cupy_core::backend::{
+    dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
+    ElementwiseCall, GemmCall, Operand, ReductionCall,
+};
+use cupy_core::kernel::cpp::{
+    emit_elementwise, emit_reduce, vector_width, ArgValue, ArgsLayout, ElementwiseSpec, Flavor,
+    OperandRef, ReduceSpec, Slot, BLOCK,
+};
+use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel};
+use cupy_core::layout::{merge_axes, Layout};
+use cupy_core::{DType, Error, Result, Scalar};
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+const NAME: &str = "hip";
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::BackendUnavailable {
+        backend: NAME.into(),
+        reason: reason.into(),
+    }
+}
+
+/// Describes the loaded runtime for messages: `"HIP runtime 5.2.21153 (libamdhip64.so.5)"`.
+fn runtime_label(hip: &Hip) -> String {
+    match hip.runtime_version() {
+        Ok(v) => format!(
+            "HIP runtime {} loaded from {}",
+            version_string(v),
+            hip.lib.path
+        ),
+        Err(e) => format!(
+            "HIP runtime of unknown version loaded from {} ({e})",
+            hip.lib.path
+        ),
+    }
+}
+
+/// Lists the HIP devices, or says why there are none (library missing, no GPU, ...).
+pub fn probe_devices() -> std::result::Result<Vec<DeviceInfo>, String> {
+    let hip = Hip::get()?;
+    let label = runtime_label(&hip);
+    let no_gpu = |e: &HipError| {
+        if e.code == h::hipErrorNoDevice {
+            format!("{label}; {e}: no AMD GPU found")
+        } else {
+            format!("{label}; {e}")
+        }
+    };
+    // Without a GPU, ROCm 5.2's hipInit fails with hipErrorInvalidDevice (101) and
+    // hipGetDeviceCount with hipErrorNoDevice (100): report the latter, which says what is wrong.
+    let init = hip.init();
+    let n = match (init, hip.device_count()) {
+        (_, Err(e)) => return Err(no_gpu(&e)),
+        (Err(e), Ok(_)) => return Err(no_gpu(&e)),
+        (Ok(()), Ok(n)) => n,
+    };
+    if n == 0 {
+        return Err(format!(
+            "{label}; hipGetDeviceCount returned 0 devices: no AMD GPU found"
+        ));
+    }
+    let driver = hip
+        .driver_version()
+        .map(version_string)
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    (0..n)
+        .map(|i| {
+            let d = i as i32;
+            let name = hip
+                .device_name(d)
+                .map_err(|e| format!("{label}; device {i}: {e}"))?;
+            let arch = hip.arch_name(d).unwrap_or_default();
+            let cus = hip
+                .attribute(h::hipDeviceAttributeMultiprocessorCount, d)
+                .unwrap_or(0);
+            Ok(DeviceInfo {
+                kind: BackendKind::Hip,
+                index: i,
+                name,
+                details: format!("{label}, driver {driver}, {arch}, {cus} compute units"),
+                software: false,
+                total_memory: hip.total_mem(d).ok(),
+            })
+        })
+        .collect()
+}
+
+/// Discovery entry point of the HIP backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HipProvider;
+
+impl BackendProvider for HipProvider {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Hip
+    }
+
+    fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
+        std::panic::catch_unwind(probe_devices)
+            .unwrap_or_else(|_| Err("the HIP probe panicked (bug in cupy-hip)".into()))
+    }
+
+    fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
+        Ok(Arc::new(HipBackend::open(index)?))
+    }
+}
+
+/// A raw HIP handle that we only use under the backend's rules (one stream per backend; HIP
+/// handles are usable from any host thread).
+#[derive(Clone, Copy, Debug)]
+struct Handle(*mut c_void);
+// SAFETY: HIP streams, modules, functions and rocBLAS handles are thread-safe objects of the
+// runtime; we serialise use where ordering matters (one stream, mutex-guarded submission).
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+#[derive(Default)]
+struct PoolState {
+    free: BTreeMap<usize, Vec<u64>>,
+    cached: usize,
+    in_use: usize,
+}
+
+/// A caching allocator: freed blocks go to a free list keyed by rounded size and are reused by
+/// later allocations (safe because all work is ordered on one stream).
+struct Pool {
+    hip: Arc<Hip>,
+    dev: i32,
+    label: String,
+    /// The backend's stream while it lives (`None` once destroyed).
+    stream: Mutex<Option<Handle>>,
+    state: Mutex<PoolState>,
+}
+
+fn round_bytes(b: usize) -> usize {
+    if b <= 1 << 20 {
+        b.div_ceil(512).max(1) * 512
+    } else {
+        b.div_ceil(1 << 20) * (1 << 20)
+    }
+}
+
+impl Pool {
+    fn alloc(&self, bytes: usize) -> Result<(u64, usize)> {
+        let size = round_bytes(bytes);
+        {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(p) = st.free.get_mut(&size).and_then(|v| v.pop()) {
+                st.cached -= size;
+                st.in_use += size;
+                return Ok((p, size));
+            }
+        }
+        let _ = self.hip.set_device(self.dev);
+        let p = match self.hip.malloc(size) {
+            Ok(p) => p,
+            Err(e) if e.code == h::hipErrorOutOfMemory => {
+                self.empty_cache();
+                self.hip.malloc(size).map_err(|e| {
+                    let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                    let free = self
+                        .hip
+                        .mem_info()
+                        .map(|(f, t)| format!("{f} of {t} bytes free"))
+                        .unwrap_or_default();
+                    Error::OutOfMemory {
+                        device: self.label.clone(),
+                        requested: bytes,
+                        detail: format!("{e}; {} bytes in use by cupy-rs, {free}", st.in_use),
+                    }
+                })?
+            }
+            Err(e) => {
+                return Err(Error::Backend {
+                    backend: self.label.clone(),
+                    msg: e.to_string(),
+                })
+            }
+        };
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).in_use += size;
+        Ok((p, size))
+    }
+
+    fn release(&self, p: u64, size: usize) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.in_use = st.in_use.saturating_sub(size);
+        st.cached += size;
+        st.free.entry(size).or_default().push(p);
+    }
+
+    /// Frees every cached block (after the stream drains, so no queued work uses them).
+    fn empty_cache(&self) {
+        let _ = self.hip.set_device(self.dev);
+        match *self.stream.lock().unwrap_or_else(|e| e.into_inner()) {
+            // SAFETY: the backend's live stream.
+            Some(s) => drop(unsafe { self.hip.stream_sync(s.0) }),
+            // SAFETY: plain call.
+            None => drop(unsafe { (self.hip.api.hipDeviceSynchronize)() }),
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, v) in std::mem::take(&mut st.free) {
+            for p in v {
+                // SAFETY: cached blocks came from hipMalloc and are unused (stream drained).
+                let _ = unsafe { self.hip.free(p) };
+            }
+        }
+        st.cached = 0;
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.empty_cache();
+    }
+}
+
+/// A device allocation of the HIP backend.
+pub struct HipBuffer {
+    ptr: u64,
+    len: usize,
+    dtype: DType,
+    bytes: usize,
+    pool: Arc<Pool>,
+}
+
+impl fmt::Debug for HipBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "HipBuffer({} x {}, {:#x} on {})",
+            self.len, self.dtype, self.ptr, self.pool.label
+        )
+    }
+}
+
+impl HipBuffer {
+    /// Device address of element `k`.
+    pub fn addr(&self, k: usize) -> u64 {
+        self.ptr + (k * self.dtype.itemsize()) as u64
+    }
+}
+
+impl Drop for HipBuffer {
+    fn drop(&mut self) {
+        if self.bytes > 0 {
+            self.pool.release(self.ptr, self.bytes);
+        }
+    }
+}
+
+impl DeviceBuffer for HipBuffer {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A compiled specialisation: its entry points and argument layout.
+struct Compiled {
+    funcs: Vec<Handle>,
+    args: ArgsLayout,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Elementwise(Kernel, ElementwiseSpec),
+    Reduce(ReduceKernel, ReduceSpec),
+}
+
+struct Blas {
+    api: Arc<Rocblas>,
+    handle: Handle,
+}
+
+/// One AMD GPU.
+pub struct HipBackend {
+    hip: Arc<Hip>,
+    dev: i32,
+    info: DeviceInfo,
+    arch: String,
+    cus: usize,
+    stream: Handle,
+    pool: Arc<Pool>,
+    modules: Mutex<Vec<Handle>>,
+    kernels: Mutex<HashMap<Key, Arc<Compiled>>>,
+    blas: Mutex<Option<std::result::Result<Blas, String>>>,
+    /// Serialises launches with their argument packing.
+    submit: Mutex<()>,
+}
+
+impl fmt::Debug for HipBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HipBackend({}, {})", self.info.label(), self.arch)
+    }
+}
+
+impl HipBackend {
+    /// Opens device `index`.
+    ///
+    /// # Errors
+    /// [`Error::BackendUnavailable`] with the reason (library missing, no GPU, index out of range).
+    pub fn open(index: usize) -> Result<HipBackend> {
+        let devices = probe_devices().map_err(unavailable)?;
+        let info = devices.get(index).cloned().ok_or_else(|| {
+            unavailable(format!(
+                "device index {index} requested but only {} HIP device(s) found",
+                devices.len()
+            ))
+        })?;
+        let hip = Hip::get().map_err(unavailable)?;
+        let dev = index as i32;
+        let label = info.label();
+        let be = |e: HipError| Error::Backend {
+            backend: label.clone(),
+            msg: e.to_string(),
+        };
+        hip.set_device(dev).map_err(be)?;
+        let arch = hip.arch_name(dev).map_err(be)?;
+        if arch.is_empty() {
+            return Err(unavailable(format!(
+                "{label}: could not read the device's gcnArchName (unknown hipDeviceProp_t layout?)"
+            )));
+        }
+        let cus = hip
+            .attribute(h::hipDeviceAttributeMultiprocessorCount, dev)
+            .unwrap_or(64)
+            .max(1) as usize;
+        let stream = Handle(hip.stream_create().map_err(be)?);
+        let pool = Arc::new(Pool {
+            hip: hip.clone(),
+            dev,
+            label: label.clone(),
+            stream: Mutex::new(Some(stream)),
+            state: Mutex::new(PoolState::default()),
+        });
+        Ok(HipBackend {
+            hip,
+            dev,
+            info,
+            arch,
+            cus,
+            stream,
+            pool,
+            modules: Mutex::new(vec![]),
+            kernels: Mutex::new(HashMap::new()),
+            blas: Mutex::new(None),
+            submit: Mutex::new(()),
+        })
+    }
+
+    /// The device's full gfx target (`gcnArchName`), e.g. `gfx90a:sramecc+:xnack-`.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    fn err(&self, e: impl fmt::Display) -> Error {
+        Error::Backend {
+            backend: self.info.label(),
+            msg: e.to_string(),
+        }
+    }
+
+    fn current(&self) -> Result<()> {
+        self.hip.set_device(self.dev).map_err(|e| self.err(e))
+    }
+
+    fn buf<'a>(&self, op: &str, b: &'a Buffer) -> Result<&'a HipBuffer> {
+        b.as_any()
+            .downcast_ref::<HipBuffer>()
+            .ok_or_else(|| Error::DeviceMismatch {
+                op: op.into(),
+                lhs: self.info.label(),
+                rhs: format!("{b:?}"),
+            })
+    }
+
+    /// Compiles (or loads from the disk cache) `source` for this device and resolves `entries`.
+    fn build(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
+        let rtc = Rtc::get().map_err(|e| self.err(format!("hipRTC unavailable: {e}")))?;
+        let ver = rtc.version().map_err(|e| self.err(e))?;
+        let opts = kernels::compile_options(&self.arch);
+        let key = cache::module_key(source, ver, &self.arch, &opts);
+        self.current()?;
+        let mut module = None;
+        if let Some(code) = cache::load(&key) {
+            module = self.hip.module_load(&code).ok();
+        }
+        let module = match module {
+            Some(m) => m,
+            None => {
+                let (code, _log) =
+                    rtc.compile(source, &format!("{name}.hip"), &opts)
+                        .map_err(|e| Error::Compile {
+                            backend: format!(
+                                "{} (hipRTC {}.{}, {})",
+                                self.info.label(),
+                                ver.0,
+                                ver.1,
+                                self.arch
+                            ),
+                            kernel: name.into(),
+                            log: e.to_string(),
+                            source_code: source.into(),
+                        })?;
+                let m = self
+                    .hip
+                    .module_load(&code)
+                    .map_err(|e| self.err(format!("kernel {name}: {e}")))?;
+                cache::store(&key, &code);
+                m
+            }
+        };
+        self.modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Handle(module));
+        entries
+            .iter()
+            .map(|en| {
+                // SAFETY: `module` was just loaded and stays loaded until the backend drops.
+                unsafe { self.hip.module_function(module, en) }
+                    .map(Handle)
+                    .map_err(|e| self.err(format!("kernel {name}: {e}")))
+            })
+            .collect()
+    }
+
+    fn compiled(&self, key: Key) -> Result<Arc<Compiled>> {
+        if let Some(c) = self
+            .kernels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(c.clone());
+        }
+        let (name, emitted) = match &key {
+            Key::Elementwise(k, s) => (k.name.clone(), emit_elementwise(k, s, Flavor::Hip)?),
+            Key::Reduce(k, s) => (k.name.clone(), emit_reduce(k, s, Flavor::Hip)?),
+        };
+        let funcs = self.build(&name, &emitted.source, &emitted.entries)?;
+        let c = Arc::new(Compiled {
+            funcs,
+            args: emitted.args,
+        });
+        self.kernels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, c.clone());
+        Ok(c)
+    }
+
+    fn launch(
+        &self,
+        f: Handle,
+        grid: (u32, u32),
+        block: (u32, u32),
+        args: &mut [u8],
+    ) -> Result<()> {
+        // SAFETY: `f` takes one struct laid out as `args` (packed from the emitter's ArgsLayout),
+        // whose device addresses were bounds-checked against their buffers by the caller's
+        // contract; the stream belongs to this device.
+        unsafe {
+            self.hip.launch(
+                f.0,
+                (grid.0, grid.1, 1),
+                (block.0, block.1, 1),
+                0,
+                self.stream.0,
+                args,
+            )
+        }
+        .map_err(|e| self.err(e))
+    }
+
+    fn check_dtypes(&self, op: &str, dtypes: &[DType]) -> Result<()> {
+        for d in dtypes {
+            if let Err(r) = self.supports_dtype(*d) {
+                return Err(dtype_unsupported(op, *d, &self.info, r));
+            }
+        }
+        Ok(())
+    }
+
+    fn rocblas(
+        &self,
+    ) -> Result<std::sync::MutexGuard<'_, Option<std::result::Result<Blas, String>>>> {
+        let mut g = self.blas.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() {
+            let made = (|| -> std::result::Result<Blas, String> {
+                let api = Rocblas::get()?;
+                self.current().map_err(|e| e.to_string())?;
+                let mut hd: rb::rocblas_handle = std::ptr::null_mut();
+                // SAFETY: out pointer to a local.
+                api.check("rocblas_create_handle", unsafe {
+                    (api.api.rocblas_create_handle)(&mut hd)
+                })
+                .map_err(|e| e.to_string())?;
+                // SAFETY: valid handle and our stream.
+                api.check("rocblas_set_stream", unsafe {
+                    (api.api.rocblas_set_stream)(hd, self.stream.0)
+                })
+                .map_err(|e| e.to_string())?;
+                Ok(Blas {
+                    api,
+                    handle: Handle(hd),
+                })
+            })();
+            *g = Some(made);
+        }
+        if let Some(Err(e)) = &*g {
+            return Err(Error::Unsupported {
+                op: "matmul".into(),
+                backend: self.info.label(),
+                reason: format!("rocBLAS is needed for GEMM on HIP: {e}"),
+            });
+        }
+        Ok(g)
+    }
+
+    /// Copies `src` (any layout) into `dst` (any layout) of the same shape with a generated
+    /// elementwise kernel.
+    fn copy(&self, src: &Operand<'_>, dst: &Operand<'_>) -> Result<()> {
+        let d = dst.buffer.dtype();
+        let k = Kernel::map(
+            &format!("copy_{}", d.name()),
+            vec![src.buffer.dtype()],
+            vec![],
+            Expr::input(0, src.buffer.dtype()).cast(d),
+        );
+        self.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: dst.layout.shape.clone(),
+            inputs: vec![src.clone()],
+            outputs: vec![dst.clone()],
+            raws: vec![],
+            params: vec![],
+        })
+    }
+}
+
+impl Drop for HipBackend {
+    fn drop(&mut self) {
+        let _ = self.hip.set_device(self.dev);
+        // SAFETY: our stream; everything below is destroyed once, after the stream drained.
+        unsafe {
+            let _ = self.hip.stream_sync(self.stream.0);
+            if let Some(Ok(b)) = self
+                .blas
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+            {
+                let _ = (b.api.api.rocblas_destroy_handle)(b.handle.0);
+            }
+            for m in self
+                .modules
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..)
+            {
+                let _ = self.hip.module_unload(m.0);
+            }
+        }
+        self.pool.empty_cache();
+        *self.pool.stream.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        // SAFETY: no work remains on the stream and nothing refers to it any more.
+        let _ = unsafe { self.hip.stream_destroy(self.stream.0) };
+    }
+}
+
+/// The stride/shape value of a merged operand for an argument slot.
+fn layout_of<'a>(r: OperandRef, ins: &'a [Layout], outs: &'a [Layout]) -> Option<&'a Layout> {
+    match r {
+        OperandRef::Input(i) => ins.get(i),
+        OperandRef::Output(i) => outs.get(i),
+        _ => None,
+    }
+}
+
+impl Backend for HipBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn supports_dtype(&self, dtype: DType) -> std::result::Result<(), String> {
+        if dtype.is_complex() {
+            Err("complex dtypes are not implemented in the CUDA/HIP C++ kernels yet".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer> {
+        self.supports_dtype(dtype)
+            .map_err(|r| dtype_unsupported("alloc", dtype, &self.info, r))?;
+        let bytes = len
+            .checked_mul(dtype.itemsize())
+            .ok_or_else(|| Error::OutOfMemory {
+                device: self.info.label(),
+                requested: usize::MAX,
+                detail: format!("{len} elements of {dtype} overflow the address space"),
+            })?;
+        let (ptr, size) = if bytes == 0 {
+            (0, 0)
+        } else {
+            self.pool.alloc(bytes)?
+        };
+        Ok(Arc::new(HipBuffer {
+            ptr,
+            len,
+            dtype,
+            bytes: size,
+            pool: self.pool.clone(),
+        }))
+    }
+
+    fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        let b = self.buf("write", dst)?;
+        let item = b.dtype.itemsize();
+        if !data.len().is_multiple_of(item) || offset + data.len() / item > b.len {
+            return Err(Error::invalid(
+                "write",
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    data.len(),
+                    b.len,
+                    b.dtype
+                ),
+            ));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: bounds checked above; we wait for the copy before `data` is released.
+        unsafe { self.hip.htod_async(b.addr(offset), data, self.stream.0) }
+            .map_err(|e| self.err(e))?;
+        // SAFETY: our stream.
+        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+    }
+
+    fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
+        let b = self.buf("read", src)?;
+        if offset + len > b.len {
+            return Err(Error::invalid(
+                "read",
+                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+            ));
+        }
+        let mut out = vec![0u8; len * b.dtype.itemsize()];
+        if len == 0 {
+            return Ok(out);
+        }
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: bounds checked; we synchronize before `out` is used.
+        unsafe { self.hip.dtoh_async(&mut out, b.addr(offset), self.stream.0) }
+            .map_err(|e| self.err(e))?;
+        // SAFETY: our stream.
+        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))?;
+        Ok(out)
+    }
+
+    fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
+        let k = call.kernel;
+        let op = format!("kernel {}", k.name);
+        self.check_dtypes(&op, &k.dtypes())?;
+        if call.inputs.len() != k.inputs.len()
+            || call.outputs.len() != k.outputs.len()
+            || call.raws.len() != k.raws.len()
+            || call.params.len() != k.params.len()
+        {
+            return Err(Error::invalid(op, "operand counts do not match the kernel"));
+        }
+        let size: usize = call.shape.iter().product();
+        if size == 0 {
+            return Ok(());
+        }
+        let ops: Vec<&Operand<'_>> = call.inputs.iter().chain(&call.outputs).collect();
+        let mut bufs = vec![];
+        for o in &ops {
+            bufs.push(self.buf(&op, o.buffer)?);
+        }
+        let layouts: Vec<Layout> = ops.iter().map(|o| o.layout.clone()).collect();
+        let (shape, merged) = merge_axes(&call.shape, &layouts);
+        let dtypes: Vec<DType> = ops.iter().map(|o| o.buffer.dtype()).collect();
+        let refs: Vec<&Layout> = merged.iter().collect();
+        let addrs: Vec<u64> = bufs
+            .iter()
+            .zip(&merged)
+            .map(|(b, l)| b.addr(l.offset))
+            .collect();
+        let spec = kernels::elementwise_spec(&shape, &refs, &dtypes, vector_width(k), &|i, a| {
+            addrs[i].is_multiple_of(a as u64)
+        });
+        let raws: Vec<u64> = call
+            .raws
+            .iter()
+            .map(|r| self.buf(&op, r.buffer).map(|b| b.addr(r.offset)))
+            .collect::<Result<_>>()?;
+        let c = self.compiled(Key::Elementwise(k.clone(), spec))?;
+        let nin = k.inputs.len();
+        let (ins, outs) = merged.split_at(nin);
+        let mut args = c.args.pack(|slot| match slot {
+            Slot::Size => ArgValue::Int(size as i64),
+            Slot::Shape(d) => ArgValue::Int(shape.get(d).copied().unwrap_or(1) as i64),
+            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(addrs[i]),
+            Slot::Ptr(OperandRef::Output(i)) => ArgValue::Ptr(addrs[nin + i]),
+            Slot::Ptr(OperandRef::Raw(i)) => ArgValue::Ptr(raws[i]),
+            Slot::Stride(r, d) => ArgValue::Int(
+                layout_of(r, ins, outs)
+                    .and_then(|l| l.strides.get(d))
+                    .copied()
+                    .unwrap_or(0) as i64,
+            ),
+            Slot::Param(i) => ArgValue::Scalar(call.params[i]),
+            _ => ArgValue::Int(0),
+        })?;
+        let vec = if spec.class == cupy_core::kernel::cpp::ElementwiseClass::Vectorized {
+            vector_width(k)
+        } else {
+            1
+        };
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        self.launch(
+            c.funcs[0],
+            (kernels::blocks_for(size.div_ceil(vec)), 1),
+            (BLOCK as u32, 1),
+            &mut args,
+        )
+    }
+
+    fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
+        let k = call.kernel;
+        let op = format!("reduction {}", k.name);
+        self.check_dtypes(&op, &k.dtypes())?;
+        if call.inputs.len() != k.inputs.len() || call.params.len() != k.params.len() {
+            return Err(Error::invalid(op, "operand counts do not match the kernel"));
+        }
+        let out_size: usize = call.out_shape.iter().product();
+        if out_size == 0 {
+            return Ok(());
+        }
+        let no = call.out_shape.len();
+        let red_size: usize = call.reduce_shape.iter().product();
+        let split = |l: &Layout| -> (Layout, Layout) {
+            (
+                Layout {
+                    shape: call.out_shape.clone(),
+                    strides: l.strides[..no].to_vec(),
+                    offset: l.offset,
+                },
+                Layout {
+                    shape: call.reduce_shape.clone(),
+                    strides: l.strides[no..].to_vec(),
+                    offset: 0,
+                },
+            )
+        };
+        for i in &call.inputs {
+            if i.layout.strides.len() != no + call.reduce_shape.len() {
+                return Err(Error::invalid(
+                    op,
+                    "input layout rank is not out_shape ++ reduce_shape",
+                ));
+            }
+        }
+        let parts: Vec<(Layout, Layout)> = call.inputs.iter().map(|i| split(&i.layout)).collect();
+        let mut out_ls: Vec<Layout> = parts.iter().map(|p| p.0.clone()).collect();
+        out_ls.push(call.output.layout.clone());
+        let (oshape, omerged) = merge_axes(&call.out_shape, &out_ls);
+        let (rshape, rmerged): (Vec<usize>, Vec<Layout>) =
+            if red_size == 0 || call.reduce_shape.is_empty() {
+                let l = Layout {
+                    shape: vec![red_size.min(1)],
+                    strides: vec![0],
+                    offset: 0,
+                };
+                (
+                    vec![if call.reduce_shape.is_empty() { 1 } else { 0 }],
+                    vec![l; parts.len()],
+                )
+            } else {
+                let rl: Vec<Layout> = parts.iter().map(|p| p.1.clone()).collect();
+                merge_axes(&call.reduce_shape, &rl)
+            };
+        let red_n: usize = rshape.iter().product();
+        let in_bufs: Vec<&HipBuffer> = call
+            .inputs
+            .iter()
+            .map(|i| self.buf(&op, i.buffer))
+            .collect::<Result<_>>()?;
+        let out_buf = self.buf(&op, call.output.buffer)?;
+        let nin = call.inputs.len();
+        let mut refs: Vec<&Layout> = omerged.iter().collect();
+        refs.extend(rmerged.iter());
+        let index64 = kernels::needs_index64(out_size.max(red_n), &refs);
+        let plan = kernels::plan_reduce(
+            &oshape,
+            &rshape,
+            omerged
+                .first()
+                .filter(|_| nin > 0)
+                .and_then(|l| l.strides.last().copied()),
+            rmerged.first().and_then(|l| l.strides.last().copied()),
+            index64,
+            self.cus,
+        );
+        let c = self.compiled(Key::Reduce(k.clone(), plan.spec))?;
+        let partial = if plan.splits > 1 {
+            Some(self.alloc(k.acc, out_size * plan.splits)?)
+        } else {
+            None
+        };
+        let partial_addr = match &partial {
+            Some(b) => self.buf(&op, b)?.addr(0),
+            None => 0,
+        };
+        let mut args = c.args.pack(|slot| match slot {
+            Slot::OutSize => ArgValue::Int(out_size as i64),
+            Slot::RedSize => ArgValue::Int(red_n as i64),
+            Slot::Splits => ArgValue::Int(plan.splits as i64),
+            Slot::Shape(d) => ArgValue::Int(oshape.get(d).copied().unwrap_or(1) as i64),
+            Slot::RedShape(d) => ArgValue::Int(rshape.get(d).copied().unwrap_or(1) as i64),
+            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(in_bufs[i].addr(omerged[i].offset)),
+            Slot::Ptr(OperandRef::Output(_)) => ArgValue::Ptr(out_buf.addr(omerged[nin].offset)),
+            Slot::Ptr(OperandRef::Partial) => ArgValue::Ptr(partial_addr),
+            Slot::Stride(OperandRef::Input(i), d) => {
+                ArgValue::Int(omerged[i].strides.get(d).copied().unwrap_or(0) as i64)
+            }
+            Slot::Stride(OperandRef::Output(_), d) => {
+                ArgValue::Int(omerged[nin].strides.get(d).copied().unwrap_or(0) as i64)
+            }
+            Slot::RedStride(OperandRef::Input(i), d) => {
+                ArgValue::Int(rmerged[i].strides.get(d).copied().unwrap_or(0) as i64)
+            }
+            Slot::Param(i) => ArgValue::Scalar(call.params[i]),
+            _ => ArgValue::Int(0),
+        })?;
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        let first = match plan.entry {
+            ReduceEntry::Inner => c.funcs[0],
+            ReduceEntry::Outer => c.funcs[1],
+        };
+        self.launch(first, plan.grid, plan.block, &mut args)?;
+        if plan.splits > 1 {
+            self.launch(
+                c.funcs[2],
+                (kernels::blocks_for(out_size * BLOCK), 1),
+                (BLOCK as u32, 1),
+                &mut args,
+            )?;
+        }
+        // `partial` returns to the pool here; later work on the stream runs after `finish`.
+        drop(partial);
+        Ok(())
+    }
+
+    fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
+        gemm(self, call)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.current()?;
+        // SAFETY: our stream.
+        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+    }
+}
+
+/// How one row-major matrix (strides `rs`, `cs`, `r` x `c`) is seen by column-major BLAS:
+/// `Some((transposed, ld))` where `transposed == false` means the memory is column-major `X^T`.
+fn blas_view(r: usize, c: usize, rs: isize, cs: isize) -> Option<(bool, i32)> {
+    let fits = |v: usize| i32::try_from(v).ok();
+    let rs_eff = if r <= 1 { c.max(1) as isize } else { rs };
+    if (cs == 1 || c <= 1) && rs_eff >= c.max(1) as isize {
+        return Some((false, fits(rs_eff as usize)?));
+    }
+    let cs_eff = if c <= 1 { r.max(1) as isize } else { cs };
+    if (rs == 1 || r <= 1) && cs_eff >= r.max(1) as isize {
+        return Some((true, fits(cs_eff as usize)?));
+    }
+    None
+}
+
+fn gemm(be: &HipBackend, call: &GemmCall<'_>) -> Result<()> {
+    let d = call.c.buffer.dtype();
+    let op = "matmul";
+    if call.a.buffer.dtype() != d || call.b.buffer.dtype() != d {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![call.a.buffer.dtype(), call.b.buffer.dtype(), d],
+            msg: "the HIP GEMM needs one dtype for a, b and c".into(),
+        });
+    }
+    be.check_dtypes(op, &[d])?;
+    let (sa, sb, sc) = (
+        &call.a.layout.shape,
+        &call.b.layout.shape,
+        &call.c.layout.shape,
+    );
+    if sa.len() != 3 || sb.len() != 3 || sc.len() != 3 {
+        return Err(Error::invalid(
+            op,
+            "gemm layouts must be [batch, rows, cols]",
+        ));
+    }
+    let (batch, m, k, n) = (sc[0], sc[1], sa[2], sc[2]);
+    if batch * m * n == 0 {
+        return Ok(());
+    }
+    if !matches!(
+        d,
+        DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16
+    ) {
+        return Err(Error::Unsupported {
+            op: op.into(),
+            backend: be.info.label(),
+            reason: format!(
+                "rocBLAS has no {d} GEMM and the HIP backend has no fallback kernel for it yet"
+            ),
+        });
+    }
+    if k == 0 {
+        let fill = Kernel::map(
+            &format!("zero_{}", d.name()),
+            vec![],
+            vec![],
+            Expr::constant(Scalar::zero(d)),
+        );
+        return be.elementwise(&ElementwiseCall {
+            kernel: &fill,
+            shape: sc.clone(),
+            inputs: vec![],
+            outputs: vec![call.c.clone()],
+            raws: vec![],
+            params: vec![],
+        });
+    }
+    let too_big = |v: usize| i32::try_from(v).is_err();
+    if too_big(m) || too_big(n) || too_big(k) || too_big(batch) {
+        return Err(Error::Unsupported {
+            op: op.into(),
+            backend: be.info.label(),
+            reason: format!(
+                "[{batch}, {m}, {k}] @ [{batch}, {k}, {n}] exceeds rocBLAS's 32-bit sizes"
+            ),
+        });
+    }
+    // Operands BLAS can read in place, else a contiguous copy.
+    let mut temps: Vec<Buffer> = vec![];
+    let mut view = |o: &Operand<'_>, r: usize, c: usize| -> Result<(u64, bool, i32, i64)> {
+        let l = &o.layout;
+        let b = be.buf(op, o.buffer)?;
+        if l.strides[0] >= 0 || l.shape[0] <= 1 {
+            if let Some((t, ld)) = blas_view(r, c, l.strides[1], l.strides[2]) {
+                let bs = if l.shape[0] <= 1 {
+                    0
+                } else {
+                    l.strides[0] as i64
+                };
+                return Ok((b.addr(l.offset), t, ld, bs));
+            }
+        }
+        let tmp = be.alloc(d, l.shape.iter().product())?;
+        be.copy(
+            o,
+            &Operand {
+                buffer: &tmp,
+                layout: Layout::contiguous(&l.shape),
+            },
+        )?;
+        let addr = be.buf(op, &tmp)?.addr(0);
+        temps.push(tmp);
+        Ok((addr, false, c.max(1) as i32, (r * c) as i64))
+    };
+    let (pa, ta, lda, bsa) = view(&call.a, m, k)?;
+    let (pb, tb, ldb, bsb) = view(&call.b, k, n)?;
+    let cl = &call.c.layout;
+    let direct_c = (batch <= 1 || cl.strides[0] > 0)
+        && matches!(
+            blas_view(m, n, cl.strides[1], cl.strides[2]),
+            Some((false, _))
+        );
+    let c_tmp = if direct_c {
+        None
+    } else {
+        Some(be.alloc(d, batch * m * n)?)
+    };
+    let (pc, ldc, bsc) = match &c_tmp {
+        None => {
+            let (_, ld) =
+                blas_view(m, n, cl.strides[1], cl.strides[2]).unwrap_or((false, n as i32));
+            let bs = if batch <= 1 {
+                (m * n) as i64
+            } else {
+                cl.strides[0] as i64
+            };
+            (be.buf(op, call.c.buffer)?.addr(cl.offset), ld, bs)
+        }
+        Some(t) => (be.buf(op, t)?.addr(0), n.max(1) as i32, (m * n) as i64),
+    };
+    // Row-major C = A B is column-major C^T = B^T A^T: BLAS's (m, n, k) = (n, m, k), first
+    // operand B^T (memory of B), second A^T (memory of A).
+    let opb = if tb {
+        rb::rocblas_operation_transpose
+    } else {
+        rb::rocblas_operation_none
+    };
+    let opa = if ta {
+        rb::rocblas_operation_transpose
+    } else {
+        rb::rocblas_operation_none
+    };
+    be.current()?;
+    {
+        let g = be.rocblas()?;
+        let Some(Ok(blas)) = &*g else {
+            unreachable!("rocblas() returned Ok only with a handle")
+        };
+        let _s = be.submit.lock().unwrap_or_else(|e| e.into_inner());
+        let (m_, n_, k_, bt) = (n as i32, m as i32, k as i32, batch as i32);
+        let h = blas.handle.0;
+        let api = &blas.api.api;
+        // SAFETY: addresses and leading dimensions describe the operands' memory (checked by
+        // blas_view or freshly made contiguous); alpha/beta are host scalars (default pointer
+        // mode); the handle's stream is ours.
+        let status = unsafe {
+            match d {
+                DType::Float32 => (api.rocblas_sgemm_strided_batched)(
+                    h,
+                    opb,
+                    opa,
+                    m_,
+                    n_,
+                    k_,
+                    &1.0f32,
+                    pb as *const f32,
+                    ldb,
+                    bsb,
+                    pa as *const f32,
+                    lda,
+                    bsa,
+                    &0.0f32,
+                    pc as *mut f32,
+                    ldc,
+                    bsc,
+                    bt,
+                ),
+                DType::Float64 => (api.rocblas_dgemm_strided_batched)(
+                    h,
+                    opb,
+                    opa,
+                    m_,
+                    n_,
+                    k_,
+                    &1.0f64,
+                    pb as *const f64,
+                    ldb,
+                    bsb,
+                    pa as *const f64,
+                    lda,
+                    bsa,
+                    &0.0f64,
+                    pc as *mut f64,
+                    ldc,
+                    bsc,
+                    bt,
+                ),
+                _ => {
+                    let ty = if d == DType::Float16 {
+                        rb::rocblas_datatype_f16_r
+                    } else {
+                        rb::rocblas_datatype_bf16_r
+                    };
+                    let (one, zero) = (1.0f32, 0.0f32);
+                    (api.rocblas_gemm_strided_batched_ex)(
+                        h,
+                        opb,
+                        opa,
+                        m_,
+                        n_,
+                        k_,
+                        &one as *const f32 as *const c_void,
+                        pb as *const c_void,
+                        ty,
+                        ldb,
+                        bsb,
+                        pa as *const c_void,
+                        ty,
+                        lda,
+                        bsa,
+                        &zero as *const f32 as *const c_void,
+                        pc as *const c_void,
+                        ty,
+                        ldc,
+                        bsc,
+                        pc as *mut c_void,
+                        ty,
+                        ldc,
+                        bsc,
+                        bt,
+                        rb::rocblas_datatype_f32_r,
+                        rb::rocblas_gemm_algo_standard,
+                        0,
+                        0,
+                    )
+                }
+            }
+        };
+        blas.api.check("rocblas gemm", status).map_err(|e| {
+            be.err(format!(
+                "matmul {d} [{batch}, {m}, {k}] @ [{batch}, {k}, {n}]: {e}"
+            ))
+        })?;
+    }
+    if let Some(t) = &c_tmp {
+        be.copy(
+            &Operand {
+                buffer: t,
+                layout: Layout::contiguous(sc),
+            },
+            &call.c,
+        )?;
+    }
+    drop(temps);
+    Ok(())
+}

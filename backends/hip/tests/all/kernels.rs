@@ -1,0 +1,346 @@
+//! Compiles every generated kernel family with AMD's hipRTC (through cupy-hip's own compile
+//! path and options) for several gfx targets, and every file of `hip-kernels/` if any exist.
+
+#[path = "../../../cuda/tests/all/catalogue.rs"]
+#[allow(dead_code)]
+mod catalogue;
+
+use cupy_core::kernel::cpp::{
+    emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,
+};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::{DType, Scalar};
+use cupy_hip::kernels::compile_options;
+use cupy_hip::result::Rtc;
+use std::path::PathBuf;
+
+/// One dtype per class, as the CI brief lists them.
+const DTYPES: [DType; 9] = [
+    DType::Bool,
+    DType::Int8,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+];
+
+const SPECS: [(&str, ElementwiseSpec); 5] = [
+    (
+        "s1",
+        ElementwiseSpec {
+            ndim: 1,
+            class: ElementwiseClass::Strided,
+            index64: false,
+        },
+    ),
+    (
+        "s3",
+        ElementwiseSpec {
+            ndim: 3,
+            class: ElementwiseClass::Strided,
+            index64: true,
+        },
+    ),
+    (
+        "c",
+        ElementwiseSpec {
+            ndim: 1,
+            class: ElementwiseClass::Contiguous,
+            index64: false,
+        },
+    ),
+    (
+        "v",
+        ElementwiseSpec {
+            ndim: 1,
+            class: ElementwiseClass::Vectorized,
+            index64: false,
+        },
+    ),
+    (
+        "v64",
+        ElementwiseSpec {
+            ndim: 1,
+            class: ElementwiseClass::Vectorized,
+            index64: true,
+        },
+    ),
+];
+
+/// `out[y, x] = sum_{ky, kx} img[y + ky - KH/2, x + kx - KW/2] * ker[ky, kx]` with zero padding:
+/// locals, nested uniform `For`, `If` and `Select` for bounds, two raw `Load`s, index arithmetic.
+pub fn convolve2d(d: DType) -> Kernel {
+    use BinaryOp::*;
+    let i64_ = DType::Int64;
+    let p = |k| Expr::param(k, i64_);
+    let v = |k, t| Expr::var(k, t);
+    let b = Expr::binary;
+    let c = |x: i64| Expr::constant(Scalar::Int64(x));
+    let (h, w, kh, kw) = (p(0), p(1), p(2), p(3));
+    let inside = |e: Expr, lim: Expr| b(And, b(Ge, e.clone(), c(0)), b(Lt, e, lim));
+    let prod = b(
+        Mul,
+        Expr::load(0, d, b(Add, b(Mul, v(5, i64_), w.clone()), v(6, i64_))),
+        Expr::load(1, d, b(Add, b(Mul, v(1, i64_), kw.clone()), v(2, i64_))),
+    );
+    let body = vec![
+        Stmt::Let {
+            var: 3,
+            value: b(FloorDiv, Expr::index(), w.clone()),
+        },
+        Stmt::Let {
+            var: 4,
+            value: b(Mod, Expr::index(), w.clone()),
+        },
+        Stmt::Let {
+            var: 0,
+            value: Expr::constant(Scalar::zero(d)),
+        },
+        Stmt::For {
+            var: 1,
+            start: c(0),
+            end: kh.clone(),
+            body: vec![Stmt::For {
+                var: 2,
+                start: c(0),
+                end: kw.clone(),
+                body: vec![
+                    Stmt::Let {
+                        var: 5,
+                        value: b(
+                            Sub,
+                            b(Add, v(3, i64_), v(1, i64_)),
+                            b(FloorDiv, kh.clone(), c(2)),
+                        ),
+                    },
+                    Stmt::Let {
+                        var: 6,
+                        value: b(
+                            Sub,
+                            b(Add, v(4, i64_), v(2, i64_)),
+                            b(FloorDiv, kw.clone(), c(2)),
+                        ),
+                    },
+                    Stmt::If {
+                        cond: inside(v(5, i64_), h.clone()),
+                        then_body: vec![Stmt::Assign {
+                            var: 0,
+                            value: b(
+                                Add,
+                                v(0, d),
+                                Expr::select(
+                                    inside(v(6, i64_), w.clone()),
+                                    prod,
+                                    Expr::constant(Scalar::zero(d)),
+                                ),
+                            ),
+                        }],
+                        else_body: vec![],
+                    },
+                ],
+            }],
+        },
+        Stmt::Store {
+            output: 0,
+            value: v(0, d),
+        },
+    ];
+    Kernel {
+        name: format!("convolve2d_{}", catalogue::short(d)),
+        inputs: vec![],
+        outputs: vec![d],
+        raws: vec![d, d],
+        params: vec![i64_; 4],
+        locals: vec![d, i64_, i64_, i64_, i64_, i64_, i64_],
+        body,
+    }
+}
+
+/// (kernel name, body without the prelude) of every kernel compiled per target, in modules.
+fn modules() -> Vec<(String, Vec<(String, String)>)> {
+    let pre_len = prelude(Flavor::Hip).len();
+    let mut ew = vec![];
+    let mut i = 0usize;
+    for d in DTYPES {
+        let mut ks: Vec<Kernel> = vec![];
+        ks.extend(
+            catalogue::binary_ops(d)
+                .into_iter()
+                .map(|op| catalogue::binary(op, d)),
+        );
+        ks.extend(
+            catalogue::unary_ops(d)
+                .into_iter()
+                .map(|op| catalogue::unary(op, d)),
+        );
+        for t in [
+            DType::Bool,
+            DType::Int32,
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+        ] {
+            if t != d {
+                ks.push(catalogue::cast(d, t));
+            }
+        }
+        ks.push(Kernel::map(
+            &format!("fill_{}", catalogue::short(d)),
+            vec![],
+            vec![d],
+            Expr::param(0, d),
+        ));
+        for k in ks {
+            let (tag, spec) = &SPECS[i % SPECS.len()];
+            i += 1;
+            let mut k = k.clone();
+            k.name = format!("{}_{tag}", k.name);
+            let e = emit_elementwise(&k, spec, Flavor::Hip)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            ew.push((k.name.clone(), e.source[pre_len..].to_string()));
+        }
+    }
+    let mut red = vec![];
+    let keep: Vec<&str> = DTYPES.iter().map(|d| catalogue::short(*d)).collect();
+    for (j, k) in catalogue::reductions().into_iter().enumerate() {
+        if !keep.iter().any(|s| k.name.ends_with(&format!("_{s}"))) {
+            continue;
+        }
+        let spec = ReduceSpec {
+            out_ndim: 1 + j % 3,
+            red_ndim: 1 + j % 2,
+            index64: j % 2 == 0,
+        };
+        let e = emit_reduce(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        red.push((k.name.clone(), e.source[pre_len..].to_string()));
+    }
+    let mut conv = vec![];
+    for d in [DType::Float32, DType::Float64, DType::Float16, DType::Int32] {
+        let k = convolve2d(d);
+        let spec = ElementwiseSpec {
+            ndim: 1,
+            class: ElementwiseClass::Contiguous,
+            index64: d == DType::Float64,
+        };
+        let e =
+            emit_elementwise(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        conv.push((k.name.clone(), e.source[pre_len..].to_string()));
+    }
+    let mut mods = vec![];
+    for (n, chunk) in ew.chunks(120).enumerate() {
+        mods.push((format!("elementwise_{n}"), chunk.to_vec()));
+    }
+    mods.push(("reductions".into(), red));
+    mods.push(("convolve2d".into(), conv));
+    mods
+}
+
+fn hip_kernel_files() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../hip-kernels");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    matches!(
+                        p.extension().and_then(|e| e.to_str()),
+                        Some("hip" | "cu" | "cpp")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn hiprtc_compiles_every_kernel_family_for_amd_targets() {
+    let rtc = match Rtc::get() {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = crate::skip(&format!("hipRTC not loadable: {e}"));
+            return;
+        }
+    };
+    let ver = rtc.version().expect("hiprtcVersion");
+    eprintln!("hipRTC {}.{} from {}", ver.0, ver.1, rtc.path);
+    let mods = modules();
+    let files = hip_kernel_files();
+    let pre = prelude(Flavor::Hip);
+    // gfx942 (MI300) needs ROCm >= 5.7; ROCm 5.2's hipRTC *crashes* (SIGSEGV) on an offload
+    // arch it does not know, so it is not even tried there.
+    let runtime =
+        cupy_hip::result::Hip::get().and_then(|h| h.runtime_version().map_err(|e| e.to_string()));
+    let knows_942 = runtime.as_ref().is_ok_and(|v| *v >= 50_700_000);
+    // (target, every kernel or one in three): the full set for gfx90a (CDNA2, wave64), a third
+    // for RDNA2 gfx1030 (wave32), the probe only for gfx90a with target features.
+    let targets = [
+        ("gfx90a", Some(1)),
+        ("gfx90a:sramecc+:xnack-", None),
+        ("gfx942", Some(3)),
+        ("gfx1030", Some(3)),
+    ];
+    for (target, every) in targets {
+        if target == "gfx942" && !knows_942 {
+            eprintln!("NOTICE: HIP runtime {runtime:?} predates gfx942 (ROCm 5.7); gfx942 skipped");
+            continue;
+        }
+        let required = true;
+        let opts = compile_options(target);
+        let probe = format!(
+            "{pre}extern \"C\" __global__ void cupy_probe(float* x) {{ x[threadIdx.x] = 1.0f; }}\n"
+        );
+        if let Err(e) = rtc.compile(&probe, "probe.hip", &opts) {
+            assert!(
+                !required,
+                "hipRTC cannot compile a trivial kernel for {target}: {e}"
+            );
+            eprintln!(
+                "NOTICE: hipRTC {}.{} does not support {target}; skipped ({})",
+                ver.0, ver.1, e.text
+            );
+            continue;
+        }
+        let mut names = vec![];
+        let Some(every) = every else {
+            eprintln!("hipRTC {target}: options accepted (probe kernel compiled)");
+            continue;
+        };
+        for (mname, kernels) in &mods {
+            let kernels: Vec<&(String, String)> = if mname.starts_with("elementwise") {
+                kernels.iter().step_by(every).collect()
+            } else {
+                kernels.iter().collect()
+            };
+            let body: String = kernels.iter().map(|k| k.1.as_str()).collect();
+            let src = format!("{pre}{body}");
+            if let Err(e) = rtc.compile(&src, &format!("{mname}.hip"), &opts) {
+                let log: Vec<&str> = e.log.lines().take(60).collect();
+                panic!(
+                    "hipRTC ({target}) failed on module {mname}: {}\n{}",
+                    e.text,
+                    log.join("\n")
+                );
+            }
+            names.extend(kernels.iter().map(|k| k.0.clone()));
+        }
+        for f in &files {
+            let src = std::fs::read_to_string(f).unwrap();
+            if let Err(e) = rtc.compile(&src, &f.display().to_string(), &opts) {
+                panic!("hipRTC ({target}) failed on {}: {e}", f.display());
+            }
+            names.push(f.display().to_string());
+        }
+        eprintln!(
+            "hipRTC {target}: compiled {} kernels: {}",
+            names.len(),
+            names.join(" ")
+        );
+    }
+    if files.is_empty() {
+        eprintln!("NOTICE: no hip-kernels/ files exist yet; none compiled");
+    }
+}
