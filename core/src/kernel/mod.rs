@@ -1,5 +1,6 @@
 //! Kernels as data: the scalar IR ([`ir`]) and its emitters.
 
 pub mod ir;
+pub mod wgsl;
 
 pub use ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
