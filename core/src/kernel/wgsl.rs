@@ -1178,14 +1178,6 @@ fn float_to_int(name: &str, ft: &str, tt: &str, to: DType) -> String {
             f32lit(x as f32)
         }
     };
-    // Largest float of the source type strictly below 2^e.
-    let below = |e: i32| -> f64 {
-        if ft == "f64" {
-            f64::from_bits((2f64.powi(e)).to_bits() - 1)
-        } else {
-            f32::from_bits((2f32.powi(e)).to_bits() - 1) as f64
-        }
-    };
     let zero = if tt.ends_with("64") {
         format!("0{}", if tt == "i64" { "li" } else { "lu" })
     } else if tt == "i32" {
@@ -1200,18 +1192,22 @@ fn float_to_int(name: &str, ft: &str, tt: &str, to: DType) -> String {
             } else {
                 to.bits().min(32) as i32
             };
-            let lo = fl(-(2f64.powi(bits - 1)));
-            let hi = if bits == 8 || bits == 16 {
-                fl(2f64.powi(bits - 1) - 1.0)
+            let lim = fl(2f64.powi(bits - 1));
+            let nlim = fl(-(2f64.powi(bits - 1)));
+            let (max, min) = if bits == 64 {
+                (i64lit(i64::MAX), i64lit(i64::MIN))
             } else {
-                fl(below(bits - 1))
+                let m = (1i64 << (bits - 1)) - 1;
+                (i32lit(m), i32lit(-m - 1))
             };
-            format!("  return select({tt}(clamp(x, {lo}, {hi})), {zero}, !(x == x));\n")
+            format!(
+                "  if (!(x == x)) {{ return {zero}; }}\n  if (x >= {lim}) {{ return {max}; }}\n  if (x <= {nlim}) {{ return {min}; }}\n  return {tt}(x);\n"
+            )
         }
         DType::UInt64 if tt == "u64" => {
-            let hi = fl(below(64));
+            let lim = fl(2f64.powi(64));
             format!(
-                "  return select(u64(clamp(x, {}, {hi})), 0lu, !(x == x));\n",
+                "  if (!(x == x) || x <= {}) {{ return 0lu; }}\n  if (x >= {lim}) {{ return 18446744073709551615lu; }}\n  return u64(x);\n",
                 fl(0.0)
             )
         }
@@ -1229,6 +1225,7 @@ fn float_to_int(name: &str, ft: &str, tt: &str, to: DType) -> String {
   var m: u32;
   if (t >= {p63}) {{ m = {mask}; }}
   else if (t <= {n63}) {{ m = 0u; }}
+  else if (abs(t) < {p31}) {{ m = bitcast<u32>(i32(t)) & {mask}; }}
   else {{
     let q = t - floor(t / {p32}) * {p32};
     m = u32(q) & {mask};
@@ -1238,6 +1235,7 @@ fn float_to_int(name: &str, ft: &str, tt: &str, to: DType) -> String {
                 p63 = fl(2f64.powi(63)),
                 n63 = fl(-(2f64.powi(63))),
                 p32 = fl(2f64.powi(32)),
+                p31 = fl(2f64.powi(31)),
             )
         }
     };
