@@ -2,5 +2,6 @@
 
 pub mod cpp;
 pub mod ir;
+pub mod wgsl;
 
 pub use ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
