@@ -1469,3 +1469,84 @@ fn gemm_rejects_bad_layouts() {
     });
     assert!(matches!(r, Err(Error::InvalidArgument { .. })));
 }
+
+#[test]
+fn tiled_transpose_paths() {
+    let be = be();
+    for (r, c) in [(130usize, 200usize), (257, 129), (300, 300)] {
+        let v: Vec<i32> = (0..(r * c) as i32).collect();
+        let a = up(&be, &v);
+        let out = be.alloc(Int32, r * c).unwrap();
+        // out (c x r, contiguous) = a.T, plus a broadcast row added in a second kernel
+        let k = Kernel::map("copy", vec![Int32], vec![], inp(0, Int32));
+        be.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![c, r],
+            inputs: vec![Operand {
+                buffer: &a,
+                layout: Layout {
+                    shape: vec![c, r],
+                    strides: vec![1, c as isize],
+                    offset: 0,
+                },
+            }],
+            outputs: vec![Operand {
+                buffer: &out,
+                layout: Layout::contiguous(&[c, r]),
+            }],
+            raws: vec![],
+            params: vec![],
+        })
+        .unwrap();
+        let got = down::<i32>(&be, &out);
+        for i in 0..c {
+            for j in 0..r {
+                assert_eq!(got[i * r + j], v[j * c + i]);
+            }
+        }
+        // transposed output with reversed rows, two inputs (one broadcast)
+        let row = up(&be, &(0..c as i32).map(|x| x * 1000).collect::<Vec<_>>());
+        let k = Kernel::map(
+            "add",
+            vec![Int32, Int32],
+            vec![],
+            bin(B::Add, inp(0, Int32), inp(1, Int32)),
+        );
+        let out2 = be.alloc(Int32, r * c).unwrap();
+        be.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![r, c],
+            inputs: vec![
+                Operand {
+                    buffer: &a,
+                    layout: Layout::contiguous(&[r, c]),
+                },
+                Operand {
+                    buffer: &row,
+                    layout: Layout {
+                        shape: vec![r, c],
+                        strides: vec![0, 1],
+                        offset: 0,
+                    },
+                },
+            ],
+            outputs: vec![Operand {
+                buffer: &out2,
+                layout: Layout {
+                    shape: vec![r, c],
+                    strides: vec![-1, r as isize],
+                    offset: r - 1,
+                },
+            }],
+            raws: vec![],
+            params: vec![],
+        })
+        .unwrap();
+        let got = down::<i32>(&be, &out2);
+        for i in 0..r {
+            for j in 0..c {
+                assert_eq!(got[j * r + (r - 1 - i)], v[i * c + j] + 1000 * j as i32);
+            }
+        }
+    }
+}
