@@ -1550,3 +1550,35 @@ fn tiled_transpose_paths() {
         }
     }
 }
+
+#[test]
+fn gemm_broadcast_and_inplace() {
+    let be = be();
+    // a: one row [1, 2, 3] broadcast to 4 rows (row stride 0); b: 3x2
+    let a = up(&be, &[1.0f32, 2.0, 3.0]);
+    let b = up(&be, &[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    let c = be.alloc(Float32, 8).unwrap();
+    gemm_run(
+        &be,
+        (
+            &a,
+            Layout {
+                shape: vec![1, 4, 3],
+                strides: vec![0, 0, 1],
+                offset: 0,
+            },
+        ),
+        (&b, Layout::contiguous(&[1, 3, 2])),
+        (&c, Layout::contiguous(&[1, 4, 2])),
+    );
+    assert_eq!(
+        down::<f32>(&be, &c),
+        vec![4.0, 5.0, 4.0, 5.0, 4.0, 5.0, 4.0, 5.0]
+    );
+    // c = c @ b2 in place (c aliases a)
+    let x = up(&be, &[1.0f64, 2.0, 3.0, 4.0]);
+    let i2 = up(&be, &[0.0f64, 1.0, 1.0, 0.0]);
+    let l = Layout::contiguous(&[1, 2, 2]);
+    gemm_run(&be, (&x, l.clone()), (&i2, l.clone()), (&x, l));
+    assert_eq!(down::<f64>(&be, &x), vec![2.0, 1.0, 4.0, 3.0]);
+}
