@@ -13,7 +13,8 @@
 //!   them in float32 and rounds), float32/float64 4 ulps. `power` 4 ulps. `remainder` on floats
 //!   2 ulps. Float `arange`/`linspace` 1 ulp (NumPy's fill works in the target dtype, we in
 //!   float64). On wgpu, Vulkan only guarantees 2.5 ulps for `/` and ~3 for `sqrt` (and leaves
-//!   transcendentals looser, see `ufuncs::tol`), so these get 3 ulps there.
+//!   transcendentals looser: float32 exp/log/sin/cos/tan/tanh 32 ulps or 2^-21 absolute,
+//!   arctan2 256 ulps where Vulkan allows 4096; see `ufuncs::tol`), so these get 3 ulps there.
 //! - [`Tol::UlpsOrAbs`]: N ulps or an absolute error (Vulkan states `sin`/`cos`/`log` precision as
 //!   an absolute error near their zeros).
 //! - [`Tol::Scaled`]: sums, means, products, matmul and convolutions: `|got - want| <= 2 * n *

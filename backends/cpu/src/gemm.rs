@@ -162,7 +162,8 @@ pub(crate) fn gemm(be: &CpuBackend, call: &GemmCall<'_>) -> Result<()> {
         return Ok(());
     }
     let dims = [batch, m, k, n];
-    // Inputs that share c's buffer are copied first (faer must not see aliasing views).
+    // Inputs that share c's buffer are copied first (faer must not see aliasing views), and so
+    // are broadcast (zero-stride) matrices.
     let aliased = |p: *mut u8| p == cb.ptr();
     macro_rules! via_faer {
         ($t:ty, $one:expr) => {{
@@ -170,13 +171,13 @@ pub(crate) fn gemm(be: &CpuBackend, call: &GemmCall<'_>) -> Result<()> {
             unsafe {
                 let mut tmp_a: Vec<$t> = vec![];
                 let mut tmp_b: Vec<$t> = vec![];
-                let a = if aliased(ab.ptr()) {
+                let a = if aliased(ab.ptr()) || al.strides[1] == 0 || al.strides[2] == 0 {
                     tmp_a = materialize(ab.ptr() as *const $t, al, |x| x);
                     Mat::contiguous(tmp_a.as_mut_ptr() as *mut u8, &[batch, m, k])
                 } else {
                     Mat::of(ab.ptr(), al)
                 };
-                let b = if aliased(bb.ptr()) {
+                let b = if aliased(bb.ptr()) || bl.strides[1] == 0 || bl.strides[2] == 0 {
                     tmp_b = materialize(bb.ptr() as *const $t, bl, |x| x);
                     Mat::contiguous(tmp_b.as_mut_ptr() as *mut u8, &[batch, k, n])
                 } else {

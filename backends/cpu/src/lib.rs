@@ -25,7 +25,7 @@ use cupy_core::backend::{
     dtype_unsupported, ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall,
 };
 use cupy_core::{
-    Backend, BackendKind, BackendProvider, Buffer, DType, DeviceInfo, Error, Result, Scalar,
+    Backend, BackendKind, BackendProvider, Buffer, DType, DeviceInfo, Error, Layout, Result, Scalar,
 };
 use eval::{BlockSink, Env, NullSink};
 use mem::{check_layout, CpuBuffer, RawView, View};
@@ -34,6 +34,8 @@ use std::sync::Arc;
 
 /// Elements per block of the interpreter.
 pub const BLOCK: usize = 4096;
+/// Side of the square tiles used for 2-D launches with a transposed operand.
+pub const TILE: usize = 64;
 /// Launches with fewer elements than this run on the calling thread.
 pub const PAR_MIN: usize = 1 << 15;
 
@@ -411,6 +413,72 @@ impl Backend for CpuBackend {
             }
         });
         let block = if has_loop { 1024 } else { BLOCK };
+        // 2-D launches where an operand runs against the iteration order (a transpose): walk
+        // square tiles so both the row-major and the column-major operand stay in cache/TLB.
+        let mut uses_index = false;
+        cupy_core::kernel::ir::Stmt::visit_all(&k.body, &mut |s| {
+            for e in s.exprs() {
+                e.visit(&mut |n| {
+                    if matches!(n.kind, cupy_core::kernel::ir::ExprKind::Index) {
+                        uses_index = true
+                    }
+                });
+            }
+        });
+        let transposed = |v: &View| {
+            let s = &v.layout.strides;
+            s[0] != 0 && s[0].unsigned_abs() < s[1].unsigned_abs()
+        };
+        if !uses_index
+            && !has_loop
+            && shape.len() == 2
+            && shape[0] >= 2 * TILE
+            && shape[1] >= 2 * TILE
+            && ins.iter().chain(&outs).any(transposed)
+        {
+            let (d0, d1) = (shape[0], shape[1]);
+            let nt1 = d1.div_ceil(TILE);
+            let ntiles = d0.div_ceil(TILE) * nt1;
+            let run_tile = |t: usize| -> Result<()> {
+                let (i0, j0) = ((t / nt1) * TILE, (t % nt1) * TILE);
+                let (h, w) = (TILE.min(d0 - i0), TILE.min(d1 - j0));
+                let sub = |v: &View| {
+                    let l = &v.layout;
+                    let off =
+                        l.offset as isize + i0 as isize * l.strides[0] + j0 as isize * l.strides[1];
+                    v.with_layout(Layout {
+                        shape: vec![h, w],
+                        strides: l.strides.clone(),
+                        offset: off as usize,
+                    })
+                };
+                let sub_ins: Vec<View> = ins.iter().map(sub).collect();
+                let sub_outs: Vec<View> = outs.iter().map(sub).collect();
+                let n = h * w;
+                let mut env = Env {
+                    n,
+                    // SAFETY: the tile lies inside the checked layouts.
+                    inputs: sub_ins.iter().map(|v| unsafe { v.gather(0, n) }).collect(),
+                    params: &params,
+                    vars: vec![None; k.locals.len()],
+                    var_types: &k.locals,
+                    index: (0, 1),
+                    raws: &raws,
+                    dry: false,
+                };
+                let sink = BlockSink {
+                    outs: &sub_outs,
+                    start: 0,
+                    n,
+                };
+                env.exec(&k.body, None, &sink).map_err(|m| self.err(op, m))
+            };
+            return if par_ok && size >= PAR_MIN {
+                (0..ntiles).into_par_iter().try_for_each(run_tile)
+            } else {
+                (0..ntiles).try_for_each(run_tile)
+            };
+        }
         let nblocks = size.div_ceil(block);
         let run = |b: usize| -> Result<()> {
             let start = b * block;

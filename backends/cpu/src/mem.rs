@@ -287,6 +287,22 @@ impl View {
         }
     }
 
+    /// The same operand with another layout (inside the checked one).
+    pub fn with_layout(&self, layout: Layout) -> View {
+        let contig = layout.is_c_contiguous();
+        let uniform = layout
+            .shape
+            .iter()
+            .zip(&layout.strides)
+            .all(|(&d, &s)| s == 0 || d == 1);
+        View {
+            layout,
+            contig,
+            uniform,
+            ..self.clone()
+        }
+    }
+
     /// Reads flat indices `start..start + n` into a column.
     ///
     /// # Safety

@@ -251,16 +251,19 @@ impl Ctx<'_> {
         if n == 1 {
             return Ok(c.slice(0, 1).owned().uniform0());
         }
-        let c = if c.is_uniform() {
+        if let Some(op) = self.native {
+            return Ok(if c.is_uniform() {
+                fold_native(op, &c.expand(n))
+            } else {
+                fold_native(op, &c)
+            });
+        }
+        // Halving tree with the interpreted combine.
+        let mut c = if c.is_uniform() {
             c.expand(n)
         } else {
             c.owned()
         };
-        if let Some(op) = self.native {
-            return Ok(fold_native(op, &c));
-        }
-        // Halving tree with the interpreted combine.
-        let mut c = c;
         let mut len = n;
         while len > 1 {
             let h = len / 2;
@@ -572,7 +575,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
         let _ = &oshape;
         let _ = &rshape;
         if par_ok && total >= PAR_MIN && n_out >= 128 {
-            let w = (n_out / (threads * 4)).clamp(64, BLOCK);
+            let w = (n_out / (threads * 2)).clamp(256, BLOCK);
             (0..n_out.div_ceil(w)).into_par_iter().try_for_each(|i| {
                 let o0 = i * w;
                 w_block(o0, w.min(n_out - o0))

@@ -1469,3 +1469,116 @@ fn gemm_rejects_bad_layouts() {
     });
     assert!(matches!(r, Err(Error::InvalidArgument { .. })));
 }
+
+#[test]
+fn tiled_transpose_paths() {
+    let be = be();
+    for (r, c) in [(130usize, 200usize), (257, 129), (300, 300)] {
+        let v: Vec<i32> = (0..(r * c) as i32).collect();
+        let a = up(&be, &v);
+        let out = be.alloc(Int32, r * c).unwrap();
+        // out (c x r, contiguous) = a.T, plus a broadcast row added in a second kernel
+        let k = Kernel::map("copy", vec![Int32], vec![], inp(0, Int32));
+        be.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![c, r],
+            inputs: vec![Operand {
+                buffer: &a,
+                layout: Layout {
+                    shape: vec![c, r],
+                    strides: vec![1, c as isize],
+                    offset: 0,
+                },
+            }],
+            outputs: vec![Operand {
+                buffer: &out,
+                layout: Layout::contiguous(&[c, r]),
+            }],
+            raws: vec![],
+            params: vec![],
+        })
+        .unwrap();
+        let got = down::<i32>(&be, &out);
+        for i in 0..c {
+            for j in 0..r {
+                assert_eq!(got[i * r + j], v[j * c + i]);
+            }
+        }
+        // transposed output with reversed rows, two inputs (one broadcast)
+        let row = up(&be, &(0..c as i32).map(|x| x * 1000).collect::<Vec<_>>());
+        let k = Kernel::map(
+            "add",
+            vec![Int32, Int32],
+            vec![],
+            bin(B::Add, inp(0, Int32), inp(1, Int32)),
+        );
+        let out2 = be.alloc(Int32, r * c).unwrap();
+        be.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![r, c],
+            inputs: vec![
+                Operand {
+                    buffer: &a,
+                    layout: Layout::contiguous(&[r, c]),
+                },
+                Operand {
+                    buffer: &row,
+                    layout: Layout {
+                        shape: vec![r, c],
+                        strides: vec![0, 1],
+                        offset: 0,
+                    },
+                },
+            ],
+            outputs: vec![Operand {
+                buffer: &out2,
+                layout: Layout {
+                    shape: vec![r, c],
+                    strides: vec![-1, r as isize],
+                    offset: r - 1,
+                },
+            }],
+            raws: vec![],
+            params: vec![],
+        })
+        .unwrap();
+        let got = down::<i32>(&be, &out2);
+        for i in 0..r {
+            for j in 0..c {
+                assert_eq!(got[j * r + (r - 1 - i)], v[i * c + j] + 1000 * j as i32);
+            }
+        }
+    }
+}
+
+#[test]
+fn gemm_broadcast_and_inplace() {
+    let be = be();
+    // a: one row [1, 2, 3] broadcast to 4 rows (row stride 0); b: 3x2
+    let a = up(&be, &[1.0f32, 2.0, 3.0]);
+    let b = up(&be, &[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    let c = be.alloc(Float32, 8).unwrap();
+    gemm_run(
+        &be,
+        (
+            &a,
+            Layout {
+                shape: vec![1, 4, 3],
+                strides: vec![0, 0, 1],
+                offset: 0,
+            },
+        ),
+        (&b, Layout::contiguous(&[1, 3, 2])),
+        (&c, Layout::contiguous(&[1, 4, 2])),
+    );
+    assert_eq!(
+        down::<f32>(&be, &c),
+        vec![4.0, 5.0, 4.0, 5.0, 4.0, 5.0, 4.0, 5.0]
+    );
+    // c = c @ b2 in place (c aliases a)
+    let x = up(&be, &[1.0f64, 2.0, 3.0, 4.0]);
+    let i2 = up(&be, &[0.0f64, 1.0, 1.0, 0.0]);
+    let l = Layout::contiguous(&[1, 2, 2]);
+    gemm_run(&be, (&x, l.clone()), (&i2, l.clone()), (&x, l));
+    assert_eq!(down::<f64>(&be, &x), vec![2.0, 1.0, 4.0, 3.0]);
+}
