@@ -592,10 +592,12 @@ impl Tally {
             println!("{f}");
         }
         for (dev, c) in &self.per {
-            println!(
+            let line = format!(
                 "{}: [{dev}] {} passed, {} failed, {} skipped (DTypeNotSupported)",
                 self.name, c.passed, c.failed, c.skipped
             );
+            println!("{line}");
+            report(&format!("{} {line}", dev.to_string().split(':').next().unwrap_or("?")));
         }
         if !self.failures.is_empty() {
             let mut head: Vec<&String> = self.failures.iter().take(25).collect();
@@ -726,4 +728,14 @@ pub fn scaled_tol(g: &Golden, case: &Value) -> Tol {
 /// True if `dev` is a wgpu device.
 pub fn is_wgpu(dev: &Device) -> bool {
     dev.kind() == BackendKind::Wgpu
+}
+
+/// Appends a line to the file named by `CUPY_TEST_REPORT` (CI checks which backends ran).
+pub fn report(line: &str) {
+    if let Some(path) = std::env::var_os("CUPY_TEST_REPORT") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = writeln!(f, "{line}");
+        }
+    }
 }
