@@ -597,7 +597,10 @@ impl Tally {
                 self.name, c.passed, c.failed, c.skipped
             );
             println!("{line}");
-            report(&format!("{} {line}", dev.to_string().split(':').next().unwrap_or("?")));
+            report(&format!(
+                "{} {line}",
+                dev.to_string().split(':').next().unwrap_or("?")
+            ));
         }
         if !self.failures.is_empty() {
             let mut head: Vec<&String> = self.failures.iter().take(25).collect();
@@ -734,7 +737,11 @@ pub fn is_wgpu(dev: &Device) -> bool {
 pub fn report(line: &str) {
     if let Some(path) = std::env::var_os("CUPY_TEST_REPORT") {
         use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
             let _ = writeln!(f, "{line}");
         }
     }

@@ -590,6 +590,73 @@ impl Em {
         }
     }
 
+    /// NumPy's `npy_divmod` (floor quotient in `.x`, remainder with the divisor's sign in `.y`)
+    /// over an exact `fmod`: WGSL's float `%` is `a - b * trunc(a / b)`, which loses the
+    /// remainder when the quotient rounds (`1 % 0.1`), so the remainder is found by binary long
+    /// division: subtracting `|b| * 2^k` for falling `k` (each subtraction exact by Sterbenz's
+    /// lemma, each halving exact).
+    fn float_divmod(&mut self, d: DType) -> String {
+        let t = self.vty(d);
+        let f64_ = d == DType::Float64;
+        let lit = |x: f64| if f64_ { f64lit(x) } else { f32lit(x as f32) };
+        let (z, one, half, nan, inf, negz) = (
+            lit(0.0),
+            lit(1.0),
+            lit(0.5),
+            lit(f64::NAN),
+            lit(f64::INFINITY),
+            lit(-0.0),
+        );
+        let nx = self.isnan(d, "x");
+        let ny = self.isnan(d, "y");
+        let fmod = format!("fmod_{t}");
+        self.helper(&fmod, || {
+            format!(
+                "fn {fmod}(x: {t}, y: {t}) -> {t} {{
+  if ({nx} || {ny} || abs(x) == {inf} || y == {z}) {{ return {nan}; }}
+  if (abs(y) == {inf}) {{ return x; }}
+  var r = abs(x);
+  let ay = abs(y);
+  var s = ay;
+  while (s <= r * {half}) {{ s = s * 2.0; }}
+  loop {{
+    if (r >= s) {{ r = r - s; }}
+    if (s == ay) {{ break; }}
+    s = s * {half};
+  }}
+  return select(r, -r, x < {z});
+}}
+"
+            )
+        });
+        let name = format!("divmod_{t}");
+        self.helper(&name, || {
+            format!(
+                "fn {name}(a: {t}, b: {t}) -> vec2<{t}> {{
+  let m0 = {fmod}(a, b);
+  if (b == {z}) {{ return vec2<{t}>(a / b, m0); }}
+  var div = (a - m0) / b;
+  var m = m0;
+  if (!(m == {z})) {{
+    if ((b < {z}) != (m < {z})) {{ m = m + b; div = div - {one}; }}
+  }} else {{
+    m = select({z}, {negz}, b < {z});
+  }}
+  var fl: {t};
+  if (!(div == {z})) {{
+    fl = floor(div);
+    if (div - fl > {half}) {{ fl = fl + {one}; }}
+  }} else {{
+    let q = a / b;
+    fl = select({z}, {negz}, q < {z} || (q == {z} && {one} / q < {z}));
+  }}
+  return vec2<{t}>(fl, m);
+}}
+"
+            )
+        })
+    }
+
     fn isnan(&mut self, d: DType, s: &str) -> String {
         match d {
             DType::Float64 => format!("(!({s} == {s}))"),
@@ -811,7 +878,8 @@ impl Em {
             }
             B::FloorDiv => {
                 if float {
-                    format!("floor({a} / {b})")
+                    let h = self.float_divmod(d);
+                    format!("{h}({a}, {b}).x")
                 } else if signed {
                     let name = format!("floordiv_{t}");
                     let one = self.ilit(d, 1);
@@ -838,19 +906,8 @@ impl Em {
             }
             B::Mod => {
                 if float {
-                    let name = format!("mod_{t}");
-                    let negz = if f64_ { "(-0.0lf)" } else { "(-0.0f)" };
-                    let h = self.helper(&name, || {
-                        format!(
-                            "fn {name}(a: {t}, b: {t}) -> {t} {{
-  let r = a - floor(a / b) * b;
-  if (r == {z}) {{ return select({z}, {negz}, b < {z}); }}
-  return r;
-}}
-"
-                        )
-                    });
-                    format!("{h}({a}, {b})")
+                    let h = self.float_divmod(d);
+                    format!("{h}({a}, {b}).y")
                 } else if signed {
                     let name = format!("mod_{t}");
                     let h = self.helper(&name, || {
@@ -1136,6 +1193,7 @@ impl Em {
 
 const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
+  if (x == -1.0f && abs(y) == bitcast<f32>(0x7f800000u)) { return 1.0f; }
   if (!(x == x) || !(y == y)) { return x + y; }
   if (y == 1.0f) { return x; }
   if (y == 2.0f) { return x * x; }
@@ -1160,6 +1218,7 @@ const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
 ";
 
 const ATAN2_F32: &str = "fn atan2_f32(y: f32, x: f32) -> f32 {
+  if (!(x == x) || !(y == y)) { return x + y; }
   if (y == 0.0f && x == 0.0f) {
     var r = 0.0f;
     if ((bitcast<u32>(x) & 0x80000000u) != 0u) { r = 3.14159265358979f; }
