@@ -599,7 +599,7 @@ impl Tally {
             println!("{line}");
             report(&format!(
                 "{} {line}",
-                dev.to_string().split(':').next().unwrap_or("?")
+                dev.split(':').next().unwrap_or("?")
             ));
         }
         if !self.failures.is_empty() {
