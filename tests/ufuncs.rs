@@ -32,8 +32,10 @@ pub fn tol(op: &str, dtype: DType, dev: &Device) -> Tol {
                     Tol::Ulps(1)
                 }
             } else if wgpu && dtype == DType::Float32 {
-                // Vulkan: exp 3+2|x| ulps, log/sin/cos absolute near zeros.
-                Tol::UlpsOrAbs(32, 2f64.powi(-21))
+                // Vulkan: exp 3+2|x| ulps, log/sin/cos/tan bounded only in absolute error
+                // (2^-11 by the spec). Drivers do far better: llvmpipe within 2^-21, NVIDIA's
+                // sin/tan measured 8e-7 (2^-20.3) on the H200; we hold them to 2^-19.
+                Tol::UlpsOrAbs(32, 2f64.powi(-19))
             } else {
                 Tol::Ulps(4)
             }

@@ -6,7 +6,7 @@ use crate::device::Device;
 use crate::ops::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
 use cupy_core::scalar::Scalar;
 
 fn generate(
@@ -105,11 +105,12 @@ impl Array {
         generate(device, "arange", &[n], &k, params)
     }
 
-    /// `cupy.linspace(start, stop, num, endpoint, dtype)` on `device`, computed in float64 as
-    /// NumPy does (`start + i * step`, the last value exactly `stop` when `endpoint`), then cast.
+    /// `cupy.linspace(start, stop, num, endpoint, dtype)` on `device`: NumPy's values bit for bit
+    /// (computed in float64, `start + i * step`, the last value exactly `stop` when `endpoint`,
+    /// floored for integer dtypes), then cast to `dtype`.
     ///
     /// # Errors
-    /// Dtype and device errors (the device must support float64 for the computation).
+    /// Dtype and device errors.
     pub fn linspace_on(
         device: &Device,
         start: f64,
@@ -118,47 +119,44 @@ impl Array {
         endpoint: bool,
         dtype: DType,
     ) -> Result<Array> {
+        // The values are computed on the host with NumPy's exact algorithm (`numpy.linspace`:
+        // `arange(num) * step + start` in float64, the last value `stop`, floored for integer
+        // dtypes) and uploaded: a device kernel would be free to contract `i * step + start` into
+        // an FMA and round differently (seen on NVIDIA), and this is a creation routine whose cost
+        // is the upload anyway.
         let div = if endpoint { num.saturating_sub(1) } else { num };
+        let delta = stop - start;
         let step = if div > 0 {
-            (stop - start) / div as f64
+            delta / div as f64
         } else {
             f64::NAN
         };
-        let f = DType::Float64;
-        let i = Expr::index().cast(f);
-        let val = if div > 0 {
-            Expr::binary(
-                BinaryOp::Add,
-                Expr::param(0, f),
-                Expr::binary(BinaryOp::Mul, i, Expr::param(1, f)),
-            )
-        } else {
-            Expr::param(0, f)
-        };
-        let last = Expr::binary(
-            BinaryOp::Eq,
-            Expr::index(),
-            Expr::constant(Scalar::Int64(num as i64 - 1)),
-        );
-        let body = if endpoint && num > 1 {
-            Expr::select(last, Expr::param(2, f), val)
-        } else {
-            val
-        };
-        // NumPy 2 floors the float values before casting to an integer dtype.
-        let body = if dtype.is_integer() {
-            Expr::unary(UnaryOp::Floor, body)
-        } else {
-            body
+        let mut bytes = Vec::with_capacity(num * dtype.itemsize());
+        let mut buf = [0u8; 16];
+        for i in 0..num {
+            let mut y = i as f64;
+            if div > 0 {
+                y = if step == 0.0 {
+                    y / div as f64 * delta
+                } else {
+                    y * step
+                };
+            } else {
+                y *= delta;
+            }
+            y += start;
+            if endpoint && num > 1 && i == num - 1 {
+                y = stop;
+            }
+            if dtype.is_integer() {
+                y = y.floor();
+            }
+            let v = Scalar::Float64(y).cast(dtype);
+            let n = dtype.itemsize();
+            v.write_le_bytes(&mut buf[..n]);
+            bytes.extend_from_slice(&buf[..n]);
         }
-        .cast(dtype);
-        let k = Kernel::map("linspace", vec![], vec![f, f, f], body);
-        let params = vec![
-            Scalar::Float64(start),
-            Scalar::Float64(step),
-            Scalar::Float64(stop),
-        ];
-        generate(device, "linspace", &[num], &k, params)
+        Array::from_bytes_on(device, &bytes, &[num], dtype)
     }
 
     /// `cupy.eye(n, m, k, dtype)` on `device`: ones on the `k`-th diagonal.

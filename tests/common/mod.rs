@@ -597,10 +597,7 @@ impl Tally {
                 self.name, c.passed, c.failed, c.skipped
             );
             println!("{line}");
-            report(&format!(
-                "{} {line}",
-                dev.split(':').next().unwrap_or("?")
-            ));
+            report(&format!("{} {line}", dev.split(':').next().unwrap_or("?")));
         }
         if !self.failures.is_empty() {
             let mut head: Vec<&String> = self.failures.iter().take(25).collect();

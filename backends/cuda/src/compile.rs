@@ -133,6 +133,8 @@ impl Compiler {
         let opts = vec![
             format!("--gpu-architecture={arch}"),
             "-std=c++17".to_string(),
+            // No FMA contraction: a fused expression must round like NumPy's op-by-op result.
+            "--fmad=false".to_string(),
         ];
         let disk_key = stable_hash(&[
             source.as_bytes(),

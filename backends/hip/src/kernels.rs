@@ -9,7 +9,12 @@ use cupy_core::DType;
 /// hipRTC options for one gfx target. `arch` may carry target features
 /// (`gfx90a:sramecc+:xnack-`): the code object must match the device's mode to load.
 pub fn compile_options(arch: &str) -> Vec<String> {
-    vec![format!("--offload-arch={arch}"), "-O3".into()]
+    // No FMA contraction: a fused expression must round like NumPy's op-by-op result.
+    vec![
+        format!("--offload-arch={arch}"),
+        "-O3".into(),
+        "-ffp-contract=off".into(),
+    ]
 }
 
 /// True if any index the kernel computes may pass `i32::MAX`.

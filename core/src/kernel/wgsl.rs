@@ -629,6 +629,17 @@ impl Em {
 "
             )
         });
+        // Signed zeros through bits on f32: NVIDIA's Vulkan compiler folds `select(0.0, -0.0, c)`
+        // as if zeros had no sign (seen on the H200).
+        let signed_zero = |cond: &str| {
+            if f64_ {
+                format!("select({z}, {negz}, {cond})")
+            } else {
+                format!("bitcast<f32>(select(0u, 0x80000000u, {cond}))")
+            }
+        };
+        let zero_b = signed_zero(&format!("b < {z}"));
+        let zero_q = signed_zero(&format!("q < {z} || (q == {z} && {one} / q < {z})"));
         let name = format!("divmod_{t}");
         self.helper(&name, || {
             format!(
@@ -640,7 +651,7 @@ impl Em {
   if (!(m == {z})) {{
     if ((b < {z}) != (m < {z})) {{ m = m + b; div = div - {one}; }}
   }} else {{
-    m = select({z}, {negz}, b < {z});
+    m = {zero_b};
   }}
   var fl: {t};
   if (!(div == {z})) {{
@@ -648,7 +659,7 @@ impl Em {
     if (div - fl > {half}) {{ fl = fl + {one}; }}
   }} else {{
     let q = a / b;
-    fl = select({z}, {negz}, q < {z} || (q == {z} && {one} / q < {z}));
+    fl = {zero_q};
   }}
   return vec2<{t}>(fl, m);
 }}
