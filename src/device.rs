@@ -3,7 +3,7 @@
 //! Discovery follows DESIGN.md: CUDA devices, then HIP devices, then wgpu hardware adapters,
 //! then the CPU; a software Vulkan adapter (llvmpipe) is used only when `CUPY_BACKEND=wgpu`
 //! (or [`Device::get`]) names it. A forced backend that is unavailable makes the first operation
-//! that needs the current device fail with [`Error::BackendUnavailable`] naming the reason.
+//! that needs the current device fail with [`crate::Error::BackendUnavailable`] naming the reason.
 
 use cupy_core::discovery::{self, ProbeReport, Selection};
 use cupy_core::{Backend, BackendKind, BackendProvider, DeviceInfo, Result};
@@ -55,7 +55,7 @@ impl Device {
     /// default chosen by discovery (`cupy.cuda.Device()`).
     ///
     /// # Errors
-    /// [`Error::BackendUnavailable`] / [`Error::UnknownBackend`] when discovery cannot satisfy
+    /// [`crate::Error::BackendUnavailable`] / [`crate::Error::UnknownBackend`] when discovery cannot satisfy
     /// `CUPY_BACKEND` / `CUPY_DEVICE`.
     pub fn current() -> Result<Device> {
         if let Some(d) = STACK.with(|s| s.borrow().last().cloned()) {
@@ -82,7 +82,7 @@ impl Device {
     /// Opens device `index` of a backend family (software adapters included).
     ///
     /// # Errors
-    /// [`Error::BackendUnavailable`] naming why the backend or device is not there.
+    /// [`crate::Error::BackendUnavailable`] naming why the backend or device is not there.
     pub fn get(kind: BackendKind, index: usize) -> Result<Device> {
         let rt = runtime();
         {

@@ -187,7 +187,7 @@ pub fn from_ndarray<T: Element, S: ndarray::Data<Elem = T>, D: ndarray::Dimensio
     Array::from_ndarray_on(&Device::current()?, a)
 }
 
-/// Host data accepted by [`array`]/[`asarray`]: scalars, slices, `Vec`s and nested arrays of
+/// Host data accepted by [`array()`]/[`asarray`]: scalars, slices, `Vec`s and nested arrays of
 /// [`Element`]s (`[1.0, 2.0]`, `[[1, 2], [3, 4]]`, `vec![vec![true], vec![false]]`).
 pub trait IntoHostArray {
     /// The element type.
@@ -286,10 +286,10 @@ pub fn array<A: IntoHostArray>(data: A) -> Result<Array> {
     from_slice(&v, &shape)
 }
 
-/// `cupy.asarray(obj)`: as [`array`] for host data.
+/// `cupy.asarray(obj)`: as [`array()`] for host data.
 ///
 /// # Errors
-/// As [`array`].
+/// As [`array()`].
 pub fn asarray<A: IntoHostArray>(data: A) -> Result<Array> {
     array(data)
 }

@@ -4,7 +4,7 @@
 //! A [`CpuBuffer`] owns a 16-byte aligned heap allocation and hands out raw pointers; kernels read
 //! and write through them concurrently from rayon workers. This is sound because:
 //! - every layout and raw operand is checked against its buffer's length (and dtype) before any
-//!   access ([`check_layout`], [`check_raw`]), with overflow-checked arithmetic, so no access can
+//!   access ([`check_layout`] and the raw-operand check in `lib.rs`), with overflow-checked arithmetic, so no access can
 //!   leave the allocation;
 //! - work is only split across threads when the outputs cannot overlap each other or any other
 //!   operand except element-for-element (same layout), which the launch checks

@@ -4,7 +4,7 @@
 //! rocFFT, rocSOLVER, loaded at run time with `libloading`), [`result`] (calls returning
 //! `Result` with the error's name and text) and the backend ([`HipProvider`], [`HipBackend`]).
 //! Nothing is linked at build time; a machine without ROCm builds this crate and gets a clear
-//! `Err` from [`HipProvider::probe`].
+//! `Err` from `HipProvider`'s `BackendProvider::probe`.
 //!
 //! Status: compiled against ROCm 5.2's headers and its hipRTC in CI; **never run on AMD
 //! hardware** (see README.md).
