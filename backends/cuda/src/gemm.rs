@@ -174,7 +174,7 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
     be.bind()?;
     if k == 0 {
         let zero = Kernel::map("zeros", vec![], vec![dt], Expr::constant(Scalar::zero(dt)));
-        return be.run_elementwise(&zero, &lc.shape, &[], &[(c_op, lc.clone())], &[], &[]);
+        return be.run_elementwise(&zero, &lc.shape, &[], &[(c_op, lc)], &[], &[]);
     }
     // Operands cuBLAS can read directly, or contiguous copies.
     let mut keep: Vec<Buffer> = vec![];
@@ -315,14 +315,7 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
         let tb = be.buf(&t, "matmul")?;
         let copy = Kernel::map("copy", vec![dt], vec![], Expr::input(0, dt));
         let tl = Layout::contiguous(&lc.shape);
-        be.run_elementwise(
-            &copy,
-            &lc.shape,
-            &[(tb, tl)],
-            &[(c_op, lc.clone())],
-            &[],
-            &[],
-        )?;
+        be.run_elementwise(&copy, &lc.shape, &[(tb, &tl)], &[(c_op, lc)], &[], &[])?;
     }
     drop(keep);
     Ok(())

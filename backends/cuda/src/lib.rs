@@ -26,14 +26,16 @@ use cupy_core::backend::{
     GemmCall, Operand, ReductionCall,
 };
 use cupy_core::kernel::cpp::{
-    emit_elementwise, emit_reduce, vector_width, ArgValue, ArgsLayout, ElementwiseClass,
-    ElementwiseSpec, Flavor, OperandRef, ReduceSpec, Slot, BLOCK, OUTER_BLOCK,
+    emit_elementwise, emit_reduce, reduce_vector_width, tiled_fits, vector_width, ArgValue,
+    ArgsLayout, ElementwiseClass, ElementwiseSpec, Flavor, OperandRef, ReduceSpec, Slot, BLOCK,
+    OUTER_BLOCK, TILE_BLOCK,
 };
 use cupy_core::kernel::ir::{Kernel, ReduceKernel};
 use cupy_core::layout::{merge_axes, shape_size, Layout};
 use cupy_core::{DType, Error, Result, Scalar};
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 fn unavailable(reason: impl Into<String>) -> Error {
@@ -132,6 +134,69 @@ struct Prepared {
     entries: Vec<String>,
     args: ArgsLayout,
     vector: usize,
+    /// Resident blocks per SM of the `inner_vec` reduction entry (queried once).
+    occupancy: OnceLock<usize>,
+}
+
+/// A fast, non-cryptographic hasher (FxHash's multiply-rotate) for the launch caches.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64)
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64)
+    }
+}
+
+/// Prepared kernels keyed by (kernel IR, specialisation), looked up by a hash of the borrowed
+/// key so that a hit neither clones nor allocates.
+struct LaunchCache<K, S>(HashMap<u64, Vec<(K, S, Arc<Prepared>)>>);
+
+impl<K, S> Default for LaunchCache<K, S> {
+    fn default() -> Self {
+        LaunchCache(HashMap::new())
+    }
+}
+
+impl<K: Hash + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
+    fn hash(k: &K, s: &S) -> u64 {
+        let mut h = FxHasher::default();
+        k.hash(&mut h);
+        s.hash(&mut h);
+        h.finish()
+    }
+    fn get(&self, h: u64, k: &K, s: &S) -> Option<Arc<Prepared>> {
+        self.0
+            .get(&h)?
+            .iter()
+            .find(|e| e.1 == *s && e.0 == *k)
+            .map(|e| e.2.clone())
+    }
+    fn insert(&mut self, h: u64, k: &K, s: S, p: Arc<Prepared>) {
+        let v = self.0.entry(h).or_default();
+        if !v.iter().any(|e| e.1 == s && e.0 == *k) {
+            v.push((k.clone(), s, p));
+        }
+    }
 }
 
 /// One CUDA device.
@@ -142,8 +207,8 @@ pub struct CudaBackend {
     sms: usize,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    elementwise_cache: Mutex<HashMap<(Kernel, ElementwiseSpec), Arc<Prepared>>>,
-    reduce_cache: Mutex<HashMap<(ReduceKernel, ReduceSpec), Arc<Prepared>>>,
+    elementwise_cache: Mutex<LaunchCache<Kernel, ElementwiseSpec>>,
+    reduce_cache: Mutex<LaunchCache<ReduceKernel, ReduceSpec>>,
     compiler: Compiler,
     pool: Arc<Pool>,
 }
@@ -152,6 +217,18 @@ impl std::fmt::Debug for CudaBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "CudaBackend({})", self.info.label())
     }
+}
+
+/// Whether `strides` are the C-contiguous strides of `shape` (extent-1 axes may have any).
+fn is_c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expect = 1isize;
+    for (&n, &st) in shape.iter().zip(strides).rev() {
+        if n != 1 && st != expect {
+            return false;
+        }
+        expect = expect.wrapping_mul(n as isize);
+    }
+    shape.len() == strides.len()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -283,9 +360,9 @@ impl CudaBackend {
     }
 
     fn prepare_elementwise(&self, k: &Kernel, spec: ElementwiseSpec) -> Result<Arc<Prepared>> {
-        let key = (k.clone(), spec);
-        if let Some(p) = lock(&self.elementwise_cache).get(&key) {
-            return Ok(p.clone());
+        let h = LaunchCache::<Kernel, ElementwiseSpec>::hash(k, &spec);
+        if let Some(p) = lock(&self.elementwise_cache).get(h, k, &spec) {
+            return Ok(p);
         }
         let e = emit_elementwise(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
@@ -294,15 +371,16 @@ impl CudaBackend {
             entries: e.entries,
             args: e.args,
             vector: e.vector,
+            occupancy: OnceLock::new(),
         });
-        lock(&self.elementwise_cache).insert(key, p.clone());
+        lock(&self.elementwise_cache).insert(h, k, spec, p.clone());
         Ok(p)
     }
 
     fn prepare_reduce(&self, k: &ReduceKernel, spec: ReduceSpec) -> Result<Arc<Prepared>> {
-        let key = (k.clone(), spec);
-        if let Some(p) = lock(&self.reduce_cache).get(&key) {
-            return Ok(p.clone());
+        let h = LaunchCache::<ReduceKernel, ReduceSpec>::hash(k, &spec);
+        if let Some(p) = lock(&self.reduce_cache).get(h, k, &spec) {
+            return Ok(p);
         }
         let e = emit_reduce(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
@@ -311,8 +389,9 @@ impl CudaBackend {
             entries: e.entries,
             args: e.args,
             vector: 1,
+            occupancy: OnceLock::new(),
         });
-        lock(&self.reduce_cache).insert(key, p.clone());
+        lock(&self.reduce_cache).insert(h, k, spec, p.clone());
         Ok(p)
     }
 
@@ -351,8 +430,8 @@ impl CudaBackend {
         &self,
         k: &Kernel,
         shape: &[usize],
-        ins: &[(&CudaBuffer, Layout)],
-        outs: &[(&CudaBuffer, Layout)],
+        ins: &[(&CudaBuffer, &Layout)],
+        outs: &[(&CudaBuffer, &Layout)],
         raws: &[(&CudaBuffer, usize)],
         params: &[Scalar],
     ) -> Result<()> {
@@ -360,26 +439,71 @@ impl CudaBackend {
         if size == 0 {
             return Ok(());
         }
-        let layouts: Vec<Layout> = ins.iter().chain(outs).map(|(_, l)| l.clone()).collect();
-        let (mshape, mlayouts) = merge_axes(shape, &layouts);
-        let nd = mshape.len();
-        let contiguous = nd == 1 && mlayouts.iter().all(|l| l.strides[0] == 1);
-        let bufs: Vec<&CudaBuffer> = ins.iter().chain(outs).map(|(b, _)| *b).collect();
+        let nops = ins.len() + outs.len();
+        let buf_of = |i: usize| {
+            if i < ins.len() {
+                ins[i].0
+            } else {
+                outs[i - ins.len()].0
+            }
+        };
+        let lay_of = |i: usize| {
+            if i < ins.len() {
+                ins[i].1
+            } else {
+                outs[i - ins.len()].1
+            }
+        };
+        // Fast path: every operand C-contiguous (no axis merging, no allocation).
+        let all_contiguous = (0..nops).all(|i| is_c_contiguous(shape, &lay_of(i).strides));
+        let (mshape, mlayouts): (Vec<usize>, Vec<Layout>) = if all_contiguous {
+            (vec![], vec![])
+        } else {
+            let layouts: Vec<Layout> = (0..nops).map(|i| lay_of(i).clone()).collect();
+            merge_axes(shape, &layouts)
+        };
+        let nd = if all_contiguous { 1 } else { mshape.len() };
+        let offset = |i: usize| {
+            if all_contiguous {
+                lay_of(i).offset
+            } else {
+                mlayouts[i].offset
+            }
+        };
+        let stride = |i: usize, d: usize| {
+            if all_contiguous {
+                1
+            } else {
+                mlayouts[i].strides[d]
+            }
+        };
+        let extent = |d: usize| if all_contiguous { size } else { mshape[d] };
+        let contiguous = all_contiguous || (nd == 1 && mlayouts.iter().all(|l| l.strides[0] == 1));
         let big = size >= (1 << 31)
-            || bufs.iter().any(|b| b.len >= (1 << 31))
+            || (0..nops).any(|i| buf_of(i).len >= (1 << 31))
             || raws.iter().any(|(b, _)| b.len >= (1 << 31));
         let class = if contiguous {
             let vec = vector_width(k);
             let aligned = vec > 1
-                && bufs.iter().zip(&mlayouts).all(|(b, l)| {
+                && (0..nops).all(|i| {
+                    let b = buf_of(i);
                     let a = (vec * b.dtype.itemsize()).min(16) as u64;
-                    Self::ptr_at(b, l.offset) % a == 0
+                    Self::ptr_at(b, offset(i)) % a == 0
                 });
             if aligned {
                 ElementwiseClass::Vectorized
             } else {
                 ElementwiseClass::Contiguous
             }
+        } else if nd == 2
+            && mshape[0] >= 16
+            && mshape[1] >= 16
+            && mlayouts
+                .iter()
+                .any(|l| l.strides[0].abs() < l.strides[1].abs())
+            && tiled_fits(k)
+        {
+            ElementwiseClass::Tiled
         } else {
             ElementwiseClass::Strided
         };
@@ -392,27 +516,29 @@ impl CudaBackend {
         let nin = ins.len();
         let mut args = p.args.pack(|s| match s {
             Slot::Size => ArgValue::Int(size as i64),
-            Slot::Shape(d) => ArgValue::Int(mshape[d] as i64),
-            Slot::Ptr(OperandRef::Input(i)) => {
-                ArgValue::Ptr(Self::ptr_at(bufs[i], mlayouts[i].offset))
-            }
+            Slot::Shape(d) => ArgValue::Int(extent(d) as i64),
+            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(Self::ptr_at(ins[i].0, offset(i))),
             Slot::Ptr(OperandRef::Output(i)) => {
-                ArgValue::Ptr(Self::ptr_at(bufs[nin + i], mlayouts[nin + i].offset))
+                ArgValue::Ptr(Self::ptr_at(outs[i].0, offset(nin + i)))
             }
             Slot::Ptr(OperandRef::Raw(i)) => ArgValue::Ptr(Self::ptr_at(raws[i].0, raws[i].1)),
-            Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(mlayouts[i].strides[d] as i64),
-            Slot::Stride(OperandRef::Output(i), d) => {
-                ArgValue::Int(mlayouts[nin + i].strides[d] as i64)
-            }
+            Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(stride(i, d) as i64),
+            Slot::Stride(OperandRef::Output(i), d) => ArgValue::Int(stride(nin + i, d) as i64),
             Slot::Param(i) => ArgValue::Scalar(params[i]),
             _ => ArgValue::Int(0),
         })?;
-        let work = size.div_ceil(p.vector);
-        let grid = self.grid_for(work, BLOCK);
         let f = p
             .module
             .func(&p.entries[0])
             .ok_or_else(|| self.err("missing entry"))?;
+        if class == ElementwiseClass::Tiled {
+            let tiles = mshape[0].div_ceil(32) * mshape[1].div_ceil(32);
+            let grid = self.grid_for(tiles, 1);
+            let b = (TILE_BLOCK.0 as u32, TILE_BLOCK.1 as u32, 1);
+            return self.launch(f, (grid, 1, 1), b, &mut args, &k.name);
+        }
+        let work = size.div_ceil(p.vector);
+        let grid = self.grid_for(work, BLOCK);
         self.launch(f, (grid, 1, 1), (BLOCK as u32, 1, 1), &mut args, &k.name)
     }
 
@@ -428,14 +554,7 @@ impl CudaBackend {
             cupy_core::kernel::ir::Expr::input(0, src.dtype),
         );
         let ol = Layout::contiguous(&layout.shape);
-        self.run_elementwise(
-            &k,
-            &layout.shape,
-            &[(src, layout.clone())],
-            &[(ob, ol)],
-            &[],
-            &[],
-        )?;
+        self.run_elementwise(&k, &layout.shape, &[(src, layout)], &[(ob, &ol)], &[], &[])?;
         Ok(out)
     }
 
@@ -564,11 +683,11 @@ impl Backend for CudaBackend {
         }
         let mut ins = vec![];
         for (o, d) in call.inputs.iter().zip(&k.inputs) {
-            ins.push((self.operand(&k.name, o, *d)?, o.layout.clone()));
+            ins.push((self.operand(&k.name, o, *d)?, &o.layout));
         }
-        let mut outs = vec![];
+        let mut outs = Vec::with_capacity(call.outputs.len());
         for (o, d) in call.outputs.iter().zip(&k.outputs) {
-            outs.push((self.operand(&k.name, o, *d)?, o.layout.clone()));
+            outs.push((self.operand(&k.name, o, *d)?, &o.layout));
         }
         let mut raws = vec![];
         for (r, d) in call.raws.iter().zip(&k.raws) {
@@ -673,8 +792,53 @@ impl Backend for CudaBackend {
             .first()
             .is_some_and(|l| l.strides.last().map(|s| s.abs()) == Some(1));
         let use_inner = out_size == 1 || red_size == 0 || (inner_unit && red_size >= 32);
-        let target = self.sms * 4;
-        let (grid_x, per_split_min, units) = if use_inner {
+        // The vectorized inner entry: one merged reduced axis of stride 1 in every input, and
+        // every row start aligned to the vector.
+        let rv = reduce_vector_width(k);
+        let use_vec = use_inner
+            && rshape.len() == 1
+            && red_size >= 4 * rv
+            && ins.iter().enumerate().all(|(i, (b, _))| {
+                let al = (rv * b.dtype.itemsize()).min(16);
+                let isz = b.dtype.itemsize() as isize;
+                rlays[i].strides[0] == 1
+                    && Self::ptr_at(b, olays[i].offset) % al as u64 == 0
+                    && olays[i]
+                        .shape
+                        .iter()
+                        .zip(&olays[i].strides)
+                        .all(|(&n, &st)| n == 1 || (st * isz) % al as isize == 0)
+            });
+        let vec_entry = if use_vec {
+            Some(
+                p.module
+                    .func(&p.entries[3])
+                    .ok_or_else(|| self.err("missing entry"))?,
+            )
+        } else {
+            None
+        };
+        let target = match vec_entry {
+            Some(f) => {
+                self.sms
+                    * *p.occupancy.get_or_init(|| {
+                        // SAFETY: a loaded function; plain query.
+                        unsafe {
+                            result::occupancy::max_active_block_per_multiprocessor(
+                                f,
+                                BLOCK as i32,
+                                0,
+                            )
+                        }
+                        .map(|n| n.max(1) as usize)
+                        .unwrap_or(4)
+                    })
+            }
+            None => self.sms * 4,
+        };
+        let (grid_x, per_split_min, units) = if use_vec {
+            (out_size.min(self.sms * 64), BLOCK * rv * 4, out_size)
+        } else if use_inner {
             (out_size.min(self.sms * 64), BLOCK * 8, out_size)
         } else {
             let tiles = out_size.div_ceil(OUTER_BLOCK.0);
@@ -721,7 +885,17 @@ impl Backend for CudaBackend {
             _ => ArgValue::Int(0),
         })?;
         let name = &k.name;
-        if use_inner {
+        if let Some(f) = vec_entry {
+            let per = red_size.div_ceil(splits).div_ceil(rv * 4).max(1);
+            let threads = per.next_power_of_two().clamp(64, BLOCK) as u32;
+            self.launch(
+                f,
+                (grid_x as u32, splits as u32, 1),
+                (threads, 1, 1),
+                &mut args,
+                name,
+            )?;
+        } else if use_inner {
             let per = red_size.div_ceil(splits).max(1);
             let threads = per.next_power_of_two().clamp(64, BLOCK) as u32;
             let f = p

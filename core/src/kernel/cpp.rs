@@ -63,6 +63,26 @@ pub enum ElementwiseClass {
     /// As `Contiguous`, and every operand pointer is aligned to [`vector_width`] elements:
     /// vector loads/stores plus a scalar tail.
     Vectorized,
+    /// Two axes (`ndim` 2), any strides, walked in 32x32 tiles staged through shared memory so
+    /// that operands whose fast axis is axis 0 (a transposed view) are read and written
+    /// coalesced too. Launch with blocks of [`TILE_BLOCK`] threads (the grid strides over
+    /// tiles). Only for kernels where [`tiled_fits`] holds.
+    Tiled,
+}
+
+/// Block shape of the [`ElementwiseClass::Tiled`] kernel: 32 x 8 threads over a 32 x 32 tile.
+pub const TILE_BLOCK: (usize, usize) = (32, 8);
+
+/// Whether a kernel's operand tiles fit the shared memory the tiled class uses (32 x 33
+/// elements per input and output, at most 40 KiB together).
+pub fn tiled_fits(k: &Kernel) -> bool {
+    let bytes: usize = k
+        .inputs
+        .iter()
+        .chain(&k.outputs)
+        .map(|d| 32 * 33 * d.itemsize())
+        .sum();
+    bytes <= 40 * 1024 && !k.dtypes().iter().any(|d| d.is_complex())
 }
 
 /// The specialisation of an elementwise kernel.
@@ -198,7 +218,7 @@ pub struct Emitted {
     /// Full source (prelude included).
     pub source: String,
     /// Entry points (`extern "C" __global__` names). Elementwise: one. Reduction:
-    /// `[inner, outer, finish]`.
+    /// `[inner, outer, finish, inner_vec]`.
     pub entries: Vec<String>,
     /// The argument struct every entry takes by value.
     pub args: ArgsLayout,
@@ -638,6 +658,17 @@ fn definitely_stored(k: &Kernel) -> Vec<bool> {
     v
 }
 
+/// Vector loads in flight per thread in the `inner_vec` reduction.
+const RED_UNROLL: usize = 4;
+
+/// Elements per vector load of the `<name>_inner_vec` reduction entry: 16 bytes of the widest
+/// input (at least 1). The launcher may use that entry only when every input's reduced axis is
+/// one merged axis of stride 1 and every row start is aligned to this many elements.
+pub fn reduce_vector_width(k: &ReduceKernel) -> usize {
+    let widest = k.inputs.iter().map(|d| d.itemsize()).max().unwrap_or(1);
+    (16 / widest).max(1)
+}
+
 /// Elements per vector iteration: 16 bytes of the widest operand (at least 1).
 pub fn vector_width(k: &Kernel) -> usize {
     let widest = k
@@ -730,18 +761,27 @@ fn param_loads(params: &[DType]) -> String {
 pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> Result<Emitted> {
     k.validate()?;
     check_dtypes(&k.name, &k.dtypes())?;
-    let nd = if spec.class == ElementwiseClass::Strided {
-        spec.ndim.max(1)
-    } else {
-        1
+    let nd = match spec.class {
+        ElementwiseClass::Strided => spec.ndim.max(1),
+        ElementwiseClass::Tiled => 2,
+        _ => 1,
     };
+    if spec.class == ElementwiseClass::Tiled && (spec.ndim != 2 || !tiled_fits(k)) {
+        return Err(Error::invalid(
+            format!("kernel {}", k.name),
+            "the tiled class needs two axes and operand tiles within 40 KiB",
+        ));
+    }
     let entry = entry_name(&k.name);
     let (it, ut, isz) = if spec.index64 {
         ("cp_i64", "cp_u64", 8)
     } else {
         ("cp_i32", "cp_u32", 4)
     };
-    let strided = spec.class == ElementwiseClass::Strided;
+    let strided = matches!(
+        spec.class,
+        ElementwiseClass::Strided | ElementwiseClass::Tiled
+    );
     let vec = if spec.class == ElementwiseClass::Vectorized {
         vector_width(k)
     } else {
@@ -859,6 +899,15 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
         s
     };
 
+    if spec.class == ElementwiseClass::Tiled {
+        emit_tiled(k, &entry, &sname, it, ut, &stored, &mut src);
+        return Ok(Emitted {
+            source: src,
+            entries: vec![entry],
+            args,
+            vector: 1,
+        });
+    }
     let _ = writeln!(
         src,
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}(const {sname} a) {{"
@@ -896,6 +945,7 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
             src.push_str(&element(&|nm| format!("o_{nm}"), "i", "    "));
             src.push_str("  }\n");
         }
+        ElementwiseClass::Tiled => unreachable!("emitted above"),
         ElementwiseClass::Contiguous => {
             let _ = writeln!(src, "  for ({ut} i = tid; i < n; i += step) {{");
             src.push_str(&element(&|_| "i".to_string(), "i", "    "));
@@ -966,6 +1016,120 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
         args,
         vector: vec,
     })
+}
+
+/// The body of the [`ElementwiseClass::Tiled`] kernel: per 32x32 tile, every input (and every
+/// output not stored unconditionally) is loaded into a padded shared tile along whichever axis is
+/// its fast one, the body runs per element out of shared memory, and outputs are written back
+/// from their tiles along their own fast axis.
+fn emit_tiled(
+    k: &Kernel,
+    entry: &str,
+    sname: &str,
+    it: &str,
+    ut: &str,
+    stored: &[bool],
+    src: &mut String,
+) {
+    let (tx, ty) = TILE_BLOCK;
+    let ops: Vec<(String, DType, bool)> = k
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (format!("in{i}"), *d, true))
+        .chain(
+            k.outputs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (format!("out{i}"), *d, !stored[i])),
+        )
+        .collect();
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}(const {sname} a) {{"
+    );
+    for (nm, d, _) in &ops {
+        let _ = writeln!(
+            src,
+            "  __shared__ {} t_{nm}[{tx}][{}];",
+            storage_type(*d),
+            tx + 1
+        );
+    }
+    let _ = writeln!(
+        src,
+        "  const {ut} s0 = ({ut})a.shape0, s1 = ({ut})a.shape1;
+  const {ut} nt1 = (s1 + {tx}u - 1) / {tx}u, nt = ((s0 + {tx}u - 1) / {tx}u) * nt1;
+  const {ut} tx = threadIdx.x, ty = threadIdx.y;"
+    );
+    // Per operand: is axis 0 its fast axis?
+    for (nm, _, _) in &ops {
+        let _ = writeln!(
+            src,
+            "  const bool col_{nm} = cp_iabs<{it}>(a.st_{nm}_0) < cp_iabs<{it}>(a.st_{nm}_1);"
+        );
+    }
+    let _ = writeln!(
+        src,
+        "  for ({ut} t = blockIdx.x; t < nt; t += gridDim.x) {{
+    const {ut} b0 = (t / nt1) * {tx}u, b1 = (t % nt1) * {tx}u;"
+    );
+    let mapped = |nm: &str, body: &str| -> String {
+        format!(
+            "#pragma unroll\n    for (int k = 0; k < {tx}; k += {ty}) {{
+      const {ut} l0 = col_{nm} ? tx : ty + k, l1 = col_{nm} ? ty + k : tx;
+      const {ut} g0 = b0 + l0, g1 = b1 + l1;
+      if (g0 < s0 && g1 < s1) {body}
+    }}\n"
+        )
+    };
+    for (nm, _, load) in &ops {
+        if *load {
+            src.push_str(&mapped(
+                nm,
+                &format!(
+                    "t_{nm}[l0][l1] = a.{nm}[({it})g0 * a.st_{nm}_0 + ({it})g1 * a.st_{nm}_1];"
+                ),
+            ));
+        }
+    }
+    src.push_str("    __syncthreads();\n");
+    let _ = writeln!(
+        src,
+        "#pragma unroll\n    for (int k = 0; k < {tx}; k += {ty}) {{
+      const {ut} l0 = ty + k, l1 = tx, g0 = b0 + l0, g1 = b1 + l1;
+      if (g0 < s0 && g1 < s1) {{"
+    );
+    let mut call = vec!["a".to_string(), "(cp_i64)(g0 * s1 + g1)".to_string()];
+    for (i, d) in k.inputs.iter().enumerate() {
+        call.push(load_conv(*d, &format!("t_in{i}[l0][l1]")));
+    }
+    for (i, d) in k.outputs.iter().enumerate() {
+        let init = if stored[i] {
+            format!("({})0", compute_type(*d))
+        } else {
+            load_conv(*d, &format!("t_out{i}[l0][l1]"))
+        };
+        let _ = writeln!(src, "        {} y{i} = {init};", compute_type(*d));
+        call.push(format!("y{i}"));
+    }
+    let _ = writeln!(src, "        {entry}_body({});", call.join(", "));
+    for (i, d) in k.outputs.iter().enumerate() {
+        let _ = writeln!(
+            src,
+            "        t_out{i}[l0][l1] = {};",
+            store_conv(*d, &format!("y{i}"))
+        );
+    }
+    src.push_str("      }\n    }\n    __syncthreads();\n");
+    for i in 0..k.outputs.len() {
+        let nm = format!("out{i}");
+        src.push_str(&mapped(
+            &nm,
+            &format!("a.{nm}[({it})g0 * a.st_{nm}_0 + ({it})g1 * a.st_{nm}_1] = t_{nm}[l0][l1];"),
+        ));
+    }
+    src.push_str("    __syncthreads();\n  }\n}\n");
 }
 
 /// Emits a reduction module with three entries sharing one argument struct:
@@ -1228,6 +1392,101 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     );
     src.push_str(&write("      ", "blockIdx.y"));
     src.push_str("    }\n    __syncthreads();\n  }\n}\n");
+    // inner_vec: as inner, for one merged reduced axis of stride 1 in every input, with each
+    // input row aligned to its vector (the launcher checks): 16-byte loads, unrolled.
+    let rv = reduce_vector_width(k);
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}_inner_vec(const {sname} a) {{"
+    );
+    let _ = writeln!(src, "  __shared__ {acc} sm[{}];", BLOCK / 32);
+    let _ = writeln!(
+        src,
+        "  const {ut} nred = ({ut})a.red_size, ns = ({ut})a.splits;
+  const {ut} chunk = ((nred + ns - 1) / ns + {rv}u - 1) / {rv}u * {rv}u;
+  const {ut} r0 = ({ut})blockIdx.y * chunk;
+  const {ut} r1 = r0 >= nred ? r0 : ((nred - r0 < chunk) ? nred : r0 + chunk);
+  const {ut} nv = (r1 - r0) / {rv}u;
+  const {ut} bs = ({ut})blockDim.x;"
+    );
+    let _ = writeln!(
+        src,
+        "  for ({ut} o = blockIdx.x; o < ({ut})a.out_size; o += gridDim.x) {{"
+    );
+    src.push_str(&out_off);
+    for u in 0..RED_UNROLL {
+        let _ = writeln!(src, "    {acc} acc{u} = {entry}_IDENT;");
+    }
+    let _ = writeln!(
+        src,
+        "    for ({ut} v = threadIdx.x; v < nv; v += {RED_UNROLL}u * bs) {{"
+    );
+    for (i, d) in k.inputs.iter().enumerate() {
+        let st = storage_type(*d);
+        for u in 0..RED_UNROLL {
+            let _ = writeln!(src, "      cp_vec<{st}, {rv}> x{i}_{u};");
+        }
+    }
+    for u in 0..RED_UNROLL {
+        let _ = writeln!(src, "      if (v + {u}u * bs < nv) {{");
+        for (i, d) in k.inputs.iter().enumerate() {
+            let st = storage_type(*d);
+            let _ = writeln!(
+                src,
+                "        x{i}_{u} = *(const cp_vec<{st}, {rv}>*)(a.in{i} + oi{i} + r0 + (v + {u}u * bs) * {rv}u);"
+            );
+        }
+        src.push_str(
+            "      }
+",
+        );
+    }
+    for u in 0..RED_UNROLL {
+        let _ = writeln!(src, "      if (v + {u}u * bs < nv) {{");
+        let _ = writeln!(
+            src,
+            "#pragma unroll
+        for (int j = 0; j < {rv}; ++j) {{"
+        );
+        let mut margs = vec![
+            "a".to_string(),
+            format!("(cp_i64)(r0 + (v + {u}u * bs) * {rv}u + j)"),
+        ];
+        for (i, d) in k.inputs.iter().enumerate() {
+            margs.push(load_conv(*d, &format!("x{i}_{u}.v[j]")));
+        }
+        let _ = writeln!(
+            src,
+            "          acc{u} = {entry}_combine(acc{u}, {entry}_map({}));",
+            margs.join(", ")
+        );
+        src.push_str(
+            "        }
+      }
+",
+        );
+    }
+    src.push_str(
+        "    }
+",
+    );
+    let mut margs = vec!["a".to_string(), "(cp_i64)r".to_string()];
+    for (i, d) in k.inputs.iter().enumerate() {
+        margs.push(load_conv(*d, &format!("a.in{i}[oi{i} + r]")));
+    }
+    let _ = writeln!(
+        src,
+        "    for ({ut} r = r0 + nv * {rv}u + threadIdx.x; r < r1; r += bs) acc0 = {entry}_combine(acc0, {entry}_map({}));",
+        margs.join(", ")
+    );
+    let _ = writeln!(src, "    {acc} acc = acc0;");
+    for u in 1..RED_UNROLL {
+        let _ = writeln!(src, "    acc = {entry}_combine(acc, acc{u});");
+    }
+    let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
+    src.push_str("    if (threadIdx.x == 0) {\n");
+    src.push_str(&write("      ", "blockIdx.y"));
+    src.push_str("    }\n  }\n}\n");
     // finish
     let _ = writeln!(src, "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}_finish(const {sname} a) {{");
     let _ = writeln!(src, "  __shared__ {acc} sm[{}];", BLOCK / 32);
@@ -1256,6 +1515,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
             format!("{entry}_inner"),
             format!("{entry}_outer"),
             format!("{entry}_finish"),
+            format!("{entry}_inner_vec"),
         ],
         args,
         vector: 1,

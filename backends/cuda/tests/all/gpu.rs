@@ -1198,3 +1198,122 @@ fn dtype_refusal_before_work() {
         "{e}"
     );
 }
+
+/// Tiled 2-D elementwise path: transposed and reversed views of several sizes and dtypes.
+#[test]
+fn tiled_transpose_copies() {
+    let Some(be) = backend() else { return };
+    for (d, r, c) in [
+        (DType::Float64, 1000usize, 777usize),
+        (DType::UInt8, 33, 65),
+        (DType::Float32, 16, 4099),
+    ] {
+        let k = Kernel::map(
+            "copy_t",
+            vec![d],
+            vec![],
+            cupy_core::kernel::ir::Expr::input(0, d),
+        );
+        let vals: Vec<Scalar> = (0..r * c)
+            .map(|i| Scalar::Int64((i % 251) as i64).cast(d))
+            .collect();
+        let x = upload(&be, &vals, d);
+        // out[i, j] = x[j, i] read through a transposed view of x ([c, r] storage)
+        let xt = Layout {
+            shape: vec![r, c],
+            strides: vec![1, r as isize],
+            offset: 0,
+        };
+        let out = be.alloc(d, r * c).unwrap();
+        run_ew(
+            &be,
+            &k,
+            &[r, c],
+            vec![(&x, xt)],
+            vec![(&out, Layout::contiguous(&[r, c]))],
+            vec![],
+        );
+        let got = download(&be, &out);
+        for i in 0..r {
+            for j in 0..c {
+                assert!(
+                    same(got[i * c + j], vals[j * r + i]),
+                    "{d} {r}x{c} at ({i},{j})"
+                );
+            }
+        }
+        // contiguous input, transposed + reversed output
+        let out2 = be.alloc(d, r * c).unwrap();
+        let ol = Layout {
+            shape: vec![r, c],
+            strides: vec![-1, r as isize],
+            offset: r - 1,
+        };
+        run_ew(
+            &be,
+            &k,
+            &[r, c],
+            vec![(&x, Layout::contiguous(&[r, c]))],
+            vec![(&out2, ol)],
+            vec![],
+        );
+        let got = download(&be, &out2);
+        for i in 0..r {
+            for j in 0..c {
+                assert!(
+                    same(got[j * r + (r - 1 - i)], vals[i * c + j]),
+                    "{d} {r}x{c} out-transposed at ({i},{j})"
+                );
+            }
+        }
+    }
+}
+
+/// Vectorized inner reductions: odd row lengths (fallback), narrow inputs, f64.
+#[test]
+fn inner_reductions_vectorized_and_fallback() {
+    let Some(be) = backend() else { return };
+    for (din, dacc, r, c) in [
+        (DType::Float32, DType::Float32, 50usize, 1001usize),
+        (DType::Float32, DType::Float32, 64, 4096),
+        (DType::Int8, DType::Int64, 37, 4099),
+        (DType::Int8, DType::Int64, 8, 4096),
+        (DType::Float64, DType::Float64, 3, 100003),
+    ] {
+        let sum = ReduceKernel::simple(
+            "sum_v",
+            din,
+            dacc,
+            BinaryOp::Add,
+            Scalar::Int64(0).cast(dacc),
+            dacc,
+        );
+        let vals: Vec<Scalar> = (0..r * c)
+            .map(|i| Scalar::Int64((i % 13) as i64 - 3).cast(din))
+            .collect();
+        let x = upload(&be, &vals, din);
+        let got = reduce(
+            &be,
+            &sum,
+            &x,
+            Layout::contiguous(&[r, c]),
+            &[r],
+            &[c],
+            vec![],
+        );
+        for i in 0..r {
+            let w: f64 = (0..c).map(|j| ((i * c + j) % 13) as f64 - 3.0).sum();
+            assert_eq!(got[i].to_f64(), w, "{din} {r}x{c} row {i}");
+        }
+        // full reduction of everything but the first element (unaligned start)
+        let n = r * c - 1;
+        let l = Layout {
+            shape: vec![n],
+            strides: vec![1],
+            offset: 1,
+        };
+        let got = reduce(&be, &sum, &x, l, &[], &[n], vec![]);
+        let w: f64 = (1..r * c).map(|i| (i % 13) as f64 - 3.0).sum();
+        assert_eq!(got[0].to_f64(), w, "{din} full from 1");
+    }
+}

@@ -146,6 +146,14 @@ fn hiprtc_compiles_every_elementwise_kernel() {
             },
         ),
         (
+            "t",
+            ElementwiseSpec {
+                ndim: 2,
+                class: ElementwiseClass::Tiled,
+                index64: false,
+            },
+        ),
+        (
             "v64",
             ElementwiseSpec {
                 ndim: 1,

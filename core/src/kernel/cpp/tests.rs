@@ -350,7 +350,12 @@ fn reduction_has_three_entries() {
     .unwrap();
     assert_eq!(
         e.entries,
-        vec!["cupy_sum_inner", "cupy_sum_outer", "cupy_sum_finish"]
+        vec![
+            "cupy_sum_inner",
+            "cupy_sum_outer",
+            "cupy_sum_finish",
+            "cupy_sum_inner_vec"
+        ]
     );
     let s = &e.source;
     assert!(s.contains("cp_shfl_down(v, off)"));
