@@ -9,7 +9,7 @@
 //! - A caching allocator ([`alloc`]) with size-class bins.
 //! - Elementwise and reduction kernels are emitted by [`cupy_core::kernel::cpp`] and compiled by
 //!   NVRTC for the device's exact `sm_XX` ([`compile`]), cached in memory and on disk.
-//! - GEMM through cuBLAS ([`gemm`]).
+//! - GEMM through cuBLAS (the `gemm` module).
 #![warn(missing_docs)]
 
 pub mod alloc;
