@@ -54,7 +54,8 @@ impl Array {
     /// [`Error::DTypeNotSupported`] if the device cannot hold `dtype`; [`Error::OutOfMemory`].
     pub fn empty_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
         check_dtype(device, "empty", dtype)?;
-        let buffer = device.backend().alloc(dtype, shape_size(shape))?;
+        let n = cupy_core::layout::checked_size("empty", shape, dtype.itemsize())?;
+        let buffer = device.backend().alloc(dtype, n)?;
         Ok(Array {
             dtype,
             layout: Layout::contiguous(shape),
@@ -367,6 +368,7 @@ impl Array {
     /// # Errors
     /// [`Error::ShapeMismatch`] if not broadcastable.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        cupy_core::layout::checked_size("broadcast_to", shape, self.dtype.itemsize())?;
         self.layout
             .broadcast_to(shape)
             .map(|l| self.with_layout(l))

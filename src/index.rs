@@ -71,7 +71,46 @@ macro_rules! int_slice_arg {
         }
     )*};
 }
-int_slice_arg!(i32, i64, isize, usize, u32);
+int_slice_arg!(i32, i64, isize, u32);
+
+/// A `usize` beyond `isize::MAX` becomes `isize::MAX`, which is out of bounds for every axis
+/// (so `s![usize::MAX]` is an `IndexOutOfBounds` error, never a wrapped negative index).
+fn usize_index(v: usize) -> isize {
+    isize::try_from(v).unwrap_or(isize::MAX)
+}
+
+impl SliceArg for usize {
+    fn into_item(self) -> SliceItem {
+        SliceItem::Index(usize_index(self))
+    }
+}
+impl SliceArg for Range<usize> {
+    fn into_item(self) -> SliceItem {
+        SliceItem::Slice {
+            start: Some(usize_index(self.start)),
+            stop: Some(usize_index(self.end)),
+            step: 1,
+        }
+    }
+}
+impl SliceArg for RangeFrom<usize> {
+    fn into_item(self) -> SliceItem {
+        SliceItem::Slice {
+            start: Some(usize_index(self.start)),
+            stop: None,
+            step: 1,
+        }
+    }
+}
+impl SliceArg for RangeTo<usize> {
+    fn into_item(self) -> SliceItem {
+        SliceItem::Slice {
+            start: None,
+            stop: Some(usize_index(self.end)),
+            step: 1,
+        }
+    }
+}
 
 impl SliceArg for RangeFull {
     fn into_item(self) -> SliceItem {

@@ -41,6 +41,10 @@ pub use ops::ufunc::*;
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.
 pub use cupy_core as core;
+/// The `half` crate, for `f16`/`bf16` host data (`cupy::half::f16`).
+pub use half;
+/// The `num-complex` crate, for complex host data (`cupy::num_complex::Complex<f32>`).
+pub use num_complex;
 
 /// `cupyx.scipy`: SciPy-compatible routines.
 pub mod scipy {

@@ -11,6 +11,7 @@ mod linalg;
 mod printing;
 mod props;
 mod reductions;
+mod review;
 mod signal;
 mod ufuncs;
 mod views;

@@ -48,9 +48,27 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
-/// Number of elements of `shape` (1 for a 0-d shape).
+/// Number of elements of `shape` (1 for a 0-d shape); saturates at `usize::MAX` instead of
+/// overflowing, so a too-big shape is caught by the allocation checks ([`checked_size`]).
 pub fn shape_size(shape: &[usize]) -> usize {
-    shape.iter().product()
+    shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .unwrap_or(if shape.contains(&0) { 0 } else { usize::MAX })
+}
+
+/// Number of elements of `shape`, or an error when the element count or byte size does not fit
+/// the address space (NumPy's "array is too big").
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `op` and the shape.
+pub fn checked_size(op: &str, shape: &[usize], itemsize: usize) -> Result<usize> {
+    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    match n {
+        Some(n) if n.checked_mul(itemsize).is_some_and(|b| b <= isize::MAX as usize) => Ok(n),
+        _ if shape.contains(&0) => Ok(0),
+        _ => Err(Error::invalid(op, format!("array is too big: shape {shape:?} of {itemsize}-byte elements does not fit in memory"))),
+    }
 }
 
 /// NumPy's broadcasting of two shapes (`numpy.broadcast_shapes`).
@@ -309,6 +327,8 @@ impl Layout {
                     if step == 0 {
                         return Err(Error::invalid("slice", "slice step cannot be zero"));
                     }
+                    // isize::MIN would overflow on negation; no axis is that long anyway.
+                    let step = step.max(-isize::MAX);
                     let d = self.shape[ax] as isize;
                     let (start, len) = slice_indices(start, stop, step, d);
                     if len > 0 {
@@ -409,12 +429,12 @@ fn slice_indices(
     };
     let len = if step > 0 {
         if stop > start {
-            (stop - start + step - 1) / step
+            (stop - start - 1) / step + 1
         } else {
             0
         }
     } else if start > stop {
-        (start - stop + (-step) - 1) / (-step)
+        (start - stop - 1) / (-step) + 1
     } else {
         0
     };

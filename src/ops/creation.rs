@@ -41,8 +41,21 @@ impl Array {
         value: impl Into<Scalar>,
         dtype: DType,
     ) -> Result<Array> {
+        let value: Scalar = value.into();
+        // NumPy 2 refuses an integer fill value that the integer dtype cannot hold.
+        if dtype.is_integer() && value.dtype().is_integer() {
+            let (lo, hi) = cupy_core::promote::int_range(dtype);
+            let v = value.to_i128();
+            if v < lo || v > hi {
+                return Err(Error::ScalarOverflow {
+                    op: "full".into(),
+                    value: v.to_string(),
+                    dtype,
+                });
+            }
+        }
         let k = Kernel::map("full", vec![], vec![dtype], Expr::param(0, dtype));
-        generate(device, "full", shape, &k, vec![value.into().cast(dtype)])
+        generate(device, "full", shape, &k, vec![value.cast(dtype)])
     }
 
     /// `cupy.zeros(shape, dtype)` on `device`.
@@ -86,10 +99,22 @@ impl Array {
             ));
         }
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        // int64/float64 arithmetic as NumPy does, or the 32-bit type on a device without it
+        // (e.g. a wgpu adapter without SHADER_INT64/SHADER_F64) when the values allow.
+        let has = |d: DType| device.backend().supports_dtype(d).is_ok();
+        let fits_i32 = [start, stop, step]
+            .iter()
+            .all(|v| v.abs() < i32::MAX as f64);
         let ct = if dtype.is_integer() || dtype.is_bool() {
-            DType::Int64
-        } else {
+            if has(DType::Int64) || !fits_i32 {
+                DType::Int64
+            } else {
+                DType::Int32
+            }
+        } else if has(DType::Float64) || dtype == DType::Float64 {
             DType::Float64
+        } else {
+            DType::Float32
         };
         let body = Expr::binary(
             BinaryOp::Add,
@@ -124,6 +149,8 @@ impl Array {
         // dtypes) and uploaded: a device kernel would be free to contract `i * step + start` into
         // an FMA and round differently (seen on NVIDIA), and this is a creation routine whose cost
         // is the upload anyway.
+        cupy_core::layout::checked_size("linspace", &[num], dtype.itemsize())?;
+        crate::array::check_dtype(device, "linspace", dtype)?;
         let div = if endpoint { num.saturating_sub(1) } else { num };
         let delta = stop - start;
         let step = if div > 0 {
@@ -131,7 +158,14 @@ impl Array {
         } else {
             f64::NAN
         };
-        let mut bytes = Vec::with_capacity(num * dtype.itemsize());
+        let mut bytes: Vec<u8> = Vec::new();
+        bytes
+            .try_reserve_exact(num * dtype.itemsize())
+            .map_err(|_| cupy_core::Error::OutOfMemory {
+                device: "host".into(),
+                requested: num * dtype.itemsize(),
+                detail: "linspace computes its values on the host before the upload".into(),
+            })?;
         let mut buf = [0u8; 16];
         for i in 0..num {
             let mut y = i as f64;

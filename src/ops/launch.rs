@@ -79,10 +79,19 @@ impl Elementwise<'_> {
             }
             None => same_device(op, all.iter().copied())?,
         };
-        let shape = match self.shape {
+        let mut shape = match self.shape {
             Some(s) => s.to_vec(),
             None => broadcast_all(op, self.inputs)?,
         };
+        // NumPy broadcasts the inputs to a larger `out` (`add(x, 1, out=zeros((2, 3)))`).
+        if let Some(o) = self.outs.iter().flatten().next() {
+            if let Ok(s) = broadcast_shapes(op, &shape, o.shape()) {
+                if s == o.shape() {
+                    shape = s;
+                }
+            }
+        }
+        cupy_core::layout::checked_size(op, &shape, 1)?;
         self.kernel.validate()?;
         check_kernel_dtypes(&device, op, &self.kernel.dtypes())?;
 

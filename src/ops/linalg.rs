@@ -161,6 +161,10 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// # Errors
 /// As [`matmul`]; [`Error::Unsupported`] for operands of more than 2 dimensions.
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
+    if a.ndim() == 0 || b.ndim() == 0 {
+        // NumPy: dot with a scalar is multiplication.
+        return crate::ops::ufunc::multiply(a, b);
+    }
     if a.ndim() > 2 || b.ndim() > 2 {
         return Err(Error::Unsupported {
             op: "dot".into(),

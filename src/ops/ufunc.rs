@@ -234,6 +234,7 @@ impl Ufunc {
             _ => d,
         };
         Ok(match self.rule() {
+            Rule::Same if self == Ufunc::Absolute && t.is_complex() => (t, t.real_dtype()),
             Rule::Same => (t, t),
             Rule::SameNoBool => {
                 if t.is_bool() {

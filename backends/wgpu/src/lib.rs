@@ -75,7 +75,9 @@ pub struct WgpuProvider;
 
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    // GL is left out unless WGPU_BACKEND asks for it: it duplicates the Vulkan adapter, lacks
+    // compute features, and its EGL probe prints XDG_RUNTIME_DIR errors on headless machines.
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
     wgpu::Instance::new(desc)
 }
 
@@ -89,7 +91,9 @@ fn is_software(info: &wgpu::AdapterInfo) -> bool {
 
 fn sorted_adapters() -> Vec<wgpu::Adapter> {
     let inst = instance();
-    let mut v = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+    let mut v = pollster::block_on(
+        inst.enumerate_adapters(wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)),
+    );
     let rank = |a: &wgpu::Adapter| {
         let i = a.get_info();
         let be = match i.backend {

@@ -639,13 +639,25 @@ impl Em {
             }
         };
         let zero_b = signed_zero(&format!("b < {z}"));
+        let na = self.isnan(d, "a");
+        let bneg = if f64_ {
+            format!("({one} / b < {z})")
+        } else {
+            "((bitcast<u32>(b) & 0x80000000u) != 0u)".to_string()
+        };
         let zero_q = signed_zero(&format!("q < {z} || (q == {z} && {one} / q < {z})"));
         let name = format!("divmod_{t}");
         self.helper(&name, || {
             format!(
                 "fn {name}(a: {t}, b: {t}) -> vec2<{t}> {{
   let m0 = {fmod}(a, b);
-  if (b == {z}) {{ return vec2<{t}>(a / b, m0); }}
+  // Division by zero is spelled out: a driver may fold `a / 0` as if infinities did not exist
+  // (llvmpipe returned 0 for a uniform 0.0 divisor).
+  if (b == {z}) {{
+    if (a == {z} || {na}) {{ return vec2<{t}>({nan}, m0); }}
+    return vec2<{t}>(select({inf}, -{inf}, (a < {z}) != {bneg}), m0);
+  }}
+  let q0 = a / b;
   var div = (a - m0) / b;
   var m = m0;
   if (!(m == {z})) {{
@@ -658,7 +670,7 @@ impl Em {
     fl = floor(div);
     if (div - fl > {half}) {{ fl = fl + {one}; }}
   }} else {{
-    let q = a / b;
+    let q = q0;
     fl = {zero_q};
   }}
   return vec2<{t}>(fl, m);

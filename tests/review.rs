@@ -1,0 +1,111 @@
+//! Regressions from the fresh-clone review: each was a panic, an abort or a wrong value.
+
+use crate::common;
+use cupy::{s, DType, Error};
+
+#[test]
+fn too_big_shapes_are_errors_not_panics() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let e = cupy::zeros(&[1 << 32, 1 << 32], DType::Float32).unwrap_err();
+            assert!(e.to_string().contains("too big"), "{dev}: {e}");
+            let e = cupy::linspace(0.0, 1.0, 1 << 62, true, DType::Float32).unwrap_err();
+            assert!(
+                e.to_string().contains("too big") || matches!(e, Error::OutOfMemory { .. }),
+                "{dev}: {e}"
+            );
+            let one = cupy::ones(&[1], DType::Float32).unwrap();
+            assert!(one.broadcast_to(&[1 << 40, 1 << 40]).is_err(), "{dev}");
+        });
+        common::report(&format!("{} review_shapes ran", dev.kind()));
+    }
+}
+
+#[test]
+#[allow(clippy::reversed_empty_ranges)]
+fn extreme_indices_and_steps_follow_python() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::arange(10).unwrap();
+            assert!(
+                matches!(
+                    a.slice(&s![usize::MAX]),
+                    Err(Error::IndexOutOfBounds { .. })
+                ),
+                "{dev}"
+            );
+            assert_eq!(a.slice(&s![(usize::MAX - 1)..]).unwrap().size(), 0, "{dev}");
+            // Python: a[::-2**63] == [9], a[::2**63-1] == [0]
+            assert_eq!(
+                a.slice(&s![..;isize::MIN])
+                    .unwrap()
+                    .to_vec::<i32>()
+                    .unwrap(),
+                vec![9],
+                "{dev}"
+            );
+            assert_eq!(
+                a.slice(&s![..;isize::MAX])
+                    .unwrap()
+                    .to_vec::<i32>()
+                    .unwrap(),
+                vec![0],
+                "{dev}"
+            );
+        });
+    }
+}
+
+#[test]
+fn float_floor_divide_by_scalar_zero() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::array([1f32, -1., 0., 5., 7.]).unwrap();
+            let r = cupy::floor_divide(&a, 0.0)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap();
+            assert_eq!(&r[..2], &[f32::INFINITY, f32::NEG_INFINITY], "{dev}");
+            assert!(r[2].is_nan(), "{dev}");
+            assert_eq!(&r[3..], &[f32::INFINITY, f32::INFINITY], "{dev}");
+        });
+    }
+}
+
+#[test]
+fn full_refuses_out_of_range_integers_and_dot_scales() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            assert!(
+                matches!(
+                    cupy::full(&[2], 300, DType::UInt8),
+                    Err(Error::ScalarOverflow { .. })
+                ),
+                "{dev}"
+            );
+            assert_eq!(
+                cupy::full(&[2], 255, DType::UInt8)
+                    .unwrap()
+                    .to_vec::<u8>()
+                    .unwrap(),
+                vec![255, 255]
+            );
+            let two = cupy::from_slice(&[2f32], &[]).unwrap();
+            let v = cupy::array([1f32, 2., 3.]).unwrap();
+            assert_eq!(
+                cupy::dot(&two, &v).unwrap().to_vec::<f32>().unwrap(),
+                vec![2., 4., 6.],
+                "{dev}"
+            );
+            // out= larger than the inputs' broadcast shape (NumPy broadcasts into it).
+            let out = cupy::zeros(&[2, 3], DType::Float32).unwrap();
+            let x = cupy::array([1f32, 2., 3.]).unwrap();
+            cupy::apply_out(cupy::Ufunc::Add, &[(&x).into(), 1.0.into()], &out).unwrap();
+            assert_eq!(
+                out.to_vec::<f32>().unwrap(),
+                vec![2., 3., 4., 2., 3., 4.],
+                "{dev}"
+            );
+        });
+    }
+}
