@@ -542,6 +542,10 @@ impl Rtc {
         name: &str,
         options: &[String],
     ) -> Result<(Vec<u8>, String), RtcError> {
+        // hipRTC (ROCm 5.2 at least) is not safe to call from two threads at once: a parallel
+        // test run crashed with SIGSEGV. One compilation at a time per process.
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let bad = |what: &str| RtcError {
             call: "hiprtcCreateProgram",
             code: -1,

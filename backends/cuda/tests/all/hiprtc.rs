@@ -46,6 +46,10 @@ impl HipRtc {
 
     /// Compiles `src`; returns the code object size or the log.
     pub fn compile(&self, src: &str) -> Result<usize, String> {
+        // ROCm 5.2's hipRTC is not safe to call from two threads at once (a parallel test run
+        // crashed with SIGSEGV in CI): one compilation at a time per process.
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: hipRTC C API used as documented; all strings outlive the program.
         unsafe {
             let create: libloading::Symbol<Create> =
