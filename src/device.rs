@@ -91,22 +91,10 @@ impl Device {
                 return Ok(d.clone());
             }
         }
-        let providers: Vec<&dyn BackendProvider> =
-            rt.providers.iter().map(|p| p.as_ref()).collect();
-        let b = discovery::select(
-            &providers,
-            rt.reports(),
-            Selection {
-                backend: Some(kind),
-                device: Some(index),
-            },
-        )?;
-        let d = Device { backend: b };
-        rt.opened
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(d.clone());
-        Ok(d)
+        rt.open(Selection {
+            backend: Some(kind),
+            device: Some(index),
+        })
     }
 
     /// Every device discovery found, in discovery order (software adapters last).
@@ -176,11 +164,17 @@ impl Runtime {
     }
 
     fn discover(&self) -> Result<Device> {
-        let sel = Selection::from_env()?;
+        self.open(Selection::from_env()?)
+    }
+
+    /// Selects and opens a device, keeping one handle per (backend, index): a device opened
+    /// twice (by discovery and by `Device::get`) is the same `Device`.
+    fn open(&self, sel: Selection) -> Result<Device> {
         let providers: Vec<&dyn BackendProvider> =
             self.providers.iter().map(|p| p.as_ref()).collect();
-        let b = discovery::select(&providers, self.reports(), sel)?;
-        let d = Device { backend: b };
+        let d = Device {
+            backend: discovery::select(&providers, self.reports(), sel)?,
+        };
         let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(o) = opened
             .iter()

@@ -16,7 +16,7 @@ fn generate(
     kernel: &Kernel,
     params: Vec<Scalar>,
 ) -> Result<Array> {
-    let mut r = Elementwise {
+    Elementwise {
         op,
         kernel,
         inputs: &[],
@@ -26,8 +26,7 @@ fn generate(
         device: Some(device),
         shape: Some(shape),
     }
-    .run()?;
-    Ok(r.remove(0))
+    .run_one()
 }
 
 impl Array {

@@ -56,6 +56,11 @@ pub(crate) fn broadcast_all(op: &str, arrays: &[&Array]) -> Result<Vec<usize>> {
 }
 
 impl Elementwise<'_> {
+    /// Runs a one-output launch and returns that output.
+    pub(crate) fn run_one(self) -> Result<Array> {
+        Ok(self.run()?.remove(0))
+    }
+
     /// Runs the launch; returns the outputs (the given `out` arrays or new contiguous ones).
     pub(crate) fn run(self) -> Result<Vec<Array>> {
         let op = self.op;

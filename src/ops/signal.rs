@@ -198,7 +198,7 @@ pub fn convolve2d(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
         .iter()
         .map(|&v| Scalar::Int64(v as i64))
         .collect();
-    let mut r = Elementwise {
+    Elementwise {
         op,
         kernel: &k,
         inputs: &[],
@@ -208,6 +208,5 @@ pub fn convolve2d(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
         device: Some(a.device()),
         shape: Some(&[rows, cols]),
     }
-    .run()?;
-    Ok(r.remove(0))
+    .run_one()
 }

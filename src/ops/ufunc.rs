@@ -511,7 +511,7 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     }
     let body = u.body(c, exprs).cast(o).cast(out_dtype);
     let kernel = Kernel::map(op, in_dtypes, param_dtypes, body);
-    let mut res = Elementwise {
+    Elementwise {
         op,
         kernel: &kernel,
         inputs: &inputs,
@@ -521,8 +521,7 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
         device: None,
         shape: None,
     }
-    .run()?;
-    Ok(res.remove(0))
+    .run_one()
 }
 
 macro_rules! ufunc_fns {
@@ -578,7 +577,7 @@ impl Array {
             vec![],
             Expr::input(0, self.dtype).cast(dtype),
         );
-        let mut r = Elementwise {
+        Elementwise {
             op: "astype",
             kernel: &kernel,
             inputs: &[self],
@@ -588,8 +587,7 @@ impl Array {
             device: None,
             shape: None,
         }
-        .run()?;
-        Ok(r.remove(0))
+        .run_one()
     }
 
     /// Copies `src` into this array (`cupy.copyto(self, src)`, casting="same_kind"), broadcasting
