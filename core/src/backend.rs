@@ -189,6 +189,82 @@ pub struct GemmCall<'a> {
     pub c: Operand<'a>,
 }
 
+/// The source language of a backend's native (raw) kernels, as `RawKernel` takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NativeLanguage {
+    /// CUDA C++ compiled by NVRTC.
+    Cuda,
+    /// HIP C++ compiled by hipRTC.
+    Hip,
+    /// WGSL compiled by wgpu (naga).
+    Wgsl,
+}
+
+/// An argument of a native kernel launch.
+#[derive(Clone, Debug)]
+pub enum RawArg<'a> {
+    /// A device pointer to element `offset` of `buffer` (CUDA/HIP), or the storage buffer bound
+    /// from that element (wgpu).
+    Buffer {
+        /// The buffer.
+        buffer: &'a Buffer,
+        /// First element.
+        offset: usize,
+    },
+    /// A scalar passed by value.
+    Scalar(Scalar),
+}
+
+/// One launch of a backend-native kernel (CuPy's `RawKernel`/`RawModule`).
+#[derive(Clone, Debug)]
+pub struct RawLaunch<'a> {
+    /// Module source in the backend's [`NativeLanguage`].
+    pub source: &'a str,
+    /// Entry point (the `extern "C" __global__` function, or the WGSL `@compute` entry point).
+    pub name: &'a str,
+    /// Compiler options (NVRTC/hipRTC flags; ignored by wgpu).
+    pub options: &'a [String],
+    /// Grid size in blocks (workgroups dispatched on wgpu).
+    pub grid: [u32; 3],
+    /// Block size in threads (must equal the WGSL `@workgroup_size` on wgpu).
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (CUDA/HIP only).
+    pub shared_mem: u32,
+    /// Arguments in the kernel's parameter order.
+    pub args: &'a [RawArg<'a>],
+}
+
+/// The scans cupy-rs implements (`numpy.cumsum`, `numpy.cumprod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Running sum.
+    Sum,
+    /// Running product.
+    Prod,
+}
+
+/// An inclusive scan along the last axis: `output[b, j] = op(input[b, 0..=j])`, computed in the
+/// output's dtype (the caller casts the input first when NumPy's rules ask for it).
+#[derive(Clone, Debug)]
+pub struct ScanCall<'a> {
+    /// The op.
+    pub op: ScanOp,
+    /// Input, layout shape `[batch, n]` (any strides), dtype equal to the output's.
+    pub input: Operand<'a>,
+    /// Output, C-contiguous layout shape `[batch, n]`; may be the input's buffer and layout.
+    pub output: Operand<'a>,
+}
+
+/// An in-place sort along the last axis (NumPy order: ascending, NaN last), optionally carrying
+/// `int64` indices (for `argsort`), stable.
+#[derive(Clone, Debug)]
+pub struct SortCall<'a> {
+    /// Keys, C-contiguous layout shape `[batch, n]`, sorted in place.
+    pub keys: Operand<'a>,
+    /// Values moved with the keys (`int64`, same layout), if any.
+    pub values: Option<Operand<'a>>,
+}
+
 /// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.
 pub trait Backend: Send + Sync + fmt::Debug {
     /// What the device is.
@@ -220,6 +296,69 @@ pub trait Backend: Send + Sync + fmt::Debug {
 
     /// Waits for all queued work.
     fn synchronize(&self) -> Result<()>;
+
+    /// Reads `dst.len() / itemsize` elements from element `offset` into `dst` as NumPy bytes,
+    /// after all queued work. The default goes through [`Backend::read`]; backends override it
+    /// to copy once.
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let item = src.dtype().itemsize();
+        let v = self.read(src, offset, dst.len() / item.max(1))?;
+        dst.copy_from_slice(&v);
+        Ok(())
+    }
+
+    /// Device-side timing: queues a start marker, calls `work` (which queues device work),
+    /// queues an end marker, waits, and returns the elapsed device time in seconds (CUDA/HIP
+    /// events). `None` where the device has no timer; the caller then times on the host.
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        work()?;
+        Ok(None)
+    }
+
+    /// The language of native kernels ([`Backend::raw_launch`]), if the device takes any.
+    fn native_language(&self) -> Option<NativeLanguage> {
+        None
+    }
+
+    /// Compiles (and caches) a native module without launching it, so compile errors surface
+    /// early. [`Error::Compile`] carries the compiler log.
+    fn raw_compile(&self, source: &str, options: &[String]) -> Result<()> {
+        let _ = (source, options);
+        Err(Error::Unsupported {
+            op: "RawModule".into(),
+            backend: self.info().label(),
+            reason: "this backend takes no native kernel source".into(),
+        })
+    }
+
+    /// Queues a native kernel launch (compiling and caching the module on first use).
+    fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
+        Err(Error::Unsupported {
+            op: format!("RawKernel {}", call.name),
+            backend: self.info().label(),
+            reason: "this backend takes no native kernel source".into(),
+        })
+    }
+
+    /// Queues an inclusive scan ([`ScanCall`]).
+    fn scan(&self, call: &ScanCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: "scan".into(),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
+
+    /// Queues a sort ([`SortCall`]).
+    fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: "sort".into(),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
 }
 
 /// Finds and opens the devices of one backend family. Probing never panics: a missing library or

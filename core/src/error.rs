@@ -145,6 +145,23 @@ pub enum Error {
         /// The source that was compiled.
         source_code: String,
     },
+    /// A custom kernel's source (parameter list, operation, preamble or expression) failed to
+    /// parse or type-check. `line`/`column` count from 1; `snippet` shows the line with a caret.
+    #[error("kernel {kernel}: {part}:{line}:{column}: {msg}\n{snippet}")]
+    Parse {
+        /// Kernel name.
+        kernel: String,
+        /// Which string: `in_params`, `out_params`, `operation`, `preamble`, `map_expr`, ...
+        part: String,
+        /// Line (from 1).
+        line: usize,
+        /// Column (from 1, in characters).
+        column: usize,
+        /// What is wrong.
+        msg: String,
+        /// The offending line and a caret under the column.
+        snippet: String,
+    },
     /// A driver or runtime call failed.
     #[error("{backend}: {msg}")]
     Backend {

@@ -2,6 +2,7 @@
 
 pub mod cpp;
 pub mod ir;
+pub mod lang;
 pub mod wgsl;
 
 pub use ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
