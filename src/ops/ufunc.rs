@@ -285,6 +285,39 @@ impl Ufunc {
         })
     }
 
+    /// NumPy's loop selection for operands of these strong dtypes and weak scalars (NEP 50):
+    /// `(promoted dtype, compute dtype, output dtype)`.
+    ///
+    /// # Errors
+    /// [`Error::TypeError`] when NumPy has no loop; [`Error::InvalidArgument`] with no operand.
+    pub fn loop_types(
+        self,
+        strong: &[DType],
+        weak: &[WeakScalar],
+    ) -> Result<(DType, DType, DType)> {
+        let op = self.name();
+        let mut t = result_type(op, strong, weak)?;
+        if self.rule() == Rule::Compare && t.is_integer() {
+            // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
+            // all False): widen the comparison so the scalar fits.
+            let (lo, hi) = cupy_core::promote::int_range(t);
+            for w in weak {
+                if let WeakScalar::Int(i) = *w {
+                    if i < lo || i > hi {
+                        t = if t != DType::UInt64 && i >= i64::MIN as i128 && i <= i64::MAX as i128
+                        {
+                            DType::Int64
+                        } else {
+                            DType::Float64
+                        };
+                    }
+                }
+            }
+        }
+        let (c, o) = self.resolve(t)?;
+        Ok((t, c, o))
+    }
+
     /// The IR body over operands already cast to the compute dtype `c`.
     pub fn body(self, c: DType, mut args: Vec<Expr>) -> Expr {
         use Ufunc::*;
@@ -451,24 +484,7 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
         return Err(Error::invalid(op, "at least one operand must be an array"));
     }
-    let mut t = result_type(op, &strong, &weak)?;
-    if u.rule() == Rule::Compare && t.is_integer() {
-        // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
-        // all False): widen the comparison so the scalar fits.
-        let (lo, hi) = cupy_core::promote::int_range(t);
-        for w in &weak {
-            if let WeakScalar::Int(i) = *w {
-                if i < lo || i > hi {
-                    t = if t != DType::UInt64 && i >= i64::MIN as i128 && i <= i64::MAX as i128 {
-                        DType::Int64
-                    } else {
-                        DType::Float64
-                    };
-                }
-            }
-        }
-    }
-    let (c, o) = u.resolve(t)?;
+    let (t, c, o) = u.loop_types(&strong, &weak)?;
     let mut inputs: Vec<&Array> = vec![];
     let mut in_dtypes = vec![];
     let mut params = vec![];

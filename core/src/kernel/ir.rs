@@ -356,6 +356,36 @@ impl Expr {
         }
     }
 
+    /// Rebuilds the expression top-down: where `f` returns `Some(e)` the node is
+    /// replaced by `e` (not visited further); elsewhere its children are rewritten.
+    pub fn rewrite(&self, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+        if let Some(e) = f(self) {
+            return e;
+        }
+        let kind = match &self.kind {
+            ExprKind::Const(_)
+            | ExprKind::Input(_)
+            | ExprKind::Param(_)
+            | ExprKind::Var(_)
+            | ExprKind::Index => self.kind.clone(),
+            ExprKind::Load { raw, index } => ExprKind::Load {
+                raw: *raw,
+                index: Box::new(index.rewrite(f)),
+            },
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(a.rewrite(f))),
+            ExprKind::Cast(a) => ExprKind::Cast(Box::new(a.rewrite(f))),
+            ExprKind::Binary(op, a, b) => {
+                ExprKind::Binary(*op, Box::new(a.rewrite(f)), Box::new(b.rewrite(f)))
+            }
+            ExprKind::Select(c, a, b) => ExprKind::Select(
+                Box::new(c.rewrite(f)),
+                Box::new(a.rewrite(f)),
+                Box::new(b.rewrite(f)),
+            ),
+        };
+        Expr { ty: self.ty, kind }
+    }
+
     /// Dtypes used anywhere in the expression (node results and operands).
     pub fn dtypes(&self, out: &mut Vec<DType>) {
         self.visit(&mut |e| {

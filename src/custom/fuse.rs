@@ -1,0 +1,644 @@
+//! `cupy.fuse`: a closure over symbolic arrays, traced into one IR kernel so a chain of
+//! elementwise ops (and an optional final reduction) reads and writes memory once.
+//!
+//! ```
+//! use cupy::{fuse, Sym};
+//! # fn main() -> cupy::Result<()> {
+//! let x = cupy::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+//! let y = cupy::from_slice(&[0.5f32, 0.5, 0.5], &[3])?;
+//! let f = fuse(|x: Sym, y: Sym| (x - y) * (x - y) + x.sin());
+//! let z = f.call(&[(&x).into(), (&y).into()])?;
+//! assert_eq!(z.dtype(), cupy::DType::Float32);
+//! let total = fuse(|x: Sym, y: Sym| ((x - y) * (x - y)).sum());
+//! assert_eq!(total.call(&[(&x).into(), (&y).into()])?.to_vec::<f32>()?, vec![8.75]);
+//! # Ok(()) }
+//! ```
+//!
+//! Tracing follows the array API exactly: every op on a [`Sym`] resolves its loop with the same
+//! NumPy rules (NEP 50 weak scalars, [`Ufunc::loop_types`]) and the same IR bodies
+//! ([`Ufunc::body`]) as the op on arrays, so a fused function returns what the unfused chain
+//! returns, in one kernel. Rust numbers in the closure (`x * 2.0`) are weak scalars baked into
+//! the kernel; scalar *arguments* of `call` become kernel parameters.
+//!
+//! A reduction (`sum`, `prod`, `max`, `min`, `mean`) may only be the last step; it becomes the
+//! `map` of one reduction kernel (CuPy fuses the same way).
+
+use crate::array::Array;
+use crate::ops::launch::{broadcast_all, Elementwise};
+use crate::ops::reduce::{normalize_axes, reduce_with, Axes, Reduction};
+use crate::ops::ufunc::{Arg, Ufunc};
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
+use cupy_core::promote::WeakScalar;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+/// A symbolic array inside a [`fuse`] closure. Cheap to copy; only valid during its trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sym {
+    trace: u32,
+    id: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Val {
+    /// A typed value (an input, a typed scalar argument, or an op's result).
+    Strong(Expr),
+    /// A weak scalar: a Rust number in the closure (`param: None`) or a scalar argument of
+    /// `call` (`param: Some(arg number)`), typed at each use by promotion.
+    Weak(WeakScalar, Option<usize>),
+    /// A final reduction of `map` (dtype `map.ty`).
+    Reduced {
+        map: Expr,
+        r: Reduction,
+        axes: Axes,
+        keepdims: bool,
+    },
+    /// The first error of the chain.
+    Failed(Error),
+}
+
+struct Trace {
+    id: u32,
+    vals: Vec<Val>,
+    /// Kernel parameters: (argument number, dtype); the index is the parameter number.
+    param_slots: Vec<(usize, DType)>,
+}
+
+/// The expression of a weak scalar used at dtype `dt`: a constant for a Rust number in the
+/// closure, a parameter (one per argument and dtype) for a scalar argument of `call`.
+fn weak_expr(
+    t: &mut Trace,
+    op: &str,
+    w: WeakScalar,
+    arg: Option<usize>,
+    dt: DType,
+) -> Result<Expr> {
+    let value = w.to_scalar(op, dt)?;
+    Ok(match arg {
+        None => Expr::constant(value),
+        Some(arg) => {
+            let k = match t.param_slots.iter().position(|&s| s == (arg, dt)) {
+                Some(k) => k,
+                None => {
+                    t.param_slots.push((arg, dt));
+                    t.param_slots.len() - 1
+                }
+            };
+            Expr::param(k, dt)
+        }
+    })
+}
+
+thread_local! {
+    static TRACE: RefCell<Option<Trace>> = const { RefCell::new(None) };
+}
+static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
+
+fn with_trace<R>(f: impl FnOnce(&mut Trace) -> R) -> Option<R> {
+    TRACE.with(|t| t.borrow_mut().as_mut().map(f))
+}
+
+impl Sym {
+    fn push(trace: &mut Trace, v: Val) -> Sym {
+        trace.vals.push(v);
+        Sym {
+            trace: trace.id,
+            id: (trace.vals.len() - 1) as u32,
+        }
+    }
+
+    fn get(self, trace: &Trace) -> Val {
+        if self.trace != trace.id {
+            return Val::Failed(Error::invalid(
+                "fuse",
+                "a Sym was used outside the trace that created it",
+            ));
+        }
+        trace.vals[self.id as usize].clone()
+    }
+
+    /// Applies ufunc `u` symbolically (NumPy's loop selection, the ufunc's IR body).
+    fn apply(u: Ufunc, args: &[Operand]) -> Sym {
+        with_trace(|t| {
+            let v = apply_in(t, u, args).unwrap_or_else(Val::Failed);
+            Sym::push(t, v)
+        })
+        .unwrap_or(Sym { trace: 0, id: 0 })
+    }
+
+    fn reduce(self, r: Reduction, axes: Axes, keepdims: bool) -> Sym {
+        with_trace(|t| {
+            let v = match self.get(t) {
+                Val::Strong(map) => Val::Reduced {
+                    map,
+                    r,
+                    axes,
+                    keepdims,
+                },
+                Val::Weak(..) => Val::Failed(Error::invalid(
+                    r.name(),
+                    "fuse: a reduction needs an array operand, not a scalar",
+                )),
+                Val::Reduced { .. } => Val::Failed(reduced_twice(r.name())),
+                f @ Val::Failed(_) => f,
+            };
+            Sym::push(t, v)
+        })
+        .unwrap_or(Sym { trace: 0, id: 0 })
+    }
+
+    /// `x.astype(dtype)` (an unsafe cast, as NumPy's default).
+    pub fn astype(self, dtype: DType) -> Sym {
+        with_trace(|t| {
+            let v = match self.get(t) {
+                Val::Strong(e) => Val::Strong(e.cast(dtype)),
+                Val::Weak(w, _) => match w.to_scalar("astype", dtype) {
+                    Ok(s) => Val::Strong(Expr::constant(s)),
+                    Err(e) => Val::Failed(e),
+                },
+                Val::Reduced { .. } => Val::Failed(reduced_twice("astype")),
+                f @ Val::Failed(_) => f,
+            };
+            Sym::push(t, v)
+        })
+        .unwrap_or(Sym { trace: 0, id: 0 })
+    }
+
+    /// Sum of every element (`numpy.sum`), as the final step.
+    pub fn sum(self) -> Sym {
+        self.reduce(Reduction::Sum, Axes::All, false)
+    }
+    /// `sum(axis=..., keepdims=...)`, as the final step.
+    pub fn sum_axis(self, axis: impl Into<Axes>, keepdims: bool) -> Sym {
+        self.reduce(Reduction::Sum, axis.into(), keepdims)
+    }
+    /// Product of every element, as the final step.
+    pub fn prod(self) -> Sym {
+        self.reduce(Reduction::Prod, Axes::All, false)
+    }
+    /// Maximum of every element (NaN propagates), as the final step.
+    pub fn max(self) -> Sym {
+        self.reduce(Reduction::Max, Axes::All, false)
+    }
+    /// Minimum of every element, as the final step.
+    pub fn min(self) -> Sym {
+        self.reduce(Reduction::Min, Axes::All, false)
+    }
+    /// Mean of every element, as the final step.
+    pub fn mean(self) -> Sym {
+        self.reduce(Reduction::Mean, Axes::All, false)
+    }
+    /// `mean(axis=..., keepdims=...)`, as the final step.
+    pub fn mean_axis(self, axis: impl Into<Axes>, keepdims: bool) -> Sym {
+        self.reduce(Reduction::Mean, axis.into(), keepdims)
+    }
+    /// Any reduction over `axis` (for `max`/`min`/`prod` along axes).
+    pub fn reduce_axis(self, r: Reduction, axis: impl Into<Axes>, keepdims: bool) -> Sym {
+        self.reduce(r, axis.into(), keepdims)
+    }
+}
+
+fn reduced_twice(op: &str) -> Error {
+    Error::invalid(
+        op,
+        "fuse: a reduction must be the last step of a fused function",
+    )
+}
+
+/// An operand of a symbolic op: a [`Sym`] or a Rust number (weak).
+#[derive(Clone, Copy, Debug)]
+pub enum Operand {
+    /// A symbolic array.
+    Sym(Sym),
+    /// A weak scalar.
+    Weak(WeakScalar),
+}
+
+impl From<Sym> for Operand {
+    fn from(s: Sym) -> Operand {
+        Operand::Sym(s)
+    }
+}
+macro_rules! operand_from {
+    ($($t:ty => $w:expr),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Operand {
+                #[allow(clippy::redundant_closure_call)]
+                Operand::Weak(($w)(v))
+            }
+        }
+    )*};
+}
+operand_from!(
+    f64 => WeakScalar::Float,
+    f32 => |v: f32| WeakScalar::Float(v as f64),
+    bool => WeakScalar::Bool,
+    i32 => |v: i32| WeakScalar::Int(v as i128),
+    i64 => |v: i64| WeakScalar::Int(v as i128),
+    u32 => |v: u32| WeakScalar::Int(v as i128),
+    u64 => |v: u64| WeakScalar::Int(v as i128),
+    usize => |v: usize| WeakScalar::Int(v as i128)
+);
+
+fn apply_in(t: &mut Trace, u: Ufunc, args: &[Operand]) -> Result<Val> {
+    let op = u.name();
+    let vals: Vec<Val> = args
+        .iter()
+        .map(|a| match a {
+            Operand::Sym(s) => s.get(t),
+            Operand::Weak(w) => Val::Weak(*w, None),
+        })
+        .collect();
+    let mut strong = vec![];
+    let mut weak = vec![];
+    for v in &vals {
+        match v {
+            Val::Strong(e) => strong.push(e.ty),
+            Val::Weak(w, _) => weak.push(*w),
+            Val::Reduced { .. } => return Err(reduced_twice(op)),
+            Val::Failed(e) => return Err(e.clone()),
+        }
+    }
+    let (pt, c, o) = u.loop_types(&strong, &weak)?;
+    let mut exprs = Vec::with_capacity(vals.len());
+    for v in vals {
+        exprs.push(match v {
+            Val::Strong(e) => e.cast(c),
+            Val::Weak(w, arg) => weak_expr(t, op, w, arg, pt)?.cast(c),
+            _ => unreachable!("filtered above"),
+        });
+    }
+    Ok(Val::Strong(u.body(c, exprs).cast(o)))
+}
+
+macro_rules! sym_methods {
+    (unary: $($f:ident => $u:ident),* ; binary: $($g:ident => $v:ident),*) => {
+        impl Sym {
+            $(
+                #[doc = concat!("`numpy.", stringify!($f), "(x)` symbolically.")]
+                pub fn $f(self) -> Sym {
+                    Sym::apply(Ufunc::$u, &[self.into()])
+                }
+            )*
+            $(
+                #[doc = concat!("`numpy.", stringify!($g), "(x, y)` symbolically.")]
+                pub fn $g(self, y: impl Into<Operand>) -> Sym {
+                    Sym::apply(Ufunc::$v, &[self.into(), y.into()])
+                }
+            )*
+        }
+    };
+}
+sym_methods!(
+    unary: negative => Negative, abs => Absolute, sqrt => Sqrt, square => Square, exp => Exp,
+        log => Log, sin => Sin, cos => Cos, tan => Tan, tanh => Tanh, floor => Floor,
+        ceil => Ceil, logical_not => LogicalNot, invert => Invert, isnan => Isnan,
+        isinf => Isinf, isfinite => Isfinite;
+    binary: maximum => Maximum, minimum => Minimum, fmax => Fmax, fmin => Fmin,
+        power => Power, floor_divide => FloorDivide, remainder => Remainder,
+        arctan2 => Arctan2, equal => Equal, not_equal => NotEqual, less => Less,
+        less_equal => LessEqual, greater => Greater, greater_equal => GreaterEqual,
+        logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor
+);
+
+macro_rules! sym_operators {
+    ($($tr:ident $m:ident => $u:ident),*) => {$(
+        impl<R: Into<Operand>> std::ops::$tr<R> for Sym {
+            type Output = Sym;
+            fn $m(self, rhs: R) -> Sym {
+                Sym::apply(Ufunc::$u, &[self.into(), rhs.into()])
+            }
+        }
+        sym_operators!(@lhs $tr $m $u: f64, f32, i32, i64, u32, u64, usize);
+    )*};
+    (@lhs $tr:ident $m:ident $u:ident: $($t:ty),*) => {$(
+        impl std::ops::$tr<Sym> for $t {
+            type Output = Sym;
+            fn $m(self, rhs: Sym) -> Sym {
+                Sym::apply(Ufunc::$u, &[self.into(), rhs.into()])
+            }
+        }
+    )*};
+}
+sym_operators!(
+    Add add => Add, Sub sub => Subtract, Mul mul => Multiply, Div div => TrueDivide,
+    Rem rem => Remainder, BitAnd bitand => BitwiseAnd, BitOr bitor => BitwiseOr,
+    BitXor bitxor => BitwiseXor, Shl shl => LeftShift, Shr shr => RightShift
+);
+
+impl std::ops::Neg for Sym {
+    type Output = Sym;
+    fn neg(self) -> Sym {
+        self.negative()
+    }
+}
+
+/// `cupy.where`-like select inside a fused function: `cond ? x : y` with NumPy's promotion of
+/// `x` and `y` (`cond` is converted to bool).
+pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
+    let (x, y) = (x.into(), y.into());
+    with_trace(|t| {
+        let v = (|| -> Result<Val> {
+            let c = match cond.get(t) {
+                Val::Strong(e) => e.cast(DType::Bool),
+                Val::Failed(e) => return Err(e),
+                _ => {
+                    return Err(Error::invalid(
+                        "where",
+                        "fuse: the condition must be an array",
+                    ))
+                }
+            };
+            // Promote x and y as `maximum` does (same rule: result of both).
+            let a = apply_in(t, Ufunc::Add, &[x, y]);
+            let ty = match a? {
+                Val::Strong(e) => e.ty,
+                _ => unreachable!("apply_in gives Strong"),
+            };
+            let mut side = |o: Operand| -> Result<Expr> {
+                Ok(match o {
+                    Operand::Sym(s) => match s.get(t) {
+                        Val::Strong(e) => e.cast(ty),
+                        Val::Weak(w, arg) => weak_expr(t, "where", w, arg, ty)?,
+                        Val::Reduced { .. } => return Err(reduced_twice("where")),
+                        Val::Failed(e) => return Err(e),
+                    },
+                    Operand::Weak(w) => weak_expr(t, "where", w, None, ty)?,
+                })
+            };
+            let (ex, ey) = (side(x)?, side(y)?);
+            Ok(Val::Strong(Expr::select(c, ex, ey)))
+        })()
+        .unwrap_or_else(Val::Failed);
+        Sym::push(t, v)
+    })
+    .unwrap_or(Sym { trace: 0, id: 0 })
+}
+
+/// A closure that [`fuse`] can trace: `Fn(Sym, ..) -> Sym` with 1 to 6 arguments, or
+/// `Fn(&[Sym]) -> Sym` for any number. `M` only tells the arities apart.
+pub trait FuseFn<M>: Send + Sync {
+    /// Number of arguments (`None`: any).
+    fn arity(&self) -> Option<usize>;
+    /// Runs the closure on `args`.
+    fn trace(&self, args: &[Sym]) -> Sym;
+}
+
+impl<F: Fn(&[Sym]) -> Sym + Send + Sync> FuseFn<&[Sym]> for F {
+    fn arity(&self) -> Option<usize> {
+        None
+    }
+    fn trace(&self, args: &[Sym]) -> Sym {
+        self(args)
+    }
+}
+
+macro_rules! fuse_arity {
+    ($($n:literal: ($($a:ident),*)),*) => {$(
+        impl<F: Fn($($a),*) -> Sym + Send + Sync> FuseFn<($($a,)*)> for F {
+            fn arity(&self) -> Option<usize> {
+                Some($n)
+            }
+            fn trace(&self, args: &[Sym]) -> Sym {
+                let mut it = args.iter().copied();
+                self($({ let _: Option<$a> = None; it.next().expect("arity checked") }),*)
+            }
+        }
+    )*};
+}
+fuse_arity!(
+    1: (Sym),
+    2: (Sym, Sym),
+    3: (Sym, Sym, Sym),
+    4: (Sym, Sym, Sym, Sym),
+    5: (Sym, Sym, Sym, Sym, Sym),
+    6: (Sym, Sym, Sym, Sym, Sym, Sym)
+);
+
+/// A fused function: [`fuse`]'s result. Traced per distinct argument signature (dtypes and
+/// which arguments are arrays/scalars); the traced kernel is cached here and compiled once per
+/// device by the backend's kernel cache.
+pub struct Fused<M, F: FuseFn<M>> {
+    f: F,
+    name: String,
+    cache: Mutex<HashMap<Vec<Signature>, Traced>>,
+    _m: std::marker::PhantomData<fn() -> M>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Signature {
+    Array(DType),
+    Typed(DType),
+    Weak(u8),
+}
+
+#[derive(Clone, Debug)]
+struct Traced {
+    result: Val,
+    /// Per parameter: which argument it comes from, and its dtype.
+    param_slots: Vec<(usize, DType)>,
+}
+
+/// Traces `f` (a closure over [`Sym`]s) into one kernel, as `cupy.fuse` does.
+///
+/// Annotate the closure's parameters (`|x: Sym, y: Sym| ...`) so Rust can pick its arity.
+/// The result's [`Fused::call`] takes the arguments as [`Arg`]s (arrays broadcast together,
+/// scalars weak as in NumPy 2) and returns one array.
+pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
+    Fused {
+        f,
+        name: "fused".into(),
+        cache: Mutex::new(HashMap::new()),
+        _m: std::marker::PhantomData,
+    }
+}
+
+impl<M, F: FuseFn<M>> Fused<M, F> {
+    /// Names the kernel (a C identifier: letters, digits, `_`), for messages and profiles.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `name` is not an identifier.
+    pub fn with_name(mut self, name: &str) -> Result<Self> {
+        let ok = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(Error::invalid(
+                "fuse",
+                format!("kernel name {name:?} is not a C identifier"),
+            ));
+        }
+        self.name = name.into();
+        Ok(self)
+    }
+
+    fn traced(&self, args: &[Arg<'_>]) -> Result<Traced> {
+        let sig: Vec<Signature> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Array(x) => Signature::Array(x.dtype()),
+                Arg::Typed(s) => Signature::Typed(s.dtype()),
+                Arg::Weak(w) => Signature::Weak(match w {
+                    WeakScalar::Bool(_) => 0,
+                    WeakScalar::Int(_) => 1,
+                    WeakScalar::Float(_) => 2,
+                    WeakScalar::Complex(_) => 3,
+                }),
+            })
+            .collect();
+        if let Some(t) = self.cache.lock().expect("fuse cache").get(&sig) {
+            return Ok(t.clone());
+        }
+        let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
+        let mut trace = Trace {
+            id,
+            vals: vec![],
+            param_slots: vec![],
+        };
+        let mut syms = Vec::with_capacity(args.len());
+        let mut n_inputs = 0;
+        for (k, a) in args.iter().enumerate() {
+            let v = match a {
+                Arg::Array(x) => {
+                    n_inputs += 1;
+                    Val::Strong(Expr::input(n_inputs - 1, x.dtype()))
+                }
+                Arg::Typed(s) => {
+                    trace.param_slots.push((k, s.dtype()));
+                    Val::Strong(Expr::param(trace.param_slots.len() - 1, s.dtype()))
+                }
+                // Typed per use (promotion), as a parameter: the value is set per call.
+                Arg::Weak(w) => Val::Weak(*w, Some(k)),
+            };
+            syms.push(Sym::push(&mut trace, v));
+        }
+        let prev = TRACE.with(|t| t.borrow_mut().replace(trace));
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.f.trace(&syms)));
+        let trace = TRACE
+            .with(|t| std::mem::replace(&mut *t.borrow_mut(), prev))
+            .expect("trace installed above");
+        let out = out.map_err(|_| Error::invalid("fuse", "the fused closure panicked"))?;
+        let result = out.get(&trace);
+        if let Val::Failed(e) = result {
+            return Err(e);
+        }
+        let traced = Traced {
+            result,
+            param_slots: trace.param_slots,
+        };
+        self.cache
+            .lock()
+            .expect("fuse cache")
+            .insert(sig, traced.clone());
+        Ok(traced)
+    }
+
+    /// Runs the fused function on `args` (arrays, and Rust numbers as weak scalars).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a wrong argument count, no array argument, or a closure
+    /// that returns a scalar or reduces twice; the errors of the ops it traces (type errors,
+    /// shape mismatches, dtype refusals) as the unfused ops would give them.
+    pub fn call(&self, args: &[Arg<'_>]) -> Result<Array> {
+        let op = self.name.as_str();
+        if let Some(n) = self.f.arity() {
+            if n != args.len() {
+                return Err(Error::invalid(
+                    op,
+                    format!("the fused function takes {n} arguments, got {}", args.len()),
+                ));
+            }
+        }
+        let arrays: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        if arrays.is_empty() {
+            return Err(Error::invalid(
+                op,
+                "a fused function needs an array argument",
+            ));
+        }
+        let traced = self.traced(args)?;
+        // Parameter values for this call.
+        let mut params = Vec::with_capacity(traced.param_slots.len());
+        for &(k, dt) in &traced.param_slots {
+            params.push(match args[k] {
+                Arg::Typed(s) => s,
+                Arg::Weak(w) => w.to_scalar(op, dt)?,
+                Arg::Array(_) => unreachable!("array arguments are inputs"),
+            });
+        }
+        let in_dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
+        let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
+        match traced.result {
+            Val::Strong(e) => {
+                let kernel = Kernel::map(op, in_dtypes, param_dtypes, e);
+                Elementwise {
+                    op,
+                    kernel: &kernel,
+                    inputs: &arrays,
+                    raws: &[],
+                    params,
+                    outs: vec![None],
+                    device: None,
+                    shape: None,
+                }
+                .run_one()
+            }
+            Val::Reduced {
+                map,
+                r,
+                axes,
+                keepdims,
+            } => {
+                let shape = broadcast_all(op, &arrays)?;
+                let views: Vec<Array> = arrays
+                    .iter()
+                    .map(|a| a.broadcast_to(&shape))
+                    .collect::<Result<_>>()?;
+                let red = normalize_axes(r.name(), &axes, shape.len())?;
+                let count: usize = red.iter().map(|&i| shape[i]).product();
+                if count == 0 && matches!(r, Reduction::Max | Reduction::Min) {
+                    return Err(Error::invalid(
+                        r.name(),
+                        "zero-size array to reduction operation which has no identity",
+                    ));
+                }
+                let (mut rk, rparams) = r.kernel(map.ty, count)?;
+                let shift = params.len();
+                let mut fix = |e: &Expr| -> Option<Expr> {
+                    match e.kind {
+                        ExprKind::Input(0) => Some(map.clone()),
+                        ExprKind::Param(k) => Some(Expr::param(k + shift, e.ty)),
+                        _ => None,
+                    }
+                };
+                rk.map = rk.map.rewrite(&mut fix);
+                rk.post = rk.post.rewrite(&mut fix);
+                rk.name = op.into();
+                rk.inputs = in_dtypes;
+                let mut all_params = param_dtypes;
+                all_params.extend(rk.params.iter().copied());
+                rk.params = all_params;
+                params.extend(rparams);
+                let refs: Vec<&Array> = views.iter().collect();
+                reduce_with(op, &rk, params, &refs, &axes, keepdims)
+            }
+            Val::Weak(..) => Err(Error::invalid(
+                op,
+                "the fused function returned a scalar, not an array expression",
+            )),
+            Val::Failed(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! User-defined kernels that run on every backend: [`fuse`](fuse::fuse) (traced closures),
+//! and CuPy's `ElementwiseKernel`/`ReductionKernel` strings.
+
+pub mod fuse;
