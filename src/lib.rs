@@ -34,6 +34,7 @@ pub use cupy_core::{
     Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
     Scalar, SliceItem, WeakScalar,
 };
+pub use custom::elementwise::{ElementwiseKernel, ReductionKernel};
 pub use custom::fuse::{fuse, where_, Fused, Sym};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};

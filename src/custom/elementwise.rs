@@ -1,0 +1,737 @@
+//! `cupy.ElementwiseKernel` and `cupy.ReductionKernel`: CuPy's kernel strings, parsed into the
+//! kernel IR by [`cupy_core::kernel::lang`] and run on every backend (CuPy's own run only on
+//! CUDA/HIP).
+//!
+//! ```
+//! use cupy::ElementwiseKernel;
+//! # fn main() -> cupy::Result<()> {
+//! let squared_diff = ElementwiseKernel::new(
+//!     "float32 x, float32 y",
+//!     "float32 z",
+//!     "z = (x - y) * (x - y)",
+//!     "squared_diff",
+//! )?;
+//! let x = cupy::arange(5.0, cupy::DType::Float32)?;
+//! let y = cupy::from_slice(&[1.0f32], &[1])?;
+//! let z = squared_diff.call(&[(&x).into(), (&y).into()])?;
+//! assert_eq!(z.to_vec::<f32>()?, vec![1.0, 0.0, 1.0, 4.0, 9.0]);
+//! # Ok(()) }
+//! ```
+//!
+//! # Arguments and types (as CuPy)
+//! - Arguments are [`Arg`]s: arrays, Rust numbers (weak scalars) or typed [`Scalar`]s.
+//! - A placeholder type (`T`) is bound by the first *array* argument declared with it; then by
+//!   `out` arrays; then by scalar arguments (a weak float is `float64`, a weak int `int64`).
+//!   Two arrays binding one placeholder to different dtypes is a [`Error::TypeError`].
+//! - An array whose dtype differs from a concrete declared type is cast first (as CuPy does).
+//! - Non-raw array arguments and `out` arrays broadcast together; that shape is the iteration
+//!   space (`i` runs over it in C order, `_ind.size()` is its size). With no such array, pass
+//!   `size` to [`ElementwiseKernel::call_with`].
+//! - `raw` arguments are indexed by the flat C-order element number of the array (`x[j]`);
+//!   non-contiguous raw arrays are made contiguous first. Reading past the end is the kernel
+//!   author's bug (undefined on GPUs, as in CuPy).
+//! - Outputs the operation reads (`y += x`) are read from the `out` array passed, or from zeros
+//!   when none is (CuPy would read uninitialised memory).
+
+use crate::array::{same_device, Array};
+use crate::device::Device;
+use crate::ops::launch::{broadcast_all, Elementwise};
+use crate::ops::reduce::{reduce_with, Axes};
+use crate::ops::ufunc::Arg;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::lang::{
+    lower_elementwise, lower_reduction, parse_params, Binding, ElementwiseSource,
+    LoweredElementwise, Name, ParamSpec, ReductionSource, TypeSpec,
+};
+use cupy_core::layout::broadcast_shapes;
+use cupy_core::promote::WeakScalar;
+use cupy_core::scalar::Scalar;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Checks a kernel name is a C identifier.
+fn check_name(name: &str) -> Result<()> {
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "ElementwiseKernel",
+            format!("kernel name {name:?} is not a C identifier"),
+        ))
+    }
+}
+
+/// The dtype a weak scalar takes when it alone decides a placeholder.
+fn weak_default(w: &WeakScalar) -> DType {
+    w.default_dtype()
+}
+
+/// Resolves placeholders from the arguments, CuPy's order: arrays, then `out` arrays, then
+/// scalars.
+fn resolve_types(
+    kernel: &str,
+    ins: &[ParamSpec],
+    args: &[Arg<'_>],
+    outs: &[ParamSpec],
+    out_arrays: &[&Array],
+) -> Result<Vec<(String, DType)>> {
+    let mut types: Vec<(String, DType)> = vec![];
+    let mut bind = |name: &str, d: DType, strict: bool| -> Result<()> {
+        match types.iter().find(|(n, _)| n == name) {
+            Some((_, have)) if *have != d && strict => Err(Error::TypeError {
+                op: kernel.into(),
+                dtypes: vec![*have, d],
+                msg: format!("type is mismatched: placeholder {name} is {have} and {d}"),
+            }),
+            Some(_) => Ok(()),
+            None => {
+                types.push((name.to_string(), d));
+                Ok(())
+            }
+        }
+    };
+    for (p, a) in ins.iter().zip(args) {
+        if let (TypeSpec::Placeholder(t), Arg::Array(x)) = (&p.ty, a) {
+            bind(t, x.dtype(), true)?;
+        }
+    }
+    for (p, o) in outs.iter().zip(out_arrays) {
+        if let TypeSpec::Placeholder(t) = &p.ty {
+            bind(t, o.dtype(), true)?;
+        }
+    }
+    for (p, a) in ins.iter().zip(args) {
+        if let TypeSpec::Placeholder(t) = &p.ty {
+            match a {
+                Arg::Typed(s) => bind(t, s.dtype(), false)?,
+                Arg::Weak(w) => bind(t, weak_default(w), false)?,
+                Arg::Array(_) => {}
+            }
+        }
+    }
+    Ok(types)
+}
+
+fn type_of(kernel: &str, p: &ParamSpec, types: &[(String, DType)]) -> Result<DType> {
+    match &p.ty {
+        TypeSpec::DType(d) => Ok(*d),
+        TypeSpec::Placeholder(t) => types
+            .iter()
+            .find(|(n, _)| n == t)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| {
+                Error::invalid(
+                    kernel,
+                    format!(
+                        "cannot determine the type of {} (placeholder {t}): no argument binds it",
+                        p.name
+                    ),
+                )
+            }),
+    }
+}
+
+/// The value of a scalar argument as a parameter of dtype `d`.
+fn scalar_value(kernel: &str, a: &Arg<'_>, d: DType) -> Result<Scalar> {
+    match a {
+        Arg::Typed(s) => Ok(s.cast(d)),
+        Arg::Weak(w) => w.to_scalar(kernel, d),
+        Arg::Array(_) => unreachable!("scalars only"),
+    }
+}
+
+/// What a lowering depends on: the bound names and the placeholder values.
+type LoweringKey = (Vec<Name>, Vec<(String, DType)>);
+
+/// CuPy's `ElementwiseKernel`: a C-like operation run once per element, on every backend.
+///
+/// The strings are parsed when the kernel is built (syntax errors surface here) and lowered to
+/// the IR per distinct argument signature (cached in the kernel; the backend caches the
+/// compiled code in memory and on disk, keyed by the IR, so editing a string never reuses a
+/// stale binary).
+pub struct ElementwiseKernel {
+    ins: Vec<ParamSpec>,
+    outs: Vec<ParamSpec>,
+    operation: String,
+    name: String,
+    preamble: String,
+    no_return: bool,
+    cache: Mutex<HashMap<LoweringKey, Arc<LoweredElementwise>>>,
+}
+
+impl std::fmt::Debug for ElementwiseKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElementwiseKernel")
+            .field("name", &self.name)
+            .field("in_params", &self.ins)
+            .field("out_params", &self.outs)
+            .finish()
+    }
+}
+
+impl ElementwiseKernel {
+    /// `cupy.ElementwiseKernel(in_params, out_params, operation, name)`.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for a malformed parameter list or operation (with line, column and a
+    /// caret); [`Error::InvalidArgument`] for a name that is not a C identifier, a name
+    /// declared twice, or a `raw` output (writes through indices are not supported yet).
+    pub fn new(in_params: &str, out_params: &str, operation: &str, name: &str) -> Result<Self> {
+        check_name(name)?;
+        let ins = parse_params(name, "in_params", in_params)?;
+        let outs = parse_params(name, "out_params", out_params)?;
+        if let Some(p) = outs.iter().find(|p| p.raw) {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "raw output parameter {} is not supported (outputs are written per element)",
+                    p.name
+                ),
+            ));
+        }
+        if let Some(p) = outs.iter().find(|p| ins.iter().any(|q| q.name == p.name)) {
+            return Err(Error::invalid(
+                name,
+                format!("{} is declared in both in_params and out_params", p.name),
+            ));
+        }
+        let k = ElementwiseKernel {
+            ins,
+            outs,
+            operation: operation.into(),
+            name: name.into(),
+            preamble: String::new(),
+            no_return: false,
+            cache: Mutex::new(HashMap::new()),
+        };
+        k.check_syntax()?;
+        Ok(k)
+    }
+
+    /// When every type is concrete, lowers once with every parameter bound as an elementwise
+    /// input, so errors in the operation surface at construction. With placeholders, errors
+    /// surface at the first call (as CuPy's do), since typing depends on the arguments.
+    fn check_syntax(&self) -> Result<()> {
+        let types: Vec<(String, DType)> = vec![];
+        if self
+            .ins
+            .iter()
+            .chain(&self.outs)
+            .any(|p| matches!(p.ty, TypeSpec::Placeholder(_)))
+        {
+            return Ok(());
+        }
+        let mut names = vec![];
+        let (mut ni, mut nr) = (0, 0);
+        for p in &self.ins {
+            let dtype = type_of(&self.name, p, &types)?;
+            let binding = if p.raw {
+                nr += 1;
+                Binding::Raw(nr - 1)
+            } else {
+                ni += 1;
+                Binding::Input(ni - 1)
+            };
+            names.push(Name {
+                name: p.name.clone(),
+                dtype,
+                binding,
+            });
+        }
+        for (k, p) in self.outs.iter().enumerate() {
+            names.push(Name {
+                name: p.name.clone(),
+                dtype: type_of(&self.name, p, &types)?,
+                binding: Binding::Output(k),
+            });
+        }
+        lower_elementwise(&ElementwiseSource {
+            name: &self.name,
+            operation: &self.operation,
+            preamble: &self.preamble,
+            names: &names,
+            types: &types,
+            size_param: Some(0),
+        })
+        .map(|_| ())
+    }
+
+    /// Sets the `preamble`: helper functions the operation may call (inlined).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] if the preamble or the operation with it does not parse.
+    pub fn with_preamble(mut self, preamble: &str) -> Result<Self> {
+        self.preamble = preamble.into();
+        self.cache.lock().expect("kernel cache").clear();
+        self.check_syntax()?;
+        Ok(self)
+    }
+
+    /// CuPy's `reduce_dims`: accepted for compatibility; cupy-rs always merges contiguous
+    /// dimensions (the flat index `i` is unaffected).
+    pub fn with_reduce_dims(self, _reduce_dims: bool) -> Self {
+        self
+    }
+
+    /// CuPy's `no_return`: the call returns no arrays.
+    pub fn with_no_return(mut self, no_return: bool) -> Self {
+        self.no_return = no_return;
+        self
+    }
+
+    /// The kernel name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs the kernel on the inputs and returns its single output.
+    ///
+    /// # Errors
+    /// As [`ElementwiseKernel::call_with`]; [`Error::InvalidArgument`] if the kernel has other
+    /// than one output or `no_return` is set.
+    pub fn call(&self, args: &[Arg<'_>]) -> Result<Array> {
+        if self.outs.len() != 1 || self.no_return {
+            return Err(Error::invalid(
+                &self.name,
+                format!(
+                    "call() returns one output; this kernel has {}{} (use call_with)",
+                    self.outs.len(),
+                    if self.no_return { " and no_return" } else { "" }
+                ),
+            ));
+        }
+        Ok(self.call_with(args, &[], None)?.remove(0))
+    }
+
+    /// Runs the kernel: `args` are the inputs (one per `in_params` entry), `out` is empty (new
+    /// outputs are allocated) or one array per `out_params` entry (written in place and
+    /// returned), `size` sets the iteration size when no non-raw array decides it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a wrong argument count, a scalar passed as `raw`, an
+    /// undecidable size or placeholder; [`Error::TypeError`] for conflicting placeholder
+    /// bindings or an `out` array of the wrong dtype; [`Error::ShapeMismatch`] when arrays do not
+    /// broadcast; [`Error::Parse`] for type errors in the operation; dtype and device errors.
+    pub fn call_with(
+        &self,
+        args: &[Arg<'_>],
+        out: &[&Array],
+        size: Option<usize>,
+    ) -> Result<Vec<Array>> {
+        let op = self.name.as_str();
+        if args.len() != self.ins.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "takes {} input arguments, got {}",
+                    self.ins.len(),
+                    args.len()
+                ),
+            ));
+        }
+        if !out.is_empty() && out.len() != self.outs.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "takes {} out arrays (or none), got {}",
+                    self.outs.len(),
+                    out.len()
+                ),
+            ));
+        }
+        let types = resolve_types(op, &self.ins, args, &self.outs, out)?;
+        // Bind names; cast arrays to concrete declared types.
+        let mut names = Vec::with_capacity(self.ins.len() + self.outs.len());
+        let mut owned: Vec<Array> = vec![];
+        let mut input_idx = vec![];
+        let mut raw_idx = vec![];
+        let mut params = vec![];
+        for (k, (p, a)) in self.ins.iter().zip(args).enumerate() {
+            let dtype = type_of(op, p, &types)?;
+            let binding = match a {
+                Arg::Array(x) => {
+                    if x.dtype() != dtype {
+                        owned.push(x.astype(dtype)?);
+                    }
+                    if p.raw {
+                        raw_idx.push(k);
+                        Binding::Raw(raw_idx.len() - 1)
+                    } else {
+                        input_idx.push(k);
+                        Binding::Input(input_idx.len() - 1)
+                    }
+                }
+                _ if p.raw => {
+                    return Err(Error::invalid(
+                        op,
+                        format!("raw parameter {} needs an array, got a scalar", p.name),
+                    ))
+                }
+                a => {
+                    params.push(scalar_value(op, a, dtype)?);
+                    Binding::Param(params.len() - 1)
+                }
+            };
+            names.push(Name {
+                name: p.name.clone(),
+                dtype,
+                binding,
+            });
+        }
+        let mut out_types = vec![];
+        for (k, p) in self.outs.iter().enumerate() {
+            let dtype = type_of(op, p, &types)?;
+            if let Some(o) = out.get(k) {
+                if o.dtype() != dtype {
+                    return Err(Error::TypeError {
+                        op: op.into(),
+                        dtypes: vec![dtype, o.dtype()],
+                        msg: format!(
+                            "out array for {} is {} but the kernel writes {dtype}",
+                            p.name,
+                            o.dtype()
+                        ),
+                    });
+                }
+            }
+            out_types.push(dtype);
+            names.push(Name {
+                name: p.name.clone(),
+                dtype,
+                binding: Binding::Output(k),
+            });
+        }
+        // The arrays as the kernel sees them (cast where needed).
+        let mut cast_iter = owned.iter();
+        let mut arrays: Vec<Option<&Array>> = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            arrays.push(match a {
+                Arg::Array(x) => {
+                    if x.dtype() != names[k].dtype {
+                        Some(cast_iter.next().expect("one cast per mismatched array"))
+                    } else {
+                        Some(*x)
+                    }
+                }
+                _ => None,
+            });
+        }
+        let inputs: Vec<&Array> = input_idx
+            .iter()
+            .map(|&k| arrays[k].expect("array"))
+            .collect();
+        let raws: Vec<&Array> = raw_idx.iter().map(|&k| arrays[k].expect("array")).collect();
+        // Device and iteration shape.
+        let all: Vec<&Array> = inputs
+            .iter()
+            .chain(&raws)
+            .copied()
+            .chain(out.iter().copied())
+            .collect();
+        let device = if all.is_empty() {
+            Device::current()?
+        } else {
+            same_device(op, all.iter().copied())?
+        };
+        let shaped: Vec<&Array> = inputs.iter().chain(out.iter()).copied().collect();
+        let shape = if shaped.is_empty() {
+            match size {
+                Some(n) => vec![n],
+                None => {
+                    return Err(Error::invalid(
+                        op,
+                        "loop size is undecided: no non-raw array argument; pass size",
+                    ))
+                }
+            }
+        } else {
+            let s = broadcast_all(op, &shaped)?;
+            if let Some(n) = size {
+                if n != s.iter().product::<usize>() {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "size {n} disagrees with the broadcast shape {s:?} of the arguments"
+                        ),
+                    ));
+                }
+            }
+            s
+        };
+        for o in out {
+            if o.shape() != shape.as_slice() {
+                return Err(Error::ShapeMismatch {
+                    op: format!("{op} (out)"),
+                    lhs: shape.clone(),
+                    rhs: o.shape().to_vec(),
+                });
+            }
+        }
+        for x in &inputs {
+            broadcast_shapes(op, x.shape(), &shape)?;
+        }
+        // Lower (cached per signature).
+        let size_param = params.len();
+        let lowered = {
+            let key = (names.clone(), types.clone());
+            let cached = self.cache.lock().expect("kernel cache").get(&key).cloned();
+            match cached {
+                Some(l) => l,
+                None => {
+                    let l = Arc::new(lower_elementwise(&ElementwiseSource {
+                        name: op,
+                        operation: &self.operation,
+                        preamble: &self.preamble,
+                        names: &names,
+                        types: &types,
+                        size_param: Some(size_param),
+                    })?);
+                    self.cache
+                        .lock()
+                        .expect("kernel cache")
+                        .insert(key, l.clone());
+                    l
+                }
+            }
+        };
+        if lowered.kernel.params.len() > size_param {
+            params.push(Scalar::Int64(shape.iter().product::<usize>() as i64));
+        }
+        // Outputs: the given ones, or new (zeros when the operation reads them).
+        let mut outputs: Vec<Array> = Vec::with_capacity(self.outs.len());
+        for (k, &dt) in out_types.iter().enumerate() {
+            outputs.push(match out.get(k) {
+                Some(o) => (*o).clone(),
+                None if lowered.output_reads.contains(&k) => Array::zeros_on(&device, &shape, dt)?,
+                None => Array::empty_on(&device, &shape, dt)?,
+            });
+        }
+        let mut kernel_inputs = inputs.clone();
+        for &k in &lowered.output_reads {
+            kernel_inputs.push(&outputs[k]);
+        }
+        let res = Elementwise {
+            op,
+            kernel: &lowered.kernel,
+            inputs: &kernel_inputs,
+            raws: &raws,
+            params,
+            outs: outputs.iter().map(Some).collect(),
+            device: Some(&device),
+            shape: Some(&shape),
+        }
+        .run()?;
+        Ok(if self.no_return { vec![] } else { res })
+    }
+}
+
+/// CuPy's `ReductionKernel`: `post_map(reduce(map(x...)))` over `axis`, on every backend.
+///
+/// ```
+/// use cupy::ReductionKernel;
+/// # fn main() -> cupy::Result<()> {
+/// let l2norm = ReductionKernel::new(
+///     "T x", "T y", "x * x", "a + b", "y = sqrt(a)", Some("0"), "l2norm",
+/// )?;
+/// let x = cupy::from_slice(&[3.0f32, 4.0, 0.0, 12.0], &[2, 2])?;
+/// let n = l2norm.call(&[(&x).into()], 1, false)?;
+/// assert_eq!(n.to_vec::<f32>()?, vec![5.0, 12.0]);
+/// # Ok(()) }
+/// ```
+pub struct ReductionKernel {
+    ins: Vec<ParamSpec>,
+    out: ParamSpec,
+    map_expr: String,
+    reduce_expr: String,
+    post_map_expr: String,
+    identity: String,
+    name: String,
+    reduce_type: Option<TypeSpec>,
+    preamble: String,
+}
+
+impl std::fmt::Debug for ReductionKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReductionKernel")
+            .field("name", &self.name)
+            .field("in_params", &self.ins)
+            .field("out_params", &self.out)
+            .finish()
+    }
+}
+
+impl ReductionKernel {
+    /// `cupy.ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr,
+    /// identity, name)`. `a` and `b` in `reduce_expr` are the values combined; `a` in
+    /// `post_map_expr` is the reduced value. The accumulator type (`reduce_type`) defaults to
+    /// the output's type, as in CuPy.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for malformed strings; [`Error::InvalidArgument`] for a bad name, other
+    /// than one output, a `raw` parameter, or no identity (`None`: not supported yet — give one).
+    pub fn new(
+        in_params: &str,
+        out_params: &str,
+        map_expr: &str,
+        reduce_expr: &str,
+        post_map_expr: &str,
+        identity: Option<&str>,
+        name: &str,
+    ) -> Result<Self> {
+        check_name(name)?;
+        let ins = parse_params(name, "in_params", in_params)?;
+        let mut outs = parse_params(name, "out_params", out_params)?;
+        if outs.len() != 1 {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "ReductionKernel takes exactly one output, got {}",
+                    outs.len()
+                ),
+            ));
+        }
+        if let Some(p) = ins.iter().chain(&outs).find(|p| p.raw) {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "raw parameter {} is not supported in a ReductionKernel",
+                    p.name
+                ),
+            ));
+        }
+        let identity = identity.ok_or_else(|| {
+            Error::invalid(
+                name,
+                "a ReductionKernel without identity is not supported yet; pass one (e.g. \"0\")",
+            )
+        })?;
+        Ok(ReductionKernel {
+            ins,
+            out: outs.remove(0),
+            map_expr: map_expr.into(),
+            reduce_expr: reduce_expr.into(),
+            post_map_expr: post_map_expr.into(),
+            identity: identity.into(),
+            name: name.into(),
+            reduce_type: None,
+            preamble: String::new(),
+        })
+    }
+
+    /// Sets `reduce_type` (a type name or a placeholder), the accumulator type.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] if it is not a type.
+    pub fn with_reduce_type(mut self, reduce_type: &str) -> Result<Self> {
+        let p = parse_params(&self.name, "reduce_type", &format!("{reduce_type} _acc"))?;
+        self.reduce_type = p.into_iter().next().map(|p| p.ty);
+        Ok(self)
+    }
+
+    /// Sets the preamble (helper functions).
+    pub fn with_preamble(mut self, preamble: &str) -> Self {
+        self.preamble = preamble.into();
+        self
+    }
+
+    /// Reduces over `axis` (`Axes::All` for every axis, as CuPy's `axis=None`).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for type errors in the expressions; argument, shape, axis, dtype and
+    /// device errors as [`ElementwiseKernel::call_with`] and [`crate::sum`] give them.
+    pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+        let op = self.name.as_str();
+        if args.len() != self.ins.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "takes {} input arguments, got {}",
+                    self.ins.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let types = resolve_types(op, &self.ins, args, &[], &[])?;
+        let mut names = vec![];
+        let mut arrays: Vec<Array> = vec![];
+        let mut params = vec![];
+        for (p, a) in self.ins.iter().zip(args) {
+            let dtype = type_of(op, p, &types)?;
+            let binding = match a {
+                Arg::Array(x) => {
+                    arrays.push(if x.dtype() != dtype {
+                        x.astype(dtype)?
+                    } else {
+                        (*x).clone()
+                    });
+                    Binding::Input(arrays.len() - 1)
+                }
+                a => {
+                    params.push(scalar_value(op, a, dtype)?);
+                    Binding::Param(params.len() - 1)
+                }
+            };
+            names.push(Name {
+                name: p.name.clone(),
+                dtype,
+                binding,
+            });
+        }
+        if arrays.is_empty() {
+            return Err(Error::invalid(op, "a reduction needs an array argument"));
+        }
+        let out_dtype = type_of(op, &self.out, &types)?;
+        let acc = match &self.reduce_type {
+            None => out_dtype,
+            Some(TypeSpec::DType(d)) => *d,
+            Some(TypeSpec::Placeholder(t)) => types
+                .iter()
+                .find(|(n, _)| n == t)
+                .map(|(_, d)| *d)
+                .ok_or_else(|| {
+                Error::invalid(op, format!("reduce_type placeholder {t} is not bound"))
+            })?,
+        };
+        let refs: Vec<&Array> = arrays.iter().collect();
+        let shape = broadcast_all(op, &refs)?;
+        let views: Vec<Array> = arrays
+            .iter()
+            .map(|a| a.broadcast_to(&shape))
+            .collect::<Result<_>>()?;
+        let axes = axis.into();
+        let red = crate::ops::reduce::normalize_axes(op, &axes, shape.len())?;
+        let in_size: usize = shape.iter().product();
+        let out_size: usize = shape
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !red.contains(i))
+            .map(|(_, d)| d)
+            .product();
+        let n_params = params.len();
+        let kernel = lower_reduction(&ReductionSource {
+            name: op,
+            map_expr: &self.map_expr,
+            reduce_expr: &self.reduce_expr,
+            post_map_expr: &self.post_map_expr,
+            identity: &self.identity,
+            preamble: &self.preamble,
+            names: &names,
+            output: (&self.out.name, out_dtype),
+            acc,
+            types: &types,
+            size_params: Some((n_params, n_params + 1)),
+        })?;
+        if kernel.params.len() > n_params {
+            params.push(Scalar::Int64(in_size as i64));
+            params.push(Scalar::Int64(out_size as i64));
+        }
+        let view_refs: Vec<&Array> = views.iter().collect();
+        reduce_with(op, &kernel, params, &view_refs, &axes, keepdims)
+    }
+}
