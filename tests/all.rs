@@ -5,6 +5,7 @@
 mod common;
 
 mod creation;
+mod custom;
 mod device;
 mod errors;
 mod linalg;
