@@ -161,6 +161,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x2.t().copy().map(|_| ()));
         b.report(&case, r, gb(8.0 * n as f64));
     }
+    // User kernels (issue 5): CuPy's ElementwiseKernel/ReductionKernel strings and fuse.
+    let case = format!("squared_diff_f32_{sfx}");
+    if b.want(&case) {
+        let r = (|| {
+            let sq = cp::ElementwiseKernel::new(
+                "float32 x, float32 y",
+                "float32 z",
+                "z = (x - y) * (x - y)",
+                "squared_diff",
+            )?;
+            b.time(3, 10, || {
+                sq.call_with(&[(&x).into(), (&y).into()], &[&z], None)
+                    .map(|_| ())
+            })
+        })();
+        b.report(&case, r, gb(12.0 * n as f64));
+    }
+    let case = format!("reductionkernel_sum_f32_{sfx}");
+    if b.want(&case) {
+        let r = (|| {
+            let sum_kernel = cp::ReductionKernel::new(
+                "T x",
+                "T y",
+                "x",
+                "a + b",
+                "y = a",
+                Some("0"),
+                "sum_kernel",
+            )?;
+            b.time(3, 10, || {
+                sum_kernel
+                    .call(&[(&x).into()], cp::Axes::All, false)
+                    .map(|_| ())
+            })
+        })();
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    // A 4-op chain `(x * 2 + y) * x - y`, fused into one kernel and as four ufunc calls.
+    let case = format!("fused_chain4_f32_{sfx}");
+    if b.want(&case) {
+        let f = cp::fuse(|x: cp::Sym, y: cp::Sym| (x * 2.0 + y) * x - y);
+        let r = b.time(3, 10, || f.call(&[(&x).into(), (&y).into()]).map(|_| ()));
+        b.report(&case, r, gb(12.0 * n as f64));
+    }
+    let case = format!("unfused_chain4_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || {
+            let t = ((&(&(&x * 2.0)? + &y)? * &x)? - &y)?;
+            drop(t);
+            Ok(())
+        });
+        b.report(&case, r, gb(12.0 * n as f64));
+    }
     drop((x2, z));
 
     let mm = if quick { 256 } else { 8192 };
