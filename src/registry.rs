@@ -122,7 +122,7 @@ pub fn routines() -> Vec<Routine> {
             &format!("cupy.{}", u.name()),
             "ufunc",
             if transcendental {
-                [Yes, Partial, No, No]
+                [Yes, Partial, Yes, Partial]
             } else {
                 all
             },
@@ -140,13 +140,13 @@ pub fn routines() -> Vec<Routine> {
     add(
         "cupy.matmul",
         "linalg",
-        [Yes, Partial, No, No],
+        [Yes, Partial, Yes, Partial],
         "wgpu: float32/float64 only",
     );
     add(
         "cupy.dot",
         "linalg",
-        [Yes, Partial, No, No],
+        [Yes, Partial, Yes, Partial],
         "1-D and 2-D operands; wgpu: float32/float64 only",
     );
     add(
@@ -154,6 +154,24 @@ pub fn routines() -> Vec<Routine> {
         "signal",
         all,
         "boundary='fill', fillvalue=0",
+    );
+    add(
+        "cupy.ElementwiseKernel",
+        "custom kernels",
+        all,
+        "CuPy's strings parsed to the IR; raw outputs and complex arithmetic not yet",
+    );
+    add(
+        "cupy.ReductionKernel",
+        "custom kernels",
+        all,
+        "identity required; reduce_type defaults to the output type",
+    );
+    add(
+        "cupy.fuse",
+        "custom kernels",
+        all,
+        "closures over Sym; a reduction only as the last step",
     );
     add("cupy.show_config", "devices", all, "");
     v
