@@ -141,13 +141,13 @@ pub fn routines() -> Vec<Routine> {
         "cupy.matmul",
         "linalg",
         [Yes, Partial, Yes, Partial],
-        "wgpu: float32/float64 only",
+        "BLAS for floats (wgpu: float32/float64; cuda: float16/bfloat16/float32/float64); integer and bool as one IR kernel with NumPy's wrap-around everywhere; complex on cpu only",
     );
     add(
         "cupy.dot",
         "linalg",
         [Yes, Partial, Yes, Partial],
-        "1-D and 2-D operands; wgpu: float32/float64 only",
+        "1-D and 2-D operands; dtypes as matmul",
     );
     add(
         "cupyx.scipy.signal.convolve2d",

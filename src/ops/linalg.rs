@@ -131,20 +131,30 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
             strides: vec![(m * n) as isize, n as isize, 1],
             offset: 0,
         };
-        device.backend().gemm(&GemmCall {
+        let r = device.backend().gemm(&GemmCall {
             a: Operand {
                 buffer: &la.0.buffer,
-                layout: la.1,
+                layout: la.1.clone(),
             },
             b: Operand {
                 buffer: &lb.0.buffer,
-                layout: lb.1,
+                layout: lb.1.clone(),
             },
             c: Operand {
                 buffer: &c.buffer,
                 layout: lc,
             },
-        })?;
+        });
+        match r {
+            // No vendor BLAS has NumPy's wrap-around integer (or boolean) GEMM: one IR kernel
+            // does it on every backend.
+            Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })
+                if t.is_integer() || t.is_bool() =>
+            {
+                gemm_ir(&device, (&la.0, &la.1), (&lb.0, &lb.1), &c, [bs, m, n, k])?
+            }
+            r => r?,
+        }
     }
     let mut final_shape: Vec<isize> = batch.iter().map(|&d| d as isize).collect();
     if !a1 {
@@ -154,6 +164,122 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
         final_shape.push(n as isize);
     }
     c.reshape(&final_shape)
+}
+
+/// Integer/boolean GEMM as one IR kernel: `c[b, i, j] = sum_k a[b, i, k] * b[b, k, j]`, in the
+/// dtype with wrap-around (NumPy's integer `matmul` loop; bool is `any(a & b)`). Operands are
+/// read through their strides (raw loads with the layouts as parameters); `c` is contiguous.
+fn gemm_ir(
+    device: &crate::device::Device,
+    a: (&Array, &Layout),
+    b: (&Array, &Layout),
+    c: &Array,
+    [bs, m, n, k]: [usize; 4],
+) -> Result<()> {
+    use cupy_core::dtype::DType;
+    use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+    use cupy_core::scalar::Scalar;
+    let t = c.dtype();
+    let i64c = |v: i64| Expr::constant(Scalar::Int64(v));
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let bin = |op, x, y| Expr::binary(op, x, y);
+    // Params: n, m, k, a strides (3) + offset, b strides (3) + offset.
+    let idx = Expr::index();
+    let col = bin(BinaryOp::Mod, idx.clone(), p(0));
+    let row = bin(BinaryOp::Mod, bin(BinaryOp::Div, idx.clone(), p(0)), p(1));
+    let bat = bin(BinaryOp::Div, idx, bin(BinaryOp::Mul, p(0), p(1)));
+    let kk = Expr::var(1, DType::Int64);
+    let addr = |base: usize, x: Expr, y: Expr| {
+        bin(
+            BinaryOp::Add,
+            p(base + 3),
+            bin(
+                BinaryOp::Add,
+                bin(BinaryOp::Mul, bat.clone(), p(base)),
+                bin(
+                    BinaryOp::Add,
+                    bin(BinaryOp::Mul, x, p(base + 1)),
+                    bin(BinaryOp::Mul, y, p(base + 2)),
+                ),
+            ),
+        )
+    };
+    let av = Expr::load(0, t, addr(3, row, kk.clone()));
+    let bv = Expr::load(1, t, addr(7, kk, col));
+    let acc = Expr::var(0, t);
+    let step = if t.is_bool() {
+        bin(BinaryOp::Or, acc.clone(), bin(BinaryOp::And, av, bv))
+    } else {
+        bin(BinaryOp::Add, acc.clone(), bin(BinaryOp::Mul, av, bv))
+    };
+    let kernel = Kernel {
+        name: "matmul_int".into(),
+        inputs: vec![],
+        outputs: vec![t],
+        raws: vec![t, t],
+        params: vec![DType::Int64; 11],
+        locals: vec![t, DType::Int64],
+        body: vec![
+            Stmt::Let {
+                var: 0,
+                value: Expr::constant(Scalar::zero(t)),
+            },
+            Stmt::For {
+                var: 1,
+                start: i64c(0),
+                end: p(2),
+                body: vec![Stmt::Assign {
+                    var: 0,
+                    value: step,
+                }],
+            },
+            Stmt::Store {
+                output: 0,
+                value: acc,
+            },
+        ],
+    };
+    let flat = |x: &Array| {
+        let len = x.buffer.len();
+        Array::from_parts(
+            x.device().clone(),
+            x.buffer.clone(),
+            Layout {
+                shape: vec![len],
+                strides: vec![1],
+                offset: 0,
+            },
+        )
+    };
+    let (fa, fb) = (flat(a.0)?, flat(b.0)?);
+    let lay = |l: &Layout| {
+        [
+            Scalar::Int64(l.strides[0] as i64),
+            Scalar::Int64(l.strides[1] as i64),
+            Scalar::Int64(l.strides[2] as i64),
+            Scalar::Int64(l.offset as i64),
+        ]
+    };
+    let mut params = vec![
+        Scalar::Int64(n as i64),
+        Scalar::Int64(m as i64),
+        Scalar::Int64(k as i64),
+    ];
+    params.extend(lay(a.1));
+    params.extend(lay(b.1));
+    let out = c.reshape(&[(bs * m * n) as isize])?;
+    crate::ops::launch::Elementwise {
+        op: "matmul",
+        kernel: &kernel,
+        inputs: &[],
+        raws: &[&fa, &fb],
+        params,
+        outs: vec![Some(&out)],
+        device: Some(device),
+        shape: Some(&[bs * m * n]),
+    }
+    .run()?;
+    Ok(())
 }
 
 /// `numpy.dot(a, b)` for 1-D and 2-D operands (where it equals `matmul`).

@@ -644,6 +644,16 @@ def gen_linalg():
         add(f"dot/{dt}/2d@1d_T", "dot", r(4, 6, dt=dt), [T()], r(4, dt=dt), [])
     add("matmul/float32@float64", "matmul", r(3, 4, dt="float32"), [], r(4, 2, dt="float64"), [])
     add("matmul/int32/2d", "matmul", r(3, 4, dt="int32"), [], r(4, 5, dt="int32"), [])
+    # Integer and boolean matmul: NumPy's loop accumulates in the dtype with wrap-around.
+    big8 = rng.integers(60, 120, (3, 16)).astype(np.int8)
+    add("matmul/int8/wraps", "matmul", big8, [], big8.T.copy(), [])
+    add("matmul/uint8/wraps", "matmul", big8.astype(np.uint8), [], big8.T.astype(np.uint8), [])
+    add("matmul/int64/batched_bcast_T", "matmul", r(2, 1, 5, 4, dt="int64"), [sl("...", [None, None, None], [None, None, None])], r(3, 5, 6, dt="int64"), [])
+    add("matmul/int16/aT_strided", "matmul", r(9, 5, dt="int16"), [T()], r(9, 8, dt="int16"), [sl([None, None, 3], [None, None, -1])])
+    add("matmul/uint32/1d@2d", "matmul", r(6, dt="int32").astype(np.uint32), [], r(6, 3, dt="int32").astype(np.uint32), [])
+    bools = rng.integers(0, 2, (4, 7)).astype(bool)
+    add("matmul/bool/2d", "matmul", bools, [], bools.T.copy(), [])
+    add("matmul/bool@int32", "matmul", bools, [], r(7, 2, dt="int32"), [])
     g.write()
 
 
