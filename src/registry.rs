@@ -106,6 +106,12 @@ pub fn routines() -> Vec<Routine> {
         all,
         "s![] with Python slice semantics",
     );
+    add(
+        "cupy.take / ndarray.take",
+        "indexing",
+        all,
+        "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap",
+    );
     for u in Ufunc::ALL {
         let transcendental = matches!(
             u,

@@ -8,6 +8,7 @@ mod creation;
 mod custom;
 mod device;
 mod errors;
+mod indexing;
 mod linalg;
 mod printing;
 mod props;

@@ -1,6 +1,7 @@
 //! Array operations, each defined once over the kernel IR.
 
 pub mod creation;
+pub mod indexing;
 pub mod launch;
 pub mod linalg;
 pub mod operators;

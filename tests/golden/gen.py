@@ -184,7 +184,7 @@ def record(g, cid, op, inputs, fn, kwargs=None, extra=None):
     try:
         with np.errstate(all="ignore"):
             r = fn()
-    except (TypeError, OverflowError, ValueError) as e:
+    except (TypeError, OverflowError, ValueError, IndexError) as e:
         c["error"] = type(e).__name__ if not isinstance(e, TypeError) else "TypeError"
         c["message"] = str(e)
         g.case(**c)
@@ -1006,6 +1006,34 @@ def gen_custom():
     g.write()
 
 
+# ---------- integer-array indexing (take) ----------
+
+def gen_indexing():
+    g = Group("indexing")
+    rng = np.random.default_rng(5)
+    a3 = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+    def add(cid, base, steps, idx, axis):
+        ia, a = operand(g, base, steps)
+        ii, i = operand(g, idx)
+        record(g, cid, "take", [ia, ii], lambda: np.take(a, i, axis=axis), {"axis": axis})
+
+    add("take/flat", a3, [], np.array([0, 59, 7, -1, -60], dtype=np.int64), None)
+    add("take/axis0", a3, [], np.array([2, 0, -1], dtype=np.int32), 0)
+    add("take/axis1_2d_indices", a3, [], np.array([[3, 0], [1, 1]], dtype=np.int64), 1)
+    add("take/axis_last_neg", a3, [], np.array([4, -5, 2], dtype=np.int16), -1)
+    add("take/transposed_src", a3, [T()], np.array([1, 0, 1], dtype=np.int64), 1)
+    add("take/uint8_idx_int8_src", (np.arange(20) - 10).astype(np.int8), [], np.array([0, 19, 5], dtype=np.uint8), 0)
+    add("take/bool_idx", np.array([10, 20], dtype=np.int64), [], np.array([True, False, True]), 0)
+    add("take/empty_idx", a3, [], np.zeros((0,), dtype=np.int64), 1)
+    add("take/scalar_idx", a3, [], np.array(2, dtype=np.int64), 2)
+    add("take/float64", rng.uniform(-1, 1, (6, 3)), [], rng.integers(-6, 6, (4, 2)), 0)
+    add("take/out_of_bounds", a3, [], np.array([0, 3], dtype=np.int64), 0)
+    add("take/out_of_bounds_neg", a3, [], np.array([-6], dtype=np.int64), 1)
+    add("take/float_indices", a3, [], np.array([0.0, 1.0]), 0)
+    g.write()
+
+
 if __name__ == "__main__":
     gen_creation()
     gen_astype()
@@ -1016,5 +1044,6 @@ if __name__ == "__main__":
     gen_views()
     gen_printing()
     gen_custom()
+    gen_indexing()
     total = sum(os.path.getsize(os.path.join(HERE, f)) for f in os.listdir(HERE) if f.endswith((".npys", ".json")))
     print(f"total {total} bytes")
