@@ -160,8 +160,9 @@ pub(crate) fn fold(e: &Expr) -> Option<Scalar> {
                 Scalar::BFloat16(x) => Scalar::BFloat16(-x),
                 Scalar::Float32(x) => Scalar::Float32(-x),
                 Scalar::Float64(x) => Scalar::Float64(-x),
-                s if s.dtype().is_integer() => Scalar::Int64(0i64.wrapping_sub(s.to_i128() as i64))
-                    .cast(s.dtype()),
+                s if s.dtype().is_integer() => {
+                    Scalar::Int64(0i64.wrapping_sub(s.to_i128() as i64)).cast(s.dtype())
+                }
                 _ => return None,
             })
         }
@@ -357,7 +358,10 @@ impl Cx<'_> {
     fn resolve_d(&self, pos: usize, words: &[String]) -> PResult<DType> {
         match self.resolve(pos, words)? {
             Ty::D(d) => Ok(d),
-            Ty::Auto => self.err(pos, "`auto` is only allowed in a declaration with an initialiser"),
+            Ty::Auto => self.err(
+                pos,
+                "`auto` is only allowed in a declaration with an initialiser",
+            ),
         }
     }
 
@@ -415,7 +419,10 @@ impl Cx<'_> {
                 };
                 let iv = self.expr(ix)?;
                 if !(iv.ty().is_integer() || iv.ty().is_bool()) {
-                    return self.err(ix.pos, format!("array index must be an integer, not {}", iv.ty()));
+                    return self.err(
+                        ix.pos,
+                        format!("array index must be an integer, not {}", iv.ty()),
+                    );
                 }
                 let mut idx = self.conv(&iv, DType::Int64);
                 if !self.guards.is_empty() {
@@ -496,10 +503,9 @@ impl Cx<'_> {
                 }
                 Sym::LoopVar { value } => Ok(Val::strong(value)),
                 Sym::Fixed { e, .. } => Ok(Val::strong(e)),
-                Sym::Raw { .. } => self.err(
-                    pos,
-                    format!("raw array `{n}` must be indexed (`{n}[j]`)"),
-                ),
+                Sym::Raw { .. } => {
+                    self.err(pos, format!("raw array `{n}` must be indexed (`{n}[j]`)"))
+                }
             };
         }
         if n == "i" {
@@ -644,7 +650,12 @@ impl Cx<'_> {
                 if !is_int(av.ty()) || !is_int(bv.ty()) {
                     return self.err(
                         pos,
-                        format!("`{}` needs integer operands, not {} and {}", op.symbol(), av.ty(), bv.ty()),
+                        format!(
+                            "`{}` needs integer operands, not {} and {}",
+                            op.symbol(),
+                            av.ty(),
+                            bv.ty()
+                        ),
                     );
                 }
                 let t = promote_int(av.ty());
@@ -656,7 +667,12 @@ impl Cx<'_> {
                 if !is_int(av.ty()) || !is_int(bv.ty()) {
                     return self.err(
                         pos,
-                        format!("`{}` needs integer operands, not {} and {}", op.symbol(), av.ty(), bv.ty()),
+                        format!(
+                            "`{}` needs integer operands, not {} and {}",
+                            op.symbol(),
+                            av.ty(),
+                            bv.ty()
+                        ),
                     );
                 }
                 let t = self.common(&av, &bv);
@@ -710,7 +726,8 @@ impl Cx<'_> {
                                 BOp::Rem if y != 0 => x.checked_rem(y),
                                 _ => None,
                             };
-                            r.filter(|v| Lit::I(*v).scalar(t).to_i128() == *v).map(Lit::I)
+                            r.filter(|v| Lit::I(*v).scalar(t).to_i128() == *v)
+                                .map(Lit::I)
                         }
                     };
                     if let Some(l) = r {
@@ -778,11 +795,44 @@ impl Cx<'_> {
         let known = |n: &str| {
             matches!(
                 n,
-                "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "tanh" | "floor" | "ceil"
-                    | "fabs" | "fmax" | "fmin" | "pow" | "atan2" | "rsqrt" | "exp2" | "exp10"
-                    | "log2" | "log10" | "log1p" | "expm1" | "sinh" | "cosh" | "asin" | "acos"
-                    | "atan" | "asinh" | "acosh" | "atanh" | "trunc" | "round" | "rint"
-                    | "nearbyint" | "fmod" | "hypot" | "fma" | "copysign" | "fdivide"
+                "sqrt"
+                    | "exp"
+                    | "log"
+                    | "sin"
+                    | "cos"
+                    | "tan"
+                    | "tanh"
+                    | "floor"
+                    | "ceil"
+                    | "fabs"
+                    | "fmax"
+                    | "fmin"
+                    | "pow"
+                    | "atan2"
+                    | "rsqrt"
+                    | "exp2"
+                    | "exp10"
+                    | "log2"
+                    | "log10"
+                    | "log1p"
+                    | "expm1"
+                    | "sinh"
+                    | "cosh"
+                    | "asin"
+                    | "acos"
+                    | "atan"
+                    | "asinh"
+                    | "acosh"
+                    | "atanh"
+                    | "trunc"
+                    | "round"
+                    | "rint"
+                    | "nearbyint"
+                    | "fmod"
+                    | "hypot"
+                    | "fma"
+                    | "copysign"
+                    | "fdivide"
             )
         };
         let (base, f32v) = match bare.strip_suffix('f') {
@@ -794,7 +844,10 @@ impl Cx<'_> {
                 return perr(
                     self.part,
                     pos,
-                    format!("`{name}` takes {n} argument{}", if n == 1 { "" } else { "s" }),
+                    format!(
+                        "`{name}` takes {n} argument{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
                 );
             }
             Ok(())
@@ -822,7 +875,7 @@ impl Cx<'_> {
             "isnan" | "isinf" | "isfinite" | "signbit" if !f32v => {
                 arity(1)?;
                 if args[0].ty().is_integer() || args[0].ty().is_bool() {
-                    let r = base == "isfinite" || (base == "signbit" && false);
+                    let r = base == "isfinite";
                     if base == "signbit" {
                         let t = args[0].ty();
                         let x = self.conv(&args[0], t);
@@ -987,7 +1040,11 @@ impl Cx<'_> {
                     bin(
                         B::Div,
                         x2.clone(),
-                        bin(B::Add, fconst(t, 1.0), un(U::Sqrt, bin(B::Add, fconst(t, 1.0), x2))),
+                        bin(
+                            B::Add,
+                            fconst(t, 1.0),
+                            un(U::Sqrt, bin(B::Add, fconst(t, 1.0), x2)),
+                        ),
                     ),
                 );
                 let inner = self.bind(inner);
@@ -1108,7 +1165,10 @@ impl Cx<'_> {
                 let r = bin(
                     B::Mul,
                     m.clone(),
-                    un(U::Sqrt, bin(B::Add, fconst(t, 1.0), bin(B::Mul, q.clone(), q))),
+                    un(
+                        U::Sqrt,
+                        bin(B::Add, fconst(t, 1.0), bin(B::Mul, q.clone(), q)),
+                    ),
                 );
                 s(Expr::select(
                     bin(B::Eq, m.clone(), fconst(t, 0.0)),
@@ -1182,7 +1242,11 @@ impl Cx<'_> {
     fn expm1(&mut self, x: Expr, t: DType) -> Expr {
         let u = self.bind(un(U::Exp, x.clone()));
         let um1 = self.bind(bin(B::Sub, u.clone(), fconst(t, 1.0)));
-        let r = bin(B::Div, bin(B::Mul, um1.clone(), x.clone()), un(U::Log, u.clone()));
+        let r = bin(
+            B::Div,
+            bin(B::Mul, um1.clone(), x.clone()),
+            un(U::Log, u.clone()),
+        );
         let r = Expr::select(un(U::IsInf, u.clone()), u.clone(), r);
         let r = Expr::select(bin(B::Eq, um1, fconst(t, -1.0)), fconst(t, -1.0), r);
         Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x, r)
@@ -1190,7 +1254,10 @@ impl Cx<'_> {
 
     fn inline_call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
         if self.inline.iter().any(|(n, _, _)| n == name) {
-            return self.err(pos, format!("recursive call of `{name}` (recursion is not supported)"));
+            return self.err(
+                pos,
+                format!("recursive call of `{name}` (recursion is not supported)"),
+            );
         }
         if self.inline.len() >= MAX_INLINE {
             return self.err(pos, "preamble calls nested too deeply");
@@ -1199,7 +1266,11 @@ impl Cx<'_> {
         if args.len() != f.params.len() {
             return self.err(
                 pos,
-                format!("`{name}` takes {} arguments, {} given", f.params.len(), args.len()),
+                format!(
+                    "`{name}` takes {} arguments, {} given",
+                    f.params.len(),
+                    args.len()
+                ),
             );
         }
         let mut vals = vec![];
@@ -1328,13 +1399,15 @@ impl Cx<'_> {
                         (Ty::D(d), Some(e)) => {
                             let v = self.expr(e)?;
                             if v.ty().is_complex() && !d.is_complex() {
-                                return self.err(e.pos, "converting complex to real is not supported");
+                                return self
+                                    .err(e.pos, "converting complex to real is not supported");
                             }
                             (d, self.conv(&v, d))
                         }
                         (Ty::D(d), None) => {
                             if konst {
-                                return self.err(*dpos, format!("const `{name}` needs an initialiser"));
+                                return self
+                                    .err(*dpos, format!("const `{name}` needs an initialiser"));
                             }
                             (d, c(Scalar::zero(d)))
                         }
@@ -1347,8 +1420,8 @@ impl Cx<'_> {
                         }
                     };
                     self.check_size(*dpos, &value)?;
-                    let uniform =
-                        (self.stmt_mode && is_uniform(&value, &self.loop_vars)).then(|| value.clone());
+                    let uniform = (self.stmt_mode && is_uniform(&value, &self.loop_vars))
+                        .then(|| value.clone());
                     let slot = self.new_local(d, value);
                     self.declare(
                         *dpos,
@@ -1425,9 +1498,8 @@ impl Cx<'_> {
                     for (d, t) in self.out_def.iter_mut().zip(then_def) {
                         *d = *d && t;
                     }
-                    let n = self.env.len().min(then_env.len());
-                    for k in 0..n {
-                        let merged = match (&then_env[k], &self.env[k]) {
+                    for (k, te) in then_env.iter().enumerate().take(self.env.len()) {
+                        let merged = match (te, &self.env[k]) {
                             (Some(a), Some(b)) if a == b => Some(a.clone()),
                             (Some(a), Some(b)) => {
                                 Some(Expr::select(cb.clone(), a.clone(), b.clone()))
@@ -1444,7 +1516,10 @@ impl Cx<'_> {
             }
             St::For { pos, .. } if !self.stmt_mode => self.err(
                 *pos,
-                format!("loops are not supported in {} (it must fold to one expression)", self.part),
+                format!(
+                    "loops are not supported in {} (it must fold to one expression)",
+                    self.part
+                ),
             ),
             St::For {
                 pos,
@@ -1464,7 +1539,10 @@ impl Cx<'_> {
                 let e = self.conv(&v, ty);
                 self.check_size(*pos, &e)?;
                 if self.stmt_mode {
-                    self.emit(Stmt::Assign { var: slot, value: e });
+                    self.emit(Stmt::Assign {
+                        var: slot,
+                        value: e,
+                    });
                 } else {
                     self.env[slot] = Some(e);
                 }
@@ -1509,7 +1587,10 @@ impl Cx<'_> {
                             format!("`{n}` is a loop bound and cannot be modified inside the loop"),
                         );
                     }
-                    self.emit(Stmt::Assign { var: slot, value: e });
+                    self.emit(Stmt::Assign {
+                        var: slot,
+                        value: e,
+                    });
                 } else {
                     self.env[slot] = Some(e);
                 }
@@ -1519,9 +1600,10 @@ impl Cx<'_> {
                 lv.pos,
                 format!("the loop variable `{n}` cannot be modified in the loop body"),
             ),
-            Some(Sym::Fixed { what, .. }) => {
-                self.err(lv.pos, format!("cannot assign to `{n}`: {what} are read-only"))
-            }
+            Some(Sym::Fixed { what, .. }) => self.err(
+                lv.pos,
+                format!("cannot assign to `{n}`: {what} are read-only"),
+            ),
             Some(Sym::Raw { .. }) => self.err(lv.pos, "raw arrays are read-only in custom kernels"),
             None if n == "i" => self.err(lv.pos, "cannot assign to `i`"),
             None => self.err(lv.pos, format!("unknown name `{n}`")),
@@ -1539,16 +1621,30 @@ impl Cx<'_> {
         const MSG: &str = "only counted loops `for (int j = A; j < B; j++)` (or `<=`, `>`, `>=`, \
                            `j += c`, `j--`) with uniform bounds are supported";
         let bad = |cx: &Self, p: usize, what: &str| cx.err(p, format!("{what}: {MSG}"));
-        let Some(St::Decl { pos: dpos, ty, vars }) = init else {
+        let Some(St::Decl {
+            pos: dpos,
+            ty,
+            vars,
+        }) = init
+        else {
             return bad(self, pos, "the loop must declare its variable");
         };
         let [(vpos, var, Some(start))] = vars.as_slice() else {
-            return bad(self, *dpos, "the loop must declare one initialised variable");
+            return bad(
+                self,
+                *dpos,
+                "the loop must declare one initialised variable",
+            );
         };
         let vt = match self.resolve(*dpos, ty)? {
             Ty::D(d) if d.is_integer() => d,
             Ty::Auto => DType::Int32,
-            Ty::D(d) => return self.err(*dpos, format!("the loop variable must be an integer, not {d}")),
+            Ty::D(d) => {
+                return self.err(
+                    *dpos,
+                    format!("the loop variable must be an integer, not {d}"),
+                )
+            }
         };
         // Step: +s or -s with s a positive integer literal.
         let lit_step = |e: &Ex| -> Option<i64> {
@@ -1610,7 +1706,13 @@ impl Cx<'_> {
             (BOp::Lt, true) | (BOp::Gt, false) => false,
             (BOp::Ne, _) if stepv.abs() == 1 => false,
             (BOp::Le, true) | (BOp::Ge, false) => true,
-            _ => return bad(self, cond.pos, "the condition does not match the step direction"),
+            _ => {
+                return bad(
+                    self,
+                    cond.pos,
+                    "the condition does not match the step direction",
+                )
+            }
         };
         // Bounds, with uniform locals substituted.
         let uniform_bound = |cx: &mut Self, e: &Ex| -> PResult<(Expr, Vec<usize>)> {
@@ -1619,7 +1721,10 @@ impl Cx<'_> {
             let used = cx.bound_mode.take().unwrap_or_default();
             let v = r?;
             if !(v.ty().is_integer() || v.ty().is_bool()) {
-                return cx.err(e.pos, format!("loop bounds must be integers, not {}", v.ty()));
+                return cx.err(
+                    e.pos,
+                    format!("loop bounds must be integers, not {}", v.ty()),
+                );
             }
             let x = cx.conv(&v, DType::Int64);
             if !is_uniform(&x, &cx.loop_vars) {

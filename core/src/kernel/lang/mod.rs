@@ -170,14 +170,22 @@ fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
                 TypeSpec::Placeholder(tw[0].to_string())
             }
             None => {
-                return syntax::perr(PART_PARAMS, tpos, format!("unknown type `{}`", tw.join(" ")))
+                return syntax::perr(
+                    PART_PARAMS,
+                    tpos,
+                    format!("unknown type `{}`", tw.join(" ")),
+                )
             }
         };
         if types::is_reserved_name(name) {
             return syntax::perr(PART_PARAMS, npos, format!("`{name}` is a reserved name"));
         }
         if out.iter().any(|q| q.name == name) {
-            return syntax::perr(PART_PARAMS, npos, format!("duplicate parameter name `{name}`"));
+            return syntax::perr(
+                PART_PARAMS,
+                npos,
+                format!("duplicate parameter name `{name}`"),
+            );
         }
         out.push(ParamSpec {
             name: name.to_string(),
@@ -246,7 +254,11 @@ fn parse_preamble(
         .expect("preamble");
     for f in b.funcs(top)? {
         if map.contains_key(&f.name) {
-            return syntax::perr("preamble", f.pos, format!("function `{}` defined twice", f.name));
+            return syntax::perr(
+                "preamble",
+                f.pos,
+                format!("function `{}` defined twice", f.name),
+            );
         }
         map.insert(f.name.clone(), f);
     }
@@ -310,7 +322,10 @@ fn dense(
         .enumerate()
         .map(|(k, d)| {
             d.ok_or_else(|| {
-                Error::invalid(format!("kernel {kernel}"), format!("no name bound to {what} {k}"))
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to {what} {k}"),
+                )
             })
         })
         .collect()
@@ -382,7 +397,10 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
         .enumerate()
         .map(|(k, d)| {
             d.ok_or_else(|| {
-                Error::invalid(format!("kernel {kernel}"), format!("no name bound to param {k}"))
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to param {k}"),
+                )
             })
         })
         .collect::<Result<_>>()?;
@@ -528,7 +546,10 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
         .enumerate()
         .map(|(k, d)| {
             d.ok_or_else(|| {
-                Error::invalid(format!("kernel {kernel}"), format!("no name bound to param {k}"))
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to param {k}"),
+                )
             })
         })
         .collect::<Result<_>>()?;
@@ -672,7 +693,9 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
                     return Err(err(PErr {
                         part: "post_map_expr",
                         pos: 0,
-                        msg: format!("post_map_expr must assign the output `{out_name}` on every path"),
+                        msg: format!(
+                            "post_map_expr must assign the output `{out_name}` on every path"
+                        ),
                     }))
                 }
             }

@@ -51,8 +51,13 @@ pub(crate) fn resolve_type<S: AsRef<str>>(words: &[S], types: &[(String, DType)]
         "uint32" | "unsigned" | "unsigned int" | "uint32_t" => UInt32,
         "int64" | "long" | "long int" | "signed long" | "long long" | "long long int"
         | "signed long long" | "int64_t" | "ptrdiff_t" | "ssize_t" => Int64,
-        "uint64" | "unsigned long" | "unsigned long int" | "unsigned long long"
-        | "unsigned long long int" | "uint64_t" | "size_t" => UInt64,
+        "uint64"
+        | "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t" => UInt64,
         "float16" | "half" | "__half" => Float16,
         "bfloat16" | "__nv_bfloat16" | "__hip_bfloat16" => BFloat16,
         "float32" | "float" => Float32,
@@ -109,7 +114,11 @@ fn float_rank(d: DType) -> u8 {
 /// C's usual arithmetic conversions for two (strong) operand types.
 pub(crate) fn usual(a: DType, b: DType) -> DType {
     if a.is_complex() || b.is_complex() {
-        return if a == DType::Complex128 || b == DType::Complex128 || a == DType::Float64 || b == DType::Float64 {
+        return if a == DType::Complex128
+            || b == DType::Complex128
+            || a == DType::Float64
+            || b == DType::Float64
+        {
             DType::Complex128
         } else {
             DType::Complex64
@@ -140,7 +149,11 @@ pub(crate) fn usual(a: DType, b: DType) -> DType {
                     b
                 }
             } else {
-                let (u, s) = if a.is_unsigned_integer() { (a, b) } else { (b, a) };
+                let (u, s) = if a.is_unsigned_integer() {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
                 if u.itemsize() >= s.itemsize() {
                     u
                 } else {
@@ -240,8 +253,17 @@ pub(crate) fn float_literal(text: &str) -> Result<(Scalar, bool), String> {
     };
     let bad = || format!("invalid float literal `{text}`");
     Ok(match suf {
-        'f' => (Scalar::Float32(body.parse::<f32>().map_err(|_| bad())?), false),
-        'l' => (Scalar::Float64(body.parse::<f64>().map_err(|_| bad())?), false),
-        _ => (Scalar::Float64(body.parse::<f64>().map_err(|_| bad())?), true),
+        'f' => (
+            Scalar::Float32(body.parse::<f32>().map_err(|_| bad())?),
+            false,
+        ),
+        'l' => (
+            Scalar::Float64(body.parse::<f64>().map_err(|_| bad())?),
+            false,
+        ),
+        _ => (
+            Scalar::Float64(body.parse::<f64>().map_err(|_| bad())?),
+            true,
+        ),
     })
 }
