@@ -8,9 +8,21 @@
 //! and decides per call how each name is bound ([`Binding`]); this module turns the strings into
 //! IR. Every rejection is an [`crate::Error::Parse`] with a line, a column and a caret snippet.
 
+use std::collections::HashMap;
+
 use crate::dtype::DType;
-use crate::error::Result;
-use crate::kernel::ir::{Kernel, ReduceKernel};
+use crate::error::{Error, Result};
+use crate::kernel::ir::{Expr, Kernel, ReduceKernel, Stmt};
+use crate::scalar::Scalar;
+
+mod lower;
+mod syntax;
+#[cfg(test)]
+mod tests;
+mod types;
+
+use lower::{fold, Cx, Sym};
+use syntax::{locate, parse, Builder, PErr, Rule};
 
 /// The type written in a parameter list: a concrete dtype or a placeholder such as `T`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -121,8 +133,214 @@ pub struct ReductionSource<'a> {
 /// [`crate::Error::Parse`] (part `params`) for a malformed list, a duplicate name, or a
 /// reserved name (`i`, `_ind`, ...).
 pub fn parse_params(kernel: &str, part: &str, src: &str) -> Result<Vec<ParamSpec>> {
-    let _ = (kernel, part, src);
-    todo!("parser work")
+    run_big_stack(|| {
+        params_inner(src).map_err(|e| to_error(kernel, &[(PART_PARAMS, part, src)], e))
+    })
+}
+
+const PART_PARAMS: &str = "params";
+
+fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
+    let top = parse(PART_PARAMS, Rule::param_list, src)?
+        .next()
+        .expect("param_list");
+    let mut out: Vec<ParamSpec> = vec![];
+    for p in top.into_inner().filter(|p| p.as_rule() == Rule::param) {
+        let mut words: Vec<(usize, &str)> = p
+            .into_inner()
+            .map(|w| (w.as_span().start(), w.as_str()))
+            .collect();
+        let raw = words.first().is_some_and(|w| w.1 == "raw");
+        if raw {
+            words.remove(0);
+        }
+        if words.len() < 2 {
+            let at = words.first().map_or(0, |w| w.0);
+            return syntax::perr(PART_PARAMS, at, "expected a type and a name (`float32 x`)");
+        }
+        let (npos, name) = words.pop().expect("name");
+        let tpos = words[0].0;
+        let tw: Vec<&str> = words.iter().map(|w| w.1).collect();
+        let ty = match types::resolve_type(&tw, &[]) {
+            Some(types::Ty::D(d)) => TypeSpec::DType(d),
+            Some(types::Ty::Auto) => {
+                return syntax::perr(PART_PARAMS, tpos, "`auto` is not a parameter type")
+            }
+            None if tw.len() == 1 && !types::is_reserved_name(tw[0]) => {
+                TypeSpec::Placeholder(tw[0].to_string())
+            }
+            None => {
+                return syntax::perr(
+                    PART_PARAMS,
+                    tpos,
+                    format!("unknown type `{}`", tw.join(" ")),
+                )
+            }
+        };
+        if types::is_reserved_name(name) {
+            return syntax::perr(PART_PARAMS, npos, format!("`{name}` is a reserved name"));
+        }
+        if out.iter().any(|q| q.name == name) {
+            return syntax::perr(
+                PART_PARAMS,
+                npos,
+                format!("duplicate parameter name `{name}`"),
+            );
+        }
+        out.push(ParamSpec {
+            name: name.to_string(),
+            ty,
+            raw,
+        });
+    }
+    Ok(out)
+}
+
+/// Turns a located problem into [`Error::Parse`]; `parts` maps internal part tags to the
+/// caller's part names and sources.
+fn to_error(kernel: &str, parts: &[(&'static str, &str, &str)], e: PErr) -> Error {
+    let (name, src) = parts
+        .iter()
+        .find(|p| p.0 == e.part)
+        .map_or((e.part, ""), |p| (p.1, p.2));
+    let (line, column, snippet) = locate(src, e.pos);
+    Error::Parse {
+        kernel: kernel.to_string(),
+        part: name.to_string(),
+        line,
+        column,
+        msg: e.msg,
+        snippet,
+    }
+}
+
+/// Runs `f` on a thread with a large stack (the parser and lowering recurse on nesting, which
+/// is capped, but test threads have small stacks); inline if no thread can be started.
+fn run_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name("cupy-kernel-lang".into())
+            .stack_size(64 << 20)
+            .spawn_scoped(s, f)
+        {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(p) => std::panic::resume_unwind(p),
+            },
+            Err(_) => unreachable!("thread spawn failed"),
+        }
+    })
+}
+
+fn is_type_fn(types: &[(String, DType)]) -> impl Fn(&[String]) -> bool + '_ {
+    move |w: &[String]| types::resolve_type(w, types).is_some()
+}
+
+fn parse_preamble(
+    src: &str,
+    types: &[(String, DType)],
+) -> std::result::Result<HashMap<String, syntax::Func>, PErr> {
+    let mut map = HashMap::new();
+    if src.trim().is_empty() {
+        return Ok(map);
+    }
+    let is_type = is_type_fn(types);
+    let b = Builder {
+        part: "preamble",
+        is_type: &is_type,
+    };
+    let top = parse("preamble", Rule::preamble, src)?
+        .next()
+        .expect("preamble");
+    for f in b.funcs(top)? {
+        if map.contains_key(&f.name) {
+            return syntax::perr(
+                "preamble",
+                f.pos,
+                format!("function `{}` defined twice", f.name),
+            );
+        }
+        map.insert(f.name.clone(), f);
+    }
+    Ok(map)
+}
+
+fn new_cx<'a>(
+    part: &'static str,
+    types: &'a [(String, DType)],
+    funcs: &'a HashMap<String, syntax::Func>,
+    stmt_mode: bool,
+) -> Cx<'a> {
+    Cx {
+        part,
+        types,
+        funcs,
+        stmt_mode,
+        locals: vec![],
+        env: vec![],
+        scopes: vec![HashMap::new()],
+        sinks: vec![vec![]],
+        guards: vec![],
+        index_ok: false,
+        size_ind: None,
+        size_in: None,
+        size_out: None,
+        uses_size: false,
+        out_read: vec![],
+        out_def: vec![],
+        decl_depth: vec![],
+        substituted: vec![],
+        loop_vars: vec![],
+        bound_mode: None,
+        inline: vec![],
+    }
+}
+
+/// Dtypes of the names bound `pick(binding) = Some(k)`, by k; the numbers must be dense.
+fn dense(
+    kernel: &str,
+    names: &[Name],
+    what: &str,
+    pick: impl Fn(Binding) -> Option<usize>,
+) -> Result<Vec<DType>> {
+    let mut v: Vec<Option<DType>> = vec![];
+    for n in names {
+        if let Some(k) = pick(n.binding) {
+            if v.len() <= k {
+                v.resize(k + 1, None);
+            }
+            if v[k].is_some() {
+                return Err(Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("two names bound to {what} {k}"),
+                ));
+            }
+            v[k] = Some(n.dtype);
+        }
+    }
+    v.into_iter()
+        .enumerate()
+        .map(|(k, d)| {
+            d.ok_or_else(|| {
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to {what} {k}"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn check_names(kernel: &str, names: &[Name]) -> Result<()> {
+    for (k, n) in names.iter().enumerate() {
+        if names[..k].iter().any(|m| m.name == n.name) {
+            return Err(Error::invalid(
+                format!("kernel {kernel}"),
+                format!("duplicate name `{}`", n.name),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses, type-checks and lowers an elementwise operation to one IR [`Kernel`].
@@ -130,8 +348,151 @@ pub fn parse_params(kernel: &str, part: &str, src: &str) -> Result<Vec<ParamSpec
 /// # Errors
 /// [`crate::Error::Parse`] with the position of the first problem.
 pub fn lower_elementwise(src: &ElementwiseSource<'_>) -> Result<LoweredElementwise> {
-    let _ = src;
-    todo!("parser work")
+    run_big_stack(|| lower_elementwise_inner(src))
+}
+
+fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElementwise> {
+    let kernel = src.name;
+    check_names(kernel, src.names)?;
+    let inputs = dense(kernel, src.names, "input", |b| match b {
+        Binding::Input(k) => Some(k),
+        _ => None,
+    })?;
+    let outputs = dense(kernel, src.names, "output", |b| match b {
+        Binding::Output(k) => Some(k),
+        _ => None,
+    })?;
+    let raws = dense(kernel, src.names, "raw operand", |b| match b {
+        Binding::Raw(k) => Some(k),
+        _ => None,
+    })?;
+    let mut params: Vec<Option<DType>> = src
+        .names
+        .iter()
+        .filter_map(|n| match n.binding {
+            Binding::Param(k) => Some((k, n.dtype)),
+            _ => None,
+        })
+        .fold(vec![], |mut v, (k, d)| {
+            if v.len() <= k {
+                v.resize(k + 1, None);
+            }
+            v[k] = Some(d);
+            v
+        });
+    if let Some(k) = src.size_param {
+        if params.len() <= k {
+            params.resize(k + 1, None);
+        }
+        if params[k].is_some() {
+            return Err(Error::invalid(
+                format!("kernel {kernel}"),
+                format!("size_param {k} is also a declared parameter"),
+            ));
+        }
+        params[k] = Some(DType::Int64);
+    }
+    let params: Vec<DType> = params
+        .into_iter()
+        .enumerate()
+        .map(|(k, d)| {
+            d.ok_or_else(|| {
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to param {k}"),
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    let parts = [
+        ("operation", "operation", src.operation),
+        ("preamble", "preamble", src.preamble),
+    ];
+    let err = |e: PErr| to_error(kernel, &parts, e);
+    let funcs = parse_preamble(src.preamble, src.types).map_err(err)?;
+    let is_type = is_type_fn(src.types);
+    let b = Builder {
+        part: "operation",
+        is_type: &is_type,
+    };
+    let body_ast = parse("operation", Rule::operation, src.operation)
+        .and_then(|mut p| b.stmts(p.next().expect("operation")))
+        .map_err(err)?;
+
+    let mut cx = new_cx("operation", src.types, &funcs, true);
+    cx.index_ok = true;
+    cx.size_ind = src.size_param;
+    cx.out_read = vec![false; outputs.len()];
+    cx.out_def = vec![false; outputs.len()];
+    // Output locals first: slots 0..n_out.
+    for (k, &d) in outputs.iter().enumerate() {
+        cx.locals.push(d);
+        cx.decl_depth.push(0);
+        cx.substituted.push(false);
+        let _ = k;
+    }
+    for n in src.names {
+        let sym = match n.binding {
+            Binding::Input(k) => Sym::Fixed {
+                e: Expr::input(k, n.dtype),
+                what: "inputs",
+            },
+            Binding::Param(k) => Sym::Fixed {
+                e: Expr::param(k, n.dtype),
+                what: "scalar parameters",
+            },
+            Binding::Raw(k) => Sym::Raw { k, ty: n.dtype },
+            Binding::Output(k) => Sym::Local {
+                slot: k,
+                ty: n.dtype,
+                out: Some(k),
+                uniform: None,
+            },
+        };
+        cx.scopes[0].insert(n.name.clone(), sym);
+    }
+    cx.stmts(&body_ast).map_err(err)?;
+    let lowered = cx.sinks.pop().expect("body");
+    let mut kin = inputs.clone();
+    let mut output_reads = vec![];
+    let mut body = vec![];
+    for (k, &d) in outputs.iter().enumerate() {
+        let value = if cx.out_read[k] || !cx.out_def[k] {
+            output_reads.push(k);
+            kin.push(d);
+            Expr::input(kin.len() - 1, d)
+        } else {
+            Expr::constant(Scalar::zero(d))
+        };
+        body.push(Stmt::Let { var: k, value });
+    }
+    body.extend(lowered);
+    for (k, &d) in outputs.iter().enumerate() {
+        body.push(Stmt::Store {
+            output: k,
+            value: Expr::var(k, d),
+        });
+    }
+    let kernel_ir = Kernel {
+        name: kernel.to_string(),
+        inputs: kin,
+        outputs,
+        raws,
+        params,
+        locals: cx.locals,
+        body,
+    };
+    kernel_ir.validate().map_err(|e| {
+        Error::invalid(
+            format!("kernel {kernel}"),
+            format!("internal error: lowered kernel is invalid ({e}); please report"),
+        )
+    })?;
+    Ok(LoweredElementwise {
+        kernel: kernel_ir,
+        output_reads,
+        uses_size: cx.uses_size,
+    })
 }
 
 /// Parses, type-checks and lowers a reduction to one IR [`ReduceKernel`].
@@ -139,6 +500,229 @@ pub fn lower_elementwise(src: &ElementwiseSource<'_>) -> Result<LoweredElementwi
 /// # Errors
 /// [`crate::Error::Parse`] with the position of the first problem.
 pub fn lower_reduction(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
-    let _ = src;
-    todo!("parser work")
+    run_big_stack(|| lower_reduction_inner(src))
+}
+
+fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
+    let kernel = src.name;
+    check_names(kernel, src.names)?;
+    for n in src.names {
+        if !matches!(n.binding, Binding::Input(_) | Binding::Param(_)) {
+            return Err(Error::invalid(
+                format!("kernel {kernel}"),
+                format!("reduction name `{}` must be an input or a param", n.name),
+            ));
+        }
+    }
+    let inputs = dense(kernel, src.names, "input", |b| match b {
+        Binding::Input(k) => Some(k),
+        _ => None,
+    })?;
+    let mut params: Vec<Option<DType>> = vec![];
+    for n in src.names {
+        if let Binding::Param(k) = n.binding {
+            if params.len() <= k {
+                params.resize(k + 1, None);
+            }
+            params[k] = Some(n.dtype);
+        }
+    }
+    if let Some((a, b)) = src.size_params {
+        for k in [a, b] {
+            if params.len() <= k {
+                params.resize(k + 1, None);
+            }
+            if params[k].is_some() && params[k] != Some(DType::Int64) || (a == b) {
+                return Err(Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("size param {k} clashes with another parameter"),
+                ));
+            }
+            params[k] = Some(DType::Int64);
+        }
+    }
+    let params: Vec<DType> = params
+        .into_iter()
+        .enumerate()
+        .map(|(k, d)| {
+            d.ok_or_else(|| {
+                Error::invalid(
+                    format!("kernel {kernel}"),
+                    format!("no name bound to param {k}"),
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    let parts = [
+        ("map_expr", "map_expr", src.map_expr),
+        ("reduce_expr", "reduce_expr", src.reduce_expr),
+        ("post_map_expr", "post_map_expr", src.post_map_expr),
+        ("identity", "identity", src.identity),
+        ("preamble", "preamble", src.preamble),
+    ];
+    let err = |e: PErr| to_error(kernel, &parts, e);
+    let acc = src.acc;
+    let (out_name, out_ty) = src.output;
+    let funcs = parse_preamble(src.preamble, src.types).map_err(err)?;
+    let is_type = is_type_fn(src.types);
+    let one_expr = |part: &'static str, text: &str| -> std::result::Result<syntax::Ex, PErr> {
+        let b = Builder {
+            part,
+            is_type: &is_type,
+        };
+        let mut p = parse(part, Rule::expr_only, text)?;
+        let top = p.next().expect("expr_only");
+        b.expr(top.into_inner().next().expect("expr"))
+    };
+    let set_sizes = |cx: &mut Cx<'_>| {
+        if let Some((a, b)) = src.size_params {
+            cx.size_in = Some(a);
+            cx.size_out = Some(b);
+        }
+    };
+    let add_names = |cx: &mut Cx<'_>| {
+        for n in src.names {
+            let sym = match n.binding {
+                Binding::Input(k) => Sym::Fixed {
+                    e: Expr::input(k, n.dtype),
+                    what: "inputs",
+                },
+                Binding::Param(k) => Sym::Fixed {
+                    e: Expr::param(k, n.dtype),
+                    what: "scalar parameters",
+                },
+                _ => unreachable!("checked"),
+            };
+            cx.scopes[0].insert(n.name.clone(), sym);
+        }
+    };
+    let ab = |cx: &mut Cx<'_>, with_b: bool| {
+        cx.scopes.push(HashMap::new());
+        cx.scopes[1].insert(
+            "a".into(),
+            Sym::Fixed {
+                e: Expr::var(0, acc),
+                what: "accumulators",
+            },
+        );
+        if with_b {
+            cx.scopes[1].insert(
+                "b".into(),
+                Sym::Fixed {
+                    e: Expr::var(1, acc),
+                    what: "accumulators",
+                },
+            );
+        }
+    };
+
+    // map
+    let map_ast = one_expr("map_expr", src.map_expr).map_err(err)?;
+    let mut cx = new_cx("map_expr", src.types, &funcs, false);
+    set_sizes(&mut cx);
+    add_names(&mut cx);
+    let v = cx.expr(&map_ast).map_err(err)?;
+    let map = conv_to(&cx, &v, acc, "map_expr", map_ast.pos).map_err(err)?;
+
+    // combine
+    let red_ast = one_expr("reduce_expr", src.reduce_expr).map_err(err)?;
+    let mut cx = new_cx("reduce_expr", src.types, &funcs, false);
+    ab(&mut cx, true);
+    let v = cx.expr(&red_ast).map_err(err)?;
+    let combine = conv_to(&cx, &v, acc, "reduce_expr", red_ast.pos).map_err(err)?;
+
+    // identity
+    if src.identity.trim().is_empty() {
+        return Err(err(PErr {
+            part: "identity",
+            pos: 0,
+            msg: "the identity is empty (pass no identity instead)".into(),
+        }));
+    }
+    let id_ast = one_expr("identity", src.identity).map_err(err)?;
+    let mut cx = new_cx("identity", src.types, &funcs, false);
+    let v = cx.expr(&id_ast).map_err(err)?;
+    let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
+    let identity = fold(&ide).ok_or_else(|| {
+        err(PErr {
+            part: "identity",
+            pos: id_ast.pos,
+            msg: "the identity must be a constant (a literal, a cast of one, or a constant such \
+                  as INFINITY)"
+                .into(),
+        })
+    })?;
+
+    // post
+    let post_text = if src.post_map_expr.trim().is_empty() {
+        None
+    } else {
+        Some(src.post_map_expr)
+    };
+    let post = match post_text {
+        None => Expr::var(0, acc).cast(out_ty),
+        Some(text) => {
+            let b = Builder {
+                part: "post_map_expr",
+                is_type: &is_type,
+            };
+            let ast = parse("post_map_expr", Rule::post_stmts, text)
+                .and_then(|mut p| b.stmts(p.next().expect("post_stmts")))
+                .map_err(err)?;
+            let mut cx = new_cx("post_map_expr", src.types, &funcs, false);
+            set_sizes(&mut cx);
+            add_names(&mut cx);
+            ab(&mut cx, false);
+            cx.out_read = vec![false];
+            cx.out_def = vec![false];
+            cx.env.push(None);
+            cx.scopes[1].insert(
+                out_name.to_string(),
+                Sym::Local {
+                    slot: 0,
+                    ty: out_ty,
+                    out: Some(0),
+                    uniform: None,
+                },
+            );
+            cx.scopes.push(HashMap::new());
+            cx.stmts(&ast).map_err(err)?;
+            match cx.env[0].clone() {
+                Some(e) => e,
+                None => {
+                    return Err(err(PErr {
+                        part: "post_map_expr",
+                        pos: 0,
+                        msg: format!(
+                            "post_map_expr must assign the output `{out_name}` on every path"
+                        ),
+                    }))
+                }
+            }
+        }
+    };
+    Ok(ReduceKernel {
+        name: kernel.to_string(),
+        inputs,
+        params,
+        acc,
+        map,
+        combine,
+        identity,
+        post,
+        output: out_ty,
+    })
+}
+
+fn conv_to(
+    cx: &Cx<'_>,
+    v: &lower::Val,
+    t: DType,
+    part: &'static str,
+    pos: usize,
+) -> std::result::Result<Expr, PErr> {
+    if v.e.ty.is_complex() && !t.is_complex() {
+        return syntax::perr(part, pos, "converting complex to real is not supported");
+    }
+    Ok(cx.conv_pub(v, t))
 }

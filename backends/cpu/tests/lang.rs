@@ -1,0 +1,1061 @@
+//! Custom kernels written in CuPy's kernel language, lowered by `cupy_core::kernel::lang` and
+//! run on the CPU backend; each result is checked against the same computation done in Rust.
+
+use cupy_core::backend::{Backend, ElementwiseCall, Operand, RawOperand, ReductionCall};
+use cupy_core::kernel::lang::{
+    lower_elementwise, lower_reduction, parse_params, Binding, ElementwiseSource, Name,
+    ReductionSource, TypeSpec,
+};
+use cupy_core::{Buffer, DType, Layout, Scalar};
+use cupy_cpu::CpuBackend;
+use half::f16;
+
+use DType::*;
+
+/// A call argument.
+#[derive(Clone)]
+enum A {
+    /// An elementwise array.
+    Arr(Vec<Scalar>),
+    /// A raw array.
+    Raw(Vec<Scalar>),
+    /// A scalar parameter.
+    S(Scalar),
+}
+
+fn arr<T: Into<Scalar> + Copy>(v: &[T]) -> A {
+    A::Arr(v.iter().map(|&x| x.into()).collect())
+}
+fn raw<T: Into<Scalar> + Copy>(v: &[T]) -> A {
+    A::Raw(v.iter().map(|&x| x.into()).collect())
+}
+fn s<T: Into<Scalar>>(v: T) -> A {
+    A::S(v.into())
+}
+
+fn upload(be: &CpuBackend, v: &[Scalar], dtype: DType) -> Buffer {
+    let b = be.alloc(dtype, v.len()).unwrap();
+    let mut bytes = vec![0u8; v.len() * dtype.itemsize()];
+    for (k, x) in v.iter().enumerate() {
+        x.cast(dtype)
+            .write_le_bytes(&mut bytes[k * dtype.itemsize()..(k + 1) * dtype.itemsize()]);
+    }
+    be.write(&b, 0, &bytes).unwrap();
+    b
+}
+
+fn download(be: &CpuBackend, b: &Buffer, dtype: DType, n: usize) -> Vec<Scalar> {
+    let bytes = be.read(b, 0, n).unwrap();
+    bytes
+        .chunks(dtype.itemsize())
+        .map(|c| Scalar::from_le_bytes(dtype, c))
+        .collect()
+}
+
+fn dtype_of(a: &A) -> DType {
+    match a {
+        A::Arr(v) | A::Raw(v) => v[0].dtype(),
+        A::S(x) => x.dtype(),
+    }
+}
+
+/// Binds the placeholders of `in_params` from the arguments (CuPy's type resolution).
+fn resolve(in_params: &str, args: &[A]) -> Vec<(String, DType)> {
+    let ps = parse_params("k", "in_params", in_params).unwrap();
+    let mut types: Vec<(String, DType)> = vec![];
+    for (p, a) in ps.iter().zip(args) {
+        if let TypeSpec::Placeholder(t) = &p.ty {
+            if !types.iter().any(|(n, _)| n == t) {
+                types.push((t.clone(), dtype_of(a)));
+            }
+        }
+    }
+    types
+}
+
+fn dt(ty: &TypeSpec, types: &[(String, DType)]) -> DType {
+    match ty {
+        TypeSpec::DType(d) => *d,
+        TypeSpec::Placeholder(t) => types.iter().find(|(n, _)| n == t).unwrap().1,
+    }
+}
+
+/// Runs an ElementwiseKernel over `n` elements; `init` gives outputs' incoming values.
+fn ew_init(
+    in_params: &str,
+    out_params: &str,
+    op: &str,
+    pre: &str,
+    args: Vec<A>,
+    init: Vec<Vec<Scalar>>,
+    n: usize,
+) -> Vec<Vec<Scalar>> {
+    let be = CpuBackend::new();
+    let types = resolve(in_params, &args);
+    let ins = parse_params("k", "in_params", in_params).unwrap();
+    let outs = parse_params("k", "out_params", out_params).unwrap();
+    let (mut ni, mut np, mut nr) = (0, 0, 0);
+    let mut names = vec![];
+    for (p, a) in ins.iter().zip(&args) {
+        let binding = match (a, p.raw) {
+            (A::Raw(_), true) => {
+                nr += 1;
+                Binding::Raw(nr - 1)
+            }
+            (A::Arr(_), false) => {
+                ni += 1;
+                Binding::Input(ni - 1)
+            }
+            (A::S(_), false) => {
+                np += 1;
+                Binding::Param(np - 1)
+            }
+            _ => panic!("argument kind mismatch for {}", p.name),
+        };
+        names.push(Name {
+            name: p.name.clone(),
+            dtype: dt(&p.ty, &types),
+            binding,
+        });
+    }
+    for (k, p) in outs.iter().enumerate() {
+        names.push(Name {
+            name: p.name.clone(),
+            dtype: dt(&p.ty, &types),
+            binding: Binding::Output(k),
+        });
+    }
+    let l = lower_elementwise(&ElementwiseSource {
+        name: "k",
+        operation: op,
+        preamble: pre,
+        names: &names,
+        types: &types,
+        size_param: Some(np),
+    })
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    let k = &l.kernel;
+    k.validate().unwrap();
+    let in_bufs: Vec<Buffer> = args
+        .iter()
+        .filter_map(|a| match a {
+            A::Arr(v) => Some(v),
+            _ => None,
+        })
+        .zip(&k.inputs)
+        .map(|(v, d)| upload(&be, v, *d))
+        .collect();
+    let raw_bufs: Vec<Buffer> = args
+        .iter()
+        .filter_map(|a| match a {
+            A::Raw(v) => Some(v),
+            _ => None,
+        })
+        .zip(&k.raws)
+        .map(|(v, d)| upload(&be, v, *d))
+        .collect();
+    let out_bufs: Vec<Buffer> = k
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(j, d)| match init.get(j) {
+            Some(v) => upload(&be, v, *d),
+            None => be.alloc(*d, n).unwrap(),
+        })
+        .collect();
+    let mut params: Vec<Scalar> = args
+        .iter()
+        .filter_map(|a| match a {
+            A::S(x) => Some(*x),
+            _ => None,
+        })
+        .zip(&k.params)
+        .map(|(x, d)| x.cast(*d))
+        .collect();
+    params.push(Scalar::Int64(n as i64));
+    let lay = Layout::contiguous(&[n]);
+    let mut inputs: Vec<Operand<'_>> = in_bufs
+        .iter()
+        .map(|b| Operand {
+            buffer: b,
+            layout: lay.clone(),
+        })
+        .collect();
+    for &o in &l.output_reads {
+        inputs.push(Operand {
+            buffer: &out_bufs[o],
+            layout: lay.clone(),
+        });
+    }
+    be.elementwise(&ElementwiseCall {
+        kernel: k,
+        shape: vec![n],
+        inputs,
+        outputs: out_bufs
+            .iter()
+            .map(|b| Operand {
+                buffer: b,
+                layout: lay.clone(),
+            })
+            .collect(),
+        raws: raw_bufs
+            .iter()
+            .map(|b| RawOperand {
+                buffer: b,
+                offset: 0,
+                len: b.len(),
+            })
+            .collect(),
+        params,
+    })
+    .unwrap();
+    out_bufs
+        .iter()
+        .zip(&k.outputs)
+        .map(|(b, d)| download(&be, b, *d, n))
+        .collect()
+}
+
+fn ew(in_params: &str, out_params: &str, op: &str, args: Vec<A>, n: usize) -> Vec<Scalar> {
+    ew_init(in_params, out_params, op, "", args, vec![], n).remove(0)
+}
+
+/// Runs a ReductionKernel: input shape `out_shape ++ reduce_shape`.
+#[allow(clippy::too_many_arguments)]
+fn red(
+    in_params: &str,
+    out_param: &str,
+    map: &str,
+    reduce: &str,
+    post: &str,
+    identity: &str,
+    acc: DType,
+    args: Vec<A>,
+    out_shape: &[usize],
+    reduce_shape: &[usize],
+) -> Vec<Scalar> {
+    let be = CpuBackend::new();
+    let types = resolve(in_params, &args);
+    let ins = parse_params("k", "in_params", in_params).unwrap();
+    let out = parse_params("k", "out_params", out_param)
+        .unwrap()
+        .remove(0);
+    let (mut ni, mut np) = (0, 0);
+    let mut names = vec![];
+    for (p, a) in ins.iter().zip(&args) {
+        let binding = match a {
+            A::Arr(_) => {
+                ni += 1;
+                Binding::Input(ni - 1)
+            }
+            A::S(_) => {
+                np += 1;
+                Binding::Param(np - 1)
+            }
+            A::Raw(_) => panic!("raw in reduction"),
+        };
+        names.push(Name {
+            name: p.name.clone(),
+            dtype: dt(&p.ty, &types),
+            binding,
+        });
+    }
+    let out_ty = dt(&out.ty, &types);
+    let k = lower_reduction(&ReductionSource {
+        name: "r",
+        map_expr: map,
+        reduce_expr: reduce,
+        post_map_expr: post,
+        identity,
+        preamble: "",
+        names: &names,
+        output: (&out.name, out_ty),
+        acc,
+        types: &types,
+        size_params: Some((np, np + 1)),
+    })
+    .unwrap_or_else(|e| panic!("{map} / {reduce} / {post}: {e}"));
+    let mut shape = out_shape.to_vec();
+    shape.extend_from_slice(reduce_shape);
+    let bufs: Vec<Buffer> = args
+        .iter()
+        .filter_map(|a| match a {
+            A::Arr(v) => Some(v),
+            _ => None,
+        })
+        .zip(&k.inputs)
+        .map(|(v, d)| upload(&be, v, *d))
+        .collect();
+    let mut params: Vec<Scalar> = args
+        .iter()
+        .filter_map(|a| match a {
+            A::S(x) => Some(*x),
+            _ => None,
+        })
+        .zip(&k.params)
+        .map(|(x, d)| x.cast(*d))
+        .collect();
+    let total: usize = shape.iter().product();
+    let nout: usize = out_shape.iter().product();
+    params.push(Scalar::Int64(total as i64));
+    params.push(Scalar::Int64(nout as i64));
+    let o = be.alloc(out_ty, nout).unwrap();
+    be.reduce(&ReductionCall {
+        kernel: &k,
+        out_shape: out_shape.to_vec(),
+        reduce_shape: reduce_shape.to_vec(),
+        inputs: bufs
+            .iter()
+            .map(|b| Operand {
+                buffer: b,
+                layout: Layout::contiguous(&shape),
+            })
+            .collect(),
+        output: Operand {
+            buffer: &o,
+            layout: Layout::contiguous(out_shape),
+        },
+        params,
+    })
+    .unwrap();
+    download(&be, &o, out_ty, nout)
+}
+
+fn f64s(v: &[Scalar]) -> Vec<f64> {
+    v.iter().map(|x| x.to_f64()).collect()
+}
+fn ints(v: &[Scalar]) -> Vec<i128> {
+    v.iter().map(|x| x.to_i128()).collect()
+}
+
+/// Distance in units in the last place between two floats of `dtype` (given as f64).
+fn ulps(a: f64, b: f64, dtype: DType) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    match dtype {
+        Float32 => {
+            let k = |x: f32| {
+                let i = x.to_bits() as i32;
+                if i < 0 {
+                    i64::from(i32::MIN) - i64::from(i)
+                } else {
+                    i64::from(i)
+                }
+            };
+            (k(a as f32) - k(b as f32)).unsigned_abs()
+        }
+        _ => {
+            let k = |x: f64| {
+                let i = x.to_bits() as i64;
+                if i < 0 {
+                    i64::MIN as i128 - i as i128
+                } else {
+                    i as i128
+                }
+            };
+            (k(a) - k(b)).unsigned_abs() as u64
+        }
+    }
+}
+
+fn close(got: &[Scalar], want: &[f64], max_ulps: u64) {
+    assert_eq!(got.len(), want.len());
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let d = ulps(g.to_f64(), *w, g.dtype());
+        assert!(d <= max_ulps, "element {k}: got {g:?}, want {w} ({d} ulps)");
+    }
+}
+
+const XS32: [f32; 8] = [-3.5, -1.0, -0.25, 0.0, 0.5, 1.0, 2.75, 10.0];
+
+#[test]
+fn squared_diff() {
+    let y: Vec<f32> = XS32.iter().map(|v| v * 0.5 + 1.0).collect();
+    let r = ew(
+        "float32 x, float32 y",
+        "float32 z",
+        "z = (x - y) * (x - y)",
+        vec![arr(&XS32), arr(&y)],
+        8,
+    );
+    let want: Vec<f64> = XS32
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| ((a - b) * (a - b)) as f64)
+        .collect();
+    close(&r, &want, 0);
+}
+
+#[test]
+fn add_reverse_raw() {
+    let x: Vec<i32> = (0..10).collect();
+    let y: Vec<i32> = (0..10).map(|v| v * 100).collect();
+    let r = ew(
+        "T x, raw T y",
+        "T z",
+        "z = x + y[_ind.size() - i - 1]",
+        vec![arr(&x), raw(&y)],
+        10,
+    );
+    let want: Vec<i128> = (0..10).map(|i| (i + (9 - i) * 100) as i128).collect();
+    assert_eq!(ints(&r), want);
+    assert_eq!(r[0].dtype(), Int32);
+}
+
+#[test]
+fn polynomial_horner_loop() {
+    let x: Vec<f64> = (0..7).map(|k| k as f64 * 0.3 - 1.0).collect();
+    let coef = [1.0f64, -2.0, 0.5, 3.0];
+    let r = ew(
+        "T x, raw T coef, int32 n",
+        "T y",
+        "T acc = 0; for (int j = n - 1; j >= 0; j--) { acc = acc * x + coef[j]; } y = acc;",
+        vec![arr(&x), raw(&coef), s(4i32)],
+        7,
+    );
+    let want: Vec<f64> = x
+        .iter()
+        .map(|&v| coef.iter().rev().fold(0.0, |a, c| a * v + c))
+        .collect();
+    close(&r, &want, 0);
+}
+
+#[test]
+fn clamp_if_else_scalars() {
+    let r = ew(
+        "T x, T lo, T hi",
+        "T y",
+        "if (x < lo) y = lo; else if (x > hi) y = hi; else y = x;",
+        vec![arr(&XS32), s(-1.0f32), s(2.0f32)],
+        8,
+    );
+    let want: Vec<f64> = XS32.iter().map(|v| v.clamp(-1.0, 2.0) as f64).collect();
+    close(&r, &want, 0);
+}
+
+#[test]
+fn relu_sigmoid_logit_softplus() {
+    let r = ew("T x", "T y", "y = x > 0 ? x : 0", vec![arr(&XS32)], 8);
+    close(
+        &r,
+        &XS32.iter().map(|v| v.max(0.0) as f64).collect::<Vec<_>>(),
+        0,
+    );
+    let r = ew("T x", "T y", "y = 1 / (1 + exp(-x))", vec![arr(&XS32)], 8);
+    let want: Vec<f64> = XS32
+        .iter()
+        .map(|v| (1.0 / (1.0 + (-v).exp())) as f64)
+        .collect();
+    close(&r, &want, 4);
+    assert_eq!(r[0].dtype(), Float32);
+    let p: Vec<f64> = (1..10).map(|k| k as f64 / 10.0).collect();
+    let r = ew("T x", "T y", "y = log(x / (1 - x))", vec![arr(&p)], 9);
+    close(
+        &r,
+        &p.iter().map(|v| (v / (1.0 - v)).ln()).collect::<Vec<_>>(),
+        4,
+    );
+    let xs: Vec<f64> = vec![-30.0, -5.0, -1e-10, 0.0, 1e-8, 3.0, 25.0];
+    let r = ew(
+        "T x",
+        "T y",
+        "y = x > 20 ? x : log1p(exp(x))",
+        vec![arr(&xs)],
+        7,
+    );
+    let want: Vec<f64> = xs
+        .iter()
+        .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() })
+        .collect();
+    close(&r, &want, 4);
+}
+
+#[test]
+fn saxpy_scalar_param() {
+    let y: Vec<f32> = XS32.iter().map(|v| v * 3.0).collect();
+    let r = ew(
+        "float32 a, float32 x, float32 y",
+        "float32 z",
+        "z = a * x + y",
+        vec![s(2.5f32), arr(&XS32), arr(&y)],
+        8,
+    );
+    let want: Vec<f64> = XS32
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| (2.5f32 * x + y) as f64)
+        .collect();
+    close(&r, &want, 0);
+}
+
+#[test]
+fn integer_bit_tricks() {
+    let x: Vec<u32> = vec![0, 1, 2, 3, 7, 8, 255, 0xdead_beef, u32::MAX];
+    let r = ew(
+        "uint32 x",
+        "int32 c",
+        "int n = 0; unsigned v = x; for (int b = 0; b < 32; b++) { n += (v >> b) & 1; } c = n;",
+        vec![arr(&x)],
+        9,
+    );
+    assert_eq!(
+        ints(&r),
+        x.iter().map(|v| v.count_ones() as i128).collect::<Vec<_>>()
+    );
+    let r = ew(
+        "uint32 x",
+        "bool p",
+        "p = x != 0 && (x & (x - 1)) == 0",
+        vec![arr(&x)],
+        9,
+    );
+    assert_eq!(
+        ints(&r),
+        x.iter()
+            .map(|v| v.is_power_of_two() as i128)
+            .collect::<Vec<_>>()
+    );
+    let r = ew("uint32 x", "uint32 g", "g = x ^ (x >> 1)", vec![arr(&x)], 9);
+    assert_eq!(
+        ints(&r),
+        x.iter().map(|v| (v ^ (v >> 1)) as i128).collect::<Vec<_>>()
+    );
+    let r = ew(
+        "int32 x",
+        "int32 y",
+        "int v = x; v <<= 2; v |= 1; v ^= 3; v %= 7; v -= 1; y = ~v;",
+        vec![arr(&[5i32, -9, 100, 0])],
+        4,
+    );
+    let f = |x: i32| {
+        let mut v = x << 2;
+        v |= 1;
+        v ^= 3;
+        v %= 7;
+        v -= 1;
+        !v
+    };
+    assert_eq!(ints(&r), [5, -9, 100, 0].map(|v| f(v) as i128).to_vec());
+}
+
+#[test]
+fn c_remainder_and_truncating_division() {
+    let a = [-7i32, 7, -7, 7, 0, i32::MIN];
+    let b = [3i32, -3, -3, 3, 5, -1];
+    let out = ew_init(
+        "int32 a, int32 b",
+        "int32 q, int32 m",
+        "q = a / b; m = a % b",
+        "",
+        vec![arr(&a), arr(&b)],
+        vec![],
+        6,
+    );
+    let wq: Vec<i128> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| x.wrapping_div(*y) as i128)
+        .collect();
+    let wm: Vec<i128> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| x.wrapping_rem(*y) as i128)
+        .collect();
+    assert_eq!(ints(&out[0]), wq);
+    assert_eq!(ints(&out[1]), wm);
+    assert_eq!(ints(&out[1])[..4], [-1, 1, -1, 1]);
+}
+
+#[test]
+fn weak_literals_keep_float32() {
+    let r = ew(
+        "float32 x",
+        "float32 y",
+        "y = x * 0.1 + 1.5 - 2 * M_PI",
+        vec![arr(&XS32)],
+        8,
+    );
+    let c = (2.0 * std::f64::consts::PI) as f32;
+    let want: Vec<f64> = XS32
+        .iter()
+        .map(|v| (v * 0.1f32 + 1.5f32 - c) as f64)
+        .collect();
+    close(&r, &want, 0);
+    // The same with a double cast computes in float64.
+    let r = ew(
+        "float32 x",
+        "float64 y",
+        "y = (double)x * 0.1",
+        vec![arr(&XS32)],
+        8,
+    );
+    close(
+        &r,
+        &XS32.iter().map(|&v| v as f64 * 0.1).collect::<Vec<_>>(),
+        0,
+    );
+}
+
+#[test]
+fn float16_kernel() {
+    let x: Vec<f16> = XS32.iter().map(|&v| f16::from_f32(v)).collect();
+    let r = ew("T x", "T y", "y = x * 2.0 + 1", vec![arr(&x)], 8);
+    assert_eq!(r[0].dtype(), Float16);
+    let want: Vec<f64> = x
+        .iter()
+        .map(|v| f16::from_f32(v.to_f32() * 2.0 + 1.0).to_f64())
+        .collect();
+    assert_eq!(f64s(&r), want);
+}
+
+#[test]
+fn output_read_accumulate() {
+    let out = ew_init(
+        "float32 x",
+        "float32 y",
+        "y += x",
+        "",
+        vec![arr(&XS32)],
+        vec![(0..8).map(|k| Scalar::Float32(k as f32)).collect()],
+        8,
+    );
+    let want: Vec<f64> = XS32
+        .iter()
+        .enumerate()
+        .map(|(k, v)| (k as f32 + v) as f64)
+        .collect();
+    close(&out[0], &want, 0);
+    // Assigned on one path only: the other keeps the incoming value.
+    let out = ew_init(
+        "float32 x",
+        "float32 y",
+        "if (x > 0) y = x;",
+        "",
+        vec![arr(&XS32)],
+        vec![vec![Scalar::Float32(-9.0); 8]],
+        8,
+    );
+    let want: Vec<f64> = XS32
+        .iter()
+        .map(|&v| if v > 0.0 { v as f64 } else { -9.0 })
+        .collect();
+    close(&out[0], &want, 0);
+}
+
+#[test]
+fn casts() {
+    let r = ew("float32 x", "int32 y", "y = (int)x", vec![arr(&XS32)], 8);
+    assert_eq!(
+        ints(&r),
+        XS32.iter().map(|&v| v as i32 as i128).collect::<Vec<_>>()
+    );
+    let r = ew(
+        "int32 x",
+        "int32 y",
+        "y = (unsigned char)x + static_cast<short>(x) * 0 + int(1.9)",
+        vec![arr(&[300i32, -1, 5])],
+        3,
+    );
+    assert_eq!(ints(&r), vec![44 + 1, 255 + 1, 5 + 1]);
+    let r = ew(
+        "uint32 x",
+        "uint32 y",
+        "y = x - 1u",
+        vec![arr(&[0u32, 5])],
+        2,
+    );
+    assert_eq!(ints(&r), vec![u32::MAX as i128, 4]);
+}
+
+#[test]
+fn ternaries_and_logic() {
+    let r = ew(
+        "float32 x",
+        "int32 y",
+        "y = x < -1 ? -2 : x < 0 ? -1 : x == 0 ? 0 : x <= 1 ? 1 : 2",
+        vec![arr(&XS32)],
+        8,
+    );
+    let f = |v: f32| {
+        if v < -1.0 {
+            -2
+        } else if v < 0.0 {
+            -1
+        } else if v == 0.0 {
+            0
+        } else if v <= 1.0 {
+            1
+        } else {
+            2
+        }
+    };
+    assert_eq!(
+        ints(&r),
+        XS32.iter().map(|&v| f(v) as i128).collect::<Vec<_>>()
+    );
+    let y: Vec<f32> = XS32.iter().rev().copied().collect();
+    let r = ew(
+        "float32 x, float32 y",
+        "bool z",
+        "z = (x > 0 && y > 0) || !(x != y)",
+        vec![arr(&XS32), arr(&y)],
+        8,
+    );
+    let want: Vec<i128> = XS32
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| ((*a > 0.0 && *b > 0.0) || a == b) as i128)
+        .collect();
+    assert_eq!(ints(&r), want);
+}
+
+#[test]
+fn guarded_raw_load() {
+    let x = [3.0f32, -1.0, 2.0, 5.0];
+    let r = ew(
+        "raw float32 x",
+        "int32 y",
+        "y = (i > 0 && x[i - 1] > 0) ? 1 : 0",
+        vec![raw(&x)],
+        4,
+    );
+    assert_eq!(ints(&r), vec![0, 1, 0, 1]);
+}
+
+#[test]
+fn nested_and_stepped_loops() {
+    let w: Vec<f64> = (0..9).map(|k| k as f64).collect();
+    let r = ew(
+        "float64 x, raw float64 w",
+        "float64 y",
+        "double s = 0;\n\
+         for (int r = 0; r < 3; r++)\n\
+           for (int c = 0; c < 3; ++c)\n\
+             s += w[r * 3 + c] * x + r - c;\n\
+         y = s;",
+        vec![arr(&[1.0f64, 2.0]), raw(&w)],
+        2,
+    );
+    let f = |x: f64| {
+        let mut s = 0.0;
+        for r in 0..3 {
+            for c in 0..3 {
+                s += w[r * 3 + c] * x + r as f64 - c as f64;
+            }
+        }
+        s
+    };
+    close(&r, &[f(1.0), f(2.0)], 0);
+    let r = ew(
+        "int32 x, raw int32 v, int32 n",
+        "int32 y",
+        "int s = 0; for (int j = 1; j <= n; j += 2) s += v[j]; for (int j = n; j > 0; j -= 3) s += 100 * v[j]; y = s + x;",
+        vec![arr(&[0i32]), raw(&(0..10).collect::<Vec<i32>>()), s(8i32)],
+        1,
+    );
+    // j = 1,3,5,7 -> 16; j = 8,5,2 -> 1500.
+    assert_eq!(ints(&r), vec![16 + 1500]);
+}
+
+#[test]
+fn index_arithmetic_int64() {
+    let r = ew(
+        "int64 x",
+        "int64 y",
+        "y = i * i + x",
+        vec![arr(&[0i64; 5])],
+        5,
+    );
+    assert_eq!(ints(&r), vec![0, 1, 4, 9, 16]);
+}
+
+#[test]
+fn multiple_outputs() {
+    let y: Vec<f32> = XS32.iter().map(|v| v + 1.0).collect();
+    let out = ew_init(
+        "float32 x, float32 y",
+        "float32 s, float32 d",
+        "s = x + y; d = x - y;",
+        "",
+        vec![arr(&XS32), arr(&y)],
+        vec![],
+        8,
+    );
+    close(
+        &out[0],
+        &XS32
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (a + b) as f64)
+            .collect::<Vec<_>>(),
+        0,
+    );
+    close(&out[1], &[-1.0; 8], 0);
+}
+
+#[test]
+fn preamble_functions() {
+    let pre = "__device__ float sq(float v) { return v * v; }\n\
+               __device__ inline T clip(T v, T lo, T hi) {\n\
+                 if (v < lo) return lo;\n\
+                 if (v > hi) { return hi; }\n\
+                 return v;\n\
+               }";
+    let out = ew_init(
+        "T x",
+        "T y",
+        "y = sq(x) + clip(x, -1, 1)",
+        pre,
+        vec![arr(&XS32)],
+        vec![],
+        8,
+    );
+    let want: Vec<f64> = XS32
+        .iter()
+        .map(|v| (v * v + v.clamp(-1.0, 1.0)) as f64)
+        .collect();
+    close(&out[0], &want, 0);
+}
+
+#[test]
+fn rounding_and_composed_functions() {
+    let xs: Vec<f64> = vec![
+        -2.5,
+        -1.5,
+        -0.5,
+        -0.49999999999999994,
+        0.5,
+        1.5,
+        2.5,
+        3.7,
+        -3.7,
+        1e300,
+        -0.0,
+    ];
+    let n = xs.len();
+    let r = ew("float64 x", "float64 y", "y = round(x)", vec![arr(&xs)], n);
+    close(&r, &xs.iter().map(|v| v.round()).collect::<Vec<_>>(), 0);
+    let r = ew("float64 x", "float64 y", "y = rint(x)", vec![arr(&xs)], n);
+    close(
+        &r,
+        &xs.iter().map(|v| v.round_ties_even()).collect::<Vec<_>>(),
+        0,
+    );
+    let r = ew("float64 x", "float64 y", "y = trunc(x)", vec![arr(&xs)], n);
+    close(&r, &xs.iter().map(|v| v.trunc()).collect::<Vec<_>>(), 0);
+    let ys: Vec<f64> = vec![0.75, -2.0, 0.3, 1.0, -1.25, 7.0, 0.1, 2.0, 2.0, 3.0, 1.0];
+    let r = ew(
+        "float64 x, float64 y",
+        "float64 z",
+        "z = fmod(x, y)",
+        vec![arr(&xs), arr(&ys)],
+        n,
+    );
+    let want: Vec<f64> = xs.iter().zip(&ys).map(|(a, b)| a % b).collect();
+    close(&r, &want, 0);
+    assert!(f64s(&r)[10].is_sign_negative()); // fmod(-0.0, 1) = -0.0
+    let r = ew(
+        "float64 x, float64 y",
+        "float64 z",
+        "z = hypot(x, y) + copysign(1.0, x)",
+        vec![arr(&xs[..10]), arr(&ys[..10])],
+        10,
+    );
+    let want: Vec<f64> = xs[..10]
+        .iter()
+        .zip(&ys)
+        .map(|(a, b)| a.hypot(*b) + 1f64.copysign(*a))
+        .collect();
+    close(&r, &want, 2);
+    let ts: Vec<f64> = vec![-0.9, -0.3, -1e-9, 1e-12, 0.2, 0.7, 0.95];
+    let m = ts.len();
+    type F = fn(f64) -> f64;
+    let cases: [(&str, F, u64); 10] = [
+        ("log1p", f64::ln_1p, 2),
+        ("expm1", f64::exp_m1, 2),
+        ("sinh", f64::sinh, 4),
+        ("cosh", f64::cosh, 2),
+        ("asinh", f64::asinh, 4),
+        ("atanh", f64::atanh, 4),
+        ("atan", f64::atan, 1),
+        ("asin", f64::asin, 2),
+        ("acos", f64::acos, 2),
+        ("log2", f64::log2, 2),
+    ];
+    for (name, f, tol) in cases {
+        let r = ew(
+            "float64 x",
+            "float64 y",
+            &format!("y = {name}(x)"),
+            vec![arr(&ts)],
+            m,
+        );
+        let want: Vec<f64> = ts.iter().map(|&v| f(v)).collect();
+        for (g, w) in r.iter().zip(&want) {
+            let d = ulps(g.to_f64(), *w, Float64);
+            assert!(d <= tol, "{name}: got {g:?}, want {w} ({d} ulps)");
+        }
+    }
+    let r = ew(
+        "float64 x",
+        "float64 y",
+        "y = acosh(x) + log10(x) + exp2(x) + rsqrt(x)",
+        vec![arr(&[1.5f64, 10.0, 100.0])],
+        3,
+    );
+    let want: Vec<f64> = [1.5f64, 10.0, 100.0]
+        .iter()
+        .map(|v| v.acosh() + v.log10() + v.exp2() + 1.0 / v.sqrt())
+        .collect();
+    close(&r, &want, 4);
+}
+
+#[test]
+fn nan_inf_tests() {
+    let xs = [f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0, 0.0];
+    let r = ew(
+        "float32 x",
+        "int32 y",
+        "y = isnan(x) ? -1 : (isinf(x) ? 1 : (isfinite(x) ? 2 : 3))",
+        vec![arr(&xs)],
+        5,
+    );
+    assert_eq!(ints(&r), vec![-1, 1, 1, 2, 2]);
+    let r = ew(
+        "float32 x",
+        "float32 y",
+        "y = fmax(x, 0.5f) + fminf(x, INFINITY)",
+        vec![arr(&xs)],
+        5,
+    );
+    let want: Vec<f64> = xs
+        .iter()
+        .map(|v| (v.max(0.5) + v.min(f32::INFINITY)) as f64)
+        .collect();
+    close(&r, &want, 0);
+}
+
+#[test]
+fn reductions() {
+    let x: Vec<f32> = (0..12).map(|k| k as f32 * 0.5 - 2.0).collect();
+    // l2norm along the last axis.
+    let r = red(
+        "T x",
+        "T y",
+        "x * x",
+        "a + b",
+        "y = sqrt(a)",
+        "0",
+        Float32,
+        vec![arr(&x)],
+        &[3],
+        &[4],
+    );
+    let want: Vec<f64> = x
+        .chunks(4)
+        .map(|c| c.iter().map(|v| v * v).sum::<f32>().sqrt() as f64)
+        .collect();
+    close(&r, &want, 1);
+    // max with -INFINITY identity.
+    let r = red(
+        "T x",
+        "T y",
+        "x",
+        "max(a, b)",
+        "y = a",
+        "-INFINITY",
+        Float32,
+        vec![arr(&x)],
+        &[],
+        &[12],
+    );
+    close(&r, &[3.5], 0);
+    // Empty reduction gives post(identity).
+    let r = red(
+        "T x",
+        "T y",
+        "x",
+        "max(a, b)",
+        "y = a",
+        "-INFINITY",
+        Float32,
+        vec![arr(&x)],
+        &[0],
+        &[12],
+    );
+    assert!(r.is_empty());
+    // Integer sum into int64, mean with the size objects.
+    let xi: Vec<i32> = (1..=10).collect();
+    let r = red(
+        "int32 x",
+        "int64 y",
+        "x",
+        "a + b",
+        "y = a",
+        "0",
+        Int64,
+        vec![arr(&xi)],
+        &[],
+        &[10],
+    );
+    assert_eq!(ints(&r), vec![55]);
+    let r = red(
+        "int32 x",
+        "float64 y",
+        "x",
+        "a + b",
+        "y = a / (_in_ind.size() / _out_ind.size())",
+        "0",
+        Float64,
+        vec![arr(&xi)],
+        &[2],
+        &[5],
+    );
+    close(&r, &[3.0, 8.0], 0);
+    // A weighted sum with a scalar param, a post with if/else.
+    let r = red(
+        "float32 x, float32 w",
+        "float32 y",
+        "x * w",
+        "a + b",
+        "float t = a - 1; if (t > 0) { y = t; } else { y = 0; }",
+        "(float)0",
+        Float32,
+        vec![arr(&x), s(2.0f32)],
+        &[3],
+        &[4],
+    );
+    let want: Vec<f64> = x
+        .chunks(4)
+        .map(|c| (c.iter().map(|v| v * 2.0).sum::<f32>() - 1.0).max(0.0) as f64)
+        .collect();
+    close(&r, &want, 0);
+    // Product with identity 1 and min with INT_MAX.
+    let r = red(
+        "int32 x",
+        "int32 y",
+        "x",
+        "a * b",
+        "y = a",
+        "1",
+        Int32,
+        vec![arr(&[1i32, 2, 3, 4, 5])],
+        &[],
+        &[5],
+    );
+    assert_eq!(ints(&r), vec![120]);
+    let r = red(
+        "int32 x",
+        "int32 y",
+        "x < 0 ? -x : x",
+        "min(a, b)",
+        "y = a",
+        "INT_MAX",
+        Int32,
+        vec![arr(&[-7i32, 9, -3, 4])],
+        &[],
+        &[4],
+    );
+    assert_eq!(ints(&r), vec![3]);
+}
