@@ -3,9 +3,10 @@
 //! their error paths.
 
 use crate::common::{self, Golden, Operand, Tol};
+use cupy::core::kernel::ir::{Kernel, ReduceKernel};
 use cupy::{
-    fuse, where_, Arg, Array, Axes, DType, Device, ElementwiseKernel, Error, ReductionKernel,
-    Result, Sym,
+    fuse, where_, Arg, Array, Axes, BackendKind, DType, Device, ElementwiseKernel, Error,
+    ReductionKernel, Result, Sym,
 };
 use serde_json::Value;
 
@@ -22,18 +23,77 @@ fn s<'a>(k: &'a Value, key: &str) -> &'a str {
     k[key].as_str().unwrap_or("")
 }
 
-fn run_fuse(id: &str, args: &[Arg<'_>]) -> Result<Array> {
-    match id {
-        "fuse/squared_diff_plus_sin" => {
-            fuse(|x: Sym, y: Sym| (x - y) * (x - y) + x.sin()).call(args)
-        }
-        "fuse/sum_of_squares" => fuse(|x: Sym, y: Sym| ((x - y) * (x - y)).sum()).call(args),
-        "fuse/axpy_weak_arg" => fuse(|x: Sym, a: Sym, y: Sym| x * a + y).call(args),
-        "fuse/int_chain" => fuse(|x: Sym, y: Sym| (x + 3) * y).call(args),
-        "fuse/where_relu" => fuse(|x: Sym| where_(x.greater(0), x, 0.0)).call(args),
-        "fuse/mean_axis0" => fuse(|x: Sym| (x * 2.0).mean_axis(0, false)).call(args),
-        "fuse/promote_int_float" => fuse(|x: Sym, y: Sym| x * y - 1).call(args),
+/// A fused case's result: the array, or (for the hipRTC check) the traced IR.
+enum FuseOut {
+    Arr(Array),
+    Ir(std::result::Result<ReduceKernel, Kernel>),
+}
+
+fn fuse_case(id: &str, args: &[Arg<'_>], ir: bool) -> Result<FuseOut> {
+    macro_rules! go {
+        ($f:expr) => {{
+            let f = $f;
+            if ir {
+                FuseOut::Ir(f.ir(args)?)
+            } else {
+                FuseOut::Arr(f.call(args)?)
+            }
+        }};
+    }
+    Ok(match id {
+        "fuse/squared_diff_plus_sin" => go!(fuse(|x: Sym, y: Sym| (x - y) * (x - y) + x.sin())),
+        "fuse/sum_of_squares" => go!(fuse(|x: Sym, y: Sym| ((x - y) * (x - y)).sum())),
+        "fuse/axpy_weak_arg" => go!(fuse(|x: Sym, a: Sym, y: Sym| x * a + y)),
+        "fuse/int_chain" => go!(fuse(|x: Sym, y: Sym| (x + 3) * y)),
+        "fuse/where_relu" => go!(fuse(|x: Sym| where_(x.greater(0), x, 0.0))),
+        "fuse/mean_axis0" => go!(fuse(|x: Sym| (x * 2.0).mean_axis(0, false))),
+        "fuse/promote_int_float" => go!(fuse(|x: Sym, y: Sym| x * y - 1)),
         other => panic!("no fuse closure for {other}"),
+    })
+}
+
+fn run_fuse(id: &str, args: &[Arg<'_>]) -> Result<Array> {
+    match fuse_case(id, args, false)? {
+        FuseOut::Arr(a) => Ok(a),
+        FuseOut::Ir(_) => unreachable!(),
+    }
+}
+
+fn elementwise_kernel(k: &Value) -> Result<ElementwiseKernel> {
+    ElementwiseKernel::new(
+        s(k, "in_params"),
+        s(k, "out_params"),
+        s(k, "operation"),
+        s(k, "name"),
+    )?
+    .with_preamble(s(k, "preamble"))
+}
+
+fn reduction_kernel(k: &Value) -> Result<ReductionKernel> {
+    let kern = ReductionKernel::new(
+        s(k, "in_params"),
+        s(k, "out_params"),
+        s(k, "map_expr"),
+        s(k, "reduce_expr"),
+        s(k, "post_map_expr"),
+        Some(s(k, "identity")),
+        s(k, "name"),
+    )?;
+    match k.get("reduce_type").and_then(|v| v.as_str()) {
+        Some(t) => kern.with_reduce_type(t),
+        None => Ok(kern),
+    }
+}
+
+fn out_arrays(g: &Golden, k: &Value, dev: &Device) -> Result<Vec<Array>> {
+    match k.get("out") {
+        Some(v) => v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| g.array(n.as_str().unwrap()).upload(dev))
+            .collect(),
+        None => Ok(vec![]),
     }
 }
 
@@ -42,41 +102,15 @@ fn exec(g: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
     let args: Vec<Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
     cupy::with_device(dev, || match case["op"].as_str().unwrap() {
         "elementwise" => {
-            let kern = ElementwiseKernel::new(
-                s(k, "in_params"),
-                s(k, "out_params"),
-                s(k, "operation"),
-                s(k, "name"),
-            )?
-            .with_preamble(s(k, "preamble"))?;
-            let outs: Vec<Array> = match k.get("out") {
-                Some(v) => v
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| g.array(n.as_str().unwrap()).upload(dev))
-                    .collect::<Result<_>>()?,
-                None => vec![],
-            };
+            let kern = elementwise_kernel(k)?;
+            let outs = out_arrays(g, k, dev)?;
             let out_refs: Vec<&Array> = outs.iter().collect();
             let size = k.get("size").and_then(|v| v.as_u64()).map(|v| v as usize);
             let mut res = kern.call_with(&args, &out_refs, size)?;
             Ok(res.remove(k["output"].as_u64().unwrap() as usize))
         }
         "reduction" => {
-            let mut kern = ReductionKernel::new(
-                s(k, "in_params"),
-                s(k, "out_params"),
-                s(k, "map_expr"),
-                s(k, "reduce_expr"),
-                s(k, "post_map_expr"),
-                Some(s(k, "identity")),
-                s(k, "name"),
-            )?;
-            if let Some(t) = k.get("reduce_type").and_then(|v| v.as_str()) {
-                kern = kern.with_reduce_type(t)?;
-            }
-            kern.call(&args, axes(&k["axis"]), k["keepdims"].as_bool().unwrap())
+            reduction_kernel(k)?.call(&args, axes(&k["axis"]), k["keepdims"].as_bool().unwrap())
         }
         "fuse" => run_fuse(case["id"].as_str().unwrap(), &args),
         other => panic!("op {other}"),
@@ -247,4 +281,85 @@ fn fuse_reuses_kernels_with_new_values() {
         t.check(&dev, "fuse_cache", r);
     }
     t.finish();
+}
+
+/// Every golden user kernel, lowered to the IR and emitted as HIP C++, compiles with AMD's
+/// hipRTC for CDNA (gfx90a, wave64) and RDNA (gfx1030, wave32). CI has ROCm's runtime but no AMD
+/// GPU; `CUPY_REQUIRE_HIP=1` turns a missing hipRTC into a failure.
+#[test]
+fn custom_kernels_compile_with_hiprtc() {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+        ReduceSpec,
+    };
+    let rtc = match cupy_hip::result::Rtc::get() {
+        Ok(r) => r,
+        Err(e) => {
+            assert!(
+                std::env::var("CUPY_REQUIRE_HIP").as_deref() != Ok("1"),
+                "CUPY_REQUIRE_HIP=1 but hipRTC is not loadable: {e}"
+            );
+            eprintln!("NOTICE: skipping: hipRTC not loadable: {e}");
+            return;
+        }
+    };
+    let g = Golden::load("custom");
+    let cpu = Device::get(BackendKind::Cpu, 0).expect("cpu device");
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    let mut names = vec![];
+    for (n, case) in g.cases.iter().enumerate() {
+        let id = case["id"].as_str().unwrap();
+        let k = &case["kwargs"];
+        let ops = common::operands(&g, case, &cpu).expect("operands");
+        let args: Vec<Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
+        let ir = match case["op"].as_str().unwrap() {
+            "elementwise" => {
+                let outs = out_arrays(&g, k, &cpu).expect("out arrays");
+                let refs: Vec<&Array> = outs.iter().collect();
+                Err(elementwise_kernel(k).unwrap().ir(&args, &refs).unwrap())
+            }
+            "reduction" => Ok(reduction_kernel(k).unwrap().ir(&args).unwrap()),
+            _ => match fuse_case(id, &args, true).unwrap() {
+                FuseOut::Ir(ir) => ir,
+                FuseOut::Arr(_) => unreachable!(),
+            },
+        };
+        let emitted = match ir {
+            Err(mut kern) => {
+                kern.name = format!("{}_{n}", kern.name);
+                let spec = ElementwiseSpec {
+                    ndim: 2,
+                    class: ElementwiseClass::Strided,
+                    index64: n % 2 == 0,
+                };
+                emit_elementwise(&kern, &spec, Flavor::Hip)
+            }
+            Ok(mut kern) => {
+                kern.name = format!("{}_{n}", kern.name);
+                let spec = ReduceSpec {
+                    out_ndim: 1,
+                    red_ndim: 1 + n % 2,
+                    index64: n % 2 == 0,
+                };
+                emit_reduce(&kern, &spec, Flavor::Hip)
+            }
+        };
+        let e = emitted.unwrap_or_else(|e| panic!("{id}: HIP emission failed: {e}"));
+        body.push_str(&e.source[pre.len()..]);
+        names.push(id);
+    }
+    for target in ["gfx90a", "gfx1030"] {
+        let opts = cupy_hip::kernels::compile_options(target);
+        let src = format!("{pre}{body}");
+        if let Err(e) = rtc.compile(&src, "custom_kernels.hip", &opts) {
+            let log: Vec<&str> = e.log.lines().take(60).collect();
+            panic!("hipRTC ({target}) failed: {}\n{}", e.text, log.join("\n"));
+        }
+        eprintln!("hipRTC {target}: {} user kernels compiled", names.len());
+        common::report(&format!(
+            "hip custom_kernels_compile_with_hiprtc {target} {} kernels",
+            names.len()
+        ));
+    }
 }

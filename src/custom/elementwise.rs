@@ -40,6 +40,7 @@ use crate::ops::reduce::{reduce_with, Axes};
 use crate::ops::ufunc::Arg;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::ReduceKernel;
 use cupy_core::kernel::lang::{
     lower_elementwise, lower_reduction, parse_params, Binding, ElementwiseSource,
     LoweredElementwise, Name, ParamSpec, ReductionSource, TypeSpec,
@@ -144,6 +145,16 @@ fn scalar_value(kernel: &str, a: &Arg<'_>, d: DType) -> Result<Scalar> {
         Arg::Weak(w) => w.to_scalar(kernel, d),
         Arg::Array(_) => unreachable!("scalars only"),
     }
+}
+
+/// One call's binding of names (see `ElementwiseKernel::bind`).
+struct Bound {
+    names: Vec<Name>,
+    types: Vec<(String, DType)>,
+    input_idx: Vec<usize>,
+    raw_idx: Vec<usize>,
+    params: Vec<Scalar>,
+    out_types: Vec<DType>,
 }
 
 /// What a lowering depends on: the bound names and the placeholder values.
@@ -309,21 +320,9 @@ impl ElementwiseKernel {
         Ok(self.call_with(args, &[], None)?.remove(0))
     }
 
-    /// Runs the kernel: `args` are the inputs (one per `in_params` entry), `out` is empty (new
-    /// outputs are allocated) or one array per `out_params` entry (written in place and
-    /// returned), `size` sets the iteration size when no non-raw array decides it.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a wrong argument count, a scalar passed as `raw`, an
-    /// undecidable size or placeholder; [`Error::TypeError`] for conflicting placeholder
-    /// bindings or an `out` array of the wrong dtype; [`Error::ShapeMismatch`] when arrays do not
-    /// broadcast; [`Error::Parse`] for type errors in the operation; dtype and device errors.
-    pub fn call_with(
-        &self,
-        args: &[Arg<'_>],
-        out: &[&Array],
-        size: Option<usize>,
-    ) -> Result<Vec<Array>> {
+    /// Binds the arguments: resolves placeholders, assigns each name its dtype and binding,
+    /// converts scalar arguments to parameters. Arrays are not touched.
+    fn bind(&self, args: &[Arg<'_>], out: &[&Array]) -> Result<Bound> {
         let op = self.name.as_str();
         if args.len() != self.ins.len() {
             return Err(Error::invalid(
@@ -346,26 +345,24 @@ impl ElementwiseKernel {
             ));
         }
         let types = resolve_types(op, &self.ins, args, &self.outs, out)?;
-        // Bind names; cast arrays to concrete declared types.
-        let mut names = Vec::with_capacity(self.ins.len() + self.outs.len());
-        let mut owned: Vec<Array> = vec![];
-        let mut input_idx = vec![];
-        let mut raw_idx = vec![];
-        let mut params = vec![];
+        let mut b = Bound {
+            names: Vec::with_capacity(self.ins.len() + self.outs.len()),
+            types: vec![],
+            input_idx: vec![],
+            raw_idx: vec![],
+            params: vec![],
+            out_types: vec![],
+        };
         for (k, (p, a)) in self.ins.iter().zip(args).enumerate() {
             let dtype = type_of(op, p, &types)?;
             let binding = match a {
-                Arg::Array(x) => {
-                    if x.dtype() != dtype {
-                        owned.push(x.astype(dtype)?);
-                    }
-                    if p.raw {
-                        raw_idx.push(k);
-                        Binding::Raw(raw_idx.len() - 1)
-                    } else {
-                        input_idx.push(k);
-                        Binding::Input(input_idx.len() - 1)
-                    }
+                Arg::Array(_) if p.raw => {
+                    b.raw_idx.push(k);
+                    Binding::Raw(b.raw_idx.len() - 1)
+                }
+                Arg::Array(_) => {
+                    b.input_idx.push(k);
+                    Binding::Input(b.input_idx.len() - 1)
                 }
                 _ if p.raw => {
                     return Err(Error::invalid(
@@ -374,17 +371,16 @@ impl ElementwiseKernel {
                     ))
                 }
                 a => {
-                    params.push(scalar_value(op, a, dtype)?);
-                    Binding::Param(params.len() - 1)
+                    b.params.push(scalar_value(op, a, dtype)?);
+                    Binding::Param(b.params.len() - 1)
                 }
             };
-            names.push(Name {
+            b.names.push(Name {
                 name: p.name.clone(),
                 dtype,
                 binding,
             });
         }
-        let mut out_types = vec![];
         for (k, p) in self.outs.iter().enumerate() {
             let dtype = type_of(op, p, &types)?;
             if let Some(o) = out.get(k) {
@@ -400,12 +396,82 @@ impl ElementwiseKernel {
                     });
                 }
             }
-            out_types.push(dtype);
-            names.push(Name {
+            b.out_types.push(dtype);
+            b.names.push(Name {
                 name: p.name.clone(),
                 dtype,
                 binding: Binding::Output(k),
             });
+        }
+        b.types = types;
+        Ok(b)
+    }
+
+    /// Lowers a binding to the IR (cached per names and placeholder values).
+    fn lowered(&self, b: &Bound) -> Result<Arc<LoweredElementwise>> {
+        let key = (b.names.clone(), b.types.clone());
+        if let Some(l) = self.cache.lock().expect("kernel cache").get(&key) {
+            return Ok(l.clone());
+        }
+        let l = Arc::new(lower_elementwise(&ElementwiseSource {
+            name: &self.name,
+            operation: &self.operation,
+            preamble: &self.preamble,
+            names: &b.names,
+            types: &b.types,
+            size_param: Some(b.params.len()),
+        })?);
+        self.cache
+            .lock()
+            .expect("kernel cache")
+            .insert(key, l.clone());
+        Ok(l)
+    }
+
+    /// The IR kernel a call with these arguments runs (for inspection, and for compiling it
+    /// ahead of time, e.g. with hipRTC): inputs are the non-raw array arguments followed by the
+    /// outputs the operation reads; params the scalar arguments (and `_ind.size()`).
+    ///
+    /// # Errors
+    /// As [`ElementwiseKernel::call_with`], without the shape and device checks.
+    pub fn ir(&self, args: &[Arg<'_>], out: &[&Array]) -> Result<cupy_core::kernel::ir::Kernel> {
+        let b = self.bind(args, out)?;
+        Ok(self.lowered(&b)?.kernel.clone())
+    }
+
+    /// Runs the kernel: `args` are the inputs (one per `in_params` entry), `out` is empty (new
+    /// outputs are allocated) or one array per `out_params` entry (written in place and
+    /// returned), `size` sets the iteration size when no non-raw array decides it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a wrong argument count, a scalar passed as `raw`, an
+    /// undecidable size or placeholder; [`Error::TypeError`] for conflicting placeholder
+    /// bindings or an `out` array of the wrong dtype; [`Error::ShapeMismatch`] when arrays do not
+    /// broadcast; [`Error::Parse`] for type errors in the operation; dtype and device errors.
+    pub fn call_with(
+        &self,
+        args: &[Arg<'_>],
+        out: &[&Array],
+        size: Option<usize>,
+    ) -> Result<Vec<Array>> {
+        let op = self.name.as_str();
+        let bound = self.bind(args, out)?;
+        let lowered = self.lowered(&bound)?;
+        let Bound {
+            names,
+            input_idx,
+            raw_idx,
+            mut params,
+            out_types,
+            ..
+        } = bound;
+        let mut owned: Vec<Array> = vec![];
+        for (k, a) in args.iter().enumerate() {
+            if let Arg::Array(x) = a {
+                if x.dtype() != names[k].dtype {
+                    owned.push(x.astype(names[k].dtype)?);
+                }
+            }
         }
         // The arrays as the kernel sees them (cast where needed).
         let mut cast_iter = owned.iter();
@@ -476,30 +542,7 @@ impl ElementwiseKernel {
         for x in &inputs {
             broadcast_shapes(op, x.shape(), &shape)?;
         }
-        // Lower (cached per signature).
         let size_param = params.len();
-        let lowered = {
-            let key = (names.clone(), types.clone());
-            let cached = self.cache.lock().expect("kernel cache").get(&key).cloned();
-            match cached {
-                Some(l) => l,
-                None => {
-                    let l = Arc::new(lower_elementwise(&ElementwiseSource {
-                        name: op,
-                        operation: &self.operation,
-                        preamble: &self.preamble,
-                        names: &names,
-                        types: &types,
-                        size_param: Some(size_param),
-                    })?);
-                    self.cache
-                        .lock()
-                        .expect("kernel cache")
-                        .insert(key, l.clone());
-                    l
-                }
-            }
-        };
         if lowered.kernel.params.len() > size_param {
             params.push(Scalar::Int64(shape.iter().product::<usize>() as i64));
         }
@@ -640,12 +683,10 @@ impl ReductionKernel {
         self
     }
 
-    /// Reduces over `axis` (`Axes::All` for every axis, as CuPy's `axis=None`).
-    ///
-    /// # Errors
-    /// [`Error::Parse`] for type errors in the expressions; argument, shape, axis, dtype and
-    /// device errors as [`ElementwiseKernel::call_with`] and [`crate::sum`] give them.
-    pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+    /// Binds the arguments and lowers the strings: the kernel (inputs = the array arguments,
+    /// params = the scalar arguments then `_in_ind.size()`, `_out_ind.size()`) and the scalar
+    /// parameter values.
+    fn lower_call(&self, args: &[Arg<'_>]) -> Result<(ReduceKernel, Vec<Scalar>)> {
         let op = self.name.as_str();
         if args.len() != self.ins.len() {
             return Err(Error::invalid(
@@ -659,18 +700,14 @@ impl ReductionKernel {
         }
         let types = resolve_types(op, &self.ins, args, &[], &[])?;
         let mut names = vec![];
-        let mut arrays: Vec<Array> = vec![];
+        let mut n_arrays = 0;
         let mut params = vec![];
         for (p, a) in self.ins.iter().zip(args) {
             let dtype = type_of(op, p, &types)?;
             let binding = match a {
-                Arg::Array(x) => {
-                    arrays.push(if x.dtype() != dtype {
-                        x.astype(dtype)?
-                    } else {
-                        (*x).clone()
-                    });
-                    Binding::Input(arrays.len() - 1)
+                Arg::Array(_) => {
+                    n_arrays += 1;
+                    Binding::Input(n_arrays - 1)
                 }
                 a => {
                     params.push(scalar_value(op, a, dtype)?);
@@ -683,7 +720,7 @@ impl ReductionKernel {
                 binding,
             });
         }
-        if arrays.is_empty() {
+        if n_arrays == 0 {
             return Err(Error::invalid(op, "a reduction needs an array argument"));
         }
         let out_dtype = type_of(op, &self.out, &types)?;
@@ -698,6 +735,51 @@ impl ReductionKernel {
                 Error::invalid(op, format!("reduce_type placeholder {t} is not bound"))
             })?,
         };
+        let n_params = params.len();
+        let kernel = lower_reduction(&ReductionSource {
+            name: op,
+            map_expr: &self.map_expr,
+            reduce_expr: &self.reduce_expr,
+            post_map_expr: &self.post_map_expr,
+            identity: &self.identity,
+            preamble: &self.preamble,
+            names: &names,
+            output: (&self.out.name, out_dtype),
+            acc,
+            types: &types,
+            size_params: Some((n_params, n_params + 1)),
+        })?;
+        Ok((kernel, params))
+    }
+
+    /// The IR reduction kernel a call with these arguments runs (for inspection or ahead-of-time
+    /// compilation).
+    ///
+    /// # Errors
+    /// As [`ReductionKernel::call`], without the shape and axis checks.
+    pub fn ir(&self, args: &[Arg<'_>]) -> Result<ReduceKernel> {
+        Ok(self.lower_call(args)?.0)
+    }
+
+    /// Reduces over `axis` (`Axes::All` for every axis, as CuPy's `axis=None`).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for type errors in the expressions; argument, shape, axis, dtype and
+    /// device errors as [`ElementwiseKernel::call_with`] and [`crate::sum`] give them.
+    pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+        let op = self.name.as_str();
+        let (kernel, mut params) = self.lower_call(args)?;
+        let mut arrays: Vec<Array> = vec![];
+        for a in args {
+            if let Arg::Array(x) = a {
+                let dt = kernel.inputs[arrays.len()];
+                arrays.push(if x.dtype() != dt {
+                    x.astype(dt)?
+                } else {
+                    (*x).clone()
+                });
+            }
+        }
         let refs: Vec<&Array> = arrays.iter().collect();
         let shape = broadcast_all(op, &refs)?;
         let views: Vec<Array> = arrays
@@ -713,21 +795,7 @@ impl ReductionKernel {
             .filter(|(i, _)| !red.contains(i))
             .map(|(_, d)| d)
             .product();
-        let n_params = params.len();
-        let kernel = lower_reduction(&ReductionSource {
-            name: op,
-            map_expr: &self.map_expr,
-            reduce_expr: &self.reduce_expr,
-            post_map_expr: &self.post_map_expr,
-            identity: &self.identity,
-            preamble: &self.preamble,
-            names: &names,
-            output: (&self.out.name, out_dtype),
-            acc,
-            types: &types,
-            size_params: Some((n_params, n_params + 1)),
-        })?;
-        if kernel.params.len() > n_params {
+        if kernel.params.len() > params.len() {
             params.push(Scalar::Int64(in_size as i64));
             params.push(Scalar::Int64(out_size as i64));
         }

@@ -379,6 +379,33 @@ pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
     .unwrap_or(Sym { trace: 0, id: 0 })
 }
 
+/// Makes a built-in reduction kernel reduce `map` (the fused expression) instead of its input:
+/// the fused inputs and parameters come first, the reduction's own parameters after.
+fn splice_reduction(
+    mut rk: cupy_core::kernel::ir::ReduceKernel,
+    map: &Expr,
+    name: &str,
+    in_dtypes: Vec<DType>,
+    param_dtypes: Vec<DType>,
+) -> cupy_core::kernel::ir::ReduceKernel {
+    let shift = param_dtypes.len();
+    let mut fix = |e: &Expr| -> Option<Expr> {
+        match e.kind {
+            ExprKind::Input(0) => Some(map.clone()),
+            ExprKind::Param(k) => Some(Expr::param(k + shift, e.ty)),
+            _ => None,
+        }
+    };
+    rk.map = rk.map.rewrite(&mut fix);
+    rk.post = rk.post.rewrite(&mut fix);
+    rk.name = name.into();
+    rk.inputs = in_dtypes;
+    let mut all_params = param_dtypes;
+    all_params.extend(rk.params.iter().copied());
+    rk.params = all_params;
+    rk
+}
+
 /// A closure that [`fuse`] can trace: `Fn(Sym, ..) -> Sym` with 1 to 6 arguments, or
 /// `Fn(&[Sym]) -> Sym` for any number. `M` only tells the arities apart.
 pub trait FuseFn<M>: Send + Sync {
@@ -539,6 +566,45 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         Ok(traced)
     }
 
+    /// The traced IR for these arguments: `Ok(Err(kernel))` for an elementwise result,
+    /// `Ok(Ok(reduce_kernel))` when the function ends in a reduction (its `map` is the fused
+    /// expression). For inspection and ahead-of-time compilation.
+    ///
+    /// # Errors
+    /// As [`Fused::call`].
+    pub fn ir(
+        &self,
+        args: &[Arg<'_>],
+    ) -> Result<std::result::Result<cupy_core::kernel::ir::ReduceKernel, Kernel>> {
+        let traced = self.traced(args)?;
+        let in_dtypes: Vec<DType> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(x.dtype()),
+                _ => None,
+            })
+            .collect();
+        let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
+        match traced.result {
+            Val::Strong(e) => Ok(Err(Kernel::map(&self.name, in_dtypes, param_dtypes, e))),
+            Val::Reduced { map, r, .. } => {
+                let (rk, _) = r.kernel(map.ty, 1)?;
+                Ok(Ok(splice_reduction(
+                    rk,
+                    &map,
+                    &self.name,
+                    in_dtypes,
+                    param_dtypes,
+                )))
+            }
+            Val::Weak(..) => Err(Error::invalid(
+                &self.name,
+                "the fused function returned a scalar, not an array expression",
+            )),
+            Val::Failed(e) => Err(e),
+        }
+    }
+
     /// Runs the fused function on `args` (arrays, and Rust numbers as weak scalars).
     ///
     /// # Errors
@@ -614,22 +680,8 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                         "zero-size array to reduction operation which has no identity",
                     ));
                 }
-                let (mut rk, rparams) = r.kernel(map.ty, count)?;
-                let shift = params.len();
-                let mut fix = |e: &Expr| -> Option<Expr> {
-                    match e.kind {
-                        ExprKind::Input(0) => Some(map.clone()),
-                        ExprKind::Param(k) => Some(Expr::param(k + shift, e.ty)),
-                        _ => None,
-                    }
-                };
-                rk.map = rk.map.rewrite(&mut fix);
-                rk.post = rk.post.rewrite(&mut fix);
-                rk.name = op.into();
-                rk.inputs = in_dtypes;
-                let mut all_params = param_dtypes;
-                all_params.extend(rk.params.iter().copied());
-                rk.params = all_params;
+                let (rk, rparams) = r.kernel(map.ty, count)?;
+                let rk = splice_reduction(rk, &map, op, in_dtypes, param_dtypes);
                 params.extend(rparams);
                 let refs: Vec<&Array> = views.iter().collect();
                 reduce_with(op, &rk, params, &refs, &axes, keepdims)

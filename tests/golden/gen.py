@@ -975,14 +975,15 @@ def gen_custom():
 
     # ReductionKernel (CuPy user guide: l2norm; the seed's sum_kernel).
     big = np.linspace(-1.0, 1.0, 40, dtype=np.float32).reshape(5, 8)
-    red("red/sum_kernel", "T x", "T y", "x", "a + b", "y = a", "0", [big], lambda: big.sum(dtype=np.float32),
+    bigp = big + np.float32(2.0)  # positive: no cancellation, so ulps are meaningful
+    red("red/sum_kernel", "T x", "T y", "x", "a + b", "y = a", "0", [bigp], lambda: bigp.sum(dtype=np.float32),
         ulps=64)
     red("red/l2norm_axis1", "T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", [big],
         lambda: np.sqrt((big * big).sum(axis=1)), axis=1, ulps=16)
     red("red/max_identity_neg_inf", "T x", "T y", "x", "max(a, b)", "y = a", "-INFINITY", [big],
         lambda: big.max(axis=0), axis=0)
-    red("red/dot_broadcast", "T x, T y", "T z", "x * y", "a + b", "z = a", "0", [big, big[0].copy()],
-        lambda: (big * big[0]).sum(), ulps=64)
+    red("red/dot_broadcast", "T x, T y", "T z", "x * y", "a + b", "z = a", "0", [bigp, bigp[0].copy()],
+        lambda: (bigp * bigp[0]).sum(), ulps=64)
     red("red/mean_in_out_sizes", "T x", "T y", "x", "a + b", "y = a / (_in_ind.size() / _out_ind.size())", "0",
         [big], lambda: big.sum(axis=0) / f32(5), axis=0, ulps=16)
     red("red/count_nonzero_int", "T x", "int64 y", "x != 0 ? 1 : 0", "a + b", "y = a", "0", [i32a],
