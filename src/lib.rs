@@ -22,6 +22,7 @@
 
 pub mod array;
 mod backends;
+pub mod custom;
 pub mod device;
 mod fmt;
 pub mod index;
@@ -33,6 +34,7 @@ pub use cupy_core::{
     Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
     Scalar, SliceItem, WeakScalar,
 };
+pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use ops::linalg::{dot, matmul};

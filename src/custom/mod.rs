@@ -1,0 +1,3 @@
+//! User-defined kernels (`cupy.RawKernel`, `cupy.RawModule`).
+
+pub mod raw;
