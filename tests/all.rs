@@ -10,6 +10,7 @@ mod errors;
 mod linalg;
 mod printing;
 mod props;
+mod raw;
 mod reductions;
 mod review;
 mod signal;

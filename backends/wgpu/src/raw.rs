@@ -448,9 +448,9 @@ impl WgpuBackend {
             return Err(Error::invalid(
                 &op,
                 format!(
-                    "block {:?} does not match the entry point's @workgroup_size{:?}; on wgpu the \
-                     block is fixed by the shader",
-                    call.block, pipe.workgroup
+                    "block {:?} does not match the entry point's @workgroup_size({}, {}, {}); on \
+                     wgpu the block is fixed by the shader",
+                    call.block, pipe.workgroup[0], pipe.workgroup[1], pipe.workgroup[2]
                 ),
             ));
         }
