@@ -97,6 +97,28 @@ fn saxpy_runs_on_every_gpu_backend() {
         for i in 0..n {
             assert_eq!(got2[i], 0.5 * got[i], "{}: element {i}", dev.label());
         }
+        // A contiguous view with an offset (64 float32 = 256 bytes, aligned for wgpu too):
+        // the kernel sees the view's first element.
+        let tail = y
+            .slice(&[SliceItem::Slice {
+                start: Some(64),
+                stop: None,
+                step: 1,
+            }])
+            .unwrap();
+        let m = (n - 64) as u32;
+        scale
+            .launch(
+                m.div_ceil(b),
+                b,
+                &[(&x).into(), (&tail).into(), 2.0f32.into(), m.into()],
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+        let got3 = y.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            let want = if i < 64 { got2[i] } else { 2.0 * got2[i] };
+            assert_eq!(got3[i], want, "{}: element {i}", dev.label());
+        }
         println!("RawKernel saxpy ran on {}", dev.label());
     }
 }
