@@ -36,6 +36,7 @@ pub use cupy_core::{
 };
 pub use custom::elementwise::{ElementwiseKernel, ReductionKernel};
 pub use custom::fuse::{fuse, where_, Fused, Sym};
+pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use ops::indexing::take;

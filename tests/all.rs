@@ -12,6 +12,7 @@ mod indexing;
 mod linalg;
 mod printing;
 mod props;
+mod raw;
 mod reductions;
 mod review;
 mod signal;

@@ -216,6 +216,16 @@ pub enum RawArg<'a> {
 }
 
 /// One launch of a backend-native kernel (CuPy's `RawKernel`/`RawModule`).
+///
+/// On CUDA/HIP the arguments are the kernel's parameters in order: a [`RawArg::Buffer`] is the
+/// device address of its element `offset`, a [`RawArg::Scalar`] the value at its C size (bool 1
+/// byte, float16/bfloat16 2, complex two floats). WGSL has no parameters, so on wgpu the `k`-th
+/// buffer argument binds to `@group(0) @binding(k)` as a storage buffer (from element `offset`
+/// to the buffer's end; the byte offset must meet `min_storage_buffer_offset_alignment`), and all
+/// scalars, in order, are packed into one uniform struct at `@group(0) @binding(n_buffers)`
+/// (each member aligned to its size, size rounded up to 16; small types widened to 32-bit words
+/// as wgpu stores them); `block` must equal the entry point's `@workgroup_size` and `grid` is the
+/// workgroup count. See `cupy::custom::raw` for the full convention.
 #[derive(Clone, Debug)]
 pub struct RawLaunch<'a> {
     /// Module source in the backend's [`NativeLanguage`].

@@ -33,6 +33,8 @@ pub fn stable_hash(parts: &[&[u8]]) -> String {
 pub struct Module {
     pub(crate) module: sys::CUmodule,
     pub(crate) funcs: HashMap<String, sys::CUfunction>,
+    /// Functions looked up by name after loading (raw modules).
+    pub(crate) looked_up: std::sync::Mutex<HashMap<String, sys::CUfunction>>,
 }
 
 // SAFETY: module/function handles are usable from any thread with the context bound.
@@ -45,6 +47,38 @@ impl Module {
     pub fn func(&self, name: &str) -> Option<sys::CUfunction> {
         self.funcs.get(name).copied()
     }
+
+    /// The function named `name`, resolved with `cuModuleGetFunction` on first use (the
+    /// context must be bound). `None` if the module has no such (unmangled) function.
+    pub fn lookup(&self, name: &str) -> Option<sys::CUfunction> {
+        if let Some(f) = self.func(name) {
+            return Some(f);
+        }
+        let mut m = self.looked_up.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = m.get(name) {
+            return Some(*f);
+        }
+        let c = CString::new(name).ok()?;
+        // SAFETY: the module is loaded until the compiler drops.
+        let f = unsafe { result::module::get_function(self.module, c) }.ok()?;
+        m.insert(name.to_string(), f);
+        Some(f)
+    }
+}
+
+/// NVRTC options of a raw (user) module: the device's arch and C++17 unless the user's own
+/// options choose them, then the user's options. No `--fmad=false` (NVRTC's default, as CuPy).
+pub fn raw_options(arch: &str, user: &[String]) -> Vec<String> {
+    let has = |p: &[&str]| user.iter().any(|o| p.iter().any(|q| o.starts_with(q)));
+    let mut v = vec![];
+    if !has(&["-arch", "--gpu-architecture"]) {
+        v.push(format!("--gpu-architecture={arch}"));
+    }
+    if !has(&["-std", "--std"]) {
+        v.push("-std=c++17".to_string());
+    }
+    v.extend(user.iter().cloned());
+    v
 }
 
 /// Where a module came from, for tests and `show_config`.
@@ -118,7 +152,31 @@ impl Compiler {
 
     /// Compiles (or finds) `source` and resolves `entries`.
     pub fn module(&self, kernel: &str, source: &str, entries: &[String]) -> Result<Arc<Module>> {
-        let key = stable_hash(&[source.as_bytes()]);
+        self.module_with(kernel, source, entries, None)
+    }
+
+    /// Compiles (or finds) a raw (user) module with the user's NVRTC `options`, cached by
+    /// (source, options); its functions are resolved by [`Module::lookup`].
+    pub fn raw_module(
+        &self,
+        kernel: &str,
+        source: &str,
+        options: &[String],
+    ) -> Result<Arc<Module>> {
+        self.module_with(kernel, source, &[], Some(options))
+    }
+
+    fn module_with(
+        &self,
+        kernel: &str,
+        source: &str,
+        entries: &[String],
+        raw: Option<&[String]>,
+    ) -> Result<Arc<Module>> {
+        let key = match raw {
+            None => stable_hash(&[source.as_bytes()]),
+            Some(o) => stable_hash(&[b"raw", source.as_bytes(), o.join("\u{1}").as_bytes()]),
+        };
         if let Some(m) = self
             .cache
             .lock()
@@ -130,17 +188,21 @@ impl Compiler {
         }
         let (major, minor) = nvrtc_version()?;
         let arch = format!("sm_{}{}", self.cc.0, self.cc.1);
-        let opts = vec![
-            format!("--gpu-architecture={arch}"),
-            "-std=c++17".to_string(),
-            // No FMA contraction: a fused expression must round like NumPy's op-by-op result.
-            "--fmad=false".to_string(),
-        ];
+        let opts = match raw {
+            None => vec![
+                format!("--gpu-architecture={arch}"),
+                "-std=c++17".to_string(),
+                // No FMA contraction: a fused expression must round like NumPy's op-by-op result.
+                "--fmad=false".to_string(),
+            ],
+            Some(user) => raw_options(&arch, user),
+        };
         let disk_key = stable_hash(&[
             source.as_bytes(),
             format!("nvrtc {major}.{minor}").as_bytes(),
             arch.as_bytes(),
-            opts.join(" ").as_bytes(),
+            opts.join(if raw.is_some() { "\u{1}" } else { " " })
+                .as_bytes(),
             format!("format {CACHE_FORMAT}").as_bytes(),
         ]);
         let path = cache_dir().map(|d| d.join(format!("{disk_key}.cubin")));
@@ -209,7 +271,11 @@ impl Compiler {
                 .map_err(|e| self.err(format!("cuModuleGetFunction({name}) failed: {e:?}")))?;
             funcs.insert(name.clone(), f);
         }
-        Ok(Module { module, funcs })
+        Ok(Module {
+            module,
+            funcs,
+            looked_up: Default::default(),
+        })
     }
 
     /// Runs NVRTC; returns a CUBIN (or PTX when the exact arch is not supported by this NVRTC).

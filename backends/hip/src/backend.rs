@@ -8,7 +8,7 @@ use crate::sys::hip as h;
 use crate::sys::rocblas as rb;
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, Operand, ReductionCall,
+    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
 };
 use cupy_core::kernel::cpp::{
     emit_elementwise, emit_reduce, vector_width, ArgValue, ArgsLayout, ElementwiseSpec, Flavor,
@@ -300,6 +300,9 @@ pub struct HipBackend {
     pool: Arc<Pool>,
     modules: Mutex<Vec<Handle>>,
     kernels: Mutex<HashMap<Key, Arc<Compiled>>>,
+    /// Raw (user) modules by hash of (source, options), and their functions by name.
+    raw_modules: Mutex<HashMap<String, Handle>>,
+    raw_funcs: Mutex<HashMap<(String, String), Handle>>,
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
     /// Serialises launches with their argument packing.
     submit: Mutex<()>,
@@ -360,6 +363,8 @@ impl HipBackend {
             pool,
             modules: Mutex::new(vec![]),
             kernels: Mutex::new(HashMap::new()),
+            raw_modules: Mutex::new(HashMap::new()),
+            raw_funcs: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             submit: Mutex::new(()),
         })
@@ -533,6 +538,131 @@ impl HipBackend {
             });
         }
         Ok(g)
+    }
+
+    /// Loads (compiling through hipRTC and the disk cache on first use) a raw module; cached by
+    /// (source, options) for the backend's life.
+    fn raw_module(
+        &self,
+        kernel: &str,
+        source: &str,
+        options: &[String],
+    ) -> Result<(String, Handle)> {
+        let key =
+            cache::stable_hash(&[b"raw", source.as_bytes(), options.join("\u{1}").as_bytes()]);
+        if let Some(m) = self
+            .raw_modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok((key, *m));
+        }
+        let code =
+            crate::raw::compile_raw(&self.info.label(), kernel, source, &self.arch, options)?;
+        self.current()?;
+        let m = self
+            .hip
+            .module_load(&code)
+            .map_err(|e| self.err(format!("raw module {kernel}: {e}")))?;
+        self.modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Handle(m));
+        self.raw_modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.clone(), Handle(m));
+        Ok((key, Handle(m)))
+    }
+
+    /// A raw (user) kernel launch: checks, hipRTC module, by-value arguments,
+    /// `hipModuleLaunchKernel` on the backend's stream.
+    fn raw_run(&self, call: &RawLaunch<'_>) -> Result<()> {
+        let op = format!("RawKernel {}", call.name);
+        let max_threads = self
+            .hip
+            .attribute(h::hipDeviceAttributeMaxThreadsPerBlock, self.dev)
+            .ok()
+            .filter(|&t| t > 0)
+            .unwrap_or(1024) as u32;
+        crate::raw::check_raw_dims(&op, call.grid, call.block, max_threads)?;
+        let mut slots: Vec<[u64; 2]> = Vec::with_capacity(call.args.len());
+        for (i, a) in call.args.iter().enumerate() {
+            match a {
+                RawArg::Buffer { buffer, offset } => {
+                    let b = self.buf(&op, buffer)?;
+                    if *offset > b.len {
+                        return Err(Error::invalid(
+                            &op,
+                            format!(
+                                "argument {i}: offset {offset} is past the end of a buffer of {} \
+                                 elements",
+                                b.len
+                            ),
+                        ));
+                    }
+                    slots.push([b.addr(*offset), 0]);
+                }
+                RawArg::Scalar(s) => slots.push(crate::raw::scalar_slot(s)),
+            }
+        }
+        let (key, module) = self.raw_module(call.name, call.source, call.options)?;
+        let fkey = (key, call.name.to_string());
+        let cached = self
+            .raw_funcs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&fkey)
+            .copied();
+        let f = match cached {
+            Some(f) => f,
+            None => {
+                // SAFETY: the module stays loaded until the backend drops.
+                let f = unsafe { self.hip.module_function(module.0, call.name) }
+                    .map(Handle)
+                    .map_err(|e| Error::Compile {
+                        backend: self.info.label(),
+                        kernel: call.name.into(),
+                        log: format!(
+                            "the module has no kernel named {:?} (declare it `extern \"C\" \
+                             __global__` so its name is not mangled): {e}",
+                            call.name
+                        ),
+                        source_code: call.source.into(),
+                    })?;
+                self.raw_funcs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(fkey, f);
+                f
+            }
+        };
+        let mut params: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| s.as_mut_ptr() as *mut c_void)
+            .collect();
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: each parameter points at a slot holding the argument's bytes (device addresses
+        // checked against their buffers, scalars at their C size); the kernel's signature is the
+        // user's responsibility, as in CuPy. The stream belongs to this device.
+        unsafe {
+            self.hip.launch_params(
+                f.0,
+                (call.grid[0], call.grid[1], call.grid[2]),
+                (call.block[0], call.block[1], call.block[2]),
+                call.shared_mem,
+                self.stream.0,
+                &mut params,
+            )
+        }
+        .map_err(|e| {
+            self.err(format!(
+                "launching raw kernel {} (grid {:?}, block {:?}, shared_mem {}) failed: {e}",
+                call.name, call.grid, call.block, call.shared_mem
+            ))
+        })
     }
 
     /// Copies `src` (any layout) into `dst` (any layout) of the same shape with a generated
@@ -879,6 +1009,18 @@ impl Backend for HipBackend {
 
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
         gemm(self, call)
+    }
+
+    fn native_language(&self) -> Option<NativeLanguage> {
+        Some(NativeLanguage::Hip)
+    }
+
+    fn raw_compile(&self, source: &str, options: &[String]) -> Result<()> {
+        self.raw_module("RawModule", source, options).map(|_| ())
+    }
+
+    fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
+        self.raw_run(call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -13,6 +13,7 @@
 pub mod backend;
 pub mod cache;
 pub mod kernels;
+pub mod raw;
 pub mod result;
 pub mod sys;
 

@@ -403,6 +403,47 @@ impl Hip {
     }
 }
 
+impl Hip {
+    /// `hipModuleLaunchKernel` with one `kernelParams` entry per kernel parameter (raw kernels):
+    /// `params[i]` points at the bytes of parameter `i`, which HIP copies at launch.
+    ///
+    /// # Safety
+    /// `f` is a kernel whose parameters have the sizes of the pointed-to values, every device
+    /// address among them is valid for what the kernel does, and `stream` belongs to the current
+    /// device.
+    pub unsafe fn launch_params(
+        &self,
+        f: h::hipFunction_t,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared: u32,
+        stream: h::hipStream_t,
+        params: &mut [*mut c_void],
+    ) -> Result<(), HipError> {
+        let p = if params.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            params.as_mut_ptr()
+        };
+        self.check(
+            "hipModuleLaunchKernel",
+            (self.api.hipModuleLaunchKernel)(
+                f,
+                grid.0,
+                grid.1,
+                grid.2,
+                block.0,
+                block.1,
+                block.2,
+                shared,
+                stream,
+                p,
+                std::ptr::null_mut(),
+            ),
+        )
+    }
+}
+
 /// Reads the NUL-terminated `gcnArchName` at `offset` of a `hipDeviceProp_t` buffer; if that
 /// does not look like an arch name (`gfx...`), scans the buffer for one (guards against a layout
 /// we have not seen).

@@ -32,7 +32,7 @@
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, Operand, ReductionCall,
+    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
 };
 use cupy_core::kernel::ir::{Expr, ReduceKernel};
 use cupy_core::kernel::wgsl::{
@@ -47,6 +47,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
+
+mod raw;
 
 /// Dispatches recorded before the encoder is submitted.
 pub const SUBMIT_EVERY: usize = 64;
@@ -231,6 +233,7 @@ pub struct WgpuBackend {
     opts: WgslOptions,
     pending: Mutex<Pending>,
     pipes: Mutex<HashMap<u64, Arc<Pipe>>>,
+    raw_pipes: Mutex<HashMap<u64, Arc<raw::RawPipe>>>,
     errors: Arc<Mutex<Vec<String>>>,
     /// wgpu's error-scope stack is per device: push/pop pairs must not interleave across threads.
     scope: Mutex<()>,
@@ -371,6 +374,7 @@ impl WgpuBackend {
             opts,
             pending: Mutex::default(),
             pipes: Mutex::default(),
+            raw_pipes: Mutex::default(),
             errors,
             scope: Mutex::default(),
         })
@@ -578,6 +582,16 @@ impl WgpuBackend {
             layout: &pipe.layout,
             entries: &entries,
         });
+        self.encode(&pipe.pipeline, &bg, g)
+    }
+
+    /// Records one dispatch of `pipeline` with `bg` at group 0 into the pending encoder.
+    fn encode(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        g: (u32, u32, u32),
+    ) -> Result<()> {
         let mut p = self.lock_pending()?;
         {
             let enc = p.encoder.get_or_insert_with(|| {
@@ -589,8 +603,8 @@ impl WgpuBackend {
                     label: None,
                     timestamp_writes: None,
                 });
-                pass.set_pipeline(&pipe.pipeline);
-                pass.set_bind_group(0, &bg, &[]);
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bg, &[]);
                 pass.dispatch_workgroups(g.0, g.1, g.2);
             }
             p.count += 1;
@@ -1167,6 +1181,18 @@ impl Backend for WgpuBackend {
             b0 += nb;
         }
         Ok(())
+    }
+
+    fn native_language(&self) -> Option<NativeLanguage> {
+        Some(NativeLanguage::Wgsl)
+    }
+
+    fn raw_compile(&self, source: &str, _options: &[String]) -> Result<()> {
+        self.raw_validate(source)
+    }
+
+    fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
+        self.raw_dispatch(call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -5,6 +5,7 @@
 
 mod ffi_header;
 mod kernels;
+mod raw;
 mod runtime;
 
 /// True when the environment demands the ROCm pieces be present (CI).

@@ -1,0 +1,137 @@
+//! Raw HIP C++ kernels (`RawKernel` / `RawModule` on the HIP backend): hipRTC compilation with
+//! the user's options for one gfx target (cached on disk like generated kernels), launch limits,
+//! and by-value argument packing. Everything here except the launch itself works without an AMD
+//! GPU, which is how CI checks it.
+
+use crate::cache;
+use crate::result::Rtc;
+use cupy_core::{Error, Result, Scalar};
+
+/// hipRTC options of a raw (user) module: `--offload-arch=<arch>` and `-O3` unless the user's
+/// options choose them, then the user's options. No `-ffp-contract=off` (hipRTC's default, as
+/// CuPy leaves it).
+pub fn raw_compile_options(arch: &str, user: &[String]) -> Vec<String> {
+    let has = |p: &[&str]| user.iter().any(|o| p.iter().any(|q| o.starts_with(q)));
+    let mut v = vec![];
+    if !has(&["--offload-arch", "--gpu-architecture", "-arch"]) {
+        v.push(format!("--offload-arch={arch}"));
+    }
+    if !has(&["-O"]) {
+        v.push("-O3".into());
+    }
+    v.extend(user.iter().cloned());
+    v
+}
+
+/// Compiles a raw module for `arch` (e.g. `gfx90a` or `gfx90a:sramecc+:xnack-`) with the user's
+/// `options`, through the disk cache (`CUPY_CACHE_DIR/hip`, keyed by source + hipRTC version +
+/// arch + options + format version). `label` names the device in errors; `kernel` names the
+/// program. Needs hipRTC, not a GPU.
+///
+/// # Errors
+/// [`Error::Compile`] with hipRTC's log (file:line:column: error: ...) and the source;
+/// [`Error::BackendUnavailable`] when hipRTC cannot be loaded.
+pub fn compile_raw(
+    label: &str,
+    kernel: &str,
+    source: &str,
+    arch: &str,
+    options: &[String],
+) -> Result<Vec<u8>> {
+    let rtc = Rtc::get().map_err(|e| Error::BackendUnavailable {
+        backend: "hip".into(),
+        reason: format!("hipRTC unavailable: {e}"),
+    })?;
+    let ver = rtc.version().map_err(|e| Error::Backend {
+        backend: label.into(),
+        msg: e.to_string(),
+    })?;
+    let opts = raw_compile_options(arch, options);
+    let mut keyed = opts.clone();
+    keyed.insert(0, "raw".into());
+    let key = cache::module_key(source, ver, arch, &keyed);
+    if let Some(code) = cache::load(&key) {
+        return Ok(code);
+    }
+    let (code, _log) = rtc
+        .compile(source, &format!("{kernel}.hip"), &opts)
+        .map_err(|e| Error::Compile {
+            backend: format!("{label} (hipRTC {}.{}, {arch})", ver.0, ver.1),
+            kernel: kernel.into(),
+            log: e.to_string(),
+            source_code: source.into(),
+        })?;
+    cache::store(&key, &code);
+    Ok(code)
+}
+
+/// HIP's launch limits, checked before the runtime sees the launch: every dimension at least 1,
+/// at most `max_threads` threads per block (1024 on current AMD GPUs), and grid x block at most
+/// 2^32 - 1 threads per dimension (HIP counts grids in threads).
+pub fn check_raw_dims(op: &str, grid: [u32; 3], block: [u32; 3], max_threads: u32) -> Result<()> {
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(Error::invalid(
+            op,
+            format!("grid {grid:?} and block {block:?} must be at least 1 in every dimension"),
+        ));
+    }
+    let threads: u64 = block.iter().map(|&b| b as u64).product();
+    if threads > max_threads as u64 {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "block {block:?} has {threads} threads, more than the limit of {max_threads} \
+                 threads per block"
+            ),
+        ));
+    }
+    if grid
+        .iter()
+        .zip(&block)
+        .any(|(&g, &b)| g as u64 * b as u64 > u32::MAX as u64)
+    {
+        return Err(Error::invalid(
+            op,
+            format!("grid {grid:?} x block {block:?} exceeds 2^32 - 1 threads in a dimension"),
+        ));
+    }
+    Ok(())
+}
+
+/// One kernel argument's bytes as `hipModuleLaunchKernel`'s `kernelParams` entry points to:
+/// a device address, or a scalar at its C size (bool 1 byte, float16/bfloat16 2, complex as two
+/// floats), in a 16-byte slot.
+pub fn scalar_slot(s: &Scalar) -> [u64; 2] {
+    let mut bytes = [0u8; 16];
+    s.write_le_bytes(&mut bytes[..s.dtype().itemsize()]);
+    let (lo, hi) = bytes.split_at(8);
+    [
+        u64::from_le_bytes(lo.try_into().expect("8 bytes")),
+        u64::from_le_bytes(hi.try_into().expect("8 bytes")),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_and_limits() {
+        assert_eq!(
+            raw_compile_options("gfx90a", &["-DN=3".into()]),
+            vec!["--offload-arch=gfx90a", "-O3", "-DN=3"]
+        );
+        assert_eq!(
+            raw_compile_options("gfx90a", &["--offload-arch=gfx1030".into(), "-O1".into()]),
+            vec!["--offload-arch=gfx1030", "-O1"]
+        );
+        assert!(check_raw_dims("k", [1, 1, 1], [1024, 1, 1], 1024).is_ok());
+        assert!(check_raw_dims("k", [0, 1, 1], [1, 1, 1], 1024).is_err());
+        assert!(check_raw_dims("k", [1, 1, 1], [64, 32, 1], 1024).is_err());
+        assert!(check_raw_dims("k", [1 << 23, 1, 1], [1024, 1, 1], 1024).is_err());
+        let s = scalar_slot(&Scalar::Bool(true));
+        assert_eq!(s, [1, 0]);
+        let s = scalar_slot(&Scalar::Float32(1.0).cast(cupy_core::DType::Float16));
+        assert_eq!(s[0], 0x3c00);
+    }
+}
