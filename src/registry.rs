@@ -179,6 +179,12 @@ pub fn routines() -> Vec<Routine> {
         all,
         "closures over Sym; a reduction only as the last step",
     );
+    add(
+        "cupy.RawKernel / cupy.RawModule",
+        "custom kernels",
+        [No, Yes, Yes, Partial],
+        "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses",
+    );
     add("cupy.show_config", "devices", all, "");
     v
 }
