@@ -121,6 +121,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pt = step("A @ A.T, then sum", &dev, || cp::matmul(&a, &a.t())?.sum())?;
     println!("    sum(A @ A.T) = {}", pt.item()?);
 
+    println!("user kernels (one definition, every backend)");
+    let sq =
+        cp::ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")?;
+    let xs = cp::linspace(0.0, 4.0, 5, true, DType::Float32)?;
+    let ys = cp::full(&[1], 1.0, DType::Float32)?;
+    let sd = step("ElementwiseKernel squared_diff", &dev, || {
+        sq.call(&[(&xs).into(), (&ys).into()])
+    })?;
+    println!("    {sd}");
+    let l2 = cp::ReductionKernel::new(
+        "T x",
+        "T y",
+        "x * x",
+        "a + b",
+        "y = sqrt(a)",
+        Some("0"),
+        "l2norm",
+    )?;
+    let nrm = step("ReductionKernel l2norm", &dev, || {
+        l2.call(&[(&xs).into()], cp::Axes::All, false)
+    })?;
+    println!("    l2norm(x) = {}", nrm.item()?);
+    let f = cp::fuse(|x: cp::Sym, y: cp::Sym| ((x - y) * (x - y) + x.sin()).sum());
+    let fz = step("fuse: sum((x - y)^2 + sin(x)) in one kernel", &dev, || {
+        f.call(&[(&xs).into(), (&ys).into()])
+    })?;
+    println!("    = {}", fz.item()?);
+
     println!("device query");
     for kind in BackendKind::ALL {
         println!(
