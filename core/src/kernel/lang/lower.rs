@@ -93,8 +93,8 @@ pub(crate) struct Cx<'a> {
     pub loop_vars: Vec<usize>,
     /// Lowering a loop bound: locals with uniform values are substituted (slots recorded).
     pub bound_mode: Option<Vec<usize>>,
-    /// Enclosing inlined functions: (name, return slot, return type).
-    pub inline: Vec<(String, usize, DType)>,
+    /// Enclosing inlined functions: (name, return slot, return type, loop depth at the call).
+    pub inline: Vec<(String, usize, DType, usize)>,
 }
 
 fn c(v: Scalar) -> Expr {
@@ -1253,7 +1253,7 @@ impl Cx<'_> {
     }
 
     fn inline_call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
-        if self.inline.iter().any(|(n, _, _)| n == name) {
+        if self.inline.iter().any(|(n, ..)| n == name) {
             return self.err(
                 pos,
                 format!("recursive call of `{name}` (recursion is not supported)"),
@@ -1342,7 +1342,8 @@ impl Cx<'_> {
             self.size_out.take(),
         );
         self.part = "preamble";
-        self.inline.push((name.to_string(), ret_slot, ret));
+        self.inline
+            .push((name.to_string(), ret_slot, ret, self.loop_vars.len()));
         let body = normalize_returns(f.body.clone());
         let r = self.stmts(&body);
         self.inline.pop();
@@ -1529,9 +1530,12 @@ impl Cx<'_> {
                 body,
             } => self.for_loop(*pos, init.as_deref(), cond.as_ref(), step.as_deref(), body),
             St::Return { pos, value } => {
-                let Some((_, slot, ty)) = self.inline.last().cloned() else {
+                let Some((_, slot, ty, depth)) = self.inline.last().cloned() else {
                     return self.err(*pos, "`return` is not allowed in an operation");
                 };
+                if self.loop_vars.len() > depth {
+                    return self.err(*pos, "`return` inside a loop is not supported");
+                }
                 let Some(value) = value else {
                     return self.err(*pos, "`return` needs a value");
                 };

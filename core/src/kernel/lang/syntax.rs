@@ -365,7 +365,7 @@ fn describe(r: &Rule) -> &'static str {
         op_inc | op_dec => "`++` or `--`",
         declarator => "a declarator",
         lvalue => "an assignable name",
-        index_suffix => "`[`",
+        index_suffix => "",
         else_if | else_part | kw_else => "`else`",
         kw_if => "`if`",
         kw_for => "`for`",
@@ -373,6 +373,12 @@ fn describe(r: &Rule) -> &'static str {
         func_def | preamble => "a function definition",
         fparam => "a function parameter",
         EOI => "end of input",
+        p_lparen => "`(`",
+        p_rparen => "`)`",
+        p_rbrack => "`]`",
+        p_rbrace => "`}`",
+        p_semi => "`;`",
+        p_colon => "`:`",
         _ => "a token",
     }
 }
@@ -393,11 +399,13 @@ pub(crate) fn parse<'i>(
         if let pest::error::ErrorVariant::ParsingError { positives, .. } = &e.variant {
             for r in positives {
                 let d = describe(r);
-                if !wanted.contains(&d) {
+                if !d.is_empty() && !wanted.contains(&d) {
                     wanted.push(d);
                 }
             }
         }
+        // Punctuation first (the most likely fix), then the rest.
+        wanted.sort_by_key(|w| !w.starts_with('`'));
         let found = match src[pos.min(src.len())..].chars().next() {
             Some(c) => format!("found `{c}`"),
             None => "found end of input".to_string(),
@@ -413,6 +421,19 @@ pub(crate) fn parse<'i>(
         };
         PErr { part, pos, msg }
     })
+}
+
+/// False for punctuation tokens (kept in the grammar only for error messages).
+fn not_punct(p: &Pair<'_, Rule>) -> bool {
+    !matches!(
+        p.as_rule(),
+        Rule::p_lparen
+            | Rule::p_rparen
+            | Rule::p_rbrack
+            | Rule::p_rbrace
+            | Rule::p_semi
+            | Rule::p_colon
+    )
 }
 
 /// Builds the AST from pest pairs. `is_type` says whether a cast's words name a type (for the
@@ -435,7 +456,7 @@ impl Builder<'_> {
     /// An `expr` pair.
     pub fn expr(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
         debug_assert_eq!(p.as_rule(), Rule::expr);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let first = self.bin_expr(inner.next().expect("bin_expr"))?;
         // `c0 ? e0 : c1 ? e1 : last` -- right-associative.
         let mut parts = vec![];
@@ -468,7 +489,7 @@ impl Builder<'_> {
 
     fn bin_expr(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
         let mut toks = vec![];
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             if q.as_rule() == Rule::unary {
                 self.unary_toks(q, &mut toks)?;
             } else {
@@ -522,7 +543,7 @@ impl Builder<'_> {
         }
         let mut pres = vec![];
         let mut post = None;
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             let pos = Self::pos(&q);
             match q.as_rule() {
                 Rule::op_neg => pres.push(Pre::Op(UOp::Neg, pos)),
@@ -532,9 +553,11 @@ impl Builder<'_> {
                 Rule::cast_prefix => {
                     let words = q
                         .into_inner()
+                        .filter(not_punct)
                         .next()
                         .expect("type_words")
                         .into_inner()
+                        .filter(not_punct)
                         .map(|w| w.as_str().to_string())
                         .collect::<Vec<_>>();
                     pres.push(Pre::Cast(words, pos));
@@ -591,11 +614,11 @@ impl Builder<'_> {
     }
 
     fn postfix(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let mut e = self.primary(inner.next().expect("primary"))?;
         for idx in inner {
             let pos = Self::pos(&idx);
-            let ix = self.expr(idx.into_inner().next().expect("expr"))?;
+            let ix = self.expr(idx.into_inner().filter(not_punct).next().expect("expr"))?;
             let _ = pos;
             let at = e.pos;
             e = Ex::new(self.part, at, ExK::Index(Box::new(e), Box::new(ix)))?;
@@ -612,24 +635,28 @@ impl Builder<'_> {
             Rule::ident => ExK::Name(p.as_str().to_string()),
             Rule::ind_size => ExK::IndSize(
                 p.into_inner()
+                    .filter(not_punct)
                     .next()
                     .expect("ind_name")
                     .as_str()
                     .to_string(),
             ),
-            Rule::paren => return self.expr(p.into_inner().next().expect("expr")),
+            Rule::paren => {
+                return self.expr(p.into_inner().filter(not_punct).next().expect("expr"))
+            }
             Rule::call => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 let name = inner.next().expect("ident").as_str().to_string();
                 let args = inner.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
                 ExK::Call(name, args)
             }
             Rule::static_cast => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 let words = inner
                     .next()
                     .expect("type_words")
                     .into_inner()
+                    .filter(not_punct)
                     .map(|w| w.as_str().to_string())
                     .collect();
                 let e = self.expr(inner.next().expect("expr"))?;
@@ -641,15 +668,18 @@ impl Builder<'_> {
     }
 
     fn words(p: Pair<'_, Rule>) -> Vec<String> {
-        p.into_inner().map(|w| w.as_str().to_string()).collect()
+        p.into_inner()
+            .filter(not_punct)
+            .map(|w| w.as_str().to_string())
+            .collect()
     }
 
     fn lvalue(&self, p: Pair<'_, Rule>) -> PResult<LVal> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let name = inner.next().expect("ident").as_str().to_string();
         let index = match inner.next() {
-            Some(ix) => Some(self.expr(ix.into_inner().next().expect("expr"))?),
+            Some(ix) => Some(self.expr(ix.into_inner().filter(not_punct).next().expect("expr"))?),
             None => None,
         };
         Ok(LVal { pos, name, index })
@@ -657,12 +687,12 @@ impl Builder<'_> {
 
     fn decl_core(&self, p: Pair<'_, Rule>) -> PResult<St> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let ty = Self::words(inner.next().expect("type_spec"));
         let mut vars = vec![];
         for d in inner {
             let dpos = Self::pos(&d);
-            let mut di = d.into_inner();
+            let mut di = d.into_inner().filter(not_punct);
             let name = di.next().expect("ident").as_str().to_string();
             let init = match di.next() {
                 Some(e) => Some(self.expr(e)?),
@@ -675,7 +705,7 @@ impl Builder<'_> {
 
     fn assign_core(&self, p: Pair<'_, Rule>) -> PResult<St> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let lv = self.lvalue(inner.next().expect("lvalue"))?;
         let op = match inner.next().expect("assign_op").as_str() {
             "=" => None,
@@ -699,7 +729,7 @@ impl Builder<'_> {
         let pos = Self::pos(&p);
         let mut lv = None;
         let mut inc = true;
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             match q.as_rule() {
                 Rule::op_inc => inc = true,
                 Rule::op_dec => inc = false,
@@ -720,13 +750,14 @@ impl Builder<'_> {
         Ok(match p.as_rule() {
             Rule::block => St::Block(
                 p.into_inner()
+                    .filter(not_punct)
                     .map(|s| self.stmt(s))
                     .collect::<PResult<_>>()?,
             ),
             Rule::if_stmt => {
                 let mut arms: Vec<(usize, Ex, St)> = vec![];
                 let mut els = None;
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next(); // kw_if
                 let c = self.expr(inner.next().expect("cond"))?;
                 let t = self.stmt(inner.next().expect("then"))?;
@@ -735,7 +766,7 @@ impl Builder<'_> {
                     let qpos = Self::pos(&q);
                     match q.as_rule() {
                         Rule::else_if => {
-                            let mut qi = q.into_inner();
+                            let mut qi = q.into_inner().filter(not_punct);
                             qi.next();
                             qi.next();
                             let c = self.expr(qi.next().expect("cond"))?;
@@ -743,7 +774,7 @@ impl Builder<'_> {
                             arms.push((qpos, c, t));
                         }
                         Rule::else_part => {
-                            let mut qi = q.into_inner();
+                            let mut qi = q.into_inner().filter(not_punct);
                             qi.next();
                             els = Some(Box::new(self.stmt(qi.next().expect("else"))?));
                         }
@@ -762,19 +793,36 @@ impl Builder<'_> {
                 *acc.expect("if")
             }
             Rule::for_stmt => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next(); // kw_for
-                let init = inner.next().expect("init").into_inner().next();
+                let init = inner
+                    .next()
+                    .expect("init")
+                    .into_inner()
+                    .filter(not_punct)
+                    .next();
                 let init = match init {
                     Some(q) if q.as_rule() == Rule::decl_core => Some(Box::new(self.decl_core(q)?)),
                     Some(q) => Some(Box::new(self.assign_core(q)?)),
                     None => None,
                 };
-                let cond = match inner.next().expect("cond").into_inner().next() {
+                let cond = match inner
+                    .next()
+                    .expect("cond")
+                    .into_inner()
+                    .filter(not_punct)
+                    .next()
+                {
                     Some(q) => Some(self.expr(q)?),
                     None => None,
                 };
-                let step = match inner.next().expect("step").into_inner().next() {
+                let step = match inner
+                    .next()
+                    .expect("step")
+                    .into_inner()
+                    .filter(not_punct)
+                    .next()
+                {
                     Some(q) if q.as_rule() == Rule::incdec_core => {
                         Some(Box::new(self.incdec_core(q)?))
                     }
@@ -791,7 +839,7 @@ impl Builder<'_> {
                 }
             }
             Rule::return_stmt => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next();
                 let value = match inner.next() {
                     Some(e) => Some(self.expr(e)?),
@@ -800,10 +848,18 @@ impl Builder<'_> {
                 St::Return { pos, value }
             }
             Rule::empty_stmt => St::Empty,
-            Rule::decl_stmt => self.decl_core(p.into_inner().next().expect("decl"))?,
-            Rule::incdec_stmt => self.incdec_core(p.into_inner().next().expect("incdec"))?,
-            Rule::assign_stmt => self.assign_core(p.into_inner().next().expect("assign"))?,
-            Rule::expr_stmt => St::Expr(self.expr(p.into_inner().next().expect("expr"))?),
+            Rule::decl_stmt => {
+                self.decl_core(p.into_inner().filter(not_punct).next().expect("decl"))?
+            }
+            Rule::incdec_stmt => {
+                self.incdec_core(p.into_inner().filter(not_punct).next().expect("incdec"))?
+            }
+            Rule::assign_stmt => {
+                self.assign_core(p.into_inner().filter(not_punct).next().expect("assign"))?
+            }
+            Rule::expr_stmt => {
+                St::Expr(self.expr(p.into_inner().filter(not_punct).next().expect("expr"))?)
+            }
             Rule::decl_core => self.decl_core(p)?,
             Rule::assign_core => self.assign_core(p)?,
             Rule::incdec_core => self.incdec_core(p)?,
@@ -815,6 +871,7 @@ impl Builder<'_> {
     /// Statements of an `operation` or `post_stmts` top rule.
     pub fn stmts(&self, top: Pair<'_, Rule>) -> PResult<Vec<St>> {
         top.into_inner()
+            .filter(not_punct)
             .filter(|p| p.as_rule() != Rule::EOI)
             .map(|p| self.stmt(p))
             .collect()
@@ -823,9 +880,13 @@ impl Builder<'_> {
     /// Function definitions of a `preamble`.
     pub fn funcs(&self, top: Pair<'_, Rule>) -> PResult<Vec<Func>> {
         let mut out = vec![];
-        for f in top.into_inner().filter(|p| p.as_rule() == Rule::func_def) {
+        for f in top
+            .into_inner()
+            .filter(not_punct)
+            .filter(|p| p.as_rule() == Rule::func_def)
+        {
             let pos = Self::pos(&f);
-            let mut inner = f.into_inner();
+            let mut inner = f.into_inner().filter(not_punct);
             let ret_pair = inner.next().expect("type_spec");
             let ret_pos = Self::pos(&ret_pair);
             let ret = Self::words(ret_pair);
@@ -837,7 +898,7 @@ impl Builder<'_> {
                 match q.as_rule() {
                     Rule::fparam => {
                         let ppos = Self::pos(&q);
-                        let mut qi = q.into_inner();
+                        let mut qi = q.into_inner().filter(not_punct);
                         let ty = Self::words(qi.next().expect("type"));
                         let n = qi.next().expect("name").as_str().to_string();
                         params.push((ty, n, ppos));
@@ -845,6 +906,7 @@ impl Builder<'_> {
                     Rule::block => {
                         body = q
                             .into_inner()
+                            .filter(not_punct)
                             .map(|s| self.stmt(s))
                             .collect::<PResult<_>>()?;
                     }
