@@ -553,8 +553,7 @@ impl Builder<'_> {
                 Rule::cast_prefix => {
                     let words = q
                         .into_inner()
-                        .filter(not_punct)
-                        .next()
+                        .find(not_punct)
                         .expect("type_words")
                         .into_inner()
                         .filter(not_punct)
@@ -618,7 +617,7 @@ impl Builder<'_> {
         let mut e = self.primary(inner.next().expect("primary"))?;
         for idx in inner {
             let pos = Self::pos(&idx);
-            let ix = self.expr(idx.into_inner().filter(not_punct).next().expect("expr"))?;
+            let ix = self.expr(idx.into_inner().find(not_punct).expect("expr"))?;
             let _ = pos;
             let at = e.pos;
             e = Ex::new(self.part, at, ExK::Index(Box::new(e), Box::new(ix)))?;
@@ -635,15 +634,12 @@ impl Builder<'_> {
             Rule::ident => ExK::Name(p.as_str().to_string()),
             Rule::ind_size => ExK::IndSize(
                 p.into_inner()
-                    .filter(not_punct)
-                    .next()
+                    .find(not_punct)
                     .expect("ind_name")
                     .as_str()
                     .to_string(),
             ),
-            Rule::paren => {
-                return self.expr(p.into_inner().filter(not_punct).next().expect("expr"))
-            }
+            Rule::paren => return self.expr(p.into_inner().find(not_punct).expect("expr")),
             Rule::call => {
                 let mut inner = p.into_inner().filter(not_punct);
                 let name = inner.next().expect("ident").as_str().to_string();
@@ -679,7 +675,7 @@ impl Builder<'_> {
         let mut inner = p.into_inner().filter(not_punct);
         let name = inner.next().expect("ident").as_str().to_string();
         let index = match inner.next() {
-            Some(ix) => Some(self.expr(ix.into_inner().filter(not_punct).next().expect("expr"))?),
+            Some(ix) => Some(self.expr(ix.into_inner().find(not_punct).expect("expr"))?),
             None => None,
         };
         Ok(LVal { pos, name, index })
@@ -795,34 +791,17 @@ impl Builder<'_> {
             Rule::for_stmt => {
                 let mut inner = p.into_inner().filter(not_punct);
                 inner.next(); // kw_for
-                let init = inner
-                    .next()
-                    .expect("init")
-                    .into_inner()
-                    .filter(not_punct)
-                    .next();
+                let init = inner.next().expect("init").into_inner().find(not_punct);
                 let init = match init {
                     Some(q) if q.as_rule() == Rule::decl_core => Some(Box::new(self.decl_core(q)?)),
                     Some(q) => Some(Box::new(self.assign_core(q)?)),
                     None => None,
                 };
-                let cond = match inner
-                    .next()
-                    .expect("cond")
-                    .into_inner()
-                    .filter(not_punct)
-                    .next()
-                {
+                let cond = match inner.next().expect("cond").into_inner().find(not_punct) {
                     Some(q) => Some(self.expr(q)?),
                     None => None,
                 };
-                let step = match inner
-                    .next()
-                    .expect("step")
-                    .into_inner()
-                    .filter(not_punct)
-                    .next()
-                {
+                let step = match inner.next().expect("step").into_inner().find(not_punct) {
                     Some(q) if q.as_rule() == Rule::incdec_core => {
                         Some(Box::new(self.incdec_core(q)?))
                     }
@@ -848,18 +827,14 @@ impl Builder<'_> {
                 St::Return { pos, value }
             }
             Rule::empty_stmt => St::Empty,
-            Rule::decl_stmt => {
-                self.decl_core(p.into_inner().filter(not_punct).next().expect("decl"))?
-            }
+            Rule::decl_stmt => self.decl_core(p.into_inner().find(not_punct).expect("decl"))?,
             Rule::incdec_stmt => {
-                self.incdec_core(p.into_inner().filter(not_punct).next().expect("incdec"))?
+                self.incdec_core(p.into_inner().find(not_punct).expect("incdec"))?
             }
             Rule::assign_stmt => {
-                self.assign_core(p.into_inner().filter(not_punct).next().expect("assign"))?
+                self.assign_core(p.into_inner().find(not_punct).expect("assign"))?
             }
-            Rule::expr_stmt => {
-                St::Expr(self.expr(p.into_inner().filter(not_punct).next().expect("expr"))?)
-            }
+            Rule::expr_stmt => St::Expr(self.expr(p.into_inner().find(not_punct).expect("expr"))?),
             Rule::decl_core => self.decl_core(p)?,
             Rule::assign_core => self.assign_core(p)?,
             Rule::incdec_core => self.incdec_core(p)?,
