@@ -662,7 +662,7 @@ mod fuzz {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
         #[test]
         fn operation_never_panics(src in prop_oneof![random(), mutated()]) {
             let r = ew(&src, &xyz());
@@ -681,4 +681,89 @@ mod fuzz {
             check(ew_full("z = x;", &src, &xyz(), &[], None), &src);
         }
     }
+}
+
+/// Lowered kernels are accepted by the WGSL emitter (validated with naga) and the C++ emitter.
+#[test]
+fn emitters_accept_lowered_kernels() {
+    use crate::kernel::{cpp, wgsl};
+    fn validate(src: &str) {
+        let module = naga::front::wgsl::parse_str(src)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+        let mut v = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
+        );
+        v.validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+    }
+    let opts = wgsl::WgslOptions {
+        shader_f64: true,
+        shader_int64: true,
+        device: "test".into(),
+    };
+    let names = vec![
+        n("x", Float32, Binding::Input(0)),
+        n("c", Float32, Binding::Raw(0)),
+        n("k", Int32, Binding::Param(0)),
+        n("y", Float32, Binding::Output(0)),
+        n("m", Int32, Binding::Output(1)),
+    ];
+    let pre = "float sq(float v) { if (v < 0) return 0; return v * v; }";
+    for op in [
+        "y = (x - 1) * (x - 1); m = k",
+        "y = x + c[_ind.size() - i - 1]; m = i % 7",
+        "float s = 0; for (int j = k - 1; j >= 0; j--) s = s * x + c[j]; y = s; m = 1",
+        "if (x < 0) y = 0; else if (x > 1) y = 1; else y = x; m = (int)x << 2 | 1",
+        "y = 1 / (1 + expf(-x)) + round(x) + fmodf(x, 2.5f) + log1pf(x) + sq(x); m = x > 0 && c[i] > 0",
+        "y += x; m = ~k ^ (k >> 1)",
+        "for (int r = 0; r < 3; r++) for (int q = r; q < k; q += 2) y += c[r * 3 + q]; m = -k % 3",
+        "y = isnan(x) ? 0.0f : (x > 2 ? x : 2); m = max(k, 3) + abs(k)",
+    ] {
+        let l = ew_full(op, pre, &names, &[], Some(1)).unwrap_or_else(|e| panic!("{op}: {e}"));
+        let k = &l.kernel;
+        let spec = wgsl::ElementwiseSpec {
+            ndim: 2,
+            contiguous: false,
+            vec4: false,
+            wide_int64: false,
+            bindings: wgsl::BindingPlan::distinct(&k.inputs, &k.outputs, &k.raws),
+        };
+        let sh = wgsl::emit_elementwise(k, &spec, &opts).unwrap_or_else(|e| panic!("{op}: {e}"));
+        validate(&sh.source);
+        for flavor in [cpp::Flavor::Cuda, cpp::Flavor::Hip] {
+            let spec = cpp::ElementwiseSpec {
+                ndim: 1,
+                class: cpp::ElementwiseClass::Contiguous,
+                index64: false,
+            };
+            cpp::emit_elementwise(k, &spec, flavor).unwrap_or_else(|e| panic!("{op}: {e}"));
+        }
+    }
+    let r = red(
+        "x * x",
+        "a + b",
+        "y = sqrt(a) / _in_ind.size()",
+        "0",
+        Float32,
+        Float32,
+    )
+    .unwrap();
+    for flavor in [cpp::Flavor::Cuda, cpp::Flavor::Hip] {
+        let spec = cpp::ReduceSpec {
+            out_ndim: 1,
+            red_ndim: 1,
+            index64: false,
+        };
+        cpp::emit_reduce(&r, &spec, flavor).unwrap();
+    }
+    let spec = wgsl::ReduceSpec {
+        out_ndim: 1,
+        red_ndim: 1,
+        mode: wgsl::ReduceMode::GroupPerOutput,
+        partial: false,
+        wide_int64: false,
+        bindings: wgsl::BindingPlan::distinct(&r.inputs, &[r.output], &[]),
+    };
+    validate(&wgsl::emit_reduction(&r, &spec, &opts).unwrap().source);
 }
