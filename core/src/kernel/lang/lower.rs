@@ -68,6 +68,10 @@ pub(crate) struct Cx<'a> {
     pub part: &'static str,
     pub types: &'a [(String, DType)],
     pub funcs: &'a HashMap<String, Func>,
+    /// `#define` macros: name -> (part, value).
+    pub macros: &'a HashMap<String, (&'static str, Ex)>,
+    /// Macros being expanded (recursion guard).
+    pub expanding: Vec<String>,
     pub stmt_mode: bool,
     pub locals: Vec<DType>,
     pub env: Vec<Option<Expr>>,
@@ -507,6 +511,17 @@ impl Cx<'_> {
                     self.err(pos, format!("raw array `{n}` must be indexed (`{n}[j]`)"))
                 }
             };
+        }
+        if let Some((part, body)) = self.macros.get(n) {
+            if self.expanding.iter().any(|m| m == n) || self.expanding.len() >= MAX_INLINE {
+                return self.err(pos, format!("macro `{n}` expands recursively"));
+            }
+            let saved = std::mem::replace(&mut self.part, part);
+            self.expanding.push(n.to_string());
+            let r = self.expr(body);
+            self.expanding.pop();
+            self.part = saved;
+            return r;
         }
         if n == "i" {
             return if self.index_ok {

@@ -269,6 +269,72 @@ pub(crate) struct Func {
     pub body: Vec<St>,
 }
 
+/// An object-like macro: `#define NAME body`; `body` is the source with everything before the
+/// body blanked, so positions in it are positions in the original string.
+pub(crate) type Macro = (String, usize, String);
+
+/// Handles preprocessor lines, keeping byte offsets: `#pragma ...` lines are ignored and
+/// `#define NAME value` lines are collected as macros (both blanked out). Other directives
+/// are left in place, for [`precheck`] to refuse.
+pub(crate) fn preprocess(part: &'static str, src: &str) -> PResult<(String, Vec<Macro>)> {
+    let mut out = String::with_capacity(src.len());
+    let mut macros = vec![];
+    let mut offset = 0;
+    for line in src.split_inclusive('\n') {
+        let body_len = line.trim_end_matches(['\n', '\r']).len();
+        let t = line.trim_start();
+        let lead = line.len() - t.len();
+        let blank = |out: &mut String| {
+            out.push_str(&" ".repeat(body_len));
+            out.push_str(&line[body_len..]);
+        };
+        match t.strip_prefix('#').map(|r| (r, r.trim_start())) {
+            Some((_, d)) if d.starts_with("pragma") => blank(&mut out),
+            Some((r, d))
+                if d.starts_with("define")
+                    && !d[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                let after = &d[6..];
+                let name_off = offset
+                    + lead
+                    + 1
+                    + (r.len() - d.len())
+                    + 6
+                    + (after.len() - after.trim_start().len());
+                let a = after.trim_start();
+                let name: String = a
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                    return perr(part, name_off, "expected a macro name after #define");
+                }
+                let rest = &a[name.len()..];
+                if rest.starts_with('(') {
+                    return perr(
+                        part,
+                        name_off + name.len(),
+                        "function-like macros are not supported (write a function instead)",
+                    );
+                }
+                let body = rest.trim_end_matches(['\n', '\r']);
+                if body.trim_end().ends_with('\\') {
+                    return perr(part, name_off, "multi-line macros are not supported");
+                }
+                if body.trim().is_empty() {
+                    return perr(part, name_off, format!("macro `{name}` has no value"));
+                }
+                let body_off = name_off + name.len();
+                macros.push((name, name_off, format!("{}{body}", " ".repeat(body_off))));
+                blank(&mut out);
+            }
+            _ => out.push_str(line),
+        }
+        offset += line.len();
+    }
+    Ok((out, macros))
+}
+
 /// Scans `src` (outside comments) for nesting deeper than [`MAX_NESTING`] and for keywords of
 /// unsupported statements, so the parser never recurses without bound and such kernels get a
 /// clear message.
@@ -308,7 +374,8 @@ pub(crate) fn precheck(part: &'static str, src: &str) -> PResult<()> {
                 return perr(
                     part,
                     i,
-                    "preprocessor directives (#include, #define, ...) are not supported",
+                    "this preprocessor directive is not supported (only `#define NAME value` \
+                     and `#pragma` lines are)",
                 )
             }
             b'"' | b'\'' => {

@@ -626,6 +626,8 @@ mod fuzz {
         "z = x > y ? sqrt(x) : pow(y, 2.0f);",
         "z = (float)(int)x % 3 + static_cast<float>(y);",
         "int k = 3; k <<= 2; k |= 1; z = k ^ ~k;",
+        "#define K 2\nz = x * K;",
+        "#pragma unroll\nfor (int j = 0; j < 2; j++) z += j;",
     ];
 
     fn mutated() -> impl Strategy<Value = String> {
@@ -766,4 +768,52 @@ fn emitters_accept_lowered_kernels() {
         bindings: wgsl::BindingPlan::distinct(&r.inputs, &[r.output], &[]),
     };
     validate(&wgsl::emit_reduction(&r, &spec, &opts).unwrap().source);
+}
+
+#[test]
+fn defines_and_pragmas() {
+    let pre = "#define SCALE 2.0f\n#define OFFSET (SCALE + 1)  // a comment\n\
+               float f(float v) { return v * SCALE; }";
+    let names = vec![
+        n("x", Float32, Binding::Input(0)),
+        n("c", Float32, Binding::Raw(0)),
+        n("z", Float32, Binding::Output(0)),
+    ];
+    let l = ew_full(
+        "#define N 4\nfloat s = 0;\n#pragma unroll\nfor (int j = 0; j < N; j++) s += c[j];\nz = f(x) + OFFSET + s;",
+        pre,
+        &names,
+        &[],
+        None,
+    )
+    .unwrap();
+    assert!(!l.kernel.dtypes().contains(&Float64));
+    let (part, line, col, msg, _) = parse_err(ew_full(
+        "z = 1",
+        "#define SQ(a) ((a)*(a))",
+        &names,
+        &[],
+        None,
+    ));
+    assert_eq!((part.as_str(), line, col), ("preamble", 1, 11));
+    assert!(msg.contains("function-like"), "{msg}");
+    let (part, line, col, msg, _) =
+        parse_err(ew_full("z = 1", "\n#include <math.h>", &names, &[], None));
+    assert_eq!((part.as_str(), line, col), ("preamble", 2, 1));
+    assert!(msg.contains("directive"), "{msg}");
+    let (part, line, col, msg, _) =
+        parse_err(ew_full("z = BAD", "#define BAD (1 +)", &names, &[], None));
+    assert_eq!((part.as_str(), line, col), ("preamble", 1, 17));
+    assert!(msg.contains("expression"), "{msg}");
+    let (_, _, _, msg, _) = parse_err(ew_full(
+        "z = A",
+        "#define A B\n#define B A",
+        &names,
+        &[],
+        None,
+    ));
+    assert!(msg.contains("recursively"), "{msg}");
+    let (part, _, _, msg, _) = parse_err(ew_full("z = U", "#define U zz", &names, &[], None));
+    assert_eq!(part, "preamble");
+    assert!(msg.contains("unknown name `zz`"), "{msg}");
 }
