@@ -7,6 +7,40 @@
 //! the frontend (`cupy::ElementwiseKernel`, `cupy::ReductionKernel`) resolves type placeholders
 //! and decides per call how each name is bound ([`Binding`]); this module turns the strings into
 //! IR. Every rejection is an [`crate::Error::Parse`] with a line, a column and a caret snippet.
+//!
+//! # The language
+//! A C subset, parsed with a pest grammar (`grammar.pest`) and lowered by `lower.rs`:
+//! - **Parameters**: `[raw] TYPE NAME, ...`; TYPE is a NumPy name (`float32`, `int64`, ...), a C
+//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...) or a
+//!   placeholder (any other identifier).
+//! - **Statements**: declarations (`T x = e;`, `float a, b = 2;`, `const`, `auto`),
+//!   `=` and compound assignment, `x++`/`--x`, `if`/`else if`/`else`, blocks with C scoping,
+//!   counted `for` loops whose bounds are uniform (constants, parameters, const locals,
+//!   enclosing loop variables; steps `j++`, `j--`, `j += c`, `j -= c`; conditions `<`, `<=`, `>`,
+//!   `>=`), `#pragma` lines (ignored) and object-like `#define NAME value`. The last statement's
+//!   `;` is optional, as CuPy appends one. No `while`, `do`, `break`, `continue`, `switch`.
+//! - **Expressions**: C precedence; literals (suffixes `u`, `l`, `ll`, `f`; hex; octal);
+//!   `i` (the flat index, int64); `_ind.size()` (`_in_ind.size()`, `_out_ind.size()` in
+//!   reductions); `raw[j]`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
+//!   (`sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min pow atan2 isnan isinf
+//!   isfinite signbit rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan asinh
+//!   acosh atanh trunc round rint nearbyint fmod hypot fma copysign`, their `f` forms and
+//!   `__expf`-style intrinsics) and constants (`M_PI`, `M_E`, `INFINITY`, `NAN`, `CUDART_INF_F`,
+//!   `FLT_MAX`, `INT_MAX`, ...). Functions missing from the IR are composed from its ops.
+//! - **Types**: C's usual arithmetic conversions, except that unsuffixed literals are *weak* as
+//!   Python scalars are in NumPy: `2.0 * x` on float32 stays float32. `%` is C's truncated
+//!   remainder on integers (an error on floats: use `fmod`); `&&`/`||` take any scalar; a raw
+//!   read under `c && ...` or a `?:` arm reads element 0 where the guard is false (C would not
+//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do. Complex values can be
+//!   copied and cast to complex, not computed with.
+//! - **Outputs** are locals stored at the end; an output read before it is assigned on every
+//!   path gets its incoming value through an extra input ([`LoweredElementwise::output_reads`]).
+//! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, ...) { ...; return e; }`),
+//!   inlined at each call (early returns allowed, not inside loops; no recursion), and
+//!   `#define` constants.
+//! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
+//!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
+//!   selects; the identity must fold to a constant.
 
 use std::collections::HashMap;
 
