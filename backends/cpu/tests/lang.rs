@@ -1128,7 +1128,8 @@ fn more_cupy_style_kernels() {
         vec![arr(&[1i32, 5, -3])],
         3,
     );
-    let f = |x: i32| ((((x + 6 - (4 / 2) % 3) << 1) & 7) | (8 ^ ((2 == 2) as i32))) as i128;
+    let (q, r3) = (4 / 2, 3);
+    let f = |x: i32| ((((x + 6 - q % r3) << 1) & 7) | (8 ^ ((2 == 2) as i32))) as i128;
     assert_eq!(ints(&r), vec![f(1), f(5), f(-3)]);
     let r = ew(
         "int32 x",
