@@ -1059,3 +1059,87 @@ fn reductions() {
     );
     assert_eq!(ints(&r), vec![3]);
 }
+
+#[test]
+fn more_cupy_style_kernels() {
+    // absdiff with braces (CuPy docs style).
+    let y: Vec<f32> = XS32.iter().rev().copied().collect();
+    let r = ew(
+        "T x, T y",
+        "T z",
+        "if (x > y) {\n  z = x - y;\n} else {\n  z = y - x;\n}",
+        vec![arr(&XS32), arr(&y)],
+        8,
+    );
+    close(
+        &r,
+        &XS32
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (a - b).abs() as f64)
+            .collect::<Vec<_>>(),
+        0,
+    );
+    // xorshift on uint64 (wrapping shifts).
+    let seeds = [1u64, 88172645463325252, u64::MAX];
+    let r = ew(
+        "uint64 x",
+        "uint64 y",
+        "unsigned long long v = x; v ^= v << 13; v ^= v >> 7; v ^= v << 17; y = v;",
+        vec![arr(&seeds)],
+        3,
+    );
+    let xs = |mut v: u64| {
+        v ^= v << 13;
+        v ^= v >> 7;
+        v ^= v << 17;
+        v
+    };
+    assert_eq!(
+        ints(&r),
+        seeds.iter().map(|&v| xs(v) as i128).collect::<Vec<_>>()
+    );
+    // Boolean mask input, int8 wrap-around on store.
+    let r = ew(
+        "bool m, float32 x",
+        "float32 y",
+        "y = m ? x : 0",
+        vec![
+            arr(&[true, false, true, false, true, true, false, true]),
+            arr(&XS32),
+        ],
+        8,
+    );
+    assert_eq!(f64s(&r)[1], 0.0);
+    assert_eq!(f64s(&r)[0], -3.5);
+    let r = ew(
+        "int8 a, int8 b",
+        "int8 c",
+        "c = a + b",
+        vec![arr(&[100i8, -128, 5]), arr(&[100i8, -1, 5])],
+        3,
+    );
+    assert_eq!(ints(&r), vec![-56, 127, 10]);
+    // C precedence: shifts below additive, bitwise below comparisons.
+    let r = ew(
+        "int32 x",
+        "int32 y",
+        "y = x + 2 * 3 - 4 / 2 % 3 << 1 & 7 | 8 ^ 2 == 2",
+        vec![arr(&[1i32, 5, -3])],
+        3,
+    );
+    let (q, r3) = (4 / 2, 3);
+    let f = |x: i32| ((((x + 6 - q % r3) << 1) & 7) | (8 ^ ((2 == 2) as i32))) as i128;
+    assert_eq!(ints(&r), vec![f(1), f(5), f(-3)]);
+    let r = ew(
+        "int32 x",
+        "bool y",
+        "y = x > 0 == 1 && !(x & 1) || x == -3",
+        vec![arr(&[1i32, 4, -3, -4])],
+        4,
+    );
+    assert_eq!(ints(&r), vec![0, 1, 1, 0]);
+    // Unsigned/signed mixing as C: -1 < 1u is false (converted to unsigned).
+    let r = ew("int32 x", "bool y", "y = x < 1u", vec![arr(&[-1i32, 0])], 2);
+    assert_eq!(ints(&r), vec![0, 1]);
+}

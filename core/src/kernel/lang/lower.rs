@@ -68,6 +68,10 @@ pub(crate) struct Cx<'a> {
     pub part: &'static str,
     pub types: &'a [(String, DType)],
     pub funcs: &'a HashMap<String, Func>,
+    /// `#define` macros: name -> (part, value).
+    pub macros: &'a HashMap<String, (&'static str, Ex)>,
+    /// Macros being expanded (recursion guard).
+    pub expanding: Vec<String>,
     pub stmt_mode: bool,
     pub locals: Vec<DType>,
     pub env: Vec<Option<Expr>>,
@@ -93,8 +97,8 @@ pub(crate) struct Cx<'a> {
     pub loop_vars: Vec<usize>,
     /// Lowering a loop bound: locals with uniform values are substituted (slots recorded).
     pub bound_mode: Option<Vec<usize>>,
-    /// Enclosing inlined functions: (name, return slot, return type).
-    pub inline: Vec<(String, usize, DType)>,
+    /// Enclosing inlined functions: (name, return slot, return type, loop depth at the call).
+    pub inline: Vec<(String, usize, DType, usize)>,
 }
 
 fn c(v: Scalar) -> Expr {
@@ -507,6 +511,17 @@ impl Cx<'_> {
                     self.err(pos, format!("raw array `{n}` must be indexed (`{n}[j]`)"))
                 }
             };
+        }
+        if let Some((part, body)) = self.macros.get(n) {
+            if self.expanding.iter().any(|m| m == n) || self.expanding.len() >= MAX_INLINE {
+                return self.err(pos, format!("macro `{n}` expands recursively"));
+            }
+            let saved = std::mem::replace(&mut self.part, part);
+            self.expanding.push(n.to_string());
+            let r = self.expr(body);
+            self.expanding.pop();
+            self.part = saved;
+            return r;
         }
         if n == "i" {
             return if self.index_ok {
@@ -1253,7 +1268,7 @@ impl Cx<'_> {
     }
 
     fn inline_call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
-        if self.inline.iter().any(|(n, _, _)| n == name) {
+        if self.inline.iter().any(|(n, ..)| n == name) {
             return self.err(
                 pos,
                 format!("recursive call of `{name}` (recursion is not supported)"),
@@ -1342,7 +1357,8 @@ impl Cx<'_> {
             self.size_out.take(),
         );
         self.part = "preamble";
-        self.inline.push((name.to_string(), ret_slot, ret));
+        self.inline
+            .push((name.to_string(), ret_slot, ret, self.loop_vars.len()));
         let body = normalize_returns(f.body.clone());
         let r = self.stmts(&body);
         self.inline.pop();
@@ -1529,9 +1545,12 @@ impl Cx<'_> {
                 body,
             } => self.for_loop(*pos, init.as_deref(), cond.as_ref(), step.as_deref(), body),
             St::Return { pos, value } => {
-                let Some((_, slot, ty)) = self.inline.last().cloned() else {
+                let Some((_, slot, ty, depth)) = self.inline.last().cloned() else {
                     return self.err(*pos, "`return` is not allowed in an operation");
                 };
+                if self.loop_vars.len() > depth {
+                    return self.err(*pos, "`return` inside a loop is not supported");
+                }
                 let Some(value) = value else {
                     return self.err(*pos, "`return` needs a value");
                 };

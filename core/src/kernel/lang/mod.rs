@@ -7,6 +7,40 @@
 //! the frontend (`cupy::ElementwiseKernel`, `cupy::ReductionKernel`) resolves type placeholders
 //! and decides per call how each name is bound ([`Binding`]); this module turns the strings into
 //! IR. Every rejection is an [`crate::Error::Parse`] with a line, a column and a caret snippet.
+//!
+//! # The language
+//! A C subset, parsed with a pest grammar (`grammar.pest`) and lowered by `lower.rs`:
+//! - **Parameters**: `[raw] TYPE NAME, ...`; TYPE is a NumPy name (`float32`, `int64`, ...), a C
+//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...) or a
+//!   placeholder (any other identifier).
+//! - **Statements**: declarations (`T x = e;`, `float a, b = 2;`, `const`, `auto`),
+//!   `=` and compound assignment, `x++`/`--x`, `if`/`else if`/`else`, blocks with C scoping,
+//!   counted `for` loops whose bounds are uniform (constants, parameters, const locals,
+//!   enclosing loop variables; steps `j++`, `j--`, `j += c`, `j -= c`; conditions `<`, `<=`, `>`,
+//!   `>=`), `#pragma` lines (ignored) and object-like `#define NAME value`. The last statement's
+//!   `;` is optional, as CuPy appends one. No `while`, `do`, `break`, `continue`, `switch`.
+//! - **Expressions**: C precedence; literals (suffixes `u`, `l`, `ll`, `f`; hex; octal);
+//!   `i` (the flat index, int64); `_ind.size()` (`_in_ind.size()`, `_out_ind.size()` in
+//!   reductions); `raw[j]`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
+//!   (`sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min pow atan2 isnan isinf
+//!   isfinite signbit rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan asinh
+//!   acosh atanh trunc round rint nearbyint fmod hypot fma copysign`, their `f` forms and
+//!   `__expf`-style intrinsics) and constants (`M_PI`, `M_E`, `INFINITY`, `NAN`, `CUDART_INF_F`,
+//!   `FLT_MAX`, `INT_MAX`, ...). Functions missing from the IR are composed from its ops.
+//! - **Types**: C's usual arithmetic conversions, except that unsuffixed literals are *weak* as
+//!   Python scalars are in NumPy: `2.0 * x` on float32 stays float32. `%` is C's truncated
+//!   remainder on integers (an error on floats: use `fmod`); `&&`/`||` take any scalar; a raw
+//!   read under `c && ...` or a `?:` arm reads element 0 where the guard is false (C would not
+//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do. Complex values can be
+//!   copied and cast to complex, not computed with.
+//! - **Outputs** are locals stored at the end; an output read before it is assigned on every
+//!   path gets its incoming value through an extra input ([`LoweredElementwise::output_reads`]).
+//! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, ...) { ...; return e; }`),
+//!   inlined at each call (early returns allowed, not inside loops; no recursion), and
+//!   `#define` constants.
+//! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
+//!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
+//!   selects; the identity must fold to a constant.
 
 use std::collections::HashMap;
 
@@ -236,20 +270,49 @@ fn is_type_fn(types: &[(String, DType)]) -> impl Fn(&[String]) -> bool + '_ {
     move |w: &[String]| types::resolve_type(w, types).is_some()
 }
 
+/// Macros visible to the kernel: name -> (part, body).
+type Macros = HashMap<String, (&'static str, syntax::Ex)>;
+
+/// Preprocesses `src` (part `part`), adding its `#define`s to `macros`; returns the text to parse.
+fn directives(
+    part: &'static str,
+    src: &str,
+    types: &[(String, DType)],
+    macros: &mut Macros,
+) -> std::result::Result<String, PErr> {
+    let (text, defs) = syntax::preprocess(part, src)?;
+    let is_type = is_type_fn(types);
+    let b = Builder {
+        part,
+        is_type: &is_type,
+    };
+    for (name, pos, body) in defs {
+        let mut p = parse(part, Rule::expr_only, &body)?;
+        let top = p.next().expect("expr_only");
+        let e = b.expr(top.into_inner().next().expect("expr"))?;
+        if macros.insert(name.clone(), (part, e)).is_some() {
+            return syntax::perr(part, pos, format!("macro `{name}` defined twice"));
+        }
+    }
+    Ok(text)
+}
+
 fn parse_preamble(
     src: &str,
     types: &[(String, DType)],
+    macros: &mut Macros,
 ) -> std::result::Result<HashMap<String, syntax::Func>, PErr> {
     let mut map = HashMap::new();
     if src.trim().is_empty() {
         return Ok(map);
     }
+    let text = directives("preamble", src, types, macros)?;
     let is_type = is_type_fn(types);
     let b = Builder {
         part: "preamble",
         is_type: &is_type,
     };
-    let top = parse("preamble", Rule::preamble, src)?
+    let top = parse("preamble", Rule::preamble, &text)?
         .next()
         .expect("preamble");
     for f in b.funcs(top)? {
@@ -269,12 +332,15 @@ fn new_cx<'a>(
     part: &'static str,
     types: &'a [(String, DType)],
     funcs: &'a HashMap<String, syntax::Func>,
+    macros: &'a Macros,
     stmt_mode: bool,
 ) -> Cx<'a> {
     Cx {
         part,
         types,
         funcs,
+        macros,
+        expanding: vec![],
         stmt_mode,
         locals: vec![],
         env: vec![],
@@ -409,17 +475,19 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
         ("preamble", "preamble", src.preamble),
     ];
     let err = |e: PErr| to_error(kernel, &parts, e);
-    let funcs = parse_preamble(src.preamble, src.types).map_err(err)?;
+    let mut macros = Macros::new();
+    let funcs = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
+    let op_text = directives("operation", src.operation, src.types, &mut macros).map_err(err)?;
     let is_type = is_type_fn(src.types);
     let b = Builder {
         part: "operation",
         is_type: &is_type,
     };
-    let body_ast = parse("operation", Rule::operation, src.operation)
+    let body_ast = parse("operation", Rule::operation, &op_text)
         .and_then(|mut p| b.stmts(p.next().expect("operation")))
         .map_err(err)?;
 
-    let mut cx = new_cx("operation", src.types, &funcs, true);
+    let mut cx = new_cx("operation", src.types, &funcs, &macros, true);
     cx.index_ok = true;
     cx.size_ind = src.size_param;
     cx.out_read = vec![false; outputs.len()];
@@ -563,7 +631,8 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
     let err = |e: PErr| to_error(kernel, &parts, e);
     let acc = src.acc;
     let (out_name, out_ty) = src.output;
-    let funcs = parse_preamble(src.preamble, src.types).map_err(err)?;
+    let mut macros = Macros::new();
+    let funcs = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
     let is_type = is_type_fn(src.types);
     let one_expr = |part: &'static str, text: &str| -> std::result::Result<syntax::Ex, PErr> {
         let b = Builder {
@@ -618,7 +687,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
 
     // map
     let map_ast = one_expr("map_expr", src.map_expr).map_err(err)?;
-    let mut cx = new_cx("map_expr", src.types, &funcs, false);
+    let mut cx = new_cx("map_expr", src.types, &funcs, &macros, false);
     set_sizes(&mut cx);
     add_names(&mut cx);
     let v = cx.expr(&map_ast).map_err(err)?;
@@ -626,7 +695,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
 
     // combine
     let red_ast = one_expr("reduce_expr", src.reduce_expr).map_err(err)?;
-    let mut cx = new_cx("reduce_expr", src.types, &funcs, false);
+    let mut cx = new_cx("reduce_expr", src.types, &funcs, &macros, false);
     ab(&mut cx, true);
     let v = cx.expr(&red_ast).map_err(err)?;
     let combine = conv_to(&cx, &v, acc, "reduce_expr", red_ast.pos).map_err(err)?;
@@ -640,7 +709,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
         }));
     }
     let id_ast = one_expr("identity", src.identity).map_err(err)?;
-    let mut cx = new_cx("identity", src.types, &funcs, false);
+    let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
     let v = cx.expr(&id_ast).map_err(err)?;
     let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
     let identity = fold(&ide).ok_or_else(|| {
@@ -669,7 +738,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
             let ast = parse("post_map_expr", Rule::post_stmts, text)
                 .and_then(|mut p| b.stmts(p.next().expect("post_stmts")))
                 .map_err(err)?;
-            let mut cx = new_cx("post_map_expr", src.types, &funcs, false);
+            let mut cx = new_cx("post_map_expr", src.types, &funcs, &macros, false);
             set_sizes(&mut cx);
             add_names(&mut cx);
             ab(&mut cx, false);

@@ -269,6 +269,72 @@ pub(crate) struct Func {
     pub body: Vec<St>,
 }
 
+/// An object-like macro: `#define NAME body`; `body` is the source with everything before the
+/// body blanked, so positions in it are positions in the original string.
+pub(crate) type Macro = (String, usize, String);
+
+/// Handles preprocessor lines, keeping byte offsets: `#pragma ...` lines are ignored and
+/// `#define NAME value` lines are collected as macros (both blanked out). Other directives
+/// are left in place, for [`precheck`] to refuse.
+pub(crate) fn preprocess(part: &'static str, src: &str) -> PResult<(String, Vec<Macro>)> {
+    let mut out = String::with_capacity(src.len());
+    let mut macros = vec![];
+    let mut offset = 0;
+    for line in src.split_inclusive('\n') {
+        let body_len = line.trim_end_matches(['\n', '\r']).len();
+        let t = line.trim_start();
+        let lead = line.len() - t.len();
+        let blank = |out: &mut String| {
+            out.push_str(&" ".repeat(body_len));
+            out.push_str(&line[body_len..]);
+        };
+        match t.strip_prefix('#').map(|r| (r, r.trim_start())) {
+            Some((_, d)) if d.starts_with("pragma") => blank(&mut out),
+            Some((r, d))
+                if d.starts_with("define")
+                    && !d[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                let after = &d[6..];
+                let name_off = offset
+                    + lead
+                    + 1
+                    + (r.len() - d.len())
+                    + 6
+                    + (after.len() - after.trim_start().len());
+                let a = after.trim_start();
+                let name: String = a
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                    return perr(part, name_off, "expected a macro name after #define");
+                }
+                let rest = &a[name.len()..];
+                if rest.starts_with('(') {
+                    return perr(
+                        part,
+                        name_off + name.len(),
+                        "function-like macros are not supported (write a function instead)",
+                    );
+                }
+                let body = rest.trim_end_matches(['\n', '\r']);
+                if body.trim_end().ends_with('\\') {
+                    return perr(part, name_off, "multi-line macros are not supported");
+                }
+                if body.trim().is_empty() {
+                    return perr(part, name_off, format!("macro `{name}` has no value"));
+                }
+                let body_off = name_off + name.len();
+                macros.push((name, name_off, format!("{}{body}", " ".repeat(body_off))));
+                blank(&mut out);
+            }
+            _ => out.push_str(line),
+        }
+        offset += line.len();
+    }
+    Ok((out, macros))
+}
+
 /// Scans `src` (outside comments) for nesting deeper than [`MAX_NESTING`] and for keywords of
 /// unsupported statements, so the parser never recurses without bound and such kernels get a
 /// clear message.
@@ -308,7 +374,8 @@ pub(crate) fn precheck(part: &'static str, src: &str) -> PResult<()> {
                 return perr(
                     part,
                     i,
-                    "preprocessor directives (#include, #define, ...) are not supported",
+                    "this preprocessor directive is not supported (only `#define NAME value` \
+                     and `#pragma` lines are)",
                 )
             }
             b'"' | b'\'' => {
@@ -365,7 +432,7 @@ fn describe(r: &Rule) -> &'static str {
         op_inc | op_dec => "`++` or `--`",
         declarator => "a declarator",
         lvalue => "an assignable name",
-        index_suffix => "`[`",
+        index_suffix => "",
         else_if | else_part | kw_else => "`else`",
         kw_if => "`if`",
         kw_for => "`for`",
@@ -373,6 +440,12 @@ fn describe(r: &Rule) -> &'static str {
         func_def | preamble => "a function definition",
         fparam => "a function parameter",
         EOI => "end of input",
+        p_lparen => "`(`",
+        p_rparen => "`)`",
+        p_rbrack => "`]`",
+        p_rbrace => "`}`",
+        p_semi => "`;`",
+        p_colon => "`:`",
         _ => "a token",
     }
 }
@@ -393,11 +466,13 @@ pub(crate) fn parse<'i>(
         if let pest::error::ErrorVariant::ParsingError { positives, .. } = &e.variant {
             for r in positives {
                 let d = describe(r);
-                if !wanted.contains(&d) {
+                if !d.is_empty() && !wanted.contains(&d) {
                     wanted.push(d);
                 }
             }
         }
+        // Punctuation first (the most likely fix), then the rest.
+        wanted.sort_by_key(|w| !w.starts_with('`'));
         let found = match src[pos.min(src.len())..].chars().next() {
             Some(c) => format!("found `{c}`"),
             None => "found end of input".to_string(),
@@ -413,6 +488,19 @@ pub(crate) fn parse<'i>(
         };
         PErr { part, pos, msg }
     })
+}
+
+/// False for punctuation tokens (kept in the grammar only for error messages).
+fn not_punct(p: &Pair<'_, Rule>) -> bool {
+    !matches!(
+        p.as_rule(),
+        Rule::p_lparen
+            | Rule::p_rparen
+            | Rule::p_rbrack
+            | Rule::p_rbrace
+            | Rule::p_semi
+            | Rule::p_colon
+    )
 }
 
 /// Builds the AST from pest pairs. `is_type` says whether a cast's words name a type (for the
@@ -435,7 +523,7 @@ impl Builder<'_> {
     /// An `expr` pair.
     pub fn expr(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
         debug_assert_eq!(p.as_rule(), Rule::expr);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let first = self.bin_expr(inner.next().expect("bin_expr"))?;
         // `c0 ? e0 : c1 ? e1 : last` -- right-associative.
         let mut parts = vec![];
@@ -468,7 +556,7 @@ impl Builder<'_> {
 
     fn bin_expr(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
         let mut toks = vec![];
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             if q.as_rule() == Rule::unary {
                 self.unary_toks(q, &mut toks)?;
             } else {
@@ -522,7 +610,7 @@ impl Builder<'_> {
         }
         let mut pres = vec![];
         let mut post = None;
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             let pos = Self::pos(&q);
             match q.as_rule() {
                 Rule::op_neg => pres.push(Pre::Op(UOp::Neg, pos)),
@@ -532,9 +620,10 @@ impl Builder<'_> {
                 Rule::cast_prefix => {
                     let words = q
                         .into_inner()
-                        .next()
+                        .find(not_punct)
                         .expect("type_words")
                         .into_inner()
+                        .filter(not_punct)
                         .map(|w| w.as_str().to_string())
                         .collect::<Vec<_>>();
                     pres.push(Pre::Cast(words, pos));
@@ -591,11 +680,11 @@ impl Builder<'_> {
     }
 
     fn postfix(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let mut e = self.primary(inner.next().expect("primary"))?;
         for idx in inner {
             let pos = Self::pos(&idx);
-            let ix = self.expr(idx.into_inner().next().expect("expr"))?;
+            let ix = self.expr(idx.into_inner().find(not_punct).expect("expr"))?;
             let _ = pos;
             let at = e.pos;
             e = Ex::new(self.part, at, ExK::Index(Box::new(e), Box::new(ix)))?;
@@ -612,24 +701,25 @@ impl Builder<'_> {
             Rule::ident => ExK::Name(p.as_str().to_string()),
             Rule::ind_size => ExK::IndSize(
                 p.into_inner()
-                    .next()
+                    .find(not_punct)
                     .expect("ind_name")
                     .as_str()
                     .to_string(),
             ),
-            Rule::paren => return self.expr(p.into_inner().next().expect("expr")),
+            Rule::paren => return self.expr(p.into_inner().find(not_punct).expect("expr")),
             Rule::call => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 let name = inner.next().expect("ident").as_str().to_string();
                 let args = inner.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
                 ExK::Call(name, args)
             }
             Rule::static_cast => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 let words = inner
                     .next()
                     .expect("type_words")
                     .into_inner()
+                    .filter(not_punct)
                     .map(|w| w.as_str().to_string())
                     .collect();
                 let e = self.expr(inner.next().expect("expr"))?;
@@ -641,15 +731,18 @@ impl Builder<'_> {
     }
 
     fn words(p: Pair<'_, Rule>) -> Vec<String> {
-        p.into_inner().map(|w| w.as_str().to_string()).collect()
+        p.into_inner()
+            .filter(not_punct)
+            .map(|w| w.as_str().to_string())
+            .collect()
     }
 
     fn lvalue(&self, p: Pair<'_, Rule>) -> PResult<LVal> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let name = inner.next().expect("ident").as_str().to_string();
         let index = match inner.next() {
-            Some(ix) => Some(self.expr(ix.into_inner().next().expect("expr"))?),
+            Some(ix) => Some(self.expr(ix.into_inner().find(not_punct).expect("expr"))?),
             None => None,
         };
         Ok(LVal { pos, name, index })
@@ -657,12 +750,12 @@ impl Builder<'_> {
 
     fn decl_core(&self, p: Pair<'_, Rule>) -> PResult<St> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let ty = Self::words(inner.next().expect("type_spec"));
         let mut vars = vec![];
         for d in inner {
             let dpos = Self::pos(&d);
-            let mut di = d.into_inner();
+            let mut di = d.into_inner().filter(not_punct);
             let name = di.next().expect("ident").as_str().to_string();
             let init = match di.next() {
                 Some(e) => Some(self.expr(e)?),
@@ -675,7 +768,7 @@ impl Builder<'_> {
 
     fn assign_core(&self, p: Pair<'_, Rule>) -> PResult<St> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_punct);
         let lv = self.lvalue(inner.next().expect("lvalue"))?;
         let op = match inner.next().expect("assign_op").as_str() {
             "=" => None,
@@ -699,7 +792,7 @@ impl Builder<'_> {
         let pos = Self::pos(&p);
         let mut lv = None;
         let mut inc = true;
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_punct) {
             match q.as_rule() {
                 Rule::op_inc => inc = true,
                 Rule::op_dec => inc = false,
@@ -720,13 +813,14 @@ impl Builder<'_> {
         Ok(match p.as_rule() {
             Rule::block => St::Block(
                 p.into_inner()
+                    .filter(not_punct)
                     .map(|s| self.stmt(s))
                     .collect::<PResult<_>>()?,
             ),
             Rule::if_stmt => {
                 let mut arms: Vec<(usize, Ex, St)> = vec![];
                 let mut els = None;
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next(); // kw_if
                 let c = self.expr(inner.next().expect("cond"))?;
                 let t = self.stmt(inner.next().expect("then"))?;
@@ -735,7 +829,7 @@ impl Builder<'_> {
                     let qpos = Self::pos(&q);
                     match q.as_rule() {
                         Rule::else_if => {
-                            let mut qi = q.into_inner();
+                            let mut qi = q.into_inner().filter(not_punct);
                             qi.next();
                             qi.next();
                             let c = self.expr(qi.next().expect("cond"))?;
@@ -743,7 +837,7 @@ impl Builder<'_> {
                             arms.push((qpos, c, t));
                         }
                         Rule::else_part => {
-                            let mut qi = q.into_inner();
+                            let mut qi = q.into_inner().filter(not_punct);
                             qi.next();
                             els = Some(Box::new(self.stmt(qi.next().expect("else"))?));
                         }
@@ -762,19 +856,19 @@ impl Builder<'_> {
                 *acc.expect("if")
             }
             Rule::for_stmt => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next(); // kw_for
-                let init = inner.next().expect("init").into_inner().next();
+                let init = inner.next().expect("init").into_inner().find(not_punct);
                 let init = match init {
                     Some(q) if q.as_rule() == Rule::decl_core => Some(Box::new(self.decl_core(q)?)),
                     Some(q) => Some(Box::new(self.assign_core(q)?)),
                     None => None,
                 };
-                let cond = match inner.next().expect("cond").into_inner().next() {
+                let cond = match inner.next().expect("cond").into_inner().find(not_punct) {
                     Some(q) => Some(self.expr(q)?),
                     None => None,
                 };
-                let step = match inner.next().expect("step").into_inner().next() {
+                let step = match inner.next().expect("step").into_inner().find(not_punct) {
                     Some(q) if q.as_rule() == Rule::incdec_core => {
                         Some(Box::new(self.incdec_core(q)?))
                     }
@@ -791,7 +885,7 @@ impl Builder<'_> {
                 }
             }
             Rule::return_stmt => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_punct);
                 inner.next();
                 let value = match inner.next() {
                     Some(e) => Some(self.expr(e)?),
@@ -800,10 +894,14 @@ impl Builder<'_> {
                 St::Return { pos, value }
             }
             Rule::empty_stmt => St::Empty,
-            Rule::decl_stmt => self.decl_core(p.into_inner().next().expect("decl"))?,
-            Rule::incdec_stmt => self.incdec_core(p.into_inner().next().expect("incdec"))?,
-            Rule::assign_stmt => self.assign_core(p.into_inner().next().expect("assign"))?,
-            Rule::expr_stmt => St::Expr(self.expr(p.into_inner().next().expect("expr"))?),
+            Rule::decl_stmt => self.decl_core(p.into_inner().find(not_punct).expect("decl"))?,
+            Rule::incdec_stmt => {
+                self.incdec_core(p.into_inner().find(not_punct).expect("incdec"))?
+            }
+            Rule::assign_stmt => {
+                self.assign_core(p.into_inner().find(not_punct).expect("assign"))?
+            }
+            Rule::expr_stmt => St::Expr(self.expr(p.into_inner().find(not_punct).expect("expr"))?),
             Rule::decl_core => self.decl_core(p)?,
             Rule::assign_core => self.assign_core(p)?,
             Rule::incdec_core => self.incdec_core(p)?,
@@ -815,6 +913,7 @@ impl Builder<'_> {
     /// Statements of an `operation` or `post_stmts` top rule.
     pub fn stmts(&self, top: Pair<'_, Rule>) -> PResult<Vec<St>> {
         top.into_inner()
+            .filter(not_punct)
             .filter(|p| p.as_rule() != Rule::EOI)
             .map(|p| self.stmt(p))
             .collect()
@@ -823,9 +922,13 @@ impl Builder<'_> {
     /// Function definitions of a `preamble`.
     pub fn funcs(&self, top: Pair<'_, Rule>) -> PResult<Vec<Func>> {
         let mut out = vec![];
-        for f in top.into_inner().filter(|p| p.as_rule() == Rule::func_def) {
+        for f in top
+            .into_inner()
+            .filter(not_punct)
+            .filter(|p| p.as_rule() == Rule::func_def)
+        {
             let pos = Self::pos(&f);
-            let mut inner = f.into_inner();
+            let mut inner = f.into_inner().filter(not_punct);
             let ret_pair = inner.next().expect("type_spec");
             let ret_pos = Self::pos(&ret_pair);
             let ret = Self::words(ret_pair);
@@ -837,7 +940,7 @@ impl Builder<'_> {
                 match q.as_rule() {
                     Rule::fparam => {
                         let ppos = Self::pos(&q);
-                        let mut qi = q.into_inner();
+                        let mut qi = q.into_inner().filter(not_punct);
                         let ty = Self::words(qi.next().expect("type"));
                         let n = qi.next().expect("name").as_str().to_string();
                         params.push((ty, n, ppos));
@@ -845,6 +948,7 @@ impl Builder<'_> {
                     Rule::block => {
                         body = q
                             .into_inner()
+                            .filter(not_punct)
                             .map(|s| self.stmt(s))
                             .collect::<PResult<_>>()?;
                     }

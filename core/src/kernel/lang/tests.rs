@@ -626,6 +626,8 @@ mod fuzz {
         "z = x > y ? sqrt(x) : pow(y, 2.0f);",
         "z = (float)(int)x % 3 + static_cast<float>(y);",
         "int k = 3; k <<= 2; k |= 1; z = k ^ ~k;",
+        "#define K 2\nz = x * K;",
+        "#pragma unroll\nfor (int j = 0; j < 2; j++) z += j;",
     ];
 
     fn mutated() -> impl Strategy<Value = String> {
@@ -662,7 +664,7 @@ mod fuzz {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
         #[test]
         fn operation_never_panics(src in prop_oneof![random(), mutated()]) {
             let r = ew(&src, &xyz());
@@ -681,4 +683,137 @@ mod fuzz {
             check(ew_full("z = x;", &src, &xyz(), &[], None), &src);
         }
     }
+}
+
+/// Lowered kernels are accepted by the WGSL emitter (validated with naga) and the C++ emitter.
+#[test]
+fn emitters_accept_lowered_kernels() {
+    use crate::kernel::{cpp, wgsl};
+    fn validate(src: &str) {
+        let module = naga::front::wgsl::parse_str(src)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+        let mut v = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
+        );
+        v.validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+    }
+    let opts = wgsl::WgslOptions {
+        shader_f64: true,
+        shader_int64: true,
+        device: "test".into(),
+    };
+    let names = vec![
+        n("x", Float32, Binding::Input(0)),
+        n("c", Float32, Binding::Raw(0)),
+        n("k", Int32, Binding::Param(0)),
+        n("y", Float32, Binding::Output(0)),
+        n("m", Int32, Binding::Output(1)),
+    ];
+    let pre = "float sq(float v) { if (v < 0) return 0; return v * v; }";
+    for op in [
+        "y = (x - 1) * (x - 1); m = k",
+        "y = x + c[_ind.size() - i - 1]; m = i % 7",
+        "float s = 0; for (int j = k - 1; j >= 0; j--) s = s * x + c[j]; y = s; m = 1",
+        "if (x < 0) y = 0; else if (x > 1) y = 1; else y = x; m = (int)x << 2 | 1",
+        "y = 1 / (1 + expf(-x)) + round(x) + fmodf(x, 2.5f) + log1pf(x) + sq(x); m = x > 0 && c[i] > 0",
+        "y += x; m = ~k ^ (k >> 1)",
+        "for (int r = 0; r < 3; r++) for (int q = r; q < k; q += 2) y += c[r * 3 + q]; m = -k % 3",
+        "y = isnan(x) ? 0.0f : (x > 2 ? x : 2); m = max(k, 3) + abs(k)",
+    ] {
+        let l = ew_full(op, pre, &names, &[], Some(1)).unwrap_or_else(|e| panic!("{op}: {e}"));
+        let k = &l.kernel;
+        let spec = wgsl::ElementwiseSpec {
+            ndim: 2,
+            contiguous: false,
+            vec4: false,
+            wide_int64: false,
+            bindings: wgsl::BindingPlan::distinct(&k.inputs, &k.outputs, &k.raws),
+        };
+        let sh = wgsl::emit_elementwise(k, &spec, &opts).unwrap_or_else(|e| panic!("{op}: {e}"));
+        validate(&sh.source);
+        for flavor in [cpp::Flavor::Cuda, cpp::Flavor::Hip] {
+            let spec = cpp::ElementwiseSpec {
+                ndim: 1,
+                class: cpp::ElementwiseClass::Contiguous,
+                index64: false,
+            };
+            cpp::emit_elementwise(k, &spec, flavor).unwrap_or_else(|e| panic!("{op}: {e}"));
+        }
+    }
+    let r = red(
+        "x * x",
+        "a + b",
+        "y = sqrt(a) / _in_ind.size()",
+        "0",
+        Float32,
+        Float32,
+    )
+    .unwrap();
+    for flavor in [cpp::Flavor::Cuda, cpp::Flavor::Hip] {
+        let spec = cpp::ReduceSpec {
+            out_ndim: 1,
+            red_ndim: 1,
+            index64: false,
+        };
+        cpp::emit_reduce(&r, &spec, flavor).unwrap();
+    }
+    let spec = wgsl::ReduceSpec {
+        out_ndim: 1,
+        red_ndim: 1,
+        mode: wgsl::ReduceMode::GroupPerOutput,
+        partial: false,
+        wide_int64: false,
+        bindings: wgsl::BindingPlan::distinct(&r.inputs, &[r.output], &[]),
+    };
+    validate(&wgsl::emit_reduction(&r, &spec, &opts).unwrap().source);
+}
+
+#[test]
+fn defines_and_pragmas() {
+    let pre = "#define SCALE 2.0f\n#define OFFSET (SCALE + 1)  // a comment\n\
+               float f(float v) { return v * SCALE; }";
+    let names = vec![
+        n("x", Float32, Binding::Input(0)),
+        n("c", Float32, Binding::Raw(0)),
+        n("z", Float32, Binding::Output(0)),
+    ];
+    let l = ew_full(
+        "#define N 4\nfloat s = 0;\n#pragma unroll\nfor (int j = 0; j < N; j++) s += c[j];\nz = f(x) + OFFSET + s;",
+        pre,
+        &names,
+        &[],
+        None,
+    )
+    .unwrap();
+    assert!(!l.kernel.dtypes().contains(&Float64));
+    let (part, line, col, msg, _) = parse_err(ew_full(
+        "z = 1",
+        "#define SQ(a) ((a)*(a))",
+        &names,
+        &[],
+        None,
+    ));
+    assert_eq!((part.as_str(), line, col), ("preamble", 1, 11));
+    assert!(msg.contains("function-like"), "{msg}");
+    let (part, line, col, msg, _) =
+        parse_err(ew_full("z = 1", "\n#include <math.h>", &names, &[], None));
+    assert_eq!((part.as_str(), line, col), ("preamble", 2, 1));
+    assert!(msg.contains("directive"), "{msg}");
+    let (part, line, col, msg, _) =
+        parse_err(ew_full("z = BAD", "#define BAD (1 +)", &names, &[], None));
+    assert_eq!((part.as_str(), line, col), ("preamble", 1, 17));
+    assert!(msg.contains("expression"), "{msg}");
+    let (_, _, _, msg, _) = parse_err(ew_full(
+        "z = A",
+        "#define A B\n#define B A",
+        &names,
+        &[],
+        None,
+    ));
+    assert!(msg.contains("recursively"), "{msg}");
+    let (part, _, _, msg, _) = parse_err(ew_full("z = U", "#define U zz", &names, &[], None));
+    assert_eq!(part, "preamble");
+    assert!(msg.contains("unknown name `zz`"), "{msg}");
 }
