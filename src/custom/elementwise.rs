@@ -11,7 +11,7 @@
 //!     "z = (x - y) * (x - y)",
 //!     "squared_diff",
 //! )?;
-//! let x = cupy::arange(5.0, cupy::DType::Float32)?;
+//! let x = cupy::arange(5.0f32)?;
 //! let y = cupy::from_slice(&[1.0f32], &[1])?;
 //! let z = squared_diff.call(&[(&x).into(), (&y).into()])?;
 //! assert_eq!(z.to_vec::<f32>()?, vec![1.0, 0.0, 1.0, 4.0, 9.0]);
