@@ -1803,7 +1803,14 @@ impl Cx<'_> {
         let body_ir = self.sinks.pop().expect("sink");
         self.loop_vars.pop();
         self.scopes.pop();
-        self.out_def = saved_def;
+        // A loop with constant bounds that runs at least once keeps the body's assignments.
+        let runs = matches!(
+            (fold(&start_e), fold(&end_e)),
+            (Some(Scalar::Int64(a)), Some(Scalar::Int64(b))) if a < b
+        );
+        if !runs {
+            self.out_def = saved_def;
+        }
         r?;
         self.emit(Stmt::For {
             var: v,

@@ -251,6 +251,11 @@ fn output_read_appends_input() {
     // Assigned on both paths, then read: no input.
     let l = ew("if (x > 0) y = x; else y = -x; y = y * 2;", &names).unwrap();
     assert_eq!(l.output_reads, Vec::<usize>::new());
+    // A loop that surely runs assigns; one that may not does not.
+    let l = ew("for (int j = 0; j < 3; j++) y = x * j;", &names).unwrap();
+    assert_eq!(l.output_reads, Vec::<usize>::new());
+    let l = ew("for (int j = 3; j < 3; j++) y = x * j;", &names).unwrap();
+    assert_eq!(l.output_reads, vec![0]);
     // Never assigned: still stores its incoming value.
     let l = ew(";", &names).unwrap();
     assert_eq!(l.output_reads, vec![0]);
