@@ -336,9 +336,18 @@ impl Cx<'_> {
 
     /// The common type of a binary arithmetic operation.
     fn common(&self, a: &Val, b: &Val) -> DType {
+        // A weak integer literal that does not fit the other operand's (promoted) type is
+        // typed as C types it (`3000000000 + k` is int64).
+        let fits = |w: &Val, t: DType| match w.lit {
+            Some(Lit::I(v)) if t.is_integer() || t.is_bool() => {
+                let pt = promote_int(t);
+                Lit::I(v).scalar(pt).to_i128() == v
+            }
+            _ => true,
+        };
         match (a.weak, b.weak) {
-            (true, false) => weak_with(a.ty(), b.ty()),
-            (false, true) => weak_with(b.ty(), a.ty()),
+            (true, false) if fits(a, b.ty()) => weak_with(a.ty(), b.ty()),
+            (false, true) if fits(b, a.ty()) => weak_with(b.ty(), a.ty()),
             _ => usual(a.ty(), b.ty()),
         }
     }

@@ -184,7 +184,16 @@ fn weak_literals() {
     ];
     let l = ew("z = a + 300", &names).unwrap();
     assert_eq!(stored(&l).ty, Int32);
-    // Literal alone: int32; too big: int64; float: float64.
+    // A literal that does not fit the other operand's type is typed as in C.
+    let names = vec![
+        n("k", Int32, Binding::Input(0)),
+        n("z", Int64, Binding::Output(0)),
+    ];
+    let e = stored(&ew("z = k + 3000000000", &names).unwrap());
+    assert!(matches!(e.kind, ExprKind::Binary(B::Add, ..)), "{e:?}");
+    let e = stored(&ew("z = k + 30", &names).unwrap());
+    assert!(matches!(e.kind, ExprKind::Cast(_)), "{e:?}"); // int32 sum, cast on store
+                                                           // Literal alone: int32; too big: int64; float: float64.
     let names = vec![n("z", Float64, Binding::Output(0))];
     let l = ew(
         "auto t = 1; auto u = 3000000000; auto v = 1.5; z = t + u + v;",
