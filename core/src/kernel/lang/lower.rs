@@ -336,9 +336,18 @@ impl Cx<'_> {
 
     /// The common type of a binary arithmetic operation.
     fn common(&self, a: &Val, b: &Val) -> DType {
+        // A weak integer literal that does not fit the other operand's (promoted) type is
+        // typed as C types it (`3000000000 + k` is int64).
+        let fits = |w: &Val, t: DType| match w.lit {
+            Some(Lit::I(v)) if t.is_integer() || t.is_bool() => {
+                let pt = promote_int(t);
+                Lit::I(v).scalar(pt).to_i128() == v
+            }
+            _ => true,
+        };
         match (a.weak, b.weak) {
-            (true, false) => weak_with(a.ty(), b.ty()),
-            (false, true) => weak_with(b.ty(), a.ty()),
+            (true, false) if fits(a, b.ty()) => weak_with(a.ty(), b.ty()),
+            (false, true) if fits(b, a.ty()) => weak_with(b.ty(), a.ty()),
             _ => usual(a.ty(), b.ty()),
         }
     }
@@ -1803,7 +1812,14 @@ impl Cx<'_> {
         let body_ir = self.sinks.pop().expect("sink");
         self.loop_vars.pop();
         self.scopes.pop();
-        self.out_def = saved_def;
+        // A loop with constant bounds that runs at least once keeps the body's assignments.
+        let runs = matches!(
+            (fold(&start_e), fold(&end_e)),
+            (Some(Scalar::Int64(a)), Some(Scalar::Int64(b))) if a < b
+        );
+        if !runs {
+            self.out_def = saved_def;
+        }
         r?;
         self.emit(Stmt::For {
             var: v,

@@ -251,19 +251,29 @@ fn to_error(kernel: &str, parts: &[(&'static str, &str, &str)], e: PErr) -> Erro
 /// Runs `f` on a thread with a large stack (the parser and lowering recurse on nesting, which
 /// is capped, but test threads have small stacks); inline if no thread can be started.
 fn run_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
+    let cell = std::sync::Mutex::new(Some(f));
+    let ran = std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
             .name("cupy-kernel-lang".into())
             .stack_size(64 << 20)
-            .spawn_scoped(s, f)
-        {
-            Ok(h) => match h.join() {
-                Ok(v) => v,
-                Err(p) => std::panic::resume_unwind(p),
-            },
-            Err(_) => unreachable!("thread spawn failed"),
+            .spawn_scoped(s, || {
+                let f = cell.lock().ok()?.take()?;
+                Some(f())
+            });
+        h.ok().map(|h| h.join())
+    });
+    match ran {
+        Some(Ok(Some(v))) => v,
+        Some(Err(p)) => std::panic::resume_unwind(p),
+        _ => {
+            // No thread could be started: run here.
+            let f = cell
+                .into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .expect("closure not run");
+            f()
         }
-    })
+    }
 }
 
 fn is_type_fn(types: &[(String, DType)]) -> impl Fn(&[String]) -> bool + '_ {

@@ -184,7 +184,16 @@ fn weak_literals() {
     ];
     let l = ew("z = a + 300", &names).unwrap();
     assert_eq!(stored(&l).ty, Int32);
-    // Literal alone: int32; too big: int64; float: float64.
+    // A literal that does not fit the other operand's type is typed as in C.
+    let names = vec![
+        n("k", Int32, Binding::Input(0)),
+        n("z", Int64, Binding::Output(0)),
+    ];
+    let e = stored(&ew("z = k + 3000000000", &names).unwrap());
+    assert!(matches!(e.kind, ExprKind::Binary(B::Add, ..)), "{e:?}");
+    let e = stored(&ew("z = k + 30", &names).unwrap());
+    assert!(matches!(e.kind, ExprKind::Cast(_)), "{e:?}"); // int32 sum, cast on store
+                                                           // Literal alone: int32; too big: int64; float: float64.
     let names = vec![n("z", Float64, Binding::Output(0))];
     let l = ew(
         "auto t = 1; auto u = 3000000000; auto v = 1.5; z = t + u + v;",
@@ -251,6 +260,11 @@ fn output_read_appends_input() {
     // Assigned on both paths, then read: no input.
     let l = ew("if (x > 0) y = x; else y = -x; y = y * 2;", &names).unwrap();
     assert_eq!(l.output_reads, Vec::<usize>::new());
+    // A loop that surely runs assigns; one that may not does not.
+    let l = ew("for (int j = 0; j < 3; j++) y = x * j;", &names).unwrap();
+    assert_eq!(l.output_reads, Vec::<usize>::new());
+    let l = ew("for (int j = 3; j < 3; j++) y = x * j;", &names).unwrap();
+    assert_eq!(l.output_reads, vec![0]);
     // Never assigned: still stores its incoming value.
     let l = ew(";", &names).unwrap();
     assert_eq!(l.output_reads, vec![0]);
@@ -663,6 +677,111 @@ mod fuzz {
             .prop_map(|v| v.into_iter().collect())
     }
 
+    /// Random well-formed expressions over typed names: lowering either succeeds with a valid
+    /// kernel or gives a Parse error (never an invalid kernel or a panic).
+    fn gen_expr() -> impl Strategy<Value = String> {
+        let leaf = prop::sample::select(vec![
+            "x",
+            "h",
+            "d",
+            "k",
+            "u",
+            "b",
+            "s",
+            "i",
+            "c[k]",
+            "c[i % 4]",
+            "1",
+            "2.5",
+            "0.5f",
+            "3u",
+            "7ll",
+            "true",
+            "M_PI",
+            "INFINITY",
+            "-1",
+            "0x10",
+            "_ind.size()",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(5, 48, 3, |inner| {
+            let bin = prop::sample::select(vec![
+                "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "&&", "||", "<", "<=", ">",
+                ">=", "==", "!=",
+            ]);
+            let f1 = prop::sample::select(vec![
+                "sqrt",
+                "expf",
+                "log1p",
+                "round",
+                "rint",
+                "trunc",
+                "abs",
+                "fabs",
+                "isnan",
+                "sinh",
+                "atanh",
+                "(float)",
+                "(int)",
+                "(unsigned char)",
+                "(double)",
+                "(bool)",
+                "-",
+                "!",
+                "~",
+                "+",
+                "half",
+                "static_cast<long>",
+            ]);
+            let f2 = prop::sample::select(vec![
+                "max", "min", "fmax", "pow", "atan2", "fmod", "hypot", "copysign",
+            ]);
+            prop_oneof![
+                (inner.clone(), bin, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+                (f1, inner.clone()).prop_map(|(f, a)| format!("{f}({a})")),
+                (f2, inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+                (inner.clone(), inner.clone(), inner)
+                    .prop_map(|(c, a, b)| format!("({c} ? {a} : {b})")),
+            ]
+        })
+    }
+
+    fn typed_names() -> Vec<Name> {
+        vec![
+            n("x", Float32, Binding::Input(0)),
+            n("h", Float16, Binding::Input(1)),
+            n("d", Float64, Binding::Param(0)),
+            n("k", Int32, Binding::Input(2)),
+            n("u", UInt8, Binding::Param(1)),
+            n("b", Bool, Binding::Input(3)),
+            n("c", Float32, Binding::Raw(0)),
+            n("s", Int64, Binding::Param(2)),
+            n("z", Float32, Binding::Output(0)),
+            n("w", Int16, Binding::Output(1)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #[test]
+        fn typed_expressions_lower_to_valid_ir(e in gen_expr(), e2 in gen_expr()) {
+            let op = format!("z = {e}; w += {e2}; if ({e2}) {{ z -= 1; }}");
+            match ew_full(&op, "", &typed_names(), &[], Some(3)) {
+                Ok(l) => l.kernel.validate().unwrap(),
+                Err(Error::Parse { .. }) => {}
+                Err(other) => panic!("{op}: {other}"),
+            }
+            let names = vec![n("x", Float32, Binding::Input(0)), n("d", Float64, Binding::Param(0))];
+            let m = e.replace("h", "x").replace("k", "x").replace("u", "x").replace("b", "x");
+            let r = lower_reduction(&ReductionSource {
+                name: "r", map_expr: &m, reduce_expr: "a + b", post_map_expr: &format!("y = a * ({m})"),
+                identity: "0", preamble: "", names: &names, output: ("y", Float32), acc: Float32,
+                types: &[], size_params: Some((1, 2)),
+            });
+            if let Err(e) = r { prop_assert!(matches!(e, Error::Parse { .. }), "{}", e); }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
         #[test]
@@ -816,4 +935,40 @@ fn defines_and_pragmas() {
     let (part, _, _, msg, _) = parse_err(ew_full("z = U", "#define U zz", &names, &[], None));
     assert_eq!(part, "preamble");
     assert!(msg.contains("unknown name `zz`"), "{msg}");
+}
+
+/// Inputs that could make a backtracking parser slow or a recursive one overflow.
+#[test]
+fn pathological_inputs_are_fast() {
+    let cases = vec![
+        format!("z = {}x", "f(".repeat(63)),
+        format!("z = {}x", "(".repeat(63)),
+        format!("z = {}x", "sqrt(".repeat(60)),
+        format!("z = {}x{}", "sqrt(".repeat(60), ")".repeat(60)),
+        format!("z = {}x{}", "(float)(".repeat(30), ")".repeat(30)),
+        format!("z = x{}", "[x".repeat(30)),
+        format!("z = {}x", "x ? ".repeat(60)),
+        format!("z = {}x", "x ? x : ".repeat(200)),
+        format!("z = {}x;", "- ".repeat(300)),
+        format!("z = {}x;", "!".repeat(300)),
+        format!("{}z = x;", "if (x > 0) ".repeat(60)),
+        format!("{}z = x;", "{".repeat(63)),
+        "z = x;\n".repeat(5000),
+        format!("z = x{};", " + x".repeat(200)),
+        format!("float t = x; {}", "t = t * t + t; ".repeat(500)),
+        format!("{} z = x;", "for (int j = 0; j < 2; j++) ".repeat(30)),
+    ];
+    for op in cases {
+        let t = std::time::Instant::now();
+        let r = ew(&op, &xyz());
+        if let Err(e) = &r {
+            assert!(matches!(e, Error::Parse { .. }), "{e}");
+        }
+        assert!(
+            t.elapsed().as_secs_f64() < 2.0,
+            "{:.40}... took {:?}",
+            op,
+            t.elapsed()
+        );
+    }
 }
