@@ -37,6 +37,7 @@ pub use device::{config_string, set_default_device, show_config, with_device, De
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use ops::linalg::{dot, matmul};
 pub use ops::reduce::{max, mean, min, prod, reduce, sum, Axes, Reduction};
+pub use ops::sorting::{argsort, cumprod, cumsum, sort};
 pub use ops::ufunc::*;
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.

@@ -32,6 +32,10 @@ pub struct Routine {
 const WGPU_F64_MATH: &str =
     "wgpu: float64 transcendentals are refused (Vulkan has none); complex dtypes not yet";
 
+/// Support of the scans and sorts (`src/ops/sorting.rs`) on cpu, wgpu, cuda, hip.
+const SORTING_SUPPORT: [Support; 4] = [Support::Yes, Support::No, Support::No, Support::No];
+const SORTING_NOTES: &str = "axis None/int; sorts are stable (argsort = kind='stable'), NaN last";
+
 /// Every routine, in table order.
 pub fn routines() -> Vec<Routine> {
     use Support::*;
@@ -148,6 +152,20 @@ pub fn routines() -> Vec<Routine> {
         "linalg",
         [Yes, Partial, No, No],
         "1-D and 2-D operands; wgpu: float32/float64 only",
+    );
+    for n in ["cumsum", "cumprod", "sort", "argsort"] {
+        add(
+            &format!("cupy.{n}"),
+            "sorting",
+            SORTING_SUPPORT,
+            SORTING_NOTES,
+        );
+    }
+    add(
+        "ndarray.sort",
+        "sorting",
+        SORTING_SUPPORT,
+        "in place; stable",
     );
     add(
         "cupyx.scipy.signal.convolve2d",

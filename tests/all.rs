@@ -13,5 +13,6 @@ mod props;
 mod reductions;
 mod review;
 mod signal;
+mod sorting;
 mod ufuncs;
 mod views;
