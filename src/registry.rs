@@ -33,8 +33,9 @@ const WGPU_F64_MATH: &str =
     "wgpu: float64 transcendentals are refused (Vulkan has none); complex dtypes not yet";
 
 /// Support of the scans and sorts (`src/ops/sorting.rs`) on cpu, wgpu, cuda, hip.
-const SORTING_SUPPORT: [Support; 4] = [Support::Yes, Support::No, Support::No, Support::No];
-const SORTING_NOTES: &str = "axis None/int; sorts are stable (argsort = kind='stable'), NaN last";
+const SORTING_SUPPORT: [Support; 4] = [Support::Yes, Support::Partial, Support::No, Support::No];
+const SORTING_NOTES: &str =
+    "axis None/int; sorts are stable (argsort = kind='stable'), NaN last; wgpu: no complex";
 
 /// Every routine, in table order.
 pub fn routines() -> Vec<Routine> {

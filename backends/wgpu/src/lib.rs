@@ -32,7 +32,7 @@
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, Operand, ReductionCall,
+    ElementwiseCall, GemmCall, Operand, ReductionCall, ScanCall, SortCall,
 };
 use cupy_core::kernel::ir::{Expr, ReduceKernel};
 use cupy_core::kernel::wgsl::{
@@ -47,6 +47,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
+
+mod sortscan;
 
 /// Dispatches recorded before the encoder is submitted.
 pub const SUBMIT_EVERY: usize = 64;
@@ -1167,6 +1169,14 @@ impl Backend for WgpuBackend {
             b0 += nb;
         }
         Ok(())
+    }
+
+    fn scan(&self, call: &ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {
