@@ -172,3 +172,209 @@ pub fn sort_key(itemsize: usize) -> &'static str {
         "u32"
     }
 }
+
+/// The two modules of hip-kernels/.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HkModule {
+    /// scan.cu
+    Scan,
+    /// radix_sort.cu
+    RadixSort,
+}
+
+impl HkModule {
+    /// The module's name (for logs and caches).
+    pub fn name(self) -> &'static str {
+        match self {
+            HkModule::Scan => "scan",
+            HkModule::RadixSort => "radix_sort",
+        }
+    }
+    /// The file's text.
+    pub fn file(self) -> &'static str {
+        match self {
+            HkModule::Scan => SCAN_CU,
+            HkModule::RadixSort => RADIX_SORT_CU,
+        }
+    }
+    /// Every entry point.
+    pub fn entries(self) -> Vec<String> {
+        match self {
+            HkModule::Scan => scan_entries(&DTYPES),
+            HkModule::RadixSort => sort_entries(&DTYPES),
+        }
+    }
+}
+
+/// What a backend provides to run the hand-written kernels: temporaries from its pool and
+/// launches of [`BLOCK`] threads on its stream (in order).
+pub trait Launcher {
+    /// A temporary of `len` elements of `dtype` (freed when dropped; later stream work is
+    /// ordered after the launches using it) and its device address.
+    fn temp(
+        &self,
+        dtype: cupy_core::DType,
+        len: usize,
+    ) -> cupy_core::Result<(cupy_core::Buffer, u64)>;
+    /// Launches `entry` of `module` on a `grid` of blocks with one struct argument `args`.
+    fn run(
+        &self,
+        module: HkModule,
+        entry: &str,
+        grid: (u32, u32),
+        args: &[u8],
+    ) -> cupy_core::Result<()>;
+}
+
+/// Blocks for a grid-stride loop over `work` elements.
+fn stride_blocks(work: usize) -> u32 {
+    work.div_ceil(BLOCK as usize).clamp(1, 1 << 16) as u32
+}
+
+/// Queues an inclusive scan of `[batch, n]` (input strides `s0`, `s1` in elements) into a
+/// C-contiguous output. `input`/`output` are the addresses of element 0 of each layout.
+#[allow(clippy::too_many_arguments)]
+pub fn launch_scan(
+    l: &dyn Launcher,
+    prod: bool,
+    dtype: cupy_core::DType,
+    input: u64,
+    output: u64,
+    batch: usize,
+    n: usize,
+    s0: isize,
+    s1: isize,
+) -> cupy_core::Result<()> {
+    let entry = format!(
+        "cupy_scan_{}_{}",
+        if prod { "prod" } else { "sum" },
+        dtype.name()
+    );
+    let a = ScanArgs {
+        input,
+        output,
+        batch: batch as i64,
+        n: n as i64,
+        s0: s0 as i64,
+        s1: s1 as i64,
+    };
+    // Rows in a 2-D grid (x at most 65535 keeps HIP's and CUDA's limits alike).
+    let gx = batch.min(65535);
+    let gy = batch.div_ceil(gx);
+    l.run(HkModule::Scan, &entry, (gx as u32, gy as u32), &a.bytes())
+}
+
+/// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at
+/// `vals`, moved with them).
+pub fn launch_sort(
+    l: &dyn Launcher,
+    dtype: cupy_core::DType,
+    keys: u64,
+    vals: Option<u64>,
+    batch: usize,
+    n: usize,
+) -> cupy_core::Result<()> {
+    use cupy_core::DType;
+    let total = batch * n;
+    if total == 0 {
+        return Ok(());
+    }
+    if n >= (1usize << 32) {
+        return Err(cupy_core::Error::invalid(
+            "sort",
+            format!("rows of {n} elements: the GPU sort indexes rows with 32 bits"),
+        ));
+    }
+    let item = dtype.itemsize();
+    let kname = sort_key(item);
+    let kdt = if item == 8 {
+        DType::UInt64
+    } else {
+        DType::UInt32
+    };
+    let (_korig, korig) = l.temp(dtype, total)?;
+    let vorig = match vals {
+        Some(_) => Some(l.temp(DType::Int64, total)?),
+        None => None,
+    };
+    let (_mk0, mk0) = l.temp(kdt, total)?;
+    let (_pos0, pos0) = l.temp(DType::UInt32, total)?;
+    let (_mk1, mk1) = l.temp(kdt, total)?;
+    let (_pos1, pos1) = l.temp(DType::UInt32, total)?;
+    let mut a = SortArgs {
+        keys,
+        vals: vals.unwrap_or(0),
+        korig,
+        vorig: vorig.as_ref().map_or(0, |v| v.1),
+        mk_in: mk0,
+        pos_in: pos0,
+        mk_out: mk1,
+        pos_out: pos1,
+        hist: 0,
+        batch: batch as i64,
+        n: n as i64,
+        ntiles: 0,
+        shift: 0,
+    };
+    let m = HkModule::RadixSort;
+    let dn = dtype.name();
+    l.run(
+        m,
+        &format!("cupy_sort_init_{dn}"),
+        (stride_blocks(total), 1),
+        &a.bytes(),
+    )?;
+    let final_pos;
+    let _hist;
+    if n <= SORT_SMALL {
+        let gx = batch.min(65535);
+        l.run(
+            m,
+            &format!("cupy_sort_block_{kname}"),
+            (gx as u32, batch.div_ceil(gx) as u32),
+            &a.bytes(),
+        )?;
+        final_pos = pos1;
+    } else {
+        let ntiles = n.div_ceil(SORT_TILE);
+        let (h, hist) = l.temp(DType::UInt32, batch * 256 * ntiles)?;
+        _hist = h;
+        a.hist = hist;
+        a.ntiles = ntiles as i64;
+        let passes = sort_passes(dn, item);
+        let ksz = if item == 8 { 8u64 } else { 4 };
+        for p in 0..passes {
+            a.shift = 8 * p as i64;
+            // Rows in chunks of at most 65535 (grid y), pointers moved to the chunk.
+            let mut r0 = 0;
+            while r0 < batch {
+                let rows = (batch - r0).min(65535);
+                let off = (r0 * n) as u64;
+                let c = SortArgs {
+                    mk_in: a.mk_in + off * ksz,
+                    pos_in: a.pos_in + off * 4,
+                    mk_out: a.mk_out + off * ksz,
+                    pos_out: a.pos_out + off * 4,
+                    hist: hist + (r0 * 256 * ntiles * 4) as u64,
+                    batch: rows as i64,
+                    ..a
+                };
+                let g = (ntiles as u32, rows as u32);
+                l.run(m, &format!("cupy_sort_hist_{kname}"), g, &c.bytes())?;
+                l.run(m, "cupy_sort_scan_hist", (rows as u32, 1), &c.bytes())?;
+                l.run(m, &format!("cupy_sort_scatter_{kname}"), g, &c.bytes())?;
+                r0 += rows;
+            }
+            std::mem::swap(&mut a.mk_in, &mut a.mk_out);
+            std::mem::swap(&mut a.pos_in, &mut a.pos_out);
+        }
+        final_pos = a.pos_in;
+    }
+    a.pos_in = final_pos;
+    l.run(
+        m,
+        &format!("cupy_sort_gather_{dn}"),
+        (stride_blocks(total), 1),
+        &a.bytes(),
+    )
+}

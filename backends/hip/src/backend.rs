@@ -23,6 +23,11 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+mod sortscan;
+
+/// A loaded `hip-kernels/` module: its entry names and their functions, in the same order.
+type HkLoaded = (Vec<String>, Vec<Handle>);
+
 const NAME: &str = "hip";
 
 fn unavailable(reason: impl Into<String>) -> Error {
@@ -303,6 +308,8 @@ pub struct HipBackend {
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
     /// Serialises launches with their argument packing.
     submit: Mutex<()>,
+    /// Loaded modules of `hip-kernels/` (entry names, functions), by module name.
+    hk_modules: Mutex<HashMap<&'static str, Arc<HkLoaded>>>,
 }
 
 impl fmt::Debug for HipBackend {
@@ -362,6 +369,7 @@ impl HipBackend {
             kernels: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             submit: Mutex::new(()),
+            hk_modules: Mutex::new(HashMap::new()),
         })
     }
 
@@ -879,6 +887,14 @@ impl Backend for HipBackend {
 
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
         gemm(self, call)
+    }
+
+    fn scan(&self, call: &cupy_core::backend::ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -7,3 +7,4 @@
 mod catalogue;
 mod gpu;
 mod hiprtc;
+mod sortscan;
