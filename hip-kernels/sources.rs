@@ -33,10 +33,20 @@ pub fn assemble(file: &str, warp: u32) -> String {
 
 /// Every `extern "C"` entry point of scan.cu, for dtype names `dts`.
 pub fn scan_entries(dts: &[&str]) -> Vec<String> {
-    dts.iter()
-        .flat_map(|d| [format!("cupy_scan_sum_{d}"), format!("cupy_scan_prod_{d}")])
-        .collect()
+    let mut v = vec![];
+    for d in dts {
+        for op in ["sum", "prod"] {
+            for pass in ["", "totals_", "prefixes_", "apply_"] {
+                v.push(format!("cupy_scan_{pass}{op}_{d}"));
+            }
+        }
+    }
+    v
 }
+
+/// Elements per tile of the multi-block scan (`HK_SCAN_TILE`); rows longer than two tiles use
+/// it, shorter ones one block per row.
+pub const SCAN_TILE: usize = 8192;
 
 /// Every `extern "C"` entry point of radix_sort.cu, for dtype names `dts`.
 pub fn sort_entries(dts: &[&str]) -> Vec<String> {
@@ -80,6 +90,10 @@ pub struct ScanArgs {
     pub s0: i64,
     /// Input element stride (elements).
     pub s1: i64,
+    /// Tile totals of a multi-block scan (accumulator type), or 0.
+    pub partial: u64,
+    /// Tiles per row of a multi-block scan.
+    pub ntiles: i64,
 }
 
 /// Arguments of every radix_sort.cu entry (`struct SortArgs`).
@@ -124,6 +138,8 @@ impl ScanArgs {
             self.n as u64,
             self.s0 as u64,
             self.s1 as u64,
+            self.partial,
+            self.ntiles as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -257,11 +273,65 @@ pub fn launch_scan(
         n: n as i64,
         s0: s0 as i64,
         s1: s1 as i64,
+        partial: 0,
+        ntiles: 0,
     };
-    // Rows in a 2-D grid (x at most 65535 keeps HIP's and CUDA's limits alike).
-    let gx = batch.min(65535);
-    let gy = batch.div_ceil(gx);
-    l.run(HkModule::Scan, &entry, (gx as u32, gy as u32), &a.bytes())
+    if n <= 2 * SCAN_TILE {
+        // Rows in a 2-D grid (x at most 65535 keeps HIP's and CUDA's limits alike).
+        let gx = batch.min(65535);
+        let gy = batch.div_ceil(gx);
+        return l.run(HkModule::Scan, &entry, (gx as u32, gy as u32), &a.bytes());
+    }
+    // Long rows: reduce-then-scan over tiles.
+    let ntiles = n.div_ceil(SCAN_TILE);
+    let wide = matches!(
+        dtype,
+        cupy_core::DType::Int64 | cupy_core::DType::UInt64 | cupy_core::DType::Float64
+    );
+    let asize = if wide { 8u64 } else { 4 };
+    let (_partial, partial) = l.temp(
+        if wide {
+            cupy_core::DType::UInt64
+        } else {
+            cupy_core::DType::UInt32
+        },
+        batch * ntiles,
+    )?;
+    let item = dtype.itemsize() as i64;
+    let suffix = &entry["cupy_scan_".len()..];
+    let mut r0 = 0;
+    while r0 < batch {
+        let rows = (batch - r0).min(65535);
+        let c = ScanArgs {
+            input: input.wrapping_add_signed(r0 as i64 * s0 as i64 * item),
+            output: output + (r0 * n) as u64 * item as u64,
+            batch: rows as i64,
+            partial: partial + (r0 * ntiles) as u64 * asize,
+            ntiles: ntiles as i64,
+            ..a
+        };
+        let g = (ntiles as u32, rows as u32);
+        l.run(
+            HkModule::Scan,
+            &format!("cupy_scan_totals_{suffix}"),
+            g,
+            &c.bytes(),
+        )?;
+        l.run(
+            HkModule::Scan,
+            &format!("cupy_scan_prefixes_{suffix}"),
+            (rows as u32, 1),
+            &c.bytes(),
+        )?;
+        l.run(
+            HkModule::Scan,
+            &format!("cupy_scan_apply_{suffix}"),
+            g,
+            &c.bytes(),
+        )?;
+        r0 += rows;
+    }
+    Ok(())
 }
 
 /// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at

@@ -182,13 +182,12 @@ fn scan_matches_host() {
         DType::Float32,
         DType::Float64,
     ] {
-        for (batch, n) in [(3usize, 7usize), (2, 3000), (70000, 3)] {
+        for (batch, n) in [(3usize, 7usize), (2, 3000), (70000, 3), (2, 40000)] {
             let total = batch * n;
             let x: Vec<Scalar> = (0..total)
                 .map(|i| Scalar::Int64((i * 7 % 5) as i64).cast(d))
                 .collect();
             let xb = upload(&be, &x, d);
-            // transposed input view: [batch, n] over a buffer holding [n, batch]
             let yb = be.alloc(d, total).unwrap();
             let l = Layout::contiguous(&[batch, n]);
             be.scan(&ScanCall {
