@@ -175,3 +175,36 @@ pub(crate) fn sort(be: &HipBackend, call: &SortCall<'_>) -> Result<()> {
     be.current()?;
     hk::launch_sort(be, d, k.addr(kl.offset), vals, batch, n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wavefront_sizes() {
+        assert_eq!(warp_size("gfx90a:sramecc+:xnack-"), 64);
+        assert_eq!(warp_size("gfx942"), 64);
+        assert_eq!(warp_size("gfx1030"), 32);
+        assert_eq!(warp_size("gfx1100"), 32);
+    }
+
+    #[test]
+    fn assembled_sources_instantiate_every_dtype() {
+        let scan = hk::assemble(hk::SCAN_CU, 64);
+        let sort = hk::assemble(hk::RADIX_SORT_CU, 32);
+        for src in [&scan, &sort] {
+            assert!(src.starts_with("#define HK_WARP_SIZE "));
+            assert!(
+                !src.lines().any(|l| l.trim_start().starts_with("#include")),
+                "a header is still included"
+            );
+        }
+        for d in hk::DTYPES {
+            assert!(scan.contains(&format!("HK_SCAN_ENTRIES({d})")), "scan {d}");
+            assert!(sort.contains(&format!("HK_SORT_DT({d},")), "sort {d}");
+        }
+        assert!(sort.contains("HK_SORT_K(u32)") && sort.contains("HK_SORT_K(u64)"));
+        assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 13 * 8);
+    }
+}
