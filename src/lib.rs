@@ -42,6 +42,7 @@ pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use ops::indexing::take;
 pub use ops::linalg::{dot, matmul};
 pub use ops::reduce::{max, mean, min, prod, reduce, sum, Axes, Reduction};
+pub use ops::sorting::{argsort, cumprod, cumsum, sort};
 pub use ops::ufunc::*;
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.

@@ -32,6 +32,18 @@ pub struct Routine {
 const WGPU_F64_MATH: &str =
     "wgpu: float64 transcendentals are refused (Vulkan has none); complex dtypes not yet";
 
+/// Support of the scans and sorts (`src/ops/sorting.rs`) on cpu, wgpu, cuda, hip.
+/// cuda: hand-written kernels of hip-kernels/ (NVRTC); hip: the same kernels, compiled by hipRTC
+/// in CI, never run on AMD hardware.
+const SORTING_SUPPORT: [Support; 4] = [
+    Support::Yes,
+    Support::Partial,
+    Support::Partial,
+    Support::Partial,
+];
+const SORTING_NOTES: &str = "axis None/int; sorts are stable (argsort = kind='stable'), NaN last; \
+     complex only on cpu; cuda/hip: hip-kernels/ radix sort and block scan";
+
 /// Every routine, in table order.
 pub fn routines() -> Vec<Routine> {
     use Support::*;
@@ -154,6 +166,20 @@ pub fn routines() -> Vec<Routine> {
         "linalg",
         [Yes, Partial, Yes, Partial],
         "1-D and 2-D operands; dtypes as matmul",
+    );
+    for n in ["cumsum", "cumprod", "sort", "argsort"] {
+        add(
+            &format!("cupy.{n}"),
+            "sorting",
+            SORTING_SUPPORT,
+            SORTING_NOTES,
+        );
+    }
+    add(
+        "ndarray.sort",
+        "sorting",
+        SORTING_SUPPORT,
+        "in place; stable",
     );
     add(
         "cupyx.scipy.signal.convolve2d",

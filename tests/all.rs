@@ -16,5 +16,6 @@ mod raw;
 mod reductions;
 mod review;
 mod signal;
+mod sorting;
 mod ufuncs;
 mod views;

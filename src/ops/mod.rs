@@ -7,4 +7,5 @@ pub mod linalg;
 pub mod operators;
 pub mod reduce;
 pub mod signal;
+pub mod sorting;
 pub mod ufunc;

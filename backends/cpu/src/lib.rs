@@ -17,12 +17,14 @@ mod eval;
 mod gemm;
 pub mod mem;
 mod reduce;
+mod sortscan;
 #[cfg(test)]
 mod tests;
 
 use col::Col;
 use cupy_core::backend::{
-    dtype_unsupported, ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall,
+    dtype_unsupported, ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall, ScanCall,
+    SortCall,
 };
 use cupy_core::{
     Backend, BackendKind, BackendProvider, Buffer, DType, DeviceInfo, Error, Layout, Result, Scalar,
@@ -519,5 +521,13 @@ impl Backend for CpuBackend {
 
     fn synchronize(&self) -> Result<()> {
         Ok(())
+    }
+
+    fn scan(&self, call: &ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 }

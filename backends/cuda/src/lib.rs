@@ -15,6 +15,7 @@
 pub mod alloc;
 pub mod compile;
 mod gemm;
+mod sortscan;
 
 pub use alloc::CudaBuffer;
 
@@ -1087,6 +1088,14 @@ impl Backend for CudaBackend {
 
     fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
         self.raw_run(call)
+    }
+
+    fn scan(&self, call: &cupy_core::backend::ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -23,6 +23,11 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+mod sortscan;
+
+/// A loaded `hip-kernels/` module: its entry names and their functions, in the same order.
+type HkLoaded = (Vec<String>, Vec<Handle>);
+
 const NAME: &str = "hip";
 
 fn unavailable(reason: impl Into<String>) -> Error {
@@ -306,6 +311,8 @@ pub struct HipBackend {
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
     /// Serialises launches with their argument packing.
     submit: Mutex<()>,
+    /// Loaded modules of `hip-kernels/` (entry names, functions), by module name.
+    hk_modules: Mutex<HashMap<&'static str, Arc<HkLoaded>>>,
 }
 
 impl fmt::Debug for HipBackend {
@@ -367,6 +374,7 @@ impl HipBackend {
             raw_funcs: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             submit: Mutex::new(()),
+            hk_modules: Mutex::new(HashMap::new()),
         })
     }
 
@@ -1021,6 +1029,14 @@ impl Backend for HipBackend {
 
     fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
         self.raw_run(call)
+    }
+
+    fn scan(&self, call: &cupy_core::backend::ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -32,7 +32,8 @@
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
+    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall, ScanCall,
+    SortCall,
 };
 use cupy_core::kernel::ir::{Expr, ReduceKernel};
 use cupy_core::kernel::wgsl::{
@@ -49,6 +50,7 @@ use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
 mod raw;
+mod sortscan;
 
 /// Dispatches recorded before the encoder is submitted.
 pub const SUBMIT_EVERY: usize = 64;
@@ -1193,6 +1195,14 @@ impl Backend for WgpuBackend {
 
     fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
         self.raw_dispatch(call)
+    }
+
+    fn scan(&self, call: &ScanCall<'_>) -> Result<()> {
+        sortscan::scan(self, call)
+    }
+
+    fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        sortscan::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -8,3 +8,4 @@ mod catalogue;
 mod gpu;
 mod hiprtc;
 mod raw;
+mod sortscan;

@@ -1,0 +1,365 @@
+//! Scans (`shaders/scan.wgsl`) and stable sorts (`shaders/sort.wgsl`) along the last axis.
+//!
+//! - Scan: one workgroup per row, chunks of 256 elements scanned in workgroup memory with the
+//!   running total carried between chunks (any row length). Integers wrap (8/16-bit ones are
+//!   wrapped at the store), bool is `or`/`and`, float16/bfloat16 accumulate in float32 and are
+//!   rounded once per output element (NumPy rounds after every step; the difference is within
+//!   the scan's rounding-error bound).
+//! - Sort: a bitonic network over (key, original position) pairs with ties broken by position
+//!   (stable), NaN last, `-0.0 == 0.0`; then a gather writes the keys (and int64 values) in
+//!   sorted order from copies made by the first pass. Stages with distance < 1024 run in
+//!   workgroup memory, longer ones one dispatch each.
+
+use crate::{backend_err, hash_of, WgpuBackend, WgpuBuffer};
+use cupy_core::backend::{ScanCall, ScanOp, SortCall};
+use cupy_core::kernel::wgsl::MetaLayout;
+use cupy_core::{DType, Error, Layout, Result};
+
+const SCAN_WGSL: &str = include_str!("../../../shaders/scan.wgsl");
+const SORT_WGSL: &str = include_str!("../../../shaders/sort.wgsl");
+
+const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  let a = b & 0x7fffffffu;
+  let s = b & 0x80000000u;
+  if (a > 0x7f800000u) { return x; }
+  if (a >= 0x477ff000u) { return bitcast<f32>(s | 0x7f800000u); }
+  if (a < 0x38800000u) {
+    let v = round(bitcast<f32>(a) * 16777216.0f) * bitcast<f32>(0x33800000u);
+    return bitcast<f32>(s | bitcast<u32>(v));
+  }
+  return bitcast<f32>(s | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
+}
+";
+
+const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
+  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
+";
+
+/// Block of the sort's workgroup-local stages (the `sk`/`si` arrays in sort.wgsl).
+const SORT_BLOCK: usize = 1024;
+
+/// The WGSL storage word type of a dtype (see the crate docs).
+fn word_type(d: DType) -> Option<&'static str> {
+    Some(match d {
+        DType::Bool | DType::UInt8 | DType::UInt16 | DType::UInt32 => "u32",
+        DType::Int8 | DType::Int16 | DType::Int32 => "i32",
+        DType::Float16 | DType::BFloat16 | DType::Float32 => "f32",
+        DType::Int64 => "i64",
+        DType::UInt64 => "u64",
+        DType::Float64 => "f64",
+        DType::Complex64 | DType::Complex128 => return None,
+    })
+}
+
+fn meta(n_words: usize) -> MetaLayout {
+    MetaLayout {
+        params: vec![],
+        words_offset: 0,
+        n_words,
+    }
+}
+
+/// Checks a `[batch, n]` layout lies inside a buffer of `len` elements and fits i32 arithmetic.
+fn check_2d(op: &str, what: &str, l: &Layout, len: usize) -> Result<()> {
+    if l.shape.len() != 2 || l.strides.len() != 2 {
+        return Err(Error::invalid(
+            op,
+            format!("{what}: expected a [batch, n] layout, got {l:?}"),
+        ));
+    }
+    if l.size() == 0 {
+        return Ok(());
+    }
+    let (lo, hi) = l.extent();
+    if lo < 0 || hi as usize > len || hi as u64 >= (1 << 31) {
+        return Err(Error::invalid(
+            op,
+            format!("{what}: layout {l:?} outside its buffer of {len} elements (or past 2^31)"),
+        ));
+    }
+    Ok(())
+}
+
+impl WgpuBackend {
+    fn word_type_or_refuse(&self, op: &str, d: DType) -> Result<&'static str> {
+        self.check_dtype(op, d)?;
+        word_type(d).ok_or_else(|| {
+            cupy_core::backend::dtype_unsupported(op, d, &self.info, "not supported on wgpu yet")
+        })
+    }
+}
+
+pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
+    let op = match call.op {
+        ScanOp::Sum => "cumsum",
+        ScanOp::Prod => "cumprod",
+    };
+    let x = be.buf(call.input.buffer, op)?;
+    let y = be.buf(call.output.buffer, op)?;
+    let d = y.dtype;
+    if x.dtype != d {
+        return Err(Error::invalid(
+            op,
+            format!("input {} and output {d} differ", x.dtype),
+        ));
+    }
+    let elem = be.word_type_or_refuse(op, d)?;
+    let (il, ol) = (&call.input.layout, &call.output.layout);
+    check_2d(op, "input", il, x.len)?;
+    check_2d(op, "output", ol, y.len)?;
+    if il.shape != ol.shape || !ol.is_c_contiguous() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "output must be C-contiguous of the input's shape {:?}, got {ol:?}",
+                il.shape
+            ),
+        ));
+    }
+    let (batch, n) = (il.shape[0], il.shape[1]);
+    if batch * n == 0 {
+        return Ok(());
+    }
+    let aliased = x.id == y.id;
+    if aliased && il != ol {
+        return Err(Error::invalid(
+            op,
+            "input and output share a buffer with different layouts",
+        ));
+    }
+    let narrow = matches!(d, DType::Float16 | DType::BFloat16);
+    let acc = if narrow { "f32" } else { elem };
+    let (ident, combine) = match (call.op, d) {
+        (ScanOp::Sum, DType::Bool) => ("0", "a | b"),
+        (ScanOp::Prod, DType::Bool) => ("1", "a & b"),
+        (ScanOp::Sum, _) => ("0", "a + b"),
+        (ScanOp::Prod, _) => ("1", "a * b"),
+    };
+    let (store, helpers) = match d {
+        DType::Int8 => ("(v << 24u) >> 24u", ""),
+        DType::Int16 => ("(v << 16u) >> 16u", ""),
+        DType::UInt8 => ("v & 0xffu", ""),
+        DType::UInt16 => ("v & 0xffffu", ""),
+        DType::Float16 => ("round_f16(v)", ROUND_F16),
+        DType::BFloat16 => ("round_bf16(v)", ROUND_BF16),
+        _ => ("v", ""),
+    };
+    let key = hash_of(&("scan", elem, d.name(), ident, combine, aliased));
+    let pipe = be.pipeline(key, op, &|| {
+        let mut src: String = SCAN_WGSL
+            .lines()
+            .filter(|l| !(aliased && l.contains("/*X*/")))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if aliased {
+            src = src.replace("X[", "Y[");
+        }
+        let src = src
+            .replace("ELEM", elem)
+            .replace("ACC", acc)
+            .replace("IDENT", ident)
+            .replace("COMBINE", combine)
+            .replace("STORE", store)
+            .replace("//HELPERS", helpers);
+        let rw = if aliased {
+            vec![true]
+        } else {
+            vec![true, false]
+        };
+        Ok((src, meta(8), rw))
+    })?;
+    let w = [
+        batch as u32,
+        n as u32,
+        il.offset as u32,
+        il.strides[0] as i32 as u32,
+        il.strides[1] as i32 as u32,
+        ol.offset as u32,
+        0,
+        0,
+    ];
+    let m = pipe.meta.pack(&[], &w);
+    let bufs: Vec<&wgpu::Buffer> = if aliased {
+        vec![&y.buf]
+    } else {
+        vec![&y.buf, &x.buf]
+    };
+    be.dispatch(&pipe, &m, &bufs, batch as u64)
+}
+
+/// The sections of sort.wgsl: the common header, then `init`, `local`, `global`, `gather`.
+fn sort_source(section: &str, elem: &str, less: &str, values: bool) -> Result<String> {
+    let mut parts = SORT_WGSL.split("//@@ ");
+    let head = parts.next().unwrap_or_default();
+    let body = parts
+        .find(|p| p.starts_with(section))
+        .ok_or_else(|| Error::invalid("sort", format!("sort.wgsl has no section {section}")))?;
+    let body = &body[section.len()..];
+    let src: String = format!("{head}{body}")
+        .lines()
+        .filter(|l| values || !l.contains("/*V*/"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(src.replace("ELEM", elem).replace("LESS", less))
+}
+
+pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
+    let op = "sort";
+    let k = be.buf(call.keys.buffer, op)?;
+    let d = k.dtype;
+    let elem = be.word_type_or_refuse(op, d)?;
+    let kl = &call.keys.layout;
+    check_2d(op, "keys", kl, k.len)?;
+    if !kl.is_c_contiguous() {
+        return Err(Error::invalid(op, "the keys must be C-contiguous"));
+    }
+    let vals: Option<&WgpuBuffer> = match &call.values {
+        None => None,
+        Some(v) => {
+            let vb = be.buf(v.buffer, op)?;
+            if vb.dtype != DType::Int64 {
+                return Err(Error::invalid(
+                    op,
+                    format!("values must be int64, not {}", vb.dtype),
+                ));
+            }
+            be.check_dtype(op, DType::Int64)?;
+            check_2d(op, "values", &v.layout, vb.len)?;
+            if v.layout != *kl {
+                return Err(Error::invalid(
+                    op,
+                    "the values must have the keys' (C-contiguous) layout",
+                ));
+            }
+            if vb.id == k.id {
+                return Err(Error::invalid(op, "keys and values share a buffer"));
+            }
+            Some(vb)
+        }
+    };
+    let (batch, n) = (kl.shape[0], kl.shape[1]);
+    if batch * n == 0 {
+        return Ok(());
+    }
+    let big_n = n.next_power_of_two();
+    let flat = batch
+        .checked_mul(big_n)
+        .filter(|&f| f < (1 << 30))
+        .ok_or_else(|| {
+            backend_err(
+                &be.label(),
+                format!("sort of {batch} rows of {n}: too many elements for one wgpu sort"),
+            )
+        })?;
+    let e = SORT_BLOCK.min(flat.next_power_of_two());
+    let total = flat.div_ceil(e) * e;
+    let less = match d {
+        DType::Float16 | DType::BFloat16 | DType::Float32 => {
+            "!isnan_f32(a) && (isnan_f32(b) || a < b)"
+        }
+        DType::Float64 => "(a == a) && (!(b == b) || a < b)",
+        _ => "a < b",
+    };
+    let has_v = vals.is_some();
+    let tk = be.alloc_words(d, total)?;
+    let ti = be.alloc_words(DType::UInt32, total)?;
+    let orig = be.alloc_words(d, batch * n)?;
+    let vorig = if has_v {
+        Some(be.alloc_words(DType::Int64, batch * n)?)
+    } else {
+        None
+    };
+    let pipe = |section: &str, rw: Vec<bool>| {
+        let key = hash_of(&("sort", section, elem, less, has_v));
+        be.pipeline(key, &format!("sort_{section}_{elem}"), &|| {
+            Ok((
+                sort_source(section, elem, less, has_v)?,
+                meta(12),
+                rw.clone(),
+            ))
+        })
+    };
+    let words = |kk: usize, j: usize| {
+        [
+            n as u32,
+            big_n as u32,
+            total as u32,
+            kk as u32,
+            j as u32,
+            batch as u32,
+            kl.offset as u32,
+            call.values.as_ref().map_or(0, |v| v.layout.offset) as u32,
+            e as u32,
+            0,
+            0,
+            0,
+        ]
+    };
+    let wg = 256u64;
+    // init
+    {
+        let mut rw = vec![false, true, true, true];
+        let mut bufs: Vec<&wgpu::Buffer> = vec![&k.buf, &tk.buf, &ti.buf, &orig.buf];
+        if let (Some(v), Some(vo)) = (vals, &vorig) {
+            rw.extend([false, true]);
+            bufs.extend([&v.buf, &vo.buf]);
+        }
+        let p = pipe("init", rw)?;
+        be.dispatch(
+            &p,
+            &p.meta.pack(&[], &words(0, 0)),
+            &bufs,
+            (total as u64).div_ceil(wg),
+        )?;
+    }
+    let local = pipe("local", vec![true, true])?;
+    let global = pipe("global", vec![true, true])?;
+    let blocks = (total / e) as u64;
+    be.dispatch(
+        &local,
+        &local.meta.pack(&[], &words(0, 0)),
+        &[&tk.buf, &ti.buf],
+        blocks,
+    )?;
+    let mut kk = 2 * e;
+    while kk <= big_n {
+        let mut j = kk / 2;
+        while j >= e {
+            be.dispatch(
+                &global,
+                &global.meta.pack(&[], &words(kk, j)),
+                &[&tk.buf, &ti.buf],
+                (total as u64 / 2).div_ceil(wg),
+            )?;
+            j /= 2;
+        }
+        be.dispatch(
+            &local,
+            &local.meta.pack(&[], &words(kk, 0)),
+            &[&tk.buf, &ti.buf],
+            blocks,
+        )?;
+        kk *= 2;
+    }
+    // gather
+    {
+        let mut rw = vec![true, false, false];
+        let mut bufs: Vec<&wgpu::Buffer> = vec![&k.buf, &ti.buf, &orig.buf];
+        if let (Some(v), Some(vo)) = (vals, &vorig) {
+            rw.extend([true, false]);
+            bufs.extend([&v.buf, &vo.buf]);
+        }
+        let p = pipe("gather", rw)?;
+        be.dispatch(
+            &p,
+            &p.meta.pack(&[], &words(0, 0)),
+            &bufs,
+            ((batch * n) as u64).div_ceil(wg),
+        )?;
+    }
+    Ok(())
+}

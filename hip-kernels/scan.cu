@@ -1,0 +1,190 @@
+// Inclusive scans (cumsum, cumprod) along the last axis of a [batch, n] layout: one block per
+// row, the row walked in chunks of HK_BLOCK elements, each chunk scanned across the block
+// (hk_block_scan) and offset by the running total of the earlier chunks, so any n works.
+// Integers wrap (computed in unsigned arithmetic), bool is or/and, float16/bfloat16 accumulate
+// in float and are rounded once per output element.
+// Entry points (HK_BLOCK threads): cupy_scan_{sum,prod}_<dtype>(ScanArgs), grid = batch blocks
+// (2-D when batch > 65535); for long rows the three reduce-then-scan passes
+// cupy_scan_{totals,prefixes,apply}_{sum,prod}_<dtype>. The output is C-contiguous and may be
+// the input (same layout: every pass reads an element before the one write of it).
+#include "portability.h"
+
+struct ScanArgs {
+  hk_u64 in;   // address of the input's first element (its layout offset applied)
+  hk_u64 out;  // address of the output's first element
+  hk_i64 batch, n;
+  hk_i64 s0, s1;  // input strides in elements
+  hk_u64 partial;  // multi-block scans: [batch, ntiles] tile totals in the accumulator type
+  hk_i64 ntiles;   // multi-block scans: tiles of HK_SCAN_TILE elements per row
+};
+
+#define HK_SCAN_TILE 8192
+
+#define HK_INT_TAG(NAME, S, A)                                              \
+  struct NAME {                                                             \
+    typedef S St;                                                           \
+    typedef A Acc;                                                          \
+    static __device__ __forceinline__ A load(S x) { return (A)x; }          \
+    static __device__ __forceinline__ S store(A a) { return (S)a; }         \
+    static __device__ __forceinline__ A add(A a, A b) { return a + b; }     \
+    static __device__ __forceinline__ A mul(A a, A b) { return a * b; }     \
+  };
+// Signed integers accumulate in the unsigned type of their width (defined wrap-around).
+HK_INT_TAG(t_int8, hk_i8, hk_u32)
+HK_INT_TAG(t_int16, hk_i16, hk_u32)
+HK_INT_TAG(t_int32, hk_i32, hk_u32)
+HK_INT_TAG(t_int64, hk_i64, hk_u64)
+HK_INT_TAG(t_uint8, hk_u8, hk_u32)
+HK_INT_TAG(t_uint16, hk_u16, hk_u32)
+HK_INT_TAG(t_uint32, hk_u32, hk_u32)
+HK_INT_TAG(t_uint64, hk_u64, hk_u64)
+HK_INT_TAG(t_float32, float, float)
+HK_INT_TAG(t_float64, double, double)
+
+struct t_bool {
+  typedef hk_u8 St;
+  typedef hk_u32 Acc;
+  static __device__ __forceinline__ hk_u32 load(hk_u8 x) { return x != 0; }
+  static __device__ __forceinline__ hk_u8 store(hk_u32 a) { return (hk_u8)(a != 0); }
+  static __device__ __forceinline__ hk_u32 add(hk_u32 a, hk_u32 b) { return a | b; }
+  static __device__ __forceinline__ hk_u32 mul(hk_u32 a, hk_u32 b) { return a & b; }
+};
+struct t_float16 {
+  typedef hk_u16 St;
+  typedef float Acc;
+  static __device__ __forceinline__ float load(hk_u16 x) { return hk_h2f(x); }
+  static __device__ __forceinline__ hk_u16 store(float a) { return hk_f2h(a); }
+  static __device__ __forceinline__ float add(float a, float b) { return a + b; }
+  static __device__ __forceinline__ float mul(float a, float b) { return a * b; }
+};
+struct t_bfloat16 {
+  typedef hk_u16 St;
+  typedef float Acc;
+  static __device__ __forceinline__ float load(hk_u16 x) { return hk_bf2f(x); }
+  static __device__ __forceinline__ hk_u16 store(float a) { return hk_f2bf(a); }
+  static __device__ __forceinline__ float add(float a, float b) { return a + b; }
+  static __device__ __forceinline__ float mul(float a, float b) { return a * b; }
+};
+
+template <class Tag, bool PROD>
+struct ScanOp {
+  typedef typename Tag::Acc A;
+  static __device__ __forceinline__ A id() { return PROD ? (A)1 : (A)0; }
+  static __device__ __forceinline__ A f(A a, A b) { return PROD ? Tag::mul(a, b) : Tag::add(a, b); }
+};
+
+// Scans elements [lo, hi) of one row starting from `carry`, writing the output when `out` is
+// set; returns the running total. Every thread of the block must call it.
+template <class Tag, bool PROD>
+__device__ typename Tag::Acc scan_range(const typename Tag::St* in, hk_i64 s1,
+                                        typename Tag::St* out, hk_i64 lo, hk_i64 hi,
+                                        typename Tag::Acc carry) {
+  typedef typename Tag::Acc A;
+  typedef ScanOp<Tag, PROD> Op;
+  __shared__ A sums[HK_MAX_WARPS];
+  for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK) {
+    const hk_i64 j = c0 + threadIdx.x;
+    A v = j < hi ? Tag::load(in[j * s1]) : Op::id();
+    v = hk_block_scan<A, Op>(v, sums);
+    const A total = sums[HK_MAX_WARPS - 1];
+    if (out && j < hi) out[j] = Tag::store(Op::f(carry, v));
+    carry = Op::f(carry, total);
+    HK_SYNC();  // sums is rewritten by the next chunk
+  }
+  return carry;
+}
+
+// One block per row.
+template <class Tag, bool PROD>
+__device__ void scan_rows(const ScanArgs& a) {
+  typedef typename Tag::St S;
+  const hk_u64 row = hk_block_id();
+  if (row >= (hk_u64)a.batch) return;
+  const S* in = (const S*)a.in + (hk_i64)row * a.s0;
+  S* out = (S*)a.out + (hk_i64)row * a.n;
+  scan_range<Tag, PROD>(in, a.s1, out, 0, a.n, ScanOp<Tag, PROD>::id());
+}
+
+// Long rows, reduce-then-scan: (1) every (tile, row) block writes its tile's total, (2) one
+// block per row turns the totals into exclusive prefixes, (3) every (tile, row) block scans its
+// tile from its prefix. Grids: (ntiles, batch), (batch), (ntiles, batch).
+template <class Tag, bool PROD>
+__device__ void scan_tile_totals(const ScanArgs& a) {
+  typedef typename Tag::St S;
+  typedef typename Tag::Acc A;
+  const hk_i64 row = blockIdx.y, tile = blockIdx.x;
+  const S* in = (const S*)a.in + row * a.s0;
+  const hk_i64 lo = tile * HK_SCAN_TILE;
+  const hk_i64 hi = lo + HK_SCAN_TILE < a.n ? lo + HK_SCAN_TILE : a.n;
+  const A t = scan_range<Tag, PROD>(in, a.s1, (S*)0, lo, hi, ScanOp<Tag, PROD>::id());
+  if (threadIdx.x == 0) ((A*)a.partial)[row * a.ntiles + tile] = t;
+}
+
+template <class Tag, bool PROD>
+__device__ void scan_tile_prefixes(const ScanArgs& a) {
+  typedef typename Tag::Acc A;
+  typedef ScanOp<Tag, PROD> Op;
+  __shared__ A sums[HK_MAX_WARPS];
+  __shared__ A incs[HK_BLOCK];
+  const hk_u64 row = hk_block_id();
+  if (row >= (hk_u64)a.batch) return;
+  A* p = (A*)a.partial + row * a.ntiles;
+  A carry = Op::id();
+  for (hk_i64 c0 = 0; c0 < a.ntiles; c0 += HK_BLOCK) {
+    const hk_i64 j = c0 + threadIdx.x;
+    const A v = j < a.ntiles ? p[j] : Op::id();
+    const A inc = hk_block_scan<A, Op>(v, sums);
+    const A total = sums[HK_MAX_WARPS - 1];
+    // exclusive prefix = the previous thread's inclusive value (prod has no inverse)
+    incs[threadIdx.x] = inc;
+    HK_SYNC();
+    const A prev = threadIdx.x == 0 ? Op::id() : incs[threadIdx.x - 1];
+    if (j < a.ntiles) p[j] = Op::f(carry, prev);
+    carry = Op::f(carry, total);
+    HK_SYNC();
+  }
+}
+
+template <class Tag, bool PROD>
+__device__ void scan_tile_apply(const ScanArgs& a) {
+  typedef typename Tag::St S;
+  typedef typename Tag::Acc A;
+  const hk_i64 row = blockIdx.y, tile = blockIdx.x;
+  const S* in = (const S*)a.in + row * a.s0;
+  S* out = (S*)a.out + row * a.n;
+  const hk_i64 lo = tile * HK_SCAN_TILE;
+  const hk_i64 hi = lo + HK_SCAN_TILE < a.n ? lo + HK_SCAN_TILE : a.n;
+  const A carry = ((const A*)a.partial)[row * a.ntiles + tile];
+  scan_range<Tag, PROD>(in, a.s1, out, lo, hi, carry);
+}
+
+#define HK_SCAN_OP(OP, DT, PROD)                                                               \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_scan_##OP##_##DT(ScanArgs a) {     \
+    scan_rows<t_##DT, PROD>(a);                                                                  \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_scan_totals_##OP##_##DT(          \
+      ScanArgs a) {                                                                              \
+    scan_tile_totals<t_##DT, PROD>(a);                                                           \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_scan_prefixes_##OP##_##DT(        \
+      ScanArgs a) {                                                                              \
+    scan_tile_prefixes<t_##DT, PROD>(a);                                                         \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_scan_apply_##OP##_##DT(           \
+      ScanArgs a) {                                                                              \
+    scan_tile_apply<t_##DT, PROD>(a);                                                            \
+  }
+#define HK_SCAN_ENTRIES(DT) HK_SCAN_OP(sum, DT, false) HK_SCAN_OP(prod, DT, true)
+HK_SCAN_ENTRIES(bool)
+HK_SCAN_ENTRIES(int8)
+HK_SCAN_ENTRIES(int16)
+HK_SCAN_ENTRIES(int32)
+HK_SCAN_ENTRIES(int64)
+HK_SCAN_ENTRIES(uint8)
+HK_SCAN_ENTRIES(uint16)
+HK_SCAN_ENTRIES(uint32)
+HK_SCAN_ENTRIES(uint64)
+HK_SCAN_ENTRIES(float16)
+HK_SCAN_ENTRIES(bfloat16)
+HK_SCAN_ENTRIES(float32)
+HK_SCAN_ENTRIES(float64)

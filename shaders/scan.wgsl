@@ -1,0 +1,57 @@
+// Inclusive scan along the last axis of a [batch, n] layout (cumsum/cumprod), one workgroup per
+// row, looping over chunks of 256 elements and carrying the running total between chunks, so any
+// n works. The Rust side replaces before compilation:
+//   ELEM     the storage word type (u32, i32, f32, i64, u64, f64)
+//   ACC      the accumulation type (f32 for float16/bfloat16 words, else ELEM)
+//   IDENT    the identity in ACC (0 or 1)
+//   COMBINE  the combining expression of `a` and `b` (a + b, a * b, a | b, a & b)
+//   STORE    the store conversion of `v` (wrap to 8/16 bits, round to float16/bfloat16, or v)
+// Lines marked /*X*/ are dropped when the input is the output (same buffer and layout), and X is
+// then read through Y (a buffer cannot be bound twice with one of the bindings writable).
+alias T = ELEM;
+alias A = ACC;
+
+struct Meta {
+  batch: u32, n: u32, in_off: i32, in_s0: i32,
+  in_s1: i32, out_off: u32, pad0: u32, pad1: u32,
+}
+@group(0) @binding(0) var<uniform> mt: Meta;
+@group(0) @binding(1) var<storage, read_write> Y: array<T>;
+@group(0) @binding(2) var<storage, read> X: array<T>; /*X*/
+
+var<workgroup> sh: array<A, 256>;
+
+fn combine(a: A, b: A) -> A { return COMBINE; }
+fn store_conv(v: A) -> T { return STORE; }
+//HELPERS
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let row = wid.y * nw.x + wid.x;
+  if (row >= mt.batch) { return; }
+  let ibase = mt.in_off + i32(row) * mt.in_s0;
+  let obase = mt.out_off + row * mt.n;
+  var carry = A(IDENT);
+  for (var c0 = 0u; c0 < mt.n; c0 += 256u) {
+    let j = c0 + lid;
+    var v = A(IDENT);
+    if (j < mt.n) {
+      v = A(X[u32(ibase + i32(j) * mt.in_s1)]);
+    }
+    sh[lid] = v;
+    for (var o = 1u; o < 256u; o <<= 1u) {
+      workgroupBarrier();
+      var w = sh[lid];
+      if (lid >= o) { w = combine(sh[lid - o], w); }
+      workgroupBarrier();
+      sh[lid] = w;
+    }
+    workgroupBarrier();
+    if (j < mt.n) {
+      Y[obase + j] = store_conv(combine(carry, sh[lid]));
+    }
+    carry = combine(carry, sh[255]);
+    workgroupBarrier();
+  }
+}

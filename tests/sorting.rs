@@ -1,0 +1,84 @@
+//! Scans and sorts (cumsum, cumprod, sort, argsort) against NumPy goldens on every backend: every
+//! dtype, axis None/int/negative, transposed/reversed/broadcast views, empty and 0-d arrays,
+//! NaN/-0.0/inf, integer extremes, many short rows and rows longer than one GPU block/workgroup.
+//!
+//! Tolerances: `sort`/`argsort` exact (compared with NumPy's `kind='stable'`, so ties and ±0
+//! must keep their order); integer scans exact (wrap-around); float `cumsum`/`cumprod`
+//! `Tol::Scaled` with the scan length and the scan of `|x|` (cumprod: `|result|`) as the
+//! condition scale, since a parallel scan adds in another order than NumPy's sequential loop
+//! (float16 accumulates per step in float16 on the cpu, as NumPy; GPU backends may round once).
+
+use crate::common::{self, Golden, Operand, Tol};
+use cupy::{Array, Device, Error, Result};
+
+fn exec(_: &Golden, case: &serde_json::Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let axis = case["kwargs"]["axis"].as_i64().map(|a| a as isize);
+    let a = ops[0].array();
+    match case["op"].as_str().unwrap() {
+        "cumsum" => cupy::cumsum(a, axis),
+        "cumprod" => cupy::cumprod(a, axis),
+        "sort" => cupy::sort(a, axis),
+        "argsort" => cupy::argsort(a, axis),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+#[test]
+fn sorting_matches_numpy() {
+    common::run_group(
+        "sorting",
+        exec,
+        |g, case, _| match case["op"].as_str().unwrap() {
+            "sort" | "argsort" => Tol::EXACT,
+            _ => common::scaled_tol(g, case),
+        },
+        |case, e| {
+            case["error"] == "AxisError" && matches!(e, Error::AxisOutOfRange { .. })
+                || common::generic_error_match(case, e)
+        },
+    );
+}
+
+/// The in-place method `a.sort(axis)` and the method forms.
+#[test]
+fn sorting_methods() {
+    let mut t = common::Tally::new("sorting_methods");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[3i32, 1, 2, 9, 7, 8], &[2, 3])?;
+            let v = a.t(); // a view: sorting it sorts the columns of `a`
+            v.sort(-1)?;
+            let got = a.to_vec::<i32>()?;
+            if got != vec![3, 1, 2, 9, 7, 8] {
+                // v = [[3,9],[1,7],[2,8]] is already sorted along its last axis
+                return Err(format!("sort of a sorted view changed it: {got:?}").into());
+            }
+            a.sort(0)?;
+            let got = a.to_vec::<i32>()?;
+            if got != vec![3, 1, 2, 9, 7, 8] {
+                return Err(format!("a.sort(0): {got:?}").into());
+            }
+            a.sort(-1)?;
+            let got = a.to_vec::<i32>()?;
+            if got != vec![1, 2, 3, 7, 8, 9] {
+                return Err(format!("a.sort(-1): {got:?}").into());
+            }
+            let b = Array::from_slice_on(&dev, &[2.0f32, f32::NAN, -1.0, 2.0], &[4])?;
+            let i = b.argsort(Some(-1))?.to_vec::<i64>()?;
+            if i != vec![2, 0, 3, 1] {
+                return Err(format!("argsort: {i:?}").into());
+            }
+            let c = b.cumsum(None)?.to_vec::<f32>()?;
+            if c[0] != 2.0 || !c[1].is_nan() {
+                return Err(format!("cumsum: {c:?}").into());
+            }
+            let p = Array::from_slice_on(&dev, &[1u8, 2, 3, 4], &[2, 2])?.cumprod(Some(0))?;
+            if p.dtype() != cupy::DType::UInt64 || p.to_vec::<u64>()? != vec![1, 2, 3, 8] {
+                return Err(format!("cumprod: {p:?}").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "methods", r);
+    }
+    t.finish();
+}
