@@ -286,15 +286,27 @@ fn modules() -> Vec<(String, Vec<(String, String)>)> {
             Some(AtomicOp::Max),
             Some(AtomicOp::Min),
         ] {
-            let k = scatter_kernel(d, op);
-            let spec = ElementwiseSpec {
-                ndim: 2,
-                class: ElementwiseClass::Strided,
-                index64: d == DType::Float64,
-            };
-            let e = emit_elementwise(&k, &spec, Flavor::Hip)
-                .unwrap_or_else(|e| panic!("{}: {e}", k.name));
-            scatter.push((k.name.clone(), e.source[pre_len..].to_string()));
+            // Every launch class: strided, tiled (transposed operands), vectorized.
+            for (tag, class) in [
+                ("s", ElementwiseClass::Strided),
+                ("t", ElementwiseClass::Tiled),
+                ("v", ElementwiseClass::Vectorized),
+            ] {
+                let mut k = scatter_kernel(d, op);
+                k.name = format!("{}_{tag}", k.name);
+                let spec = ElementwiseSpec {
+                    ndim: if class == ElementwiseClass::Vectorized {
+                        1
+                    } else {
+                        2
+                    },
+                    class,
+                    index64: d == DType::Float64,
+                };
+                let e = emit_elementwise(&k, &spec, Flavor::Hip)
+                    .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+                scatter.push((k.name.clone(), e.source[pre_len..].to_string()));
+            }
         }
     }
     let mut mods = vec![];
