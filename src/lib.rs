@@ -39,7 +39,9 @@ pub use custom::fuse::{fuse, where_, Fused, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
-pub use ops::indexing::take;
+pub use ops::indexing::{
+    add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take,
+};
 pub use ops::linalg::{dot, matmul};
 pub use ops::reduce::{max, mean, min, prod, reduce, sum, Axes, Reduction};
 pub use ops::sorting::{argsort, cumprod, cumsum, sort};

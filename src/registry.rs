@@ -124,6 +124,24 @@ pub fn routines() -> Vec<Routine> {
         all,
         "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap",
     );
+    add(
+        "cupy.put / ndarray.put",
+        "indexing",
+        all,
+        "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them",
+    );
+    add(
+        "numpy.add.at / maximum.at / minimum.at (integer-array index, axis 0)",
+        "indexing",
+        [Yes, Partial, Yes, Partial],
+        "atomic read-modify-write kernel; wgpu: 32-bit-word dtypes only (no int64/uint64/float64 atomics in WGSL)",
+    );
+    add(
+        "cupyx.scatter_add / scatter_max / scatter_min (integer-array index along one axis)",
+        "indexing",
+        [Yes, Partial, Yes, Partial],
+        "atomic read-modify-write kernel; float order of repeated indices unspecified; wgpu: 32-bit-word dtypes only",
+    );
     for u in Ufunc::ALL {
         let transcendental = matches!(
             u,

@@ -2,7 +2,7 @@
 
 use crate::col::{self, Col, D};
 use crate::mem::{RawView, View};
-use cupy_core::kernel::ir::{BinaryOp, Expr, ExprKind, Stmt};
+use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, ExprKind, Stmt};
 use cupy_core::DType;
 use std::borrow::Cow;
 
@@ -167,6 +167,38 @@ impl<'a> Env<'a> {
                 Stmt::Store { output, value } => {
                     let v = self.eval(value)?;
                     sink.store(*output, &v, mask)?;
+                }
+                Stmt::StoreRaw { raw, index, value }
+                | Stmt::AtomicRaw {
+                    raw, index, value, ..
+                } => {
+                    let r = self
+                        .raws
+                        .get(*raw)
+                        .ok_or_else(|| format!("missing raw operand {raw}"))?;
+                    let ix = self.eval(index)?;
+                    let v = self.eval(value)?;
+                    if !matches!(ix, Col::I64(_)) {
+                        return Err("raw store index is not int64".into());
+                    }
+                    if let Stmt::AtomicRaw { op, .. } = s {
+                        if r.dtype.is_complex() && *op != AtomicOp::Add {
+                            return Err(format!(
+                                "atomic {op:?} of complex elements is not implemented"
+                            ));
+                        }
+                    }
+                    if !self.dry {
+                        // SAFETY: the launch runs kernels that write raw operands on one thread.
+                        unsafe {
+                            match s {
+                                Stmt::AtomicRaw { op, .. } => {
+                                    r.update(*op, &ix, &v, mask, self.n)?
+                                }
+                                _ => r.store(&ix, &v, mask, self.n)?,
+                            }
+                        }
+                    }
                 }
                 Stmt::If {
                     cond,

@@ -389,6 +389,22 @@ impl Backend for CpuBackend {
                 par_ok = false;
             }
         }
+        // A kernel that writes raw operands runs on one thread in element order (so racing
+        // writes resolve as NumPy's sequential loops do: the last element wins), and inputs in
+        // a written buffer are never borrowed as slices.
+        let writes_raws = k.writes_raws();
+        let mut ins = ins;
+        if writes_raws {
+            par_ok = false;
+            for (j, r) in call.raws.iter().enumerate() {
+                if k.writes_raw(j) {
+                    let p = self.buf(op, "raw operand", r.buffer, None)?.ptr();
+                    for v in ins.iter_mut().filter(|v| v.ptr == p) {
+                        v.borrow_ok = false;
+                    }
+                }
+            }
+        }
         let params = self.params(op, &k.params, &call.params)?;
         // Type-check every node before touching memory.
         {
@@ -433,6 +449,7 @@ impl Backend for CpuBackend {
         };
         if !uses_index
             && !has_loop
+            && !writes_raws
             && shape.len() == 2
             && shape[0] >= 2 * TILE
             && shape[1] >= 2 * TILE

@@ -919,11 +919,13 @@ impl Backend for WgpuBackend {
             && wgsl::vec4_eligible(k)
             && layouts.iter().all(|l| l.offset % 4 == 0)
             && total >= 4;
-        let plan = BindingPlan::new(
+        let mut plan = BindingPlan::new(
             &ins.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
             &outs.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
             &raws.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
         );
+        // Raw operands the kernel writes (scatter) are bound read_write.
+        plan.mark_raw_writes(k);
         let spec = ElementwiseSpec {
             ndim: call.shape.len().max(1),
             contiguous,

@@ -25,6 +25,27 @@
 //! - [`Stmt::For`] bounds must be *uniform*: built only from constants, parameters, and the
 //!   variables of enclosing loops, so every element runs the same trip count
 //!   ([`Kernel::validate`] checks this). Loops count up by one from `start` to `end - 1`.
+//!
+//! # Writing raw operands (scatter)
+//! - [`Stmt::StoreRaw`] writes element `index` of a raw operand. When several elements of one
+//!   launch write the same raw element, the result is one of the written values; which one is
+//!   unspecified (NumPy's `put` keeps the last, GPUs cannot promise it; the cpu backend runs
+//!   kernels that write raw operands on one thread in element order, so there the last element
+//!   wins). A `Load` of a raw element that *another* element of the launch writes sees the old
+//!   or the new value, unspecified; an element always sees its own earlier writes.
+//! - [`Stmt::AtomicRaw`] is `raw[index] = op(raw[index], value)` as one atomic step per element:
+//!   concurrent updates of one raw element are never lost, but their order is unspecified (so a
+//!   float `Add` of several values may round differently from run to run). `Add` wraps on
+//!   integers and is logical or on `Bool`; `Max`/`Min` are [`BinaryOp::Max`]/[`BinaryOp::Min`]
+//!   (NaN propagates), or/and on `Bool`; float16/bfloat16 results are rounded to their type
+//!   after every update. Complex dtypes are not supported by any emitter yet.
+//! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu and wgpu
+//!   backends drop such writes, CUDA/HIP write out of bounds. Frontends check indices first.
+//! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
+//!   all non-complex dtypes; CUDA/HIP all non-complex dtypes (8/16-bit types by a
+//!   compare-and-swap loop on the containing 32-bit word, which every allocation covers);
+//!   wgpu only dtypes held in 32-bit words (bool, 8/16/32-bit integers, float16, bfloat16,
+//!   float32; 64-bit types are refused with `DTypeNotSupported`).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -160,6 +181,28 @@ impl BinaryOp {
     }
 }
 
+/// The read-modify-write operations of [`Stmt::AtomicRaw`] (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `old + value` (integers wrap; logical or on `Bool`).
+    Add,
+    /// NumPy `maximum(old, value)` (NaN propagates; or on `Bool`).
+    Max,
+    /// NumPy `minimum(old, value)` (NaN propagates; and on `Bool`).
+    Min,
+}
+
+impl AtomicOp {
+    /// The binary op whose result the update stores.
+    pub fn binary(self) -> BinaryOp {
+        match self {
+            AtomicOp::Add => BinaryOp::Add,
+            AtomicOp::Max => BinaryOp::Max,
+            AtomicOp::Min => BinaryOp::Min,
+        }
+    }
+}
+
 /// A statement of a kernel body.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stmt {
@@ -203,6 +246,26 @@ pub enum Stmt {
         end: Expr,
         /// Body.
         body: Vec<Stmt>,
+    },
+    /// Writes element `index` (`Int64`) of raw operand `raw` (see the module docs for races).
+    StoreRaw {
+        /// Raw operand number.
+        raw: usize,
+        /// Element index, counted from the raw operand's first element.
+        index: Expr,
+        /// Value (dtype equals the raw operand's).
+        value: Expr,
+    },
+    /// Atomic `raw[index] = op(raw[index], value)` (see the module docs).
+    AtomicRaw {
+        /// Raw operand number.
+        raw: usize,
+        /// The update.
+        op: AtomicOp,
+        /// Element index (`Int64`).
+        index: Expr,
+        /// Value (dtype equals the raw operand's).
+        value: Expr,
     },
 }
 
@@ -424,6 +487,9 @@ impl Stmt {
             }
             Stmt::If { cond, .. } => vec![cond],
             Stmt::For { start, end, .. } => vec![start, end],
+            Stmt::StoreRaw { index, value, .. } | Stmt::AtomicRaw { index, value, .. } => {
+                vec![index, value]
+            }
         }
     }
 }
@@ -440,6 +506,33 @@ impl Kernel {
             locals: vec![],
             body: vec![Stmt::Store { output: 0, value }],
         }
+    }
+
+    /// True if the body writes raw operand `k` (by [`Stmt::StoreRaw`] or [`Stmt::AtomicRaw`]);
+    /// backends bind such operands writable.
+    pub fn writes_raw(&self, k: usize) -> bool {
+        let mut w = false;
+        Stmt::visit_all(&self.body, &mut |s| match s {
+            Stmt::StoreRaw { raw, .. } | Stmt::AtomicRaw { raw, .. } if *raw == k => w = true,
+            _ => {}
+        });
+        w
+    }
+
+    /// True if the body updates raw operand `k` with [`Stmt::AtomicRaw`].
+    pub fn atomic_raw(&self, k: usize) -> bool {
+        let mut w = false;
+        Stmt::visit_all(&self.body, &mut |s| {
+            if matches!(s, Stmt::AtomicRaw { raw, .. } if *raw == k) {
+                w = true
+            }
+        });
+        w
+    }
+
+    /// True if the body writes any raw operand.
+    pub fn writes_raws(&self) -> bool {
+        (0..self.raws.len()).any(|k| self.writes_raw(k))
     }
 
     /// Every dtype the kernel touches (operands, locals, every expression node).
@@ -466,7 +559,8 @@ impl Kernel {
     }
 
     /// Checks the kernel is well formed: operand numbers in range, operand dtypes consistent,
-    /// stored values of the output's dtype, loop bounds uniform. Backends may rely on it.
+    /// stored values of the output's (or raw operand's) dtype, raw indices `Int64`, loop bounds
+    /// uniform. Backends may rely on it.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the kernel and the first problem found.
@@ -584,6 +678,19 @@ impl Kernel {
                         walk(k, body, loop_vars, problem, check);
                         loop_vars.pop();
                     }
+                    Stmt::StoreRaw { raw, index, value }
+                    | Stmt::AtomicRaw {
+                        raw, index, value, ..
+                    } => {
+                        if problem.is_none()
+                            && (k.raws.get(*raw) != Some(&value.ty) || index.ty != DType::Int64)
+                        {
+                            *problem = Some(format!(
+                                "raw {raw} written with a {} at an index of {} (raws {:?})",
+                                value.ty, index.ty, k.raws
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -672,5 +779,43 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("non-uniform"));
+    }
+
+    #[test]
+    fn raw_writes_validate_and_report() {
+        let f = DType::Float32;
+        let k = Kernel {
+            name: "scatter".into(),
+            inputs: vec![DType::Int64, f],
+            outputs: vec![],
+            raws: vec![f, f],
+            params: vec![],
+            locals: vec![],
+            body: vec![Stmt::AtomicRaw {
+                raw: 1,
+                op: AtomicOp::Add,
+                index: Expr::input(0, DType::Int64),
+                value: Expr::input(1, f),
+            }],
+        };
+        k.validate().unwrap();
+        assert!(!k.writes_raw(0) && k.writes_raw(1) && k.atomic_raw(1) && k.writes_raws());
+        let mut bad = k.clone();
+        bad.raws[1] = DType::Int32;
+        assert!(bad.validate().unwrap_err().to_string().contains("raw 1"));
+        let mut bad = k.clone();
+        bad.body = vec![Stmt::StoreRaw {
+            raw: 0,
+            index: Expr::input(1, f),
+            value: Expr::input(1, f),
+        }];
+        assert!(bad.validate().is_err());
+        bad.body = vec![Stmt::StoreRaw {
+            raw: 0,
+            index: Expr::input(0, DType::Int64),
+            value: Expr::input(1, f),
+        }];
+        bad.validate().unwrap();
+        assert!(bad.writes_raw(0) && !bad.atomic_raw(0));
     }
 }

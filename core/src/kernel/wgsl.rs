@@ -35,7 +35,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
+use crate::kernel::ir::{AtomicOp, BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
 use crate::layout::Layout;
 use crate::scalar::Scalar;
 use std::fmt::Write;
@@ -111,6 +111,16 @@ impl BindingPlan {
         plan
     }
 
+    /// Marks the bindings of the raw operands `k` writes (see [`Kernel::writes_raw`])
+    /// read-write; a backend calls it on every plan of an elementwise launch.
+    pub fn mark_raw_writes(&mut self, k: &Kernel) {
+        for (j, &b) in self.raws.iter().enumerate() {
+            if k.writes_raw(j) {
+                self.buffers[b].1 = true;
+            }
+        }
+    }
+
     /// A plan where every operand has its own binding.
     pub fn distinct(inputs: &[DType], outputs: &[DType], raws: &[DType]) -> BindingPlan {
         let tag = |v: &[DType], base: usize| -> Vec<(usize, DType)> {
@@ -121,6 +131,13 @@ impl BindingPlan {
             &tag(outputs, inputs.len()),
             &tag(raws, inputs.len() + outputs.len()),
         )
+    }
+
+    /// As [`BindingPlan::distinct`], with the raw operands `k` writes marked read-write.
+    pub fn distinct_for(k: &Kernel) -> BindingPlan {
+        let mut p = BindingPlan::distinct(&k.inputs, &k.outputs, &k.raws);
+        p.mark_raw_writes(k);
+        p
     }
 }
 
@@ -384,8 +401,27 @@ struct Ctx {
     params: Vec<String>,
     vars: Vec<String>,
     index: String,
-    /// (array expression, offset expression) per raw operand.
-    raws: Vec<(String, String)>,
+    /// Per raw operand.
+    raws: Vec<RawCtx>,
+}
+
+/// How a raw operand is reached.
+#[derive(Clone)]
+struct RawCtx {
+    /// Binding number (into the plan's buffers): the array is `b{binding}`.
+    binding: usize,
+    /// Offset expression (elements).
+    off: String,
+    /// The binding is declared `array<atomic<..>>`: every access is atomic.
+    atomic: bool,
+}
+
+/// The WGSL atomic word of a dtype held in a 32-bit word.
+fn atomic_word(d: DType) -> &'static str {
+    match d {
+        DType::Int8 | DType::Int16 | DType::Int32 => "i32",
+        _ => "u32",
+    }
 }
 
 struct Em {
@@ -687,6 +723,78 @@ impl Em {
         }
     }
 
+    /// Value of dtype `d` from its atomic word `w` (see [`atomic_word`]).
+    fn word_value(&self, d: DType, w: String) -> String {
+        match d {
+            DType::Bool => format!("({w} != 0u)"),
+            DType::Float16 | DType::BFloat16 | DType::Float32 => format!("bitcast<f32>({w})"),
+            _ => w,
+        }
+    }
+
+    /// The atomic word of a value of dtype `d` (rounded as a store rounds it).
+    fn value_word(&mut self, d: DType, v: String) -> String {
+        let sv = self.store_conv(d, v);
+        match d {
+            DType::Float16 | DType::BFloat16 | DType::Float32 => format!("bitcast<u32>({sv})"),
+            _ => sv,
+        }
+    }
+
+    /// The helper `fn NAME(i: u32, v: T)` doing `b{binding}[i] = op(b{binding}[i], v)`
+    /// atomically: a native atomic where one fits, else a compare-and-swap loop.
+    fn atomic_helper(&mut self, binding: usize, d: DType, op: AtomicOp) -> Result<String> {
+        if storage_bytes(d) != Some(4) {
+            return Err(self.unsupported(
+                &self.kname,
+                d,
+                &format!(
+                    "atomic {op:?} on {d}: WGSL has only 32-bit atomics (atomic<i32>/atomic<u32>)"
+                ),
+            ));
+        }
+        let name = format!(
+            "atomic_{}_{}_b{binding}",
+            format!("{op:?}").to_lowercase(),
+            d.name()
+        );
+        if self.helpers.iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        let vt = self.vty(d);
+        let arr = format!("b{binding}");
+        let native =
+            |f: &str, v: &str| format!("fn {name}(i: u32, v: {vt}) {{ {f}(&{arr}[i], {v}); }}\n");
+        let code = match (op, d) {
+            (AtomicOp::Add | AtomicOp::Max, DType::Bool) => native("atomicOr", "select(0u, 1u, v)"),
+            (AtomicOp::Min, DType::Bool) => native("atomicAnd", "select(0u, 1u, v)"),
+            (AtomicOp::Add, DType::Int32 | DType::UInt32) => native("atomicAdd", "v"),
+            (AtomicOp::Max, _) if d.is_integer() => native("atomicMax", "v"),
+            (AtomicOp::Min, _) if d.is_integer() => native("atomicMin", "v"),
+            _ => {
+                let cur = self.word_value(d, "old".into());
+                let r = self.binary(op.binary(), d, d, "cur".into(), "v".into())?;
+                let nw = self.value_word(d, r);
+                format!(
+                    "fn {name}(i: u32, v: {vt}) {{
+  var old = atomicLoad(&{arr}[i]);
+  loop {{
+    let cur = {cur};
+    let nw = {nw};
+    if (nw == old) {{ break; }}
+    let x = atomicCompareExchangeWeak(&{arr}[i], old, nw);
+    if (x.exchanged) {{ break; }}
+    old = x.old_value;
+  }}
+}}
+"
+                )
+            }
+        };
+        self.helpers.push((name.clone(), code));
+        Ok(name)
+    }
+
     fn expr(&mut self, e: &Expr, c: &Ctx) -> Result<String> {
         self.check(e.ty)?;
         Ok(match &e.kind {
@@ -697,8 +805,13 @@ impl Em {
             ExprKind::Index => format!("{}({})", self.vty(DType::Int64), c.index),
             ExprKind::Load { raw, index } => {
                 let ix = self.expr(index, c)?;
-                let (arr, off) = &c.raws[*raw];
-                self.load_conv(e.ty, format!("{arr}[{off} + u32({ix})]"))
+                let r = &c.raws[*raw];
+                let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
+                if r.atomic {
+                    self.word_value(e.ty, format!("atomicLoad(&{slot})"))
+                } else {
+                    self.load_conv(e.ty, slot)
+                }
             }
             ExprKind::Unary(op, a) => {
                 let s = self.expr(a, c)?;
@@ -1160,6 +1273,31 @@ impl Em {
                     let v = self.expr(value, c)?;
                     let _ = writeln!(out, "{pad}{} = {v};", c.vars[*var]);
                 }
+                Stmt::StoreRaw { raw, index, value } => {
+                    let ix = self.expr(index, c)?;
+                    let v = self.expr(value, c)?;
+                    let r = &c.raws[*raw];
+                    let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
+                    if r.atomic {
+                        let w = self.value_word(value.ty, v);
+                        let _ = writeln!(out, "{pad}atomicStore(&{slot}, {w});");
+                    } else {
+                        let sv = self.store_conv(value.ty, v);
+                        let _ = writeln!(out, "{pad}{slot} = {sv};");
+                    }
+                }
+                Stmt::AtomicRaw {
+                    raw,
+                    op,
+                    index,
+                    value,
+                } => {
+                    let ix = self.expr(index, c)?;
+                    let v = self.expr(value, c)?;
+                    let r = &c.raws[*raw];
+                    let h = self.atomic_helper(r.binding, value.ty, *op)?;
+                    let _ = writeln!(out, "{pad}{h}({} + u32({ix}), {v});", r.off);
+                }
                 Stmt::Store { output, value } => {
                     let v = self.expr(value, c)?;
                     let line = store(self, *output, outputs[*output], v);
@@ -1383,11 +1521,13 @@ pub fn reduce_narrow(k: &ReduceKernel, wide_int64: bool) -> bool {
     kernel_narrow(&ops, &c, wide_int64)
 }
 
-fn bindings_decl(em: &Em, plan: &BindingPlan, vec4: bool) -> String {
+fn bindings_decl(em: &Em, plan: &BindingPlan, vec4: bool, atomic: &[bool]) -> String {
     let mut s = String::new();
     for (i, &(d, rw)) in plan.buffers.iter().enumerate() {
         let st = em.sty(d);
-        let ty = if vec4 {
+        let ty = if atomic.get(i).copied().unwrap_or(false) {
+            format!("atomic<{}>", atomic_word(d))
+        } else if vec4 {
             format!("vec4<{st}>")
         } else {
             st.to_string()
@@ -1464,7 +1604,47 @@ pub fn emit_elementwise(
     let nin = k.inputs.len();
     let nops = nin + k.outputs.len();
     let mut decls = meta;
-    decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4));
+    // Raw operands written: their bindings must be read-write; a binding updated atomically is
+    // declared `array<atomic<..>>` and must not also serve an elementwise operand.
+    let mut atomic = vec![false; spec.bindings.buffers.len()];
+    for (j, &b) in spec.bindings.raws.iter().enumerate() {
+        if k.writes_raw(j) && !spec.bindings.buffers[b].1 {
+            return Err(Error::invalid(
+                format!("wgsl:{}", k.name),
+                format!(
+                    "raw operand {j} is written but its binding is read-only \
+                     (BindingPlan::mark_raw_writes)"
+                ),
+            ));
+        }
+        if k.atomic_raw(j) {
+            if storage_bytes(k.raws[j]) != Some(4) {
+                return Err(em.unsupported(
+                    &k.name,
+                    k.raws[j],
+                    &format!(
+                        "atomic updates of {}: WGSL has only 32-bit atomics \
+                         (atomic<i32>/atomic<u32>)",
+                        k.raws[j]
+                    ),
+                ));
+            }
+            atomic[b] = true;
+        }
+    }
+    if spec
+        .bindings
+        .inputs
+        .iter()
+        .chain(&spec.bindings.outputs)
+        .any(|b| atomic[*b])
+    {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            "a raw operand updated atomically shares its buffer with an elementwise operand",
+        ));
+    }
+    decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4, &atomic));
     let params: Vec<String> = k
         .params
         .iter()
@@ -1473,12 +1653,16 @@ pub fn emit_elementwise(
         .collect();
     let vars: Vec<String> = (0..k.locals.len()).map(|i| format!("l{i}")).collect();
     let raw_base = n_words - k.raws.len();
-    let raws: Vec<(String, String)> = spec
+    let raws: Vec<RawCtx> = spec
         .bindings
         .raws
         .iter()
         .enumerate()
-        .map(|(j, &b)| (format!("b{b}"), word(raw_base + j)))
+        .map(|(j, &b)| RawCtx {
+            binding: b,
+            off: word(raw_base + j),
+            atomic: atomic[b],
+        })
         .collect();
     let op_binding = |i: usize| -> usize {
         if i < nin {
@@ -1690,7 +1874,7 @@ pub fn emit_reduction(
     let n_words = reduce_n_words(k, spec);
     let (meta, layout) = meta_decl(&em, &k.params, n_words);
     let mut decls = meta;
-    decls.push_str(&bindings_decl(&em, &spec.bindings, false));
+    decls.push_str(&bindings_decl(&em, &spec.bindings, false, &[]));
     let params: Vec<String> = k
         .params
         .iter()
@@ -1852,4 +2036,4 @@ pub fn reduction_words(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -12,7 +12,7 @@ mod hk_sources;
 use cupy_core::kernel::cpp::{
     emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,
 };
-use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::{DType, Scalar};
 use cupy_hip::kernels::compile_options;
 use cupy_hip::result::Rtc;
@@ -163,6 +163,40 @@ pub fn convolve2d(d: DType) -> Kernel {
     }
 }
 
+/// `raw0[idx] (op)= value` then `out0 = raw0[idx]` (`op` None: a plain store).
+fn scatter_kernel(d: DType, op: Option<AtomicOp>) -> Kernel {
+    let i = Expr::input(0, DType::Int64);
+    let v = Expr::input(1, d);
+    let w = match op {
+        None => Stmt::StoreRaw {
+            raw: 0,
+            index: i.clone(),
+            value: v,
+        },
+        Some(op) => Stmt::AtomicRaw {
+            raw: 0,
+            op,
+            index: i.clone(),
+            value: v,
+        },
+    };
+    Kernel {
+        name: format!("scatter_{}_{op:?}", d.name()),
+        inputs: vec![DType::Int64, d],
+        outputs: vec![d],
+        raws: vec![d],
+        params: vec![],
+        locals: vec![],
+        body: vec![
+            w,
+            Stmt::Store {
+                output: 0,
+                value: Expr::load(0, d, i),
+            },
+        ],
+    }
+}
+
 /// (kernel name, body without the prelude) of every kernel compiled per target, in modules.
 fn modules() -> Vec<(String, Vec<(String, String)>)> {
     let pre_len = prelude(Flavor::Hip).len();
@@ -233,12 +267,59 @@ fn modules() -> Vec<(String, Vec<(String, String)>)> {
             emit_elementwise(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
         conv.push((k.name.clone(), e.source[pre_len..].to_string()));
     }
+    let mut scatter = vec![];
+    let all = [
+        DType::Bool,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::UInt8,
+        DType::UInt16,
+        DType::UInt32,
+        DType::UInt64,
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+    ];
+    for d in all {
+        for op in [
+            None,
+            Some(AtomicOp::Add),
+            Some(AtomicOp::Max),
+            Some(AtomicOp::Min),
+        ] {
+            // Every launch class: strided, tiled (transposed operands), vectorized.
+            for (tag, class) in [
+                ("s", ElementwiseClass::Strided),
+                ("t", ElementwiseClass::Tiled),
+                ("v", ElementwiseClass::Vectorized),
+            ] {
+                let mut k = scatter_kernel(d, op);
+                k.name = format!("{}_{tag}", k.name);
+                let spec = ElementwiseSpec {
+                    ndim: if class == ElementwiseClass::Vectorized {
+                        1
+                    } else {
+                        2
+                    },
+                    class,
+                    index64: d == DType::Float64,
+                };
+                let e = emit_elementwise(&k, &spec, Flavor::Hip)
+                    .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+                scatter.push((k.name.clone(), e.source[pre_len..].to_string()));
+            }
+        }
+    }
     let mut mods = vec![];
     for (n, chunk) in ew.chunks(120).enumerate() {
         mods.push((format!("elementwise_{n}"), chunk.to_vec()));
     }
     mods.push(("reductions".into(), red));
     mods.push(("convolve2d".into(), conv));
+    mods.push(("scatter".into(), scatter));
     mods
 }
 

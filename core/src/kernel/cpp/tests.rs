@@ -379,3 +379,42 @@ fn reduction_has_three_entries() {
     .is_err());
     let _ = UnaryOp::Exp;
 }
+
+#[test]
+fn scatter_stores_and_atomics() {
+    use crate::kernel::ir::AtomicOp;
+    use crate::kernel::wgsl::tests::scatter_kernel;
+    let sp = spec(1, ElementwiseClass::Contiguous, false);
+    let src = |d: DType, op: Option<AtomicOp>| {
+        emit_elementwise(&scatter_kernel(d, op, true), &sp, Flavor::Cuda)
+            .unwrap()
+            .source
+    };
+    let s = src(DType::Float32, None);
+    assert!(s.contains("float* r0;"), "raw pointers are writable");
+    assert!(s.contains("a.r0[x0] = x1;"), "{s}");
+    let s = src(DType::Float32, Some(AtomicOp::Add));
+    assert!(s.contains("atomicAdd((float*)p, (float)v)"));
+    assert!(s.contains("cupy_scatter_float32_Some_Add__atomic_add_float32(&a.r0[x0], x1);"));
+    let s = src(DType::Int64, Some(AtomicOp::Add));
+    assert!(s.contains("atomicAdd((unsigned long long*)p, (unsigned long long)v)"));
+    let s = src(DType::Int32, Some(AtomicOp::Max));
+    assert!(s.contains("atomicMax((int*)p, (int)v)"));
+    let s = src(DType::Int64, Some(AtomicOp::Min));
+    assert!(s.contains("atomicCAS(w, old, nb)") && s.contains("cp_min(cur, v)"));
+    let s = src(DType::Float64, Some(AtomicOp::Max));
+    assert!(s.contains("__longlong_as_double") && s.contains("cp_max(cur, v)"));
+    let s = src(DType::Int8, Some(AtomicOp::Add));
+    assert!(s.contains("addr & ~3ull") && s.contains("cp_wadd(cur, v)"));
+    let s = src(DType::Float16, Some(AtomicOp::Add));
+    assert!(s.contains("cp_rh((cur + v))") && s.contains("0xffffu"));
+    let s = src(DType::Bool, Some(AtomicOp::Min));
+    assert!(s.contains("(cur && v)"));
+    let e = emit_elementwise(
+        &scatter_kernel(DType::Complex64, Some(AtomicOp::Add), false),
+        &sp,
+        Flavor::Hip,
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::DTypeNotSupported { .. }));
+}

@@ -38,7 +38,7 @@ fn validate(src: &str) {
 }
 
 fn specs(k: &Kernel) -> Vec<ElementwiseSpec> {
-    let b = BindingPlan::distinct(&k.inputs, &k.outputs, &k.raws);
+    let b = BindingPlan::distinct_for(k);
     let mut v = vec![];
     for (ndim, contiguous) in [(1, true), (1, false), (2, false), (4, false)] {
         v.push(ElementwiseSpec {
@@ -546,4 +546,100 @@ fn words_and_meta_layout() {
     assert_eq!(&b[0..4], &1.5f32.to_le_bytes());
     assert_eq!(&b[8..16], &2.5f64.to_le_bytes());
     assert_eq!(&b[16..20], &7u32.to_le_bytes());
+}
+
+/// `raw0[idx] (op)= value` (`op` None: a plain store), optionally also reading the element back
+/// into an output.
+pub(crate) fn scatter_kernel(d: DType, op: Option<AtomicOp>, read_back: bool) -> Kernel {
+    let i = Expr::input(0, DType::Int64);
+    let v = Expr::input(1, d);
+    let w = match op {
+        None => Stmt::StoreRaw {
+            raw: 0,
+            index: i.clone(),
+            value: v,
+        },
+        Some(op) => Stmt::AtomicRaw {
+            raw: 0,
+            op,
+            index: i.clone(),
+            value: v,
+        },
+    };
+    let mut body = vec![w];
+    if read_back {
+        body.push(Stmt::Store {
+            output: 0,
+            value: Expr::load(0, d, i),
+        });
+    }
+    Kernel {
+        name: format!("scatter_{}_{op:?}", d.name()),
+        inputs: vec![DType::Int64, d],
+        outputs: if read_back { vec![d] } else { vec![] },
+        raws: vec![d],
+        params: vec![],
+        locals: vec![],
+        body,
+    }
+}
+
+#[test]
+fn scatter_stores_and_atomics_validate() {
+    let mut n = 0;
+    let all: Vec<DType> = [DType::Bool]
+        .into_iter()
+        .chain(INTS)
+        .chain(FLOATS)
+        .collect();
+    for d in all {
+        for op in [
+            None,
+            Some(AtomicOp::Add),
+            Some(AtomicOp::Max),
+            Some(AtomicOp::Min),
+        ] {
+            for read_back in [false, true] {
+                let k = scatter_kernel(d, op, read_back);
+                if op.is_some() && storage_bytes(d) == Some(8) {
+                    let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap_err();
+                    assert!(
+                        matches!(e, Error::DTypeNotSupported { .. })
+                            && e.to_string().contains("32-bit atomics"),
+                        "{e}"
+                    );
+                    continue;
+                }
+                n += check_kernel(&k);
+            }
+        }
+    }
+    assert!(n > 300, "{n}");
+    // The written raw is bound read_write and atomics go through atomic<..> words.
+    let k = scatter_kernel(DType::Float32, Some(AtomicOp::Max), true);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh
+        .source
+        .contains("var<storage, read_write> b3: array<atomic<u32>>"));
+    assert!(sh.source.contains("atomicCompareExchangeWeak"));
+    assert!(sh.source.contains("atomicLoad(&b3["));
+    let k = scatter_kernel(DType::Int8, Some(AtomicOp::Add), false);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh.source.contains("array<atomic<i32>>") && sh.source.contains("<< 24u"));
+    let k = scatter_kernel(DType::Int32, Some(AtomicOp::Add), false);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh.source.contains("atomicAdd(&b2[i], v)"));
+    // A plan that forgot to mark the written raw is refused, not miscompiled.
+    let mut s = specs(&k)[0].clone();
+    s.bindings = BindingPlan::distinct(&k.inputs, &k.outputs, &k.raws);
+    assert!(emit_elementwise(&k, &s, &opts())
+        .unwrap_err()
+        .to_string()
+        .contains("read-only"));
+    // Plain stores of 64-bit types are fine.
+    let k = scatter_kernel(DType::Float64, None, true);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh
+        .source
+        .contains("var<storage, read_write> b3: array<f64>"));
 }
