@@ -15,6 +15,7 @@
 pub mod alloc;
 pub mod compile;
 mod gemm;
+mod transfer;
 
 pub use alloc::CudaBuffer;
 
@@ -203,6 +204,7 @@ impl<K: Hash + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
 pub struct CudaBackend {
     // Field order is drop order: cuBLAS and modules go before the stream and context.
     blas: OnceLock<std::result::Result<gemm::Blas, Error>>,
+    staging: transfer::Staging,
     info: DeviceInfo,
     sms: usize,
     ctx: Arc<CudaContext>,
@@ -265,6 +267,7 @@ impl CudaBackend {
                 info,
                 sms,
                 pool: Pool::new(ctx.clone()),
+                staging: transfer::Staging::new(ctx.clone()),
                 ctx,
                 stream,
                 compiler: Compiler::new(cc, label),
@@ -638,34 +641,69 @@ impl Backend for CudaBackend {
             return Ok(());
         }
         self.bind()?;
+        let dst = Self::ptr_at(b, offset);
+        let stream = self.stream.cu_stream();
+        if data.len() >= transfer::staging_threshold() {
+            // SAFETY: destination range checked above; our stream and bound context.
+            return unsafe { self.staging.upload(stream, dst, data) }
+                .map_err(|e| self.err(format!("host-to-device copy (pinned staging): {e}")));
+        }
         // SAFETY: destination range checked above; pageable source is staged before return.
-        unsafe { result::memcpy_htod_async(Self::ptr_at(b, offset), data, self.stream.cu_stream()) }
+        unsafe { result::memcpy_htod_async(dst, data, stream) }
             .map_err(|e| self.err(format!("host-to-device copy failed: {e:?}")))
     }
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let b = self.buf(src, "read")?;
-        if offset + len > b.len {
+        let mut out = vec![0u8; len.saturating_mul(b.dtype.itemsize())];
+        self.read_into(src, offset, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf(src, "read")?;
+        let isz = b.dtype.itemsize();
+        let len = dst.len() / isz;
+        if !dst.len().is_multiple_of(isz) || offset.checked_add(len).is_none_or(|e| e > b.len) {
             return Err(Error::invalid(
                 "read",
-                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    dst.len(),
+                    b.len,
+                    b.dtype
+                ),
             ));
         }
-        let mut out = vec![0u8; len * b.dtype.itemsize()];
         self.bind()?;
-        if !out.is_empty() {
-            // SAFETY: range checked; we synchronize before `out` is used or dropped.
-            unsafe {
-                result::memcpy_dtoh_async(
-                    &mut out,
-                    Self::ptr_at(b, offset),
-                    self.stream.cu_stream(),
-                )
-            }
-            .map_err(|e| self.err(format!("device-to-host copy failed: {e:?}")))?;
+        if dst.is_empty() {
+            return self.synchronize();
         }
-        self.synchronize()?;
-        Ok(out)
+        let from = Self::ptr_at(b, offset);
+        let stream = self.stream.cu_stream();
+        if dst.len() >= transfer::staging_threshold() {
+            // SAFETY: range checked; our stream and bound context; returns when `dst` is filled.
+            return unsafe { self.staging.download(stream, from, dst) }
+                .map_err(|e| self.err(format!("device-to-host copy (pinned staging): {e}")));
+        }
+        // SAFETY: range checked; we synchronize before `dst` is released to the caller.
+        unsafe { result::memcpy_dtoh_async(dst, from, stream) }
+            .map_err(|e| self.err(format!("device-to-host copy failed: {e:?}")))?;
+        self.synchronize()
+    }
+
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        self.bind()?;
+        let ev = transfer::EventPair::new().map_err(|e| self.err(e))?;
+        let stream = self.stream.cu_stream();
+        // SAFETY: our stream, bound context.
+        unsafe { ev.record(stream, false) }.map_err(|e| self.err(e))?;
+        work()?;
+        self.bind()?;
+        // SAFETY: as above.
+        unsafe { ev.record(stream, true) }.map_err(|e| self.err(e))?;
+        let ms = ev.elapsed_ms().map_err(|e| self.err(e))?;
+        Ok(Some(ms as f64 / 1e3))
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {

@@ -660,24 +660,64 @@ impl Backend for HipBackend {
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let b = self.buf("read", src)?;
-        if offset + len > b.len {
+        let mut out = vec![0u8; len.saturating_mul(b.dtype.itemsize())];
+        self.read_into(src, offset, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf("read", src)?;
+        let item = b.dtype.itemsize();
+        let len = dst.len() / item;
+        if !dst.len().is_multiple_of(item) || offset.checked_add(len).is_none_or(|e| e > b.len) {
             return Err(Error::invalid(
                 "read",
-                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    dst.len(),
+                    b.len,
+                    b.dtype
+                ),
             ));
         }
-        let mut out = vec![0u8; len * b.dtype.itemsize()];
-        if len == 0 {
-            return Ok(out);
+        if dst.is_empty() {
+            return self.synchronize();
         }
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: bounds checked; we synchronize before `out` is used.
-        unsafe { self.hip.dtoh_async(&mut out, b.addr(offset), self.stream.0) }
+        // SAFETY: bounds checked; we synchronize before `dst` is released to the caller.
+        unsafe { self.hip.dtoh_async(dst, b.addr(offset), self.stream.0) }
             .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
-        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))?;
-        Ok(out)
+        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+    }
+
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        self.current()?;
+        struct Ev<'a>(&'a Hip, *mut c_void);
+        impl Drop for Ev<'_> {
+            fn drop(&mut self) {
+                // SAFETY: created by event_create, destroyed once.
+                let _ = unsafe { self.0.event_destroy(self.1) };
+            }
+        }
+        let start = Ev(&self.hip, self.hip.event_create().map_err(|e| self.err(e))?);
+        let end = Ev(&self.hip, self.hip.event_create().map_err(|e| self.err(e))?);
+        {
+            let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: live event, our stream.
+            unsafe { self.hip.event_record(start.1, self.stream.0) }.map_err(|e| self.err(e))?;
+        }
+        work()?;
+        self.current()?;
+        {
+            let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: as above.
+            unsafe { self.hip.event_record(end.1, self.stream.0) }.map_err(|e| self.err(e))?;
+        }
+        // SAFETY: both recorded on our stream.
+        let ms = unsafe { self.hip.event_elapsed_ms(start.1, end.1) }.map_err(|e| self.err(e))?;
+        Ok(Some(ms as f64 / 1e3))
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
