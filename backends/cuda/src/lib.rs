@@ -133,11 +133,18 @@ impl BackendProvider for CudaProvider {
 struct Prepared {
     module: Arc<Module>,
     entries: Vec<String>,
+    /// `entries` resolved in `module` (same order).
+    funcs: Vec<sys::CUfunction>,
     args: ArgsLayout,
     vector: usize,
     /// Resident blocks per SM of the `inner_vec` reduction entry (queried once).
     occupancy: OnceLock<usize>,
 }
+
+// SAFETY: function handles are usable from any thread with the context bound (as `Module`).
+unsafe impl Send for Prepared {}
+// SAFETY: as above.
+unsafe impl Sync for Prepared {}
 
 /// A fast, non-cryptographic hasher (FxHash's multiply-rotate) for the launch caches.
 #[derive(Default)]
@@ -168,8 +175,36 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The part of a kernel hashed for the launch caches: its name and signature, not its body
+/// (hashing a whole IR tree on every launch costs more than comparing it once on a hit).
+trait QuickKey {
+    fn quick_hash(&self, h: &mut FxHasher);
+}
+
+impl QuickKey for Kernel {
+    fn quick_hash(&self, h: &mut FxHasher) {
+        self.name.hash(h);
+        self.inputs.hash(h);
+        self.outputs.hash(h);
+        self.raws.hash(h);
+        self.params.hash(h);
+        self.locals.hash(h);
+        self.body.len().hash(h);
+    }
+}
+
+impl QuickKey for ReduceKernel {
+    fn quick_hash(&self, h: &mut FxHasher) {
+        self.name.hash(h);
+        self.inputs.hash(h);
+        self.params.hash(h);
+        self.acc.hash(h);
+        self.output.hash(h);
+    }
+}
+
 /// Prepared kernels keyed by (kernel IR, specialisation), looked up by a hash of the borrowed
-/// key so that a hit neither clones nor allocates.
+/// key's signature so that a hit neither clones nor allocates (the full IR is compared).
 struct LaunchCache<K, S>(HashMap<u64, Vec<(K, S, Arc<Prepared>)>>);
 
 impl<K, S> Default for LaunchCache<K, S> {
@@ -178,10 +213,10 @@ impl<K, S> Default for LaunchCache<K, S> {
     }
 }
 
-impl<K: Hash + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
+impl<K: QuickKey + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
     fn hash(k: &K, s: &S) -> u64 {
         let mut h = FxHasher::default();
-        k.hash(&mut h);
+        k.quick_hash(&mut h);
         s.hash(&mut h);
         h.finish()
     }
@@ -362,15 +397,30 @@ impl CudaBackend {
         blocks.min(self.sms * 32).min(i32::MAX as usize) as u32
     }
 
+    fn resolve(&self, module: &Module, entries: &[String]) -> Result<Vec<sys::CUfunction>> {
+        entries
+            .iter()
+            .map(|e| {
+                module
+                    .func(e)
+                    .ok_or_else(|| self.err(format!("missing entry {e}")))
+            })
+            .collect()
+    }
+
     fn prepare_elementwise(&self, k: &Kernel, spec: ElementwiseSpec) -> Result<Arc<Prepared>> {
         let h = LaunchCache::<Kernel, ElementwiseSpec>::hash(k, &spec);
         if let Some(p) = lock(&self.elementwise_cache).get(h, k, &spec) {
             return Ok(p);
         }
+        // The full dtype check (body casts included) runs once per kernel, before its first launch.
+        self.check_dtypes(&k.name, &k.dtypes())?;
         let e = emit_elementwise(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
+        let funcs = self.resolve(&module, &e.entries)?;
         let p = Arc::new(Prepared {
             module,
+            funcs,
             entries: e.entries,
             args: e.args,
             vector: e.vector,
@@ -387,8 +437,10 @@ impl CudaBackend {
         }
         let e = emit_reduce(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
+        let funcs = self.resolve(&module, &e.entries)?;
         let p = Arc::new(Prepared {
             module,
+            funcs,
             entries: e.entries,
             args: e.args,
             vector: 1,
@@ -530,10 +582,7 @@ impl CudaBackend {
             Slot::Param(i) => ArgValue::Scalar(params[i]),
             _ => ArgValue::Int(0),
         })?;
-        let f = p
-            .module
-            .func(&p.entries[0])
-            .ok_or_else(|| self.err("missing entry"))?;
+        let f = p.funcs[0];
         if class == ElementwiseClass::Tiled {
             let tiles = mshape[0].div_ceil(32) * mshape[1].div_ceil(32);
             let grid = self.grid_for(tiles, 1);
@@ -708,7 +757,11 @@ impl Backend for CudaBackend {
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
         let k = call.kernel;
-        self.check_dtypes(&k.name, &k.dtypes())?;
+        // Declared operand dtypes here; the body's own casts are checked when the kernel is first
+        // prepared (prepare_elementwise), still before anything is queued.
+        for d in [&k.inputs, &k.outputs, &k.raws, &k.params] {
+            self.check_dtypes(&k.name, d)?;
+        }
         if call.inputs.len() != k.inputs.len()
             || call.outputs.len() != k.outputs.len()
             || call.raws.len() != k.raws.len()
