@@ -68,6 +68,14 @@ impl Elementwise<'_> {
 
     /// Runs the launch; returns the outputs (the given `out` arrays or new contiguous ones).
     pub(crate) fn run(self) -> Result<Vec<Array>> {
+        self.kernel.validate()?;
+        let dtypes = self.kernel.dtypes();
+        self.run_validated(&dtypes)
+    }
+
+    /// [`Elementwise::run`] for a kernel already validated, whose [`Kernel::dtypes`] are `dtypes`
+    /// (kernels the frontend caches).
+    pub(crate) fn run_validated(self, dtypes: &[DType]) -> Result<Vec<Array>> {
         let op = self.op;
         let all: Vec<&Array> = self
             .inputs
@@ -104,8 +112,7 @@ impl Elementwise<'_> {
             }
         }
         cupy_core::layout::checked_size(op, &shape, 1)?;
-        self.kernel.validate()?;
-        check_kernel_dtypes(&device, op, &self.kernel.dtypes())?;
+        check_kernel_dtypes(&device, op, dtypes)?;
 
         let mut outputs = Vec::with_capacity(self.kernel.outputs.len());
         for (k, &dt) in self.kernel.outputs.iter().enumerate() {

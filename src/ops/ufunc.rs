@@ -454,9 +454,9 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
                 _ => None,
             })
             .collect();
-        return Elementwise {
+        return Ok(Elementwise {
             op,
-            kernel: &k,
+            kernel: &k.0,
             inputs: &inputs,
             raws: &[],
             params: vec![],
@@ -464,7 +464,8 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
             device: None,
             shape: None,
         }
-        .run_one();
+        .run_validated(&k.1)?
+        .remove(0));
     }
     let mut strong = vec![];
     let mut weak = vec![];
@@ -539,7 +540,10 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     let body = u.body(c, exprs).cast(o).cast(out_dtype);
     let kernel = Arc::new(Kernel::map(op, in_dtypes, param_dtypes, body));
     if let Some(key) = key {
-        KERNELS.with(|c| c.borrow_mut().insert(key, kernel.clone()));
+        // Cached only once valid: a hit skips validation.
+        kernel.validate()?;
+        let dtypes: Arc<[DType]> = kernel.dtypes().into();
+        KERNELS.with(|c| c.borrow_mut().insert(key, (kernel.clone(), dtypes)));
     }
     Elementwise {
         op,
@@ -556,10 +560,12 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
 
 /// Key of an all-array ufunc call: the ufunc, up to three operand dtypes, the `out` dtype.
 type KernelKey = (Ufunc, [Option<DType>; 3], Option<DType>);
+/// A validated kernel and its [`Kernel::dtypes`].
+type CachedKernel = (Arc<Kernel>, Arc<[DType]>);
 
 thread_local! {
     /// Kernels of all-array ufunc calls already built on this thread.
-    static KERNELS: RefCell<HashMap<KernelKey, Arc<Kernel>>> = RefCell::new(HashMap::new());
+    static KERNELS: RefCell<HashMap<KernelKey, CachedKernel>> = RefCell::new(HashMap::new());
 }
 
 /// The cache key of a call whose operands are all arrays (at most three), else `None`.
