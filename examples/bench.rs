@@ -321,6 +321,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     "--child-first-call",
                     &unique.to_string(),
                 ])
+                // The CUDA compiler's per-module breakdown (version probe, disk lookup, load).
+                .env("CUPY_COMPILE_LOG", "1")
                 .stderr(std::process::Stdio::inherit())
                 .output()?;
             let total = t.elapsed().as_secs_f64() * 1e3;

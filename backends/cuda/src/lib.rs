@@ -282,6 +282,11 @@ impl CudaBackend {
         guarded("opening the CUDA device", || {
             result::init().map_err(|e| unavailable(format!("cuInit failed: {e:?}")))?;
             let info = device_info(index).map_err(unavailable)?;
+            // Load NVRTC (a large library) while the context comes up: the first kernel's disk
+            // cache key needs its version even when nothing is compiled.
+            std::thread::spawn(|| {
+                let _ = compile::nvrtc_version();
+            });
             let ctx = CudaContext::new(index).map_err(|e| {
                 unavailable(format!("cuda:{index}: context creation failed: {e:?}"))
             })?;
