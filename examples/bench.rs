@@ -1,20 +1,62 @@
 //! cupy-rs side of the benchmark: the cases of `cupy_baseline.py` with the same names, one JSON
-//! line each (`{"case", "lib": "cupy-rs", "backend", "ms", ...}`), median of repetitions after
-//! warm-up; each repetition is bracketed by device synchronizes and timed on the host clock.
+//! line each (`{"case", "lib": "cupy-rs", "backend", "ms", "clock", ...}`), median of repetitions
+//! after warm-up. Each repetition is timed with device events where the backend has them
+//! (`Backend::time_device`: CUDA, HIP; `"clock": "device"`, as CuPy times), else bracketed by
+//! device synchronizes on the host clock (`"clock": "host"`).
 //!
 //! ```text
 //! cargo run --release --example bench -- [--backend cuda|hip|wgpu|cpu] [--quick] [--only CASE]
 //! ```
 //! `--quick` uses small sizes (for machines without a GPU); the default sizes match CuPy's.
+//!
+//! `first_compile_disk_cache` re-runs this program as a child process (hidden flag
+//! `--child-first-call`, same `CUPY_CACHE_DIR`) that calls the kernel the parent compiled first:
+//! the child pays no compile, only the disk cache.
 
 use cupy as cp;
 use cupy::core::kernel::ir::{BinaryOp, Expr, Kernel};
 use cupy::{Array, BackendKind, DType, Device, Scalar, Ufunc};
+use std::cell::Cell;
 use std::time::Instant;
 
 struct Bench {
     dev: Device,
     only: Option<String>,
+    /// The clock of the last `time` call ("device" or "host").
+    clock: Cell<&'static str>,
+}
+
+/// The never-before-seen elementwise kernel of this bench run: `x * 3.25 + c` with `c` unique.
+fn fresh_kernel(unique: f32) -> Kernel {
+    Kernel::map(
+        "fresh_kernel",
+        vec![DType::Float32],
+        vec![],
+        Expr::binary(
+            BinaryOp::Add,
+            Expr::binary(
+                BinaryOp::Mul,
+                Expr::input(0, DType::Float32),
+                Expr::constant(Scalar::Float32(3.25)),
+            ),
+            Expr::constant(Scalar::Float32(unique)),
+        ),
+    )
+}
+
+/// Milliseconds of the first and second call of `fresh_kernel(unique)` on `dev`.
+fn first_calls(dev: &Device, unique: f32) -> cp::Result<(f64, f64)> {
+    let k = fresh_kernel(unique);
+    let ones = Array::ones_on(dev, &[4], DType::Float32)?;
+    dev.synchronize()?;
+    let t = Instant::now();
+    cp::ops::launch::elementwise(&k, &[&ones], &[], vec![])?;
+    dev.synchronize()?;
+    let first = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    cp::ops::launch::elementwise(&k, &[&ones], &[], vec![])?;
+    dev.synchronize()?;
+    Ok((first, t.elapsed().as_secs_f64() * 1e3))
 }
 
 impl Bench {
@@ -34,22 +76,32 @@ impl Bench {
         }
         self.dev.synchronize()?;
         let mut ts = Vec::with_capacity(reps);
+        let mut clock = "device";
         for _ in 0..reps {
             let t = Instant::now();
-            f()?;
+            let dev_s = self.dev.backend().time_device(&mut f)?;
             self.dev.synchronize()?;
-            ts.push(t.elapsed().as_secs_f64() * 1e3);
+            let host_ms = t.elapsed().as_secs_f64() * 1e3;
+            match dev_s {
+                Some(s) => ts.push(s * 1e3),
+                None => {
+                    clock = "host";
+                    ts.push(host_ms);
+                }
+            }
         }
+        self.clock.set(clock);
         ts.sort_by(|a, b| a.total_cmp(b));
         Ok(ts[ts.len() / 2])
     }
 
     fn out(&self, case: &str, ms: f64, extra: &[(&str, f64)]) {
         let mut s = format!(
-            "{{\"case\": \"{case}\", \"lib\": \"cupy-rs\", \"backend\": \"{}\", \"device\": \"{}\", \"ms\": {:.4}",
+            "{{\"case\": \"{case}\", \"lib\": \"cupy-rs\", \"backend\": \"{}\", \"device\": \"{}\", \"ms\": {:.4}, \"clock\": \"{}\"",
             self.dev.kind(),
             self.dev.info().name.replace('"', "'"),
-            ms
+            ms,
+            self.clock.get()
         );
         for (k, v) in extra {
             s.push_str(&format!(", \"{k}\": {v:.3}"));
@@ -100,6 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
+    let child = arg("--child-first-call");
     let dev = match arg("--backend") {
         Some(b) => {
             let kind =
@@ -108,9 +161,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None => Device::current()?,
     };
+    if let Some(u) = child {
+        // Child of `first_compile_disk_cache`: first (and second) call of the parent's kernel.
+        let (first, second) = first_calls(&dev, u.parse()?)?;
+        println!("{first} {second}");
+        return Ok(());
+    }
     let b = Bench {
         dev: dev.clone(),
         only: arg("--only"),
+        clock: Cell::new("host"),
     };
     eprintln!(
         "bench on {} ({})",
@@ -268,40 +328,84 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(1, 5, || x.to_vec::<f32>().map(|_| ()));
         b.report(&case, r, gb(4.0 * n as f64));
     }
+    if dev.kind() == BackendKind::Cuda {
+        // The same transfers without the pinned staging path (driver-staged pageable copies),
+        // so one run shows which route is faster (CUPY_CUDA_STAGING picks it per transfer).
+        std::env::set_var("CUPY_CUDA_STAGING", "off");
+        let h2d = case.replace("d2h_pageable", "h2d_direct");
+        if b.want(&h2d) {
+            let r = b.time(1, 5, || Array::from_slice_on(&dev, &host, &[n]).map(|_| ()));
+            b.report(&h2d, r, gb(4.0 * n as f64));
+        }
+        let d2h = case.replace("d2h_pageable", "d2h_direct");
+        if b.want(&d2h) {
+            let r = b.time(1, 5, || x.to_vec::<f32>().map(|_| ()));
+            b.report(&d2h, r, gb(4.0 * n as f64));
+        }
+        std::env::remove_var("CUPY_CUDA_STAGING");
+    }
     drop((x, y, host));
 
-    if b.want("first_compile_elementwise") {
-        // A kernel no process has compiled before: a unique constant changes its source.
-        let unique = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_nanos() as f64;
-        let k = Kernel::map(
-            "fresh_kernel",
-            vec![DType::Float32],
-            vec![],
-            Expr::binary(
-                BinaryOp::Add,
-                Expr::binary(
-                    BinaryOp::Mul,
-                    Expr::input(0, DType::Float32),
-                    Expr::constant(Scalar::Float32(3.25)),
-                ),
-                Expr::constant(Scalar::Float32((unique % 1e6) as f32)),
+    // A kernel no process has compiled before: a unique constant changes its source.
+    let unique = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_nanos()
+        % 1_000_000) as f32;
+    let want_disk = b.want("first_compile_disk_cache");
+    if b.want("first_compile_elementwise") || want_disk {
+        b.clock.set("host");
+        let r = first_calls(&dev, unique);
+        if b.want("first_compile_elementwise") {
+            b.report(
+                "first_compile_elementwise",
+                r.as_ref().map(|t| t.0).map_err(|e| e.clone()),
+                |_| vec![],
+            );
+        }
+    }
+    if want_disk {
+        // A new process (empty in-memory caches) calls the same kernel: only the disk cache.
+        let r = (|| -> Result<(f64, f64, f64), Box<dyn std::error::Error>> {
+            let t = Instant::now();
+            let out = std::process::Command::new(std::env::current_exe()?)
+                .args([
+                    "--backend",
+                    dev.kind().name(),
+                    "--child-first-call",
+                    &unique.to_string(),
+                ])
+                // The CUDA compiler's per-module breakdown (version probe, disk lookup, load).
+                .env("CUPY_COMPILE_LOG", "1")
+                .stderr(std::process::Stdio::inherit())
+                .output()?;
+            let total = t.elapsed().as_secs_f64() * 1e3;
+            if !out.status.success() {
+                return Err(format!("child exited with {}", out.status).into());
+            }
+            let text = String::from_utf8_lossy(&out.stdout);
+            let mut it = text.split_whitespace().map(|v| v.parse::<f64>());
+            match (it.next(), it.next()) {
+                (Some(Ok(a)), Some(Ok(c))) => Ok((a, c, total)),
+                _ => Err(format!("unexpected child output {text:?}").into()),
+            }
+        })();
+        b.clock.set("host");
+        match r {
+            Ok((first, second, total)) => b.out(
+                "first_compile_disk_cache",
+                first,
+                &[("second_call_ms", second), ("child_process_ms", total)],
             ),
-        );
-        let ones = Array::ones_on(&dev, &[4], DType::Float32)?;
-        dev.synchronize()?;
-        let t = Instant::now();
-        let r =
-            cp::ops::launch::elementwise(&k, &[&ones], &[], vec![]).and_then(|_| dev.synchronize());
-        b.report(
-            "first_compile_elementwise",
-            r.map(|_| t.elapsed().as_secs_f64() * 1e3),
-            |_| vec![],
-        );
+            Err(e) => b.report(
+                "first_compile_disk_cache",
+                Err(cp::Error::invalid("bench", e.to_string())),
+                |_| vec![],
+            ),
+        }
     }
 
     if b.want("small_add_f32_1000") {
+        b.clock.set("host");
         // Host overhead per op: 10,000 adds of 1,000 float32 elements, one synchronize at the end.
         let r = (|| {
             let a = rand_f32(&dev, 1000, 7)?;

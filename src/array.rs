@@ -126,6 +126,10 @@ impl Array {
         device: &Device,
         a: &ndarray::ArrayBase<S, D>,
     ) -> Result<Array> {
+        if let Some(data) = a.as_slice() {
+            // C-contiguous: written straight from the caller's memory.
+            return Array::from_slice_on(device, data, a.shape());
+        }
         let data: Vec<T> = a.iter().copied().collect();
         Array::from_slice_on(device, &data, a.shape())
     }
@@ -205,7 +209,21 @@ impl Array {
                 ),
             });
         }
-        Ok(T::vec_from_bytes(&self.to_bytes()?))
+        let n = self.size();
+        if T::DTYPE == DType::Bool || std::mem::size_of::<T>() != T::DTYPE.itemsize() {
+            // bool has invalid bit patterns: read bytes and convert.
+            return Ok(T::vec_from_bytes(&self.to_bytes()?));
+        }
+        // One host allocation (zeroed pages come lazily from the OS), filled by one device read.
+        let mut v = zeroed_vec::<T>(n)?;
+        // SAFETY: every `Element` except bool (handled above) is plain old data (integers,
+        // floats, half types, `Complex<f32|f64>`) whose every bit pattern is valid, and the
+        // slice covers exactly the vector's initialised elements.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>())
+        };
+        self.read_bytes_into(bytes)?;
+        Ok(v)
     }
 
     /// Reads the elements to the host in C order as NumPy-format bytes.
@@ -213,17 +231,24 @@ impl Array {
     /// # Errors
     /// Device errors.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut v = zeroed_vec::<u8>(self.nbytes())?;
+        self.read_bytes_into(&mut v)?;
+        Ok(v)
+    }
+
+    /// Reads the elements in C order into `dst` (`nbytes()` bytes) with one device read.
+    fn read_bytes_into(&self, dst: &mut [u8]) -> Result<()> {
         if self.size() == 0 {
-            return Ok(vec![]);
+            return Ok(());
         }
         if self.is_c_contiguous() {
             return self
                 .device
                 .backend()
-                .read(&self.buffer, self.layout.offset, self.size());
+                .read_into(&self.buffer, self.layout.offset, dst);
         }
         let c = self.copy()?;
-        c.device.backend().read(&c.buffer, 0, c.size())
+        c.device.backend().read_into(&c.buffer, 0, dst)
     }
 
     /// Reads the elements as typed scalars in C order.
@@ -433,4 +458,30 @@ pub(crate) fn same_device<'a>(
         }
     }
     Ok(first.device.clone())
+}
+
+/// A vector of `n` zero-initialised `T` from one `alloc_zeroed` (calloc: large allocations get
+/// lazily zeroed pages from the OS, so nothing is written twice).
+fn zeroed_vec<T: Element>(n: usize) -> Result<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| Error::OutOfMemory {
+        device: "host".into(),
+        requested: usize::MAX,
+        detail: format!("{n} elements of {} overflow the address space", T::DTYPE),
+    })?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: non-zero size; the memory is zeroed, which is a valid value of every `Element`
+    // (false, 0, +0.0); the vector takes ownership with the layout it was allocated with.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut T;
+        if p.is_null() {
+            return Err(Error::OutOfMemory {
+                device: "host".into(),
+                requested: layout.size(),
+                detail: "allocating the host copy of an array".into(),
+            });
+        }
+        Ok(Vec::from_raw_parts(p, n, n))
+    }
 }

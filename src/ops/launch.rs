@@ -40,6 +40,11 @@ pub(crate) fn check_kernel_dtypes(device: &Device, op: &str, dtypes: &[DType]) -
 
 /// Broadcasts the shapes of `arrays` (NumPy rules), naming `op` on failure.
 pub(crate) fn broadcast_all(op: &str, arrays: &[&Array]) -> Result<Vec<usize>> {
+    if let Some(first) = arrays.first() {
+        if arrays.iter().all(|a| a.shape() == first.shape()) {
+            return Ok(first.shape().to_vec());
+        }
+    }
     let mut shape: Vec<usize> = vec![];
     for a in arrays {
         shape = broadcast_shapes(op, &shape, a.shape()).map_err(|_| Error::ShapeMismatch {
@@ -63,6 +68,14 @@ impl Elementwise<'_> {
 
     /// Runs the launch; returns the outputs (the given `out` arrays or new contiguous ones).
     pub(crate) fn run(self) -> Result<Vec<Array>> {
+        self.kernel.validate()?;
+        let dtypes = self.kernel.dtypes();
+        self.run_validated(&dtypes)
+    }
+
+    /// [`Elementwise::run`] for a kernel already validated, whose [`Kernel::dtypes`] are `dtypes`
+    /// (kernels the frontend caches).
+    pub(crate) fn run_validated(self, dtypes: &[DType]) -> Result<Vec<Array>> {
         let op = self.op;
         let all: Vec<&Array> = self
             .inputs
@@ -90,15 +103,16 @@ impl Elementwise<'_> {
         };
         // NumPy broadcasts the inputs to a larger `out` (`add(x, 1, out=zeros((2, 3)))`).
         if let Some(o) = self.outs.iter().flatten().next() {
-            if let Ok(s) = broadcast_shapes(op, &shape, o.shape()) {
+            if o.shape() == shape.as_slice() {
+                // Nothing to broadcast.
+            } else if let Ok(s) = broadcast_shapes(op, &shape, o.shape()) {
                 if s == o.shape() {
                     shape = s;
                 }
             }
         }
         cupy_core::layout::checked_size(op, &shape, 1)?;
-        self.kernel.validate()?;
-        check_kernel_dtypes(&device, op, &self.kernel.dtypes())?;
+        check_kernel_dtypes(&device, op, dtypes)?;
 
         let mut outputs = Vec::with_capacity(self.kernel.outputs.len());
         for (k, &dt) in self.kernel.outputs.iter().enumerate() {
@@ -137,7 +151,52 @@ impl Elementwise<'_> {
                 None => outputs.push(Array::empty_on(&device, &shape, dt)?),
             }
         }
-        if shape.iter().product::<usize>() == 0 {
+        let size = shape.iter().product::<usize>();
+        if size == 0 {
+            return Ok(outputs);
+        }
+        // Fast path: every operand C-contiguous with the iteration shape (no broadcast, no raws)
+        // and no input overlapping an output at another offset: one flat axis, no merging, no
+        // copies of the arrays.
+        if self.raws.is_empty()
+            && self
+                .inputs
+                .iter()
+                .all(|a| a.shape() == shape.as_slice() && a.is_c_contiguous())
+            && outputs.iter().all(|o| o.is_c_contiguous())
+            && !self.inputs.iter().any(|a| {
+                outputs
+                    .iter()
+                    .any(|o| o.shares_memory_with(a) && o.layout.offset != a.layout.offset)
+            })
+        {
+            let flat = |a: &Array| Layout {
+                shape: vec![size],
+                strides: vec![1],
+                offset: a.layout.offset,
+            };
+            let call = ElementwiseCall {
+                kernel: self.kernel,
+                shape: vec![size],
+                inputs: self
+                    .inputs
+                    .iter()
+                    .map(|a| Operand {
+                        buffer: &a.buffer,
+                        layout: flat(a),
+                    })
+                    .collect(),
+                outputs: outputs
+                    .iter()
+                    .map(|a| Operand {
+                        buffer: &a.buffer,
+                        layout: flat(a),
+                    })
+                    .collect(),
+                raws: vec![],
+                params: self.params,
+            };
+            device.backend().elementwise(&call)?;
             return Ok(outputs);
         }
         // An input that shares memory with an output through a different layout is copied first,

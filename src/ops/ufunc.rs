@@ -9,6 +9,9 @@ use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
 use cupy_core::promote::{result_type, WeakScalar};
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A NumPy ufunc implemented by cupy-rs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -472,6 +475,31 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
             format!("takes {} operands, got {}", u.nin(), args.len()),
         ));
     }
+    // Hot path (`a + b` on arrays): the kernel depends only on the ufunc, the operand dtypes and
+    // the out dtype, so it is built once per thread and reused (no IR construction, and the
+    // backends see the same kernel every call).
+    let key = kernel_key(u, args, out);
+    if let Some(k) = key.and_then(|key| KERNELS.with(|c| c.borrow().get(&key).cloned())) {
+        let inputs: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        return Ok(Elementwise {
+            op,
+            kernel: &k.0,
+            inputs: &inputs,
+            raws: &[],
+            params: vec![],
+            outs: vec![out],
+            device: None,
+            shape: None,
+        }
+        .run_validated(&k.1)?
+        .remove(0));
+    }
     let mut strong = vec![];
     let mut weak = vec![];
     for a in args {
@@ -526,7 +554,13 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
         }
     }
     let body = u.body(c, exprs).cast(o).cast(out_dtype);
-    let kernel = Kernel::map(op, in_dtypes, param_dtypes, body);
+    let kernel = Arc::new(Kernel::map(op, in_dtypes, param_dtypes, body));
+    if let Some(key) = key {
+        // Cached only once valid: a hit skips validation.
+        kernel.validate()?;
+        let dtypes: Arc<[DType]> = kernel.dtypes().into();
+        KERNELS.with(|c| c.borrow_mut().insert(key, (kernel.clone(), dtypes)));
+    }
     Elementwise {
         op,
         kernel: &kernel,
@@ -538,6 +572,31 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
         shape: None,
     }
     .run_one()
+}
+
+/// Key of an all-array ufunc call: the ufunc, up to three operand dtypes, the `out` dtype.
+type KernelKey = (Ufunc, [Option<DType>; 3], Option<DType>);
+/// A validated kernel and its [`Kernel::dtypes`].
+type CachedKernel = (Arc<Kernel>, Arc<[DType]>);
+
+thread_local! {
+    /// Kernels of all-array ufunc calls already built on this thread.
+    static KERNELS: RefCell<HashMap<KernelKey, CachedKernel>> = RefCell::new(HashMap::new());
+}
+
+/// The cache key of a call whose operands are all arrays (at most three), else `None`.
+fn kernel_key(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Option<KernelKey> {
+    if args.len() > 3 {
+        return None;
+    }
+    let mut dts = [None; 3];
+    for (d, a) in dts.iter_mut().zip(args) {
+        match a {
+            Arg::Array(x) => *d = Some(x.dtype()),
+            _ => return None,
+        }
+    }
+    Some((u, dts, out.map(|a| a.dtype())))
 }
 
 macro_rules! ufunc_fns {

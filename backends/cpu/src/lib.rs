@@ -369,6 +369,30 @@ impl Backend for CpuBackend {
         Ok(out)
     }
 
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf("read", "source", src, None)?;
+        let isz = cb_dtype(b).itemsize();
+        let len = dst.len() / isz;
+        if !dst.len().is_multiple_of(isz)
+            || offset.checked_add(len).is_none_or(|e| e > b.len_elems())
+        {
+            return Err(Error::invalid(
+                "read",
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    dst.len(),
+                    b.len_elems(),
+                    cb_dtype(b)
+                ),
+            ));
+        }
+        // SAFETY: range checked; `dst` is a distinct host slice.
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.ptr().add(offset * isz), dst.as_mut_ptr(), dst.len())
+        };
+        Ok(())
+    }
+
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
         let k = call.kernel;
         let op = k.name.as_str();

@@ -126,6 +126,12 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
     }
 }
 
+/// `CUPY_COMPILE_LOG` set (to anything but `0`): print where each module's time went.
+fn compile_log() -> bool {
+    static LOG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOG.get_or_init(|| std::env::var("CUPY_COMPILE_LOG").is_ok_and(|v| v != "0"))
+}
+
 fn cache_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("CUPY_CACHE_DIR") {
         return Some(PathBuf::from(d));
@@ -186,7 +192,10 @@ impl Compiler {
             self.stats.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(m.clone());
         }
+        let log = compile_log();
+        let t0 = std::time::Instant::now();
         let (major, minor) = nvrtc_version()?;
+        let t_version = t0.elapsed();
         let arch = format!("sm_{}{}", self.cc.0, self.cc.1);
         let opts = match raw {
             None => vec![
@@ -215,6 +224,7 @@ impl Compiler {
             }
         }
         let from_disk = image.is_some();
+        let t_read = t0.elapsed();
         let image = match image {
             Some(i) => i,
             None => {
@@ -232,6 +242,7 @@ impl Compiler {
                 img
             }
         };
+        let t_compiled = t0.elapsed();
         let module = match self.load(&image, entries) {
             Ok(m) => m,
             Err(e) if from_disk => {
@@ -248,6 +259,19 @@ impl Compiler {
         };
         if from_disk {
             self.stats.disk_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        if log {
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "cupy-cuda: module {kernel} ({}): nvrtc version {:.3} ms, disk lookup {:.3} ms, \
+                 compile {:.3} ms, load {:.3} ms, total {:.3} ms",
+                if from_disk { "disk cache" } else { "compiled" },
+                ms(t_version),
+                ms(t_read - t_version),
+                ms(t_compiled - t_read),
+                ms(t0.elapsed() - t_compiled),
+                ms(t0.elapsed())
+            );
         }
         let m = Arc::new(module);
         self.cache

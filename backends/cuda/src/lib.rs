@@ -16,6 +16,7 @@ pub mod alloc;
 pub mod compile;
 mod gemm;
 mod sortscan;
+mod transfer;
 
 pub use alloc::CudaBuffer;
 
@@ -133,11 +134,18 @@ impl BackendProvider for CudaProvider {
 struct Prepared {
     module: Arc<Module>,
     entries: Vec<String>,
+    /// `entries` resolved in `module` (same order).
+    funcs: Vec<sys::CUfunction>,
     args: ArgsLayout,
     vector: usize,
     /// Resident blocks per SM of the `inner_vec` reduction entry (queried once).
     occupancy: OnceLock<usize>,
 }
+
+// SAFETY: function handles are usable from any thread with the context bound (as `Module`).
+unsafe impl Send for Prepared {}
+// SAFETY: as above.
+unsafe impl Sync for Prepared {}
 
 /// A fast, non-cryptographic hasher (FxHash's multiply-rotate) for the launch caches.
 #[derive(Default)]
@@ -168,8 +176,36 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The part of a kernel hashed for the launch caches: its name and signature, not its body
+/// (hashing a whole IR tree on every launch costs more than comparing it once on a hit).
+trait QuickKey {
+    fn quick_hash(&self, h: &mut FxHasher);
+}
+
+impl QuickKey for Kernel {
+    fn quick_hash(&self, h: &mut FxHasher) {
+        self.name.hash(h);
+        self.inputs.hash(h);
+        self.outputs.hash(h);
+        self.raws.hash(h);
+        self.params.hash(h);
+        self.locals.hash(h);
+        self.body.len().hash(h);
+    }
+}
+
+impl QuickKey for ReduceKernel {
+    fn quick_hash(&self, h: &mut FxHasher) {
+        self.name.hash(h);
+        self.inputs.hash(h);
+        self.params.hash(h);
+        self.acc.hash(h);
+        self.output.hash(h);
+    }
+}
+
 /// Prepared kernels keyed by (kernel IR, specialisation), looked up by a hash of the borrowed
-/// key so that a hit neither clones nor allocates.
+/// key's signature so that a hit neither clones nor allocates (the full IR is compared).
 struct LaunchCache<K, S>(HashMap<u64, Vec<(K, S, Arc<Prepared>)>>);
 
 impl<K, S> Default for LaunchCache<K, S> {
@@ -178,10 +214,10 @@ impl<K, S> Default for LaunchCache<K, S> {
     }
 }
 
-impl<K: Hash + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
+impl<K: QuickKey + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
     fn hash(k: &K, s: &S) -> u64 {
         let mut h = FxHasher::default();
-        k.hash(&mut h);
+        k.quick_hash(&mut h);
         s.hash(&mut h);
         h.finish()
     }
@@ -204,6 +240,7 @@ impl<K: Hash + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
 pub struct CudaBackend {
     // Field order is drop order: cuBLAS and modules go before the stream and context.
     blas: OnceLock<std::result::Result<gemm::Blas, Error>>,
+    staging: transfer::Staging,
     info: DeviceInfo,
     sms: usize,
     ctx: Arc<CudaContext>,
@@ -274,6 +311,11 @@ impl CudaBackend {
         guarded("opening the CUDA device", || {
             result::init().map_err(|e| unavailable(format!("cuInit failed: {e:?}")))?;
             let info = device_info(index).map_err(unavailable)?;
+            // Load NVRTC (a large library) while the context comes up: the first kernel's disk
+            // cache key needs its version even when nothing is compiled.
+            std::thread::spawn(|| {
+                let _ = compile::nvrtc_version();
+            });
             let ctx = CudaContext::new(index).map_err(|e| {
                 unavailable(format!("cuda:{index}: context creation failed: {e:?}"))
             })?;
@@ -294,6 +336,7 @@ impl CudaBackend {
                 info,
                 sms,
                 pool: Pool::new(ctx.clone()),
+                staging: transfer::Staging::new(ctx.clone()),
                 ctx,
                 stream,
                 compiler: Compiler::new(cc, label),
@@ -388,15 +431,30 @@ impl CudaBackend {
         blocks.min(self.sms * 32).min(i32::MAX as usize) as u32
     }
 
+    fn resolve(&self, module: &Module, entries: &[String]) -> Result<Vec<sys::CUfunction>> {
+        entries
+            .iter()
+            .map(|e| {
+                module
+                    .func(e)
+                    .ok_or_else(|| self.err(format!("missing entry {e}")))
+            })
+            .collect()
+    }
+
     fn prepare_elementwise(&self, k: &Kernel, spec: ElementwiseSpec) -> Result<Arc<Prepared>> {
         let h = LaunchCache::<Kernel, ElementwiseSpec>::hash(k, &spec);
         if let Some(p) = lock(&self.elementwise_cache).get(h, k, &spec) {
             return Ok(p);
         }
+        // The full dtype check (body casts included) runs once per kernel, before its first launch.
+        self.check_dtypes(&k.name, &k.dtypes())?;
         let e = emit_elementwise(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
+        let funcs = self.resolve(&module, &e.entries)?;
         let p = Arc::new(Prepared {
             module,
+            funcs,
             entries: e.entries,
             args: e.args,
             vector: e.vector,
@@ -413,8 +471,10 @@ impl CudaBackend {
         }
         let e = emit_reduce(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
         let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
+        let funcs = self.resolve(&module, &e.entries)?;
         let p = Arc::new(Prepared {
             module,
+            funcs,
             entries: e.entries,
             args: e.args,
             vector: 1,
@@ -556,10 +616,7 @@ impl CudaBackend {
             Slot::Param(i) => ArgValue::Scalar(params[i]),
             _ => ArgValue::Int(0),
         })?;
-        let f = p
-            .module
-            .func(&p.entries[0])
-            .ok_or_else(|| self.err("missing entry"))?;
+        let f = p.funcs[0];
         if class == ElementwiseClass::Tiled {
             let tiles = mshape[0].div_ceil(32) * mshape[1].div_ceil(32);
             let grid = self.grid_for(tiles, 1);
@@ -779,39 +836,78 @@ impl Backend for CudaBackend {
             return Ok(());
         }
         self.bind()?;
+        let dst = Self::ptr_at(b, offset);
+        let stream = self.stream.cu_stream();
+        if data.len() >= transfer::staging_threshold() {
+            // SAFETY: destination range checked above; our stream and bound context.
+            return unsafe { self.staging.upload(stream, dst, data) }
+                .map_err(|e| self.err(format!("host-to-device copy (pinned staging): {e}")));
+        }
         // SAFETY: destination range checked above; pageable source is staged before return.
-        unsafe { result::memcpy_htod_async(Self::ptr_at(b, offset), data, self.stream.cu_stream()) }
+        unsafe { result::memcpy_htod_async(dst, data, stream) }
             .map_err(|e| self.err(format!("host-to-device copy failed: {e:?}")))
     }
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let b = self.buf(src, "read")?;
-        if offset + len > b.len {
+        let mut out = vec![0u8; len.saturating_mul(b.dtype.itemsize())];
+        self.read_into(src, offset, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf(src, "read")?;
+        let isz = b.dtype.itemsize();
+        let len = dst.len() / isz;
+        if !dst.len().is_multiple_of(isz) || offset.checked_add(len).is_none_or(|e| e > b.len) {
             return Err(Error::invalid(
                 "read",
-                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    dst.len(),
+                    b.len,
+                    b.dtype
+                ),
             ));
         }
-        let mut out = vec![0u8; len * b.dtype.itemsize()];
         self.bind()?;
-        if !out.is_empty() {
-            // SAFETY: range checked; we synchronize before `out` is used or dropped.
-            unsafe {
-                result::memcpy_dtoh_async(
-                    &mut out,
-                    Self::ptr_at(b, offset),
-                    self.stream.cu_stream(),
-                )
-            }
-            .map_err(|e| self.err(format!("device-to-host copy failed: {e:?}")))?;
+        if dst.is_empty() {
+            return self.synchronize();
         }
-        self.synchronize()?;
-        Ok(out)
+        let from = Self::ptr_at(b, offset);
+        let stream = self.stream.cu_stream();
+        if dst.len() >= transfer::staging_threshold() {
+            // SAFETY: range checked; our stream and bound context; returns when `dst` is filled.
+            return unsafe { self.staging.download(stream, from, dst) }
+                .map_err(|e| self.err(format!("device-to-host copy (pinned staging): {e}")));
+        }
+        // SAFETY: range checked; we synchronize before `dst` is released to the caller.
+        unsafe { result::memcpy_dtoh_async(dst, from, stream) }
+            .map_err(|e| self.err(format!("device-to-host copy failed: {e:?}")))?;
+        self.synchronize()
+    }
+
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        self.bind()?;
+        let ev = transfer::EventPair::new().map_err(|e| self.err(e))?;
+        let stream = self.stream.cu_stream();
+        // SAFETY: our stream, bound context.
+        unsafe { ev.record(stream, false) }.map_err(|e| self.err(e))?;
+        work()?;
+        self.bind()?;
+        // SAFETY: as above.
+        unsafe { ev.record(stream, true) }.map_err(|e| self.err(e))?;
+        let ms = ev.elapsed_ms().map_err(|e| self.err(e))?;
+        Ok(Some(ms as f64 / 1e3))
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
         let k = call.kernel;
-        self.check_dtypes(&k.name, &k.dtypes())?;
+        // Declared operand dtypes here; the body's own casts are checked when the kernel is first
+        // prepared (prepare_elementwise), still before anything is queued.
+        for d in [&k.inputs, &k.outputs, &k.raws, &k.params] {
+            self.check_dtypes(&k.name, d)?;
+        }
         if call.inputs.len() != k.inputs.len()
             || call.outputs.len() != k.outputs.len()
             || call.raws.len() != k.raws.len()

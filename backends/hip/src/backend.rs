@@ -10,6 +10,7 @@ use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
     ElementwiseCall, GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
 };
+use cupy_core::gpu::pool::{size_class, AllocFailure, CachingPool, PoolDriver};
 use cupy_core::kernel::cpp::{
     emit_elementwise, emit_reduce, vector_width, ArgValue, ArgsLayout, ElementwiseSpec, Flavor,
     OperandRef, ReduceSpec, Slot, BLOCK,
@@ -18,7 +19,7 @@ use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel};
 use cupy_core::layout::{merge_axes, Layout};
 use cupy_core::{DType, Error, Result, Scalar};
 use std::any::Any;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -131,82 +132,31 @@ unsafe impl Send for Handle {}
 // SAFETY: as above.
 unsafe impl Sync for Handle {}
 
-#[derive(Default)]
-struct PoolState {
-    free: BTreeMap<usize, Vec<u64>>,
-    cached: usize,
-    in_use: usize,
-}
-
-/// A caching allocator: freed blocks go to a free list keyed by rounded size and are reused by
-/// later allocations (safe because all work is ordered on one stream).
-struct Pool {
+/// The HIP driver calls of the caching allocator (shared logic: [`cupy_core::gpu::pool`];
+/// freed blocks are reused by later allocations, safe because all work is ordered on one stream).
+struct HipPoolDriver {
     hip: Arc<Hip>,
     dev: i32,
-    label: String,
     /// The backend's stream while it lives (`None` once destroyed).
     stream: Mutex<Option<Handle>>,
-    state: Mutex<PoolState>,
 }
 
-fn round_bytes(b: usize) -> usize {
-    if b <= 1 << 20 {
-        b.div_ceil(512).max(1) * 512
-    } else {
-        b.div_ceil(1 << 20) * (1 << 20)
-    }
-}
-
-impl Pool {
-    fn alloc(&self, bytes: usize) -> Result<(u64, usize)> {
-        let size = round_bytes(bytes);
-        {
-            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(p) = st.free.get_mut(&size).and_then(|v| v.pop()) {
-                st.cached -= size;
-                st.in_use += size;
-                return Ok((p, size));
-            }
-        }
+impl PoolDriver for HipPoolDriver {
+    fn malloc(&self, bytes: usize) -> std::result::Result<u64, AllocFailure> {
         let _ = self.hip.set_device(self.dev);
-        let p = match self.hip.malloc(size) {
-            Ok(p) => p,
-            Err(e) if e.code == h::hipErrorOutOfMemory => {
-                self.empty_cache();
-                self.hip.malloc(size).map_err(|e| {
-                    let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                    let free = self
-                        .hip
-                        .mem_info()
-                        .map(|(f, t)| format!("{f} of {t} bytes free"))
-                        .unwrap_or_default();
-                    Error::OutOfMemory {
-                        device: self.label.clone(),
-                        requested: bytes,
-                        detail: format!("{e}; {} bytes in use by cupy-rs, {free}", st.in_use),
-                    }
-                })?
-            }
-            Err(e) => {
-                return Err(Error::Backend {
-                    backend: self.label.clone(),
-                    msg: e.to_string(),
-                })
-            }
-        };
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).in_use += size;
-        Ok((p, size))
+        self.hip.malloc(bytes).map_err(|e| AllocFailure {
+            out_of_memory: e.code == h::hipErrorOutOfMemory,
+            message: e.to_string(),
+        })
     }
 
-    fn release(&self, p: u64, size: usize) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.in_use = st.in_use.saturating_sub(size);
-        st.cached += size;
-        st.free.entry(size).or_default().push(p);
+    unsafe fn free(&self, ptr: u64) {
+        let _ = self.hip.set_device(self.dev);
+        // SAFETY: the caller's contract (an unused block from hipMalloc, stream drained).
+        let _ = unsafe { self.hip.free(ptr) };
     }
 
-    /// Frees every cached block (after the stream drains, so no queued work uses them).
-    fn empty_cache(&self) {
+    fn synchronize(&self) {
         let _ = self.hip.set_device(self.dev);
         match *self.stream.lock().unwrap_or_else(|e| e.into_inner()) {
             // SAFETY: the backend's live stream.
@@ -214,20 +164,52 @@ impl Pool {
             // SAFETY: plain call.
             None => drop(unsafe { (self.hip.api.hipDeviceSynchronize)() }),
         }
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        for (_, v) in std::mem::take(&mut st.free) {
-            for p in v {
-                // SAFETY: cached blocks came from hipMalloc and are unused (stream drained).
-                let _ = unsafe { self.hip.free(p) };
-            }
-        }
-        st.cached = 0;
+    }
+
+    fn mem_info(&self) -> Option<(usize, usize)> {
+        let _ = self.hip.set_device(self.dev);
+        self.hip
+            .mem_info()
+            .ok()
+            .map(|(f, t)| (f as usize, t as usize))
     }
 }
 
-impl Drop for Pool {
-    fn drop(&mut self) {
-        self.empty_cache();
+/// The caching allocator of one device.
+struct Pool {
+    inner: CachingPool<HipPoolDriver>,
+    label: String,
+}
+
+impl Pool {
+    /// A block of at least `bytes` bytes: `(address, size class)`.
+    fn alloc(&self, bytes: usize) -> Result<(u64, usize)> {
+        let class = size_class(bytes);
+        match self.inner.take(class) {
+            Ok(p) => Ok((p, class)),
+            Err(e) if e.out_of_memory => Err(Error::OutOfMemory {
+                device: self.label.clone(),
+                requested: bytes,
+                detail: e.detail,
+            }),
+            Err(e) => Err(Error::Backend {
+                backend: self.label.clone(),
+                msg: e.detail,
+            }),
+        }
+    }
+
+    fn release(&self, p: u64, size: usize) {
+        self.inner.give(p, size);
+    }
+
+    /// Frees every cached block (after the stream drains, so no queued work uses them).
+    fn empty_cache(&self) {
+        self.inner.trim();
+    }
+
+    fn stream(&self) -> &Mutex<Option<Handle>> {
+        &self.inner.driver().stream
     }
 }
 
@@ -354,11 +336,12 @@ impl HipBackend {
             .max(1) as usize;
         let stream = Handle(hip.stream_create().map_err(be)?);
         let pool = Arc::new(Pool {
-            hip: hip.clone(),
-            dev,
+            inner: CachingPool::new(HipPoolDriver {
+                hip: hip.clone(),
+                dev,
+                stream: Mutex::new(Some(stream)),
+            }),
             label: label.clone(),
-            stream: Mutex::new(Some(stream)),
-            state: Mutex::new(PoolState::default()),
         });
         Ok(HipBackend {
             hip,
@@ -718,7 +701,7 @@ impl Drop for HipBackend {
             }
         }
         self.pool.empty_cache();
-        *self.pool.stream.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.pool.stream().lock().unwrap_or_else(|e| e.into_inner()) = None;
         // SAFETY: no work remains on the stream and nothing refers to it any more.
         let _ = unsafe { self.hip.stream_destroy(self.stream.0) };
     }
@@ -798,24 +781,64 @@ impl Backend for HipBackend {
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let b = self.buf("read", src)?;
-        if offset + len > b.len {
+        let mut out = vec![0u8; len.saturating_mul(b.dtype.itemsize())];
+        self.read_into(src, offset, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf("read", src)?;
+        let item = b.dtype.itemsize();
+        let len = dst.len() / item;
+        if !dst.len().is_multiple_of(item) || offset.checked_add(len).is_none_or(|e| e > b.len) {
             return Err(Error::invalid(
                 "read",
-                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} x {}",
+                    dst.len(),
+                    b.len,
+                    b.dtype
+                ),
             ));
         }
-        let mut out = vec![0u8; len * b.dtype.itemsize()];
-        if len == 0 {
-            return Ok(out);
+        if dst.is_empty() {
+            return self.synchronize();
         }
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: bounds checked; we synchronize before `out` is used.
-        unsafe { self.hip.dtoh_async(&mut out, b.addr(offset), self.stream.0) }
+        // SAFETY: bounds checked; we synchronize before `dst` is released to the caller.
+        unsafe { self.hip.dtoh_async(dst, b.addr(offset), self.stream.0) }
             .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
-        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))?;
-        Ok(out)
+        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+    }
+
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        self.current()?;
+        struct Ev<'a>(&'a Hip, *mut c_void);
+        impl Drop for Ev<'_> {
+            fn drop(&mut self) {
+                // SAFETY: created by event_create, destroyed once.
+                let _ = unsafe { self.0.event_destroy(self.1) };
+            }
+        }
+        let start = Ev(&self.hip, self.hip.event_create().map_err(|e| self.err(e))?);
+        let end = Ev(&self.hip, self.hip.event_create().map_err(|e| self.err(e))?);
+        {
+            let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: live event, our stream.
+            unsafe { self.hip.event_record(start.1, self.stream.0) }.map_err(|e| self.err(e))?;
+        }
+        work()?;
+        self.current()?;
+        {
+            let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: as above.
+            unsafe { self.hip.event_record(end.1, self.stream.0) }.map_err(|e| self.err(e))?;
+        }
+        // SAFETY: both recorded on our stream.
+        let ms = unsafe { self.hip.event_elapsed_ms(start.1, end.1) }.map_err(|e| self.err(e))?;
+        Ok(Some(ms as f64 / 1e3))
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {

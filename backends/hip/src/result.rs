@@ -401,6 +401,54 @@ impl Hip {
             ),
         )
     }
+
+    /// `hipEventCreate` on the current device.
+    pub fn event_create(&self) -> Result<h::hipEvent_t, HipError> {
+        let mut e: h::hipEvent_t = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        self.check("hipEventCreate", unsafe {
+            (self.api.hipEventCreate)(&mut e)
+        })?;
+        Ok(e)
+    }
+
+    /// `hipEventRecord`.
+    ///
+    /// # Safety
+    /// `e` is a live event and `stream` a live stream of the current device.
+    pub unsafe fn event_record(
+        &self,
+        e: h::hipEvent_t,
+        stream: h::hipStream_t,
+    ) -> Result<(), HipError> {
+        self.check("hipEventRecord", (self.api.hipEventRecord)(e, stream))
+    }
+
+    /// `hipEventSynchronize` then `hipEventElapsedTime` (milliseconds from `start` to `end`).
+    ///
+    /// # Safety
+    /// Both are live events recorded on one stream.
+    pub unsafe fn event_elapsed_ms(
+        &self,
+        start: h::hipEvent_t,
+        end: h::hipEvent_t,
+    ) -> Result<f32, HipError> {
+        self.check("hipEventSynchronize", (self.api.hipEventSynchronize)(end))?;
+        let mut ms = 0f32;
+        self.check(
+            "hipEventElapsedTime",
+            (self.api.hipEventElapsedTime)(&mut ms, start, end),
+        )?;
+        Ok(ms)
+    }
+
+    /// `hipEventDestroy`.
+    ///
+    /// # Safety
+    /// `e` is a live event, destroyed once.
+    pub unsafe fn event_destroy(&self, e: h::hipEvent_t) -> Result<(), HipError> {
+        self.check("hipEventDestroy", (self.api.hipEventDestroy)(e))
+    }
 }
 
 impl Hip {

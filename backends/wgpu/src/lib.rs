@@ -298,23 +298,52 @@ fn to_storage(dtype: DType, data: &[u8]) -> Vec<u8> {
 
 /// Device storage words -> host NumPy bytes.
 fn from_storage(dtype: DType, words: &[u8]) -> Vec<u8> {
+    let n = words.len() / word_bytes(dtype).max(1);
+    let mut out = vec![0u8; n * dtype.itemsize()];
+    from_storage_into(dtype, words, &mut out);
+    out
+}
+
+/// Device storage words -> host NumPy bytes, written into `dst` (one pass, no allocation).
+fn from_storage_into(dtype: DType, words: &[u8], dst: &mut [u8]) {
     let w32 = || {
         words
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
     };
     match dtype {
-        DType::Bool => w32().map(|w| (w != 0) as u8).collect(),
-        DType::Int8 | DType::UInt8 => w32().map(|w| w as u8).collect(),
-        DType::Int16 | DType::UInt16 => w32().flat_map(|w| (w as u16).to_le_bytes()).collect(),
-        DType::Float16 => w32()
-            .flat_map(|w| half::f16::from_f32(f32::from_bits(w)).to_le_bytes())
-            .collect(),
-        DType::BFloat16 => w32()
-            .flat_map(|w| half::bf16::from_f32(f32::from_bits(w)).to_le_bytes())
-            .collect(),
-        _ => words.to_vec(),
+        DType::Bool => {
+            for (d, w) in dst.iter_mut().zip(w32()) {
+                *d = (w != 0) as u8;
+            }
+        }
+        DType::Int8 | DType::UInt8 => {
+            for (d, w) in dst.iter_mut().zip(w32()) {
+                *d = w as u8;
+            }
+        }
+        DType::Int16 | DType::UInt16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&(w as u16).to_le_bytes());
+            }
+        }
+        DType::Float16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&half::f16::from_f32(f32::from_bits(w)).to_le_bytes());
+            }
+        }
+        DType::BFloat16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&half::bf16::from_f32(f32::from_bits(w)).to_le_bytes());
+            }
+        }
+        _ => dst.copy_from_slice(&words[..dst.len()]),
     }
+}
+
+/// Whether device storage of `dtype` is its NumPy bytes (no widening).
+fn stored_as_is(dtype: DType) -> bool {
+    word_bytes(dtype) == dtype.itemsize()
 }
 
 fn word_bytes(dtype: DType) -> usize {
@@ -695,6 +724,65 @@ impl WgpuBackend {
         self.dispatch(&pipe, &meta, &bufs, groups)
     }
 
+    /// Copies `len` elements from element `offset` of `b` into a mapped staging buffer (after all
+    /// queued work) and hands its storage words to `f`: one copy out of the mapping.
+    fn read_mapped<R>(
+        &self,
+        b: &WgpuBuffer,
+        offset: usize,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        if offset.checked_add(len).is_none_or(|e| e > b.len) {
+            return Err(Error::invalid(
+                "read",
+                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+            ));
+        }
+        if len == 0 {
+            self.synchronize()?;
+            return Ok(f(&[]));
+        }
+        let wb = word_bytes(b.dtype) as u64;
+        let size = len as u64 * wb;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cupy-read"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        {
+            let mut p = self.lock_pending()?;
+            let enc = p.encoder.get_or_insert_with(|| {
+                self.device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+            });
+            enc.copy_buffer_to_buffer(&b.buf, offset as u64 * wb, &staging, 0, size);
+            self.submit_locked(&mut p);
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        self.take_errors()?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
+            Err(_) => return Err(backend_err(&self.label(), "map_async callback dropped")),
+        }
+        let out = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
+            f(&view)
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
     fn alloc_words(&self, dtype: DType, len: usize) -> Result<WgpuBuffer> {
         self.check_len("alloc", len)?;
         let words = len.max(1).div_ceil(4) * 4;
@@ -784,64 +872,40 @@ impl Backend for WgpuBackend {
         if data.is_empty() {
             return Ok(());
         }
-        let words = to_storage(b.dtype, data);
+        // Types stored as their NumPy bytes go to wgpu's staging copy directly; narrow types
+        // are widened once (to_storage).
+        let widened;
+        let words = if stored_as_is(b.dtype) {
+            data
+        } else {
+            widened = to_storage(b.dtype, data);
+            &widened
+        };
         let mut p = self.lock_pending()?;
         self.submit_locked(&mut p);
         self.queue
-            .write_buffer(&b.buf, (offset * word_bytes(b.dtype)) as u64, &words);
+            .write_buffer(&b.buf, (offset * word_bytes(b.dtype)) as u64, words);
         Ok(())
     }
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let b = self.buf(src, "read")?;
-        if offset + len > b.len {
+        self.read_mapped(b, offset, len, |words| from_storage(b.dtype, words))
+    }
+
+    fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf(src, "read")?;
+        let isz = b.dtype.itemsize();
+        if !dst.len().is_multiple_of(isz) {
             return Err(Error::invalid(
                 "read",
-                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+                format!("{} bytes are not whole elements of {}", dst.len(), b.dtype),
             ));
         }
-        if len == 0 {
-            self.synchronize()?;
-            return Ok(vec![]);
-        }
-        let wb = word_bytes(b.dtype) as u64;
-        let size = len as u64 * wb;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("cupy-read"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        {
-            let mut p = self.lock_pending()?;
-            let enc = p.encoder.get_or_insert_with(|| {
-                self.device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-            });
-            enc.copy_buffer_to_buffer(&b.buf, offset as u64 * wb, &staging, 0, size);
-            self.submit_locked(&mut p);
-        }
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
-        self.take_errors()?;
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
-            Err(_) => return Err(backend_err(&self.label(), "map_async callback dropped")),
-        }
-        let out = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
-            from_storage(b.dtype, &view)
-        };
-        staging.unmap();
-        Ok(out)
+        let len = dst.len() / isz;
+        self.read_mapped(b, offset, len, |words| {
+            from_storage_into(b.dtype, words, dst)
+        })
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {

@@ -22,6 +22,8 @@ pub type hipModule_t = *mut c_void;
 pub type hipFunction_t = *mut c_void;
 /// `hipDeviceptr_t` (`void*`).
 pub type hipDeviceptr_t = *mut c_void;
+/// `hipEvent_t` (opaque).
+pub type hipEvent_t = *mut c_void;
 /// `hipMemcpyKind` (a C enum).
 pub type hipMemcpyKind = c_int;
 /// `hipDeviceAttribute_t` (a C enum).
@@ -117,6 +119,11 @@ fn_table! {
             hipFunction_t, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint,
             hipStream_t, *mut *mut c_void, *mut *mut c_void,
         ) -> hipError_t;
+        fn hipEventCreate(*mut hipEvent_t) -> hipError_t;
+        fn hipEventRecord(hipEvent_t, hipStream_t) -> hipError_t;
+        fn hipEventSynchronize(hipEvent_t) -> hipError_t;
+        fn hipEventElapsedTime(*mut f32, hipEvent_t, hipEvent_t) -> hipError_t;
+        fn hipEventDestroy(hipEvent_t) -> hipError_t;
     }
 }
 
