@@ -3,6 +3,7 @@
 //! system C++ compiler, and compile every generated kernel family with hipRTC for several gfx
 //! targets. Each test skips with a NOTICE when ROCm is absent, unless `CUPY_REQUIRE_HIP=1`.
 
+mod emu;
 mod ffi_header;
 mod kernels;
 mod runtime;
