@@ -3,10 +3,7 @@
 //! sorts (block path, radix path, multi-block scan; NaN, -0.0, int64 values) against host
 //! results. No GPU needed: this checks the kernels' logic, hipRTC/NVRTC check that they compile.
 
-#[path = "../../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-mod hk_sources;
-
+use crate::hk_sources;
 use std::path::PathBuf;
 use std::process::Command;
 
