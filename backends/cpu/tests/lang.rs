@@ -868,6 +868,17 @@ fn rounding_and_composed_functions() {
         .map(|(a, b)| a.hypot(*b) + 1f64.copysign(*a))
         .collect();
     close(&r, &want, 2);
+    let hx = [f64::NAN, f64::INFINITY, 0.0, -3.0];
+    let hy = [1.0, f64::NAN, 0.0, 4.0];
+    let r = ew(
+        "float64 x, float64 y",
+        "float64 z",
+        "z = hypot(x, y)",
+        vec![arr(&hx), arr(&hy)],
+        4,
+    );
+    let want: Vec<f64> = hx.iter().zip(&hy).map(|(a, b)| a.hypot(*b)).collect();
+    close(&r, &want, 0);
     let ts: Vec<f64> = vec![-0.9, -0.3, -1e-9, 1e-12, 0.2, 0.7, 0.95];
     let m = ts.len();
     type F = fn(f64) -> f64;
@@ -897,6 +908,31 @@ fn rounding_and_composed_functions() {
             assert!(d <= tol, "{name}: got {g:?}, want {w} ({d} ulps)");
         }
     }
+    // Large arguments: no spurious overflow in the compositions.
+    let big = [800.0f64, -800.0, 1e200, -1e300, 3e8];
+    for (name, f, tol) in [
+        ("sinh", f64::sinh as F, 2u64),
+        ("cosh", f64::cosh, 2),
+        ("asinh", f64::asinh, 2),
+    ] {
+        let r = ew(
+            "float64 x",
+            "float64 y",
+            &format!("y = {name}(x)"),
+            vec![arr(&big)],
+            5,
+        );
+        let want: Vec<f64> = big.iter().map(|&v| f(v)).collect();
+        close(&r, &want, tol);
+    }
+    let r = ew(
+        "float64 x",
+        "float64 y",
+        "y = acosh(x)",
+        vec![arr(&[1e200f64, 3e8, 1.0])],
+        3,
+    );
+    close(&r, &[1e200f64.acosh(), 3e8f64.acosh(), 0.0], 2);
     let r = ew(
         "float64 x",
         "float64 y",

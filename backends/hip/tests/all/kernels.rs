@@ -5,9 +5,7 @@
 #[allow(dead_code)]
 mod catalogue;
 
-#[path = "../../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-mod hk_sources;
+use crate::hk_sources;
 
 use cupy_core::kernel::cpp::{
     emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,

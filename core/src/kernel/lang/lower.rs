@@ -1008,15 +1008,16 @@ impl Cx<'_> {
                 // sinh = (em1 + em1 / (em1 + 1)) / 2 with em1 = expm1(x): no cancellation.
                 let e = self.expm1(x, t);
                 let e = self.bind(e);
-                s(bin(
+                let r = bin(
                     B::Mul,
                     bin(
                         B::Add,
                         e.clone(),
-                        bin(B::Div, e.clone(), bin(B::Add, e, fconst(t, 1.0))),
+                        bin(B::Div, e.clone(), bin(B::Add, e.clone(), fconst(t, 1.0))),
                     ),
                     fconst(t, 0.5),
-                ))
+                );
+                s(Expr::select(un(U::IsInf, e.clone()), e, r))
             }
             "cosh" => {
                 arity(1)?;
@@ -1060,7 +1061,7 @@ impl Cx<'_> {
                 let x2 = self.bind(bin(B::Mul, ax.clone(), ax.clone()));
                 let inner = bin(
                     B::Add,
-                    ax,
+                    ax.clone(),
                     bin(
                         B::Div,
                         x2.clone(),
@@ -1073,6 +1074,18 @@ impl Cx<'_> {
                 );
                 let inner = self.bind(inner);
                 let l = self.log1p(inner, t);
+                // Past 2^28, asinh(|x|) = log(|x|) + ln 2 (x^2 would overflow).
+                let big = bin(B::Gt, ax.clone(), fconst(t, 268435456.0));
+                let l = Expr::select(
+                    big,
+                    bin(
+                        B::Add,
+                        un(U::Log, ax.clone()),
+                        fconst(t, std::f64::consts::LN_2),
+                    ),
+                    l,
+                );
+                let l = self.bind(l);
                 s(Expr::select(
                     bin(B::Lt, x, fconst(t, 0.0)),
                     un(U::Neg, l.clone()),
@@ -1083,8 +1096,8 @@ impl Cx<'_> {
                 arity(1)?;
                 let (x, t) = one_f(self);
                 let x = self.bind(x);
-                // log(x + sqrt((x - 1) * (x + 1)))
-                s(un(
+                // log(x + sqrt((x - 1) * (x + 1))); past 2^28, log(x) + ln 2.
+                let r = un(
                     U::Log,
                     bin(
                         B::Add,
@@ -1094,10 +1107,15 @@ impl Cx<'_> {
                             bin(
                                 B::Mul,
                                 bin(B::Sub, x.clone(), fconst(t, 1.0)),
-                                bin(B::Add, x, fconst(t, 1.0)),
+                                bin(B::Add, x.clone(), fconst(t, 1.0)),
                             ),
                         ),
                     ),
+                );
+                s(Expr::select(
+                    bin(B::Gt, x.clone(), fconst(t, 268435456.0)),
+                    bin(B::Add, un(U::Log, x), fconst(t, std::f64::consts::LN_2)),
+                    r,
                 ))
             }
             "atanh" => {
@@ -1183,8 +1201,9 @@ impl Cx<'_> {
                 let (x, y, t) = two_f(self);
                 let ax = self.bind(un(U::Abs, x));
                 let ay = self.bind(un(U::Abs, y));
-                let m = self.bind(bin(B::FMax, ax.clone(), ay.clone()));
-                let n = bin(B::FMin, ax, ay);
+                let any_inf = bin(B::Or, un(U::IsInf, ax.clone()), un(U::IsInf, ay.clone()));
+                let m = self.bind(bin(B::Max, ax.clone(), ay.clone()));
+                let n = bin(B::Min, ax, ay);
                 let q = self.bind(bin(B::Div, n, m.clone()));
                 let r = bin(
                     B::Mul,
@@ -1194,10 +1213,11 @@ impl Cx<'_> {
                         bin(B::Add, fconst(t, 1.0), bin(B::Mul, q.clone(), q)),
                     ),
                 );
+                // hypot(inf, nan) is inf; otherwise NaN propagates through max/min.
                 s(Expr::select(
-                    bin(B::Eq, m.clone(), fconst(t, 0.0)),
-                    m.clone(),
-                    Expr::select(un(U::IsInf, m.clone()), m, r),
+                    any_inf,
+                    fconst(t, f64::INFINITY),
+                    Expr::select(bin(B::Eq, m.clone(), fconst(t, 0.0)), m, r),
                 ))
             }
             "fma" => {
