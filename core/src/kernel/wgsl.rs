@@ -24,6 +24,17 @@
 //! are never emitted as WGSL builtins: Vulkan's GLSL.std.450 defines them for 16/32-bit floats
 //! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`.
 //!
+//! # Scatter (raw operands written)
+//! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
+//! ([`BindingPlan::mark_raw_writes`]). A binding updated by `AtomicRaw` is declared
+//! `array<atomic<i32>>` (signed 8/16/32-bit) or `array<atomic<u32>>` (everything else, floats
+//! as bit patterns; int64/uint64 as pairs of words, low word first), and every access to it,
+//! loads and plain stores included, is atomic; it must not also serve an elementwise operand.
+//! Native `atomicAdd/Max/Min/Or/And` where the word type allows; 8/16-bit integer `Add` (which
+//! must re-wrap) and every float op run a compare-and-swap loop on the bit pattern; int64/uint64
+//! `Add` is two 32-bit atomic adds with the low word's carry. Float64 atomics and 64-bit
+//! integer `Max`/`Min` are refused with `DTypeNotSupported`.
+//!
 //! # Launch interface
 //! Binding 0 is a uniform `Meta` struct: the kernel's parameters (`p0`, `p1`, ...) followed by
 //! `w`, an array of `u32` words holding sizes, shapes, strides (as `i32` bit patterns) and
