@@ -134,13 +134,13 @@ pub fn routines() -> Vec<Routine> {
         "numpy.add.at / maximum.at / minimum.at (integer-array index, axis 0)",
         "indexing",
         [Yes, Partial, Yes, Partial],
-        "atomic read-modify-write kernel; wgpu: 32-bit-word dtypes only (no int64/uint64/float64 atomics in WGSL)",
+        "atomic read-modify-write kernel; wgpu: no float64 atomics, no int64/uint64 max/min (WGSL has 32-bit atomics only; int64 add is split with carry)",
     );
     add(
         "cupyx.scatter_add / scatter_max / scatter_min (integer-array index along one axis)",
         "indexing",
         [Yes, Partial, Yes, Partial],
-        "atomic read-modify-write kernel; float order of repeated indices unspecified; wgpu: 32-bit-word dtypes only",
+        "atomic read-modify-write kernel; float order of repeated indices unspecified; wgpu: no float64, no 64-bit integer max/min",
     );
     for u in Ufunc::ALL {
         let transcendental = matches!(

@@ -99,6 +99,18 @@ fn add_at_many_collisions() {
             want[j as usize] += 1;
         }
         assert_eq!(got, want, "{dev:?}");
+        // int64 sums whose low words carry (on wgpu: two 32-bit atomic adds with carry).
+        let big: Vec<i64> = (0..n as i64)
+            .map(|j| (j * 0x1_0000_0fff) ^ ((j << 40) - 0x7fff_ffff))
+            .collect();
+        let b = Array::from_slice_on(&dev, &big, &[n as usize]).unwrap();
+        let t = Array::from_slice_on(&dev, &[i64::MAX - 5, 0, -3, 1, 2, 3, 4], &[7]).unwrap();
+        cupy::add_at(&t, &i, &b).unwrap();
+        let mut want = [i64::MAX - 5, 0, -3, 1, 2, 3, 4];
+        for (&j, &x) in idx.iter().zip(&big) {
+            want[j as usize] = want[j as usize].wrapping_add(x);
+        }
+        assert_eq!(t.to_vec::<i64>().unwrap(), want, "{dev:?}");
         // float32 max with collisions, and NaN propagation.
         let f = Array::from_slice_on(&dev, &[0f32; 7], &[7]).unwrap();
         let vals: Vec<f32> = (0..n).map(|j| ((j * 17) % 1000) as f32).collect();

@@ -44,8 +44,10 @@
 //! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
 //!   all non-complex dtypes; CUDA/HIP all non-complex dtypes (8/16-bit types by a
 //!   compare-and-swap loop on the containing 32-bit word, which every allocation covers);
-//!   wgpu only dtypes held in 32-bit words (bool, 8/16/32-bit integers, float16, bfloat16,
-//!   float32; 64-bit types are refused with `DTypeNotSupported`).
+//!   wgpu dtypes held in 32-bit words (bool, 8/16/32-bit integers, float16, bfloat16,
+//!   float32) and `Add` of int64/uint64 (two 32-bit atomic adds with carry); float64 and
+//!   64-bit integer `Max`/`Min` are refused with `DTypeNotSupported` (WGSL has only 32-bit
+//!   atomics).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

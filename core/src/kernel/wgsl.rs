@@ -24,6 +24,17 @@
 //! are never emitted as WGSL builtins: Vulkan's GLSL.std.450 defines them for 16/32-bit floats
 //! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`.
 //!
+//! # Scatter (raw operands written)
+//! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
+//! ([`BindingPlan::mark_raw_writes`]). A binding updated by `AtomicRaw` is declared
+//! `array<atomic<i32>>` (signed 8/16/32-bit) or `array<atomic<u32>>` (everything else, floats
+//! as bit patterns; int64/uint64 as pairs of words, low word first), and every access to it,
+//! loads and plain stores included, is atomic; it must not also serve an elementwise operand.
+//! Native `atomicAdd/Max/Min/Or/And` where the word type allows; 8/16-bit integer `Add` (which
+//! must re-wrap) and every float op run a compare-and-swap loop on the bit pattern; int64/uint64
+//! `Add` is two 32-bit atomic adds with the low word's carry. Float64 atomics and 64-bit
+//! integer `Max`/`Min` are refused with `DTypeNotSupported`.
+//!
 //! # Launch interface
 //! Binding 0 is a uniform `Meta` struct: the kernel's parameters (`p0`, `p1`, ...) followed by
 //! `w`, an array of `u32` words holding sizes, shapes, strides (as `i32` bit patterns) and
@@ -419,6 +430,7 @@ struct RawCtx {
 /// The WGSL atomic word of a dtype held in a 32-bit word.
 fn atomic_word(d: DType) -> &'static str {
     match d {
+        // int64/uint64: pairs of u32 words (low word first), see `Em::atomic_helper`.
         DType::Int8 | DType::Int16 | DType::Int32 => "i32",
         _ => "u32",
     }
@@ -743,7 +755,43 @@ impl Em {
 
     /// The helper `fn NAME(i: u32, v: T)` doing `b{binding}[i] = op(b{binding}[i], v)`
     /// atomically: a native atomic where one fits, else a compare-and-swap loop.
+    /// Load/store helpers `b{binding}_pair_ld(i) -> u64` / `_st(i, u64)` of a 64-bit integer
+    /// raw operand held as pairs of atomic u32 words (low word first); returns the prefix.
+    fn pair_helpers(&mut self, binding: usize) -> String {
+        let name = format!("b{binding}_pair");
+        let arr = format!("b{binding}");
+        self.helper(&format!("{name}_ld"), || {
+            format!(
+                "fn {name}_ld(i: u32) -> u64 {{ return u64(atomicLoad(&{arr}[2u * i])) | (u64(atomicLoad(&{arr}[2u * i + 1u])) << 32u); }}\n\
+                 fn {name}_st(i: u32, v: u64) {{ atomicStore(&{arr}[2u * i], u32(v & 0xfffffffflu)); atomicStore(&{arr}[2u * i + 1u], u32(v >> 32u)); }}\n"
+            )
+        });
+        name
+    }
+
     fn atomic_helper(&mut self, binding: usize, d: DType, op: AtomicOp) -> Result<String> {
+        if matches!(d, DType::Int64 | DType::UInt64) && op == AtomicOp::Add {
+            // Two 32-bit atomic adds with the carry of the low word: every update is an add,
+            // so the final pair is the exact wrapped sum whatever the order (readers racing
+            // with the updates may see a torn value, as the module docs allow).
+            let name = format!("atomic_add_{}_b{binding}", d.name());
+            let vt = self.vty(d);
+            let arr = format!("b{binding}");
+            self.helper(&name, || {
+                format!(
+                    "fn {name}(i: u32, v: {vt}) {{
+  let u = bitcast<u64>(v);
+  let lo = u32(u & 0xfffffffflu);
+  let hi = u32(u >> 32u);
+  let old = atomicAdd(&{arr}[2u * i], lo);
+  let carry = select(0u, 1u, old + lo < old);
+  if (hi + carry != 0u) {{ atomicAdd(&{arr}[2u * i + 1u], hi + carry); }}
+}}
+"
+                )
+            });
+            return Ok(name);
+        }
         if storage_bytes(d) != Some(4) {
             return Err(self.unsupported(
                 &self.kname,
@@ -807,7 +855,15 @@ impl Em {
                 let ix = self.expr(index, c)?;
                 let r = &c.raws[*raw];
                 let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
-                if r.atomic {
+                if r.atomic && storage_bytes(e.ty) == Some(8) {
+                    let h = self.pair_helpers(r.binding);
+                    let v = format!("{h}_ld({} + u32({ix}))", r.off);
+                    if e.ty == DType::Int64 {
+                        format!("bitcast<i64>({v})")
+                    } else {
+                        v
+                    }
+                } else if r.atomic {
                     self.word_value(e.ty, format!("atomicLoad(&{slot})"))
                 } else {
                     self.load_conv(e.ty, slot)
@@ -1278,7 +1334,14 @@ impl Em {
                     let v = self.expr(value, c)?;
                     let r = &c.raws[*raw];
                     let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
-                    if r.atomic {
+                    if r.atomic && storage_bytes(value.ty) == Some(8) {
+                        let h = self.pair_helpers(r.binding);
+                        let _ = writeln!(
+                            out,
+                            "{pad}{h}_st({} + u32({ix}), bitcast<u64>({v}));",
+                            r.off
+                        );
+                    } else if r.atomic {
                         let w = self.value_word(value.ty, v);
                         let _ = writeln!(out, "{pad}atomicStore(&{slot}, {w});");
                     } else {
@@ -1618,14 +1681,25 @@ pub fn emit_elementwise(
             ));
         }
         if k.atomic_raw(j) {
-            if storage_bytes(k.raws[j]) != Some(4) {
+            let d = k.raws[j];
+            let mut bad: Option<AtomicOp> = None;
+            Stmt::visit_all(&k.body, &mut |st| {
+                if let Stmt::AtomicRaw { raw, op, .. } = st {
+                    let pair_add =
+                        matches!(d, DType::Int64 | DType::UInt64) && *op == AtomicOp::Add;
+                    if *raw == j && storage_bytes(d) != Some(4) && !pair_add {
+                        bad = Some(*op);
+                    }
+                }
+            });
+            if let Some(op) = bad {
                 return Err(em.unsupported(
                     &k.name,
-                    k.raws[j],
+                    d,
                     &format!(
-                        "atomic updates of {}: WGSL has only 32-bit atomics \
-                         (atomic<i32>/atomic<u32>)",
-                        k.raws[j]
+                        "atomic {op:?} of {d}: WGSL has only 32-bit atomics \
+                         (atomic<i32>/atomic<u32>); only int64/uint64 Add is split into two \
+                         32-bit atomic adds"
                     ),
                 ));
             }
