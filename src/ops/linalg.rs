@@ -5,6 +5,7 @@ use cupy_core::backend::{GemmCall, Operand};
 use cupy_core::error::{Error, Result};
 use cupy_core::layout::{broadcast_shapes, Layout};
 use cupy_core::promote::promote_types;
+use cupy_core::scalar::Scalar;
 
 /// Views `x` (ndim >= 2) as 3-D `[batch, r, c]` after broadcasting its batch axes to `batch`;
 /// copies only when the batch axes cannot be merged into one stride.
@@ -166,63 +167,87 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     c.reshape(&final_shape)
 }
 
-/// Integer/boolean GEMM as one IR kernel: `c[b, i, j] = sum_k a[b, i, k] * b[b, k, j]`, in the
-/// dtype with wrap-around (NumPy's integer `matmul` loop; bool is `any(a & b)`). Operands are
-/// read through their strides (raw loads with the layouts as parameters); `c` is contiguous.
-fn gemm_ir(
-    device: &crate::device::Device,
-    a: (&Array, &Layout),
-    b: (&Array, &Layout),
-    c: &Array,
-    [bs, m, n, k]: [usize; 4],
-) -> Result<()> {
+/// The IR kernel of [`gemm_ir`] for dtype `t`. Params: `n, m, k`, then `a`'s batch/row/col
+/// strides and offset, then `b`'s.
+fn gemm_ir_kernel(t: cupy_core::dtype::DType) -> cupy_core::kernel::ir::Kernel {
     use cupy_core::dtype::DType;
     use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
     use cupy_core::scalar::Scalar;
-    let t = c.dtype();
     let i64c = |v: i64| Expr::constant(Scalar::Int64(v));
     let p = |k: usize| Expr::param(k, DType::Int64);
     let bin = |op, x, y| Expr::binary(op, x, y);
     // Params: n, m, k, a strides (3) + offset, b strides (3) + offset.
+    // Locals: 0 acc, 1 k, 2 a's base address, 3 b's base address (hoisted out of the loop).
     let idx = Expr::index();
     let col = bin(BinaryOp::Mod, idx.clone(), p(0));
     let row = bin(BinaryOp::Mod, bin(BinaryOp::Div, idx.clone(), p(0)), p(1));
     let bat = bin(BinaryOp::Div, idx, bin(BinaryOp::Mul, p(0), p(1)));
     let kk = Expr::var(1, DType::Int64);
-    let addr = |base: usize, x: Expr, y: Expr| {
+    let base = |b: usize, x: Expr| {
         bin(
             BinaryOp::Add,
-            p(base + 3),
+            p(b + 3),
             bin(
                 BinaryOp::Add,
-                bin(BinaryOp::Mul, bat.clone(), p(base)),
-                bin(
-                    BinaryOp::Add,
-                    bin(BinaryOp::Mul, x, p(base + 1)),
-                    bin(BinaryOp::Mul, y, p(base + 2)),
-                ),
+                bin(BinaryOp::Mul, bat.clone(), p(b)),
+                bin(BinaryOp::Mul, x, p(b + 1)),
             ),
         )
     };
-    let av = Expr::load(0, t, addr(3, row, kk.clone()));
-    let bv = Expr::load(1, t, addr(7, kk, col));
+    let a_base = base(3, row);
+    // b's column term uses its column stride (param 9), its row term (k) its row stride (8).
+    let b_base = bin(
+        BinaryOp::Add,
+        p(10),
+        bin(
+            BinaryOp::Add,
+            bin(BinaryOp::Mul, bat.clone(), p(7)),
+            bin(BinaryOp::Mul, col, p(9)),
+        ),
+    );
+    let av = Expr::load(
+        0,
+        t,
+        bin(
+            BinaryOp::Add,
+            Expr::var(2, DType::Int64),
+            bin(BinaryOp::Mul, kk.clone(), p(5)),
+        ),
+    );
+    let bv = Expr::load(
+        1,
+        t,
+        bin(
+            BinaryOp::Add,
+            Expr::var(3, DType::Int64),
+            bin(BinaryOp::Mul, kk, p(8)),
+        ),
+    );
     let acc = Expr::var(0, t);
     let step = if t.is_bool() {
         bin(BinaryOp::Or, acc.clone(), bin(BinaryOp::And, av, bv))
     } else {
         bin(BinaryOp::Add, acc.clone(), bin(BinaryOp::Mul, av, bv))
     };
-    let kernel = Kernel {
+    Kernel {
         name: "matmul_int".into(),
         inputs: vec![],
         outputs: vec![t],
         raws: vec![t, t],
         params: vec![DType::Int64; 11],
-        locals: vec![t, DType::Int64],
+        locals: vec![t, DType::Int64, DType::Int64, DType::Int64],
         body: vec![
             Stmt::Let {
                 var: 0,
                 value: Expr::constant(Scalar::zero(t)),
+            },
+            Stmt::Let {
+                var: 2,
+                value: a_base,
+            },
+            Stmt::Let {
+                var: 3,
+                value: b_base,
             },
             Stmt::For {
                 var: 1,
@@ -238,7 +263,21 @@ fn gemm_ir(
                 value: acc,
             },
         ],
-    };
+    }
+}
+
+/// Integer/boolean GEMM as one IR kernel: `c[b, i, j] = sum_k a[b, i, k] * b[b, k, j]`, in the
+/// dtype with wrap-around (NumPy's integer `matmul` loop; bool is `any(a & b)`). Operands are
+/// read through their strides (raw loads with the layouts as parameters); `c` is contiguous.
+fn gemm_ir(
+    device: &crate::device::Device,
+    a: (&Array, &Layout),
+    b: (&Array, &Layout),
+    c: &Array,
+    [bs, m, n, k]: [usize; 4],
+) -> Result<()> {
+    let t = c.dtype();
+    let kernel = gemm_ir_kernel(t);
     let flat = |x: &Array| {
         let len = x.buffer.len();
         Array::from_parts(
@@ -316,5 +355,24 @@ impl Array {
     /// As [`dot`].
     pub fn dot(&self, b: &Array) -> Result<Array> {
         dot(self, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn print_gemm_ir_cuda() {
+        use cupy_core::kernel::cpp::*;
+        let k = super::gemm_ir_kernel(cupy_core::dtype::DType::Int32);
+        for class in [ElementwiseClass::Contiguous, ElementwiseClass::Vectorized] {
+            let spec = ElementwiseSpec {
+                ndim: 1,
+                class,
+                index64: false,
+            };
+            let e = emit_elementwise(&k, &spec, Flavor::Cuda).unwrap();
+            let pre = prelude(Flavor::Cuda).len();
+            println!("{}", &e.source[pre..]);
+        }
     }
 }
