@@ -597,7 +597,12 @@ pub struct ReductionKernel {
     name: String,
     reduce_type: Option<TypeSpec>,
     preamble: String,
+    /// Lowered kernels per (names, placeholder values, accumulator, output dtype).
+    cache: Mutex<HashMap<ReductionKey, Arc<ReduceKernel>>>,
 }
+
+/// What a reduction's lowering depends on.
+type ReductionKey = (Vec<Name>, Vec<(String, DType)>, DType, DType);
 
 impl std::fmt::Debug for ReductionKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -664,6 +669,7 @@ impl ReductionKernel {
             name: name.into(),
             reduce_type: None,
             preamble: String::new(),
+            cache: Mutex::new(HashMap::new()),
         })
     }
 
@@ -674,12 +680,14 @@ impl ReductionKernel {
     pub fn with_reduce_type(mut self, reduce_type: &str) -> Result<Self> {
         let p = parse_params(&self.name, "reduce_type", &format!("{reduce_type} _acc"))?;
         self.reduce_type = p.into_iter().next().map(|p| p.ty);
+        self.cache.lock().expect("kernel cache").clear();
         Ok(self)
     }
 
     /// Sets the preamble (helper functions).
     pub fn with_preamble(mut self, preamble: &str) -> Self {
         self.preamble = preamble.into();
+        self.cache.lock().expect("kernel cache").clear();
         self
     }
 
@@ -736,6 +744,10 @@ impl ReductionKernel {
             })?,
         };
         let n_params = params.len();
+        let key = (names.clone(), types.clone(), acc, out_dtype);
+        if let Some(k) = self.cache.lock().expect("kernel cache").get(&key) {
+            return Ok(((**k).clone(), params));
+        }
         let kernel = lower_reduction(&ReductionSource {
             name: op,
             map_expr: &self.map_expr,
@@ -749,6 +761,10 @@ impl ReductionKernel {
             types: &types,
             size_params: Some((n_params, n_params + 1)),
         })?;
+        self.cache
+            .lock()
+            .expect("kernel cache")
+            .insert(key, Arc::new(kernel.clone()));
         Ok((kernel, params))
     }
 
