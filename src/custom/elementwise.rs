@@ -53,17 +53,17 @@ use std::sync::{Arc, Mutex};
 
 /// Checks a kernel name is a C identifier.
 fn check_name(name: &str) -> Result<()> {
-    let ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
+    super::check_identifier("ElementwiseKernel", name)
+}
+
+/// Checks the number of input arguments.
+fn check_arg_count(op: &str, want: usize, got: usize) -> Result<()> {
+    if want == got {
         Ok(())
     } else {
         Err(Error::invalid(
-            "ElementwiseKernel",
-            format!("kernel name {name:?} is not a C identifier"),
+            op,
+            format!("takes {want} input arguments, got {got}"),
         ))
     }
 }
@@ -324,16 +324,7 @@ impl ElementwiseKernel {
     /// converts scalar arguments to parameters. Arrays are not touched.
     fn bind(&self, args: &[Arg<'_>], out: &[&Array]) -> Result<Bound> {
         let op = self.name.as_str();
-        if args.len() != self.ins.len() {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "takes {} input arguments, got {}",
-                    self.ins.len(),
-                    args.len()
-                ),
-            ));
-        }
+        check_arg_count(op, self.ins.len(), args.len())?;
         if !out.is_empty() && out.len() != self.outs.len() {
             return Err(Error::invalid(
                 op,
@@ -696,16 +687,7 @@ impl ReductionKernel {
     /// parameter values.
     fn lower_call(&self, args: &[Arg<'_>]) -> Result<(ReduceKernel, Vec<Scalar>)> {
         let op = self.name.as_str();
-        if args.len() != self.ins.len() {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "takes {} input arguments, got {}",
-                    self.ins.len(),
-                    args.len()
-                ),
-            ));
-        }
+        check_arg_count(op, self.ins.len(), args.len())?;
         let types = resolve_types(op, &self.ins, args, &[], &[])?;
         let mut names = vec![];
         let mut n_arrays = 0;

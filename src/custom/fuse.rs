@@ -490,17 +490,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
     /// # Errors
     /// [`Error::InvalidArgument`] if `name` is not an identifier.
     pub fn with_name(mut self, name: &str) -> Result<Self> {
-        let ok = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !ok {
-            return Err(Error::invalid(
-                "fuse",
-                format!("kernel name {name:?} is not a C identifier"),
-            ));
-        }
+        super::check_identifier("fuse", name)?;
         self.name = name.into();
         Ok(self)
     }

@@ -203,19 +203,7 @@ impl KernelArg<'_> {
 }
 
 fn valid_name(op: &str, name: &str) -> Result<()> {
-    let ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            op,
-            format!("{name:?} is not a kernel name (an identifier such as my_kernel)"),
-        ))
-    }
+    super::check_identifier(op, name)
 }
 
 fn needs_native(device: &Device, op: &str) -> Result<()> {
