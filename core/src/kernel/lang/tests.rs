@@ -972,3 +972,39 @@ fn pathological_inputs_are_fast() {
         );
     }
 }
+
+/// `x - -1`, `- -x` and `x + +1` are C: the lookahead that tells `-` from `--` must not skip
+/// whitespace (a fresh-clone review found `x - -1` rejected).
+#[test]
+fn spaced_unary_after_binary_operator() {
+    use crate::dtype::DType;
+    for op in [
+        "z = x - -1",
+        "z = - -x",
+        "z = x + +1",
+        "z = x * - -2",
+        "z = !!x",
+    ] {
+        let names = [
+            Name {
+                name: "x".into(),
+                dtype: DType::Int32,
+                binding: Binding::Input(0),
+            },
+            Name {
+                name: "z".into(),
+                dtype: DType::Int32,
+                binding: Binding::Output(0),
+            },
+        ];
+        let r = lower_elementwise(&ElementwiseSource {
+            name: "k",
+            operation: op,
+            preamble: "",
+            names: &names,
+            types: &[],
+            size_param: None,
+        });
+        assert!(r.is_ok(), "{op}: {:?}", r.err());
+    }
+}
