@@ -221,6 +221,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x2.t().copy().map(|_| ()));
         b.report(&case, r, gb(8.0 * n as f64));
     }
+    // Sort: CuPy's `cp.sort(x[: 1 << 26])` (a copy of a slice of random floats).
+    let sort_log = log_n - 2;
+    let case = format!("sort_f32_2^{sort_log}");
+    if b.want(&case) {
+        let xs = x.slice(&cp::s![0..1usize << sort_log])?;
+        let r = b.time(2, 5, || cp::sort(&xs, Some(-1)).map(|_| ()));
+        b.report(&case, r, |ms| {
+            vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
+        });
+    }
     // User kernels (issue 5): CuPy's ElementwiseKernel/ReductionKernel strings and fuse.
     let case = format!("squared_diff_f32_{sfx}");
     if b.want(&case) {

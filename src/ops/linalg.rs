@@ -149,15 +149,8 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
         match r {
             // No vendor BLAS has NumPy's wrap-around integer (or boolean) GEMM: one IR kernel
             // does it on every backend.
-            // Not on CUDA/HIP: NVRTC on the H200 did not finish compiling this kernel for
-            // int8/int32/uint8/uint32/bool (docs/backends.md), so those keep BLAS's refusal.
             Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })
-                if (t.is_integer() || t.is_bool())
-                    && !matches!(
-                        device.kind(),
-                        cupy_core::backend::BackendKind::Cuda
-                            | cupy_core::backend::BackendKind::Hip
-                    ) =>
+                if t.is_integer() || t.is_bool() =>
             {
                 gemm_ir(&device, (&la.0, &la.1), (&lb.0, &lb.1), &c, [bs, m, n, k])?
             }

@@ -814,8 +814,16 @@ pub fn reduce_vector_width(k: &ReduceKernel) -> usize {
     (16 / widest).max(1)
 }
 
-/// Elements per vector iteration: 16 bytes of the widest operand (at least 1).
+/// Elements per vector iteration: 16 bytes of the widest operand (at least 1); 1 when the body
+/// has a `for` loop. Such a body is compute-bound, and NVRTC unrolls the vector loop around each
+/// inlined copy of it: on the H200 an int8 GEMM-like body (a `for` over K) took over 90 s to
+/// compile with 16 lanes and 0.8 s without.
 pub fn vector_width(k: &Kernel) -> usize {
+    let mut looped = false;
+    Stmt::visit_all(&k.body, &mut |s| looped |= matches!(s, Stmt::For { .. }));
+    if looped {
+        return 1;
+    }
     let widest = k
         .inputs
         .iter()

@@ -256,6 +256,9 @@ fn locals_loops_ifs_loads() {
     );
     assert!(e.source.contains("a.r0["));
     assert!(e.source.contains("float* r0;"));
+    // A looping body is never vectorized (NVRTC unrolls the lanes around it; see vector_width).
+    assert_eq!(vector_width(&k), 1);
+    assert_eq!(vector_width(&add(DType::Float32)), 4);
 }
 
 #[test]
