@@ -39,6 +39,20 @@ typedef unsigned short hk_u16;
 typedef unsigned int hk_u32;
 typedef unsigned long long hk_u64;
 
+// A warp's lane mask, ballots and population counts (HK_WARP_SIZE bits).
+#if HK_WARP_SIZE == 64
+typedef hk_u64 hk_lmask;
+#define HK_POPC(m) __popcll(m)
+#else
+typedef hk_u32 hk_lmask;
+#define HK_POPC(m) __popc(m)
+#endif
+#ifdef HK_HIP
+#define HK_BALLOT(p) ((hk_lmask)__ballot(p))
+#else
+#define HK_BALLOT(p) ((hk_lmask)__ballot_sync(0xffffffffu, (p)))
+#endif
+
 // float16 / bfloat16 bits <-> float, round to nearest even, in integer ops (identical on both
 // vendors; the same conversions as the IR's C++ prelude).
 HK_DEV float hk_h2f(hk_u16 h) {

@@ -20,7 +20,7 @@
 #include "portability.h"
 
 #define HK_SORT_SMALL 1024
-#define HK_TILE 4096
+#define HK_TILE 8192
 
 struct SortArgs {
   hk_u64 keys, vals, korig, vorig;   // vals/vorig 0 when no values are carried
@@ -126,28 +126,39 @@ struct AddU32 {
   static __device__ __forceinline__ hk_u32 f(hk_u32 a, hk_u32 b) { return a + b; }
 };
 
+// One block per row: exclusive scan of the row's 256 * ntiles digit-major counts. Each thread
+// scans a contiguous segment serially, with one block scan of the segment totals in between
+// (two reads of the counts; a chunked block-scan loop was ~1 us per 256 counts).
 extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_scan_hist(SortArgs a) {
   __shared__ hk_u32 sums[HK_MAX_WARPS];
   const hk_u64 row = hk_block_id();
   if (row >= (hk_u64)a.batch) return;
   const hk_i64 m = 256 * a.ntiles;
   hk_u32* h = (hk_u32*)a.hist + row * (hk_u64)m;
-  hk_u32 carry = 0;
-  for (hk_i64 c0 = 0; c0 < m; c0 += HK_BLOCK) {
-    const hk_i64 j = c0 + threadIdx.x;
-    const hk_u32 v = j < m ? h[j] : 0u;
-    const hk_u32 inc = hk_block_scan<hk_u32, AddU32>(v, sums);
-    const hk_u32 total = sums[HK_MAX_WARPS - 1];
-    if (j < m) h[j] = carry + inc - v;  // exclusive
-    carry += total;
-    HK_SYNC();
+  const hk_i64 seg = (m + HK_BLOCK - 1) / HK_BLOCK;
+  const hk_i64 lo = seg * threadIdx.x < m ? seg * threadIdx.x : m;
+  const hk_i64 hi = lo + seg < m ? lo + seg : m;
+  hk_u32 total = 0;
+  for (hk_i64 j = lo; j < hi; ++j) total += h[j];
+  hk_u32 run = hk_block_scan<hk_u32, AddU32>(total, sums) - total;  // exclusive
+  for (hk_i64 j = lo; j < hi; ++j) {
+    const hk_u32 v = h[j];
+    h[j] = run;
+    run += v;
   }
 }
 
+// Moves one tile's pairs to their digit's slots, keeping input order (stable). Per chunk of
+// HK_BLOCK elements: each warp finds the lanes sharing a lane's digit with 9 ballots (digit bits
+// 0..7 plus the "no element" bit 8; the warp multisplit of Merrill & Grimshaw's radix sort), the
+// warps' per-digit counts are scanned in shared memory, and
+// slot = tile base[d] + earlier warps' count of d + earlier lanes of this warp with d.
 template <class K>
 __device__ void sort_scatter(const SortArgs& a) {
   __shared__ hk_u32 base[256];
-  __shared__ hk_u32 dig[HK_BLOCK];
+  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
+  const unsigned lane = threadIdx.x % HK_WARP_SIZE, wid = threadIdx.x / HK_WARP_SIZE;
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
   base[threadIdx.x] = ((const hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile];
   const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
@@ -160,23 +171,37 @@ __device__ void sort_scatter(const SortArgs& a) {
     const hk_i64 i = c0 + threadIdx.x;
     const bool valid = i < hi;
     K k = 0;
-    hk_u32 d = 256;  // no digit
+    hk_u32 p = 0, d = 256;  // 256: no element
     if (valid) {
       k = mk[i];
+      p = pos[i];
       d = digit(k, a.shift);
     }
-    dig[threadIdx.x] = d;
+    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][threadIdx.x] = 0;
+    hk_lmask peers = ~(hk_lmask)0;
+    for (int bit = 0; bit < 9; ++bit) {
+      const bool set = (d >> bit) & 1u;
+      const hk_lmask bal = HK_BALLOT(set);
+      peers &= set ? bal : ~bal;
+    }
+    const hk_u32 rank = HK_POPC(peers & lt);
     HK_SYNC();
-    if (valid) {
-      hk_u32 r = 0;  // earlier elements of this chunk with the same digit: keeps input order
-      for (unsigned j = 0; j < threadIdx.x; ++j) r += dig[j] == d;
-      const hk_u32 dst = base[d] + r;
-      mko[dst] = k;
-      poso[dst] = pos[i];
+    if (valid && rank == 0) wcnt[wid][d] = HK_POPC(peers);
+    HK_SYNC();
+    hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
+    for (int w = 0; w < HK_MAX_WARPS; ++w) {
+      const hk_u32 c = wcnt[w][threadIdx.x];
+      wcnt[w][threadIdx.x] = run;
+      run += c;
     }
     HK_SYNC();
-    if (valid) HK_ATOMIC_ADD(&base[d], 1u);
+    if (valid) {
+      const hk_u32 dst = base[d] + wcnt[wid][d] + rank;
+      mko[dst] = k;
+      poso[dst] = p;
+    }
     HK_SYNC();
+    base[threadIdx.x] += run;
   }
 }
 

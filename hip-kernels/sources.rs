@@ -14,7 +14,7 @@ pub const BLOCK: u32 = 256;
 /// Rows up to this length are sorted by one block in shared memory (`HK_SORT_SMALL`).
 pub const SORT_SMALL: usize = 1024;
 /// Elements per tile of the radix passes (`HK_TILE`).
-pub const SORT_TILE: usize = 4096;
+pub const SORT_TILE: usize = 8192;
 
 /// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
 /// `#include "portability.h"` line replaced by the header (no include paths are needed).

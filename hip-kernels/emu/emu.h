@@ -38,6 +38,18 @@ template <class T> T shfl_up(T v, unsigned d) {
   return r;
 }
 #define __shfl_up_sync(m, v, d, w) shfl_up((v), (d))
+inline unsigned long long ballot(bool p) {
+  unsigned t = threadIdx.x, w = t / HK_WARP_SIZE;
+  g_slots[t][1] = p;
+  g_warp_barriers[w]->arrive_and_wait();
+  unsigned long long r = 0;
+  for (unsigned l = 0; l < HK_WARP_SIZE; ++l) r |= g_slots[w * HK_WARP_SIZE + l][1] << l;
+  g_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
+#define __ballot_sync(m, p) ballot((p))
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 #define __shfl_sync(m, v, l, w) (v)
 inline void launch(unsigned gx, unsigned gy, const std::function<void()>& body) {
   gridDim.x = gx; gridDim.y = gy; blockDim.x = 256;

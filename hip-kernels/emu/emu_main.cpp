@@ -62,7 +62,7 @@ void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), voi
     launch(batch, 1, [&] { blk(a); });
     a.pos_in = a.pos_out;
   } else {
-    long nt = (n + 4095) / 4096;
+    long nt = (n + HK_TILE - 1) / HK_TILE;
     h.assign(batch * 256 * nt, 0);
     a.hist = (hk_u64)h.data();
     a.ntiles = nt;
@@ -96,6 +96,7 @@ int main() {
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   test_sort<float, hk_u32>("f32", 3, 700, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
   test_sort<float, hk_u32>("f32", 2, 5000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, 20000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
   auto gi = [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)(r() % 200) - 100 + ((r() & 1) ? (1ll << 40) : -(1ll << 40)); };
   test_sort<hk_i64, hk_u64>("i64", 1, 9000, cupy_sort_init_int64, cupy_sort_gather_int64, cupy_sort_block_u64, cupy_sort_hist_u64, cupy_sort_scatter_u64, 8, gi, [](hk_i64 a, hk_i64 b){return a < b;});
   auto g8 = [](std::mt19937& r, long) -> hk_i8 { return (hk_i8)(r() % 256); };
