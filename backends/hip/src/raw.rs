@@ -5,6 +5,7 @@
 
 use crate::cache;
 use crate::result::Rtc;
+use cupy_core::gpu::disk_cache::CompileStats;
 use cupy_core::{Error, Result, Scalar};
 
 /// hipRTC options of a raw (user) module: `--offload-arch=<arch>` and `-O3` unless the user's
@@ -38,31 +39,34 @@ pub fn compile_raw(
     arch: &str,
     options: &[String],
 ) -> Result<Vec<u8>> {
+    build_raw(
+        label,
+        kernel,
+        source,
+        arch,
+        options,
+        &CompileStats::default(),
+        |code| Ok(code.to_vec()),
+    )
+}
+
+/// As [`compile_raw`], handing the code object to `load` (an unloadable cached one is
+/// recompiled).
+pub(crate) fn build_raw<M>(
+    label: &str,
+    kernel: &str,
+    source: &str,
+    arch: &str,
+    options: &[String],
+    stats: &CompileStats,
+    load: impl FnMut(&[u8]) -> Result<M>,
+) -> Result<M> {
     let rtc = Rtc::get().map_err(|e| Error::BackendUnavailable {
         backend: "hip".into(),
         reason: format!("hipRTC unavailable: {e}"),
     })?;
-    let ver = rtc.version().map_err(|e| Error::Backend {
-        backend: label.into(),
-        msg: e.to_string(),
-    })?;
     let opts = raw_compile_options(arch, options);
-    let mut keyed = opts.clone();
-    keyed.insert(0, "raw".into());
-    let key = cache::module_key(source, ver, arch, &keyed);
-    if let Some(code) = cache::load(&key) {
-        return Ok(code);
-    }
-    let (code, _log) = rtc
-        .compile(source, &format!("{kernel}.hip"), &opts)
-        .map_err(|e| Error::Compile {
-            backend: format!("{label} (hipRTC {}.{}, {arch})", ver.0, ver.1),
-            kernel: kernel.into(),
-            log: e.to_string(),
-            source_code: source.into(),
-        })?;
-    cache::store(&key, &code);
-    Ok(code)
+    cache::compile_cached(&rtc, label, kernel, source, arch, &opts, stats, load)
 }
 
 /// HIP's launch limits, checked before the runtime sees the launch: every dimension at least 1,
