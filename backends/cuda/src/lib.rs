@@ -34,7 +34,7 @@ use compile::{CompileStats, Compiler};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceInfo, ElementwiseCall,
-    GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
+    GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
 };
 use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
 use cupy_core::kernel::cpp::Flavor;
@@ -335,31 +335,7 @@ impl CudaBackend {
         let op = format!("RawKernel {}", call.name);
         check_raw_dims(&op, call.grid, call.block)?;
         // Argument bytes: one 16-byte-aligned slot per argument (device pointer or scalar).
-        let mut slots: Vec<[u64; 2]> = Vec::with_capacity(call.args.len());
-        for (i, a) in call.args.iter().enumerate() {
-            let mut slot = [0u64; 2];
-            match a {
-                RawArg::Buffer { buffer, offset } => {
-                    let b = self.buf(buffer, &op)?;
-                    if *offset > b.len {
-                        return Err(Error::invalid(
-                            &op,
-                            format!(
-                                "argument {i}: offset {offset} is past the end of a buffer of {} \
-                                 elements",
-                                b.len
-                            ),
-                        ));
-                    }
-                    slot[0] = Self::ptr_at(b, *offset);
-                }
-                RawArg::Scalar(sc) => {
-                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut slot);
-                    sc.write_le_bytes(&mut bytes[..sc.dtype().itemsize()]);
-                }
-            }
-            slots.push(slot);
-        }
+        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
         self.bind()?;
         let module = self
             .compiler

@@ -13,7 +13,7 @@ use crate::sys::hip as h;
 use crate::sys::rocblas as rb;
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
+    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
 };
 use cupy_core::gpu::disk_cache::{raw_module_key, CompileStats};
 use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
@@ -514,26 +514,7 @@ impl HipBackend {
             .filter(|&t| t > 0)
             .unwrap_or(1024) as u32;
         crate::raw::check_raw_dims(&op, call.grid, call.block, max_threads)?;
-        let mut slots: Vec<[u64; 2]> = Vec::with_capacity(call.args.len());
-        for (i, a) in call.args.iter().enumerate() {
-            match a {
-                RawArg::Buffer { buffer, offset } => {
-                    let b = self.buf(&op, buffer)?;
-                    if *offset > b.len {
-                        return Err(Error::invalid(
-                            &op,
-                            format!(
-                                "argument {i}: offset {offset} is past the end of a buffer of {} \
-                                 elements",
-                                b.len
-                            ),
-                        ));
-                    }
-                    slots.push([b.addr(*offset), 0]);
-                }
-                RawArg::Scalar(s) => slots.push(crate::raw::scalar_slot(s)),
-            }
-        }
+        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
         let (key, module) = self.raw_module(call.name, call.source, call.options)?;
         let fkey = (key, call.name.to_string());
         let cached = self

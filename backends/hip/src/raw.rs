@@ -6,7 +6,7 @@
 use crate::cache;
 use crate::result::Rtc;
 use cupy_core::gpu::disk_cache::CompileStats;
-use cupy_core::{Error, Result, Scalar};
+use cupy_core::{Error, Result};
 
 /// hipRTC options of a raw (user) module: `--offload-arch=<arch>` and `-O3` unless the user's
 /// options choose them, then the user's options. No `-ffp-contract=off` (hipRTC's default, as
@@ -102,22 +102,14 @@ pub fn check_raw_dims(op: &str, grid: [u32; 3], block: [u32; 3], max_threads: u3
     Ok(())
 }
 
-/// One kernel argument's bytes as `hipModuleLaunchKernel`'s `kernelParams` entry points to:
-/// a device address, or a scalar at its C size (bool 1 byte, float16/bfloat16 2, complex as two
-/// floats), in a 16-byte slot.
-pub fn scalar_slot(s: &Scalar) -> [u64; 2] {
-    let mut bytes = [0u8; 16];
-    s.write_le_bytes(&mut bytes[..s.dtype().itemsize()]);
-    let (lo, hi) = bytes.split_at(8);
-    [
-        u64::from_le_bytes(lo.try_into().expect("8 bytes")),
-        u64::from_le_bytes(hi.try_into().expect("8 bytes")),
-    ]
-}
+/// One kernel argument's bytes as `hipModuleLaunchKernel`'s `kernelParams` entry points to
+/// (shared with CUDA).
+pub use cupy_core::gpu::launch::raw_scalar_slot as scalar_slot;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cupy_core::Scalar;
 
     #[test]
     fn options_and_limits() {
