@@ -198,8 +198,9 @@ impl DiskCache {
         mut load: impl FnMut(&[u8]) -> Result<M>,
     ) -> Result<(M, Origin)> {
         let t_key = started.elapsed();
-        let cached = self.read(key).and_then(|img| load(&img).ok());
+        let image = self.read(key);
         let t_read = started.elapsed();
+        let cached = image.and_then(|img| load(&img).ok());
         let (module, origin, t_compiled) = match cached {
             Some(m) => {
                 stats.disk_hits.fetch_add(1, Ordering::Relaxed);
@@ -218,8 +219,8 @@ impl DiskCache {
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             let total = started.elapsed();
             eprintln!(
-                "{}: module {name} ({}): key {:.3} ms, disk lookup {:.3} ms, compile {:.3} ms, \
-                 load {:.3} ms, total {:.3} ms",
+                "{}: module {name} ({}): compiler version + key {:.3} ms, disk lookup {:.3} ms, \
+                 compile {:.3} ms, load {:.3} ms, total {:.3} ms",
                 self.log_name,
                 match origin {
                     Origin::Disk => "disk cache",
