@@ -1,6 +1,10 @@
-//! The hand-written kernels of `hip-kernels/`, embedded, and the one function that turns a file
-//! into a compilable module for NVRTC or hipRTC. Included by `backends/cuda` and `backends/hip`
-//! (and their tests) with `#[path]`, so both vendors compile exactly the same text.
+//! The hand-written kernels of `hip-kernels/`, embedded, the one function that turns a file
+//! into a compilable module for NVRTC or hipRTC, and the launch plans of `Backend::scan` and
+//! `Backend::sort` on them (which kernels, what grids, what temporaries, in what order), written
+//! once over the [`Launcher`] trait. Every backend implementing
+//! `cupy_core::gpu::launch::GpuDriver` is a [`Launcher`] and gets [`scan`] and [`sort`].
+//! Included by `backends/cuda` and `backends/hip` (and their tests) with `#[path]`, so both
+//! vendors compile exactly the same text and run exactly the same sequences.
 
 /// `portability.h`: the CUDA/HIP mapping (shuffles, barriers, atomics), shared helpers.
 pub const PORTABILITY_H: &str = include_str!("portability.h");
@@ -447,4 +451,147 @@ pub fn launch_sort(
         (stride_blocks(total), 1),
         &a.bytes(),
     )
+}
+
+/// The [`Launcher`] of every C++ GPU backend: temporaries from its pool (`Backend::alloc`), the
+/// two modules compiled once per backend for its warp size (through its module caches) and
+/// launched with [`BLOCK`] threads on its stream.
+impl<T: cupy_core::gpu::launch::GpuDriver> Launcher for T {
+    fn temp(
+        &self,
+        dtype: cupy_core::DType,
+        len: usize,
+    ) -> cupy_core::Result<(cupy_core::Buffer, u64)> {
+        let b = self.alloc(dtype, len)?;
+        let addr = self.dev_buf(&b, "sort")?.ptr;
+        Ok((b, addr))
+    }
+
+    fn run(
+        &self,
+        module: HkModule,
+        entry: &str,
+        grid: (u32, u32),
+        args: &[u8],
+    ) -> cupy_core::Result<()> {
+        let m = cupy_core::gpu::launch::named_module(self, module.name(), || {
+            (assemble(module.file(), self.warp_size()), module.entries())
+        })?;
+        let f = m.func(entry).ok_or_else(|| cupy_core::Error::Backend {
+            backend: self.info().label(),
+            msg: format!("{}: no entry {entry}", module.name()),
+        })?;
+        let mut a = args.to_vec();
+        // SAFETY: every entry of hip-kernels/ takes one struct (`ScanArgs` or `SortArgs`, whose
+        // `bytes()` these are); its addresses are checked operands or temporaries sized by the
+        // plans above.
+        unsafe { self.launch(f, [grid.0, grid.1, 1], [BLOCK, 1, 1], &mut a, entry) }
+    }
+}
+
+fn two_d(op: &str, what: &str, l: &cupy_core::Layout) -> cupy_core::Result<()> {
+    if l.shape.len() != 2 || l.strides.len() != 2 {
+        return Err(cupy_core::Error::invalid(
+            op,
+            format!("{what}: expected a [batch, n] layout, got {l:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `Backend::scan` of a C++ GPU backend: checks the call, then [`launch_scan`].
+///
+/// # Errors
+/// `DTypeNotSupported`, `InvalidArgument` (layouts, aliasing), compile, allocation and launch
+/// errors.
+pub fn scan<D: cupy_core::gpu::launch::GpuDriver>(
+    be: &D,
+    call: &cupy_core::backend::ScanCall<'_>,
+) -> cupy_core::Result<()> {
+    use cupy_core::backend::ScanOp;
+    use cupy_core::gpu::launch::{check_dtypes, check_operand};
+    use cupy_core::Error;
+    let op = match call.op {
+        ScanOp::Sum => "cumsum",
+        ScanOp::Prod => "cumprod",
+    };
+    let d = call.output.buffer.dtype();
+    check_dtypes(be, op, &[d])?;
+    two_d(op, "input", &call.input.layout)?;
+    two_d(op, "output", &call.output.layout)?;
+    let x = check_operand(be, op, &call.input, d)?;
+    let y = check_operand(be, op, &call.output, d)?;
+    let (il, ol) = (&call.input.layout, &call.output.layout);
+    if il.shape != ol.shape || !ol.is_c_contiguous() {
+        return Err(Error::invalid(
+            op,
+            "the output must be C-contiguous of the input's shape",
+        ));
+    }
+    if x.ptr == y.ptr && il != ol && il.size() > 0 {
+        return Err(Error::invalid(
+            op,
+            "input and output share a buffer with different layouts",
+        ));
+    }
+    let (batch, n) = (il.shape[0], il.shape[1]);
+    if batch * n == 0 {
+        return Ok(());
+    }
+    be.activate()?;
+    launch_scan(
+        be,
+        call.op == ScanOp::Prod,
+        d,
+        x.at(il.offset),
+        y.at(ol.offset),
+        batch,
+        n,
+        il.strides[0],
+        il.strides[1],
+    )
+}
+
+/// `Backend::sort` of a C++ GPU backend: checks the call, then [`launch_sort`].
+///
+/// # Errors
+/// `DTypeNotSupported`, `InvalidArgument` (layouts, aliasing, rows of 2^32 elements or more),
+/// compile, allocation and launch errors.
+pub fn sort<D: cupy_core::gpu::launch::GpuDriver>(
+    be: &D,
+    call: &cupy_core::backend::SortCall<'_>,
+) -> cupy_core::Result<()> {
+    use cupy_core::gpu::launch::{check_dtypes, check_operand};
+    use cupy_core::{DType, Error};
+    let op = "sort";
+    let d = call.keys.buffer.dtype();
+    check_dtypes(be, op, &[d])?;
+    let kl = &call.keys.layout;
+    two_d(op, "keys", kl)?;
+    let k = check_operand(be, op, &call.keys, d)?;
+    if !kl.is_c_contiguous() {
+        return Err(Error::invalid(op, "the keys must be C-contiguous"));
+    }
+    let vals = match &call.values {
+        None => None,
+        Some(v) => {
+            if be.dev_buf(v.buffer, op)?.ptr == k.ptr && k.len > 0 {
+                return Err(Error::invalid(op, "keys and values share a buffer"));
+            }
+            let vb = check_operand(be, op, v, DType::Int64)?;
+            if v.layout != *kl {
+                return Err(Error::invalid(
+                    op,
+                    "the values must have the keys' (C-contiguous) layout",
+                ));
+            }
+            Some(vb.at(v.layout.offset))
+        }
+    };
+    let (batch, n) = (kl.shape[0], kl.shape[1]);
+    if batch * n == 0 {
+        return Ok(());
+    }
+    be.activate()?;
+    launch_sort(be, d, k.at(kl.offset), vals, batch, n)
 }

@@ -1,33 +1,21 @@
 //! NVRTC compilation for the device's exact architecture, with an in-memory module cache keyed
-//! by the source hash and an on-disk cache under `CUPY_CACHE_DIR` (default `~/.cache/cupy-rs`)
-//! keyed by source hash + NVRTC version + arch + options + a format version.
+//! by the source hash and the shared on-disk cache ([`cupy_core::gpu::disk_cache`]:
+//! `CUPY_CACHE_DIR/cuda/<key>.cubin`, keyed by source + NVRTC version + arch + options + the
+//! format version).
 
 use cudarc::driver::{result, sys};
 use cudarc::nvrtc;
+use cupy_core::gpu::disk_cache::{module_key, raw_module_key, stable_hash, DiskCache};
 use cupy_core::{Error, Result};
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Bumped whenever the cached file format or emitted code conventions change.
-pub const CACHE_FORMAT: u32 = 1;
+pub use cupy_core::gpu::disk_cache::CompileStats;
 
-/// 128-bit FNV-1a (two independent 64-bit lanes); stable across runs and Rust versions.
-pub fn stable_hash(parts: &[&[u8]]) -> String {
-    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut b: u64 = 0x6c62_272e_07bb_0142;
-    for p in parts {
-        for &x in p.iter().chain([0xffu8].iter()) {
-            a = (a ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            b = (b ^ x as u64)
-                .wrapping_mul(0x0000_0100_0000_01b3)
-                .rotate_left(5);
-        }
-    }
-    format!("{a:016x}{b:016x}")
-}
+/// The CUDA backend's directory of the shared disk cache.
+const DISK: DiskCache = DiskCache::for_backend("cuda", "cubin", "cupy-cuda");
 
 /// A loaded module and its functions.
 pub struct Module {
@@ -81,17 +69,6 @@ pub fn raw_options(arch: &str, user: &[String]) -> Vec<String> {
     v
 }
 
-/// Where a module came from, for tests and `show_config`.
-#[derive(Default, Debug)]
-pub struct CompileStats {
-    /// Found in the in-memory cache.
-    pub memory_hits: AtomicUsize,
-    /// Loaded from the disk cache.
-    pub disk_hits: AtomicUsize,
-    /// Compiled with NVRTC.
-    pub compiles: AtomicUsize,
-}
-
 /// The compiler for one device.
 pub struct Compiler {
     pub(crate) cc: (i32, i32),
@@ -124,19 +101,6 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
         Ok(Some(v)) => Ok(v),
         _ => Err(nvrtc_missing()),
     }
-}
-
-/// `CUPY_COMPILE_LOG` set (to anything but `0`): print where each module's time went.
-fn compile_log() -> bool {
-    static LOG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *LOG.get_or_init(|| std::env::var("CUPY_COMPILE_LOG").is_ok_and(|v| v != "0"))
-}
-
-fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("CUPY_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("cupy-rs"))
 }
 
 impl Compiler {
@@ -181,7 +145,7 @@ impl Compiler {
     ) -> Result<Arc<Module>> {
         let key = match raw {
             None => stable_hash(&[source.as_bytes()]),
-            Some(o) => stable_hash(&[b"raw", source.as_bytes(), o.join("\u{1}").as_bytes()]),
+            Some(o) => raw_module_key(source, o),
         };
         if let Some(m) = self
             .cache
@@ -192,10 +156,8 @@ impl Compiler {
             self.stats.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(m.clone());
         }
-        let log = compile_log();
         let t0 = std::time::Instant::now();
         let (major, minor) = nvrtc_version()?;
-        let t_version = t0.elapsed();
         let arch = format!("sm_{}{}", self.cc.0, self.cc.1);
         let opts = match raw {
             None => vec![
@@ -206,73 +168,15 @@ impl Compiler {
             ],
             Some(user) => raw_options(&arch, user),
         };
-        let disk_key = stable_hash(&[
-            source.as_bytes(),
-            format!("nvrtc {major}.{minor}").as_bytes(),
-            arch.as_bytes(),
-            opts.join(if raw.is_some() { "\u{1}" } else { " " })
-                .as_bytes(),
-            format!("format {CACHE_FORMAT}").as_bytes(),
-        ]);
-        let path = cache_dir().map(|d| d.join(format!("{disk_key}.cubin")));
-        let mut image: Option<Vec<u8>> = None;
-        if let Some(p) = &path {
-            if let Ok(bytes) = std::fs::read(p) {
-                if !bytes.is_empty() {
-                    image = Some(bytes);
-                }
-            }
-        }
-        let from_disk = image.is_some();
-        let t_read = t0.elapsed();
-        let image = match image {
-            Some(i) => i,
-            None => {
-                let img = self.compile(kernel, source, &opts)?;
-                self.stats.compiles.fetch_add(1, Ordering::Relaxed);
-                if let Some(p) = &path {
-                    if let Some(dir) = p.parent() {
-                        let _ = std::fs::create_dir_all(dir);
-                    }
-                    let tmp = p.with_extension(format!("tmp{}", std::process::id()));
-                    if std::fs::write(&tmp, &img).is_ok() {
-                        let _ = std::fs::rename(&tmp, p);
-                    }
-                }
-                img
-            }
-        };
-        let t_compiled = t0.elapsed();
-        let module = match self.load(&image, entries) {
-            Ok(m) => m,
-            Err(e) if from_disk => {
-                // A stale or corrupt cache entry: recompile.
-                let _ = e;
-                let img = self.compile(kernel, source, &opts)?;
-                self.stats.compiles.fetch_add(1, Ordering::Relaxed);
-                if let Some(p) = &path {
-                    let _ = std::fs::write(p, &img);
-                }
-                self.load(&img, entries)?
-            }
-            Err(e) => return Err(e),
-        };
-        if from_disk {
-            self.stats.disk_hits.fetch_add(1, Ordering::Relaxed);
-        }
-        if log {
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-            eprintln!(
-                "cupy-cuda: module {kernel} ({}): nvrtc version {:.3} ms, disk lookup {:.3} ms, \
-                 compile {:.3} ms, load {:.3} ms, total {:.3} ms",
-                if from_disk { "disk cache" } else { "compiled" },
-                ms(t_version),
-                ms(t_read - t_version),
-                ms(t_compiled - t_read),
-                ms(t0.elapsed() - t_compiled),
-                ms(t0.elapsed())
-            );
-        }
+        let disk_key = module_key(source, &format!("nvrtc {major}.{minor}"), &arch, &opts);
+        let (module, _) = DISK.load_or_compile(
+            &disk_key,
+            kernel,
+            t0,
+            &self.stats,
+            || self.compile(kernel, source, &opts),
+            |image| self.load(image, entries),
+        )?;
         let m = Arc::new(module);
         self.cache
             .lock()

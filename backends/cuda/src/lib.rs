@@ -8,37 +8,41 @@
 //!   that stream, in submission order. `read` and `synchronize` wait.
 //! - A caching allocator ([`alloc`]) with size-class bins.
 //! - Elementwise and reduction kernels are emitted by [`cupy_core::kernel::cpp`] and compiled by
-//!   NVRTC for the device's exact `sm_XX` ([`compile`]), cached in memory and on disk.
+//!   NVRTC for the device's exact `sm_XX` ([`compile`]), cached in memory and on disk. Their
+//!   launches (layout class, index width, grids, argument packing, the reduction's splits) and
+//!   the scan/sort plans of `hip-kernels/` are shared with the HIP backend
+//!   ([`cupy_core::gpu::launch`], `hip-kernels/sources.rs`): this crate implements
+//!   [`GpuDriver`] with its driver calls.
 //! - GEMM through cuBLAS (the `gemm` module).
 #![warn(missing_docs)]
 
 pub mod alloc;
 pub mod compile;
 mod gemm;
-mod sortscan;
 mod transfer;
+
+/// The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
+/// sort plans, compiled by NVRTC for warp size 32.
+#[path = "../../../hip-kernels/sources.rs"]
+#[allow(dead_code)]
+pub(crate) mod hk;
 
 pub use alloc::CudaBuffer;
 
 use alloc::{size_class, Pool};
-use compile::{CompileStats, Compiler, Module};
+use compile::{CompileStats, Compiler};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceInfo, ElementwiseCall,
-    GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
+    GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
 };
-use cupy_core::kernel::cpp::{
-    emit_elementwise, emit_reduce, reduce_vector_width, tiled_fits, vector_width, ArgValue,
-    ArgsLayout, ElementwiseClass, ElementwiseSpec, Flavor, OperandRef, ReduceSpec, Slot, BLOCK,
-    OUTER_BLOCK, TILE_BLOCK,
-};
-use cupy_core::kernel::ir::{Kernel, ReduceKernel};
-use cupy_core::layout::{merge_axes, shape_size, Layout};
+use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
+use cupy_core::kernel::cpp::Flavor;
+use cupy_core::kernel::ir::Kernel;
+use cupy_core::layout::Layout;
 use cupy_core::{DType, Error, Result, Scalar};
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 fn unavailable(reason: impl Into<String>) -> Error {
     Error::BackendUnavailable {
@@ -130,111 +134,14 @@ impl BackendProvider for CudaProvider {
     }
 }
 
-/// An emitted, compiled kernel ready to launch.
-struct Prepared {
-    module: Arc<Module>,
-    entries: Vec<String>,
-    /// `entries` resolved in `module` (same order).
-    funcs: Vec<sys::CUfunction>,
-    args: ArgsLayout,
-    vector: usize,
-    /// Resident blocks per SM of the `inner_vec` reduction entry (queried once).
-    occupancy: OnceLock<usize>,
-}
+/// A CUDA function handle.
+#[derive(Clone, Copy, Debug)]
+pub struct CudaFunction(sys::CUfunction);
 
 // SAFETY: function handles are usable from any thread with the context bound (as `Module`).
-unsafe impl Send for Prepared {}
+unsafe impl Send for CudaFunction {}
 // SAFETY: as above.
-unsafe impl Sync for Prepared {}
-
-/// A fast, non-cryptographic hasher (FxHash's multiply-rotate) for the launch caches.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64)
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64)
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64)
-    }
-}
-
-/// The part of a kernel hashed for the launch caches: its name and signature, not its body
-/// (hashing a whole IR tree on every launch costs more than comparing it once on a hit).
-trait QuickKey {
-    fn quick_hash(&self, h: &mut FxHasher);
-}
-
-impl QuickKey for Kernel {
-    fn quick_hash(&self, h: &mut FxHasher) {
-        self.name.hash(h);
-        self.inputs.hash(h);
-        self.outputs.hash(h);
-        self.raws.hash(h);
-        self.params.hash(h);
-        self.locals.hash(h);
-        self.body.len().hash(h);
-    }
-}
-
-impl QuickKey for ReduceKernel {
-    fn quick_hash(&self, h: &mut FxHasher) {
-        self.name.hash(h);
-        self.inputs.hash(h);
-        self.params.hash(h);
-        self.acc.hash(h);
-        self.output.hash(h);
-    }
-}
-
-/// Prepared kernels keyed by (kernel IR, specialisation), looked up by a hash of the borrowed
-/// key's signature so that a hit neither clones nor allocates (the full IR is compared).
-struct LaunchCache<K, S>(HashMap<u64, Vec<(K, S, Arc<Prepared>)>>);
-
-impl<K, S> Default for LaunchCache<K, S> {
-    fn default() -> Self {
-        LaunchCache(HashMap::new())
-    }
-}
-
-impl<K: QuickKey + Eq + Clone, S: Hash + Eq + Copy> LaunchCache<K, S> {
-    fn hash(k: &K, s: &S) -> u64 {
-        let mut h = FxHasher::default();
-        k.quick_hash(&mut h);
-        s.hash(&mut h);
-        h.finish()
-    }
-    fn get(&self, h: u64, k: &K, s: &S) -> Option<Arc<Prepared>> {
-        self.0
-            .get(&h)?
-            .iter()
-            .find(|e| e.1 == *s && e.0 == *k)
-            .map(|e| e.2.clone())
-    }
-    fn insert(&mut self, h: u64, k: &K, s: S, p: Arc<Prepared>) {
-        let v = self.0.entry(h).or_default();
-        if !v.iter().any(|e| e.1 == s && e.0 == *k) {
-            v.push((k.clone(), s, p));
-        }
-    }
-}
+unsafe impl Sync for CudaFunction {}
 
 /// One CUDA device.
 pub struct CudaBackend {
@@ -245,8 +152,7 @@ pub struct CudaBackend {
     sms: usize,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    elementwise_cache: Mutex<LaunchCache<Kernel, ElementwiseSpec>>,
-    reduce_cache: Mutex<LaunchCache<ReduceKernel, ReduceSpec>>,
+    kernels: KernelCaches<CudaFunction>,
     compiler: Compiler,
     pool: Arc<Pool>,
 }
@@ -255,18 +161,6 @@ impl std::fmt::Debug for CudaBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "CudaBackend({})", self.info.label())
     }
-}
-
-/// Whether `strides` are the C-contiguous strides of `shape` (extent-1 axes may have any).
-fn is_c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
-    let mut expect = 1isize;
-    for (&n, &st) in shape.iter().zip(strides).rev() {
-        if n != 1 && st != expect {
-            return false;
-        }
-        expect = expect.wrapping_mul(n as isize);
-    }
-    shape.len() == strides.len()
 }
 
 /// CUDA's launch limits, checked before the driver sees the launch: every dimension at least 1,
@@ -295,10 +189,6 @@ pub fn check_raw_dims(op: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl CudaBackend {
@@ -340,8 +230,7 @@ impl CudaBackend {
                 ctx,
                 stream,
                 compiler: Compiler::new(cc, label),
-                elementwise_cache: Default::default(),
-                reduce_cache: Default::default(),
+                kernels: Default::default(),
                 blas: OnceLock::new(),
             })
         })
@@ -397,123 +286,18 @@ impl CudaBackend {
         Ok(())
     }
 
-    fn relabel(&self, e: Error) -> Error {
-        match e {
-            Error::DTypeNotSupported {
-                op, dtype, reason, ..
-            } => Error::DTypeNotSupported {
-                op,
-                dtype,
-                device: self.info.label(),
-                reason,
-            },
-            e => e,
-        }
-    }
-
-    fn launch(
-        &self,
-        func: sys::CUfunction,
-        grid: (u32, u32, u32),
-        block: (u32, u32, u32),
-        args: &mut [u8],
-        what: &str,
-    ) -> Result<()> {
-        let mut params = [args.as_mut_ptr() as *mut c_void];
-        // SAFETY: the argument bytes follow the kernel's struct layout (ArgsLayout), every pointer
-        // in it is a live pool allocation checked by the caller, and the stream is ours.
-        unsafe { result::launch_kernel(func, grid, block, 0, self.stream.cu_stream(), &mut params) }
-            .map_err(|e| self.err(format!("launching {what} failed: {e:?}")))
-    }
-
-    fn grid_for(&self, work: usize, per_block: usize) -> u32 {
-        let blocks = work.div_ceil(per_block).max(1);
-        blocks.min(self.sms * 32).min(i32::MAX as usize) as u32
-    }
-
-    fn resolve(&self, module: &Module, entries: &[String]) -> Result<Vec<sys::CUfunction>> {
-        entries
-            .iter()
-            .map(|e| {
-                module
-                    .func(e)
-                    .ok_or_else(|| self.err(format!("missing entry {e}")))
-            })
-            .collect()
-    }
-
-    fn prepare_elementwise(&self, k: &Kernel, spec: ElementwiseSpec) -> Result<Arc<Prepared>> {
-        let h = LaunchCache::<Kernel, ElementwiseSpec>::hash(k, &spec);
-        if let Some(p) = lock(&self.elementwise_cache).get(h, k, &spec) {
-            return Ok(p);
-        }
-        // The full dtype check (body casts included) runs once per kernel, before its first launch.
-        self.check_dtypes(&k.name, &k.dtypes())?;
-        let e = emit_elementwise(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
-        let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
-        let funcs = self.resolve(&module, &e.entries)?;
-        let p = Arc::new(Prepared {
-            module,
-            funcs,
-            entries: e.entries,
-            args: e.args,
-            vector: e.vector,
-            occupancy: OnceLock::new(),
-        });
-        lock(&self.elementwise_cache).insert(h, k, spec, p.clone());
-        Ok(p)
-    }
-
-    fn prepare_reduce(&self, k: &ReduceKernel, spec: ReduceSpec) -> Result<Arc<Prepared>> {
-        let h = LaunchCache::<ReduceKernel, ReduceSpec>::hash(k, &spec);
-        if let Some(p) = lock(&self.reduce_cache).get(h, k, &spec) {
-            return Ok(p);
-        }
-        let e = emit_reduce(k, &spec, Flavor::Cuda).map_err(|e| self.relabel(e))?;
-        let module = self.compiler.module(&k.name, &e.source, &e.entries)?;
-        let funcs = self.resolve(&module, &e.entries)?;
-        let p = Arc::new(Prepared {
-            module,
-            funcs,
-            entries: e.entries,
-            args: e.args,
-            vector: 1,
-            occupancy: OnceLock::new(),
-        });
-        lock(&self.reduce_cache).insert(h, k, spec, p.clone());
-        Ok(p)
-    }
-
     /// Checks an operand: our buffer, its dtype, and every addressed element inside it.
     fn operand<'a>(&self, op: &str, o: &Operand<'a>, dtype: DType) -> Result<&'a CudaBuffer> {
-        let b = self.buf(o.buffer, op)?;
-        if b.dtype != dtype {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "operand buffer is {} but the kernel expects {dtype}",
-                    b.dtype
-                ),
-            ));
-        }
-        let (lo, hi) = o.layout.extent();
-        if o.layout.size() > 0 && (lo < 0 || hi as usize > b.len) {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "layout {:?} addresses elements outside a buffer of {}",
-                    o.layout, b.len
-                ),
-            ));
-        }
-        Ok(b)
+        launch::check_operand(self, op, o, dtype)?;
+        self.buf(o.buffer, op)
     }
 
     fn ptr_at(b: &CudaBuffer, offset: usize) -> u64 {
-        b.ptr + (offset * b.dtype.itemsize()) as u64
+        dev(b).at(offset)
     }
 
-    /// Queues an elementwise launch on already-checked operands.
+    /// Queues an elementwise launch on already-checked operands (shared planning:
+    /// [`launch::run_elementwise`]).
     #[allow(clippy::too_many_arguments)]
     fn run_elementwise(
         &self,
@@ -524,108 +308,10 @@ impl CudaBackend {
         raws: &[(&CudaBuffer, usize)],
         params: &[Scalar],
     ) -> Result<()> {
-        let size = shape_size(shape);
-        if size == 0 {
-            return Ok(());
-        }
-        let nops = ins.len() + outs.len();
-        let buf_of = |i: usize| {
-            if i < ins.len() {
-                ins[i].0
-            } else {
-                outs[i - ins.len()].0
-            }
-        };
-        let lay_of = |i: usize| {
-            if i < ins.len() {
-                ins[i].1
-            } else {
-                outs[i - ins.len()].1
-            }
-        };
-        // Fast path: every operand C-contiguous (no axis merging, no allocation).
-        let all_contiguous = (0..nops).all(|i| is_c_contiguous(shape, &lay_of(i).strides));
-        let (mshape, mlayouts): (Vec<usize>, Vec<Layout>) = if all_contiguous {
-            (vec![], vec![])
-        } else {
-            let layouts: Vec<Layout> = (0..nops).map(|i| lay_of(i).clone()).collect();
-            merge_axes(shape, &layouts)
-        };
-        let nd = if all_contiguous { 1 } else { mshape.len() };
-        let offset = |i: usize| {
-            if all_contiguous {
-                lay_of(i).offset
-            } else {
-                mlayouts[i].offset
-            }
-        };
-        let stride = |i: usize, d: usize| {
-            if all_contiguous {
-                1
-            } else {
-                mlayouts[i].strides[d]
-            }
-        };
-        let extent = |d: usize| if all_contiguous { size } else { mshape[d] };
-        let contiguous = all_contiguous || (nd == 1 && mlayouts.iter().all(|l| l.strides[0] == 1));
-        let big = size >= (1 << 31)
-            || (0..nops).any(|i| buf_of(i).len >= (1 << 31))
-            || raws.iter().any(|(b, _)| b.len >= (1 << 31));
-        let class = if contiguous {
-            let vec = vector_width(k);
-            let aligned = vec > 1
-                && (0..nops).all(|i| {
-                    let b = buf_of(i);
-                    let a = (vec * b.dtype.itemsize()).min(16) as u64;
-                    Self::ptr_at(b, offset(i)) % a == 0
-                });
-            if aligned {
-                ElementwiseClass::Vectorized
-            } else {
-                ElementwiseClass::Contiguous
-            }
-        } else if nd == 2
-            && mshape[0] >= 16
-            && mshape[1] >= 16
-            && mlayouts
-                .iter()
-                .any(|l| l.strides[0].abs() < l.strides[1].abs())
-            && tiled_fits(k)
-        {
-            ElementwiseClass::Tiled
-        } else {
-            ElementwiseClass::Strided
-        };
-        let spec = ElementwiseSpec {
-            ndim: nd,
-            class,
-            index64: big,
-        };
-        let p = self.prepare_elementwise(k, spec)?;
-        let nin = ins.len();
-        let mut args = p.args.pack(|s| match s {
-            Slot::Size => ArgValue::Int(size as i64),
-            Slot::Shape(d) => ArgValue::Int(extent(d) as i64),
-            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(Self::ptr_at(ins[i].0, offset(i))),
-            Slot::Ptr(OperandRef::Output(i)) => {
-                ArgValue::Ptr(Self::ptr_at(outs[i].0, offset(nin + i)))
-            }
-            Slot::Ptr(OperandRef::Raw(i)) => ArgValue::Ptr(Self::ptr_at(raws[i].0, raws[i].1)),
-            Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(stride(i, d) as i64),
-            Slot::Stride(OperandRef::Output(i), d) => ArgValue::Int(stride(nin + i, d) as i64),
-            Slot::Param(i) => ArgValue::Scalar(params[i]),
-            _ => ArgValue::Int(0),
-        })?;
-        let f = p.funcs[0];
-        if class == ElementwiseClass::Tiled {
-            let tiles = mshape[0].div_ceil(32) * mshape[1].div_ceil(32);
-            let grid = self.grid_for(tiles, 1);
-            let b = (TILE_BLOCK.0 as u32, TILE_BLOCK.1 as u32, 1);
-            return self.launch(f, (grid, 1, 1), b, &mut args, &k.name);
-        }
-        let work = size.div_ceil(p.vector);
-        let grid = self.grid_for(work, BLOCK);
-        self.launch(f, (grid, 1, 1), (BLOCK as u32, 1, 1), &mut args, &k.name)
+        let ins: Vec<(DevBuf, &Layout)> = ins.iter().map(|(b, l)| (dev(b), *l)).collect();
+        let outs: Vec<(DevBuf, &Layout)> = outs.iter().map(|(b, l)| (dev(b), *l)).collect();
+        let raws: Vec<(DevBuf, usize)> = raws.iter().map(|(b, o)| (dev(b), *o)).collect();
+        launch::run_elementwise(self, k, shape, &ins, &outs, &raws, params)
     }
 
     /// Copies `src` (any layout of `shape`) into a new contiguous buffer.
@@ -649,31 +335,7 @@ impl CudaBackend {
         let op = format!("RawKernel {}", call.name);
         check_raw_dims(&op, call.grid, call.block)?;
         // Argument bytes: one 16-byte-aligned slot per argument (device pointer or scalar).
-        let mut slots: Vec<[u64; 2]> = Vec::with_capacity(call.args.len());
-        for (i, a) in call.args.iter().enumerate() {
-            let mut slot = [0u64; 2];
-            match a {
-                RawArg::Buffer { buffer, offset } => {
-                    let b = self.buf(buffer, &op)?;
-                    if *offset > b.len {
-                        return Err(Error::invalid(
-                            &op,
-                            format!(
-                                "argument {i}: offset {offset} is past the end of a buffer of {} \
-                                 elements",
-                                b.len
-                            ),
-                        ));
-                    }
-                    slot[0] = Self::ptr_at(b, *offset);
-                }
-                RawArg::Scalar(sc) => {
-                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut slot);
-                    sc.write_le_bytes(&mut bytes[..sc.dtype().itemsize()]);
-                }
-            }
-            slots.push(slot);
-        }
+        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
         self.bind()?;
         let module = self
             .compiler
@@ -765,6 +427,84 @@ impl Drop for CudaBackend {
     fn drop(&mut self) {
         let _ = self.ctx.bind_to_thread();
         let _ = self.stream.synchronize();
+    }
+}
+
+fn dev(b: &CudaBuffer) -> DevBuf {
+    DevBuf {
+        ptr: b.ptr,
+        len: b.len,
+        dtype: b.dtype,
+    }
+}
+
+/// The CUDA driver calls of the shared launch code ([`cupy_core::gpu::launch`]).
+impl GpuDriver for CudaBackend {
+    type Func = CudaFunction;
+
+    fn flavor(&self) -> Flavor {
+        Flavor::Cuda
+    }
+
+    fn compute_units(&self) -> usize {
+        self.sms
+    }
+
+    fn warp_size(&self) -> u32 {
+        32
+    }
+
+    fn dev_buf(&self, b: &Buffer, op: &str) -> Result<DevBuf> {
+        self.buf(b, op).map(dev)
+    }
+
+    fn activate(&self) -> Result<()> {
+        self.bind()
+    }
+
+    fn load_module(
+        &self,
+        name: &str,
+        source: &str,
+        entries: &[String],
+    ) -> Result<Vec<CudaFunction>> {
+        let module = self.compiler.module(name, source, entries)?;
+        entries
+            .iter()
+            .map(|e| {
+                module
+                    .func(e)
+                    .map(CudaFunction)
+                    .ok_or_else(|| self.err(format!("missing entry {e}")))
+            })
+            .collect()
+    }
+
+    unsafe fn launch(
+        &self,
+        f: CudaFunction,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &mut [u8],
+        what: &str,
+    ) -> Result<()> {
+        let mut params = [args.as_mut_ptr() as *mut c_void];
+        let (g, b) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
+        // SAFETY: the argument bytes follow the kernel's struct layout and every pointer in it
+        // is live (the caller's contract); the stream is ours.
+        unsafe { result::launch_kernel(f.0, g, b, 0, self.stream.cu_stream(), &mut params) }
+            .map_err(|e| self.err(format!("launching {what} failed: {e:?}")))
+    }
+
+    fn occupancy(&self, f: CudaFunction, threads: u32) -> Option<usize> {
+        // SAFETY: a loaded function; plain query.
+        unsafe { result::occupancy::max_active_block_per_multiprocessor(f.0, threads as i32, 0) }
+            .ok()
+            .map(|n| n.max(1) as usize)
+    }
+
+    fn kernel_caches(&self) -> &KernelCaches<CudaFunction> {
+        &self.kernels
     }
 }
 
@@ -902,269 +642,11 @@ impl Backend for CudaBackend {
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
-        let k = call.kernel;
-        // Declared operand dtypes here; the body's own casts are checked when the kernel is first
-        // prepared (prepare_elementwise), still before anything is queued.
-        for d in [&k.inputs, &k.outputs, &k.raws, &k.params] {
-            self.check_dtypes(&k.name, d)?;
-        }
-        if call.inputs.len() != k.inputs.len()
-            || call.outputs.len() != k.outputs.len()
-            || call.raws.len() != k.raws.len()
-            || call.params.len() != k.params.len()
-        {
-            return Err(Error::invalid(
-                &k.name,
-                "operand counts do not match the kernel",
-            ));
-        }
-        let mut ins = vec![];
-        for (o, d) in call.inputs.iter().zip(&k.inputs) {
-            ins.push((self.operand(&k.name, o, *d)?, &o.layout));
-        }
-        let mut outs = Vec::with_capacity(call.outputs.len());
-        for (o, d) in call.outputs.iter().zip(&k.outputs) {
-            outs.push((self.operand(&k.name, o, *d)?, &o.layout));
-        }
-        let mut raws = vec![];
-        for (r, d) in call.raws.iter().zip(&k.raws) {
-            let b = self.buf(r.buffer, &k.name)?;
-            if b.dtype != *d || r.offset + r.len > b.len {
-                return Err(Error::invalid(
-                    &k.name,
-                    "raw operand dtype or range mismatch",
-                ));
-            }
-            raws.push((b, r.offset));
-        }
-        for l in ins.iter().chain(&outs).map(|x| &x.1) {
-            if l.shape != call.shape {
-                return Err(Error::invalid(
-                    &k.name,
-                    format!(
-                        "operand shape {:?} != iteration shape {:?}",
-                        l.shape, call.shape
-                    ),
-                ));
-            }
-        }
-        self.bind()?;
-        self.run_elementwise(k, &call.shape, &ins, &outs, &raws, &call.params)
+        launch::elementwise(self, call)
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
-        let k = call.kernel;
-        self.check_dtypes(&k.name, &k.dtypes())?;
-        let out_size = shape_size(&call.out_shape);
-        if out_size == 0 {
-            return Ok(());
-        }
-        if call.inputs.len() != k.inputs.len() || call.params.len() != k.params.len() {
-            return Err(Error::invalid(
-                &k.name,
-                "operand counts do not match the kernel",
-            ));
-        }
-        let ond0 = call.out_shape.len();
-        let full: Vec<usize> = call
-            .out_shape
-            .iter()
-            .chain(&call.reduce_shape)
-            .copied()
-            .collect();
-        let mut ins = vec![];
-        for (o, d) in call.inputs.iter().zip(&k.inputs) {
-            if o.layout.shape != full {
-                return Err(Error::invalid(
-                    &k.name,
-                    format!("input shape {:?} != {full:?}", o.layout.shape),
-                ));
-            }
-            ins.push((self.operand(&k.name, o, *d)?, o.layout.clone()));
-        }
-        let ob = self.operand(&k.name, &call.output, k.output)?;
-        if call.output.layout.shape != call.out_shape {
-            return Err(Error::invalid(&k.name, "output shape mismatch"));
-        }
-        // Merge output axes (inputs + output) and reduced axes (inputs) separately.
-        let split = |l: &Layout, a: usize, b: usize| Layout {
-            shape: l.shape[a..b].to_vec(),
-            strides: l.strides[a..b].to_vec(),
-            offset: l.offset,
-        };
-        let mut out_layouts: Vec<Layout> = ins.iter().map(|(_, l)| split(l, 0, ond0)).collect();
-        out_layouts.push(call.output.layout.clone());
-        let (oshape, olays) = merge_axes(&call.out_shape, &out_layouts);
-        let red_size = shape_size(&call.reduce_shape);
-        let (rshape, rlays): (Vec<usize>, Vec<Layout>) = if call.reduce_shape.is_empty() {
-            (
-                vec![1],
-                ins.iter()
-                    .map(|_| Layout {
-                        shape: vec![1],
-                        strides: vec![0],
-                        offset: 0,
-                    })
-                    .collect(),
-            )
-        } else {
-            let rl: Vec<Layout> = ins
-                .iter()
-                .map(|(_, l)| split(l, ond0, l.shape.len()))
-                .collect();
-            merge_axes(&call.reduce_shape, &rl)
-        };
-        let big = out_size.saturating_mul(red_size.max(1)) >= (1 << 31)
-            || ins.iter().any(|(b, _)| b.len >= (1 << 31))
-            || ob.len >= (1 << 31);
-        let spec = ReduceSpec {
-            out_ndim: oshape.len(),
-            red_ndim: rshape.len(),
-            index64: big,
-        };
-        self.bind()?;
-        let p = self.prepare_reduce(k, spec)?;
-        // Kernel choice and splits.
-        let inner_unit = rlays
-            .first()
-            .is_some_and(|l| l.strides.last().map(|s| s.abs()) == Some(1));
-        let use_inner = out_size == 1 || red_size == 0 || (inner_unit && red_size >= 32);
-        // The vectorized inner entry: one merged reduced axis of stride 1 in every input, and
-        // every row start aligned to the vector.
-        let rv = reduce_vector_width(k);
-        let use_vec = use_inner
-            && rshape.len() == 1
-            && red_size >= 4 * rv
-            && ins.iter().enumerate().all(|(i, (b, _))| {
-                let al = (rv * b.dtype.itemsize()).min(16);
-                let isz = b.dtype.itemsize() as isize;
-                rlays[i].strides[0] == 1
-                    && Self::ptr_at(b, olays[i].offset) % al as u64 == 0
-                    && olays[i]
-                        .shape
-                        .iter()
-                        .zip(&olays[i].strides)
-                        .all(|(&n, &st)| n == 1 || (st * isz) % al as isize == 0)
-            });
-        let vec_entry = if use_vec {
-            Some(
-                p.module
-                    .func(&p.entries[3])
-                    .ok_or_else(|| self.err("missing entry"))?,
-            )
-        } else {
-            None
-        };
-        let target = match vec_entry {
-            Some(f) => {
-                self.sms
-                    * *p.occupancy.get_or_init(|| {
-                        // SAFETY: a loaded function; plain query.
-                        unsafe {
-                            result::occupancy::max_active_block_per_multiprocessor(
-                                f,
-                                BLOCK as i32,
-                                0,
-                            )
-                        }
-                        .map(|n| n.max(1) as usize)
-                        .unwrap_or(4)
-                    })
-            }
-            None => self.sms * 4,
-        };
-        let (grid_x, per_split_min, units) = if use_vec {
-            (out_size.min(self.sms * 64), BLOCK * rv * 4, out_size)
-        } else if use_inner {
-            (out_size.min(self.sms * 64), BLOCK * 8, out_size)
-        } else {
-            let tiles = out_size.div_ceil(OUTER_BLOCK.0);
-            (tiles.min(self.sms * 64), OUTER_BLOCK.1 * 32, tiles)
-        };
-        let mut splits = 1usize;
-        if units < target && red_size > per_split_min {
-            splits = target
-                .div_ceil(units)
-                .min(red_size.div_ceil(per_split_min))
-                .min(65535);
-        }
-        if splits > 1 {
-            // Make every split non-empty.
-            let chunk = red_size.div_ceil(splits);
-            splits = red_size.div_ceil(chunk);
-        }
-        let partial = if splits > 1 {
-            Some(self.alloc(k.acc, out_size * splits)?)
-        } else {
-            None
-        };
-        let partial_ptr = match &partial {
-            Some(b) => self.buf(b, &k.name)?.ptr,
-            None => 0,
-        };
-        let nin = ins.len();
-        let mut args = p.args.pack(|s| match s {
-            Slot::OutSize => ArgValue::Int(out_size as i64),
-            Slot::RedSize => ArgValue::Int(red_size as i64),
-            Slot::Splits => ArgValue::Int(splits as i64),
-            Slot::Shape(d) => ArgValue::Int(oshape[d] as i64),
-            Slot::RedShape(d) => ArgValue::Int(rshape[d] as i64),
-            Slot::Ptr(OperandRef::Input(i)) => {
-                // The input's offset is carried by its output-axes layout.
-                ArgValue::Ptr(Self::ptr_at(ins[i].0, olays[i].offset))
-            }
-            Slot::Ptr(OperandRef::Output(_)) => ArgValue::Ptr(Self::ptr_at(ob, olays[nin].offset)),
-            Slot::Ptr(OperandRef::Partial) => ArgValue::Ptr(partial_ptr),
-            Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(olays[i].strides[d] as i64),
-            Slot::Stride(OperandRef::Output(_), d) => ArgValue::Int(olays[nin].strides[d] as i64),
-            Slot::RedStride(OperandRef::Input(i), d) => ArgValue::Int(rlays[i].strides[d] as i64),
-            Slot::Param(i) => ArgValue::Scalar(call.params[i]),
-            _ => ArgValue::Int(0),
-        })?;
-        let name = &k.name;
-        if let Some(f) = vec_entry {
-            let per = red_size.div_ceil(splits).div_ceil(rv * 4).max(1);
-            let threads = per.next_power_of_two().clamp(64, BLOCK) as u32;
-            self.launch(
-                f,
-                (grid_x as u32, splits as u32, 1),
-                (threads, 1, 1),
-                &mut args,
-                name,
-            )?;
-        } else if use_inner {
-            let per = red_size.div_ceil(splits).max(1);
-            let threads = per.next_power_of_two().clamp(64, BLOCK) as u32;
-            let f = p
-                .module
-                .func(&p.entries[0])
-                .ok_or_else(|| self.err("missing entry"))?;
-            self.launch(
-                f,
-                (grid_x as u32, splits as u32, 1),
-                (threads, 1, 1),
-                &mut args,
-                name,
-            )?;
-        } else {
-            let f = p
-                .module
-                .func(&p.entries[1])
-                .ok_or_else(|| self.err("missing entry"))?;
-            let b = (OUTER_BLOCK.0 as u32, OUTER_BLOCK.1 as u32, 1);
-            self.launch(f, (grid_x as u32, splits as u32, 1), b, &mut args, name)?;
-        }
-        if splits > 1 {
-            let f = p
-                .module
-                .func(&p.entries[2])
-                .ok_or_else(|| self.err("missing entry"))?;
-            let threads = splits.next_power_of_two().clamp(64, BLOCK) as u32;
-            let g = out_size.min(self.sms * 64) as u32;
-            self.launch(f, (g, 1, 1), (threads, 1, 1), &mut args, name)?;
-        }
-        drop(partial); // back to the pool; later work on this stream is ordered after it
-        Ok(())
+        launch::reduce(self, call)
     }
 
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
@@ -1187,11 +669,11 @@ impl Backend for CudaBackend {
     }
 
     fn scan(&self, call: &cupy_core::backend::ScanCall<'_>) -> Result<()> {
-        sortscan::scan(self, call)
+        hk::scan(self, call)
     }
 
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
-        sortscan::sort(self, call)
+        hk::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -1,22 +1,26 @@
 //! The HIP backend: [`HipProvider`] (discovery) and [`HipBackend`] (one device, one stream, a
 //! caching allocator, a module cache, rocBLAS for GEMM).
+//!
+//! Elementwise and reduction launches, the kernel caches, the disk cache and the scan/sort plans
+//! are shared with the CUDA backend ([`cupy_core::gpu::launch`],
+//! [`cupy_core::gpu::disk_cache`], `hip-kernels/sources.rs`); this file implements their
+//! [`GpuDriver`] trait with HIP calls.
 
 use crate::cache;
-use crate::kernels::{self, ReduceEntry};
+use crate::kernels;
 use crate::result::{version_string, Hip, HipError, Rocblas, Rtc};
 use crate::sys::hip as h;
 use crate::sys::rocblas as rb;
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawArg, RawLaunch, ReductionCall,
+    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
 };
+use cupy_core::gpu::disk_cache::{raw_module_key, CompileStats};
+use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
 use cupy_core::gpu::pool::{size_class, AllocFailure, CachingPool, PoolDriver};
-use cupy_core::kernel::cpp::{
-    emit_elementwise, emit_reduce, vector_width, ArgValue, ArgsLayout, ElementwiseSpec, Flavor,
-    OperandRef, ReduceSpec, Slot, BLOCK,
-};
-use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel};
-use cupy_core::layout::{merge_axes, Layout};
+use cupy_core::kernel::cpp::Flavor;
+use cupy_core::kernel::ir::{Expr, Kernel};
+use cupy_core::layout::Layout;
 use cupy_core::{DType, Error, Result, Scalar};
 use std::any::Any;
 use std::collections::HashMap;
@@ -25,9 +29,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 mod sortscan;
-
-/// A loaded `hip-kernels/` module: its entry names and their functions, in the same order.
-type HkLoaded = (Vec<String>, Vec<Handle>);
 
 const NAME: &str = "hip";
 
@@ -122,10 +123,10 @@ impl BackendProvider for HipProvider {
     }
 }
 
-/// A raw HIP handle that we only use under the backend's rules (one stream per backend; HIP
-/// handles are usable from any host thread).
+/// A raw HIP handle (stream, module, function, rocBLAS handle) that we only use under the
+/// backend's rules (one stream per backend; HIP handles are usable from any host thread).
 #[derive(Clone, Copy, Debug)]
-struct Handle(*mut c_void);
+pub struct Handle(*mut c_void);
 // SAFETY: HIP streams, modules, functions and rocBLAS handles are thread-safe objects of the
 // runtime; we serialise use where ordering matters (one stream, mutex-guarded submission).
 unsafe impl Send for Handle {}
@@ -259,18 +260,6 @@ impl DeviceBuffer for HipBuffer {
     }
 }
 
-/// A compiled specialisation: its entry points and argument layout.
-struct Compiled {
-    funcs: Vec<Handle>,
-    args: ArgsLayout,
-}
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Elementwise(Kernel, ElementwiseSpec),
-    Reduce(ReduceKernel, ReduceSpec),
-}
-
 struct Blas {
     api: Arc<Rocblas>,
     handle: Handle,
@@ -286,15 +275,16 @@ pub struct HipBackend {
     stream: Handle,
     pool: Arc<Pool>,
     modules: Mutex<Vec<Handle>>,
-    kernels: Mutex<HashMap<Key, Arc<Compiled>>>,
+    /// Prepared generated kernels and `hip-kernels/` modules (shared launch code).
+    kernels: KernelCaches<Handle>,
+    /// Disk hits and compiles.
+    stats: CompileStats,
     /// Raw (user) modules by hash of (source, options), and their functions by name.
     raw_modules: Mutex<HashMap<String, Handle>>,
     raw_funcs: Mutex<HashMap<(String, String), Handle>>,
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
-    /// Serialises launches with their argument packing.
+    /// Serialises submissions to the stream.
     submit: Mutex<()>,
-    /// Loaded modules of `hip-kernels/` (entry names, functions), by module name.
-    hk_modules: Mutex<HashMap<&'static str, Arc<HkLoaded>>>,
 }
 
 impl fmt::Debug for HipBackend {
@@ -352,18 +342,23 @@ impl HipBackend {
             stream,
             pool,
             modules: Mutex::new(vec![]),
-            kernels: Mutex::new(HashMap::new()),
+            kernels: KernelCaches::default(),
+            stats: CompileStats::default(),
             raw_modules: Mutex::new(HashMap::new()),
             raw_funcs: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             submit: Mutex::new(()),
-            hk_modules: Mutex::new(HashMap::new()),
         })
     }
 
     /// The device's full gfx target (`gcnArchName`), e.g. `gfx90a:sramecc+:xnack-`.
     pub fn arch(&self) -> &str {
         &self.arch
+    }
+
+    /// Compile-cache counters (disk hits, hipRTC compiles).
+    pub fn compile_stats(&self) -> &CompileStats {
+        &self.stats
     }
 
     fn err(&self, e: impl fmt::Display) -> Error {
@@ -390,39 +385,22 @@ impl HipBackend {
     /// Compiles (or loads from the disk cache) `source` for this device and resolves `entries`.
     fn build(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
         let rtc = Rtc::get().map_err(|e| self.err(format!("hipRTC unavailable: {e}")))?;
-        let ver = rtc.version().map_err(|e| self.err(e))?;
         let opts = kernels::compile_options(&self.arch);
-        let key = cache::module_key(source, ver, &self.arch, &opts);
         self.current()?;
-        let mut module = None;
-        if let Some(code) = cache::load(&key) {
-            module = self.hip.module_load(&code).ok();
-        }
-        let module = match module {
-            Some(m) => m,
-            None => {
-                let (code, _log) =
-                    rtc.compile(source, &format!("{name}.hip"), &opts)
-                        .map_err(|e| Error::Compile {
-                            backend: format!(
-                                "{} (hipRTC {}.{}, {})",
-                                self.info.label(),
-                                ver.0,
-                                ver.1,
-                                self.arch
-                            ),
-                            kernel: name.into(),
-                            log: e.to_string(),
-                            source_code: source.into(),
-                        })?;
-                let m = self
-                    .hip
-                    .module_load(&code)
-                    .map_err(|e| self.err(format!("kernel {name}: {e}")))?;
-                cache::store(&key, &code);
-                m
-            }
-        };
+        let module = cache::compile_cached(
+            &rtc,
+            &self.info.label(),
+            name,
+            source,
+            &self.arch,
+            &opts,
+            &self.stats,
+            |code| {
+                self.hip
+                    .module_load(code)
+                    .map_err(|e| self.err(format!("kernel {name}: {e}")))
+            },
+        )?;
         self.modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -436,54 +414,6 @@ impl HipBackend {
                     .map_err(|e| self.err(format!("kernel {name}: {e}")))
             })
             .collect()
-    }
-
-    fn compiled(&self, key: Key) -> Result<Arc<Compiled>> {
-        if let Some(c) = self
-            .kernels
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return Ok(c.clone());
-        }
-        let (name, emitted) = match &key {
-            Key::Elementwise(k, s) => (k.name.clone(), emit_elementwise(k, s, Flavor::Hip)?),
-            Key::Reduce(k, s) => (k.name.clone(), emit_reduce(k, s, Flavor::Hip)?),
-        };
-        let funcs = self.build(&name, &emitted.source, &emitted.entries)?;
-        let c = Arc::new(Compiled {
-            funcs,
-            args: emitted.args,
-        });
-        self.kernels
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, c.clone());
-        Ok(c)
-    }
-
-    fn launch(
-        &self,
-        f: Handle,
-        grid: (u32, u32),
-        block: (u32, u32),
-        args: &mut [u8],
-    ) -> Result<()> {
-        // SAFETY: `f` takes one struct laid out as `args` (packed from the emitter's ArgsLayout),
-        // whose device addresses were bounds-checked against their buffers by the caller's
-        // contract; the stream belongs to this device.
-        unsafe {
-            self.hip.launch(
-                f.0,
-                (grid.0, grid.1, 1),
-                (block.0, block.1, 1),
-                0,
-                self.stream.0,
-                args,
-            )
-        }
-        .map_err(|e| self.err(e))
     }
 
     fn check_dtypes(&self, op: &str, dtypes: &[DType]) -> Result<()> {
@@ -539,8 +469,7 @@ impl HipBackend {
         source: &str,
         options: &[String],
     ) -> Result<(String, Handle)> {
-        let key =
-            cache::stable_hash(&[b"raw", source.as_bytes(), options.join("\u{1}").as_bytes()]);
+        let key = raw_module_key(source, options);
         if let Some(m) = self
             .raw_modules
             .lock()
@@ -549,13 +478,20 @@ impl HipBackend {
         {
             return Ok((key, *m));
         }
-        let code =
-            crate::raw::compile_raw(&self.info.label(), kernel, source, &self.arch, options)?;
         self.current()?;
-        let m = self
-            .hip
-            .module_load(&code)
-            .map_err(|e| self.err(format!("raw module {kernel}: {e}")))?;
+        let m = crate::raw::build_raw(
+            &self.info.label(),
+            kernel,
+            source,
+            &self.arch,
+            options,
+            &self.stats,
+            |code| {
+                self.hip
+                    .module_load(code)
+                    .map_err(|e| self.err(format!("raw module {kernel}: {e}")))
+            },
+        )?;
         self.modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -578,26 +514,7 @@ impl HipBackend {
             .filter(|&t| t > 0)
             .unwrap_or(1024) as u32;
         crate::raw::check_raw_dims(&op, call.grid, call.block, max_threads)?;
-        let mut slots: Vec<[u64; 2]> = Vec::with_capacity(call.args.len());
-        for (i, a) in call.args.iter().enumerate() {
-            match a {
-                RawArg::Buffer { buffer, offset } => {
-                    let b = self.buf(&op, buffer)?;
-                    if *offset > b.len {
-                        return Err(Error::invalid(
-                            &op,
-                            format!(
-                                "argument {i}: offset {offset} is past the end of a buffer of {} \
-                                 elements",
-                                b.len
-                            ),
-                        ));
-                    }
-                    slots.push([b.addr(*offset), 0]);
-                }
-                RawArg::Scalar(s) => slots.push(crate::raw::scalar_slot(s)),
-            }
-        }
+        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
         let (key, module) = self.raw_module(call.name, call.source, call.options)?;
         let fkey = (key, call.name.to_string());
         let cached = self
@@ -707,12 +624,70 @@ impl Drop for HipBackend {
     }
 }
 
-/// The stride/shape value of a merged operand for an argument slot.
-fn layout_of<'a>(r: OperandRef, ins: &'a [Layout], outs: &'a [Layout]) -> Option<&'a Layout> {
-    match r {
-        OperandRef::Input(i) => ins.get(i),
-        OperandRef::Output(i) => outs.get(i),
-        _ => None,
+/// The HIP calls of the shared launch code ([`cupy_core::gpu::launch`]).
+impl GpuDriver for HipBackend {
+    type Func = Handle;
+
+    fn flavor(&self) -> Flavor {
+        Flavor::Hip
+    }
+
+    fn compute_units(&self) -> usize {
+        self.cus
+    }
+
+    fn warp_size(&self) -> u32 {
+        sortscan::warp_size(&self.arch)
+    }
+
+    fn dev_buf(&self, b: &Buffer, op: &str) -> Result<DevBuf> {
+        self.buf(op, b).map(|b| DevBuf {
+            ptr: b.ptr,
+            len: b.len,
+            dtype: b.dtype,
+        })
+    }
+
+    fn activate(&self) -> Result<()> {
+        self.current()
+    }
+
+    fn load_module(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
+        self.build(name, source, entries)
+    }
+
+    unsafe fn launch(
+        &self,
+        f: Handle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &mut [u8],
+        what: &str,
+    ) -> Result<()> {
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: `f` takes one struct laid out as `args` whose device addresses are valid (the
+        // caller's contract); the stream belongs to this device.
+        unsafe {
+            self.hip.launch(
+                f.0,
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                0,
+                self.stream.0,
+                args,
+            )
+        }
+        .map_err(|e| self.err(format!("launching {what} failed: {e}")))
+    }
+
+    fn occupancy(&self, _f: Handle, _threads: u32) -> Option<usize> {
+        // Not queried on HIP (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor is not in our
+        // FFI yet): the shared plan's fallback of 4 blocks per CU applies.
+        None
+    }
+
+    fn kernel_caches(&self) -> &KernelCaches<Handle> {
+        &self.kernels
     }
 }
 
@@ -842,200 +817,11 @@ impl Backend for HipBackend {
     }
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
-        let k = call.kernel;
-        let op = format!("kernel {}", k.name);
-        self.check_dtypes(&op, &k.dtypes())?;
-        if call.inputs.len() != k.inputs.len()
-            || call.outputs.len() != k.outputs.len()
-            || call.raws.len() != k.raws.len()
-            || call.params.len() != k.params.len()
-        {
-            return Err(Error::invalid(op, "operand counts do not match the kernel"));
-        }
-        let size: usize = call.shape.iter().product();
-        if size == 0 {
-            return Ok(());
-        }
-        let ops: Vec<&Operand<'_>> = call.inputs.iter().chain(&call.outputs).collect();
-        let mut bufs = vec![];
-        for o in &ops {
-            bufs.push(self.buf(&op, o.buffer)?);
-        }
-        let layouts: Vec<Layout> = ops.iter().map(|o| o.layout.clone()).collect();
-        let (shape, merged) = merge_axes(&call.shape, &layouts);
-        let dtypes: Vec<DType> = ops.iter().map(|o| o.buffer.dtype()).collect();
-        let refs: Vec<&Layout> = merged.iter().collect();
-        let addrs: Vec<u64> = bufs
-            .iter()
-            .zip(&merged)
-            .map(|(b, l)| b.addr(l.offset))
-            .collect();
-        let spec = kernels::elementwise_spec(&shape, &refs, &dtypes, vector_width(k), &|i, a| {
-            addrs[i].is_multiple_of(a as u64)
-        });
-        let raws: Vec<u64> = call
-            .raws
-            .iter()
-            .map(|r| self.buf(&op, r.buffer).map(|b| b.addr(r.offset)))
-            .collect::<Result<_>>()?;
-        let c = self.compiled(Key::Elementwise(k.clone(), spec))?;
-        let nin = k.inputs.len();
-        let (ins, outs) = merged.split_at(nin);
-        let mut args = c.args.pack(|slot| match slot {
-            Slot::Size => ArgValue::Int(size as i64),
-            Slot::Shape(d) => ArgValue::Int(shape.get(d).copied().unwrap_or(1) as i64),
-            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(addrs[i]),
-            Slot::Ptr(OperandRef::Output(i)) => ArgValue::Ptr(addrs[nin + i]),
-            Slot::Ptr(OperandRef::Raw(i)) => ArgValue::Ptr(raws[i]),
-            Slot::Stride(r, d) => ArgValue::Int(
-                layout_of(r, ins, outs)
-                    .and_then(|l| l.strides.get(d))
-                    .copied()
-                    .unwrap_or(0) as i64,
-            ),
-            Slot::Param(i) => ArgValue::Scalar(call.params[i]),
-            _ => ArgValue::Int(0),
-        })?;
-        let vec = if spec.class == cupy_core::kernel::cpp::ElementwiseClass::Vectorized {
-            vector_width(k)
-        } else {
-            1
-        };
-        self.current()?;
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        self.launch(
-            c.funcs[0],
-            (kernels::blocks_for(size.div_ceil(vec)), 1),
-            (BLOCK as u32, 1),
-            &mut args,
-        )
+        launch::elementwise(self, call)
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
-        let k = call.kernel;
-        let op = format!("reduction {}", k.name);
-        self.check_dtypes(&op, &k.dtypes())?;
-        if call.inputs.len() != k.inputs.len() || call.params.len() != k.params.len() {
-            return Err(Error::invalid(op, "operand counts do not match the kernel"));
-        }
-        let out_size: usize = call.out_shape.iter().product();
-        if out_size == 0 {
-            return Ok(());
-        }
-        let no = call.out_shape.len();
-        let red_size: usize = call.reduce_shape.iter().product();
-        let split = |l: &Layout| -> (Layout, Layout) {
-            (
-                Layout {
-                    shape: call.out_shape.clone(),
-                    strides: l.strides[..no].to_vec(),
-                    offset: l.offset,
-                },
-                Layout {
-                    shape: call.reduce_shape.clone(),
-                    strides: l.strides[no..].to_vec(),
-                    offset: 0,
-                },
-            )
-        };
-        for i in &call.inputs {
-            if i.layout.strides.len() != no + call.reduce_shape.len() {
-                return Err(Error::invalid(
-                    op,
-                    "input layout rank is not out_shape ++ reduce_shape",
-                ));
-            }
-        }
-        let parts: Vec<(Layout, Layout)> = call.inputs.iter().map(|i| split(&i.layout)).collect();
-        let mut out_ls: Vec<Layout> = parts.iter().map(|p| p.0.clone()).collect();
-        out_ls.push(call.output.layout.clone());
-        let (oshape, omerged) = merge_axes(&call.out_shape, &out_ls);
-        let (rshape, rmerged): (Vec<usize>, Vec<Layout>) =
-            if red_size == 0 || call.reduce_shape.is_empty() {
-                let l = Layout {
-                    shape: vec![red_size.min(1)],
-                    strides: vec![0],
-                    offset: 0,
-                };
-                (
-                    vec![if call.reduce_shape.is_empty() { 1 } else { 0 }],
-                    vec![l; parts.len()],
-                )
-            } else {
-                let rl: Vec<Layout> = parts.iter().map(|p| p.1.clone()).collect();
-                merge_axes(&call.reduce_shape, &rl)
-            };
-        let red_n: usize = rshape.iter().product();
-        let in_bufs: Vec<&HipBuffer> = call
-            .inputs
-            .iter()
-            .map(|i| self.buf(&op, i.buffer))
-            .collect::<Result<_>>()?;
-        let out_buf = self.buf(&op, call.output.buffer)?;
-        let nin = call.inputs.len();
-        let mut refs: Vec<&Layout> = omerged.iter().collect();
-        refs.extend(rmerged.iter());
-        let index64 = kernels::needs_index64(out_size.max(red_n), &refs);
-        let plan = kernels::plan_reduce(
-            &oshape,
-            &rshape,
-            omerged
-                .first()
-                .filter(|_| nin > 0)
-                .and_then(|l| l.strides.last().copied()),
-            rmerged.first().and_then(|l| l.strides.last().copied()),
-            index64,
-            self.cus,
-        );
-        let c = self.compiled(Key::Reduce(k.clone(), plan.spec))?;
-        let partial = if plan.splits > 1 {
-            Some(self.alloc(k.acc, out_size * plan.splits)?)
-        } else {
-            None
-        };
-        let partial_addr = match &partial {
-            Some(b) => self.buf(&op, b)?.addr(0),
-            None => 0,
-        };
-        let mut args = c.args.pack(|slot| match slot {
-            Slot::OutSize => ArgValue::Int(out_size as i64),
-            Slot::RedSize => ArgValue::Int(red_n as i64),
-            Slot::Splits => ArgValue::Int(plan.splits as i64),
-            Slot::Shape(d) => ArgValue::Int(oshape.get(d).copied().unwrap_or(1) as i64),
-            Slot::RedShape(d) => ArgValue::Int(rshape.get(d).copied().unwrap_or(1) as i64),
-            Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(in_bufs[i].addr(omerged[i].offset)),
-            Slot::Ptr(OperandRef::Output(_)) => ArgValue::Ptr(out_buf.addr(omerged[nin].offset)),
-            Slot::Ptr(OperandRef::Partial) => ArgValue::Ptr(partial_addr),
-            Slot::Stride(OperandRef::Input(i), d) => {
-                ArgValue::Int(omerged[i].strides.get(d).copied().unwrap_or(0) as i64)
-            }
-            Slot::Stride(OperandRef::Output(_), d) => {
-                ArgValue::Int(omerged[nin].strides.get(d).copied().unwrap_or(0) as i64)
-            }
-            Slot::RedStride(OperandRef::Input(i), d) => {
-                ArgValue::Int(rmerged[i].strides.get(d).copied().unwrap_or(0) as i64)
-            }
-            Slot::Param(i) => ArgValue::Scalar(call.params[i]),
-            _ => ArgValue::Int(0),
-        })?;
-        self.current()?;
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        let first = match plan.entry {
-            ReduceEntry::Inner => c.funcs[0],
-            ReduceEntry::Outer => c.funcs[1],
-        };
-        self.launch(first, plan.grid, plan.block, &mut args)?;
-        if plan.splits > 1 {
-            self.launch(
-                c.funcs[2],
-                (kernels::blocks_for(out_size * BLOCK), 1),
-                (BLOCK as u32, 1),
-                &mut args,
-            )?;
-        }
-        // `partial` returns to the pool here; later work on the stream runs after `finish`.
-        drop(partial);
-        Ok(())
+        launch::reduce(self, call)
     }
 
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
@@ -1055,11 +841,11 @@ impl Backend for HipBackend {
     }
 
     fn scan(&self, call: &cupy_core::backend::ScanCall<'_>) -> Result<()> {
-        sortscan::scan(self, call)
+        sortscan::hk::scan(self, call)
     }
 
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
-        sortscan::sort(self, call)
+        sortscan::hk::sort(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

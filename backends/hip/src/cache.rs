@@ -1,68 +1,58 @@
-//! Kernel cache keys and the on-disk code-object cache (`CUPY_CACHE_DIR`, default
-//! `~/.cache/cupy-rs`, files under `hip/`).
+//! hipRTC compilation through the shared on-disk cache ([`cupy_core::gpu::disk_cache`]:
+//! `CUPY_CACHE_DIR/hip/<key>.hsaco`, keyed by source + hipRTC version + gfx target + options +
+//! the format version). Used for generated kernels, `hip-kernels/` and raw (user) modules.
 
-use std::path::PathBuf;
+use crate::result::Rtc;
+use cupy_core::gpu::disk_cache::{module_key, CompileStats, DiskCache};
+use cupy_core::{Error, Result};
 
-/// Bumped whenever the emitted code, the compile options or the file format change meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// The HIP backend's directory of the shared disk cache.
+pub const DISK: DiskCache = DiskCache::for_backend("hip", "hsaco", "cupy-hip");
 
-/// A stable 128-bit FNV-1a hash (two 64-bit lanes with different offsets), hex-encoded. Stable
-/// across Rust versions and runs, unlike `DefaultHasher`.
-pub fn stable_hash(parts: &[&[u8]]) -> String {
-    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut b: u64 = 0x6c62_272e_07bb_0142;
-    for p in parts {
-        for &x in p.iter().chain(&[0xffu8]) {
-            a = (a ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            b = (b ^ x as u64)
-                .wrapping_mul(0x0000_0100_0000_01b3)
-                .rotate_left(5);
-        }
-    }
-    format!("{a:016x}{b:016x}")
+/// The disk key of a module compiled by hipRTC `version` for `arch` with `options`.
+pub fn hip_module_key(source: &str, version: (i32, i32), arch: &str, options: &[String]) -> String {
+    module_key(
+        source,
+        &format!("hiprtc {}.{}", version.0, version.1),
+        arch,
+        options,
+    )
 }
 
-/// The on-disk key of one compiled module: source hash + hipRTC version + gfx arch + options +
-/// [`FORMAT_VERSION`].
-pub fn module_key(source: &str, rtc_version: (i32, i32), arch: &str, options: &[String]) -> String {
-    let v = format!(
-        "hiprtc {}.{} fmt {FORMAT_VERSION}",
-        rtc_version.0, rtc_version.1
-    );
-    let opts = options.join("\u{1}");
-    stable_hash(&[
-        source.as_bytes(),
-        v.as_bytes(),
-        arch.as_bytes(),
-        opts.as_bytes(),
-    ])
-}
-
-/// The cache directory for HIP code objects, if one can be determined.
-pub fn cache_dir() -> Option<PathBuf> {
-    let base = match std::env::var_os("CUPY_CACHE_DIR") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".cache/cupy-rs"),
+/// Compiles `source` (program `name`) with hipRTC for `arch` with `options`, or takes the code
+/// object from the disk cache when `load` accepts it (an empty or unloadable entry is replaced).
+/// `label` names the device in errors.
+///
+/// # Errors
+/// [`Error::Compile`] with hipRTC's log and the source (its backend names the hipRTC version
+/// and the target); `load`'s error for a freshly compiled object; version-query errors.
+#[allow(clippy::too_many_arguments)]
+pub fn compile_cached<M>(
+    rtc: &Rtc,
+    label: &str,
+    name: &str,
+    source: &str,
+    arch: &str,
+    options: &[String],
+    stats: &CompileStats,
+    load: impl FnMut(&[u8]) -> Result<M>,
+) -> Result<M> {
+    let t0 = std::time::Instant::now();
+    let ver = rtc.version().map_err(|e| Error::Backend {
+        backend: label.into(),
+        msg: e.to_string(),
+    })?;
+    let key = hip_module_key(source, ver, arch, options);
+    let compile = || {
+        rtc.compile(source, &format!("{name}.hip"), options)
+            .map(|(code, _log)| code)
+            .map_err(|e| Error::Compile {
+                backend: format!("{label} (hipRTC {}.{}, {arch})", ver.0, ver.1),
+                kernel: name.into(),
+                log: e.to_string(),
+                source_code: source.into(),
+            })
     };
-    Some(base.join("hip"))
-}
-
-/// Reads a cached code object.
-pub fn load(key: &str) -> Option<Vec<u8>> {
-    let p = cache_dir()?.join(format!("{key}.hsaco"));
-    std::fs::read(p).ok().filter(|b| !b.is_empty())
-}
-
-/// Stores a code object (atomically: temporary file, then rename). Failures are ignored: the
-/// cache is an optimisation.
-pub fn store(key: &str, code: &[u8]) {
-    let Some(dir) = cache_dir() else { return };
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, code).is_ok() {
-        let _ = std::fs::rename(&tmp, dir.join(format!("{key}.hsaco")));
-    }
-    let _ = std::fs::remove_file(&tmp);
+    DISK.load_or_compile(&key, name, t0, stats, compile, load)
+        .map(|(m, _)| m)
 }

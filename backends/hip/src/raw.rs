@@ -5,7 +5,8 @@
 
 use crate::cache;
 use crate::result::Rtc;
-use cupy_core::{Error, Result, Scalar};
+use cupy_core::gpu::disk_cache::CompileStats;
+use cupy_core::{Error, Result};
 
 /// hipRTC options of a raw (user) module: `--offload-arch=<arch>` and `-O3` unless the user's
 /// options choose them, then the user's options. No `-ffp-contract=off` (hipRTC's default, as
@@ -38,31 +39,34 @@ pub fn compile_raw(
     arch: &str,
     options: &[String],
 ) -> Result<Vec<u8>> {
+    build_raw(
+        label,
+        kernel,
+        source,
+        arch,
+        options,
+        &CompileStats::default(),
+        |code| Ok(code.to_vec()),
+    )
+}
+
+/// As [`compile_raw`], handing the code object to `load` (an unloadable cached one is
+/// recompiled).
+pub(crate) fn build_raw<M>(
+    label: &str,
+    kernel: &str,
+    source: &str,
+    arch: &str,
+    options: &[String],
+    stats: &CompileStats,
+    load: impl FnMut(&[u8]) -> Result<M>,
+) -> Result<M> {
     let rtc = Rtc::get().map_err(|e| Error::BackendUnavailable {
         backend: "hip".into(),
         reason: format!("hipRTC unavailable: {e}"),
     })?;
-    let ver = rtc.version().map_err(|e| Error::Backend {
-        backend: label.into(),
-        msg: e.to_string(),
-    })?;
     let opts = raw_compile_options(arch, options);
-    let mut keyed = opts.clone();
-    keyed.insert(0, "raw".into());
-    let key = cache::module_key(source, ver, arch, &keyed);
-    if let Some(code) = cache::load(&key) {
-        return Ok(code);
-    }
-    let (code, _log) = rtc
-        .compile(source, &format!("{kernel}.hip"), &opts)
-        .map_err(|e| Error::Compile {
-            backend: format!("{label} (hipRTC {}.{}, {arch})", ver.0, ver.1),
-            kernel: kernel.into(),
-            log: e.to_string(),
-            source_code: source.into(),
-        })?;
-    cache::store(&key, &code);
-    Ok(code)
+    cache::compile_cached(&rtc, label, kernel, source, arch, &opts, stats, load)
 }
 
 /// HIP's launch limits, checked before the runtime sees the launch: every dimension at least 1,
@@ -98,22 +102,14 @@ pub fn check_raw_dims(op: &str, grid: [u32; 3], block: [u32; 3], max_threads: u3
     Ok(())
 }
 
-/// One kernel argument's bytes as `hipModuleLaunchKernel`'s `kernelParams` entry points to:
-/// a device address, or a scalar at its C size (bool 1 byte, float16/bfloat16 2, complex as two
-/// floats), in a 16-byte slot.
-pub fn scalar_slot(s: &Scalar) -> [u64; 2] {
-    let mut bytes = [0u8; 16];
-    s.write_le_bytes(&mut bytes[..s.dtype().itemsize()]);
-    let (lo, hi) = bytes.split_at(8);
-    [
-        u64::from_le_bytes(lo.try_into().expect("8 bytes")),
-        u64::from_le_bytes(hi.try_into().expect("8 bytes")),
-    ]
-}
+/// One kernel argument's bytes as `hipModuleLaunchKernel`'s `kernelParams` entry points to
+/// (shared with CUDA).
+pub use cupy_core::gpu::launch::raw_scalar_slot as scalar_slot;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cupy_core::Scalar;
 
     #[test]
     fn options_and_limits() {

@@ -1,17 +1,10 @@
-//! `Backend::scan` and `Backend::sort` on HIP: the hand-written kernels of `hip-kernels/`
-//! (shared with the CUDA backend), compiled by hipRTC for the device's gfx target with its
-//! wavefront size (64 on CDNA/GCN, 32 on RDNA), cached per module, launched on the backend's
-//! stream with temporaries from its pool.
+//! `Backend::scan` and `Backend::sort` on HIP: the hand-written kernels of `hip-kernels/` and
+//! their launch plans (shared with the CUDA backend: `hip-kernels/sources.rs`), compiled by
+//! hipRTC for the device's gfx target with its wavefront size (64 on CDNA/GCN, 32 on RDNA).
 
 #[path = "../../../../hip-kernels/sources.rs"]
 #[allow(dead_code)]
 pub(crate) mod hk;
-
-use super::{HipBackend, HkLoaded};
-use cupy_core::backend::{Backend, Operand, ScanCall, ScanOp, SortCall};
-use cupy_core::{Buffer, DType, Error, Layout, Result};
-use hk::{HkModule, Launcher};
-use std::sync::Arc;
 
 /// The wavefront size hipRTC compiles for on `arch` (gfx10/gfx11 default to wave32).
 pub fn warp_size(arch: &str) -> u32 {
@@ -20,160 +13,6 @@ pub fn warp_size(arch: &str) -> u32 {
     } else {
         64
     }
-}
-
-impl HipBackend {
-    fn hk_module(&self, m: HkModule) -> Result<Arc<HkLoaded>> {
-        if let Some(h) = self
-            .hk_modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(m.name())
-        {
-            return Ok(h.clone());
-        }
-        let entries = m.entries();
-        let src = hk::assemble(m.file(), warp_size(&self.arch));
-        let funcs = self.build(m.name(), &src, &entries)?;
-        let h = Arc::new((entries, funcs));
-        self.hk_modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(m.name(), h.clone());
-        Ok(h)
-    }
-}
-
-impl Launcher for HipBackend {
-    fn temp(&self, dtype: DType, len: usize) -> Result<(Buffer, u64)> {
-        let b = self.alloc(dtype, len)?;
-        let addr = self.buf("sort", &b)?.addr(0);
-        Ok((b, addr))
-    }
-
-    fn run(&self, module: HkModule, entry: &str, grid: (u32, u32), args: &[u8]) -> Result<()> {
-        let m = self.hk_module(module)?;
-        let i =
-            m.0.iter()
-                .position(|e| e == entry)
-                .ok_or_else(|| self.err(format!("{}: no entry {entry}", module.name())))?;
-        let mut a = args.to_vec();
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        self.launch(m.1[i], grid, (hk::BLOCK, 1), &mut a)
-    }
-}
-
-fn two_d(op: &str, what: &str, l: &Layout) -> Result<()> {
-    if l.shape.len() != 2 || l.strides.len() != 2 {
-        return Err(Error::invalid(
-            op,
-            format!("{what}: expected a [batch, n] layout, got {l:?}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks an operand is ours, of `dtype`, with every addressed element inside its buffer.
-fn operand<'a>(
-    be: &HipBackend,
-    op: &str,
-    o: &Operand<'a>,
-    dtype: DType,
-) -> Result<&'a super::HipBuffer> {
-    let b = be.buf(op, o.buffer)?;
-    if b.dtype != dtype {
-        return Err(Error::invalid(
-            op,
-            format!("buffer holds {} but {dtype} is expected", b.dtype),
-        ));
-    }
-    let (lo, hi) = o.layout.extent();
-    if o.layout.size() > 0 && (lo < 0 || hi as usize > b.len) {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "layout {:?} addresses elements outside a buffer of {}",
-                o.layout, b.len
-            ),
-        ));
-    }
-    Ok(b)
-}
-
-pub(crate) fn scan(be: &HipBackend, call: &ScanCall<'_>) -> Result<()> {
-    let op = match call.op {
-        ScanOp::Sum => "cumsum",
-        ScanOp::Prod => "cumprod",
-    };
-    let d = call.output.buffer.dtype();
-    be.check_dtypes(op, &[d])?;
-    two_d(op, "input", &call.input.layout)?;
-    two_d(op, "output", &call.output.layout)?;
-    let x = operand(be, op, &call.input, d)?;
-    let y = operand(be, op, &call.output, d)?;
-    let (il, ol) = (&call.input.layout, &call.output.layout);
-    if il.shape != ol.shape || !ol.is_c_contiguous() {
-        return Err(Error::invalid(
-            op,
-            "the output must be C-contiguous of the input's shape",
-        ));
-    }
-    if x.ptr == y.ptr && il != ol && il.size() > 0 {
-        return Err(Error::invalid(
-            op,
-            "input and output share a buffer with different layouts",
-        ));
-    }
-    let (batch, n) = (il.shape[0], il.shape[1]);
-    if batch * n == 0 {
-        return Ok(());
-    }
-    be.current()?;
-    hk::launch_scan(
-        be,
-        call.op == ScanOp::Prod,
-        d,
-        x.addr(il.offset),
-        y.addr(ol.offset),
-        batch,
-        n,
-        il.strides[0],
-        il.strides[1],
-    )
-}
-
-pub(crate) fn sort(be: &HipBackend, call: &SortCall<'_>) -> Result<()> {
-    let op = "sort";
-    let d = call.keys.buffer.dtype();
-    be.check_dtypes(op, &[d])?;
-    let kl = &call.keys.layout;
-    two_d(op, "keys", kl)?;
-    let k = operand(be, op, &call.keys, d)?;
-    if !kl.is_c_contiguous() {
-        return Err(Error::invalid(op, "the keys must be C-contiguous"));
-    }
-    let vals = match &call.values {
-        None => None,
-        Some(v) => {
-            let vb = operand(be, op, v, DType::Int64)?;
-            if v.layout != *kl {
-                return Err(Error::invalid(
-                    op,
-                    "the values must have the keys' (C-contiguous) layout",
-                ));
-            }
-            if vb.ptr == k.ptr && k.bytes > 0 {
-                return Err(Error::invalid(op, "keys and values share a buffer"));
-            }
-            Some(vb.addr(v.layout.offset))
-        }
-    };
-    let (batch, n) = (kl.shape[0], kl.shape[1]);
-    if batch * n == 0 {
-        return Ok(());
-    }
-    be.current()?;
-    hk::launch_sort(be, d, k.addr(kl.offset), vals, batch, n)
 }
 
 #[cfg(test)]
@@ -206,5 +45,161 @@ mod tests {
         assert!(sort.contains("HK_SORT_K(u32)") && sort.contains("HK_SORT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
         assert_eq!(hk::SortArgs::default().bytes().len(), 13 * 8);
+    }
+
+    /// One recorded launch: module, entry, grid, argument words.
+    type Run = (hk::HkModule, String, (u32, u32), Vec<u64>);
+
+    /// A launcher that records what the shared plans ask for (fake device addresses).
+    #[derive(Default)]
+    struct Rec {
+        temps: std::cell::RefCell<Vec<(cupy_core::DType, usize, u64)>>,
+        runs: std::cell::RefCell<Vec<Run>>,
+    }
+
+    #[derive(Debug)]
+    struct FakeBuf(usize, cupy_core::DType);
+
+    impl cupy_core::DeviceBuffer for FakeBuf {
+        fn len(&self) -> usize {
+            self.0
+        }
+        fn dtype(&self) -> cupy_core::DType {
+            self.1
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    impl hk::Launcher for Rec {
+        fn temp(
+            &self,
+            dtype: cupy_core::DType,
+            len: usize,
+        ) -> cupy_core::Result<(cupy_core::Buffer, u64)> {
+            let mut t = self.temps.borrow_mut();
+            let addr = 0x1_0000_0000 * (t.len() as u64 + 1);
+            t.push((dtype, len, addr));
+            Ok((std::sync::Arc::new(FakeBuf(len, dtype)), addr))
+        }
+        fn run(
+            &self,
+            module: hk::HkModule,
+            entry: &str,
+            grid: (u32, u32),
+            args: &[u8],
+        ) -> cupy_core::Result<()> {
+            let words = args
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            self.runs
+                .borrow_mut()
+                .push((module, entry.to_string(), grid, words));
+            Ok(())
+        }
+    }
+
+    fn entries(r: &Rec) -> Vec<(String, (u32, u32))> {
+        r.runs
+            .borrow()
+            .iter()
+            .map(|(_, e, g, _)| (e.clone(), *g))
+            .collect()
+    }
+
+    #[test]
+    fn scan_plans() {
+        use cupy_core::DType;
+        // Short rows: one launch, a block per row.
+        let r = Rec::default();
+        hk::launch_scan(&r, false, DType::Float32, 0x100, 0x200, 3, 100, 100, 1).unwrap();
+        assert_eq!(entries(&r), vec![("cupy_scan_sum_float32".into(), (3, 1))]);
+        let w = &r.runs.borrow()[0].3;
+        assert_eq!(&w[..8], &[0x100, 0x200, 3, 100, 100, 1, 0, 0]);
+        assert!(r.temps.borrow().is_empty());
+        // Long rows: tile totals (u64 for 8-byte dtypes), prefixes, apply.
+        let r = Rec::default();
+        let n = 2 * hk::SCAN_TILE + 1;
+        hk::launch_scan(&r, true, DType::Float64, 0x100, 0x200, 2, n, n as isize, 1).unwrap();
+        assert_eq!(
+            *r.temps.borrow(),
+            vec![(DType::UInt64, 2 * 3, 0x1_0000_0000)]
+        );
+        assert_eq!(
+            entries(&r),
+            vec![
+                ("cupy_scan_totals_prod_float64".into(), (3, 2)),
+                ("cupy_scan_prefixes_prod_float64".into(), (2, 1)),
+                ("cupy_scan_apply_prod_float64".into(), (3, 2)),
+            ]
+        );
+        // More than 65535 rows of long rows: chunks with moved pointers.
+        let r = Rec::default();
+        let batch = 65536;
+        hk::launch_scan(&r, false, DType::Int32, 0, 0, batch, n, n as isize, 1).unwrap();
+        let runs = r.runs.borrow();
+        assert_eq!(runs.len(), 6);
+        assert_eq!((runs[0].2, runs[3].2), ((3, 65535), (3, 1)));
+        let c = &runs[3].3;
+        let item = 4u64;
+        assert_eq!(c[0], 65535 * n as u64 * item); // input
+        assert_eq!(c[1], 65535 * n as u64 * item); // output
+        assert_eq!(c[2], 1); // rows in the chunk
+        assert_eq!(c[6], 0x1_0000_0000 + 65535 * 3 * 4); // partial (u32 totals)
+        assert_eq!(c[7], 3); // tiles
+    }
+
+    #[test]
+    fn sort_plans() {
+        use cupy_core::DType;
+        // Rows that fit a block: init, one block per row, gather from the second positions.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Float32, 0x100, None, 2, 1000).unwrap();
+        assert_eq!(
+            *r.temps.borrow(),
+            vec![
+                (DType::Float32, 2000, 0x1_0000_0000),
+                (DType::UInt32, 2000, 0x2_0000_0000),
+                (DType::UInt32, 2000, 0x3_0000_0000),
+                (DType::UInt32, 2000, 0x4_0000_0000),
+                (DType::UInt32, 2000, 0x5_0000_0000),
+            ]
+        );
+        assert_eq!(
+            entries(&r),
+            vec![
+                ("cupy_sort_init_float32".into(), (8, 1)),
+                ("cupy_sort_block_u32".into(), (2, 1)),
+                ("cupy_sort_gather_float32".into(), (8, 1)),
+            ]
+        );
+        assert_eq!(r.runs.borrow()[2].3[5], 0x5_0000_0000); // pos_in = pos1
+                                                            // Radix path for int64 keys with values: 8 passes of hist/scan/scatter, ping-pong.
+        let r = Rec::default();
+        let n = 5000;
+        hk::launch_sort(&r, DType::Int64, 0x100, Some(0x900), 3, n).unwrap();
+        let temps = r.temps.borrow();
+        assert_eq!(temps.len(), 7);
+        assert_eq!((temps[1].0, temps[2].0), (DType::Int64, DType::UInt64));
+        assert_eq!(temps[6], (DType::UInt32, 3 * 256 * 2, 0x7_0000_0000));
+        let e = entries(&r);
+        assert_eq!(e.len(), 2 + 8 * 3);
+        assert_eq!(e[1], ("cupy_sort_hist_u64".into(), (2, 3)));
+        assert_eq!(e[2], ("cupy_sort_scan_hist".into(), (3, 1)));
+        assert_eq!(e[3], ("cupy_sort_scatter_u64".into(), (2, 3)));
+        let runs = r.runs.borrow();
+        assert_eq!(runs[4].3[12], 8); // second pass shift
+        assert_eq!(runs[25].3[5], 0x4_0000_0000); // even passes: positions back in pos0
+        assert_eq!(runs[25].3[1], 0x900);
+        // float16 keys: 4 passes on u32 keys.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Float16, 0x100, None, 1, 5000).unwrap();
+        assert_eq!(entries(&r).len(), 2 + 4 * 3);
+        // Rows of 2^32 elements or more are refused before any work.
+        let r = Rec::default();
+        assert!(hk::launch_sort(&r, DType::UInt8, 0, None, 1, 1 << 32).is_err());
+        assert!(r.runs.borrow().is_empty() && r.temps.borrow().is_empty());
     }
 }
