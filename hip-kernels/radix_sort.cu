@@ -14,7 +14,7 @@
 //                           shared memory (rank = #smaller + #equal-and-earlier: stable)
 //   rows longer than that, per 8-bit digit (LSD radix, stable by construction):
 //   cupy_sort_hist_<K>      per (row, tile of HK_TILE elements) digit counts, digit-major
-//   cupy_sort_scan_hist     per row exclusive scan of the 256 * ntiles counts
+//   (the plan)              per row inclusive scan of the 256 * ntiles counts (scan.cu)
 //   cupy_sort_scatter_<K>   moves each tile's pairs to their digit's slot, in input order
 //   cupy_sort_gather_<dt>   keys[b, j] = orig[b, pos[b, j]] (and values)
 #include "portability.h"
@@ -27,6 +27,7 @@ struct SortArgs {
   hk_u64 mk_in, pos_in, mk_out, pos_out;
   hk_u64 hist;
   hk_i64 batch, n, ntiles, shift;
+  hk_u64 incl;  // inclusive scan of hist along each row (the plan runs scan.cu's cumsum)
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -121,33 +122,6 @@ __device__ void sort_hist(const SortArgs& a) {
   ((hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile] = cnt[threadIdx.x];
 }
 
-struct AddU32 {
-  static __device__ __forceinline__ hk_u32 id() { return 0; }
-  static __device__ __forceinline__ hk_u32 f(hk_u32 a, hk_u32 b) { return a + b; }
-};
-
-// One block per row: exclusive scan of the row's 256 * ntiles digit-major counts. Each thread
-// scans a contiguous segment serially, with one block scan of the segment totals in between
-// (two reads of the counts; a chunked block-scan loop was ~1 us per 256 counts).
-extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_scan_hist(SortArgs a) {
-  __shared__ hk_u32 sums[HK_MAX_WARPS];
-  const hk_u64 row = hk_block_id();
-  if (row >= (hk_u64)a.batch) return;
-  const hk_i64 m = 256 * a.ntiles;
-  hk_u32* h = (hk_u32*)a.hist + row * (hk_u64)m;
-  const hk_i64 seg = (m + HK_BLOCK - 1) / HK_BLOCK;
-  const hk_i64 lo = seg * threadIdx.x < m ? seg * threadIdx.x : m;
-  const hk_i64 hi = lo + seg < m ? lo + seg : m;
-  hk_u32 total = 0;
-  for (hk_i64 j = lo; j < hi; ++j) total += h[j];
-  hk_u32 run = hk_block_scan<hk_u32, AddU32>(total, sums) - total;  // exclusive
-  for (hk_i64 j = lo; j < hi; ++j) {
-    const hk_u32 v = h[j];
-    h[j] = run;
-    run += v;
-  }
-}
-
 // Moves one tile's pairs to their digit's slots, keeping input order (stable). Per chunk of
 // HK_BLOCK elements: each warp finds the lanes sharing a lane's digit with 9 ballots (digit bits
 // 0..7 plus the "no element" bit 8; the warp multisplit of Merrill & Grimshaw's radix sort), the
@@ -160,7 +134,8 @@ __device__ void sort_scatter(const SortArgs& a) {
   const unsigned lane = threadIdx.x % HK_WARP_SIZE, wid = threadIdx.x / HK_WARP_SIZE;
   const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  base[threadIdx.x] = ((const hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile];
+  const hk_u64 h = (row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile;
+  base[threadIdx.x] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
   const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
   const hk_u32* pos = (const hk_u32*)a.pos_in + row * (hk_u64)a.n;
   K* mko = (K*)a.mk_out + row * (hk_u64)a.n;

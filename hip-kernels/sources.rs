@@ -64,7 +64,6 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
             ]
         })
         .collect();
-    v.push("cupy_sort_scan_hist".into());
     for d in dts {
         v.push(format!("cupy_sort_init_{d}"));
         v.push(format!("cupy_sort_gather_{d}"));
@@ -130,6 +129,8 @@ pub struct SortArgs {
     pub ntiles: i64,
     /// Bit shift of the pass's digit.
     pub shift: i64,
+    /// Inclusive scan of `hist` along each row (same shape).
+    pub incl: u64,
 }
 
 impl ScanArgs {
@@ -168,6 +169,7 @@ impl SortArgs {
             self.n as u64,
             self.ntiles as u64,
             self.shift as u64,
+            self.incl,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -389,6 +391,7 @@ pub fn launch_sort(
         n: n as i64,
         ntiles: 0,
         shift: 0,
+        incl: 0,
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
@@ -411,33 +414,54 @@ pub fn launch_sort(
         final_pos = pos1;
     } else {
         let ntiles = n.div_ceil(SORT_TILE);
-        let (h, hist) = l.temp(DType::UInt32, batch * 256 * ntiles)?;
-        _hist = h;
+        let m_row = 256 * ntiles;
+        let (h, hist) = l.temp(DType::UInt32, batch * m_row)?;
+        let (hi, incl) = l.temp(DType::UInt32, batch * m_row)?;
+        _hist = (h, hi);
         a.hist = hist;
+        a.incl = incl;
         a.ntiles = ntiles as i64;
         let passes = sort_passes(dn, item);
         let ksz = if item == 8 { 8u64 } else { 4 };
+        // Rows in chunks of at most 65535 (grid y), pointers moved to the chunk.
+        let chunk = |a: &SortArgs, r0: usize| {
+            let rows = (batch - r0).min(65535);
+            let off = (r0 * n) as u64;
+            let hoff = (r0 * m_row * 4) as u64;
+            SortArgs {
+                mk_in: a.mk_in + off * ksz,
+                pos_in: a.pos_in + off * 4,
+                mk_out: a.mk_out + off * ksz,
+                pos_out: a.pos_out + off * 4,
+                hist: a.hist + hoff,
+                incl: a.incl + hoff,
+                batch: rows as i64,
+                ..*a
+            }
+        };
         for p in 0..passes {
             a.shift = 8 * p as i64;
-            // Rows in chunks of at most 65535 (grid y), pointers moved to the chunk.
-            let mut r0 = 0;
-            while r0 < batch {
-                let rows = (batch - r0).min(65535);
-                let off = (r0 * n) as u64;
-                let c = SortArgs {
-                    mk_in: a.mk_in + off * ksz,
-                    pos_in: a.pos_in + off * 4,
-                    mk_out: a.mk_out + off * ksz,
-                    pos_out: a.pos_out + off * 4,
-                    hist: hist + (r0 * 256 * ntiles * 4) as u64,
-                    batch: rows as i64,
-                    ..a
-                };
-                let g = (ntiles as u32, rows as u32);
+            for r0 in (0..batch).step_by(65535) {
+                let c = chunk(&a, r0);
+                let g = (ntiles as u32, c.batch as u32);
                 l.run(m, &format!("cupy_sort_hist_{kname}"), g, &c.bytes())?;
-                l.run(m, "cupy_sort_scan_hist", (rows as u32, 1), &c.bytes())?;
+            }
+            // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
+            launch_scan(
+                l,
+                false,
+                DType::UInt32,
+                hist,
+                incl,
+                batch,
+                m_row,
+                m_row as isize,
+                1,
+            )?;
+            for r0 in (0..batch).step_by(65535) {
+                let c = chunk(&a, r0);
+                let g = (ntiles as u32, c.batch as u32);
                 l.run(m, &format!("cupy_sort_scatter_{kname}"), g, &c.bytes())?;
-                r0 += rows;
             }
             std::mem::swap(&mut a.mk_in, &mut a.mk_out);
             std::mem::swap(&mut a.pos_in, &mut a.pos_out);

@@ -44,7 +44,7 @@ mod tests {
         }
         assert!(sort.contains("HK_SORT_K(u32)") && sort.contains("HK_SORT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
-        assert_eq!(hk::SortArgs::default().bytes().len(), 13 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 14 * 8);
     }
 
     /// One recorded launch: module, entry, grid, argument words.
@@ -178,16 +178,17 @@ mod tests {
         assert_eq!(r.runs.borrow()[2].3[5], 0x5_0000_0000); // pos_in = pos1
                                                             // Radix path for int64 keys with values: 8 passes of hist/scan/scatter, ping-pong.
         let r = Rec::default();
-        let n = 5000;
+        let n = hk::SORT_TILE + 1000; // two tiles
         hk::launch_sort(&r, DType::Int64, 0x100, Some(0x900), 3, n).unwrap();
         let temps = r.temps.borrow();
-        assert_eq!(temps.len(), 7);
+        assert_eq!(temps.len(), 8);
         assert_eq!((temps[1].0, temps[2].0), (DType::Int64, DType::UInt64));
-        assert_eq!(temps[6], (DType::UInt32, 3 * 256 * 2, 0x7_0000_0000));
+        assert_eq!(temps[6], (DType::UInt32, 3 * 256 * 2, 0x7_0000_0000)); // counts
+        assert_eq!(temps[7], (DType::UInt32, 3 * 256 * 2, 0x8_0000_0000)); // their scan
         let e = entries(&r);
         assert_eq!(e.len(), 2 + 8 * 3);
         assert_eq!(e[1], ("cupy_sort_hist_u64".into(), (2, 3)));
-        assert_eq!(e[2], ("cupy_sort_scan_hist".into(), (3, 1)));
+        assert_eq!(e[2], ("cupy_scan_sum_uint32".into(), (3, 1)));
         assert_eq!(e[3], ("cupy_sort_scatter_u64".into(), (2, 3)));
         let runs = r.runs.borrow();
         assert_eq!(runs[4].3[12], 8); // second pass shift
