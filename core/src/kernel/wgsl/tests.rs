@@ -68,13 +68,22 @@ fn specs(k: &Kernel) -> Vec<ElementwiseSpec> {
     v
 }
 
+/// Every spec, plain, with a loop guard, and (not vec4) windowed with a guard.
 fn check_kernel(k: &Kernel) -> usize {
     let mut n = 0;
     for s in specs(k) {
-        let sh = emit_elementwise(k, &s, &opts())
-            .unwrap_or_else(|e| panic!("kernel {} spec {s:?}: {e}", k.name));
-        validate(&sh.source);
-        n += 1;
+        for (guard, window) in [(false, false), (true, false), (true, true), (false, true)] {
+            if window && s.vec4 {
+                continue;
+            }
+            let mode = LoopMode { guard, window };
+            let sh = emit_elementwise_with(k, &s, &opts(), mode)
+                .unwrap_or_else(|e| panic!("kernel {} spec {s:?} {mode:?}: {e}", k.name));
+            validate(&sh.source);
+            let words = elementwise_n_words(k, &s) + mode.extra_words();
+            assert_eq!(sh.meta.n_words, words.div_ceil(4) * 4);
+            n += 1;
+        }
     }
     n
 }
@@ -511,10 +520,36 @@ fn reductions_validate() {
         Expr::param(0, DType::Float32),
     );
     ks.push(mean);
+    let mut fm = ReduceKernel::simple(
+        "sum_mod",
+        DType::Float32,
+        DType::Float32,
+        B::Add,
+        Scalar::Float32(0.0),
+        DType::Float32,
+    );
+    fm.map = Expr::binary(
+        B::Mod,
+        Expr::input(0, DType::Float32),
+        Expr::constant(Scalar::Float32(0.3)),
+    );
+    ks.push(fm);
     for k in &ks {
         for s in rspecs(k) {
             let sh = emit_reduction(k, &s, &opts()).unwrap_or_else(|e| panic!("{}: {e}", k.name));
             validate(&sh.source);
+            assert!(!sh.source.contains("lg["));
+            let g = LoopMode {
+                guard: true,
+                window: false,
+            };
+            let sh = emit_reduction_with(k, &s, &opts(), g)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            validate(&sh.source);
+            assert!(sh.source.contains("if (r < r1) { lg[0] = mt.w["));
+            if k.name == "sum_mod" {
+                assert!(sh.source.contains("if (s != ay) { lg[0]"), "{}", sh.source);
+            }
         }
     }
 }
