@@ -68,7 +68,12 @@ fn main() {
     let wh = "  var i = 0u;\n  while (i < p.a) { c += 1u; i++; }";
     show("while", wh, 70000, 0, 70000);
     let seq = "  for (var i = 0u; i < p.a; i++) { c += 1u; }\n  for (var j = 0u; j < p.b; j++) { c += 1u; }";
-    for (a, b) in [(30000, 30000), (40000, 40000), (32767, 32766), (32767, 32767)] {
+    for (a, b) in [
+        (30000, 30000),
+        (40000, 40000),
+        (32767, 32766),
+        (32767, 32767),
+    ] {
         show("two loops in sequence", seq, a, b, (a + b) as u64);
     }
     let nest = "  for (var i = 0u; i < p.a; i++) { for (var j = 0u; j < p.b; j++) { c += 1u; } }";
@@ -103,7 +108,10 @@ fn main() {
     // Only lane 0 loops long: are its neighbours (same SIMD vector) affected?
     let one = "  let n = select(10u, p.a, t == 0u);\n  for (var i = 0u; i < n; i++) { c += 1u; }\n  for (var j = 0u; j < p.b; j++) { c += 1u; }";
     let v = run(&d, one, 70000, 5, 64, 1);
-    println!("lane 0 loops 70000 then 5, others 10 then 5: {:?}", &v[..16]);
+    println!(
+        "lane 0 loops 70000 then 5, others 10 then 5: {:?}",
+        &v[..16]
+    );
     // With a workgroup barrier between two loops.
     let bar = "  for (var i = 0u; i < p.a; i++) { c += 1u; }\n  workgroupBarrier();\n  for (var j = 0u; j < p.b; j++) { c += 1u; }";
     show("two loops with a barrier between", bar, 40000, 40000, 80000);
@@ -113,7 +121,13 @@ fn main() {
     show("20000 x (if never { loop })", skip, 20000, 5, 20000);
     // A uniform-false if (the condition is a uniform).
     let skipu = "  for (var i = 0u; i < p.a; i++) { c += 1u; if (p.b > 100000u) { for (var j = 0u; j < p.b; j++) { c += 1000000u; } } }";
-    show("40000 x (if uniform-false { loop })", skipu, 40000, 5, 40000);
+    show(
+        "40000 x (if uniform-false { loop })",
+        skipu,
+        40000,
+        5,
+        40000,
+    );
     // A helper function with a loop, called twice.
     // Time per budget: many workgroups each loop 60000.
     let t = std::time::Instant::now();

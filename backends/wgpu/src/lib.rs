@@ -168,6 +168,27 @@ impl BackendProvider for WgpuProvider {
     }
 
     fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, None)
+    }
+}
+
+impl WgpuProvider {
+    /// Opens adapter `index` as if its driver ran at most `budget` loop passes per invocation
+    /// (`None`: no cap), whatever the driver (see [`loop_budget`]): the launches that split
+    /// long loops across dispatches run then at small sizes, on any adapter (tests). The budget
+    /// must not exceed the driver's own cap.
+    ///
+    /// # Errors
+    /// As [`BackendProvider::open`].
+    pub fn open_with_loop_budget(
+        &self,
+        index: usize,
+        budget: Option<u64>,
+    ) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, Some(budget))
+    }
+
+    fn open_with(&self, index: usize, budget: Option<Option<u64>>) -> Result<Arc<dyn Backend>> {
         let r = std::panic::catch_unwind(|| -> Result<Arc<dyn Backend>> {
             let adapters = sorted_adapters();
             let a = adapters
@@ -177,7 +198,7 @@ impl BackendProvider for WgpuProvider {
                     backend: "wgpu".into(),
                     reason: format!("no wgpu adapter with index {index}"),
                 })?;
-            Ok(Arc::new(WgpuBackend::new(index, a)?))
+            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget)?))
         });
         r.unwrap_or_else(|p| {
             Err(Error::BackendUnavailable {
@@ -272,8 +293,7 @@ pub fn loop_budget(info: &wgpu::AdapterInfo) -> Option<u64> {
         }
     }
     let n = format!("{} {}", info.name, info.driver).to_ascii_lowercase();
-    (n.contains("llvmpipe") || n.contains("lavapipe"))
-        .then_some(wgsl::loops::LLVMPIPE_LOOP_BUDGET)
+    (n.contains("llvmpipe") || n.contains("lavapipe")).then_some(wgsl::loops::LLVMPIPE_LOOP_BUDGET)
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -402,8 +422,17 @@ impl WgpuBackend {
     /// # Errors
     /// [`Error::BackendUnavailable`] if the device cannot be created.
     pub fn new(index: usize, adapter: wgpu::Adapter) -> Result<WgpuBackend> {
+        WgpuBackend::with_budget(index, adapter, None)
+    }
+
+    /// As [`WgpuBackend::new`], with the loop budget given (`Some`) instead of detected.
+    fn with_budget(
+        index: usize,
+        adapter: wgpu::Adapter,
+        budget: Option<Option<u64>>,
+    ) -> Result<WgpuBackend> {
         let info = device_info(index, &adapter);
-        let budget = loop_budget(&adapter.get_info());
+        let budget = budget.unwrap_or_else(|| loop_budget(&adapter.get_info()));
         let wanted =
             wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
         let features = adapter.features() & wanted;
@@ -842,17 +871,19 @@ impl WgpuBackend {
             wide_int64: wide,
             bindings: plan.clone(),
         };
-        let key = hash_of(&("reduce", k, &spec));
+        let lmode = wgsl::LoopMode {
+            guard: self.loop_budget.is_some(),
+            window: false,
+        };
+        let key = hash_of(&("reduce", k, &spec, lmode));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {
-            let sh = wgsl::emit_reduction(k, &spec, opts)?;
-            Ok((
-                sh.source,
-                sh.meta,
-                plan.buffers.iter().map(|b| b.1).collect(),
-            ))
+            let sh = wgsl::emit_reduction_with(k, &spec, opts, lmode)?;
+            let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
+            rw.extend(std::iter::repeat_n(true, lmode.extra_bindings()));
+            Ok((sh.source, sh.meta, rw))
         })?;
-        let words = wgsl::reduction_words(
+        let mut words = wgsl::reduction_words(
             out_shape,
             reduce_shape,
             chunks,
@@ -860,12 +891,18 @@ impl WgpuBackend {
             &inputs.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
             output.1,
         );
+        if lmode.guard {
+            words.extend(self.guard_word(&k.name));
+        }
         let meta = pipe.meta.pack(params, &words);
         let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0.buf; plan.buffers.len()];
         for (i, (b, _)) in inputs.iter().enumerate() {
             bufs[plan.inputs[i]] = &b.buf;
         }
         bufs[plan.outputs[0]] = &output.0.buf;
+        if let (true, Some(g)) = (lmode.guard, &self.guard) {
+            bufs.push(&g.buf);
+        }
         let n_out: usize = out_shape.iter().product();
         let units = (n_out * chunks) as u64;
         let groups = match mode {
@@ -990,8 +1027,7 @@ fn kernel_loops(k: &Kernel) -> bool {
     let mut l = false;
     Stmt::visit_all(&k.body, &mut |s| {
         l |= matches!(s, Stmt::For { .. } | Stmt::AtomicRaw { .. })
-            || s
-                .exprs()
+            || s.exprs()
                 .iter()
                 .any(|e| wgsl::loops::helper_passes(e, false) > 0);
     });
@@ -1319,6 +1355,26 @@ impl Backend for WgpuBackend {
             };
             (ReduceMode::ThreadPerOutput, c.max(1))
         };
+        if let (Some(b), true) = (self.loop_budget, n_red > 0) {
+            // Each invocation's loop stays under the driver's loop budget: its passes are the
+            // chunk's elements it visits (one per pass, with the map's and combine's helper
+            // loops), plus 8 tree steps.
+            let narrow = wgsl::reduce_narrow(k, wide);
+            let per = 1
+                + wgsl::loops::helper_passes(&k.map, narrow)
+                + wgsl::loops::helper_passes(&k.combine, narrow);
+            let fixed = 16
+                + 9 * (1 + wgsl::loops::helper_passes(&k.combine, narrow))
+                + wgsl::loops::helper_passes(&k.post, narrow);
+            let passes = (plan_budget(b).saturating_sub(fixed) / per).max(2) - 1;
+            let stride = if mode == ReduceMode::GroupPerOutput {
+                wgsl::WORKGROUP_SIZE as u64
+            } else {
+                1
+            };
+            let max_chunk = (passes * stride) as usize;
+            chunks = chunks.max(n_red.div_ceil(max_chunk));
+        }
         let chunk_len = if n_red == 0 {
             1
         } else {
@@ -1342,13 +1398,14 @@ impl Backend for WgpuBackend {
             );
         }
         // Two passes: partial accumulators at [chunk * n_out + o], then a reduction over chunks.
-        let partial = self.alloc_words(k.acc, n_out * chunks)?;
+        let partial_buf: Buffer = Arc::new(self.alloc_words(k.acc, n_out * chunks)?);
+        let partial = self.buf(&partial_buf, &k.name)?;
         self.launch_reduce(
             k,
             &call.out_shape,
             &call.reduce_shape,
             &ins,
-            (&partial, None),
+            (partial, None),
             &call.params,
             mode,
             chunks,
@@ -1375,6 +1432,20 @@ impl Backend for WgpuBackend {
             strides,
             offset: 0,
         };
+        if self.loop_budget.is_some() && chunks < n_red {
+            // Under a loop budget the chunks are reduced like any input (chunked again if many).
+            return self.reduce(&ReductionCall {
+                kernel: &k2,
+                out_shape: call.out_shape.clone(),
+                reduce_shape: vec![chunks],
+                inputs: vec![Operand {
+                    buffer: &partial_buf,
+                    layout: pl,
+                }],
+                output: call.output.clone(),
+                params: call.params.clone(),
+            });
+        }
         let mode2 = if n_out < 64 {
             ReduceMode::GroupPerOutput
         } else {
@@ -1384,7 +1455,7 @@ impl Backend for WgpuBackend {
             &k2,
             &call.out_shape,
             &[chunks],
-            &[(&partial, &pl)],
+            &[(partial, &pl)],
             (out, Some(&call.output.layout)),
             &call.params,
             mode2,
@@ -1446,7 +1517,7 @@ impl Backend for WgpuBackend {
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
-                    n_words: 16,
+                    n_words: 20,
                 },
                 vec![false, false, true],
             ))
@@ -1460,20 +1531,36 @@ impl Backend for WgpuBackend {
             ]
         };
         let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
+        // K per dispatch: all of it, unless the driver caps loops. Per slice of 16 k the shader
+        // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
+        // set-up and store loops.
+        let kc = match self.loop_budget {
+            Some(b) => (((plan_budget(b) - 64) / 530).max(1) * 16) as usize,
+            None => kk.max(1),
+        };
         let mut b0 = 0;
         while b0 < batch {
             let nb = (batch - b0).min(maxz);
-            let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
-            for o in [&call.a, &call.b, &call.c] {
-                w.extend(st(o).iter().map(|&x| x as u32));
+            let mut kb = 0usize;
+            loop {
+                let ke = (kb + kc).min(kk);
+                let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
+                for o in [&call.a, &call.b, &call.c] {
+                    w.extend(st(o).iter().map(|&x| x as u32));
+                }
+                w.extend([kb as u32, ke as u32, u32::from(kb > 0), 0]);
+                let meta = pipe.meta.pack(&[], &w);
+                self.dispatch3(
+                    &pipe,
+                    &meta,
+                    &[&a.buf, &b.buf, &c.buf],
+                    (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
+                )?;
+                kb = ke;
+                if kb >= kk {
+                    break;
+                }
             }
-            let meta = pipe.meta.pack(&[], &w);
-            self.dispatch3(
-                &pipe,
-                &meta,
-                &[&a.buf, &b.buf, &c.buf],
-                (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
-            )?;
             b0 += nb;
         }
         Ok(())

@@ -4,9 +4,11 @@
 //! across dispatches, or reports an error). Sizes stay small so each case runs well under a
 //! second on llvmpipe. Skips with a notice when no adapter exists.
 
-use cupy_core::backend::{ElementwiseCall, GemmCall, Operand, RawOperand, ScanCall, ScanOp};
-use cupy_core::kernel::ir::{BinaryOp as B, Expr, Kernel, Stmt};
-use cupy_core::{Backend, BackendProvider, Buffer, DType, Element, Layout, Scalar};
+use cupy_core::backend::{
+    ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall, ScanCall, ScanOp,
+};
+use cupy_core::kernel::ir::{BinaryOp as B, Expr, Kernel, ReduceKernel, Stmt};
+use cupy_core::{Backend, BackendProvider, Buffer, DType, Element, Error, Layout, Scalar};
 use cupy_wgpu::WgpuProvider;
 use std::sync::{Arc, OnceLock};
 
@@ -31,6 +33,25 @@ fn dev() -> Option<Arc<dyn Backend>> {
         }
     })
     .clone()
+}
+
+/// The same adapter opened with a loop budget of 300 passes per invocation: every split path
+/// (windows, K slices, scan spans, reduction chunks) runs at small sizes, on any driver.
+fn small() -> Option<Arc<dyn Backend>> {
+    static DEV: OnceLock<Option<Arc<dyn Backend>>> = OnceLock::new();
+    DEV.get_or_init(|| {
+        dev()?;
+        let idx = std::env::var("CUPY_DEVICE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        WgpuProvider.open_with_loop_budget(idx, Some(300)).ok()
+    })
+    .clone()
+}
+
+fn is_llvmpipe(d: &Arc<dyn Backend>) -> bool {
+    d.info().name.to_ascii_lowercase().contains("llvmpipe")
 }
 
 macro_rules! dev_or_skip {
@@ -219,7 +240,10 @@ fn dot_kernel(t: DType) -> Kernel {
                 var: 1,
                 start: i64c(0),
                 end: Expr::param(0, i64t),
-                body: vec![Stmt::Assign { var: 0, value: step }],
+                body: vec![Stmt::Assign {
+                    var: 0,
+                    value: step,
+                }],
             },
             Stmt::Store {
                 output: 0,
@@ -263,9 +287,10 @@ fn integer_dot_with_k_70000() {
 }
 
 #[test]
-fn float_gemm_with_k_70000() {
+fn float_gemm_with_long_k() {
     let d = dev_or_skip!();
-    let (m, n, k) = (2usize, 3usize, 70_000usize);
+    // The tiled shader runs about 522 loop passes per 16 k: llvmpipe stopped it near k = 2,000.
+    let (m, n, k) = (2usize, 3usize, 8_000usize);
     let a: Vec<f32> = (0..m * k).map(|i| ((i % 7) as f32) - 3.0).collect();
     let b: Vec<f32> = (0..k * n).map(|i| ((i % 3) as f32) * 0.5).collect();
     let (ab, bb) = (up(&d, &a), up(&d, &b));
@@ -294,8 +319,9 @@ fn float_gemm_with_k_70000() {
 #[test]
 fn cumsum_of_long_rows() {
     let d = dev_or_skip!();
-    // 2,000,000 elements in one row: 7,813 chunks of 256, each costing about 10 loop passes.
-    for (batch, n) in [(1usize, 2_000_000usize), (3, 70_000)] {
+    // 1,750,000 elements in one row: 6,836 chunks of 256, each costing about 10 loop passes
+    // (llvmpipe stopped the single-dispatch scan after 1,677,600 elements).
+    for (batch, n) in [(1usize, 1_750_000usize), (3, 70_000)] {
         let x: Vec<i32> = (0..batch * n).map(|i| (i % 3) as i32 - 1).collect();
         let xb = up(&d, &x);
         let y = d.alloc(DType::Int32, batch * n).unwrap();
@@ -314,4 +340,182 @@ fn cumsum_of_long_rows() {
             }
         }
     }
+}
+
+fn run_long_for(d: &Arc<dyn Backend>, n: i64, total: usize) -> cupy_core::Result<Vec<i64>> {
+    let k = long_for_kernel();
+    let out = d.alloc(DType::Int64, total)?;
+    d.elementwise(&ElementwiseCall {
+        kernel: &k,
+        shape: vec![total],
+        inputs: vec![],
+        outputs: vec![op(&out, Layout::contiguous(&[total]))],
+        raws: vec![],
+        params: vec![Scalar::Int64(n)],
+    })?;
+    Ok(i64::vec_from_bytes(&d.read(&out, 0, total)?))
+}
+
+#[test]
+fn split_paths_under_a_small_budget() {
+    let Some(d) = small() else { return };
+    // Elementwise windows: one loop, nested loops (the inner one inside every window).
+    for (n, total) in [(1000i64, 300usize), (299, 5), (7, 3)] {
+        let s: i64 = (0..n).map(|j| j % 7).sum();
+        let want: Vec<i64> = (0..total as i64).map(|i| i + s).collect();
+        assert_eq!(run_long_for(&d, n, total).unwrap(), want, "for of {n}");
+    }
+    let k = nested_kernel();
+    for (p, q) in [(30i64, 40i64), (3, 250)] {
+        let n = 9usize;
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let xb = up(&d, &x);
+        let out = d.alloc(DType::Float32, n).unwrap();
+        d.elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![n],
+            inputs: vec![op(&xb, Layout::contiguous(&[n]))],
+            outputs: vec![op(&out, Layout::contiguous(&[n]))],
+            raws: vec![],
+            params: vec![Scalar::Int64(p), Scalar::Int64(q)],
+        })
+        .unwrap();
+        let s: i64 = (0..p * q).map(|j| j % 5).sum();
+        let want: Vec<f32> = x.iter().map(|&v| v + s as f32).collect();
+        assert_eq!(down::<f32>(&d, &out), want, "{p} x {q}");
+    }
+    // One iteration past the budget cannot be split: a clear error, not wrong numbers.
+    let e = d
+        .elementwise(&ElementwiseCall {
+            kernel: &k,
+            shape: vec![4],
+            inputs: vec![op(&up(&d, &[0f32; 4]), Layout::contiguous(&[4]))],
+            outputs: vec![op(
+                &d.alloc(DType::Float32, 4).unwrap(),
+                Layout::contiguous(&[4]),
+            )],
+            raws: vec![],
+            params: vec![Scalar::Int64(2), Scalar::Int64(400)],
+        })
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::Unsupported { .. }) && e.to_string().contains("loop"),
+        "{e}"
+    );
+    // GEMM in K slices of 16.
+    let (m, n, kk) = (5usize, 3usize, 203usize);
+    let a: Vec<f32> = (0..m * kk).map(|i| ((i % 7) as f32) - 3.0).collect();
+    let b: Vec<f32> = (0..kk * n).map(|i| ((i % 3) as f32) * 0.5).collect();
+    let c = d.alloc(DType::Float32, m * n).unwrap();
+    d.gemm(&GemmCall {
+        a: op(&up(&d, &a), Layout::contiguous(&[1, m, kk])),
+        b: op(&up(&d, &b), Layout::contiguous(&[1, kk, n])),
+        c: op(&c, Layout::contiguous(&[1, m, n])),
+    })
+    .unwrap();
+    let got = down::<f32>(&d, &c);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f32 = (0..kk).map(|p| a[i * kk + p] * b[p * n + j]).sum();
+            assert_eq!(got[i * n + j], want, "c[{i},{j}]");
+        }
+    }
+    // Scans in spans of 26 chunks (6,656 elements), in place and not.
+    let (batch, len) = (2usize, 20_000usize);
+    let x: Vec<f32> = (0..batch * len).map(|i| (i % 5) as f32).collect();
+    for aliased in [false, true] {
+        let xb = up(&d, &x);
+        let y = if aliased {
+            xb.clone()
+        } else {
+            d.alloc(DType::Float32, batch * len).unwrap()
+        };
+        d.scan(&ScanCall {
+            op: ScanOp::Sum,
+            input: op(&xb, Layout::contiguous(&[batch, len])),
+            output: op(&y, Layout::contiguous(&[batch, len])),
+        })
+        .unwrap();
+        let got = down::<f32>(&d, &y);
+        for r in 0..batch {
+            let mut acc = 0f32;
+            for j in 0..len {
+                acc += x[r * len + j];
+                assert_eq!(
+                    got[r * len + j],
+                    acc,
+                    "aliased {aliased} row {r} element {j}"
+                );
+            }
+        }
+    }
+    // Reductions: whole array (workgroup per output) and along a strided axis (invocation per
+    // output), chunked so every invocation stays under the budget; a float remainder in the map
+    // (a helper loop of up to 560 passes per element) too.
+    let len = 100_000usize;
+    let x: Vec<f32> = (0..len).map(|i| (i % 10) as f32).collect();
+    let xb = up(&d, &x);
+    let sum = ReduceKernel::simple(
+        "sum",
+        DType::Float32,
+        DType::Float32,
+        B::Add,
+        Scalar::Float32(0.0),
+        DType::Float32,
+    );
+    let mut summod = sum.clone();
+    summod.name = "sum_mod3".into();
+    summod.map = Expr::binary(
+        B::Mod,
+        Expr::input(0, DType::Float32),
+        Expr::constant(Scalar::Float32(3.0)),
+    );
+    for (k, want) in [(&sum, 450_000f32), (&summod, 90_000f32)] {
+        for (shape, red, strides) in [
+            (vec![], vec![len], vec![1isize]),
+            (vec![10], vec![len / 10], vec![1, 10]),
+        ] {
+            let out_n: usize = shape.iter().product();
+            let out = d.alloc(DType::Float32, out_n.max(1)).unwrap();
+            let mut full = shape.clone();
+            full.extend(&red);
+            d.reduce(&ReductionCall {
+                kernel: k,
+                out_shape: shape.clone(),
+                reduce_shape: red.clone(),
+                inputs: vec![op(
+                    &xb,
+                    Layout {
+                        shape: full,
+                        strides,
+                        offset: 0,
+                    },
+                )],
+                output: op(&out, Layout::contiguous(&shape)),
+                params: vec![],
+            })
+            .unwrap();
+            let got: f32 = down::<f32>(&d, &out).iter().sum();
+            assert_eq!(got, want, "{} over {shape:?} x {red:?}", k.name);
+        }
+    }
+}
+
+#[test]
+fn loops_cut_by_the_driver_are_reported() {
+    let Some(d0) = dev() else { return };
+    if !is_llvmpipe(&d0) {
+        return;
+    }
+    // Told the driver's cap is huge, the backend launches one dispatch; llvmpipe cuts the loop
+    // and the guard turns the wrong result into an error at the read.
+    let d = WgpuProvider
+        .open_with_loop_budget(0, Some(1 << 40))
+        .unwrap();
+    let e = run_long_for(&d, 100_000, 4).unwrap_err();
+    assert!(e.to_string().contains("long_for"), "{e}");
+    assert!(e.to_string().contains("cut short"), "{e}");
+    // The guard is reset: the next launch within the cap is fine.
+    let s: i64 = (0..1000).map(|j| j % 7).sum();
+    assert_eq!(run_long_for(&d, 1000, 2).unwrap(), vec![s, s + 1]);
 }

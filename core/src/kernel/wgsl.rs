@@ -931,7 +931,11 @@ impl Em {
                 let nw = self.value_word(d, r);
                 // With a loop guard, `done` tells a finished update from one cut short.
                 let (dv, dn, g) = if self.guard.is_some() {
-                    ("  var done = false;\n", "done = true; ", self.guard_line("!done"))
+                    (
+                        "  var done = false;\n",
+                        "done = true; ",
+                        self.guard_line("!done"),
+                    )
                 } else {
                     ("", "", String::new())
                 };
@@ -2104,9 +2108,17 @@ pub fn emit_elementwise_with(
         };
         if mode.window {
             let (restore, save) = em.scratch_io(&k.locals)?;
-            let _ = writeln!(main, "    if (({} & 1u) != 0u) {{\n{restore}    }}", word(wb + 4));
+            let _ = writeln!(
+                main,
+                "    if (({} & 1u) != 0u) {{\n{restore}    }}",
+                word(wb + 4)
+            );
             em.stmts_windowed(&k.body, &ctx, &store, &k.outputs, wb, &mut main)?;
-            let _ = writeln!(main, "    if (({} & 2u) != 0u) {{\n{save}    }}", word(wb + 4));
+            let _ = writeln!(
+                main,
+                "    if (({} & 2u) != 0u) {{\n{save}    }}",
+                word(wb + 4)
+            );
         } else {
             em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
         }
