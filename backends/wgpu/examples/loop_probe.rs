@@ -2,8 +2,8 @@
 //! invocation after a shared budget of about 65,535 back-edges). Each probe counts the loop
 //! iterations that really ran and prints them next to the expected count.
 //! `cargo run -p cupy-wgpu --example loop_probe`
-use cupy_core::backend::{RawArg, RawLaunch};
-use cupy_core::{Backend, BackendProvider, DType, Element, Scalar};
+use cupy_core::backend::{GemmCall, Operand, RawArg, RawLaunch};
+use cupy_core::{Backend, BackendProvider, DType, Element, Layout, Scalar};
 use std::sync::Arc;
 
 fn run(d: &Arc<dyn Backend>, body: &str, a: u32, b: u32, wg: u32, groups: u32) -> Vec<u32> {
@@ -129,6 +129,35 @@ fn main() {
         40000,
     );
     // A helper function with a loop, called twice.
+    // The tiled GEMM shader (shaders/gemm.wgsl) in one dispatch: the largest K it gets right.
+    let raw = p.open_with_loop_budget(0, None).unwrap();
+    let gemm_ok = |k: usize| {
+        let a = vec![1f32; k];
+        let ab = raw.alloc(DType::Float32, k).unwrap();
+        raw.write(&ab, 0, f32::slice_as_bytes(&a)).unwrap();
+        let c = raw.alloc(DType::Float32, 1).unwrap();
+        let o = |b, s: &[usize]| Operand {
+            buffer: b,
+            layout: Layout::contiguous(s),
+        };
+        raw.gemm(&GemmCall {
+            a: o(&ab, &[1, 1, k]),
+            b: o(&ab, &[1, k, 1]),
+            c: o(&c, &[1, 1, 1]),
+        })
+        .unwrap();
+        f32::vec_from_bytes(&raw.read(&c, 0, 1).unwrap())[0] == k as f32
+    };
+    let (mut lo, mut hi) = (16usize, 1 << 20);
+    while hi - lo > 16 {
+        let mid = (lo + hi) / 2;
+        if gemm_ok(mid) {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    println!("one-dispatch GEMM right up to K = {lo} (wrong at {hi})");
     // Time per budget: many workgroups each loop 60000.
     let t = std::time::Instant::now();
     let v = run(&d, for1, 60000, 0, 256, 64);

@@ -583,13 +583,15 @@ impl WgpuBackend {
 
     /// Checks the loop guard after all recorded work (a no-op unless a guarded kernel ran).
     fn check_guard(&self) -> Result<()> {
+        if !self
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.dirty.load(Ordering::Relaxed))
+        {
+            return Ok(());
+        }
         let staging = {
             let mut p = self.lock_pending()?;
-            let g = match &self.guard {
-                Some(g) if g.dirty.load(Ordering::Relaxed) => g,
-                _ => return Ok(()),
-            };
-            let _ = g;
             let enc = p.encoder.get_or_insert_with(|| {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
