@@ -24,6 +24,16 @@
 //!
 //! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64).
 //!
+//! # Loop budgets (Mesa's llvmpipe)
+//! llvmpipe runs at most 65,535 loop passes per vector of invocations and dispatch, shared by all
+//! loops, then silently goes on with wrong values ([`cupy_core::kernel::wgsl::loops`]). On such an
+//! adapter ([`loop_budget`]) the backend keeps every launch under the budget: IR kernels whose
+//! loops go past it run in windows (one dispatch each, locals in a scratch buffer), GEMM runs K
+//! in slices accumulated into C, scans run long rows in spans carrying the running total, and
+//! reductions use more, shorter chunks. Every emitted loop is also checked (the loop guard): a
+//! loop cut short anyway turns the next `read`/`synchronize` into [`Error::Backend`] naming the
+//! kernel. Kernels that cannot be split are refused with [`Error::Unsupported`].
+//!
 //! # Asynchrony
 //! Dispatches are recorded into one command encoder and submitted on `read`, `write`,
 //! `synchronize`, or every [`SUBMIT_EVERY`] dispatches. Validation errors raised by wgpu are

@@ -43,6 +43,21 @@
 //! arithmetic is 32-bit: the backend refuses buffers of 2^31 elements or more. The workgroup size
 //! is 256; the dispatch grid is 2-D (`x` at most 65535) and the global thread index is
 //! `(wid.y * nwg.x + wid.x) * 256 + lid`.
+//!
+//! # Loop budgets
+//! Mesa's llvmpipe stops all loops of an invocation after 65,535 passes in all and goes on with
+//! wrong values ([`loops`] has the measured behaviour and the cost model). [`LoopMode`] emits
+//! kernels for such drivers: every loop checked after it ends (the *loop guard*), and elementwise
+//! kernels split into windows of top-level statements and loop iterations, one dispatch each
+//! ([`loops::plan_elementwise`] plans them). The default mode emits the plain kernel.
+//!
+//! # Deep expressions
+//! Subtrees deeper than 16 IR nodes are bound to `let` temporaries before the statement that
+//! uses them (and operands the emitted code repeats, e.g. `sqrt`'s, are bound once), so any
+//! depth passes naga's parser (which stops at 200 nested levels) and the source stays linear in
+//! the IR's size. Hoisting is safe: IR expressions have no side effects and WGSL's `select`
+//! evaluates both arms anyway; a hoisted loop bound is evaluated once, which is the same value
+//! because bounds are uniform.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
