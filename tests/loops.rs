@@ -124,9 +124,9 @@ fn convolve2d_with_a_300_by_300_window() {
 fn chains_of_250_and_500_terms() {
     let x = [1.5f32, -2.0, 0.25, 3.0];
     let f = fuse(|x: Sym| {
-        let mut e = x.clone();
+        let mut e = x;
         for _ in 0..499 {
-            e = e + x.clone();
+            e = e + x;
         }
         e
     });
