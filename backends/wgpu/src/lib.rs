@@ -1547,7 +1547,7 @@ impl Backend for WgpuBackend {
         // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
         // set-up and store loops.
         let kc = match self.loop_budget {
-            Some(b) => (((plan_budget(b) - 64) / 530).max(1) * 16) as usize,
+            Some(b) => ((plan_budget(b).saturating_sub(64) / 530).max(1) * 16) as usize,
             None => kk.max(1),
         };
         let mut b0 = 0;

@@ -176,7 +176,7 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
     // Elements of a row per dispatch: all, unless the driver caps loops; a chunk of 256 costs
     // 10 loop passes (the chunk loop and the 8 steps of the tree).
     let span = match be.loop_budget() {
-        Some(b) => ((crate::plan_budget(b) - 16) / 10).max(1) as usize * 256,
+        Some(b) => (crate::plan_budget(b).saturating_sub(16) / 10).max(1) as usize * 256,
         None => n.div_ceil(256) * 256,
     };
     let carry = be.alloc_words(if narrow { DType::Float32 } else { d }, batch)?;
