@@ -98,7 +98,6 @@ fn main() {
     // Manually unrolled body: does the budget count back-edges or body passes?
     let unr = "  var i = 0u;\n  loop { if (i + 4u > p.a) { break; } c += 4u; i += 4u; }\n  for (; i < p.a; i++) { c += 1u; }";
     show("unrolled x4", unr, 200000, 0, 200000);
-    // Loop in a function (inlined by the driver?).
     // Divergent bound: lane t loops a + t times; which lanes are cut, and where?
     let div = "  for (var i = 0u; i < p.a + t * p.b; i++) { c += 1u; }";
     let v = run(&d, div, 65000, 100, 64, 1);
@@ -128,7 +127,6 @@ fn main() {
         5,
         40000,
     );
-    // A helper function with a loop, called twice.
     // The tiled GEMM shader (shaders/gemm.wgsl) in one dispatch: the largest K it gets right.
     let raw = p.open_with_loop_budget(0, None).unwrap();
     let gemm_ok = |k: usize| {
