@@ -3,6 +3,8 @@
 // A workgroup of 16x16 invocations computes a 64x64 tile of C, each invocation a 4x4 block;
 // the K dimension advances in slices of 16 staged through workgroup memory.
 // Out-of-range rows/columns/k are padded with zeros, so any m, n, k works.
+// One dispatch covers k in [kb, ke) (kb a multiple of 16) and stores C, or adds to C when
+// `accum` is set: drivers that cap shader loops (Mesa's llvmpipe) get K in several dispatches.
 alias T = ELEM;
 
 struct Meta {
@@ -10,6 +12,7 @@ struct Meta {
   a_off: i32, a_sb: i32, a_sm: i32, a_sk: i32,
   b_off: i32, b_sb: i32, b_sk: i32, b_sn: i32,
   c_off: i32, c_sb: i32, c_sm: i32, c_sn: i32,
+  kb: u32, ke: u32, accum: u32, pad0: u32,
 }
 @group(0) @binding(0) var<uniform> mt: Meta;
 @group(0) @binding(1) var<storage, read> A: array<T>;
@@ -33,7 +36,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let bbase = mt.b_off + bz * mt.b_sb;
   var acc: array<T, 16>;
   for (var i = 0u; i < 16u; i++) { acc[i] = T(0); }
-  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
+  for (var k0 = mt.kb; k0 < mt.ke; k0 += BK) {
     for (var l = 0u; l < 4u; l++) {
       let e = li + l * 256u;
       // A tile: 64 rows x 16 k; consecutive invocations walk k (coalesced for row-major A).
@@ -79,7 +82,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var j = 0u; j < 4u; j++) {
       let c = col0 + lid.x + 16u * j;
       if (r < mt.m && c < mt.n) {
-        C[u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn)] = acc[i * 4u + j];
+        let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
+        if (mt.accum != 0u) {
+          C[ci] = C[ci] + acc[i * 4u + j];
+        } else {
+          C[ci] = acc[i * 4u + j];
+        }
       }
     }
   }

@@ -10,6 +10,7 @@ mod device;
 mod errors;
 mod indexing;
 mod linalg;
+mod loops;
 mod printing;
 mod props;
 mod raw;

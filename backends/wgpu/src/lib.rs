@@ -24,6 +24,16 @@
 //!
 //! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64).
 //!
+//! # Loop budgets (Mesa's llvmpipe)
+//! llvmpipe runs at most 65,535 loop passes per vector of invocations and dispatch, shared by all
+//! loops, then silently goes on with wrong values ([`cupy_core::kernel::wgsl::loops`]). On such an
+//! adapter ([`loop_budget`]) the backend keeps every launch under the budget: IR kernels whose
+//! loops go past it run in windows (one dispatch each, locals in a scratch buffer), GEMM runs K
+//! in slices accumulated into C, scans run long rows in spans carrying the running total, and
+//! reductions use more, shorter chunks. Every emitted loop is also checked (the loop guard): a
+//! loop cut short anyway turns the next `read`/`synchronize` into [`Error::Backend`] naming the
+//! kernel. Kernels that cannot be split are refused with [`Error::Unsupported`].
+//!
 //! # Asynchrony
 //! Dispatches are recorded into one command encoder and submitted on `read`, `write`,
 //! `synchronize`, or every [`SUBMIT_EVERY`] dispatches. Validation errors raised by wgpu are
@@ -35,7 +45,8 @@ use cupy_core::backend::{
     ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall, ScanCall,
     SortCall,
 };
-use cupy_core::kernel::ir::{Expr, ReduceKernel};
+use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel, Stmt};
+use cupy_core::kernel::wgsl::loops::LoopPlan;
 use cupy_core::kernel::wgsl::{
     self, BindingPlan, ElementwiseSpec, MetaLayout, ReduceMode, ReduceSpec, WgslOptions,
 };
@@ -167,6 +178,27 @@ impl BackendProvider for WgpuProvider {
     }
 
     fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, None)
+    }
+}
+
+impl WgpuProvider {
+    /// Opens adapter `index` as if its driver ran at most `budget` loop passes per invocation
+    /// (`None`: no cap), whatever the driver (see [`loop_budget`]): the launches that split
+    /// long loops across dispatches run then at small sizes, on any adapter (tests). The budget
+    /// must not exceed the driver's own cap.
+    ///
+    /// # Errors
+    /// As [`BackendProvider::open`].
+    pub fn open_with_loop_budget(
+        &self,
+        index: usize,
+        budget: Option<u64>,
+    ) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, Some(budget))
+    }
+
+    fn open_with(&self, index: usize, budget: Option<Option<u64>>) -> Result<Arc<dyn Backend>> {
         let r = std::panic::catch_unwind(|| -> Result<Arc<dyn Backend>> {
             let adapters = sorted_adapters();
             let a = adapters
@@ -176,7 +208,7 @@ impl BackendProvider for WgpuProvider {
                     backend: "wgpu".into(),
                     reason: format!("no wgpu adapter with index {index}"),
                 })?;
-            Ok(Arc::new(WgpuBackend::new(index, a)?))
+            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget)?))
         });
         r.unwrap_or_else(|p| {
             Err(Error::BackendUnavailable {
@@ -239,6 +271,39 @@ pub struct WgpuBackend {
     errors: Arc<Mutex<Vec<String>>>,
     /// wgpu's error-scope stack is per device: push/pop pairs must not interleave across threads.
     scope: Mutex<()>,
+    /// Loop passes the driver runs per invocation, if it caps them (see [`loop_budget`]).
+    loop_budget: Option<u64>,
+    /// The loop guard (see [`wgsl::LoopMode`]): a 16-byte buffer, kernel names by guard word.
+    guard: Option<LoopGuard>,
+}
+
+/// Host side of the loop guard.
+struct LoopGuard {
+    buf: wgpu::Buffer,
+    /// Kernel names; a guard word is an index here plus one.
+    names: Mutex<Vec<String>>,
+    /// A guarded kernel was recorded since the last check.
+    dirty: std::sync::atomic::AtomicBool,
+}
+
+/// Budget the launch planner uses out of the driver's (the cost model is an upper bound; this
+/// leaves room for what it does not see).
+fn plan_budget(b: u64) -> u64 {
+    b - b / 16
+}
+
+/// Loop passes one invocation may run on this adapter: Mesa's llvmpipe (lavapipe) stops every
+/// loop of an invocation after 65,535 passes in all and goes on with wrong values
+/// ([`wgsl::loops`]); other drivers are not known to cap loops. `CUPY_WGPU_LOOP_BUDGET=N`
+/// overrides it (`0`: no budget), e.g. to run the split-launch paths on a hardware GPU.
+pub fn loop_budget(info: &wgpu::AdapterInfo) -> Option<u64> {
+    if let Ok(v) = std::env::var("CUPY_WGPU_LOOP_BUDGET") {
+        if let Ok(n) = v.trim().parse::<u64>() {
+            return (n > 0).then_some(n.max(64));
+        }
+    }
+    let n = format!("{} {}", info.name, info.driver).to_ascii_lowercase();
+    (n.contains("llvmpipe") || n.contains("lavapipe")).then_some(wgsl::loops::LLVMPIPE_LOOP_BUDGET)
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -367,7 +432,17 @@ impl WgpuBackend {
     /// # Errors
     /// [`Error::BackendUnavailable`] if the device cannot be created.
     pub fn new(index: usize, adapter: wgpu::Adapter) -> Result<WgpuBackend> {
+        WgpuBackend::with_budget(index, adapter, None)
+    }
+
+    /// As [`WgpuBackend::new`], with the loop budget given (`Some`) instead of detected.
+    fn with_budget(
+        index: usize,
+        adapter: wgpu::Adapter,
+        budget: Option<Option<u64>>,
+    ) -> Result<WgpuBackend> {
         let info = device_info(index, &adapter);
+        let budget = budget.unwrap_or_else(|| loop_budget(&adapter.get_info()));
         let wanted =
             wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
         let features = adapter.features() & wanted;
@@ -396,6 +471,18 @@ impl WgpuBackend {
             shader_int64: features.contains(wgpu::Features::SHADER_INT64),
             device: info.label(),
         };
+        let guard = budget.map(|_| LoopGuard {
+            buf: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cupy-loop-guard"),
+                size: 16,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            names: Mutex::default(),
+            dirty: Default::default(),
+        });
         Ok(WgpuBackend {
             info,
             device,
@@ -408,6 +495,8 @@ impl WgpuBackend {
             raw_pipes: Mutex::default(),
             errors,
             scope: Mutex::default(),
+            loop_budget: budget,
+            guard,
         })
     }
 
@@ -419,6 +508,109 @@ impl WgpuBackend {
     /// The device limits.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    /// Loop passes one invocation may run (`None`: the driver does not cap loops).
+    pub fn loop_budget(&self) -> Option<u64> {
+        self.loop_budget
+    }
+
+    /// The guard word of kernel `name` (marks the guard as to be checked), if guards are on.
+    fn guard_word(&self, name: &str) -> Option<u32> {
+        let g = self.guard.as_ref()?;
+        let mut names = g.names.lock().ok()?;
+        let i = match names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                names.push(name.to_string());
+                names.len() - 1
+            }
+        };
+        g.dirty.store(true, Ordering::Relaxed);
+        Some(i as u32 + 1)
+    }
+
+    /// Records, into `enc`, the copy of the guard to `staging` and its reset, if a guarded kernel
+    /// ran since the last check; returns the staging buffer to map afterwards.
+    fn guard_copy(&self, enc: &mut wgpu::CommandEncoder) -> Option<wgpu::Buffer> {
+        let g = self.guard.as_ref()?;
+        if !g.dirty.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cupy-loop-guard-read"),
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_buffer_to_buffer(&g.buf, 0, &staging, 0, 16);
+        enc.clear_buffer(&g.buf, 0, None);
+        Some(staging)
+    }
+
+    /// Maps a guard staging buffer (after the device finished) and turns a tripped guard into
+    /// an error naming the kernel.
+    fn guard_result(&self, staging: Option<wgpu::Buffer>) -> Result<()> {
+        let Some(staging) = staging else {
+            return Ok(());
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        if !matches!(rx.recv(), Ok(Ok(()))) {
+            return Err(backend_err(&self.label(), "mapping the loop guard failed"));
+        }
+        let w = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
+            u32::from_le_bytes([view[0], view[1], view[2], view[3]])
+        };
+        staging.unmap();
+        if w == 0 {
+            return Ok(());
+        }
+        let name = self
+            .guard
+            .as_ref()
+            .and_then(|g| g.names.lock().ok()?.get(w as usize - 1).cloned())
+            .unwrap_or_else(|| "?".into());
+        Err(backend_err(
+            &self.label(),
+            format!(
+                "kernel {name}: a shader loop was cut short by the driver's loop limit ({} loop \
+                 iterations per invocation, shared by all its loops; Mesa's llvmpipe stops loops \
+                 there), so results computed since the last synchronization are wrong; use the \
+                 cpu backend or a hardware GPU for this size",
+                self.loop_budget.unwrap_or(0)
+            ),
+        ))
+    }
+
+    /// Checks the loop guard after all recorded work (a no-op unless a guarded kernel ran).
+    fn check_guard(&self) -> Result<()> {
+        if !self
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.dirty.load(Ordering::Relaxed))
+        {
+            return Ok(());
+        }
+        let staging = {
+            let mut p = self.lock_pending()?;
+            let enc = p.encoder.get_or_insert_with(|| {
+                self.device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+            });
+            let st = self.guard_copy(enc);
+            self.submit_locked(&mut p);
+            st
+        };
+        self.guard_result(staging)
     }
 
     fn label(&self) -> String {
@@ -691,17 +883,19 @@ impl WgpuBackend {
             wide_int64: wide,
             bindings: plan.clone(),
         };
-        let key = hash_of(&("reduce", k, &spec));
+        let lmode = wgsl::LoopMode {
+            guard: self.loop_budget.is_some(),
+            window: false,
+        };
+        let key = hash_of(&("reduce", k, &spec, lmode));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {
-            let sh = wgsl::emit_reduction(k, &spec, opts)?;
-            Ok((
-                sh.source,
-                sh.meta,
-                plan.buffers.iter().map(|b| b.1).collect(),
-            ))
+            let sh = wgsl::emit_reduction_with(k, &spec, opts, lmode)?;
+            let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
+            rw.extend(std::iter::repeat_n(true, lmode.extra_bindings()));
+            Ok((sh.source, sh.meta, rw))
         })?;
-        let words = wgsl::reduction_words(
+        let mut words = wgsl::reduction_words(
             out_shape,
             reduce_shape,
             chunks,
@@ -709,12 +903,18 @@ impl WgpuBackend {
             &inputs.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
             output.1,
         );
+        if lmode.guard {
+            words.extend(self.guard_word(&k.name));
+        }
         let meta = pipe.meta.pack(params, &words);
         let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0.buf; plan.buffers.len()];
         for (i, (b, _)) in inputs.iter().enumerate() {
             bufs[plan.inputs[i]] = &b.buf;
         }
         bufs[plan.outputs[0]] = &output.0.buf;
+        if let (true, Some(g)) = (lmode.guard, &self.guard) {
+            bufs.push(&g.buf);
+        }
         let n_out: usize = out_shape.iter().product();
         let units = (n_out * chunks) as u64;
         let groups = match mode {
@@ -751,6 +951,7 @@ impl WgpuBackend {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let guard_staging;
         {
             let mut p = self.lock_pending()?;
             let enc = p.encoder.get_or_insert_with(|| {
@@ -758,6 +959,7 @@ impl WgpuBackend {
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
             });
             enc.copy_buffer_to_buffer(&b.buf, offset as u64 * wb, &staging, 0, size);
+            guard_staging = self.guard_copy(enc);
             self.submit_locked(&mut p);
         }
         let (tx, rx) = std::sync::mpsc::channel();
@@ -768,6 +970,7 @@ impl WgpuBackend {
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
         self.take_errors()?;
+        self.guard_result(guard_staging)?;
         match rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
@@ -828,6 +1031,19 @@ impl WgpuBackend {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
+}
+
+/// True if the kernel's WGSL has loops: `For`s, or helper functions that loop (float
+/// floor-divide/remainder, integer power, compare-and-swap atomics).
+fn kernel_loops(k: &Kernel) -> bool {
+    let mut l = false;
+    Stmt::visit_all(&k.body, &mut |s| {
+        l |= matches!(s, Stmt::For { .. } | Stmt::AtomicRaw { .. })
+            || s.exprs()
+                .iter()
+                .any(|e| wgsl::loops::helper_passes(e, false) > 0);
+    });
+    l
 }
 
 fn fits32(d: DType, v: &Scalar) -> bool {
@@ -979,10 +1195,32 @@ impl Backend for WgpuBackend {
                 "an int64 parameter beyond 32 bits on a wgpu adapter without SHADER_INT64",
             ));
         }
+        // Loops on a driver that caps them (llvmpipe): guard every loop; split kernels whose
+        // loops go past the budget into windows; no vec4 (four bodies per invocation).
+        let has_for = {
+            let mut f = false;
+            Stmt::visit_all(&k.body, &mut |s| f |= matches!(s, Stmt::For { .. }));
+            f
+        };
+        let lplan = match self.loop_budget {
+            Some(b) if has_for => wgsl::loops::plan_elementwise(
+                k,
+                &call.params,
+                wgsl::elementwise_narrow(k, wide),
+                plan_budget(b),
+                &self.label(),
+            )?,
+            _ => LoopPlan::Single,
+        };
+        let mode = wgsl::LoopMode {
+            guard: self.loop_budget.is_some() && kernel_loops(k),
+            window: matches!(lplan, LoopPlan::Windows(_)),
+        };
         let vec4 = contiguous
             && wgsl::vec4_eligible(k)
             && layouts.iter().all(|l| l.offset % 4 == 0)
-            && total >= 4;
+            && total >= 4
+            && !(self.loop_budget.is_some() && has_for);
         let mut plan = BindingPlan::new(
             &ins.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
             &outs.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
@@ -997,19 +1235,21 @@ impl Backend for WgpuBackend {
             wide_int64: wide,
             bindings: plan.clone(),
         };
-        let key = hash_of(&("elementwise", k, &spec));
+        let key = hash_of(&("elementwise", k, &spec, mode));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {
-            let sh = wgsl::emit_elementwise(k, &spec, opts)?;
-            Ok((
-                sh.source,
-                sh.meta,
-                plan.buffers.iter().map(|b| b.1).collect(),
-            ))
+            let sh = wgsl::emit_elementwise_with(k, &spec, opts, mode)?;
+            let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
+            rw.extend(std::iter::repeat_n(true, mode.extra_bindings()));
+            Ok((sh.source, sh.meta, rw))
         })?;
         let raw_offsets: Vec<usize> = call.raws.iter().map(|r| r.offset).collect();
-        let words = wgsl::elementwise_words(&spec, &call.shape, &layouts, &raw_offsets);
-        let meta = pipe.meta.pack(&call.params, &words);
+        let mut words = wgsl::elementwise_words(&spec, &call.shape, &layouts, &raw_offsets);
+        let guard_word = if mode.guard {
+            self.guard_word(&k.name)
+        } else {
+            None
+        };
         let mut bufs: Vec<&wgpu::Buffer> = vec![
             &ins.first()
                 .or(outs.first())
@@ -1027,13 +1267,49 @@ impl Backend for WgpuBackend {
         for (i, b) in raws.iter().enumerate() {
             bufs[plan.raws[i]] = &b.buf;
         }
-        let threads = if vec4 { total.div_ceil(4) } else { total } as u64;
-        self.dispatch(
-            &pipe,
-            &meta,
-            &bufs,
-            threads.div_ceil(wgsl::WORKGROUP_SIZE as u64),
-        )
+        if let (true, Some(g)) = (mode.guard, &self.guard) {
+            bufs.push(&g.buf);
+        }
+        let LoopPlan::Windows(windows) = lplan else {
+            words.extend(guard_word);
+            let meta = pipe.meta.pack(&call.params, &words);
+            let threads = if vec4 { total.div_ceil(4) } else { total } as u64;
+            return self.dispatch(
+                &pipe,
+                &meta,
+                &bufs,
+                threads.div_ceil(wgsl::WORKGROUP_SIZE as u64),
+            );
+        };
+        // Windowed: every window is one dispatch over a slab of elements whose locals fit one
+        // scratch binding; locals travel between windows through the scratch buffer.
+        let sw = wgsl::scratch_words(k, wide).max(1);
+        let max_bytes = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size) as usize;
+        let slab = (max_bytes / 16 / sw).min(total).max(1);
+        let scratch = self.alloc_words(DType::UInt32, slab * sw)?;
+        bufs.push(&scratch.buf);
+        let mut base = 0usize;
+        while base < total {
+            let len = slab.min(total - base);
+            for (wi, w) in windows.iter().enumerate() {
+                let mut ws = words.clone();
+                ws[0] = len as u32;
+                ws.extend(w.words(wi, windows.len(), base));
+                ws.extend(guard_word);
+                let meta = pipe.meta.pack(&call.params, &ws);
+                self.dispatch(
+                    &pipe,
+                    &meta,
+                    &bufs,
+                    (len as u64).div_ceil(wgsl::WORKGROUP_SIZE as u64),
+                )?;
+            }
+            base += len;
+        }
+        Ok(())
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
@@ -1091,6 +1367,26 @@ impl Backend for WgpuBackend {
             };
             (ReduceMode::ThreadPerOutput, c.max(1))
         };
+        if let (Some(b), true) = (self.loop_budget, n_red > 0) {
+            // Each invocation's loop stays under the driver's loop budget: its passes are the
+            // chunk's elements it visits (one per pass, with the map's and combine's helper
+            // loops), plus 8 tree steps.
+            let narrow = wgsl::reduce_narrow(k, wide);
+            let per = 1
+                + wgsl::loops::helper_passes(&k.map, narrow)
+                + wgsl::loops::helper_passes(&k.combine, narrow);
+            let fixed = 16
+                + 9 * (1 + wgsl::loops::helper_passes(&k.combine, narrow))
+                + wgsl::loops::helper_passes(&k.post, narrow);
+            let passes = (plan_budget(b).saturating_sub(fixed) / per).max(2) - 1;
+            let stride = if mode == ReduceMode::GroupPerOutput {
+                wgsl::WORKGROUP_SIZE as u64
+            } else {
+                1
+            };
+            let max_chunk = (passes * stride) as usize;
+            chunks = chunks.max(n_red.div_ceil(max_chunk));
+        }
         let chunk_len = if n_red == 0 {
             1
         } else {
@@ -1114,13 +1410,14 @@ impl Backend for WgpuBackend {
             );
         }
         // Two passes: partial accumulators at [chunk * n_out + o], then a reduction over chunks.
-        let partial = self.alloc_words(k.acc, n_out * chunks)?;
+        let partial_buf: Buffer = Arc::new(self.alloc_words(k.acc, n_out * chunks)?);
+        let partial = self.buf(&partial_buf, &k.name)?;
         self.launch_reduce(
             k,
             &call.out_shape,
             &call.reduce_shape,
             &ins,
-            (&partial, None),
+            (partial, None),
             &call.params,
             mode,
             chunks,
@@ -1147,6 +1444,20 @@ impl Backend for WgpuBackend {
             strides,
             offset: 0,
         };
+        if self.loop_budget.is_some() && chunks < n_red {
+            // Under a loop budget the chunks are reduced like any input (chunked again if many).
+            return self.reduce(&ReductionCall {
+                kernel: &k2,
+                out_shape: call.out_shape.clone(),
+                reduce_shape: vec![chunks],
+                inputs: vec![Operand {
+                    buffer: &partial_buf,
+                    layout: pl,
+                }],
+                output: call.output.clone(),
+                params: call.params.clone(),
+            });
+        }
         let mode2 = if n_out < 64 {
             ReduceMode::GroupPerOutput
         } else {
@@ -1156,7 +1467,7 @@ impl Backend for WgpuBackend {
             &k2,
             &call.out_shape,
             &[chunks],
-            &[(&partial, &pl)],
+            &[(partial, &pl)],
             (out, Some(&call.output.layout)),
             &call.params,
             mode2,
@@ -1218,7 +1529,7 @@ impl Backend for WgpuBackend {
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
-                    n_words: 16,
+                    n_words: 20,
                 },
                 vec![false, false, true],
             ))
@@ -1232,20 +1543,36 @@ impl Backend for WgpuBackend {
             ]
         };
         let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
+        // K per dispatch: all of it, unless the driver caps loops. Per slice of 16 k the shader
+        // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
+        // set-up and store loops.
+        let kc = match self.loop_budget {
+            Some(b) => ((plan_budget(b).saturating_sub(64) / 530).max(1) * 16) as usize,
+            None => kk.max(1),
+        };
         let mut b0 = 0;
         while b0 < batch {
             let nb = (batch - b0).min(maxz);
-            let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
-            for o in [&call.a, &call.b, &call.c] {
-                w.extend(st(o).iter().map(|&x| x as u32));
+            let mut kb = 0usize;
+            loop {
+                let ke = (kb + kc).min(kk);
+                let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
+                for o in [&call.a, &call.b, &call.c] {
+                    w.extend(st(o).iter().map(|&x| x as u32));
+                }
+                w.extend([kb as u32, ke as u32, u32::from(kb > 0), 0]);
+                let meta = pipe.meta.pack(&[], &w);
+                self.dispatch3(
+                    &pipe,
+                    &meta,
+                    &[&a.buf, &b.buf, &c.buf],
+                    (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
+                )?;
+                kb = ke;
+                if kb >= kk {
+                    break;
+                }
             }
-            let meta = pipe.meta.pack(&[], &w);
-            self.dispatch3(
-                &pipe,
-                &meta,
-                &[&a.buf, &b.buf, &c.buf],
-                (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
-            )?;
             b0 += nb;
         }
         Ok(())
@@ -1276,6 +1603,7 @@ impl Backend for WgpuBackend {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
-        self.take_errors()
+        self.take_errors()?;
+        self.check_guard()
     }
 }

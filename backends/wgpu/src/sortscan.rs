@@ -164,31 +164,46 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
             .replace("IDENT", ident)
             .replace("COMBINE", combine)
             .replace("STORE", store)
+            .replace("CAB", if aliased { "2" } else { "3" })
             .replace("//HELPERS", helpers);
         let rw = if aliased {
-            vec![true]
+            vec![true, true]
         } else {
-            vec![true, false]
+            vec![true, false, true]
         };
         Ok((src, meta(8), rw))
     })?;
-    let w = [
-        batch as u32,
-        n as u32,
-        il.offset as u32,
-        il.strides[0] as i32 as u32,
-        il.strides[1] as i32 as u32,
-        ol.offset as u32,
-        0,
-        0,
-    ];
-    let m = pipe.meta.pack(&[], &w);
-    let bufs: Vec<&wgpu::Buffer> = if aliased {
+    // Elements of a row per dispatch: all, unless the driver caps loops; a chunk of 256 costs
+    // 10 loop passes (the chunk loop and the 8 steps of the tree).
+    let span = match be.loop_budget() {
+        Some(b) => (crate::plan_budget(b).saturating_sub(16) / 10).max(1) as usize * 256,
+        None => n.div_ceil(256) * 256,
+    };
+    let carry = be.alloc_words(if narrow { DType::Float32 } else { d }, batch)?;
+    let mut bufs: Vec<&wgpu::Buffer> = if aliased {
         vec![&y.buf]
     } else {
         vec![&y.buf, &x.buf]
     };
-    be.dispatch(&pipe, &m, &bufs, batch as u64)
+    bufs.push(&carry.buf);
+    let mut lo = 0usize;
+    while lo < n {
+        let hi = (lo + span).min(n);
+        let w = [
+            batch as u32,
+            n as u32,
+            il.offset as u32,
+            il.strides[0] as i32 as u32,
+            il.strides[1] as i32 as u32,
+            ol.offset as u32,
+            lo as u32,
+            hi as u32,
+        ];
+        let m = pipe.meta.pack(&[], &w);
+        be.dispatch(&pipe, &m, &bufs, batch as u64)?;
+        lo = hi;
+    }
+    Ok(())
 }
 
 /// The sections of sort.wgsl: the common header, then `init`, `local`, `global`, `gather`.

@@ -43,6 +43,21 @@
 //! arithmetic is 32-bit: the backend refuses buffers of 2^31 elements or more. The workgroup size
 //! is 256; the dispatch grid is 2-D (`x` at most 65535) and the global thread index is
 //! `(wid.y * nwg.x + wid.x) * 256 + lid`.
+//!
+//! # Loop budgets
+//! Mesa's llvmpipe stops all loops of an invocation after 65,535 passes in all and goes on with
+//! wrong values ([`loops`] has the measured behaviour and the cost model). [`LoopMode`] emits
+//! kernels for such drivers: every loop checked after it ends (the *loop guard*), and elementwise
+//! kernels split into windows of top-level statements and loop iterations, one dispatch each
+//! ([`loops::plan_elementwise`] plans them). The default mode emits the plain kernel.
+//!
+//! # Deep expressions
+//! Subtrees deeper than 16 IR nodes are bound to `let` temporaries before the statement that
+//! uses them (and operands the emitted code repeats, e.g. `sqrt`'s, are bound once), so any
+//! depth passes naga's parser (which stops at 200 nested levels) and the source stays linear in
+//! the IR's size. Hoisting is safe: IR expressions have no side effects and WGSL's `select`
+//! evaluates both arms anyway; a hoisted loop bound is evaluated once, which is the same value
+//! because bounds are uniform.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -281,6 +296,75 @@ pub struct WgslShader {
     pub meta: MetaLayout,
 }
 
+/// How an emitted kernel copes with drivers that cap shader loops (Mesa's llvmpipe: see
+/// [`loops`]). The default (both off) is the plain kernel.
+///
+/// - `guard`: after every loop (the kernel's [`Stmt::For`]s, the reduction loops, the helper
+///   functions' loops) a check that the loop's condition is really false; a loop the driver cut
+///   short writes the launch's *guard word* (the last meta word) to element 0 of the guard
+///   buffer, an extra read-write `array<u32>` binding after the plan's buffers. The backend
+///   reads that buffer back and reports an error instead of wrong numbers.
+/// - `window` (elementwise only): the kernel runs in windows, one dispatch each (see
+///   [`loops::plan_elementwise`]): six more meta words before the guard word,
+///   `lo, hi, it_lo, it_hi, flags, base` ([`loops::Window::words`]): top-level statements
+///   `lo..=hi` run, a top-level loop at `lo` starts at its iteration `it_lo`, one at `hi` stops
+///   before its iteration `it_hi` (`u32::MAX`: its end); flag bit 0 restores the locals from the
+///   scratch buffer first, bit 1 saves them at the end; the launch covers elements
+///   `base..base + total` (`i = gid + base`). The scratch buffer (an `array<u32>` binding after
+///   the guard's, or after the plan's buffers) holds [`scratch_words`] words per element at
+///   `word * total + gid`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LoopMode {
+    /// Check every loop and report loops cut short.
+    pub guard: bool,
+    /// Windowed elementwise launch.
+    pub window: bool,
+}
+
+impl LoopMode {
+    /// Meta words after the launch's own.
+    pub fn extra_words(&self) -> usize {
+        usize::from(self.guard) + 6 * usize::from(self.window)
+    }
+
+    /// Bindings after the plan's buffers (the guard buffer, then the scratch buffer).
+    pub fn extra_bindings(&self) -> usize {
+        usize::from(self.guard) + usize::from(self.window)
+    }
+
+    fn bindings_decl(&self, first: usize) -> String {
+        let mut s = String::new();
+        let mut b = first;
+        if self.guard {
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({b}) var<storage, read_write> lg: array<u32>;"
+            );
+            b += 1;
+        }
+        if self.window {
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({b}) var<storage, read_write> sc: array<u32>;"
+            );
+        }
+        s
+    }
+}
+
+/// Scratch words per element of a windowed launch of `k` (two per 64-bit local, else one).
+pub fn scratch_words(k: &Kernel, wide_int64: bool) -> usize {
+    let narrow = elementwise_narrow(k, wide_int64);
+    k.locals
+        .iter()
+        .map(|d| match d {
+            DType::Int64 | DType::UInt64 if narrow => 1,
+            DType::Int64 | DType::UInt64 | DType::Float64 => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// True when an elementwise kernel can run four elements per invocation: every operand has a
 /// 32-bit storage word, there are no raw operands, and every output is stored exactly once,
 /// unconditionally, at top level.
@@ -442,7 +526,17 @@ struct Em {
     narrow: bool,
     helpers: Vec<(String, String)>,
     kname: String,
+    /// `let` temporaries of deep expressions, written before the statement that uses them.
+    pre: Vec<String>,
+    /// Next temporary's number.
+    tmp: usize,
+    /// The statement run when a loop ended early (see [`LoopMode::guard`]).
+    guard: Option<String>,
 }
+
+/// Deepest expression (in IR nodes) emitted inline; deeper subtrees go through `let`
+/// temporaries, so naga's parser (recursion limit 200) accepts any depth.
+const INLINE_DEPTH: u32 = 16;
 
 const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
@@ -476,6 +570,31 @@ impl Em {
             narrow,
             helpers: vec![],
             kname: kname.into(),
+            pre: vec![],
+            tmp: 0,
+            guard: None,
+        }
+    }
+
+    /// Writes the pending `let` temporaries at indentation `pad`.
+    fn flush_pre(&mut self, pad: &str, out: &mut String) {
+        for l in self.pre.drain(..) {
+            let _ = writeln!(out, "{pad}{l}");
+        }
+    }
+
+    /// The guard statement after a loop whose condition `cond` must be false when it ends.
+    fn guard_after(&self, cond: &str, pad: &str, out: &mut String) {
+        if let Some(g) = &self.guard {
+            let _ = writeln!(out, "{pad}if ({cond}) {{ {g} }}");
+        }
+    }
+
+    /// `guard` as one line to splice into helper code (empty without a guard).
+    fn guard_line(&self, cond: &str) -> String {
+        match &self.guard {
+            Some(g) => format!("  if ({cond}) {{ {g} }}\n"),
+            None => String::new(),
         }
     }
 
@@ -657,6 +776,8 @@ impl Em {
         );
         let nx = self.isnan(d, "x");
         let ny = self.isnan(d, "y");
+        let g1 = self.guard_line(&format!("s <= r * {half}"));
+        let g2 = self.guard_line("s != ay");
         let fmod = format!("fmod_{t}");
         self.helper(&fmod, || {
             format!(
@@ -667,12 +788,12 @@ impl Em {
   let ay = abs(y);
   var s = ay;
   while (s <= r * {half}) {{ s = s * 2.0; }}
-  loop {{
+{g1}  loop {{
     if (r >= s) {{ r = r - s; }}
     if (s == ay) {{ break; }}
     s = s * {half};
   }}
-  return select(r, -r, x < {z});
+{g2}  return select(r, -r, x < {z});
 }}
 "
             )
@@ -823,18 +944,28 @@ impl Em {
                 let cur = self.word_value(d, "old".into());
                 let r = self.binary(op.binary(), d, d, "cur".into(), "v".into())?;
                 let nw = self.value_word(d, r);
+                // With a loop guard, `done` tells a finished update from one cut short.
+                let (dv, dn, g) = if self.guard.is_some() {
+                    (
+                        "  var done = false;\n",
+                        "done = true; ",
+                        self.guard_line("!done"),
+                    )
+                } else {
+                    ("", "", String::new())
+                };
                 format!(
                     "fn {name}(i: u32, v: {vt}) {{
   var old = atomicLoad(&{arr}[i]);
-  loop {{
+{dv}  loop {{
     let cur = {cur};
     let nw = {nw};
-    if (nw == old) {{ break; }}
+    if (nw == old) {{ {dn}break; }}
     let x = atomicCompareExchangeWeak(&{arr}[i], old, nw);
-    if (x.exchanged) {{ break; }}
+    if (x.exchanged) {{ {dn}break; }}
     old = x.old_value;
   }}
-}}
+{g}}}
 "
                 )
             }
@@ -844,15 +975,53 @@ impl Em {
     }
 
     fn expr(&mut self, e: &Expr, c: &Ctx) -> Result<String> {
+        Ok(self.expr_d(e, c)?.0)
+    }
+
+    /// An expression and its nesting depth; subtrees deeper than [`INLINE_DEPTH`] are bound to
+    /// `let` temporaries (in [`Em::pre`]) first.
+    fn expr_d(&mut self, e: &Expr, c: &Ctx) -> Result<(String, u32)> {
+        let (s, d) = self.expr_node(e, c)?;
+        if d > INLINE_DEPTH {
+            let name = format!("t{}", self.tmp);
+            self.tmp += 1;
+            self.pre.push(format!("let {name} = {s};"));
+            return Ok((name, 1));
+        }
+        Ok((s, d))
+    }
+
+    /// `s` itself when it is a name, literal or element access, else a `let` temporary
+    /// holding it (for operands the emitted code repeats).
+    fn bind(&mut self, s: String) -> String {
+        let simple = s.len() <= 48
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c));
+        if simple {
+            return s;
+        }
+        let name = format!("t{}", self.tmp);
+        self.tmp += 1;
+        self.pre.push(format!("let {name} = {s};"));
+        name
+    }
+
+    fn expr_node(&mut self, e: &Expr, c: &Ctx) -> Result<(String, u32)> {
         self.check(e.ty)?;
-        Ok(match &e.kind {
+        let mut depth = 0u32;
+        let mut sub = |em: &mut Em, x: &Expr| -> Result<String> {
+            let (s, d) = em.expr_d(x, c)?;
+            depth = depth.max(d);
+            Ok(s)
+        };
+        let s = match &e.kind {
             ExprKind::Const(v) => self.lit(*v),
             ExprKind::Input(k) => c.inputs[*k].clone(),
             ExprKind::Param(k) => c.params[*k].clone(),
             ExprKind::Var(k) => c.vars[*k].clone(),
             ExprKind::Index => format!("{}({})", self.vty(DType::Int64), c.index),
             ExprKind::Load { raw, index } => {
-                let ix = self.expr(index, c)?;
+                let ix = sub(self, index)?;
                 let r = &c.raws[*raw];
                 let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
                 if r.atomic && storage_bytes(e.ty) == Some(8) {
@@ -870,25 +1039,33 @@ impl Em {
                 }
             }
             ExprKind::Unary(op, a) => {
-                let s = self.expr(a, c)?;
+                let mut s = sub(self, a)?;
+                if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
+                    // Emitted twice: bind a compound operand once.
+                    s = self.bind(s);
+                }
                 self.unary(*op, a.ty, s)?
             }
             ExprKind::Binary(op, a, b) => {
-                let x = self.expr(a, c)?;
-                let y = self.expr(b, c)?;
+                let x = sub(self, a)?;
+                let mut y = sub(self, b)?;
+                if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    y = self.bind(y);
+                }
                 self.binary(*op, a.ty, b.ty, x, y)?
             }
             ExprKind::Cast(a) => {
-                let s = self.expr(a, c)?;
+                let s = sub(self, a)?;
                 self.cast(s, a.ty, e.ty)
             }
             ExprKind::Select(cond, a, b) => {
-                let cs = self.expr(cond, c)?;
-                let x = self.expr(a, c)?;
-                let y = self.expr(b, c)?;
+                let cs = sub(self, cond)?;
+                let x = sub(self, a)?;
+                let y = sub(self, b)?;
                 format!("select({y}, {x}, {cs})")
             }
-        })
+        };
+        Ok((s, depth + 1))
     }
 
     fn f64_refusal(&self, op: &str) -> Error {
@@ -1145,6 +1322,7 @@ impl Em {
                     } else {
                         String::new()
                     };
+                    let g = self.guard_line(&format!("e != {z}"));
                     let h = self.helper(&name, || {
                         format!(
                             "fn {name}(a: {t}, b: {t}) -> {t} {{
@@ -1156,7 +1334,7 @@ impl Em {
     x = x * x;
     e = e >> 1u;
   }}
-  return r;
+{g}  return r;
 }}
 "
                         )
@@ -1327,11 +1505,13 @@ impl Em {
             match s {
                 Stmt::Let { var, value } | Stmt::Assign { var, value } => {
                     let v = self.expr(value, c)?;
+                    self.flush_pre(&pad, out);
                     let _ = writeln!(out, "{pad}{} = {v};", c.vars[*var]);
                 }
                 Stmt::StoreRaw { raw, index, value } => {
                     let ix = self.expr(index, c)?;
                     let v = self.expr(value, c)?;
+                    self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
                     let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
                     if r.atomic && storage_bytes(value.ty) == Some(8) {
@@ -1357,12 +1537,14 @@ impl Em {
                 } => {
                     let ix = self.expr(index, c)?;
                     let v = self.expr(value, c)?;
+                    self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
                     let h = self.atomic_helper(r.binding, value.ty, *op)?;
                     let _ = writeln!(out, "{pad}{h}({} + u32({ix}), {v});", r.off);
                 }
                 Stmt::Store { output, value } => {
                     let v = self.expr(value, c)?;
+                    self.flush_pre(&pad, out);
                     let line = store(self, *output, outputs[*output], v);
                     let _ = writeln!(out, "{pad}{line}");
                 }
@@ -1372,6 +1554,7 @@ impl Em {
                     else_body,
                 } => {
                     let cs = self.expr(cond, c)?;
+                    self.flush_pre(&pad, out);
                     let _ = writeln!(out, "{pad}if ({cs}) {{");
                     self.stmts(then_body, c, store, outputs, ind + 1, out)?;
                     if else_body.is_empty() {
@@ -1390,6 +1573,7 @@ impl Em {
                 } => {
                     let st = self.expr(start, c)?;
                     let en = self.expr(end, c)?;
+                    self.flush_pre(&pad, out);
                     let v = &c.vars[*var];
                     let one = self.ilit(DType::Int64, 1);
                     let _ = writeln!(
@@ -1398,8 +1582,113 @@ impl Em {
                     );
                     self.stmts(body, c, store, outputs, ind + 1, out)?;
                     let _ = writeln!(out, "{pad}}}");
+                    self.guard_after(&format!("{v} < {en}"), &pad, out);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The statements restoring (from `sc`) and saving (to `sc`) the locals of a windowed
+    /// launch; see [`LoopMode`].
+    fn scratch_io(&self, locals: &[DType]) -> Result<(String, String)> {
+        let (mut rs, mut sv) = (String::new(), String::new());
+        let mut w = 0usize;
+        for (j, &d) in locals.iter().enumerate() {
+            let at = |w: usize| format!("sc[{w}u * total + gid]");
+            let l = format!("l{j}");
+            let t = self.vty(d);
+            match t {
+                "bool" => {
+                    let _ = writeln!(rs, "      {l} = {} != 0u;", at(w));
+                    let _ = writeln!(sv, "      {} = select(0u, 1u, {l});", at(w));
+                }
+                "u32" => {
+                    let _ = writeln!(rs, "      {l} = {};", at(w));
+                    let _ = writeln!(sv, "      {} = {l};", at(w));
+                }
+                "i32" | "f32" => {
+                    let _ = writeln!(rs, "      {l} = bitcast<{t}>({});", at(w));
+                    let _ = writeln!(sv, "      {} = bitcast<u32>({l});", at(w));
+                }
+                "i64" | "u64" | "f64" => {
+                    if !self.opts.shader_int64 {
+                        return Err(self.unsupported(
+                            &self.kname,
+                            d,
+                            "a kernel split across dispatches (a loop past the driver's loop \
+                             limit) with a 64-bit local needs SHADER_INT64",
+                        ));
+                    }
+                    let q = if t == "u64" {
+                        l.clone()
+                    } else {
+                        format!("bitcast<u64>({l})")
+                    };
+                    let r = format!("(u64({}) | (u64({}) << 32u))", at(w), at(w + 1));
+                    let r = if t == "u64" {
+                        r
+                    } else {
+                        format!("bitcast<{t}>({r})")
+                    };
+                    let _ = writeln!(rs, "      {l} = {r};");
+                    let _ = writeln!(
+                        sv,
+                        "      {} = u32({q} & 0xfffffffflu);\n      {} = u32({q} >> 32u);",
+                        at(w),
+                        at(w + 1)
+                    );
+                    w += 1;
+                }
+                _ => return Err(self.unsupported(&self.kname, d, "not storable in a window")),
+            }
+            w += 1;
+        }
+        Ok((rs, sv))
+    }
+
+    /// The top-level statements of a windowed launch (see [`LoopMode`]); window words from
+    /// meta word `wb`.
+    fn stmts_windowed(
+        &mut self,
+        body: &[Stmt],
+        c: &Ctx,
+        store: &dyn Fn(&mut Em, usize, DType, String) -> String,
+        outputs: &[DType],
+        wb: usize,
+        out: &mut String,
+    ) -> Result<()> {
+        let (lo, hi, itlo, ithi) = (word(wb), word(wb + 1), word(wb + 2), word(wb + 3));
+        let pad = "      ";
+        for (idx, s) in body.iter().enumerate() {
+            let _ = writeln!(out, "    if ({idx}u >= {lo} && {idx}u <= {hi}) {{");
+            match s {
+                Stmt::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                } => {
+                    let st = self.expr(start, c)?;
+                    let en = self.expr(end, c)?;
+                    self.flush_pre(pad, out);
+                    let v = &c.vars[*var];
+                    let one = self.ilit(DType::Int64, 1);
+                    let t = self.vty(DType::Int64);
+                    let cond = format!(
+                        "{v} < {en} && ({idx}u != {hi} || {ithi} == 0xffffffffu || {v} < {st} + {t}({ithi}))"
+                    );
+                    let _ = writeln!(
+                        out,
+                        "{pad}{v} = {st};\n{pad}if ({idx}u == {lo}) {{ {v} = {st} + {t}({itlo}); }}\n{pad}for (; {cond}; {v} = {v} + {one}) {{"
+                    );
+                    self.stmts(body, c, store, outputs, 4, out)?;
+                    let _ = writeln!(out, "{pad}}}");
+                    self.guard_after(&cond, pad, out);
+                }
+                _ => self.stmts(std::slice::from_ref(s), c, store, outputs, 3, out)?,
+            }
+            out.push_str("    }\n");
         }
         Ok(())
     }
@@ -1649,6 +1938,20 @@ pub fn emit_elementwise(
     spec: &ElementwiseSpec,
     opts: &WgslOptions,
 ) -> Result<WgslShader> {
+    emit_elementwise_with(k, spec, opts, LoopMode::default())
+}
+
+/// Emits an elementwise launch with a [`LoopMode`] (see the module docs, "Loop budgets").
+///
+/// # Errors
+/// As [`emit_elementwise`]; a windowed `vec4` launch, or a windowed kernel with a 64-bit local on
+/// an adapter without `SHADER_INT64`, is refused.
+pub fn emit_elementwise_with(
+    k: &Kernel,
+    spec: &ElementwiseSpec,
+    opts: &WgslOptions,
+    mode: LoopMode,
+) -> Result<WgslShader> {
     k.validate()?;
     let narrow = elementwise_narrow(k, spec.wide_int64);
     let mut em = Em::new(opts, narrow, &k.name);
@@ -1661,8 +1964,21 @@ pub fn emit_elementwise(
             "vec4 launch of a kernel that is not vec4-eligible or not contiguous",
         ));
     }
-    let n_words = elementwise_n_words(k, spec);
+    if spec.vec4 && mode.window {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            "a windowed launch cannot be vec4",
+        ));
+    }
+    let base_words = elementwise_n_words(k, spec);
+    let n_words = base_words + mode.extra_words();
     let (meta, layout) = meta_decl(&em, &k.params, n_words);
+    let wb = base_words; // first window word
+    let guard_word = base_words + if mode.window { 6 } else { 0 };
+    let extra_binding = spec.bindings.buffers.len() + 1;
+    if mode.guard {
+        em.guard = Some(format!("lg[0] = {};", word(guard_word)));
+    }
     let nd = spec.ndim.max(1);
     let nin = k.inputs.len();
     let nops = nin + k.outputs.len();
@@ -1719,6 +2035,7 @@ pub fn emit_elementwise(
         ));
     }
     decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4, &atomic));
+    decls.push_str(&mode.bindings_decl(extra_binding));
     let params: Vec<String> = k
         .params
         .iter()
@@ -1726,7 +2043,7 @@ pub fn emit_elementwise(
         .map(|(i, d)| em.param_expr(i, *d))
         .collect();
     let vars: Vec<String> = (0..k.locals.len()).map(|i| format!("l{i}")).collect();
-    let raw_base = n_words - k.raws.len();
+    let raw_base = base_words - k.raws.len();
     let raws: Vec<RawCtx> = spec
         .bindings
         .raws
@@ -1756,7 +2073,15 @@ pub fn emit_elementwise(
     main.push_str("  let gid = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
     let _ = writeln!(main, "  let total = {};", word(0));
     if !spec.vec4 {
-        main.push_str("  if (gid >= total) { return; }\n  let i = gid;\n");
+        if mode.window {
+            let _ = writeln!(
+                main,
+                "  if (gid >= total) {{ return; }}\n  let i = gid + {};",
+                word(wb + 5)
+            );
+        } else {
+            main.push_str("  if (gid >= total) { return; }\n  let i = gid;\n");
+        }
         if spec.contiguous {
             for o in 0..nops {
                 let _ = writeln!(main, "  let a{o} = {} + i;", word(1 + o));
@@ -1796,7 +2121,22 @@ pub fn emit_elementwise(
             let sv = em.store_conv(d, v);
             format!("b{}[a{}] = {sv};", op_binding(nin + o), nin + o)
         };
-        em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
+        if mode.window {
+            let (restore, save) = em.scratch_io(&k.locals)?;
+            let _ = writeln!(
+                main,
+                "    if (({} & 1u) != 0u) {{\n{restore}    }}",
+                word(wb + 4)
+            );
+            em.stmts_windowed(&k.body, &ctx, &store, &k.outputs, wb, &mut main)?;
+            let _ = writeln!(
+                main,
+                "    if (({} & 2u) != 0u) {{\n{save}    }}",
+                word(wb + 4)
+            );
+        } else {
+            em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
+        }
         main.push_str("  }\n}\n");
     } else {
         main.push_str(
@@ -1908,9 +2248,11 @@ fn emit_combine(em: &mut Em, k: &ReduceKernel, params: &[String]) -> Result<Stri
         raws: vec![],
     };
     let body = em.expr(&k.combine, &ctx)?;
+    let mut lets = String::new();
+    em.flush_pre("  ", &mut lets);
     let t = em.vty(k.acc);
     Ok(format!(
-        "fn combine(a: {t}, b: {t}) -> {t} {{ return {body}; }}\n"
+        "fn combine(a: {t}, b: {t}) -> {t} {{\n{lets}  return {body};\n}}\n"
     ))
 }
 
@@ -1929,6 +2271,23 @@ pub fn emit_reduction(
     spec: &ReduceSpec,
     opts: &WgslOptions,
 ) -> Result<WgslShader> {
+    emit_reduction_with(k, spec, opts, LoopMode::default())
+}
+
+/// Emits a reduction launch with a [`LoopMode`] (only `guard` applies to reductions).
+///
+/// # Errors
+/// As [`emit_reduction`].
+pub fn emit_reduction_with(
+    k: &ReduceKernel,
+    spec: &ReduceSpec,
+    opts: &WgslOptions,
+    mode: LoopMode,
+) -> Result<WgslShader> {
+    let mode = LoopMode {
+        window: false,
+        ..mode
+    };
     let narrow = reduce_narrow(k, spec.wide_int64);
     let mut em = Em::new(opts, narrow, &k.name);
     for d in k.dtypes() {
@@ -1946,9 +2305,13 @@ pub fn emit_reduction(
     }
     let (o_nd, r_nd) = (spec.out_ndim, spec.red_ndim);
     let n_words = reduce_n_words(k, spec);
-    let (meta, layout) = meta_decl(&em, &k.params, n_words);
+    let (meta, layout) = meta_decl(&em, &k.params, n_words + mode.extra_words());
+    if mode.guard {
+        em.guard = Some(format!("lg[0] = {};", word(n_words)));
+    }
     let mut decls = meta;
     decls.push_str(&bindings_decl(&em, &spec.bindings, false, &[]));
+    decls.push_str(&mode.bindings_decl(spec.bindings.buffers.len() + 1));
     let params: Vec<String> = k
         .params
         .iter()
@@ -2005,9 +2368,9 @@ pub fn emit_reduction(
     let _ = writeln!(m, "  var acc: {acc_t} = {ident};");
     m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
     if group {
-        m.push_str("  for (var r = r0 + lid; r < r1; r = r + 256u) {\n");
+        m.push_str("  var r = r0 + lid;\n  for (; r < r1; r = r + 256u) {\n");
     } else {
-        m.push_str("  for (var r = r0; r < r1; r = r + 1u) {\n");
+        m.push_str("  var r = r0;\n  for (; r < r1; r = r + 1u) {\n");
     }
     if r_nd >= 2 {
         m.push_str("    var rrem = r;\n");
@@ -2043,11 +2406,15 @@ pub fn emit_reduction(
         raws: vec![],
     };
     let mv = em.expr(&k.map, &ctx)?;
+    em.flush_pre("    ", &mut m);
     let _ = writeln!(m, "    acc = combine(acc, {mv});\n  }}");
+    em.guard_after("r < r1", "  ", &mut m);
     if group {
         m.push_str(
-            "  sh[lid] = acc;\n  workgroupBarrier();\n  for (var s = 128u; s > 0u; s = s >> 1u) {\n    if (lid < s) { sh[lid] = combine(sh[lid], sh[lid + s]); }\n    workgroupBarrier();\n  }\n  if (lid != 0u) { return; }\n  acc = sh[0];\n",
+            "  sh[lid] = acc;\n  workgroupBarrier();\n  var s = 128u;\n  for (; s > 0u; s = s >> 1u) {\n    if (lid < s) { sh[lid] = combine(sh[lid], sh[lid + s]); }\n    workgroupBarrier();\n  }\n",
         );
+        em.guard_after("s > 0u", "  ", &mut m);
+        m.push_str("  if (lid != 0u) { return; }\n  acc = sh[0];\n");
     }
     let ob = spec.bindings.outputs[0];
     if spec.partial {
@@ -2066,6 +2433,7 @@ pub fn emit_reduction(
             raws: vec![],
         };
         let pv = em.expr(&k.post, &pctx)?;
+        em.flush_pre("  ", &mut m);
         let sv = em.store_conv(k.output, pv);
         let _ = writeln!(m, "  b{ob}[u32({e})] = {sv};");
     }
@@ -2108,6 +2476,8 @@ pub fn reduction_words(
     }
     w
 }
+
+pub mod loops;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -68,13 +68,22 @@ fn specs(k: &Kernel) -> Vec<ElementwiseSpec> {
     v
 }
 
+/// Every spec, plain, with a loop guard, and (not vec4) windowed with a guard.
 fn check_kernel(k: &Kernel) -> usize {
     let mut n = 0;
     for s in specs(k) {
-        let sh = emit_elementwise(k, &s, &opts())
-            .unwrap_or_else(|e| panic!("kernel {} spec {s:?}: {e}", k.name));
-        validate(&sh.source);
-        n += 1;
+        for (guard, window) in [(false, false), (true, false), (true, true), (false, true)] {
+            if window && s.vec4 {
+                continue;
+            }
+            let mode = LoopMode { guard, window };
+            let sh = emit_elementwise_with(k, &s, &opts(), mode)
+                .unwrap_or_else(|e| panic!("kernel {} spec {s:?} {mode:?}: {e}", k.name));
+            validate(&sh.source);
+            let words = elementwise_n_words(k, &s) + mode.extra_words();
+            assert_eq!(sh.meta.n_words, words.div_ceil(4) * 4);
+            n += 1;
+        }
     }
     n
 }
@@ -511,10 +520,36 @@ fn reductions_validate() {
         Expr::param(0, DType::Float32),
     );
     ks.push(mean);
+    let mut fm = ReduceKernel::simple(
+        "sum_mod",
+        DType::Float32,
+        DType::Float32,
+        B::Add,
+        Scalar::Float32(0.0),
+        DType::Float32,
+    );
+    fm.map = Expr::binary(
+        B::Mod,
+        Expr::input(0, DType::Float32),
+        Expr::constant(Scalar::Float32(0.3)),
+    );
+    ks.push(fm);
     for k in &ks {
         for s in rspecs(k) {
             let sh = emit_reduction(k, &s, &opts()).unwrap_or_else(|e| panic!("{}: {e}", k.name));
             validate(&sh.source);
+            assert!(!sh.source.contains("lg["));
+            let g = LoopMode {
+                guard: true,
+                window: false,
+            };
+            let sh = emit_reduction_with(k, &s, &opts(), g)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            validate(&sh.source);
+            assert!(sh.source.contains("if (r < r1) { lg[0] = mt.w["));
+            if k.name == "sum_mod" {
+                assert!(sh.source.contains("if (s != ay) { lg[0]"), "{}", sh.source);
+            }
         }
     }
 }
@@ -652,4 +687,177 @@ fn scatter_stores_and_atomics_validate() {
     assert!(sh
         .source
         .contains("var<storage, read_write> b3: array<f64>"));
+}
+
+#[test]
+fn deep_expressions_go_through_let_temporaries() {
+    // Flat chains of 500 terms (fuse or `x + x + ... + x` in a user kernel) nest 500 deep; naga's
+    // parser stops at 200 levels, so deep subtrees are bound to `let`s first.
+    for d in [DType::Float32, DType::Int8, DType::Float64, DType::UInt64] {
+        let x = Expr::input(0, d);
+        let (mut left, mut right) = (x.clone(), x.clone());
+        for _ in 0..499 {
+            left = Expr::binary(B::Add, left, x.clone());
+            right = Expr::binary(B::Mul, x.clone(), right);
+        }
+        for (name, e) in [("left", left), ("right", right)] {
+            let k = Kernel::map(name, vec![d], vec![], e);
+            check_kernel(&k);
+            let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+            assert!(sh.source.contains("let t0 = "), "{}", sh.source);
+        }
+    }
+    // Operands the emitted code repeats (sqrt's, a shift's amount) are bound once: a 300-deep
+    // sqrt chain stays linear in size.
+    let x = Expr::input(0, DType::Float32);
+    let mut e = x.clone();
+    for _ in 0..300 {
+        e = Expr::unary(U::Sqrt, Expr::binary(B::Add, e, x.clone()));
+    }
+    let k = Kernel::map("sqrts", vec![DType::Float32], vec![], e);
+    check_kernel(&k);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh.source.len() < 100_000, "{}", sh.source.len());
+    let xi = Expr::input(0, DType::Int32);
+    let mut e = xi.clone();
+    for _ in 0..200 {
+        e = Expr::binary(B::Shr, xi.clone(), Expr::binary(B::And, e, xi.clone()));
+    }
+    let k = Kernel::map("shifts", vec![DType::Int32], vec![], e);
+    check_kernel(&k);
+    // Deep map, combine and post of a reduction; deep statements with loops and ifs.
+    let f = DType::Float32;
+    let mut r = ReduceKernel::simple("deep", f, f, B::Add, Scalar::Float32(0.0), f);
+    let (mut m, mut c, mut p) = (Expr::input(0, f), Expr::var(0, f), Expr::var(0, f));
+    for _ in 0..300 {
+        m = Expr::binary(B::Add, m, Expr::input(0, f));
+        c = Expr::binary(B::Add, c, Expr::var(1, f));
+        p = Expr::binary(B::Mul, p, Expr::constant(Scalar::Float32(1.0)));
+    }
+    (r.map, r.combine, r.post) = (m, c, p);
+    for s in rspecs(&r) {
+        let g = LoopMode {
+            guard: true,
+            window: false,
+        };
+        validate(&emit_reduction_with(&r, &s, &opts(), g).unwrap().source);
+    }
+    let mut k = convolve_kernel(f);
+    let mut deep = Expr::var(0, f);
+    for _ in 0..300 {
+        deep = Expr::binary(B::Add, deep, Expr::constant(Scalar::Float32(0.5)));
+    }
+    let mut end = Expr::param(2, DType::Int64);
+    for _ in 0..300 {
+        end = Expr::binary(B::Max, end, Expr::param(2, DType::Int64));
+    }
+    Stmt::visit_all(&k.body.clone(), &mut |_| {});
+    fn deepen(body: &mut [Stmt], deep: &Expr, end: &Expr) {
+        for s in body {
+            match s {
+                Stmt::For { end: e, body, .. } => {
+                    *e = end.clone();
+                    deepen(body, deep, end);
+                }
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    deepen(then_body, deep, end);
+                    deepen(else_body, deep, end);
+                }
+                Stmt::Store { value, .. } => *value = deep.clone(),
+                _ => {}
+            }
+        }
+    }
+    deepen(&mut k.body, &deep, &end);
+    check_kernel(&k);
+}
+
+#[test]
+fn loop_guard_and_window_text() {
+    let k = convolve_kernel(DType::Float32);
+    let s = &specs(&k)[1];
+    let plain = emit_elementwise(&k, s, &opts()).unwrap();
+    assert!(!plain.source.contains("lg[") && !plain.source.contains("sc["));
+    let n = elementwise_n_words(&k, s);
+    let g = emit_elementwise_with(
+        &k,
+        s,
+        &opts(),
+        LoopMode {
+            guard: true,
+            window: false,
+        },
+    )
+    .unwrap();
+    let gw = format!("lg[0] = {};", word(n));
+    assert!(g.source.contains(&gw), "{}", g.source);
+    assert!(g.source.contains(&format!(
+        "@binding({}) var<storage, read_write> lg: array<u32>;",
+        s.bindings.buffers.len() + 1
+    )));
+    let w = emit_elementwise_with(
+        &k,
+        s,
+        &opts(),
+        LoopMode {
+            guard: true,
+            window: true,
+        },
+    )
+    .unwrap();
+    // Window words come after the launch's own, the guard word last; raw offsets stay where
+    // they were.
+    assert!(w.source.contains(&format!("lg[0] = {};", word(n + 6))));
+    assert!(w
+        .source
+        .contains(&format!("let i = gid + {};", word(n + 5))));
+    let raw_off = format!("[{} + u32(", word(n - 1));
+    assert!(plain.source.contains(&raw_off) && w.source.contains(&raw_off));
+    assert!(w.source.contains(&format!(
+        "@binding({}) var<storage, read_write> sc: array<u32>;",
+        s.bindings.buffers.len() + 2
+    )));
+    assert_eq!(w.meta.n_words, (n + 7).div_ceil(4) * 4);
+    // Locals of every width travel through the scratch words.
+    let mut k2 = k.clone();
+    k2.locals
+        .extend([DType::Bool, DType::UInt16, DType::Float64, DType::UInt64]);
+    k2.raws = vec![DType::Float32, DType::Float32];
+    let sh = emit_elementwise_with(
+        &k2,
+        &ElementwiseSpec {
+            wide_int64: true,
+            bindings: BindingPlan::distinct_for(&k2),
+            ..s.clone()
+        },
+        &opts(),
+        LoopMode {
+            guard: false,
+            window: true,
+        },
+    )
+    .unwrap();
+    validate(&sh.source);
+    assert!(sh.source.contains("bitcast<f64>((u64(sc["), "{}", sh.source);
+    assert_eq!(
+        scratch_words(&k2, true),
+        scratch_words(&k, true) + 1 + 1 + 2 + 2
+    );
+    let mut no64 = opts();
+    no64.shader_int64 = false;
+    let e = emit_elementwise_with(
+        &k2,
+        s,
+        &no64,
+        LoopMode {
+            guard: false,
+            window: true,
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("SHADER_INT64"), "{e}");
 }
