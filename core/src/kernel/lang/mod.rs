@@ -131,6 +131,11 @@ pub struct LoweredElementwise {
     pub output_reads: Vec<usize>,
     /// True if the operation uses `_ind.size()` (the caller must then pass `size_param`).
     pub uses_size: bool,
+    /// Raw operands whose length (element count) the kernel needs: for bounds checks of raw
+    /// writes (`y[j] = v` is dropped unless `0 <= j < len`) and for `y.size()`. The caller
+    /// passes each length as an `Int64` parameter, in this order, after the declared params
+    /// and `size_param`: `kernel.params[n_before + m]` holds `raw_lens[m]`'s length.
+    pub raw_lens: Vec<usize>,
 }
 
 /// Everything needed to lower a `ReductionKernel` call.
@@ -145,8 +150,10 @@ pub struct ReductionSource<'a> {
     /// `post_map_expr`: statements assigning the output from `a` (`y = sqrt(a)`,
     /// `y = a / (_in_ind.size() / _out_ind.size())`).
     pub post_map_expr: &'a str,
-    /// `identity`: a constant expression (`"0"`, `"-INFINITY"`, `"1.0"`), converted to `acc`.
-    pub identity: &'a str,
+    /// `identity`: a constant expression (`"0"`, `"-INFINITY"`, `"1.0"`), converted to `acc`;
+    /// `None` (CuPy's `identity=None`) gives the kernel `acc`'s zero (CuPy's `T()`) as its
+    /// identity, which the caller must not rely on: it reduces from the first element instead.
+    pub identity: Option<&'a str>,
     /// Helper functions.
     pub preamble: &'a str,
     /// Inputs (`Binding::Input`) and scalar params (`Binding::Param`) with dtypes.
@@ -369,6 +376,8 @@ fn new_cx<'a>(
         loop_vars: vec![],
         bound_mode: None,
         inline: vec![],
+        raw_len_base: None,
+        raw_lens: vec![],
     }
 }
 
@@ -500,6 +509,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
     let mut cx = new_cx("operation", src.types, &funcs, &macros, true);
     cx.index_ok = true;
     cx.size_ind = src.size_param;
+    cx.raw_len_base = Some(params.len());
     cx.out_read = vec![false; outputs.len()];
     cx.out_def = vec![false; outputs.len()];
     // Output locals first: slots 0..n_out.
@@ -551,6 +561,9 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
             value: Expr::var(k, d),
         });
     }
+    let mut params = params;
+    params.extend(cx.raw_lens.iter().map(|_| DType::Int64));
+    let raw_lens: Vec<usize> = cx.raw_lens.iter().map(|&(r, _)| r).collect();
     let kernel_ir = Kernel {
         name: kernel.to_string(),
         inputs: kin,
@@ -570,6 +583,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
         kernel: kernel_ir,
         output_reads,
         uses_size: cx.uses_size,
+        raw_lens,
     })
 }
 
@@ -635,7 +649,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
         ("map_expr", "map_expr", src.map_expr),
         ("reduce_expr", "reduce_expr", src.reduce_expr),
         ("post_map_expr", "post_map_expr", src.post_map_expr),
-        ("identity", "identity", src.identity),
+        ("identity", "identity", src.identity.unwrap_or("")),
         ("preamble", "preamble", src.preamble),
     ];
     let err = |e: PErr| to_error(kernel, &parts, e);
@@ -711,26 +725,31 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
     let combine = conv_to(&cx, &v, acc, "reduce_expr", red_ast.pos).map_err(err)?;
 
     // identity
-    if src.identity.trim().is_empty() {
-        return Err(err(PErr {
-            part: "identity",
-            pos: 0,
-            msg: "the identity is empty (pass no identity instead)".into(),
-        }));
-    }
-    let id_ast = one_expr("identity", src.identity).map_err(err)?;
-    let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
-    let v = cx.expr(&id_ast).map_err(err)?;
-    let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
-    let identity = fold(&ide).ok_or_else(|| {
-        err(PErr {
-            part: "identity",
-            pos: id_ast.pos,
-            msg: "the identity must be a constant (a literal, a cast of one, or a constant such \
-                  as INFINITY)"
-                .into(),
-        })
-    })?;
+    let identity = match src.identity {
+        None => Scalar::zero(acc),
+        Some(text) => {
+            if text.trim().is_empty() {
+                return Err(err(PErr {
+                    part: "identity",
+                    pos: 0,
+                    msg: "the identity is empty (pass no identity instead)".into(),
+                }));
+            }
+            let id_ast = one_expr("identity", text).map_err(err)?;
+            let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
+            let v = cx.expr(&id_ast).map_err(err)?;
+            let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
+            fold(&ide).ok_or_else(|| {
+                err(PErr {
+                    part: "identity",
+                    pos: id_ast.pos,
+                    msg: "the identity must be a constant (a literal, a cast of one, or a \
+                          constant such as INFINITY)"
+                        .into(),
+                })
+            })?
+        }
+    };
 
     // post
     let post_text = if src.post_map_expr.trim().is_empty() {
@@ -801,7 +820,7 @@ fn conv_to(
     pos: usize,
 ) -> std::result::Result<Expr, PErr> {
     if v.e.ty.is_complex() && !t.is_complex() {
-        return syntax::perr(part, pos, "converting complex to real is not supported");
+        return syntax::perr(part, pos, lower::COMPLEX_TO_REAL);
     }
     Ok(cx.conv_pub(v, t))
 }
