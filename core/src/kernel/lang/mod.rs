@@ -187,9 +187,16 @@ fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
         .expect("param_list");
     let mut out: Vec<ParamSpec> = vec![];
     for p in top.into_inner().filter(|p| p.as_rule() == Rule::param) {
-        let mut words: Vec<(usize, &str)> = p
+        let mut words: Vec<(usize, String)> = p
             .into_inner()
-            .map(|w| (w.as_span().start(), w.as_str()))
+            .map(|w| {
+                let at = w.as_span().start();
+                if w.as_rule() == Rule::tmpl_type {
+                    (at, Builder::words_of_one(w))
+                } else {
+                    (at, w.as_str().to_string())
+                }
+            })
             .collect();
         let raw = words.first().is_some_and(|w| w.1 == "raw");
         if raw {
@@ -201,13 +208,17 @@ fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
         }
         let (npos, name) = words.pop().expect("name");
         let tpos = words[0].0;
-        let tw: Vec<&str> = words.iter().map(|w| w.1).collect();
+        let name = name.as_str();
+        let tw: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
         let ty = match types::resolve_type(&tw, &[]) {
             Some(types::Ty::D(d)) => TypeSpec::DType(d),
             Some(types::Ty::Auto) => {
                 return syntax::perr(PART_PARAMS, tpos, "`auto` is not a parameter type")
             }
-            None if tw.len() == 1 && !types::is_reserved_name(tw[0]) => {
+            None if tw.len() == 1
+                && !types::is_reserved_name(tw[0])
+                && tw[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
                 TypeSpec::Placeholder(tw[0].to_string())
             }
             None => {

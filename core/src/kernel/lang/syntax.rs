@@ -809,7 +809,7 @@ impl Builder<'_> {
     }
 
     /// `complex<float>` for a `tmpl_type` pair.
-    fn words_of_one(p: Pair<'_, Rule>) -> String {
+    pub(crate) fn words_of_one(p: Pair<'_, Rule>) -> String {
         let inner = p
             .into_inner()
             .find(|q| q.as_rule() == Rule::type_words)
