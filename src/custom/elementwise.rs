@@ -238,9 +238,10 @@ impl ElementwiseKernel {
         Ok(k)
     }
 
-    /// When every type is concrete, lowers once with every parameter bound as an elementwise
-    /// input, so errors in the operation surface at construction. With placeholders, errors
-    /// surface at the first call (as CuPy's do), since typing depends on the arguments.
+    /// When every type is concrete, lowers once with every non-raw parameter bound as a scalar
+    /// (the binding under which the most kernels are valid: a scalar may bound a loop, an
+    /// array may not), so errors in the operation surface at construction. With placeholders,
+    /// errors surface at the first call (as CuPy's do), since typing depends on the arguments.
     fn check_syntax(&self) -> Result<()> {
         let types: Vec<(String, DType)> = vec![];
         if self
@@ -252,15 +253,15 @@ impl ElementwiseKernel {
             return Ok(());
         }
         let mut names = vec![];
-        let (mut ni, mut nr) = (0, 0);
+        let (mut np, mut nr) = (0, 0);
         for p in &self.ins {
             let dtype = type_of(&self.name, p, &types)?;
             let binding = if p.raw {
                 nr += 1;
                 Binding::Raw(nr - 1)
             } else {
-                ni += 1;
-                Binding::Input(ni - 1)
+                np += 1;
+                Binding::Param(np - 1)
             };
             names.push(Name {
                 name: p.name.clone(),
@@ -289,7 +290,7 @@ impl ElementwiseKernel {
             preamble: &self.preamble,
             names: &names,
             types: &types,
-            size_param: Some(0),
+            size_param: Some(np),
         })
         .map(|_| ())
     }

@@ -11,8 +11,9 @@
 //! # The language
 //! A C subset, parsed with a pest grammar (`grammar.pest`) and lowered by `lower.rs`:
 //! - **Parameters**: `[raw] TYPE NAME, ...`; TYPE is a NumPy name (`float32`, `int64`, ...), a C
-//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...) or a
-//!   placeholder (any other identifier).
+//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...),
+//!   `complex<float>`/`complex<double>` (also `thrust::`/`std::`), or a placeholder (any other
+//!   identifier).
 //! - **Statements**: declarations (`T x = e;`, `float a, b = 2;`, `const`, `auto`),
 //!   `=` and compound assignment, `x++`/`--x`, `if`/`else if`/`else`, blocks with C scoping,
 //!   counted `for` loops whose bounds are uniform (constants, parameters, const locals,
@@ -21,7 +22,8 @@
 //!   `;` is optional, as CuPy appends one. No `while`, `do`, `break`, `continue`, `switch`.
 //! - **Expressions**: C precedence; literals (suffixes `u`, `l`, `ll`, `f`; hex; octal);
 //!   `i` (the flat index, int64); `_ind.size()` (`_in_ind.size()`, `_out_ind.size()` in
-//!   reductions); `raw[j]`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
+//!   reductions; any other use of `_ind` is refused with a message saying so); `raw[j]` and
+//!   `raw.size()`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
 //!   (`sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min pow atan2 isnan isinf
 //!   isfinite signbit rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan asinh
 //!   acosh atanh trunc round rint nearbyint fmod hypot fma copysign`, their `f` forms and
@@ -31,8 +33,19 @@
 //!   Python scalars are in NumPy: `2.0 * x` on float32 stays float32. `%` is C's truncated
 //!   remainder on integers (an error on floats: use `fmod`); `&&`/`||` take any scalar; a raw
 //!   read under `c && ...` or a `?:` arm reads element 0 where the guard is false (C would not
-//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do. Complex values can be
-//!   copied and cast to complex, not computed with.
+//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do.
+//! - **Raw writes**: `raw[j] = e`, `raw[j] op= e`, `raw[j]++` on any raw name (input or
+//!   output) lower to [`Stmt::StoreRaw`] inside `if (0 <= j && j < len)`, `len` being a param
+//!   the caller passes ([`LoweredElementwise::raw_lens`]), so out-of-range writes are dropped
+//!   on every backend. `j` is evaluated once; compound forms load, combine and store (not
+//!   atomic: CuPy's semantics).
+//! - **Complex**: `complex<float>(re, im)`, `T(re, im)` (T complex), `polar(r, t)`; `real imag
+//!   conj abs arg norm exp log log10 sqrt pow sin cos tan sinh cosh tanh isnan isinf isfinite`,
+//!   `z.real()`, `z.imag()`; `+ - * /`, `==`, `!=` with the real operand converted (C's usual
+//!   conversions: float64 or complex128 anywhere gives complex128). Ordering, `%`, bit ops,
+//!   complex conditions and implicit complex-to-real conversions are errors. The IR ops
+//!   [`crate::kernel::ir::UnaryOp::Real`]/`Imag`/`Conj` and
+//!   [`crate::kernel::ir::BinaryOp::Complex`] carry the exact parts.
 //! - **Outputs** are locals stored at the end; an output read before it is assigned on every
 //!   path gets its incoming value through an extra input ([`LoweredElementwise::output_reads`]).
 //! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, ...) { ...; return e; }`),
@@ -40,7 +53,10 @@
 //!   `#define` constants.
 //! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
 //!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
-//!   selects; the identity must fold to a constant.
+//!   selects; the identity must fold to a constant. Without identity (`None`), the kernel
+//!   gets `acc`'s zero (CuPy's `T()`); the frontend folds from the first element instead.
+//! - **Errors** carry the part, line and column; a snippet line longer than 80 characters is
+//!   cut to a window around the caret.
 
 use std::collections::HashMap;
 
@@ -538,7 +554,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
             },
             Binding::Param(k) => Sym::Fixed {
                 e: Expr::param(k, n.dtype),
-                what: "scalar parameters",
+                what: "inputs",
             },
             Binding::Raw(k) => Sym::Raw { k, ty: n.dtype },
             Binding::Output(k) => Sym::Local {
@@ -693,7 +709,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
                 },
                 Binding::Param(k) => Sym::Fixed {
                     e: Expr::param(k, n.dtype),
-                    what: "scalar parameters",
+                    what: "inputs",
                 },
                 _ => unreachable!("checked"),
             };
