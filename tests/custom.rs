@@ -209,6 +209,14 @@ fn parse_errors_point_at_the_problem() {
     assert!(
         ElementwiseKernel::new("float32 x", "float32 z", "z = x", "not an identifier").is_err()
     );
+    // Concrete types: a loop bounded by a scalar parameter is valid at construction.
+    ElementwiseKernel::new(
+        "float32 x, int64 n",
+        "float32 y",
+        "float s = 0; for (long long j = 0; j < n; j++) s += x; y = s",
+        "loop_n",
+    )
+    .unwrap();
     // identity=None is accepted (CuPy's); an empty identity string is not.
     ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a", None, "noid").unwrap();
     let e =

@@ -846,6 +846,36 @@ mod tests {
     }
 
     #[test]
+    fn complex_parts_are_typed() {
+        let z = Expr::input(0, DType::Complex64);
+        assert_eq!(Expr::unary(UnaryOp::Real, z.clone()).ty, DType::Float32);
+        assert_eq!(Expr::unary(UnaryOp::Imag, z.clone()).ty, DType::Float32);
+        assert_eq!(Expr::unary(UnaryOp::Conj, z.clone()).ty, DType::Complex64);
+        let re = Expr::input(1, DType::Float64);
+        assert_eq!(Expr::complex(re.clone(), re.clone()).ty, DType::Complex128);
+        let k = |value: Expr| Kernel {
+            name: "c".into(),
+            inputs: vec![DType::Complex64, DType::Float64],
+            outputs: vec![value.ty],
+            raws: vec![],
+            params: vec![],
+            locals: vec![],
+            body: vec![Stmt::Store { output: 0, value }],
+        };
+        k(Expr::unary(UnaryOp::Imag, z.clone())).validate().unwrap();
+        k(Expr::complex(re.clone(), re.clone())).validate().unwrap();
+        // Parts of a real operand, or a complex of mistyped parts, are refused.
+        assert!(k(Expr::unary(UnaryOp::Real, re.clone()))
+            .validate()
+            .is_err());
+        let bad = Expr {
+            ty: DType::Complex64,
+            kind: ExprKind::Binary(BinaryOp::Complex, Box::new(re.clone()), Box::new(re)),
+        };
+        assert!(k(bad).validate().is_err());
+    }
+
+    #[test]
     fn raw_writes_validate_and_report() {
         let f = DType::Float32;
         let k = Kernel {
