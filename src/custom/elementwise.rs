@@ -898,7 +898,8 @@ impl ReductionKernel {
     }
 
     /// The IR reduction kernel a call with these arguments runs (for inspection or ahead-of-time
-    /// compilation).
+    /// compilation). Without identity its `identity` is a placeholder (zero) and the call runs
+    /// [`ReductionKernel::pass_kernels`] instead.
     ///
     /// # Errors
     /// As [`ReductionKernel::call`], without the shape and axis checks.
