@@ -45,9 +45,10 @@
 //!   (NaN propagates), or/and on `Bool`; float16/bfloat16 results are rounded to their type
 //!   after every update. Complex dtypes are not supported by any emitter yet.
 //! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu backend
-//!   drops such writes; wgpu drops those past the end of the storage binding, but one past
-//!   `len` and inside the buffer lands in the buffer (a view's neighbours); CUDA/HIP write out
-//!   of bounds. Frontends check indices first (the kernel language guards every raw write with
+//!   drops such writes; on wgpu a write that stays inside the buffer lands there (past `len`,
+//!   or before the operand for a negative index, which wraps: a view's neighbours are
+//!   overwritten; seen on llvmpipe), one past the buffer is dropped; CUDA/HIP write out of
+//!   bounds. Frontends check indices first (the kernel language guards every raw write with
 //!   `0 <= index < len`).
 //! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
 //!   all non-complex dtypes; CUDA/HIP all non-complex dtypes (8/16-bit types by a
