@@ -130,6 +130,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sq.call(&[(&xs).into(), (&ys).into()])
     })?;
     println!("    {sd}");
+    let rev = cp::ElementwiseKernel::new(
+        "raw T x",
+        "raw T y",
+        "y[_ind.size() - 1 - i] = x[i]",
+        "reverse",
+    )?;
+    let r = step(
+        "ElementwiseKernel with a raw output (scatter)",
+        &dev,
+        || {
+            Ok(rev
+                .call_with(&[(&xs).into()], &[], Some(xs.size()))?
+                .remove(0))
+        },
+    )?;
+    println!("    {r}");
     let l2 = cp::ReductionKernel::new(
         "T x",
         "T y",

@@ -209,13 +209,13 @@ pub fn routines() -> Vec<Routine> {
         "cupy.ElementwiseKernel",
         "custom kernels",
         all,
-        "CuPy's strings parsed to the IR; raw outputs and complex arithmetic not yet",
+        "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only",
     );
     add(
         "cupy.ReductionKernel",
         "custom kernels",
         all,
-        "identity required; reduce_type defaults to the output type",
+        "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type",
     );
     add(
         "cupy.fuse",

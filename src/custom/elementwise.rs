@@ -29,7 +29,18 @@
 //!   `size` to [`ElementwiseKernel::call_with`].
 //! - `raw` arguments are indexed by the flat C-order element number of the array (`x[j]`);
 //!   non-contiguous raw arrays are made contiguous first. Reading past the end is the kernel
-//!   author's bug (undefined on GPUs, as in CuPy).
+//!   author's bug (undefined on GPUs, as in CuPy). `x.size()` is a raw array's element count.
+//! - **Raw writes** (`y[j] = v`, `y[j] += v`) go to `raw` outputs and `raw` inputs alike, in
+//!   place. A write outside `0..y.size()` is dropped on every backend (CuPy: undefined
+//!   behaviour). A compound write reads, combines and writes back: it is not atomic, so
+//!   elements that update one raw element race (as in CuPy). When several elements write one
+//!   raw element, one of the values wins (the last element's on the cpu backend).
+//! - A `raw` output without `out` is allocated with the iteration shape and filled with zeros
+//!   (CuPy: uninitialised, and it requires `size`). A written raw array that is not
+//!   C-contiguous is written through a contiguous copy, copied back after the launch; one whose
+//!   dtype differs from the declared type is a [`Error::TypeError`] (a cast copy would lose the
+//!   writes). Any other argument that shares memory with a written raw array is copied first,
+//!   so it reads the values from before the launch.
 //! - Outputs the operation reads (`y += x`) are read from the `out` array passed, or from zeros
 //!   when none is (CuPy would read uninitialised memory).
 
@@ -147,14 +158,25 @@ fn scalar_value(kernel: &str, a: &Arg<'_>, d: DType) -> Result<Scalar> {
     }
 }
 
+/// Where a raw operand comes from.
+#[derive(Clone, Copy, Debug)]
+enum RawSrc {
+    /// Input argument `k`.
+    Arg(usize),
+    /// `out_params` entry `k`.
+    Out(usize),
+}
+
 /// One call's binding of names (see `ElementwiseKernel::bind`).
 struct Bound {
     names: Vec<Name>,
     types: Vec<(String, DType)>,
     input_idx: Vec<usize>,
-    raw_idx: Vec<usize>,
+    /// Raw operands in `Binding::Raw` order.
+    raw_src: Vec<RawSrc>,
     params: Vec<Scalar>,
-    out_types: Vec<DType>,
+    /// Per `out_params` entry: its dtype and whether it is `raw`.
+    outs: Vec<(DType, bool)>,
 }
 
 /// What a lowering depends on: the bound names and the placeholder values.
@@ -191,21 +213,12 @@ impl ElementwiseKernel {
     ///
     /// # Errors
     /// [`Error::Parse`] for a malformed parameter list or operation (with line, column and a
-    /// caret); [`Error::InvalidArgument`] for a name that is not a C identifier, a name
-    /// declared twice, or a `raw` output (writes through indices are not supported yet).
+    /// caret); [`Error::InvalidArgument`] for a name that is not a C identifier or a name
+    /// declared twice.
     pub fn new(in_params: &str, out_params: &str, operation: &str, name: &str) -> Result<Self> {
         check_name(name)?;
         let ins = parse_params(name, "in_params", in_params)?;
         let outs = parse_params(name, "out_params", out_params)?;
-        if let Some(p) = outs.iter().find(|p| p.raw) {
-            return Err(Error::invalid(
-                name,
-                format!(
-                    "raw output parameter {} is not supported (outputs are written per element)",
-                    p.name
-                ),
-            ));
-        }
         if let Some(p) = outs.iter().find(|p| ins.iter().any(|q| q.name == p.name)) {
             return Err(Error::invalid(
                 name,
@@ -225,9 +238,10 @@ impl ElementwiseKernel {
         Ok(k)
     }
 
-    /// When every type is concrete, lowers once with every parameter bound as an elementwise
-    /// input, so errors in the operation surface at construction. With placeholders, errors
-    /// surface at the first call (as CuPy's do), since typing depends on the arguments.
+    /// When every type is concrete, lowers once with every non-raw parameter bound as a scalar
+    /// (the binding under which the most kernels are valid: a scalar may bound a loop, an
+    /// array may not), so errors in the operation surface at construction. With placeholders,
+    /// errors surface at the first call (as CuPy's do), since typing depends on the arguments.
     fn check_syntax(&self) -> Result<()> {
         let types: Vec<(String, DType)> = vec![];
         if self
@@ -239,15 +253,15 @@ impl ElementwiseKernel {
             return Ok(());
         }
         let mut names = vec![];
-        let (mut ni, mut nr) = (0, 0);
+        let (mut np, mut nr) = (0, 0);
         for p in &self.ins {
             let dtype = type_of(&self.name, p, &types)?;
             let binding = if p.raw {
                 nr += 1;
                 Binding::Raw(nr - 1)
             } else {
-                ni += 1;
-                Binding::Input(ni - 1)
+                np += 1;
+                Binding::Param(np - 1)
             };
             names.push(Name {
                 name: p.name.clone(),
@@ -255,11 +269,19 @@ impl ElementwiseKernel {
                 binding,
             });
         }
-        for (k, p) in self.outs.iter().enumerate() {
+        let mut no = 0;
+        for p in &self.outs {
+            let binding = if p.raw {
+                nr += 1;
+                Binding::Raw(nr - 1)
+            } else {
+                no += 1;
+                Binding::Output(no - 1)
+            };
             names.push(Name {
                 name: p.name.clone(),
                 dtype: type_of(&self.name, p, &types)?,
-                binding: Binding::Output(k),
+                binding,
             });
         }
         lower_elementwise(&ElementwiseSource {
@@ -268,7 +290,7 @@ impl ElementwiseKernel {
             preamble: &self.preamble,
             names: &names,
             types: &types,
-            size_param: Some(0),
+            size_param: Some(np),
         })
         .map(|_| ())
     }
@@ -340,16 +362,16 @@ impl ElementwiseKernel {
             names: Vec::with_capacity(self.ins.len() + self.outs.len()),
             types: vec![],
             input_idx: vec![],
-            raw_idx: vec![],
+            raw_src: vec![],
             params: vec![],
-            out_types: vec![],
+            outs: vec![],
         };
         for (k, (p, a)) in self.ins.iter().zip(args).enumerate() {
             let dtype = type_of(op, p, &types)?;
             let binding = match a {
                 Arg::Array(_) if p.raw => {
-                    b.raw_idx.push(k);
-                    Binding::Raw(b.raw_idx.len() - 1)
+                    b.raw_src.push(RawSrc::Arg(k));
+                    Binding::Raw(b.raw_src.len() - 1)
                 }
                 Arg::Array(_) => {
                     b.input_idx.push(k);
@@ -387,11 +409,17 @@ impl ElementwiseKernel {
                     });
                 }
             }
-            b.out_types.push(dtype);
+            let binding = if p.raw {
+                b.raw_src.push(RawSrc::Out(k));
+                Binding::Raw(b.raw_src.len() - 1)
+            } else {
+                Binding::Output(b.outs.iter().filter(|o| !o.1).count())
+            };
+            b.outs.push((dtype, p.raw));
             b.names.push(Name {
                 name: p.name.clone(),
                 dtype,
-                binding: Binding::Output(k),
+                binding,
             });
         }
         b.types = types;
@@ -432,13 +460,15 @@ impl ElementwiseKernel {
 
     /// Runs the kernel: `args` are the inputs (one per `in_params` entry), `out` is empty (new
     /// outputs are allocated) or one array per `out_params` entry (written in place and
-    /// returned), `size` sets the iteration size when no non-raw array decides it.
+    /// returned), `size` sets the iteration size when no non-raw array decides it. Every output
+    /// is returned, `raw` ones included, in `out_params` order.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a wrong argument count, a scalar passed as `raw`, an
     /// undecidable size or placeholder; [`Error::TypeError`] for conflicting placeholder
-    /// bindings or an `out` array of the wrong dtype; [`Error::ShapeMismatch`] when arrays do not
-    /// broadcast; [`Error::Parse`] for type errors in the operation; dtype and device errors.
+    /// bindings, an `out` array of the wrong dtype, or a raw array the kernel writes whose
+    /// dtype is not the declared one; [`Error::ShapeMismatch`] when arrays do not broadcast;
+    /// [`Error::Parse`] for type errors in the operation; dtype and device errors.
     pub fn call_with(
         &self,
         args: &[Arg<'_>],
@@ -451,11 +481,34 @@ impl ElementwiseKernel {
         let Bound {
             names,
             input_idx,
-            raw_idx,
+            raw_src,
             mut params,
-            out_types,
+            outs: out_specs,
             ..
         } = bound;
+        let kernel = &lowered.kernel;
+        let writes = |r: usize| kernel.writes_raw(r);
+        // A raw argument the kernel writes must have the declared dtype (a cast copy would
+        // silently lose the writes).
+        for (r, src) in raw_src.iter().enumerate() {
+            if let (RawSrc::Arg(k), true) = (src, writes(r)) {
+                if let Arg::Array(x) = &args[*k] {
+                    if x.dtype() != names[*k].dtype {
+                        return Err(Error::TypeError {
+                            op: op.into(),
+                            dtypes: vec![names[*k].dtype, x.dtype()],
+                            msg: format!(
+                                "raw argument {} is written by the kernel, so it must be {} \
+                                 (got {})",
+                                names[*k].name,
+                                names[*k].dtype,
+                                x.dtype()
+                            ),
+                        });
+                    }
+                }
+            }
+        }
         let mut owned: Vec<Array> = vec![];
         for (k, a) in args.iter().enumerate() {
             if let Arg::Array(x) = a {
@@ -483,11 +536,17 @@ impl ElementwiseKernel {
             .iter()
             .map(|&k| arrays[k].expect("array"))
             .collect();
-        let raws: Vec<&Array> = raw_idx.iter().map(|&k| arrays[k].expect("array")).collect();
-        // Device and iteration shape.
+        let raw_args: Vec<&Array> = raw_src
+            .iter()
+            .filter_map(|s| match s {
+                RawSrc::Arg(k) => Some(arrays[*k].expect("array")),
+                RawSrc::Out(_) => None,
+            })
+            .collect();
+        // Device and iteration shape (raw arrays do not broadcast).
         let all: Vec<&Array> = inputs
             .iter()
-            .chain(&raws)
+            .chain(&raw_args)
             .copied()
             .chain(out.iter().copied())
             .collect();
@@ -496,7 +555,16 @@ impl ElementwiseKernel {
         } else {
             same_device(op, all.iter().copied())?
         };
-        let shaped: Vec<&Array> = inputs.iter().chain(out.iter()).copied().collect();
+        let shaped: Vec<&Array> = inputs
+            .iter()
+            .copied()
+            .chain(
+                out.iter()
+                    .zip(&out_specs)
+                    .filter(|(_, s)| !s.1)
+                    .map(|(o, _)| *o),
+            )
+            .collect();
         let shape = if shaped.is_empty() {
             match size {
                 Some(n) => vec![n],
@@ -521,8 +589,8 @@ impl ElementwiseKernel {
             }
             s
         };
-        for o in out {
-            if o.shape() != shape.as_slice() {
+        for (o, spec) in out.iter().zip(&out_specs) {
+            if !spec.1 && o.shape() != shape.as_slice() {
                 return Err(Error::ShapeMismatch {
                     op: format!("{op} (out)"),
                     lhs: shape.clone(),
@@ -533,35 +601,103 @@ impl ElementwiseKernel {
         for x in &inputs {
             broadcast_shapes(op, x.shape(), &shape)?;
         }
-        let size_param = params.len();
-        if lowered.kernel.params.len() > size_param {
-            params.push(Scalar::Int64(shape.iter().product::<usize>() as i64));
-        }
-        // Outputs: the given ones, or new (zeros when the operation reads them).
+        // Outputs: the given ones, or new (zeros when the operation reads them, and for raw
+        // outputs, which the kernel may write only in part).
         let mut outputs: Vec<Array> = Vec::with_capacity(self.outs.len());
-        for (k, &dt) in out_types.iter().enumerate() {
+        let mut elem_out = 0;
+        for (k, &(dt, raw)) in out_specs.iter().enumerate() {
             outputs.push(match out.get(k) {
                 Some(o) => (*o).clone(),
-                None if lowered.output_reads.contains(&k) => Array::zeros_on(&device, &shape, dt)?,
+                None if raw || lowered.output_reads.contains(&elem_out) => {
+                    Array::zeros_on(&device, &shape, dt)?
+                }
                 None => Array::empty_on(&device, &shape, dt)?,
             });
+            if !raw {
+                elem_out += 1;
+            }
         }
-        let mut kernel_inputs = inputs.clone();
+        // Raw operands in kernel order; written ones become contiguous targets (copied back
+        // after the launch when they are not the array itself).
+        let mut targets: Vec<Array> = Vec::with_capacity(raw_src.len());
+        let mut write_back: Vec<(Array, usize)> = vec![];
+        for (r, src) in raw_src.iter().enumerate() {
+            let a = match src {
+                RawSrc::Arg(k) => arrays[*k].expect("array").clone(),
+                RawSrc::Out(k) => outputs[*k].clone(),
+            };
+            if writes(r) && !a.is_c_contiguous() {
+                targets.push(a.copy()?);
+                write_back.push((a, r));
+            } else {
+                targets.push(a);
+            }
+        }
+        let written: Vec<&Array> = targets
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| writes(*r))
+            .map(|(_, a)| a)
+            .collect();
+        let aliases = |a: &Array| written.iter().any(|w| w.shares_memory_with(a));
+        // Any other operand that shares memory with a written raw array reads a copy.
+        let mut detached: Vec<Option<Array>> = Vec::with_capacity(targets.len());
+        for (r, t) in targets.iter().enumerate() {
+            detached.push(if !writes(r) && aliases(t) {
+                Some(t.copy()?)
+            } else {
+                None
+            });
+        }
+        let raws: Vec<&Array> = targets
+            .iter()
+            .zip(&detached)
+            .map(|(t, d)| d.as_ref().unwrap_or(t))
+            .collect();
+        let mut owned_inputs: Vec<Array> = Vec::with_capacity(inputs.len());
+        for x in &inputs {
+            owned_inputs.push(if aliases(x) { x.copy()? } else { (*x).clone() });
+        }
+        let elem_outs: Vec<&Array> = outputs
+            .iter()
+            .zip(&out_specs)
+            .filter(|(_, s)| !s.1)
+            .map(|(o, _)| o)
+            .collect();
+        let mut kernel_inputs: Vec<&Array> = owned_inputs.iter().collect();
         for &k in &lowered.output_reads {
-            kernel_inputs.push(&outputs[k]);
+            kernel_inputs.push(elem_outs[k]);
         }
-        let res = Elementwise {
+        // Params: the scalar arguments, `_ind.size()`, then the raw lengths the kernel asks for.
+        params.push(Scalar::Int64(shape.iter().product::<usize>() as i64));
+        for &r in &lowered.raw_lens {
+            params.push(Scalar::Int64(raws[r].size() as i64));
+        }
+        if params.len() != kernel.params.len() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "internal error: {} parameters for a kernel of {}; please report",
+                    params.len(),
+                    kernel.params.len()
+                ),
+            ));
+        }
+        Elementwise {
             op,
-            kernel: &lowered.kernel,
+            kernel,
             inputs: &kernel_inputs,
             raws: &raws,
             params,
-            outs: outputs.iter().map(Some).collect(),
+            outs: elem_outs.iter().map(|o| Some(*o)).collect(),
             device: Some(&device),
             shape: Some(&shape),
         }
         .run()?;
-        Ok(if self.no_return { vec![] } else { res })
+        for (a, r) in &write_back {
+            a.copy_from(&targets[*r])?;
+        }
+        Ok(if self.no_return { vec![] } else { outputs })
     }
 }
 
@@ -584,7 +720,7 @@ pub struct ReductionKernel {
     map_expr: String,
     reduce_expr: String,
     post_map_expr: String,
-    identity: String,
+    identity: Option<String>,
     name: String,
     reduce_type: Option<TypeSpec>,
     preamble: String,
@@ -613,7 +749,14 @@ impl ReductionKernel {
     ///
     /// # Errors
     /// [`Error::Parse`] for malformed strings; [`Error::InvalidArgument`] for a bad name, other
-    /// than one output, a `raw` parameter, or no identity (`None`: not supported yet — give one).
+    /// than one output, or a `raw` parameter.
+    ///
+    /// `identity` `None` (CuPy's `identity=None`) reduces from each output's first element, as
+    /// NumPy's `ufunc.reduce` does for ufuncs without an identity: an empty reduction is then
+    /// an error ("zero-size array to reduction operation ... which has no identity"). CuPy
+    /// starts such reductions from `T()` (zero) instead, so its `max(a, b)` of negative numbers
+    /// gives 0; cupy-rs gives the maximum. The reduction then runs as a map pass and a few
+    /// 32-way combine passes (about twice the memory traffic of one with an identity).
     pub fn new(
         in_params: &str,
         out_params: &str,
@@ -644,19 +787,23 @@ impl ReductionKernel {
                 ),
             ));
         }
-        let identity = identity.ok_or_else(|| {
-            Error::invalid(
-                name,
-                "a ReductionKernel without identity is not supported yet; pass one (e.g. \"0\")",
-            )
-        })?;
+        if identity.is_some_and(|t| t.trim().is_empty()) {
+            return Err(Error::Parse {
+                kernel: name.into(),
+                part: "identity".into(),
+                line: 1,
+                column: 1,
+                msg: "the identity is empty (pass None for a reduction without identity)".into(),
+                snippet: "\n^".into(),
+            });
+        }
         Ok(ReductionKernel {
             ins,
             out: outs.remove(0),
             map_expr: map_expr.into(),
             reduce_expr: reduce_expr.into(),
             post_map_expr: post_map_expr.into(),
-            identity: identity.into(),
+            identity: identity.map(str::to_string),
             name: name.into(),
             reduce_type: None,
             preamble: String::new(),
@@ -735,7 +882,7 @@ impl ReductionKernel {
             map_expr: &self.map_expr,
             reduce_expr: &self.reduce_expr,
             post_map_expr: &self.post_map_expr,
-            identity: &self.identity,
+            identity: self.identity.as_deref(),
             preamble: &self.preamble,
             names: &names,
             output: (&self.out.name, out_dtype),
@@ -751,12 +898,27 @@ impl ReductionKernel {
     }
 
     /// The IR reduction kernel a call with these arguments runs (for inspection or ahead-of-time
-    /// compilation).
+    /// compilation). Without identity its `identity` is a placeholder (zero) and the call runs
+    /// [`ReductionKernel::pass_kernels`] instead.
     ///
     /// # Errors
     /// As [`ReductionKernel::call`], without the shape and axis checks.
     pub fn ir(&self, args: &[Arg<'_>]) -> Result<ReduceKernel> {
         Ok(self.lower_call(args)?.0)
+    }
+
+    /// The elementwise IR kernels a reduction without identity runs (see
+    /// [`ReductionKernel::new`]): the map pass, a 32-way combine pass, and the last combine
+    /// pass, which applies `post_map_expr`; empty for a kernel with an identity (it runs
+    /// [`ReductionKernel::ir`]). For inspection and ahead-of-time compilation.
+    ///
+    /// # Errors
+    /// As [`ReductionKernel::ir`].
+    pub fn pass_kernels(&self, args: &[Arg<'_>]) -> Result<Vec<cupy_core::kernel::ir::Kernel>> {
+        if self.identity.is_some() {
+            return Ok(vec![]);
+        }
+        Ok(super::reduce_first::pass_kernels(&self.lower_call(args)?.0))
     }
 
     /// Reduces over `axis` (`Axes::All` for every axis, as CuPy's `axis=None`).
@@ -798,6 +960,11 @@ impl ReductionKernel {
             params.push(Scalar::Int64(out_size as i64));
         }
         let view_refs: Vec<&Array> = views.iter().collect();
+        if self.identity.is_none() {
+            return super::reduce_first::reduce_first(
+                op, &kernel, params, &view_refs, &axes, keepdims,
+            );
+        }
         reduce_with(op, &kernel, params, &view_refs, &axes, keepdims)
     }
 }

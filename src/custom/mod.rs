@@ -5,6 +5,7 @@
 pub mod elementwise;
 pub mod fuse;
 pub mod raw;
+mod reduce_first;
 
 use cupy_core::error::{Error, Result};
 

@@ -479,6 +479,11 @@ pub fn compare_bytes(
             want.len()
         ));
     }
+    if dtype.is_complex() {
+        // (re, im) pairs of the real dtype: each part within the tolerance.
+        return compare_bytes(dtype.real_dtype(), got, want, tol)
+            .map_err(|m| format!("{dtype} as (re, im) parts (index 2k + part): {m}"));
+    }
     let mut bad = vec![];
     if !dtype.is_float() {
         let (g, w) = (decode_int(dtype, got), decode_int(dtype, want));

@@ -1102,6 +1102,116 @@ def gen_custom():
     fz("fuse/where_relu", [xs], lambda: np.where(xs > 0, xs, f32(0.0)))
     fz("fuse/mean_axis0", [xs], lambda: (xs * f32(2.0)).mean(axis=0), ulps=8)
     fz("fuse/promote_int_float", [i32a, pos[:8].copy()], lambda: i32a * pos[:8] - 1, ulps=0)
+
+    # ---- later additions (appended so the cases above keep their array names and bytes) ----
+
+    def ew2(cid, in_params, out_params, operation, inputs, ref, out=None, size=None, result=0,
+            ulps=0, abs_tol=0.0):
+        """As ew, with operands that may be views ((array, steps)) and a result that is output
+        `result` or, for ("input", k), input k after the call (raw arrays written in place)."""
+        ins = []
+        for a in inputs:
+            if isinstance(a, tuple):
+                ins.append(operand(g, a[0], a[1])[0])
+            elif isinstance(a, np.ndarray):
+                ins.append(operand(g, a)[0])
+            else:
+                ins.append(weak(a)[0])
+        kw = {"in_params": in_params, "out_params": out_params, "operation": operation,
+              "name": cid.split("/")[-1], "preamble": "", "ulps": ulps, "abs": abs_tol,
+              "output": result if isinstance(result, int) else 0}
+        if not isinstance(result, int):
+            kw["result_input"] = result[1]
+        if out is not None:
+            kw["out"] = [g.arr(o) for o in out]
+        if size is not None:
+            kw["size"] = size
+        r = np.asarray(ref())
+        g.case(id=cid, op="elementwise", inputs=ins, kwargs=kw, expected=g.arr(r), dtype=r.dtype.name,
+               shape=list(r.shape))
+
+    # Raw outputs and raw writes (CuPy's scatter-style kernels).
+    ew2("ew/raw_out_reverse", "raw T x", "raw T y", "y[_ind.size() - 1 - i] = x[i]", [pos],
+        lambda: pos[::-1], size=len(pos))
+    ew2("ew/raw_out_from_elementwise_input", "T x", "raw T y", "y[_ind.size() - 1 - i] = x", [xs],
+        lambda: xs.ravel()[::-1].reshape(3, 4))
+    idx = np.array([3, -1, 0, 6, 5, 100, 1], dtype=np.int32)
+    vals = np.array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5], dtype=np.float32)
+
+    def scatter():
+        y = np.full(6, -1.0, dtype=np.float32)
+        for j, v in zip(idx, vals):
+            if 0 <= j < 6:  # out-of-range writes are dropped
+                y[j] = v
+        return y
+    ew2("ew/raw_out_scatter_drops_out_of_range", "int32 j, float32 v", "raw float32 y", "y[j] = v",
+        [idx, vals], scatter, out=[np.full(6, -1.0, dtype=np.float32)])
+    y6 = np.arange(8, dtype=np.int64) * 10
+    ew2("ew/raw_out_compound_add", "T x", "raw T y", "y[_ind.size() - 1 - i] += x * 2",
+        [np.arange(8, dtype=np.int64)], lambda: y6 + 2 * np.arange(8, dtype=np.int64)[::-1], out=[y6])
+    base10 = np.arange(10, dtype=np.float32) - 4.5
+    ew2("ew/raw_inout_strided_view", "raw T x, T s", "T y", "x[i] = x[i] * s;\ny = x[i] + 1",
+        [(base10, [{"op": "slice", "items": [[None, None, 2]]}]), 3.0], lambda: base10[::2] * f32(3),
+        size=5, result=("input", 0))
+    ew2("ew/raw_inout_strided_view_output", "raw T x, T s", "T y", "x[i] = x[i] * s;\ny = x[i] + 1",
+        [(base10, [{"op": "slice", "items": [[None, None, 2]]}]), 3.0],
+        lambda: base10[::2] * f32(3) + f32(1), size=5)
+    ew2("ew/raw_size_method", "raw T x", "T y",
+        "T s = 0;\nfor (int j = 0; j < x.size(); j++) {\n  s += x[j];\n}\ny = s * i", [coeffs],
+        lambda: coeffs.sum(dtype=np.float32) * np.arange(3, dtype=np.float32), size=3)
+
+    # ReductionKernel without identity (identity=None): folds from the first element.
+    def red2(cid, in_params, out_params, map_expr, reduce_expr, post_map_expr, inputs, ref,
+             axis=None, keepdims=False, ulps=0):
+        ins = [operand(g, a)[0] for a in inputs]
+        kw = {"in_params": in_params, "out_params": out_params, "map_expr": map_expr,
+              "reduce_expr": reduce_expr, "post_map_expr": post_map_expr, "identity": None,
+              "name": cid.split("/")[-1], "axis": axis, "keepdims": keepdims, "ulps": ulps}
+        record(g, cid, "reduction", ins, ref, kw)
+
+    neg = -(np.arange(1, 13, dtype=np.float32).reshape(3, 4) * f32(0.75))
+    red2("red/noid_max_negative", "T x", "T y", "x", "max(a, b)", "y = a", [neg], lambda: neg.max())
+    red2("red/noid_max_axis1_keepdims", "T x", "T y", "x", "max(a, b)", "y = a", [big],
+         lambda: big.max(axis=1, keepdims=True), axis=1, keepdims=True)
+    long_i = ((np.arange(2200, dtype=np.int64).reshape(1100, 2) * 7919) % 1000 - 500).astype(np.int32)
+    red2("red/noid_sum_three_passes", "T x", "T y", "x", "a + b", "y = a", [long_i],
+         lambda: long_i.sum(axis=0, dtype=np.int32), axis=0)
+    red2("red/noid_min_abs_post", "T x", "T y", "abs(x)", "min(a, b)", "y = a * 2", [i2],
+         lambda: np.abs(i2).min(axis=(0, 2)) * 2, axis=[0, 2])
+    red2("red/noid_empty_reduction", "T x", "T y", "x", "max(a, b)", "y = a",
+         [np.zeros((0, 3), dtype=np.float32)], lambda: np.maximum.reduce(np.zeros((0, 3), dtype=np.float32), axis=0),
+         axis=0)
+    red2("red/noid_empty_output", "T x", "T y", "x", "max(a, b)", "y = a",
+         [np.zeros((3, 0), dtype=np.float32)], lambda: np.maximum.reduce(np.zeros((3, 0), dtype=np.float32), axis=0),
+         axis=0)
+
+    # Complex kernels (complex<float>, thrust-style functions); wgpu has no complex: a skip.
+    c64 = np.complex64
+    za = (np.linspace(-1.5, 2.0, 6) + 1j * np.linspace(0.5, -2.5, 6)).astype(c64)
+    zb = (np.linspace(0.25, 3.0, 6) + 1j * np.linspace(-1.0, 1.5, 6)).astype(c64)
+    ew("ew/complex_mul_conj", "complex<float> z, complex<float> w", "complex<float> y",
+       "y = z * conj(w) + 1.5f", [za, zb], lambda: za * np.conj(zb) + c64(1.5), ulps=2)
+    re6 = np.linspace(-2.0, 2.0, 6, dtype=np.float32)
+    im6 = np.linspace(3.0, -1.0, 6, dtype=np.float32)
+    ew("ew/complex_from_parts", "float32 re, float32 im", "complex64 z", "z = complex<float>(re, im)",
+       [re6, im6], lambda: (re6 + 1j * im6).astype(c64))
+    ew("ew/complex_parts", "T z", "float32 r, float32 m", "r = real(z) - z.imag();\nm = imag(z)",
+       [za], lambda: (za.real - za.imag, za.imag))
+    zd = za.astype(np.complex128)
+    ew("ew/complex_abs_arg_norm", "T z", "float64 y", "y = abs(z) + 10 * arg(z) + norm(z)", [zd],
+       lambda: np.abs(zd) + 10 * np.angle(zd) + (zd.real ** 2 + zd.imag ** 2), ulps=4)
+    ew("ew/complex_exp_log_sqrt", "T z", "T w", "w = exp(z) + log(z) * sqrt(z)", [zd],
+       lambda: np.exp(zd) + np.log(zd) * np.sqrt(zd), ulps=16, abs_tol=1e-14)
+    rr = np.linspace(0.5, 3.0, 6)
+    th = np.linspace(-3.0, 3.0, 6)
+    ew("ew/complex_polar", "float64 r, float64 t", "complex128 z", "z = polar(r, t)", [rr, th],
+       lambda: rr * np.cos(th) + 1j * (rr * np.sin(th)), ulps=2, abs_tol=1e-15)
+    ew("ew/complex_weak_scalars_and_ctor", "T z, float32 s", "T w", "w = z * 2.0 + T(s, 1) - s",
+       [za, 0.5], lambda: za * c64(2.0) + c64(0.5 + 1j) - c64(0.5), ulps=2)
+    red("red/complex_sum_of_squares", "T x", "T y", "x * x", "a + b", "y = a", "0", [za],
+        lambda: (za * za).sum(), ulps=8)
+    red2("red/complex_max_abs_noid", "complex<double> z", "float64 y", "abs(z)", "max(a, b)", "y = a",
+         [zd], lambda: np.abs(zd).max())
     g.write()
 
 

@@ -593,6 +593,7 @@ fn int_bin<T: IntOps>(op: BinaryOp, a: &D<'_, T>, b: &D<'_, T>) -> Result<Col<'s
         Shl => T::wrap(zip(a, b, T::shl_np)),
         Shr => T::wrap(zip(a, b, T::shr_np)),
         Atan2 => return Err("atan2 needs float operands".into()),
+        Complex => return Err("complex() needs float operands".into()),
     }
     .owned())
 }
@@ -615,6 +616,7 @@ fn bool_bin(op: BinaryOp, a: &D<'_, u8>, b: &D<'_, u8>) -> Result<Col<'static>, 
         Shl => zip(a, b, |x, y| (x.shl_np(y) != 0) as u8),
         Shr => zip(a, b, |x, y| (x.shr_np(y) != 0) as u8),
         Atan2 => return Err("atan2 needs float operands".into()),
+        Complex => return Err("complex() needs float operands".into()),
     };
     Ok(Col::B(r))
 }
@@ -708,13 +710,15 @@ pub fn np_fmin<T: Float>(a: T, b: T) -> T {
     }
 }
 
-fn float_bin<T: FloatOps>(
-    op: BinaryOp,
-    a: &D<'_, T>,
-    b: &D<'_, T>,
-) -> Result<Col<'static>, String> {
+fn float_bin<T: FloatOps>(op: BinaryOp, a: &D<'_, T>, b: &D<'_, T>) -> Result<Col<'static>, String>
+where
+    Complex<T>: Elem,
+{
     use BinaryOp::*;
     Ok(match op {
+        Complex => <num_complex::Complex<T> as Elem>::wrap(zip(a, b, |x, y| {
+            num_complex::Complex::new(x, y)
+        })),
         Add => T::wrap(zip(a, b, |x, y| x + y)),
         Sub => T::wrap(zip(a, b, |x, y| x - y)),
         Mul => T::wrap(zip(a, b, |x, y| x * y)),
@@ -760,7 +764,7 @@ where
     Complex<T>: Elem,
 {
     use BinaryOp::*;
-    let w = <Complex<T> as Elem>::wrap;
+    let w = <num_complex::Complex<T> as Elem>::wrap;
     Ok(match op {
         Add => w(zip(a, b, |x, y| x + y)),
         Sub => w(zip(a, b, |x, y| x - y)),
@@ -768,13 +772,13 @@ where
         Div => w(zip(a, b, |x, y| x.fdiv(y))),
         Pow => w(zip(a, b, |x, y| {
             if y.re == T::zero() && y.im == T::zero() {
-                Complex::new(T::one(), T::zero())
+                num_complex::Complex::new(T::one(), T::zero())
             } else if x.re == T::zero()
                 && x.im == T::zero()
                 && y.im == T::zero()
                 && y.re > T::zero()
             {
-                Complex::new(T::zero(), T::zero())
+                num_complex::Complex::new(T::zero(), T::zero())
             } else {
                 x.powc(y)
             }
@@ -813,7 +817,7 @@ where
         Le => Col::B(zip(a, b, |x, y| cle(x, y) as u8)),
         Gt => Col::B(zip(a, b, |x, y| clt(y, x) as u8)),
         Ge => Col::B(zip(a, b, |x, y| cle(y, x) as u8)),
-        FloorDiv | Mod | And | Or | Xor | Shl | Shr | Atan2 => {
+        FloorDiv | Mod | And | Or | Xor | Shl | Shr | Atan2 | Complex => {
             return Err(format!("{op:?} is not defined for complex operands"))
         }
     }
@@ -854,6 +858,7 @@ fn int_un<T: IntOps>(op: UnaryOp, a: &D<'_, T>) -> Result<Col<'static>, String> 
         Sqrt | Exp | Log | Sin | Cos | Tan | Tanh => {
             return Err(format!("{op:?} needs a float operand"))
         }
+        Real | Imag | Conj => return Err(format!("{op:?} needs a complex operand")),
     }
     .owned())
 }
@@ -877,6 +882,7 @@ fn float_un<T: FloatOps>(op: UnaryOp, a: &D<'_, T>) -> Result<Col<'static>, Stri
         IsNan => Col::B(a.map(|x| x.is_nan() as u8)),
         IsInf => Col::B(a.map(|x| x.is_infinite() as u8)),
         IsFinite => Col::B(a.map(|x| x.is_finite() as u8)),
+        Real | Imag | Conj => return Err(format!("{op:?} needs a complex operand")),
     }
     .owned())
 }
@@ -911,6 +917,9 @@ where
         IsNan => Col::B(a.map(|x| cnan(x) as u8)),
         IsInf => Col::B(a.map(|x| (x.re.is_infinite() || x.im.is_infinite()) as u8)),
         IsFinite => Col::B(a.map(|x| (x.re.is_finite() && x.im.is_finite()) as u8)),
+        Real => T::wrap(a.map(|x| x.re)),
+        Imag => T::wrap(a.map(|x| x.im)),
+        Conj => w(a.map(|x| x.conj())),
         BitNot | Floor | Ceil => return Err(format!("{op:?} is not defined for complex")),
     }
     .owned())

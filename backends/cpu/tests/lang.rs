@@ -266,7 +266,7 @@ fn red(
         map_expr: map,
         reduce_expr: reduce,
         post_map_expr: post,
-        identity,
+        identity: Some(identity),
         preamble: "",
         names: &names,
         output: (&out.name, out_ty),
@@ -1178,4 +1178,100 @@ fn more_cupy_style_kernels() {
     // Unsigned/signed mixing as C: -1 < 1u is false (converted to unsigned).
     let r = ew("int32 x", "bool y", "y = x < 1u", vec![arr(&[-1i32, 0])], 2);
     assert_eq!(ints(&r), vec![0, 1]);
+}
+
+/// Complex kernels (`complex<float>`, thrust-style functions) evaluated on the CPU: the parts
+/// (real, imag, conj, the constructor) are exact; the math functions agree with num-complex.
+#[test]
+fn complex_kernels() {
+    use num_complex::Complex;
+    let zs: Vec<Complex<f32>> = vec![
+        Complex::new(1.5, -2.0),
+        Complex::new(-0.0, 3.25),
+        Complex::new(-4.0, -0.0),
+        Complex::new(f32::INFINITY, 1.0),
+        Complex::new(0.5, f32::NAN),
+    ];
+    let rs: [f32; 5] = [2.0, -1.0, 0.0, 0.5, 3.0];
+    let z = A::Arr(zs.iter().map(|&c| Scalar::Complex64(c)).collect());
+    let n = zs.len();
+    let c64 = |v: &[Scalar]| -> Vec<Complex<f32>> {
+        v.iter()
+            .map(|s| match s {
+                Scalar::Complex64(c) => *c,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    // Parts and the constructor: bit-exact (signs of zero included).
+    let got = c64(&ew(
+        "complex64 z",
+        "complex64 w",
+        "w = complex<float>(z.imag(), z.real())",
+        vec![z.clone()],
+        n,
+    ));
+    for (g, w) in got.iter().zip(&zs) {
+        assert!(same(g.re, w.im) && same(g.im, w.re), "{g} vs {w}");
+    }
+    let got = c64(&ew("T z", "T w", "w = conj(z)", vec![z.clone()], n));
+    for (g, w) in got.iter().zip(&zs) {
+        assert!(same(g.re, w.re) && same(g.im, -w.im), "{g} vs {w}");
+    }
+    let got = c64(&ew(
+        "T z, float32 r",
+        "T w",
+        "w = T(r, -r)",
+        vec![z.clone(), arr(&rs)],
+        n,
+    ));
+    for (g, r) in got.iter().zip(&rs) {
+        assert!(same(g.re, *r) && same(g.im, -*r), "{g}");
+    }
+    // abs / arg / norm are real.
+    let got = ew(
+        "T z",
+        "float32 y",
+        "y = abs(z) + 0 * arg(z) + 0 * norm(z)",
+        vec![z.clone()],
+        n,
+    );
+    for (g, w) in got.iter().zip(&zs) {
+        let want = w.norm();
+        assert!(
+            g.to_f64() == want as f64 || (want.is_nan() && g.to_f64().is_nan()) || !w.is_finite(),
+            "{g:?} vs {want}"
+        );
+    }
+    // Math functions: as num-complex computes them, within a few ulps, on finite inputs.
+    for (op, f) in [
+        (
+            "w = exp(z)",
+            (|c: Complex<f32>| c.exp()) as fn(Complex<f32>) -> Complex<f32>,
+        ),
+        ("w = log(z)", |c| c.ln()),
+        ("w = sqrt(z)", |c| c.sqrt()),
+        ("w = z * z - 2.5f * z + 1", |c| c * c - c * 2.5 + 1.0),
+        ("w = z / (z + 1)", |c| c.fdiv(c + 1.0)),
+        ("w = polar(abs(z), arg(z))", |c| {
+            Complex::from_polar(c.norm(), c.arg())
+        }),
+        ("w = sinh(z)", |c| c.sinh()),
+    ] {
+        let got = c64(&ew("T z", "T w", op, vec![z.clone()], n));
+        for (k, (g, w)) in got.iter().zip(&zs).enumerate().take(3) {
+            let want = f(*w);
+            let d = ulps(g.re as f64, want.re as f64, Float32).max(ulps(
+                g.im as f64,
+                want.im as f64,
+                Float32,
+            ));
+            let tiny = (g - want).norm() <= 1e-6 * want.norm().max(1.0);
+            assert!(
+                d <= 8 || tiny,
+                "{op} [{k}]: got {g}, want {want} ({d} ulps)"
+            );
+        }
+    }
 }

@@ -22,6 +22,11 @@
 //! - Float16 and bfloat16 values are computed in float32 and rounded to their type on every
 //!   `Cast` and store, so results equal NumPy's (which computes them the same way).
 //! - `Cast` follows [`crate::Scalar::cast`].
+//! - Complex values: `Add`/`Sub`/`Mul`/`Div`/`Pow`, `Eq`/`Ne`, `Neg`, `Abs` (typed complex it is
+//!   `|z| + 0i`; typed real, `|z|`), the math functions and the tests apply as in NumPy.
+//!   [`UnaryOp::Real`]/[`UnaryOp::Imag`] take a complex operand's parts (typed with its real
+//!   dtype), [`UnaryOp::Conj`] negates the imaginary part, and [`BinaryOp::Complex`] builds a
+//!   complex value from two float32 or float64 parts; all four are exact.
 //! - [`Stmt::For`] bounds must be *uniform*: built only from constants, parameters, and the
 //!   variables of enclosing loops, so every element runs the same trip count
 //!   ([`Kernel::validate`] checks this). Loops count up by one from `start` to `end - 1`.
@@ -39,8 +44,12 @@
 //!   integers and is logical or on `Bool`; `Max`/`Min` are [`BinaryOp::Max`]/[`BinaryOp::Min`]
 //!   (NaN propagates), or/and on `Bool`; float16/bfloat16 results are rounded to their type
 //!   after every update. Complex dtypes are not supported by any emitter yet.
-//! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu and wgpu
-//!   backends drop such writes, CUDA/HIP write out of bounds. Frontends check indices first.
+//! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu backend
+//!   drops such writes; on wgpu a write that stays inside the buffer lands there (past `len`,
+//!   or before the operand for a negative index, which wraps: a view's neighbours are
+//!   overwritten; seen on llvmpipe), one past the buffer is dropped; CUDA/HIP write out of
+//!   bounds. Frontends check indices first (the kernel language guards every raw write with
+//!   `0 <= index < len`).
 //! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
 //!   all non-complex dtypes; CUDA/HIP all non-complex dtypes (8/16-bit types by a
 //!   compare-and-swap loop on the containing 32-bit word, which every allocation covers);
@@ -120,6 +129,14 @@ pub enum UnaryOp {
     IsInf,
     /// Finite test (result `Bool`).
     IsFinite,
+    /// Real part of a complex operand; the result has the operand's real dtype (complex64 ->
+    /// float32, complex128 -> float64). Complex operands only.
+    Real,
+    /// Imaginary part of a complex operand (result dtype as [`UnaryOp::Real`]). Complex only.
+    Imag,
+    /// Complex conjugate `re - im·i` (exact: negates the imaginary part, including zeros and
+    /// NaN). Complex operands only.
+    Conj,
 }
 
 /// Binary operators; see the module docs for their exact semantics.
@@ -149,6 +166,10 @@ pub enum BinaryOp {
     Shl,
     Shr,
     Atan2,
+    /// The complex number `a + b·i` from two reals of one dtype, float32 (result complex64) or
+    /// float64 (result complex128); both parts are taken exactly (no arithmetic, so
+    /// `Complex(inf, nan)` is `inf + nan·i`). Build it with [`Expr::complex`].
+    Complex,
 }
 
 impl UnaryOp {
@@ -158,6 +179,11 @@ impl UnaryOp {
             self,
             UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not
         )
+    }
+    /// True for the ops that take the real or imaginary part (their result is the operand's
+    /// real dtype).
+    pub fn returns_real_part(self) -> bool {
+        matches!(self, UnaryOp::Real | UnaryOp::Imag)
     }
     /// True for transcendental functions (which some devices lack for float64).
     pub fn is_transcendental(self) -> bool {
@@ -359,18 +385,28 @@ impl Expr {
             },
         }
     }
-    /// A unary op; the result dtype follows [`UnaryOp::returns_bool`].
+    /// A unary op; the result dtype follows [`UnaryOp::returns_bool`] and
+    /// [`UnaryOp::returns_real_part`].
     pub fn unary(op: UnaryOp, a: Expr) -> Expr {
-        let ty = if op.returns_bool() { DType::Bool } else { a.ty };
+        let ty = if op.returns_bool() {
+            DType::Bool
+        } else if op.returns_real_part() {
+            a.ty.real_dtype()
+        } else {
+            a.ty
+        };
         Expr {
             ty,
             kind: ExprKind::Unary(op, Box::new(a)),
         }
     }
-    /// A binary op; comparisons give `Bool`, others the left operand's dtype.
+    /// A binary op; comparisons give `Bool`, [`BinaryOp::Complex`] the complex dtype of its
+    /// parts, others the left operand's dtype.
     pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
         let ty = if op.is_comparison() {
             DType::Bool
+        } else if op == BinaryOp::Complex {
+            complex_of(a.ty)
         } else {
             a.ty
         };
@@ -378,6 +414,10 @@ impl Expr {
             ty,
             kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
         }
+    }
+    /// The complex number `re + im·i` ([`BinaryOp::Complex`]; both float32 or both float64).
+    pub fn complex(re: Expr, im: Expr) -> Expr {
+        Expr::binary(BinaryOp::Complex, re, im)
     }
     /// Cast to `ty` (no node if already `ty`).
     pub fn cast(self, ty: DType) -> Expr {
@@ -458,6 +498,15 @@ impl Expr {
                 out.push(e.ty)
             }
         });
+    }
+}
+
+/// The complex dtype whose parts are `d` (float64 -> complex128, anything else -> complex64).
+pub fn complex_of(d: DType) -> DType {
+    if d == DType::Float64 {
+        DType::Complex128
+    } else {
+        DType::Complex64
     }
 }
 
@@ -599,6 +648,23 @@ impl Kernel {
                         if !matches!(op, BinaryOp::Shl | BinaryOp::Shr) && a.ty != b.ty =>
                     {
                         Some(format!("{op:?} of {} and {}", a.ty, b.ty))
+                    }
+                    ExprKind::Binary(BinaryOp::Complex, a, _)
+                        if !matches!(a.ty, DType::Float32 | DType::Float64)
+                            || n.ty != complex_of(a.ty) =>
+                    {
+                        Some(format!("Complex of {} parts typed {}", a.ty, n.ty))
+                    }
+                    ExprKind::Unary(op @ (UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj), a)
+                        if !a.ty.is_complex()
+                            || n.ty
+                                != if *op == UnaryOp::Conj {
+                                    a.ty
+                                } else {
+                                    a.ty.real_dtype()
+                                } =>
+                    {
+                        Some(format!("{op:?} of {} typed {}", a.ty, n.ty))
                     }
                     ExprKind::Select(c, a, b)
                         if c.ty != DType::Bool || a.ty != n.ty || b.ty != n.ty =>
@@ -781,6 +847,36 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("non-uniform"));
+    }
+
+    #[test]
+    fn complex_parts_are_typed() {
+        let z = Expr::input(0, DType::Complex64);
+        assert_eq!(Expr::unary(UnaryOp::Real, z.clone()).ty, DType::Float32);
+        assert_eq!(Expr::unary(UnaryOp::Imag, z.clone()).ty, DType::Float32);
+        assert_eq!(Expr::unary(UnaryOp::Conj, z.clone()).ty, DType::Complex64);
+        let re = Expr::input(1, DType::Float64);
+        assert_eq!(Expr::complex(re.clone(), re.clone()).ty, DType::Complex128);
+        let k = |value: Expr| Kernel {
+            name: "c".into(),
+            inputs: vec![DType::Complex64, DType::Float64],
+            outputs: vec![value.ty],
+            raws: vec![],
+            params: vec![],
+            locals: vec![],
+            body: vec![Stmt::Store { output: 0, value }],
+        };
+        k(Expr::unary(UnaryOp::Imag, z.clone())).validate().unwrap();
+        k(Expr::complex(re.clone(), re.clone())).validate().unwrap();
+        // Parts of a real operand, or a complex of mistyped parts, are refused.
+        assert!(k(Expr::unary(UnaryOp::Real, re.clone()))
+            .validate()
+            .is_err());
+        let bad = Expr {
+            ty: DType::Complex64,
+            kind: ExprKind::Binary(BinaryOp::Complex, Box::new(re.clone()), Box::new(re)),
+        };
+        assert!(k(bad).validate().is_err());
     }
 
     #[test]

@@ -1104,6 +1104,10 @@ impl Em {
                     _ => a,
                 }
             }
+            UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => {
+                let name = format!("{op:?}").to_lowercase();
+                return Err(self.unsupported(&name, d, "complex numbers are not supported"));
+            }
             UnaryOp::Not => self.truthy(d, &a, true),
             UnaryOp::BitNot => match d {
                 DType::Bool => format!("(!{a})"),
@@ -1226,6 +1230,9 @@ impl Em {
         }
         let z = self.zero(d);
         Ok(match op {
+            B::Complex => {
+                return Err(self.unsupported("complex", d, "complex numbers are not supported"))
+            }
             B::Add | B::Sub | B::Mul => {
                 let sym = match op {
                     B::Add => "+",

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::syntax::{perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, UOp};
+use super::syntax::{ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, UOp};
 use super::types::{promote_int, resolve_type, usual, weak_with, Lit, Ty};
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
@@ -99,6 +99,20 @@ pub(crate) struct Cx<'a> {
     pub bound_mode: Option<Vec<usize>>,
     /// Enclosing inlined functions: (name, return slot, return type, loop depth at the call).
     pub inline: Vec<(String, usize, DType, usize)>,
+    /// First param number free for raw-operand lengths (`None`: raw arrays have no length
+    /// here, so they cannot be written or asked their `size()`).
+    pub raw_len_base: Option<usize>,
+    /// (raw operand, param) pairs: the `Int64` params holding raw operands' lengths, numbered
+    /// from `raw_len_base` in this order.
+    pub raw_lens: Vec<(usize, usize)>,
+}
+
+/// The right-hand side of a raw write.
+enum RawRhs<'e> {
+    /// `x[j] = e` / `x[j] op= e`.
+    Value(&'e Ex),
+    /// `x[j]++` / `x[j]--`.
+    One,
 }
 
 fn c(v: Scalar) -> Expr {
@@ -235,6 +249,12 @@ pub(crate) fn normalize_returns(stmts: Vec<St>) -> Vec<St> {
     out
 }
 
+pub(crate) const COMPLEX_TO_REAL: &str =
+    "converting a complex value to a real type is not supported: take real(z), imag(z) or abs(z)";
+
+const COMPLEX_NAMES: &str = "real imag conj abs arg norm polar exp log log10 sqrt pow sin cos \
+tan sinh cosh tanh isnan isinf isfinite";
+
 const MATH_NAMES: &str = "sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min \
 pow atan2 isnan isinf isfinite rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan \
 asinh acosh atanh trunc round rint nearbyint fmod hypot fma copysign signbit (and the f-suffixed \
@@ -309,15 +329,20 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn no_complex(&self, pos: usize, ts: &[DType]) -> PResult<()> {
-        if ts.iter().any(|t| t.is_complex()) {
-            return self.err(
-                pos,
-                "complex arithmetic is not supported in custom kernels (complex values can only \
-                 be copied or cast)",
-            );
-        }
-        Ok(())
+    /// The `Int64` param holding raw operand `k`'s length (allocated on first use).
+    fn raw_len(&mut self, pos: usize, k: usize) -> PResult<Expr> {
+        let Some(base) = self.raw_len_base else {
+            return self.err(pos, "raw arrays have no size here");
+        };
+        let p = match self.raw_lens.iter().find(|(r, _)| *r == k) {
+            Some(&(_, p)) => p,
+            None => {
+                let p = base + self.raw_lens.len();
+                self.raw_lens.push((k, p));
+                p
+            }
+        };
+        Ok(Expr::param(p, DType::Int64))
     }
 
     /// Converts `v` to `t` (weak literals re-typed exactly).
@@ -353,7 +378,13 @@ impl Cx<'_> {
     }
 
     fn to_bool(&self, pos: usize, v: &Val) -> PResult<Expr> {
-        self.no_complex(pos, &[v.ty()])?;
+        if v.ty().is_complex() {
+            return self.err(
+                pos,
+                "a complex value cannot be used as a condition: compare it (`z != 0`) or test a \
+                 part (`real(z) > 0`)",
+            );
+        }
         Ok(if v.ty() == DType::Bool {
             v.e.clone()
         } else {
@@ -413,7 +444,16 @@ impl Cx<'_> {
                         self.uses_size = true;
                         Ok(Val::strong(Expr::param(k, DType::Int64)))
                     }
-                    None => self.err(pos, format!("`{which}.size()` is not available here")),
+                    None => {
+                        let hint = if self.size_ind.is_some() {
+                            " (an ElementwiseKernel has `_ind.size()`)"
+                        } else if self.size_in.is_some() {
+                            " (a ReductionKernel has `_in_ind.size()` and `_out_ind.size()`)"
+                        } else {
+                            ""
+                        };
+                        self.err(pos, format!("`{which}.size()` is not available here{hint}"))
+                    }
                 }
             }
             ExK::Index(base, ix) => {
@@ -450,11 +490,12 @@ impl Cx<'_> {
                 Ok(Val::strong(Expr::load(k, ty, idx)))
             }
             ExK::Call(name, args) => self.call(pos, name, args),
+            ExK::Member(base, member) => self.member(pos, base, member),
             ExK::Cast(words, a) => {
                 let t = self.resolve_d(pos, words)?;
                 let v = self.expr(a)?;
                 if v.ty().is_complex() && !t.is_complex() {
-                    return self.err(pos, "casting complex to real is not supported; use real()");
+                    return self.err(pos, COMPLEX_TO_REAL);
                 }
                 Ok(Val::strong(self.conv(&v, t)))
             }
@@ -584,12 +625,12 @@ impl Cx<'_> {
             "LLONG_MIN" | "LONG_MIN" => weak_i(i64::MIN as i128, DType::Int64),
             "UINT_MAX" => Ok(Val::strong(c(Scalar::UInt32(u32::MAX)))),
             "ULLONG_MAX" | "ULONG_MAX" => Ok(Val::strong(c(Scalar::UInt64(u64::MAX)))),
+            "_ind" | "_in_ind" | "_out_ind" => self.err(pos, ind_misuse(n, n)),
             _ => self.err(pos, format!("unknown name `{n}`")),
         }
     }
 
     fn unary(&mut self, pos: usize, op: UOp, v: Val) -> PResult<Val> {
-        self.no_complex(pos, &[v.ty()])?;
         match op {
             UOp::Not => {
                 let b = self.to_bool(pos, &v)?;
@@ -666,7 +707,17 @@ impl Cx<'_> {
 
     /// A binary operation on two lowered values (also used by compound assignment).
     fn arith(&mut self, pos: usize, op: BOp, av: Val, bv: Val) -> PResult<Val> {
-        self.no_complex(pos, &[av.ty(), bv.ty()])?;
+        if (av.ty().is_complex() || bv.ty().is_complex())
+            && matches!(op, BOp::Lt | BOp::Le | BOp::Gt | BOp::Ge)
+        {
+            return self.err(
+                pos,
+                format!(
+                    "`{}` is not defined for complex values (compare real(z), imag(z) or abs(z))",
+                    op.symbol()
+                ),
+            );
+        }
         let weak = av.weak && bv.weak;
         let is_int = |t: DType| t.is_integer() || t.is_bool();
         match op {
@@ -790,14 +841,17 @@ impl Cx<'_> {
     // ---------------------------------------------------------------- calls
 
     fn call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
-        // Functional cast `float(x)`.
+        // Functional cast `float(x)`, complex constructor `complex<float>(re, im)`.
         if let Some(Ty::D(t)) = resolve_type(&[name], self.types) {
+            if t.is_complex() {
+                return self.complex_ctor(pos, name, t, args);
+            }
             if args.len() != 1 {
                 return self.err(pos, format!("`{name}(...)` conversion takes one argument"));
             }
             let v = self.expr(&args[0])?;
             if v.ty().is_complex() && !t.is_complex() {
-                return self.err(pos, "casting complex to real is not supported");
+                return self.err(pos, COMPLEX_TO_REAL);
             }
             return Ok(Val::strong(self.conv(&v, t)));
         }
@@ -808,12 +862,243 @@ impl Cx<'_> {
         for a in args {
             vals.push(self.expr(a)?);
         }
+        if matches!(
+            name,
+            "real" | "imag" | "conj" | "arg" | "norm" | "polar" | "proj"
+        ) || vals.iter().any(|v| v.ty().is_complex())
+        {
+            return self.complex_math(pos, name, vals);
+        }
         self.math(pos, name, vals)
+    }
+
+    /// `complex<float>()`, `complex<float>(x)` (a real or complex `x`), `complex<float>(re, im)`.
+    fn complex_ctor(&mut self, pos: usize, name: &str, t: DType, args: &[Ex]) -> PResult<Val> {
+        let mut vals = vec![];
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let part = t.real_dtype();
+        match vals.as_slice() {
+            [] => Ok(Val::strong(c(Scalar::zero(t)))),
+            [v] => Ok(Val::strong(self.conv(v, t))),
+            [re, im] => {
+                for (v, a) in [(re, &args[0]), (im, &args[1])] {
+                    if v.ty().is_complex() {
+                        return self.err(
+                            a.pos,
+                            format!("`{name}(re, im)` takes real parts, not {}", v.ty()),
+                        );
+                    }
+                }
+                Ok(Val::strong(Expr::complex(
+                    self.conv(re, part),
+                    self.conv(im, part),
+                )))
+            }
+            _ => self.err(
+                pos,
+                format!("`{name}(...)` takes at most two arguments (re, im)"),
+            ),
+        }
+    }
+
+    /// `value.member()`: `z.real()`, `z.imag()` of a complex value, `x.size()` of a raw array.
+    fn member(&mut self, pos: usize, base: &Ex, member: &str) -> PResult<Val> {
+        if let ExK::Name(n) = &base.k {
+            if let Some(Sym::Raw { k, .. }) = self.lookup(n).cloned() {
+                return match member {
+                    "size" => Ok(Val::strong(self.raw_len(pos, k)?)),
+                    _ => self.err(
+                        pos,
+                        format!(
+                            "`{n}.{member}()` is not supported: a raw array has `{n}.size()` \
+                             (its number of elements) and `{n}[j]`"
+                        ),
+                    ),
+                };
+            }
+        }
+        let v = self.expr(base)?;
+        match member {
+            "real" | "imag" if v.ty().is_complex() => self.complex_math(pos, member, vec![v]),
+            "real" | "imag" => self.err(
+                pos,
+                format!("`.{member}()` needs a complex value, not {}", v.ty()),
+            ),
+            _ => self.err(
+                pos,
+                format!(
+                    "member function `.{member}()` is not supported (complex values have \
+                     `.real()` and `.imag()`, raw arrays `.size()`)"
+                ),
+            ),
+        }
+    }
+
+    /// The complex functions (thrust::complex's, as CuPy's `complex<T>` provides them), and
+    /// `real`/`imag`/`conj`/`arg`/`norm`/`polar` of real values.
+    fn complex_math(&mut self, pos: usize, name: &str, args: Vec<Val>) -> PResult<Val> {
+        let arity = |cx: &Self, n: usize| -> PResult<()> {
+            if args.len() != n {
+                return cx.err(
+                    pos,
+                    format!(
+                        "`{name}` takes {n} argument{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+            Ok(())
+        };
+        let s = |v: Expr| Ok(Val::strong(v));
+        // The float type a real argument computes in (C++'s std::real(int) is a double).
+        let ftype = |t: DType| if t.is_float() { t } else { DType::Float64 };
+        let cplx = args.first().is_some_and(|v| v.ty().is_complex());
+        match name {
+            "real" | "imag" | "conj" => {
+                arity(self, 1)?;
+                let v = &args[0];
+                if cplx {
+                    let op = match name {
+                        "real" => U::Real,
+                        "imag" => U::Imag,
+                        _ => U::Conj,
+                    };
+                    return s(un(op, v.e.clone()));
+                }
+                let t = ftype(v.ty());
+                s(if name == "imag" {
+                    c(Scalar::zero(t))
+                } else {
+                    self.conv(v, t)
+                })
+            }
+            "abs" if cplx => {
+                arity(self, 1)?;
+                let z = args[0].e.clone();
+                let rt = z.ty.real_dtype();
+                s(un(U::Abs, z).cast(rt))
+            }
+            "arg" => {
+                arity(self, 1)?;
+                let (re, im) = if cplx {
+                    let z = self.bind(args[0].e.clone());
+                    (un(U::Real, z.clone()), un(U::Imag, z))
+                } else {
+                    let t = ftype(args[0].ty());
+                    (self.conv(&args[0], t), c(Scalar::zero(t)))
+                };
+                s(bin(B::Atan2, im, re))
+            }
+            "norm" => {
+                arity(self, 1)?;
+                if cplx {
+                    let z = self.bind(args[0].e.clone());
+                    let re = self.bind(un(U::Real, z.clone()));
+                    let im = self.bind(un(U::Imag, z));
+                    return s(bin(
+                        B::Add,
+                        bin(B::Mul, re.clone(), re),
+                        bin(B::Mul, im.clone(), im),
+                    ));
+                }
+                let t = ftype(args[0].ty());
+                let x = self.bind(self.conv(&args[0], t));
+                s(bin(B::Mul, x.clone(), x))
+            }
+            "polar" => {
+                if args.is_empty() || args.len() > 2 {
+                    return self.err(pos, "`polar` takes 1 or 2 arguments (r, theta)");
+                }
+                if let Some(v) = args.iter().find(|v| v.ty().is_complex()) {
+                    return self.err(pos, format!("`polar` takes real arguments, not {}", v.ty()));
+                }
+                let t = if args.len() == 2 {
+                    self.common(&args[0], &args[1])
+                } else {
+                    args[0].ty()
+                };
+                let t = match ftype(t) {
+                    DType::Float64 => DType::Float64,
+                    _ => DType::Float32,
+                };
+                let r = self.bind(self.conv(&args[0], t));
+                if args.len() == 1 {
+                    return s(Expr::complex(r, c(Scalar::zero(t))));
+                }
+                let th = self.bind(self.conv(&args[1], t));
+                s(Expr::complex(
+                    bin(B::Mul, r.clone(), un(U::Cos, th.clone())),
+                    bin(B::Mul, r, un(U::Sin, th)),
+                ))
+            }
+            "exp" | "log" | "sqrt" | "sin" | "cos" | "tan" | "tanh" | "isnan" | "isinf"
+            | "isfinite" => {
+                arity(self, 1)?;
+                let op = match name {
+                    "exp" => U::Exp,
+                    "log" => U::Log,
+                    "sqrt" => U::Sqrt,
+                    "sin" => U::Sin,
+                    "cos" => U::Cos,
+                    "tan" => U::Tan,
+                    "tanh" => U::Tanh,
+                    "isnan" => U::IsNan,
+                    "isinf" => U::IsInf,
+                    _ => U::IsFinite,
+                };
+                s(un(op, args[0].e.clone()))
+            }
+            "log10" => {
+                arity(self, 1)?;
+                let l = self.bind(un(U::Log, args[0].e.clone()));
+                let rt = l.ty.real_dtype();
+                let k = fconst(rt, std::f64::consts::LOG10_E);
+                s(Expr::complex(
+                    bin(B::Mul, un(U::Real, l.clone()), k.clone()),
+                    bin(B::Mul, un(U::Imag, l), k),
+                ))
+            }
+            "sinh" | "cosh" => {
+                // sinh(x + iy) = sinh x cos y + i cosh x sin y; cosh(x + iy) = cosh x cos y +
+                // i sinh x sin y.
+                arity(self, 1)?;
+                let z = self.bind(args[0].e.clone());
+                let x = Val::strong(self.bind(un(U::Real, z.clone())));
+                let y = self.bind(un(U::Imag, z));
+                let sh = self.math(pos, "sinh", vec![x.clone()])?.e;
+                let sh = self.bind(sh);
+                let ch = self.math(pos, "cosh", vec![x])?.e;
+                let ch = self.bind(ch);
+                let (a, b) = if name == "sinh" { (sh, ch) } else { (ch, sh) };
+                s(Expr::complex(
+                    bin(B::Mul, a, un(U::Cos, y.clone())),
+                    bin(B::Mul, b, un(U::Sin, y)),
+                ))
+            }
+            "pow" => {
+                arity(self, 2)?;
+                let t = self.common(&args[0], &args[1]);
+                let t = if t.is_complex() {
+                    t
+                } else {
+                    crate::kernel::ir::complex_of(t)
+                };
+                s(bin(B::Pow, self.conv(&args[0], t), self.conv(&args[1], t)))
+            }
+            _ => self.err(
+                pos,
+                format!(
+                    "`{name}` is not supported for complex values (supported: {COMPLEX_NAMES}, \
+                     + - * /, == and !=)"
+                ),
+            ),
+        }
     }
 
     fn math(&mut self, pos: usize, name: &str, args: Vec<Val>) -> PResult<Val> {
         let tys: Vec<DType> = args.iter().map(|v| v.ty()).collect();
-        self.no_complex(pos, &tys)?;
         // `__expf` -> `expf`, `sqrtf` -> (`sqrt`, float32).
         let bare = name.strip_prefix("__").unwrap_or(name);
         let known = |n: &str| {
@@ -1005,8 +1290,10 @@ impl Cx<'_> {
                 arity(1)?;
                 let (x, t) = one_f(self);
                 let x = self.bind(x);
-                // sinh = (em1 + em1 / (em1 + 1)) / 2 with em1 = expm1(x): no cancellation.
-                let e = self.expm1(x, t);
+                // sinh|x| = (em1 + em1 / (em1 + 1)) / 2 with em1 = expm1(|x|) >= 0: no
+                // cancellation (for x < 0, em1 + 1 would cancel); the sign is x's.
+                let ax = self.bind(un(U::Abs, x.clone()));
+                let e = self.expm1(ax, t);
                 let e = self.bind(e);
                 let r = bin(
                     B::Mul,
@@ -1017,7 +1304,9 @@ impl Cx<'_> {
                     ),
                     fconst(t, 0.5),
                 );
-                s(Expr::select(un(U::IsInf, e.clone()), e, r))
+                let r = self.bind(Expr::select(un(U::IsInf, e.clone()), e, r));
+                let sb = self.signbit(x);
+                s(Expr::select(sb, un(U::Neg, r.clone()), r))
             }
             "cosh" => {
                 arity(1)?;
@@ -1444,8 +1733,7 @@ impl Cx<'_> {
                         (Ty::D(d), Some(e)) => {
                             let v = self.expr(e)?;
                             if v.ty().is_complex() && !d.is_complex() {
-                                return self
-                                    .err(e.pos, "converting complex to real is not supported");
+                                return self.err(e.pos, COMPLEX_TO_REAL);
                             }
                             (d, self.conv(&v, d))
                         }
@@ -1480,6 +1768,13 @@ impl Cx<'_> {
                     )?;
                 }
                 Ok(())
+            }
+            St::Assign { pos, lv, op, value } if lv.index.is_some() => {
+                self.raw_write(*pos, lv, *op, RawRhs::Value(value))
+            }
+            St::IncDec { pos, lv, inc } if lv.index.is_some() => {
+                let op = if *inc { BOp::Add } else { BOp::Sub };
+                self.raw_write(*pos, lv, Some(op), RawRhs::One)
             }
             St::Assign { pos, lv, op, value } => {
                 let v = self.expr(value)?;
@@ -1599,6 +1894,85 @@ impl Cx<'_> {
         }
     }
 
+    /// `x[j] = v`, `x[j] op= v`, `x[j]++`: a guarded [`Stmt::StoreRaw`]. `j` is evaluated once;
+    /// a write outside `0..x.size()` is dropped (on every backend: the guard is in the IR).
+    /// Compound forms read, combine and write back in one element's steps, not atomically
+    /// (CuPy's semantics: concurrent updates of one element race).
+    fn raw_write(
+        &mut self,
+        pos: usize,
+        lv: &LVal,
+        op: Option<BOp>,
+        rhs: RawRhs<'_>,
+    ) -> PResult<()> {
+        let n = &lv.name;
+        let (k, ty) = match self.lookup(n).cloned() {
+            Some(Sym::Raw { k, ty }) => (k, ty),
+            Some(_) => {
+                return self.err(
+                    lv.pos,
+                    format!("`{n}` is not a raw array: declare it `raw` to index it"),
+                )
+            }
+            None => return self.err(lv.pos, format!("unknown name `{n}`")),
+        };
+        if !self.stmt_mode || self.raw_len_base.is_none() {
+            return self.err(lv.pos, "raw arrays cannot be written here");
+        }
+        let ix = lv.index.as_ref().expect("indexed lvalue");
+        let iv = self.expr(ix)?;
+        if !(iv.ty().is_integer() || iv.ty().is_bool()) {
+            return self.err(
+                ix.pos,
+                format!("array index must be an integer, not {}", iv.ty()),
+            );
+        }
+        let idx = self.conv(&iv, DType::Int64);
+        let idx = self.bind(idx);
+        let len = self.raw_len(lv.pos, k)?;
+        let in_range = bin(
+            B::And,
+            bin(B::Ge, idx.clone(), c(Scalar::Int64(0))),
+            bin(B::Lt, idx.clone(), len),
+        );
+        self.sinks.push(vec![]);
+        let r = (|| -> PResult<()> {
+            let v = match rhs {
+                RawRhs::Value(e) => self.expr(e)?,
+                RawRhs::One => Val {
+                    e: c(Scalar::Int32(1)),
+                    weak: true,
+                    lit: Some(Lit::I(1)),
+                },
+            };
+            let v = match op {
+                None => v,
+                Some(op) => {
+                    let cur = Val::strong(Expr::load(k, ty, idx.clone()));
+                    self.arith(pos, op, cur, v)?
+                }
+            };
+            if v.ty().is_complex() && !ty.is_complex() {
+                return self.err(pos, COMPLEX_TO_REAL);
+            }
+            let value = self.conv(&v, ty);
+            self.emit(Stmt::StoreRaw {
+                raw: k,
+                index: idx.clone(),
+                value,
+            });
+            Ok(())
+        })();
+        let body = self.sinks.pop().expect("sink");
+        r?;
+        self.emit(Stmt::If {
+            cond: in_range,
+            then_body: body,
+            else_body: vec![],
+        });
+        Ok(())
+    }
+
     fn read_lvalue(&mut self, lv: &LVal) -> PResult<Val> {
         if lv.index.is_some() {
             return self.err(lv.pos, "raw arrays are read-only in custom kernels");
@@ -1614,7 +1988,7 @@ impl Cx<'_> {
         match self.lookup(n).cloned() {
             Some(Sym::Local { slot, ty, out, .. }) => {
                 if v.ty().is_complex() && !ty.is_complex() {
-                    return self.err(lv.pos, "converting complex to real is not supported");
+                    return self.err(lv.pos, COMPLEX_TO_REAL);
                 }
                 let e = self.conv(&v, ty);
                 self.check_size(lv.pos, &e)?;
@@ -1652,8 +2026,14 @@ impl Cx<'_> {
                 lv.pos,
                 format!("cannot assign to `{n}`: {what} are read-only"),
             ),
-            Some(Sym::Raw { .. }) => self.err(lv.pos, "raw arrays are read-only in custom kernels"),
+            Some(Sym::Raw { .. }) => self.err(
+                lv.pos,
+                format!("raw array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
+            ),
             None if n == "i" => self.err(lv.pos, "cannot assign to `i`"),
+            None if matches!(n.as_str(), "_ind" | "_in_ind" | "_out_ind") => {
+                self.err(lv.pos, ind_misuse(n, n))
+            }
             None => self.err(lv.pos, format!("unknown name `{n}`")),
         }
     }

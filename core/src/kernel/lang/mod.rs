@@ -11,8 +11,9 @@
 //! # The language
 //! A C subset, parsed with a pest grammar (`grammar.pest`) and lowered by `lower.rs`:
 //! - **Parameters**: `[raw] TYPE NAME, ...`; TYPE is a NumPy name (`float32`, `int64`, ...), a C
-//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...) or a
-//!   placeholder (any other identifier).
+//!   name (`float`, `double`, `int`, `unsigned int`, `long long`, `size_t`, `half`, ...),
+//!   `complex<float>`/`complex<double>` (also `thrust::`/`std::`), or a placeholder (any other
+//!   identifier).
 //! - **Statements**: declarations (`T x = e;`, `float a, b = 2;`, `const`, `auto`),
 //!   `=` and compound assignment, `x++`/`--x`, `if`/`else if`/`else`, blocks with C scoping,
 //!   counted `for` loops whose bounds are uniform (constants, parameters, const locals,
@@ -21,7 +22,8 @@
 //!   `;` is optional, as CuPy appends one. No `while`, `do`, `break`, `continue`, `switch`.
 //! - **Expressions**: C precedence; literals (suffixes `u`, `l`, `ll`, `f`; hex; octal);
 //!   `i` (the flat index, int64); `_ind.size()` (`_in_ind.size()`, `_out_ind.size()` in
-//!   reductions); `raw[j]`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
+//!   reductions; any other use of `_ind` is refused with a message saying so); `raw[j]` and
+//!   `raw.size()`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
 //!   (`sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min pow atan2 isnan isinf
 //!   isfinite signbit rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan asinh
 //!   acosh atanh trunc round rint nearbyint fmod hypot fma copysign`, their `f` forms and
@@ -31,8 +33,19 @@
 //!   Python scalars are in NumPy: `2.0 * x` on float32 stays float32. `%` is C's truncated
 //!   remainder on integers (an error on floats: use `fmod`); `&&`/`||` take any scalar; a raw
 //!   read under `c && ...` or a `?:` arm reads element 0 where the guard is false (C would not
-//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do. Complex values can be
-//!   copied and cast to complex, not computed with.
+//!   read at all). `max`/`min` on floats ignore NaN, as CUDA's do.
+//! - **Raw writes**: `raw[j] = e`, `raw[j] op= e`, `raw[j]++` on any raw name (input or
+//!   output) lower to [`Stmt::StoreRaw`] inside `if (0 <= j && j < len)`, `len` being a param
+//!   the caller passes ([`LoweredElementwise::raw_lens`]), so out-of-range writes are dropped
+//!   on every backend. `j` is evaluated once; compound forms load, combine and store (not
+//!   atomic: CuPy's semantics).
+//! - **Complex**: `complex<float>(re, im)`, `T(re, im)` (T complex), `polar(r, t)`; `real imag
+//!   conj abs arg norm exp log log10 sqrt pow sin cos tan sinh cosh tanh isnan isinf isfinite`,
+//!   `z.real()`, `z.imag()`; `+ - * /`, `==`, `!=` with the real operand converted (C's usual
+//!   conversions: float64 or complex128 anywhere gives complex128). Ordering, `%`, bit ops,
+//!   complex conditions and implicit complex-to-real conversions are errors. The IR ops
+//!   [`crate::kernel::ir::UnaryOp::Real`]/`Imag`/`Conj` and
+//!   [`crate::kernel::ir::BinaryOp::Complex`] carry the exact parts.
 //! - **Outputs** are locals stored at the end; an output read before it is assigned on every
 //!   path gets its incoming value through an extra input ([`LoweredElementwise::output_reads`]).
 //! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, ...) { ...; return e; }`),
@@ -40,7 +53,10 @@
 //!   `#define` constants.
 //! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
 //!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
-//!   selects; the identity must fold to a constant.
+//!   selects; the identity must fold to a constant. Without identity (`None`), the kernel
+//!   gets `acc`'s zero (CuPy's `T()`); the frontend folds from the first element instead.
+//! - **Errors** carry the part, line and column; a snippet line longer than 80 characters is
+//!   cut to a window around the caret.
 
 use std::collections::HashMap;
 
@@ -131,6 +147,11 @@ pub struct LoweredElementwise {
     pub output_reads: Vec<usize>,
     /// True if the operation uses `_ind.size()` (the caller must then pass `size_param`).
     pub uses_size: bool,
+    /// Raw operands whose length (element count) the kernel needs: for bounds checks of raw
+    /// writes (`y[j] = v` is dropped unless `0 <= j < len`) and for `y.size()`. The caller
+    /// passes each length as an `Int64` parameter, in this order, after the declared params
+    /// and `size_param`: `kernel.params[n_before + m]` holds `raw_lens[m]`'s length.
+    pub raw_lens: Vec<usize>,
 }
 
 /// Everything needed to lower a `ReductionKernel` call.
@@ -145,8 +166,10 @@ pub struct ReductionSource<'a> {
     /// `post_map_expr`: statements assigning the output from `a` (`y = sqrt(a)`,
     /// `y = a / (_in_ind.size() / _out_ind.size())`).
     pub post_map_expr: &'a str,
-    /// `identity`: a constant expression (`"0"`, `"-INFINITY"`, `"1.0"`), converted to `acc`.
-    pub identity: &'a str,
+    /// `identity`: a constant expression (`"0"`, `"-INFINITY"`, `"1.0"`), converted to `acc`;
+    /// `None` (CuPy's `identity=None`) gives the kernel `acc`'s zero (CuPy's `T()`) as its
+    /// identity, which the caller must not rely on: it reduces from the first element instead.
+    pub identity: Option<&'a str>,
     /// Helper functions.
     pub preamble: &'a str,
     /// Inputs (`Binding::Input`) and scalar params (`Binding::Param`) with dtypes.
@@ -180,9 +203,16 @@ fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
         .expect("param_list");
     let mut out: Vec<ParamSpec> = vec![];
     for p in top.into_inner().filter(|p| p.as_rule() == Rule::param) {
-        let mut words: Vec<(usize, &str)> = p
+        let mut words: Vec<(usize, String)> = p
             .into_inner()
-            .map(|w| (w.as_span().start(), w.as_str()))
+            .map(|w| {
+                let at = w.as_span().start();
+                if w.as_rule() == Rule::tmpl_type {
+                    (at, Builder::words_of_one(w))
+                } else {
+                    (at, w.as_str().to_string())
+                }
+            })
             .collect();
         let raw = words.first().is_some_and(|w| w.1 == "raw");
         if raw {
@@ -194,13 +224,17 @@ fn params_inner(src: &str) -> std::result::Result<Vec<ParamSpec>, PErr> {
         }
         let (npos, name) = words.pop().expect("name");
         let tpos = words[0].0;
-        let tw: Vec<&str> = words.iter().map(|w| w.1).collect();
+        let name = name.as_str();
+        let tw: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
         let ty = match types::resolve_type(&tw, &[]) {
             Some(types::Ty::D(d)) => TypeSpec::DType(d),
             Some(types::Ty::Auto) => {
                 return syntax::perr(PART_PARAMS, tpos, "`auto` is not a parameter type")
             }
-            None if tw.len() == 1 && !types::is_reserved_name(tw[0]) => {
+            None if tw.len() == 1
+                && !types::is_reserved_name(tw[0])
+                && tw[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
                 TypeSpec::Placeholder(tw[0].to_string())
             }
             None => {
@@ -369,6 +403,8 @@ fn new_cx<'a>(
         loop_vars: vec![],
         bound_mode: None,
         inline: vec![],
+        raw_len_base: None,
+        raw_lens: vec![],
     }
 }
 
@@ -500,6 +536,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
     let mut cx = new_cx("operation", src.types, &funcs, &macros, true);
     cx.index_ok = true;
     cx.size_ind = src.size_param;
+    cx.raw_len_base = Some(params.len());
     cx.out_read = vec![false; outputs.len()];
     cx.out_def = vec![false; outputs.len()];
     // Output locals first: slots 0..n_out.
@@ -517,7 +554,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
             },
             Binding::Param(k) => Sym::Fixed {
                 e: Expr::param(k, n.dtype),
-                what: "scalar parameters",
+                what: "inputs",
             },
             Binding::Raw(k) => Sym::Raw { k, ty: n.dtype },
             Binding::Output(k) => Sym::Local {
@@ -551,6 +588,9 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
             value: Expr::var(k, d),
         });
     }
+    let mut params = params;
+    params.extend(cx.raw_lens.iter().map(|_| DType::Int64));
+    let raw_lens: Vec<usize> = cx.raw_lens.iter().map(|&(r, _)| r).collect();
     let kernel_ir = Kernel {
         name: kernel.to_string(),
         inputs: kin,
@@ -570,6 +610,7 @@ fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<LoweredElement
         kernel: kernel_ir,
         output_reads,
         uses_size: cx.uses_size,
+        raw_lens,
     })
 }
 
@@ -635,7 +676,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
         ("map_expr", "map_expr", src.map_expr),
         ("reduce_expr", "reduce_expr", src.reduce_expr),
         ("post_map_expr", "post_map_expr", src.post_map_expr),
-        ("identity", "identity", src.identity),
+        ("identity", "identity", src.identity.unwrap_or("")),
         ("preamble", "preamble", src.preamble),
     ];
     let err = |e: PErr| to_error(kernel, &parts, e);
@@ -668,7 +709,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
                 },
                 Binding::Param(k) => Sym::Fixed {
                     e: Expr::param(k, n.dtype),
-                    what: "scalar parameters",
+                    what: "inputs",
                 },
                 _ => unreachable!("checked"),
             };
@@ -711,26 +752,31 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
     let combine = conv_to(&cx, &v, acc, "reduce_expr", red_ast.pos).map_err(err)?;
 
     // identity
-    if src.identity.trim().is_empty() {
-        return Err(err(PErr {
-            part: "identity",
-            pos: 0,
-            msg: "the identity is empty (pass no identity instead)".into(),
-        }));
-    }
-    let id_ast = one_expr("identity", src.identity).map_err(err)?;
-    let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
-    let v = cx.expr(&id_ast).map_err(err)?;
-    let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
-    let identity = fold(&ide).ok_or_else(|| {
-        err(PErr {
-            part: "identity",
-            pos: id_ast.pos,
-            msg: "the identity must be a constant (a literal, a cast of one, or a constant such \
-                  as INFINITY)"
-                .into(),
-        })
-    })?;
+    let identity = match src.identity {
+        None => Scalar::zero(acc),
+        Some(text) => {
+            if text.trim().is_empty() {
+                return Err(err(PErr {
+                    part: "identity",
+                    pos: 0,
+                    msg: "the identity is empty (pass no identity instead)".into(),
+                }));
+            }
+            let id_ast = one_expr("identity", text).map_err(err)?;
+            let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
+            let v = cx.expr(&id_ast).map_err(err)?;
+            let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
+            fold(&ide).ok_or_else(|| {
+                err(PErr {
+                    part: "identity",
+                    pos: id_ast.pos,
+                    msg: "the identity must be a constant (a literal, a cast of one, or a \
+                          constant such as INFINITY)"
+                        .into(),
+                })
+            })?
+        }
+    };
 
     // post
     let post_text = if src.post_map_expr.trim().is_empty() {
@@ -801,7 +847,7 @@ fn conv_to(
     pos: usize,
 ) -> std::result::Result<Expr, PErr> {
     if v.e.ty.is_complex() && !t.is_complex() {
-        return syntax::perr(part, pos, "converting complex to real is not supported");
+        return syntax::perr(part, pos, lower::COMPLEX_TO_REAL);
     }
     Ok(cx.conv_pub(v, t))
 }

@@ -37,8 +37,14 @@ pub(crate) fn perr<T>(part: &'static str, pos: usize, msg: impl Into<String>) ->
     })
 }
 
+/// Characters of a source line shown in an error snippet; longer lines are cut to a window
+/// around the caret, with `...` marking what was cut.
+pub(crate) const SNIPPET_WIDTH: usize = 80;
+
 /// Line and column (both from 1, column in characters) of byte offset `pos`, and the snippet
-/// (the line, then a caret under the column).
+/// (the line, then a caret under the column). A line longer than [`SNIPPET_WIDTH`] characters
+/// is shown as a window of that many characters around the caret (`...` on the cut sides); the
+/// column still counts from the start of the real line.
 pub(crate) fn locate(src: &str, pos: usize) -> (usize, usize, String) {
     let mut pos = pos.min(src.len());
     while !src.is_char_boundary(pos) {
@@ -49,12 +55,50 @@ pub(crate) fn locate(src: &str, pos: usize) -> (usize, usize, String) {
     let start = before.rfind('\n').map_or(0, |p| p + 1);
     let end = src[start..].find('\n').map_or(src.len(), |p| start + p);
     let text = src[start..end].trim_end_matches('\r');
-    let prefix: String = src[start..pos]
-        .chars()
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    let column = src[start..pos].chars().count() + 1;
-    (line, column, format!("{text}\n{prefix}^"))
+    let col0 = src[start..pos].chars().count();
+    let column = col0 + 1;
+    let n = text.chars().count();
+    let (w0, w1) = if n <= SNIPPET_WIDTH {
+        (0, n)
+    } else {
+        let w0 = col0
+            .saturating_sub(SNIPPET_WIDTH / 2)
+            .min(n - SNIPPET_WIDTH);
+        (w0, w0 + SNIPPET_WIDTH)
+    };
+    let cut_left = if w0 > 0 { "..." } else { "" };
+    let cut_right = if w1 < n { "..." } else { "" };
+    let shown: String = text.chars().skip(w0).take(w1 - w0).collect();
+    let prefix: String = " ".repeat(cut_left.len())
+        + &text
+            .chars()
+            .skip(w0)
+            .take(col0.saturating_sub(w0))
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect::<String>();
+    (
+        line,
+        column,
+        format!("{cut_left}{shown}{cut_right}\n{prefix}^"),
+    )
+}
+
+/// The message for a use of `_ind` (or `_in_ind`, `_out_ind`) other than `.size()`; `text` is
+/// what was written.
+pub(crate) fn ind_misuse(obj: &str, text: &str) -> String {
+    let shown: String = if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(40).collect::<String>())
+    } else {
+        text.to_string()
+    };
+    let what = if obj == "_ind" {
+        "`_ind.size()` (the number of elements the kernel runs over; `i` is the current \
+         element's flat index)"
+    } else {
+        "`_in_ind.size()` and `_out_ind.size()` (in a ReductionKernel: the number of input \
+         and output elements)"
+    };
+    format!("`{shown}` is not supported: the only supported use of `{obj}` is {what}")
 }
 
 /// Binary operators of the surface language.
@@ -177,6 +221,8 @@ pub(crate) enum ExK {
     IndSize(String),
     /// `name[index]`.
     Index(Box<Ex>, Box<Ex>),
+    /// `value.member()` (`z.real()`, `z.imag()`).
+    Member(Box<Ex>, String),
     Call(String, Vec<Ex>),
     /// A cast to the type written with these words.
     Cast(Vec<String>, Box<Ex>),
@@ -189,7 +235,7 @@ impl Ex {
     fn new(part: &'static str, pos: usize, k: ExK) -> PResult<Ex> {
         let d = match &k {
             ExK::Index(a, b) | ExK::Binary(_, a, b) => a.depth.max(b.depth),
-            ExK::Cast(_, a) | ExK::Unary(_, a) => a.depth,
+            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Member(a, _) => a.depth,
             ExK::Cond(a, b, c) => a.depth.max(b.depth).max(c.depth),
             ExK::Call(_, args) => args.iter().map(|a| a.depth).max().unwrap_or(0),
             _ => 0,
@@ -423,7 +469,11 @@ fn describe(r: &Rule) -> &'static str {
         | op_le | op_ge | op_lt | op_gt | op_add | op_sub | op_mul | op_div | op_rem => {
             "an operator"
         }
-        ident | word | type_words | type_spec | ind_name => "a name",
+        ident | word | type_words | type_spec | ind_name | tmpl_type | kw_complex | ns_prefix => {
+            "a name"
+        }
+        ind_other | tmpl_call => "an expression",
+        member_suffix => "",
         param | param_list => "a parameter (`TYPE NAME`)",
         block | if_stmt | for_stmt | return_stmt | empty_stmt | decl_stmt | incdec_stmt
         | assign_stmt | expr_stmt | decl_core | assign_core | incdec_core | operation
@@ -618,14 +668,7 @@ impl Builder<'_> {
                 Rule::op_not => pres.push(Pre::Op(UOp::Not, pos)),
                 Rule::op_bitnot => pres.push(Pre::Op(UOp::BitNot, pos)),
                 Rule::cast_prefix => {
-                    let words = q
-                        .into_inner()
-                        .find(not_punct)
-                        .expect("type_words")
-                        .into_inner()
-                        .filter(not_punct)
-                        .map(|w| w.as_str().to_string())
-                        .collect::<Vec<_>>();
+                    let words = Self::words(q.into_inner().find(not_punct).expect("type_words"));
                     pres.push(Pre::Cast(words, pos));
                 }
                 Rule::postfix_expr => post = Some(self.postfix(q)?),
@@ -682,11 +725,19 @@ impl Builder<'_> {
     fn postfix(&self, p: Pair<'_, Rule>) -> PResult<Ex> {
         let mut inner = p.into_inner().filter(not_punct);
         let mut e = self.primary(inner.next().expect("primary"))?;
-        for idx in inner {
-            let pos = Self::pos(&idx);
-            let ix = self.expr(idx.into_inner().find(not_punct).expect("expr"))?;
-            let _ = pos;
+        for suf in inner {
             let at = e.pos;
+            if suf.as_rule() == Rule::member_suffix {
+                let name = suf
+                    .into_inner()
+                    .find(|q| q.as_rule() == Rule::ident)
+                    .expect("member name")
+                    .as_str()
+                    .to_string();
+                e = Ex::new(self.part, at, ExK::Member(Box::new(e), name))?;
+                continue;
+            }
+            let ix = self.expr(suf.into_inner().find(not_punct).expect("expr"))?;
             e = Ex::new(self.part, at, ExK::Index(Box::new(e), Box::new(ix)))?;
         }
         Ok(e)
@@ -708,20 +759,32 @@ impl Builder<'_> {
             ),
             Rule::paren => return self.expr(p.into_inner().find(not_punct).expect("expr")),
             Rule::call => {
-                let mut inner = p.into_inner().filter(not_punct);
+                let mut inner = p
+                    .into_inner()
+                    .filter(not_punct)
+                    .filter(|q| q.as_rule() != Rule::ns_prefix);
                 let name = inner.next().expect("ident").as_str().to_string();
                 let args = inner.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
                 ExK::Call(name, args)
             }
+            Rule::tmpl_call => {
+                let mut inner = p.into_inner().filter(not_punct);
+                let ty = inner.next().expect("tmpl_type");
+                let name = Self::words_of_one(ty);
+                let args = inner.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
+                ExK::Call(name, args)
+            }
+            Rule::ind_other => {
+                let text: String = p.as_str().split_whitespace().collect();
+                let obj = p
+                    .into_inner()
+                    .find(|q| q.as_rule() == Rule::ind_name)
+                    .map_or("_ind", |q| q.as_str());
+                return perr(self.part, pos, ind_misuse(obj, &text));
+            }
             Rule::static_cast => {
                 let mut inner = p.into_inner().filter(not_punct);
-                let words = inner
-                    .next()
-                    .expect("type_words")
-                    .into_inner()
-                    .filter(not_punct)
-                    .map(|w| w.as_str().to_string())
-                    .collect();
+                let words = Self::words(inner.next().expect("type_words"));
                 let e = self.expr(inner.next().expect("expr"))?;
                 ExK::Cast(words, Box::new(e))
             }
@@ -730,11 +793,29 @@ impl Builder<'_> {
         Ex::new(self.part, pos, k)
     }
 
+    /// The words of a `type_words`/`type_spec` pair; `complex<float>` (with any namespace) is
+    /// one word, written `complex<float>`.
     fn words(p: Pair<'_, Rule>) -> Vec<String> {
         p.into_inner()
             .filter(not_punct)
-            .map(|w| w.as_str().to_string())
+            .map(|w| {
+                if w.as_rule() == Rule::tmpl_type {
+                    Self::words_of_one(w)
+                } else {
+                    w.as_str().to_string()
+                }
+            })
             .collect()
+    }
+
+    /// `complex<float>` for a `tmpl_type` pair.
+    pub(crate) fn words_of_one(p: Pair<'_, Rule>) -> String {
+        let inner = p
+            .into_inner()
+            .find(|q| q.as_rule() == Rule::type_words)
+            .map(Self::words)
+            .unwrap_or_default();
+        format!("complex<{}>", inner.join(" "))
     }
 
     fn lvalue(&self, p: Pair<'_, Rule>) -> PResult<LVal> {

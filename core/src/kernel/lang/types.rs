@@ -64,6 +64,15 @@ pub(crate) fn resolve_type<S: AsRef<str>>(words: &[S], types: &[(String, DType)]
         "float64" | "double" => Float64,
         "complex64" => Complex64,
         "complex128" => Complex128,
+        w if w.starts_with("complex<") && w.ends_with('>') => {
+            // `complex<float>`, `complex<double>`, `complex<T>` (T a float placeholder).
+            let inner: Vec<&str> = w["complex<".len()..w.len() - 1].split(' ').collect();
+            return match resolve_type(&inner, types) {
+                Some(Ty::D(Float32)) => Some(Ty::D(Complex64)),
+                Some(Ty::D(Float64)) => Some(Ty::D(Complex128)),
+                _ => None,
+            };
+        }
         w => return types.iter().find(|(n, _)| n == w).map(|(_, d)| Ty::D(*d)),
     };
     Some(Ty::D(d))

@@ -1,0 +1,247 @@
+//! `ReductionKernel` with `identity=None`: the fold starts from each output's first element, as
+//! NumPy's `ufunc.reduce` does for ufuncs without an identity.
+//!
+//! The IR's [`ReduceKernel`] needs an identity (GPU reductions seed every thread with it), so
+//! these reductions are composed from elementwise IR kernels, which every backend runs:
+//! 1. a map pass writes `map(x)` for every element, in (output, reduced) order, as one
+//!    contiguous `[n_out, n_red]` array of the accumulator type;
+//! 2. combine passes shrink each row 32-fold: element `j` of a row folds elements
+//!    `32j .. 32j + 31` (those that exist) with `combine`, starting from element `32j`;
+//! 3. the pass that leaves one element per row applies `post` and writes the output.
+//!
+//! Every pass is one launch; a row of `n` elements takes `ceil(log32 n)` combine passes (one for
+//! up to 32 elements, 5 for up to 2^25). The fold order is a 32-ary tree, which is exact for the
+//! associative, commutative combines CuPy requires.
+
+use crate::array::{check_dtype, Array};
+use crate::ops::launch::Elementwise;
+use crate::ops::reduce::{normalize_axes, Axes};
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt};
+use cupy_core::scalar::Scalar;
+
+/// Elements one combine pass folds into one.
+const FAN_IN: i64 = 32;
+
+/// Reduces `inputs` (broadcast to one shape) over `axes` with `kernel`'s map, combine and post,
+/// without using its identity.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty reduction ("zero-size array to reduction operation
+/// ... which has no identity"), as NumPy; axis, dtype and device errors.
+pub(crate) fn reduce_first(
+    op: &str,
+    kernel: &ReduceKernel,
+    params: Vec<Scalar>,
+    inputs: &[&Array],
+    axes: &Axes,
+    keepdims: bool,
+) -> Result<Array> {
+    let a = inputs
+        .first()
+        .ok_or_else(|| Error::invalid(op, "no input"))?;
+    let device = crate::array::same_device(op, inputs.iter().copied())?;
+    let shape = a.shape().to_vec();
+    let ndim = shape.len();
+    let red = normalize_axes(op, axes, ndim)?;
+    let keep: Vec<usize> = (0..ndim).filter(|i| !red.contains(i)).collect();
+    let out_shape: Vec<usize> = keep.iter().map(|&i| shape[i]).collect();
+    let n_out: usize = out_shape.iter().product();
+    let n_red: usize = red.iter().map(|&i| shape[i]).product();
+    if n_red == 0 {
+        return Err(Error::invalid(
+            op,
+            format!("zero-size array to reduction operation {op} which has no identity"),
+        ));
+    }
+    let mut uses_input = false;
+    kernel
+        .post
+        .visit(&mut |e| uses_input |= matches!(e.kind, ExprKind::Input(_) | ExprKind::Index));
+    if uses_input {
+        return Err(Error::invalid(
+            op,
+            "post_map_expr reads an input, which has no value after the reduction",
+        ));
+    }
+    for d in kernel.dtypes() {
+        check_dtype(&device, op, d)?;
+    }
+    let final_shape: Vec<isize> = (0..ndim)
+        .filter(|i| keepdims || !red.contains(i))
+        .map(|i| {
+            if red.contains(&i) {
+                1
+            } else {
+                shape[i] as isize
+            }
+        })
+        .collect();
+    if n_out == 0 {
+        return Array::empty_on(&device, &out_shape, kernel.output)?.reshape(&final_shape);
+    }
+
+    // 1. map(x) in (kept axes, reduced axes) order, contiguous.
+    let perm: Vec<isize> = keep.iter().chain(&red).map(|&i| i as isize).collect();
+    let views: Vec<Array> = inputs
+        .iter()
+        .map(|x| x.transpose(&perm))
+        .collect::<Result<_>>()?;
+    let view_refs: Vec<&Array> = views.iter().collect();
+    let map_kernel = map_pass(kernel);
+    let perm_shape: Vec<usize> = perm.iter().map(|&i| shape[i as usize]).collect();
+    let mut cur = Elementwise {
+        op,
+        kernel: &map_kernel,
+        inputs: &view_refs,
+        raws: &[],
+        params: params.clone(),
+        outs: vec![None],
+        device: Some(&device),
+        shape: Some(&perm_shape),
+    }
+    .run_one()?;
+
+    // 2./3. 32-way combine passes; the last one applies post.
+    let mut n = n_red as i64;
+    loop {
+        let m = (n + FAN_IN - 1) / FAN_IN;
+        let last = m == 1;
+        let pass = combine_pass(kernel, last);
+        let mut p = params.clone();
+        p.push(Scalar::Int64(n));
+        p.push(Scalar::Int64(m));
+        let len = [n_out * m as usize];
+        cur = Elementwise {
+            op,
+            kernel: &pass,
+            inputs: &[],
+            raws: &[&cur],
+            params: p,
+            outs: vec![None],
+            device: Some(&device),
+            shape: Some(&len),
+        }
+        .run_one()?;
+        if last {
+            return cur.reshape(&final_shape);
+        }
+        n = m;
+    }
+}
+
+/// The IR kernels an identity-less reduction runs: the map pass, a combine pass and the last
+/// combine pass (with `post`).
+pub(crate) fn pass_kernels(kernel: &ReduceKernel) -> Vec<Kernel> {
+    vec![
+        map_pass(kernel),
+        combine_pass(kernel, false),
+        combine_pass(kernel, true),
+    ]
+}
+
+/// `map(x)` elementwise, stored as the accumulator type.
+fn map_pass(kernel: &ReduceKernel) -> Kernel {
+    Kernel {
+        name: format!("{}_map", kernel.name),
+        inputs: kernel.inputs.clone(),
+        outputs: vec![kernel.acc],
+        raws: vec![],
+        params: kernel.params.clone(),
+        locals: vec![],
+        body: vec![Stmt::Store {
+            output: 0,
+            value: kernel.map.clone(),
+        }],
+    }
+}
+
+/// The kernel of one combine pass over rows of `n` elements (param `P`) held in raw operand 0,
+/// each shrunk to `m` (param `P + 1`) elements; with `last`, `post` is applied.
+///
+/// Locals: 0 = `a` (the accumulator), 1 = `b`, 2 = the row element index `j`, 3 = the first
+/// element's position, 4 = the loop counter. `combine` reads `Var(0)`/`Var(1)` and `post`
+/// reads `Var(0)`, so both are used unchanged.
+fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
+    let i64c = |v: i64| Expr::constant(Scalar::Int64(v));
+    let np = k.params.len();
+    let (n, m) = (
+        Expr::param(np, DType::Int64),
+        Expr::param(np + 1, DType::Int64),
+    );
+    let a = Expr::var(0, k.acc);
+    let (j, base, t) = (
+        Expr::var(2, DType::Int64),
+        Expr::var(3, DType::Int64),
+        Expr::var(4, DType::Int64),
+    );
+    let bin = Expr::binary;
+    let mut params = k.params.clone();
+    params.extend([DType::Int64, DType::Int64]);
+    let out = if last { k.output } else { k.acc };
+    let value = if last { k.post.clone() } else { a.clone() };
+    Kernel {
+        name: format!("{}_fold{}", k.name, if last { "_post" } else { "" }),
+        inputs: vec![],
+        outputs: vec![out],
+        raws: vec![k.acc],
+        params,
+        locals: vec![k.acc, k.acc, DType::Int64, DType::Int64, DType::Int64],
+        body: vec![
+            // j = i % m; base = (i / m) * n + j * 32
+            Stmt::Let {
+                var: 2,
+                value: bin(BinaryOp::Mod, Expr::index(), m.clone()),
+            },
+            Stmt::Let {
+                var: 3,
+                value: bin(
+                    BinaryOp::Add,
+                    bin(
+                        BinaryOp::Mul,
+                        bin(BinaryOp::Div, Expr::index(), m),
+                        n.clone(),
+                    ),
+                    bin(BinaryOp::Mul, j.clone(), i64c(FAN_IN)),
+                ),
+            },
+            Stmt::Let {
+                var: 0,
+                value: Expr::load(0, k.acc, base.clone()),
+            },
+            Stmt::Let {
+                var: 1,
+                value: Expr::constant(Scalar::zero(k.acc)),
+            },
+            Stmt::For {
+                var: 4,
+                start: i64c(1),
+                end: i64c(FAN_IN),
+                body: vec![Stmt::If {
+                    cond: bin(
+                        BinaryOp::Lt,
+                        bin(
+                            BinaryOp::Add,
+                            bin(BinaryOp::Mul, j, i64c(FAN_IN)),
+                            t.clone(),
+                        ),
+                        n,
+                    ),
+                    then_body: vec![
+                        Stmt::Assign {
+                            var: 1,
+                            value: Expr::load(0, k.acc, bin(BinaryOp::Add, base, t)),
+                        },
+                        Stmt::Assign {
+                            var: 0,
+                            value: k.combine.clone(),
+                        },
+                    ],
+                    else_body: vec![],
+                }],
+            },
+            Stmt::Store { output: 0, value },
+        ],
+    }
+}
