@@ -51,6 +51,7 @@ pub(crate) fn scan(be: &CudaBackend, call: &ScanCall<'_>) -> Result<()> {
     };
     let d = call.output.buffer.dtype();
     be.check_dtypes(op, &[d])?;
+    no_complex(be, op, d)?;
     two_d(op, "input", &call.input.layout)?;
     two_d(op, "output", &call.output.layout)?;
     let x = be.operand(op, &call.input, d)?;
@@ -90,6 +91,7 @@ pub(crate) fn sort(be: &CudaBackend, call: &SortCall<'_>) -> Result<()> {
     let op = "sort";
     let d = call.keys.buffer.dtype();
     be.check_dtypes(op, &[d])?;
+    no_complex(be, op, d)?;
     let kl = &call.keys.layout;
     two_d(op, "keys", kl)?;
     let k = be.operand(op, &call.keys, d)?;
@@ -122,4 +124,17 @@ fn check_values(be: &CudaBackend, v: &Operand<'_>, kl: &Layout) -> Result<u64> {
         ));
     }
     Ok(CudaBackend::ptr_at(vb, v.layout.offset))
+}
+
+/// The hip-kernels/ scan and radix sort have no complex instantiations: refused by dtype.
+fn no_complex(be: &dyn cupy_core::Backend, op: &str, d: DType) -> Result<()> {
+    if d.is_complex() {
+        return Err(cupy_core::backend::dtype_unsupported(
+            op,
+            d,
+            be.info(),
+            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
+        ));
+    }
+    Ok(())
 }

@@ -107,6 +107,7 @@ pub(crate) fn scan(be: &HipBackend, call: &ScanCall<'_>) -> Result<()> {
     };
     let d = call.output.buffer.dtype();
     be.check_dtypes(op, &[d])?;
+    no_complex(be, op, d)?;
     two_d(op, "input", &call.input.layout)?;
     two_d(op, "output", &call.output.layout)?;
     let x = operand(be, op, &call.input, d)?;
@@ -146,6 +147,7 @@ pub(crate) fn sort(be: &HipBackend, call: &SortCall<'_>) -> Result<()> {
     let op = "sort";
     let d = call.keys.buffer.dtype();
     be.check_dtypes(op, &[d])?;
+    no_complex(be, op, d)?;
     let kl = &call.keys.layout;
     two_d(op, "keys", kl)?;
     let k = operand(be, op, &call.keys, d)?;
@@ -174,6 +176,19 @@ pub(crate) fn sort(be: &HipBackend, call: &SortCall<'_>) -> Result<()> {
     }
     be.current()?;
     hk::launch_sort(be, d, k.addr(kl.offset), vals, batch, n)
+}
+
+/// The hip-kernels/ scan and radix sort have no complex instantiations: refused by dtype.
+fn no_complex(be: &dyn cupy_core::Backend, op: &str, d: DType) -> Result<()> {
+    if d.is_complex() {
+        return Err(cupy_core::backend::dtype_unsupported(
+            op,
+            d,
+            be.info(),
+            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 #[path = "../../../cuda/tests/all/catalogue.rs"]
 #[allow(dead_code)]
-mod catalogue;
+pub(crate) mod catalogue;
 
 use crate::hk_sources;
 
