@@ -528,6 +528,19 @@ fn two_d(op: &str, what: &str, l: &cupy_core::Layout) -> cupy_core::Result<()> {
 /// # Errors
 /// `DTypeNotSupported`, `InvalidArgument` (layouts, aliasing), compile, allocation and launch
 /// errors.
+/// The scan and radix sort kernels have no complex instantiations: refused by dtype.
+fn no_complex(be: &dyn cupy_core::Backend, op: &str, d: cupy_core::DType) -> cupy_core::Result<()> {
+    if d.is_complex() {
+        return Err(cupy_core::backend::dtype_unsupported(
+            op,
+            d,
+            be.info(),
+            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
+        ));
+    }
+    Ok(())
+}
+
 pub fn scan<D: cupy_core::gpu::launch::GpuDriver>(
     be: &D,
     call: &cupy_core::backend::ScanCall<'_>,
@@ -541,6 +554,7 @@ pub fn scan<D: cupy_core::gpu::launch::GpuDriver>(
     };
     let d = call.output.buffer.dtype();
     check_dtypes(be, op, &[d])?;
+    no_complex(be, op, d)?;
     two_d(op, "input", &call.input.layout)?;
     two_d(op, "output", &call.output.layout)?;
     let x = check_operand(be, op, &call.input, d)?;
@@ -590,6 +604,7 @@ pub fn sort<D: cupy_core::gpu::launch::GpuDriver>(
     let op = "sort";
     let d = call.keys.buffer.dtype();
     check_dtypes(be, op, &[d])?;
+    no_complex(be, op, d)?;
     let kl = &call.keys.layout;
     two_d(op, "keys", kl)?;
     let k = check_operand(be, op, &call.keys, d)?;

@@ -4,6 +4,8 @@
 
 mod common;
 
+mod complex;
+
 mod creation;
 mod custom;
 mod device;

@@ -246,10 +246,18 @@ impl Ufunc {
                 (t, t)
             }
             Rule::SameBoolAsInt8 => {
+                if t.is_complex() && matches!(self, Ufunc::FloorDivide | Ufunc::Remainder) {
+                    return Err(no_loop(
+                        "floor_divide/remainder are not defined for complex numbers",
+                    ));
+                }
                 let c = if t.is_bool() { DType::Int8 } else { t };
                 (c, c)
             }
             Rule::Float => {
+                if t.is_complex() && self == Ufunc::Arctan2 {
+                    return Err(no_loop("arctan2 is not defined for complex numbers"));
+                }
                 let c = float_of(t);
                 (c, c)
             }
@@ -348,7 +356,7 @@ impl Ufunc {
             Maximum => bin(BinaryOp::Max, y),
             Minimum => bin(BinaryOp::Min, y),
             Fmax => bin(
-                if c.is_float() {
+                if c.is_inexact() {
                     BinaryOp::FMax
                 } else {
                     BinaryOp::Max
@@ -356,7 +364,7 @@ impl Ufunc {
                 y,
             ),
             Fmin => bin(
-                if c.is_float() {
+                if c.is_inexact() {
                     BinaryOp::FMin
                 } else {
                     BinaryOp::Min

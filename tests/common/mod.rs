@@ -22,6 +22,11 @@
 //!   reduction over the absolute values (per element for reductions, the largest entry for
 //!   matmul/convolve2d): the worst-case bound of any summation order, so a result off by more
 //!   is wrong rather than differently rounded.
+//! - Complex results are compared part by part in the precision of the parts (float32 for
+//!   complex64): NaN and infinity positions exactly, [`Tol::Exact`]/[`Tol::Ulps`] per part,
+//!   [`Tol::Scaled`] with one scale per complex element, and [`Tol::Complex`] (complex math
+//!   functions) as each part within N ulps *or* within N ulps of the value's largest part
+//!   (normwise: a part near zero next to a large one carries the large one's rounding).
 
 #![allow(dead_code)]
 
@@ -353,6 +358,8 @@ pub enum Tol {
     UlpsOrAbs(u64, f64),
     /// `|d| <= 2 * n * eps * scale[i] + 1 ulp` (scale per element or one for all).
     Scaled { n: usize, scale: Scale },
+    /// Complex values: each part within N ulps, or within N ulps of the largest part.
+    Complex(u64),
 }
 
 #[derive(Clone, Debug)]
@@ -480,9 +487,7 @@ pub fn compare_bytes(
         ));
     }
     if dtype.is_complex() {
-        // (re, im) pairs of the real dtype: each part within the tolerance.
-        return compare_bytes(dtype.real_dtype(), got, want, tol)
-            .map_err(|m| format!("{dtype} as (re, im) parts (index 2k + part): {m}"));
+        return compare_complex(dtype, got, want, tol);
     }
     let mut bad = vec![];
     if !dtype.is_float() {
@@ -516,6 +521,7 @@ pub fn compare_bytes(
                         };
                         (x - y).abs() <= 2.0 * *n as f64 * eps(dtype) * s + ulp_of(dtype, y)
                     }
+                    Tol::Complex(n) => ulps(dtype, x, y) <= *n as u128,
                 }
             };
             if !ok {
@@ -537,6 +543,67 @@ pub fn compare_bytes(
             bad.join("; ")
         ))
     }
+}
+
+/// [`compare_bytes`] for complex dtypes (see the module docs).
+fn compare_complex(
+    dtype: DType,
+    got: &[u8],
+    want: &[u8],
+    tol: &Tol,
+) -> std::result::Result<(), String> {
+    let part = dtype.real_dtype();
+    let (g, w) = (decode_f64(part, got), decode_f64(part, want));
+    let mut bad = vec![];
+    for e in 0..g.len() / 2 {
+        let big = w[2 * e].abs().max(w[2 * e + 1].abs());
+        let ok = (0..2).all(|p| {
+            let (x, y) = (g[2 * e + p], w[2 * e + p]);
+            if x.is_nan() || y.is_nan() {
+                return x.is_nan() && y.is_nan();
+            }
+            if x.is_infinite() || y.is_infinite() {
+                return x == y;
+            }
+            match tol {
+                Tol::Exact { zero_sign } => {
+                    x == y
+                        && (!zero_sign || x != 0.0 || x.is_sign_negative() == y.is_sign_negative())
+                }
+                Tol::Ulps(n) => ulps(part, x, y) <= *n as u128,
+                Tol::UlpsOrAbs(n, a) => ulps(part, x, y) <= *n as u128 || (x - y).abs() <= *a,
+                Tol::Complex(n) => {
+                    ulps(part, x, y) <= *n as u128
+                        || (big.is_finite() && (x - y).abs() <= *n as f64 * eps(part) * big)
+                }
+                Tol::Scaled { n, scale } => {
+                    let s = match scale {
+                        Scale::PerElement(v) => v.get(e).copied().unwrap_or(0.0),
+                        Scale::Max(m) => *m,
+                    };
+                    (x - y).abs() <= 2.0 * *n as f64 * eps(part) * s + ulp_of(part, y)
+                }
+            }
+        });
+        if !ok {
+            bad.push(format!(
+                "[{e}] got ({:e}, {:e}), want ({:e}, {:e})",
+                g[2 * e],
+                g[2 * e + 1],
+                w[2 * e],
+                w[2 * e + 1]
+            ));
+        }
+    }
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let n = bad.len();
+    bad.truncate(6);
+    Err(format!(
+        "{n} element(s) differ ({tol:?}): {}",
+        bad.join("; ")
+    ))
 }
 
 // ---------------- tallies ----------------

@@ -743,17 +743,9 @@ where
 }
 
 // ---------------------------------------------------------------------------------------------
-// Complex arithmetic.
+// Complex arithmetic (NumPy's loops; see `cmath`).
 
-fn cnan<T: Float>(z: Complex<T>) -> bool {
-    z.re.is_nan() || z.im.is_nan()
-}
-fn clt<T: Float>(a: Complex<T>, b: Complex<T>) -> bool {
-    a.re < b.re || (a.re == b.re && a.im < b.im)
-}
-fn cle<T: Float>(a: Complex<T>, b: Complex<T>) -> bool {
-    a.re < b.re || (a.re == b.re && a.im <= b.im)
-}
+use crate::cmath;
 
 fn complex_bin<T: FloatOps>(
     op: BinaryOp,
@@ -768,55 +760,19 @@ where
     Ok(match op {
         Add => w(zip(a, b, |x, y| x + y)),
         Sub => w(zip(a, b, |x, y| x - y)),
-        Mul => w(zip(a, b, |x, y| x * y)),
-        Div => w(zip(a, b, |x, y| x.fdiv(y))),
-        Pow => w(zip(a, b, |x, y| {
-            if y.re == T::zero() && y.im == T::zero() {
-                num_complex::Complex::new(T::one(), T::zero())
-            } else if x.re == T::zero()
-                && x.im == T::zero()
-                && y.im == T::zero()
-                && y.re > T::zero()
-            {
-                num_complex::Complex::new(T::zero(), T::zero())
-            } else {
-                x.powc(y)
-            }
-        })),
-        Max => w(zip(a, b, |x, y| {
-            if cnan(x) || (!cnan(y) && !clt(x, y)) {
-                x
-            } else {
-                y
-            }
-        })),
-        Min => w(zip(a, b, |x, y| {
-            if cnan(x) || (!cnan(y) && cle(x, y)) {
-                x
-            } else {
-                y
-            }
-        })),
-        FMax => w(zip(a, b, |x, y| {
-            if cnan(y) || (!cnan(x) && !clt(x, y)) {
-                x
-            } else {
-                y
-            }
-        })),
-        FMin => w(zip(a, b, |x, y| {
-            if cnan(y) || (!cnan(x) && cle(x, y)) {
-                x
-            } else {
-                y
-            }
-        })),
+        Mul => w(zip(a, b, cmath::mul)),
+        Div => w(zip(a, b, cmath::div)),
+        Pow => w(zip(a, b, cmath::pow)),
+        Max => w(zip(a, b, cmath::max)),
+        Min => w(zip(a, b, cmath::min)),
+        FMax => w(zip(a, b, cmath::fmax)),
+        FMin => w(zip(a, b, cmath::fmin)),
         Eq => Col::B(zip(a, b, |x, y| (x == y) as u8)),
         Ne => Col::B(zip(a, b, |x, y| (x != y) as u8)),
-        Lt => Col::B(zip(a, b, |x, y| clt(x, y) as u8)),
-        Le => Col::B(zip(a, b, |x, y| cle(x, y) as u8)),
-        Gt => Col::B(zip(a, b, |x, y| clt(y, x) as u8)),
-        Ge => Col::B(zip(a, b, |x, y| cle(y, x) as u8)),
+        Lt => Col::B(zip(a, b, |x, y| cmath::lt(x, y) as u8)),
+        Le => Col::B(zip(a, b, |x, y| cmath::le(x, y) as u8)),
+        Gt => Col::B(zip(a, b, |x, y| cmath::lt(y, x) as u8)),
+        Ge => Col::B(zip(a, b, |x, y| cmath::le(y, x) as u8)),
         FloorDiv | Mod | And | Or | Xor | Shl | Shr | Atan2 | Complex => {
             return Err(format!("{op:?} is not defined for complex operands"))
         }
@@ -901,20 +857,20 @@ where
         Neg => w(a.map(|x| -x)),
         Abs => {
             if res.is_complex() {
-                w(a.map(|x| Complex::new(x.norm(), T::zero())))
+                w(a.map(|x| Complex::new(cmath::abs(x), T::zero())))
             } else {
-                T::wrap(a.map(|x| x.norm()))
+                T::wrap(a.map(cmath::abs))
             }
         }
         Not => Col::B(a.map(|x| (x.re == T::zero() && x.im == T::zero()) as u8)),
-        Sqrt => w(a.map(|x| x.sqrt())),
-        Exp => w(a.map(|x| x.exp())),
-        Log => w(a.map(|x| x.ln())),
-        Sin => w(a.map(|x| x.sin())),
-        Cos => w(a.map(|x| x.cos())),
-        Tan => w(a.map(|x| x.tan())),
-        Tanh => w(a.map(|x| x.tanh())),
-        IsNan => Col::B(a.map(|x| cnan(x) as u8)),
+        Sqrt => w(a.map(cmath::sqrt)),
+        Exp => w(a.map(cmath::exp)),
+        Log => w(a.map(cmath::log)),
+        Sin => w(a.map(cmath::sin)),
+        Cos => w(a.map(cmath::cos)),
+        Tan => w(a.map(cmath::tan)),
+        Tanh => w(a.map(cmath::tanh)),
+        IsNan => Col::B(a.map(|x| cmath::isnan(x) as u8)),
         IsInf => Col::B(a.map(|x| (x.re.is_infinite() || x.im.is_infinite()) as u8)),
         IsFinite => Col::B(a.map(|x| (x.re.is_finite() && x.im.is_finite()) as u8)),
         Real => T::wrap(a.map(|x| x.re)),

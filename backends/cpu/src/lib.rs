@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+mod cmath;
 mod col;
 mod eval;
 mod gemm;

@@ -119,7 +119,7 @@ fn fold_bool(op: BinaryOp, v: &[u8]) -> u8 {
 fn fold_complex<T: Float>(op: BinaryOp, v: &[num_complex::Complex<T>]) -> num_complex::Complex<T> {
     match op {
         BinaryOp::Add => pairwise(v, &|a, b| a + b),
-        _ => pairwise(v, &|a, b| a * b),
+        _ => pairwise(v, &|a, b| crate::cmath::mul(a, b)),
     }
 }
 
@@ -202,11 +202,11 @@ fn combine_inplace(op: BinaryOp, acc: &mut Col<'static>, x: &Col<'_>) -> bool {
         (Col::F64(a), Col::F64(x)) => flt!(a, x, f64),
         (Col::C32(a), Col::C32(x)) => match op {
             BinaryOp::Add => go(a, x, |a: C32, b| a + b),
-            _ => go(a, x, |a: C32, b| a * b),
+            _ => go(a, x, crate::cmath::mul::<f32>),
         },
         (Col::C64(a), Col::C64(x)) => match op {
             BinaryOp::Add => go(a, x, |a: C64, b| a + b),
-            _ => go(a, x, |a: C64, b| a * b),
+            _ => go(a, x, crate::cmath::mul::<f64>),
         },
         _ => return false,
     }

@@ -1,4 +1,6 @@
-//! GEMM through cuBLAS (`cublasGemmStridedBatchedEx`) for float16/bfloat16/float32/float64.
+//! GEMM through cuBLAS: `cublasGemmStridedBatchedEx` for float16/bfloat16/float32/float64,
+//! `cublasCgemmStridedBatched`/`cublasZgemmStridedBatched` for complex64/complex128 (plain
+//! products, `op = T` for transposed views: NumPy's `matmul` never conjugates).
 //!
 //! Our operands are row-major-ish strided views; cuBLAS is column-major. A row-major `X` with
 //! row stride `ld` *is* a column-major `X^T` with leading dimension `ld`, so `C = A B` is computed
@@ -131,14 +133,15 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
     let bb = be.buf(call.b.buffer, "matmul")?;
     let cbuf = be.buf(call.c.buffer, "matmul")?;
     let dt = ab.dtype;
-    let Some((cuda_t, compute)) = data_type(dt) else {
+    let real = data_type(dt);
+    if real.is_none() && !dt.is_complex() {
         return Err(dtype_unsupported(
             "matmul",
             dt,
             be.info(),
-            "cuBLAS GEMM is used for float16, bfloat16, float32 and float64 only",
+            "cuBLAS GEMM is used for float16, bfloat16, float32, float64, complex64 and complex128 only",
         ));
-    };
+    }
     if bb.dtype != dt || cbuf.dtype != dt {
         return Err(Error::invalid(
             "matmul",
@@ -246,69 +249,164 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
     ]
     .iter()
     .all(|&v| fits(v));
+    let (c32_1, c32_0) = (
+        cb::cuComplex { x: 1.0, y: 0.0 },
+        cb::cuComplex { x: 0.0, y: 0.0 },
+    );
+    let (c64_1, c64_0) = (
+        cb::cuDoubleComplex { x: 1.0, y: 0.0 },
+        cb::cuDoubleComplex { x: 0.0, y: 0.0 },
+    );
+    let (ta, tb) = (op(va.row_major), op(vb.row_major));
     let status = std::panic::catch_unwind(|| {
         // SAFETY: pointers are live device allocations covering every addressed element (checked
-        // by `operand`), leading dimensions satisfy cuBLAS's bounds by construction in `view`.
+        // by `operand`), leading dimensions satisfy cuBLAS's bounds by construction in `view`;
+        // complex buffers hold NumPy's (re, im) pairs, cuComplex/cuDoubleComplex's layout.
         unsafe {
-            if small {
-                cb::cublasGemmStridedBatchedEx(
+            match (dt, small) {
+                (DType::Complex64, true) => cb::cublasCgemmStridedBatched(
                     blas.handle,
-                    op(vb.row_major),
-                    op(va.row_major),
+                    tb,
+                    ta,
                     n as i32,
                     m as i32,
                     k as i32,
-                    alpha,
-                    pb as *const c_void,
-                    cuda_t,
+                    &c32_1,
+                    pb as *const cb::cuComplex,
                     vb.ld as i32,
                     vb.batch_stride,
-                    pa as *const c_void,
-                    cuda_t,
+                    pa as *const cb::cuComplex,
                     va.ld as i32,
                     va.batch_stride,
-                    beta,
-                    pc as *mut c_void,
-                    cuda_t,
+                    &c32_0,
+                    pc as *mut cb::cuComplex,
                     vc.ld as i32,
                     sc,
                     batch as i32,
-                    compute,
-                    cb::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-                )
-            } else {
-                cb::cublasGemmStridedBatchedEx_64(
+                ),
+                (DType::Complex64, false) => cb::cublasCgemmStridedBatched_64(
                     blas.handle,
-                    op(vb.row_major),
-                    op(va.row_major),
+                    tb,
+                    ta,
                     n as i64,
                     m as i64,
                     k as i64,
-                    alpha,
-                    pb as *const c_void,
-                    cuda_t,
+                    &c32_1,
+                    pb as *const cb::cuComplex,
                     vb.ld,
                     vb.batch_stride,
-                    pa as *const c_void,
-                    cuda_t,
+                    pa as *const cb::cuComplex,
                     va.ld,
                     va.batch_stride,
-                    beta,
-                    pc as *mut c_void,
-                    cuda_t,
+                    &c32_0,
+                    pc as *mut cb::cuComplex,
                     vc.ld,
                     sc,
                     batch as i64,
-                    compute,
-                    cb::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-                )
+                ),
+                (DType::Complex128, true) => cb::cublasZgemmStridedBatched(
+                    blas.handle,
+                    tb,
+                    ta,
+                    n as i32,
+                    m as i32,
+                    k as i32,
+                    &c64_1,
+                    pb as *const cb::cuDoubleComplex,
+                    vb.ld as i32,
+                    vb.batch_stride,
+                    pa as *const cb::cuDoubleComplex,
+                    va.ld as i32,
+                    va.batch_stride,
+                    &c64_0,
+                    pc as *mut cb::cuDoubleComplex,
+                    vc.ld as i32,
+                    sc,
+                    batch as i32,
+                ),
+                (DType::Complex128, false) => cb::cublasZgemmStridedBatched_64(
+                    blas.handle,
+                    tb,
+                    ta,
+                    n as i64,
+                    m as i64,
+                    k as i64,
+                    &c64_1,
+                    pb as *const cb::cuDoubleComplex,
+                    vb.ld,
+                    vb.batch_stride,
+                    pa as *const cb::cuDoubleComplex,
+                    va.ld,
+                    va.batch_stride,
+                    &c64_0,
+                    pc as *mut cb::cuDoubleComplex,
+                    vc.ld,
+                    sc,
+                    batch as i64,
+                ),
+                (_, true) => {
+                    let (cuda_t, compute) = real.expect("real GEMM dtype checked above");
+                    cb::cublasGemmStridedBatchedEx(
+                        blas.handle,
+                        tb,
+                        ta,
+                        n as i32,
+                        m as i32,
+                        k as i32,
+                        alpha,
+                        pb as *const c_void,
+                        cuda_t,
+                        vb.ld as i32,
+                        vb.batch_stride,
+                        pa as *const c_void,
+                        cuda_t,
+                        va.ld as i32,
+                        va.batch_stride,
+                        beta,
+                        pc as *mut c_void,
+                        cuda_t,
+                        vc.ld as i32,
+                        sc,
+                        batch as i32,
+                        compute,
+                        cb::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                    )
+                }
+                (_, false) => {
+                    let (cuda_t, compute) = real.expect("real GEMM dtype checked above");
+                    cb::cublasGemmStridedBatchedEx_64(
+                        blas.handle,
+                        tb,
+                        ta,
+                        n as i64,
+                        m as i64,
+                        k as i64,
+                        alpha,
+                        pb as *const c_void,
+                        cuda_t,
+                        vb.ld,
+                        vb.batch_stride,
+                        pa as *const c_void,
+                        cuda_t,
+                        va.ld,
+                        va.batch_stride,
+                        beta,
+                        pc as *mut c_void,
+                        cuda_t,
+                        vc.ld,
+                        sc,
+                        batch as i64,
+                        compute,
+                        cb::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                    )
+                }
             }
         }
     })
     .map_err(|_| blas_missing())?;
     if status != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
         return Err(be.err(format!(
-            "cublasGemmStridedBatchedEx({dt}, batch {batch}, {m}x{k} @ {k}x{n}) failed: {status:?}"
+            "cuBLAS strided batched GEMM ({dt}, batch {batch}, {m}x{k} @ {k}x{n}) failed: {status:?}"
         )));
     }
     if let Some(t) = tmp_c {

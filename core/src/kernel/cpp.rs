@@ -9,8 +9,16 @@
 //! Semantics (see [`super::ir`]): integers wrap and divide by zero to 0; floor division and
 //! remainder follow NumPy; float16/bfloat16 are computed in float and rounded to their type after
 //! every arithmetic node, cast and store (which equals NumPy's op-by-op evaluation); casts
-//! follow [`crate::Scalar::cast`] (float -> int truncates and saturates, NaN -> 0). Complex dtypes
-//! are refused with [`Error::DTypeNotSupported`].
+//! follow [`crate::Scalar::cast`] (float -> int truncates and saturates, NaN -> 0).
+//!
+//! Complex64/complex128 are `cp_c64`/`cp_c128` (the prelude's `{re, im}` aggregates, aligned to
+//! their size) in memory and in registers, in every launch class. Their arithmetic is NumPy's
+//! on x86-64: `*` fused as NumPy's SIMD loop, `/` Smith's method, comparisons lexicographic with
+//! NumPy's NaN rules, `**` NumPy's `nc_pow`; the math functions (`sqrt exp log sin cos tan tanh`,
+//! `abs` as `hypot`) follow C99 Annex G special values (glibc's, which NumPy calls). Ops NumPy
+//! has no complex loop for (`floor_divide`, `remainder`, bitwise, shifts, `arctan2`, `floor`,
+//! `ceil`, bitwise not) and atomic updates of complex elements are refused with
+//! [`Error::DTypeNotSupported`] naming the op.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -82,7 +90,7 @@ pub fn tiled_fits(k: &Kernel) -> bool {
         .chain(&k.outputs)
         .map(|d| 32 * 33 * d.itemsize())
         .sum();
-    bytes <= 40 * 1024 && !k.dtypes().iter().any(|d| d.is_complex())
+    bytes <= 40 * 1024
 }
 
 /// The specialisation of an elementwise kernel.
@@ -226,19 +234,13 @@ pub struct Emitted {
     pub vector: usize,
 }
 
-fn unsupported(op: &str, d: DType) -> Error {
+/// The refusal of an op NumPy defines no complex loop for.
+fn complex_unsupported(op: impl std::fmt::Debug, d: DType) -> Error {
     Error::DTypeNotSupported {
-        op: op.into(),
+        op: format!("{op:?}"),
         dtype: d,
         device: "C++ emitter".into(),
-        reason: "complex dtypes are not implemented in the CUDA/HIP emitter yet".into(),
-    }
-}
-
-fn check_dtypes(name: &str, dts: &[DType]) -> Result<()> {
-    match dts.iter().find(|d| d.is_complex()) {
-        Some(d) => Err(unsupported(name, *d)),
-        None => Ok(()),
+        reason: format!("{op:?} is not defined for complex numbers"),
     }
 }
 
@@ -255,8 +257,8 @@ pub fn storage_type(d: DType) -> &'static str {
         DType::UInt64 => "cp_u64",
         DType::Float32 => "float",
         DType::Float64 => "double",
-        DType::Complex64 => "float2",
-        DType::Complex128 => "double2",
+        DType::Complex64 => "cp_c64",
+        DType::Complex128 => "cp_c128",
     }
 }
 
@@ -340,7 +342,40 @@ fn literal(s: Scalar) -> String {
         Scalar::BFloat16(v) => float_lit(v.to_f64(), true),
         Scalar::Float32(v) => float_lit(v as f64, true),
         Scalar::Float64(v) => float_lit(v, false),
-        Scalar::Complex64(_) | Scalar::Complex128(_) => "0 /* complex unsupported */".into(),
+        Scalar::Complex64(c) => format!(
+            "cp_cmake({}, {})",
+            float_lit(c.re as f64, true),
+            float_lit(c.im as f64, true)
+        ),
+        Scalar::Complex128(c) => format!(
+            "cp_cmake({}, {})",
+            float_lit(c.re, false),
+            float_lit(c.im, false)
+        ),
+    }
+}
+
+/// A C++ zero of the compute type of `d` (complex: both parts +0).
+fn zero_value(d: DType) -> String {
+    match d {
+        DType::Complex64 => "cp_cmake(0.0f, 0.0f)".into(),
+        DType::Complex128 => "cp_cmake(0.0, 0.0)".into(),
+        d => format!("({})0", compute_type(d)),
+    }
+}
+
+/// Casts from or to a complex dtype ([`crate::Scalar::cast`]: complex -> real takes the real
+/// part, complex -> bool is `re != 0 || im != 0`, real -> complex has a +0 imaginary part).
+fn complex_cast(from: DType, to: DType, e: &str) -> String {
+    match (from, to) {
+        (DType::Complex128, DType::Complex64) => format!("cp_to_c64({e})"),
+        (DType::Complex64, DType::Complex128) => format!("cp_to_c128({e})"),
+        (f, DType::Bool) if f.is_complex() => format!("cp_cnonzero({e})"),
+        (f, t) if f.is_complex() => cast_expr(f.real_dtype(), t, &format!("({e}).re")),
+        (f, t) => {
+            let r = t.real_dtype();
+            format!("cp_cmake({}, ({})0)", cast_expr(f, r, e), compute_type(r))
+        }
     }
 }
 
@@ -348,6 +383,9 @@ fn literal(s: Scalar) -> String {
 fn cast_expr(from: DType, to: DType, e: &str) -> String {
     if from == to {
         return e.to_string();
+    }
+    if from.is_complex() || to.is_complex() {
+        return complex_cast(from, to, e);
     }
     if to == DType::Bool {
         return format!("(({e}) != 0)");
@@ -546,9 +584,6 @@ fn math1(op: UnaryOp, d: DType) -> &'static str {
 
 fn expr(e: &Expr, n: &Names<'_>) -> Result<String> {
     let d = e.ty;
-    if d.is_complex() {
-        return Err(unsupported("expression", d));
-    }
     Ok(match &e.kind {
         ExprKind::Const(s) => literal(*s),
         ExprKind::Input(k) => (n.inputs)(*k),
@@ -559,12 +594,7 @@ fn expr(e: &Expr, n: &Names<'_>) -> Result<String> {
             let i = expr(index, n)?;
             load_conv(d, &format!("a.r{raw}[{i}]"))
         }
-        ExprKind::Cast(a) => {
-            if a.ty.is_complex() {
-                return Err(unsupported("cast", a.ty));
-            }
-            cast_expr(a.ty, d, &expr(a, n)?)
-        }
+        ExprKind::Cast(a) => cast_expr(a.ty, d, &expr(a, n)?),
         ExprKind::Select(c, a, b) => {
             format!(
                 "(({}) ? ({}) : ({}))",
@@ -573,17 +603,45 @@ fn expr(e: &Expr, n: &Names<'_>) -> Result<String> {
                 expr(b, n)?
             )
         }
-        ExprKind::Unary(op, a) => unary(*op, a, n)?,
+        ExprKind::Unary(op, a) => unary(*op, d, a, n)?,
         ExprKind::Binary(op, a, b) => binary(*op, d, a, b, n)?,
     })
 }
 
-fn unary(op: UnaryOp, a: &Expr, n: &Names<'_>) -> Result<String> {
+/// A unary op on a complex operand; `res` is the node's dtype (`Abs` may give the real dtype).
+fn unary_complex(op: UnaryOp, res: DType, t: DType, x: &str) -> Result<String> {
+    let f = |name: &str| format!("{name}({x})");
+    Ok(match op {
+        UnaryOp::Neg => f("cp_cneg"),
+        UnaryOp::Conj => f("cp_cconj"),
+        UnaryOp::Real => format!("(({x}).re)"),
+        UnaryOp::Imag => format!("(({x}).im)"),
+        UnaryOp::Abs if res.is_complex() => {
+            let r = compute_type(t.real_dtype());
+            format!("cp_cmake(cp_cabs({x}), ({r})0)")
+        }
+        UnaryOp::Abs => cast_expr(t.real_dtype(), res, &f("cp_cabs")),
+        UnaryOp::Not => format!("(!cp_cnonzero({x}))"),
+        UnaryOp::Sqrt => f("cp_csqrt"),
+        UnaryOp::Exp => f("cp_cexp"),
+        UnaryOp::Log => f("cp_clog"),
+        UnaryOp::Sin => f("cp_csin"),
+        UnaryOp::Cos => f("cp_ccos"),
+        UnaryOp::Tan => f("cp_ctan"),
+        UnaryOp::Tanh => f("cp_ctanh"),
+        UnaryOp::IsNan => f("cp_cnan"),
+        UnaryOp::IsInf => f("cp_cisinf"),
+        UnaryOp::IsFinite => f("cp_cisfinite"),
+        UnaryOp::BitNot | UnaryOp::Floor | UnaryOp::Ceil => return Err(complex_unsupported(op, t)),
+    })
+}
+
+fn unary(op: UnaryOp, res: DType, a: &Expr, n: &Names<'_>) -> Result<String> {
     let t = a.ty;
-    if t.is_complex() {
-        return Err(unsupported(&format!("{op:?}"), t));
-    }
     let x = expr(a, n)?;
+    if t.is_complex() {
+        return unary_complex(op, res, t, &x);
+    }
     let ct = compute_type(t);
     Ok(match op {
         UnaryOp::Not => {
@@ -621,13 +679,55 @@ fn unary(op: UnaryOp, a: &Expr, n: &Names<'_>) -> Result<String> {
     })
 }
 
+/// A binary op on complex operands (NumPy's loops, see the prelude).
+fn binary_complex(op: BinaryOp, t: DType, x: &str, y: &str) -> Result<String> {
+    let f = |name: &str| format!("{name}({x}, {y})");
+    Ok(match op {
+        BinaryOp::Add => f("cp_cadd"),
+        BinaryOp::Sub => f("cp_csub"),
+        BinaryOp::Mul => f("cp_cmul"),
+        BinaryOp::Div => f("cp_cdiv"),
+        BinaryOp::Pow => f("cp_cpow"),
+        BinaryOp::Max => f("cp_cmax"),
+        BinaryOp::Min => f("cp_cmin"),
+        BinaryOp::FMax => f("cp_cfmax"),
+        BinaryOp::FMin => f("cp_cfmin"),
+        BinaryOp::Eq => f("cp_ceq"),
+        BinaryOp::Ne => f("cp_cne"),
+        BinaryOp::Lt => f("cp_clt"),
+        BinaryOp::Le => f("cp_cle"),
+        BinaryOp::Gt => format!("cp_clt({y}, {x})"),
+        BinaryOp::Ge => format!("cp_cle({y}, {x})"),
+        BinaryOp::FloorDiv
+        | BinaryOp::Mod
+        | BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::Shl
+        | BinaryOp::Shr
+        | BinaryOp::Atan2
+        | BinaryOp::Complex => return Err(complex_unsupported(op, t)),
+    })
+}
+
 fn binary(op: BinaryOp, d: DType, a: &Expr, b: &Expr, n: &Names<'_>) -> Result<String> {
     let t = a.ty;
-    if t.is_complex() || b.ty.is_complex() {
-        return Err(unsupported(&format!("{op:?}"), t));
-    }
     let x = expr(a, n)?;
     let y = expr(b, n)?;
+    if op == BinaryOp::Complex {
+        // Two float32/float64 parts -> complex64/complex128 (exact).
+        let r = compute_type(d.real_dtype());
+        return Ok(format!("cp_cmake(({r})({x}), ({r})({y}))"));
+    }
+    if t.is_complex() || b.ty.is_complex() {
+        if a.ty != b.ty {
+            return Err(Error::invalid(
+                "C++ emitter",
+                format!("{op:?} of {} and {}", a.ty, b.ty),
+            ));
+        }
+        return binary_complex(op, t, &x, &y);
+    }
     let ct = compute_type(t);
     if op.is_comparison() {
         let o = match op {
@@ -909,11 +1009,11 @@ fn param_loads(params: &[DType]) -> String {
 /// Emits an elementwise kernel (see the module docs).
 ///
 /// # Errors
-/// [`Error::DTypeNotSupported`] for complex dtypes; [`Error::InvalidArgument`] for an op the
-/// dtype lacks or a malformed kernel.
+/// [`Error::DTypeNotSupported`] for an op NumPy defines no complex loop for (and atomic
+/// updates of complex elements); [`Error::InvalidArgument`] for an op the dtype lacks or a
+/// malformed kernel.
 pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> Result<Emitted> {
     k.validate()?;
-    check_dtypes(&k.name, &k.dtypes())?;
     let nd = match spec.class {
         ElementwiseClass::Strided => spec.ndim.max(1),
         ElementwiseClass::Tiled => 2,
@@ -1018,12 +1118,7 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
     let _ = writeln!(src, "CP_DEV void {entry}_body({}) {{", sig.join(", "));
     src.push_str(&param_loads(&k.params));
     for (v, d) in k.locals.iter().enumerate() {
-        let _ = writeln!(
-            src,
-            "  {} v{v} = ({})0;",
-            compute_type(*d),
-            compute_type(*d)
-        );
+        let _ = writeln!(src, "  {} v{v} = {};", compute_type(*d), zero_value(*d));
     }
     let inputs = |i: usize| format!("x{i}");
     let names = Names {
@@ -1047,7 +1142,7 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
         }
         for (i, d) in k.outputs.iter().enumerate() {
             let init = if stored[i] {
-                format!("({})0", compute_type(*d))
+                zero_value(*d)
             } else {
                 load_conv(*d, &format!("a.out{i}[{}]", offs(&format!("out{i}"))))
             };
@@ -1147,7 +1242,7 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
             }
             for (i, d) in k.outputs.iter().enumerate() {
                 let init = if stored[i] {
-                    format!("({})0", compute_type(*d))
+                    zero_value(*d)
                 } else {
                     load_conv(*d, &format!("vy{i}.v[j]"))
                 };
@@ -1273,7 +1368,7 @@ fn emit_tiled(
     }
     for (i, d) in k.outputs.iter().enumerate() {
         let init = if stored[i] {
-            format!("({})0", compute_type(*d))
+            zero_value(*d)
         } else {
             load_conv(*d, &format!("t_out{i}[l0][l1]"))
         };
@@ -1313,7 +1408,6 @@ fn emit_tiled(
 /// # Errors
 /// As [`emit_elementwise`].
 pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Result<Emitted> {
-    check_dtypes(&k.name, &k.dtypes())?;
     for (what, e, want) in [
         ("map", &k.map, k.acc),
         ("combine", &k.combine, k.acc),

@@ -218,4 +218,314 @@ CP_DEV cp_i64 cp_shfl_down(cp_i64 v, int off) { return CP_SHFL_DOWN(v, off); }
 CP_DEV cp_u64 cp_shfl_down(cp_u64 v, int off) { return CP_SHFL_DOWN(v, off); }
 CP_DEV float cp_shfl_down(float v, int off) { return CP_SHFL_DOWN(v, off); }
 CP_DEV double cp_shfl_down(double v, int off) { return CP_SHFL_DOWN(v, off); }
+
+// ---- complex64 / complex128 ----
+// NumPy's layout (real, imaginary), aligned to the element's size. Plain aggregates (no
+// constructors), so they can live in __shared__ memory, in the argument struct and in cp_vec.
+// Semantics follow NumPy 2.x on x86-64 (the goldens' machine): `*` is its SIMD loop (each part
+// one fused multiply-add), `/` its Smith division, comparisons its lexicographic CLT/CLE/...
+// macros with their NaN rules, `**` its nc_pow; the functions follow C99 Annex G (glibc, which
+// NumPy calls) including every special value. Kernels are compiled without FMA contraction, so
+// the explicit fma() calls below are the only fused steps.
+template <typename T> struct alignas(2 * sizeof(T)) cp_cx { T re, im; };
+typedef cp_cx<float> cp_c64;
+typedef cp_cx<double> cp_c128;
+CP_DEV cp_c64 cp_cmake(float re, float im) { cp_c64 z; z.re = re; z.im = im; return z; }
+CP_DEV cp_c128 cp_cmake(double re, double im) { cp_c128 z; z.re = re; z.im = im; return z; }
+
+// Real functions overloaded on float/double, for the templates below.
+#define CP_R1(NAME, FF, FD) \
+  CP_DEV float NAME(float x) { return FF(x); } \
+  CP_DEV double NAME(double x) { return FD(x); }
+#define CP_R2(NAME, FF, FD) \
+  CP_DEV float NAME(float x, float y) { return FF(x, y); } \
+  CP_DEV double NAME(double x, double y) { return FD(x, y); }
+CP_R1(cp_r_abs, fabsf, fabs)
+CP_R1(cp_r_sqrt, sqrtf, sqrt)
+CP_R1(cp_r_exp, expf, exp)
+CP_R1(cp_r_log, logf, log)
+CP_R1(cp_r_log1p, log1pf, log1p)
+CP_R1(cp_r_sin, sinf, sin)
+CP_R1(cp_r_cos, cosf, cos)
+CP_R1(cp_r_tan, tanf, tan)
+CP_R1(cp_r_sinh, sinhf, sinh)
+CP_R1(cp_r_cosh, coshf, cosh)
+CP_R1(cp_r_tanh, tanhf, tanh)
+CP_R2(cp_r_atan2, atan2f, atan2)
+CP_R2(cp_r_hypot, hypotf, hypot)
+CP_R2(cp_r_copysign, copysignf, copysign)
+CP_DEV float cp_r_fma(float x, float y, float z) { return fmaf(x, y, z); }
+CP_DEV double cp_r_fma(double x, double y, double z) { return fma(x, y, z); }
+CP_DEV float cp_r_inf(float) { return __uint_as_float(0x7f800000u); }
+CP_DEV double cp_r_inf(double) { return __longlong_as_double(0x7ff0000000000000ll); }
+CP_DEV float cp_r_nan(float) { return __uint_as_float(0x7fc00000u); }
+CP_DEV double cp_r_nan(double) { return __longlong_as_double(0x7ff8000000000000ll); }
+// Per-precision thresholds: where cosh/sinh are exp(|x|)/2 to working precision, where
+// exp(x) overflows (scaled below), where tanh(x) is 1 to working precision.
+CP_DEV float cp_r_big(float) { return 9.0f; }
+CP_DEV double cp_r_big(double) { return 20.0; }
+CP_DEV float cp_r_ovf(float) { return 88.0f; }
+CP_DEV double cp_r_ovf(double) { return 709.0; }
+CP_DEV float cp_r_tanh1(float) { return 11.0f; }
+CP_DEV double cp_r_tanh1(double) { return 22.0; }
+#undef CP_R1
+#undef CP_R2
+template <typename T> CP_DEV bool cp_r_isnan(T x) { return x != x; }
+template <typename T> CP_DEV bool cp_r_isinf(T x) { return cp_r_abs(x) == cp_r_inf(x); }
+template <typename T> CP_DEV bool cp_r_isfinite(T x) { return cp_r_abs(x) < cp_r_inf(x); }
+template <typename T> CP_DEV bool cp_r_signbit(T x) { return cp_r_copysign((T)1, x) < (T)0; }
+
+template <typename T> CP_DEV cp_cx<T> cp_cadd(cp_cx<T> a, cp_cx<T> b) {
+  return cp_cmake(a.re + b.re, a.im + b.im);
+}
+template <typename T> CP_DEV cp_cx<T> cp_csub(cp_cx<T> a, cp_cx<T> b) {
+  return cp_cmake(a.re - b.re, a.im - b.im);
+}
+template <typename T> CP_DEV cp_cx<T> cp_cneg(cp_cx<T> a) { return cp_cmake(-a.re, -a.im); }
+template <typename T> CP_DEV cp_cx<T> cp_cconj(cp_cx<T> a) { return cp_cmake(a.re, -a.im); }
+// NumPy's multiply loop (npyv_muladdsub): re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br).
+template <typename T> CP_DEV cp_cx<T> cp_cmul(cp_cx<T> a, cp_cx<T> b) {
+  return cp_cmake(cp_r_fma(a.re, b.re, -(a.im * b.im)), cp_r_fma(a.re, b.im, a.im * b.re));
+}
+// The unfused product of NumPy's nc_prod (used by power, as NumPy does).
+template <typename T> CP_DEV cp_cx<T> cp_cmul_nf(cp_cx<T> a, cp_cx<T> b) {
+  return cp_cmake(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|).
+template <typename T> CP_DEV cp_cx<T> cp_cdiv(cp_cx<T> a, cp_cx<T> b) {
+  const T abr = cp_r_abs(b.re), abi = cp_r_abs(b.im);
+  if (abr >= abi) {
+    if (abr == (T)0 && abi == (T)0) return cp_cmake(a.re / abr, a.im / abi);
+    const T rat = b.im / b.re;
+    const T scl = (T)1 / (b.re + b.im * rat);
+    return cp_cmake((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+  }
+  const T rat = b.re / b.im;
+  const T scl = (T)1 / (b.im + b.re * rat);
+  return cp_cmake((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+// NumPy's CEQ/CNE/CLT/CLE (an ordered comparison of the real parts needs both imaginary
+// parts to be non-NaN); greater is less with the operands swapped.
+template <typename T> CP_DEV bool cp_ceq(cp_cx<T> a, cp_cx<T> b) {
+  return a.re == b.re && a.im == b.im;
+}
+template <typename T> CP_DEV bool cp_cne(cp_cx<T> a, cp_cx<T> b) {
+  return a.re != b.re || a.im != b.im;
+}
+template <typename T> CP_DEV bool cp_clt(cp_cx<T> a, cp_cx<T> b) {
+  return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);
+}
+template <typename T> CP_DEV bool cp_cle(cp_cx<T> a, cp_cx<T> b) {
+  return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
+}
+template <typename T> CP_DEV bool cp_cnan(cp_cx<T> a) { return a.re != a.re || a.im != a.im; }
+// maximum/minimum keep a NaN operand (the first if both); fmax/fmin the non-NaN one.
+template <typename T> CP_DEV cp_cx<T> cp_cmax(cp_cx<T> a, cp_cx<T> b) {
+  return (cp_cnan(a) || cp_cle(b, a)) ? a : b;
+}
+template <typename T> CP_DEV cp_cx<T> cp_cmin(cp_cx<T> a, cp_cx<T> b) {
+  return (cp_cnan(a) || cp_cle(a, b)) ? a : b;
+}
+template <typename T> CP_DEV cp_cx<T> cp_cfmax(cp_cx<T> a, cp_cx<T> b) {
+  return (cp_cnan(b) || cp_cle(b, a)) ? a : b;
+}
+template <typename T> CP_DEV cp_cx<T> cp_cfmin(cp_cx<T> a, cp_cx<T> b) {
+  return (cp_cnan(b) || cp_cle(a, b)) ? a : b;
+}
+template <typename T> CP_DEV bool cp_cnonzero(cp_cx<T> a) { return a.re != (T)0 || a.im != (T)0; }
+template <typename T> CP_DEV bool cp_cisinf(cp_cx<T> a) {
+  return cp_r_isinf(a.re) || cp_r_isinf(a.im);
+}
+template <typename T> CP_DEV bool cp_cisfinite(cp_cx<T> a) {
+  return cp_r_isfinite(a.re) && cp_r_isfinite(a.im);
+}
+// |z| (an infinite part wins over a NaN one, as C's hypot).
+template <typename T> CP_DEV T cp_cabs(cp_cx<T> z) {
+  if (cp_r_isinf(z.re) || cp_r_isinf(z.im)) return cp_r_inf(z.re);
+  return cp_r_hypot(z.re, z.im);
+}
+template <typename T> CP_DEV cp_cx<T> cp_cexp(cp_cx<T> z) {
+  const T x = z.re, y = z.im;
+  if (y == (T)0) return cp_cmake(cp_r_exp(x), y);
+  if (!cp_r_isfinite(y)) {
+    if (x == -cp_r_inf(x)) return cp_cmake((T)0, (T)0);
+    if (x == cp_r_inf(x)) return cp_cmake(x, y - y);
+    return cp_cmake(y - y, y - y);
+  }
+  const T c = cp_r_cos(y), s = cp_r_sin(y);
+  if (x > cp_r_ovf(x)) {
+    // exp(x) overflows before exp(x) * cos(y) may: two half-size factors.
+    const T e = cp_r_exp(x * (T)0.5);
+    return cp_cmake((e * c) * e, (e * s) * e);
+  }
+  const T e = cp_r_exp(x);
+  return cp_cmake(e * c, e * s);
+}
+// log(|z|) with log1p near the unit circle (|z|^2 - 1 formed with exact products).
+template <typename T> CP_DEV cp_cx<T> cp_clog(cp_cx<T> z) {
+  const T x = z.re, y = z.im;
+  const T im = cp_r_atan2(y, x);
+  T ax = cp_r_abs(x), ay = cp_r_abs(y);
+  if (cp_r_isinf(ax) || cp_r_isinf(ay)) return cp_cmake(cp_r_inf(x), im);
+  if (cp_r_isnan(ax) || cp_r_isnan(ay)) return cp_cmake(cp_r_nan(x), im);
+  if (ax < ay) { const T t = ax; ax = ay; ay = t; }
+  if (ax == (T)0) return cp_cmake(-cp_r_inf(x), im);
+  if (ax >= (T)0.5 && ax <= (T)1.5 && ay < (T)1) {
+    const T s = ax * ax, es = cp_r_fma(ax, ax, -s);
+    const T p = ay * ay, ep = cp_r_fma(ay, ay, -p);
+    const T r2 = s + p;
+    if (r2 > (T)0.5 && r2 < (T)2) {
+      const T t = ((s - (T)1) + p) + (es + ep);
+      return cp_cmake((T)0.5 * cp_r_log1p(t), im);
+    }
+  }
+  return cp_cmake(cp_r_log(cp_r_hypot(ax, ay)), im);
+}
+template <typename T> CP_DEV cp_cx<T> cp_csqrt(cp_cx<T> z) {
+  T x = z.re, y = z.im;
+  const T inf = cp_r_inf(x);
+  if (x == (T)0 && y == (T)0) return cp_cmake((T)0, y);
+  if (cp_r_isinf(y)) return cp_cmake(inf, y);
+  if (cp_r_isnan(x)) return cp_cmake(x, (y - y) / (y - y));
+  if (cp_r_isinf(x)) {
+    if (cp_r_signbit(x)) return cp_cmake(cp_r_abs(y - y), cp_r_copysign(inf, y));
+    return cp_cmake(x, cp_r_copysign(y - y, y));
+  }
+  if (cp_r_isnan(y)) return cp_cmake(y, y);
+  // Scale huge and tiny arguments so |x| + |z| neither overflows nor loses bits.
+  const T big = sizeof(T) == 4 ? (T)1e37 : (T)1e307;
+  const T tiny = sizeof(T) == 4 ? (T)1e-37 : (T)1e-307;
+  T scale = (T)1;
+  if (cp_r_abs(x) >= big || cp_r_abs(y) >= big) {
+    x *= (T)0.25;
+    y *= (T)0.25;
+    scale = (T)2;
+  } else if (cp_r_abs(x) < tiny && cp_r_abs(y) < tiny) {
+    const T up = sizeof(T) == 4 ? (T)16777216.0 : (T)18014398509481984.0;  // 2^24, 2^54
+    x *= up;
+    y *= up;
+    scale = sizeof(T) == 4 ? (T)2.44140625e-4 : (T)7.450580596923828125e-9;  // 2^-12, 2^-27
+  }
+  if (x >= (T)0) {
+    const T t = cp_r_sqrt((x + cp_r_hypot(x, y)) * (T)0.5);
+    return cp_cmake(t * scale, (y / (t + t)) * scale);
+  }
+  const T t = cp_r_sqrt((-x + cp_r_hypot(x, y)) * (T)0.5);
+  return cp_cmake((cp_r_abs(y) / (t + t)) * scale, cp_r_copysign(t, y) * scale);
+}
+template <typename T> CP_DEV cp_cx<T> cp_csinh(cp_cx<T> z) {
+  const T x = z.re, y = z.im;
+  if (cp_r_isfinite(x) && cp_r_isfinite(y)) {
+    if (y == (T)0) return cp_cmake(cp_r_sinh(x), y);
+    const T c = cp_r_cos(y), s = cp_r_sin(y);
+    const T ax = cp_r_abs(x);
+    if (ax < cp_r_big(x)) return cp_cmake(cp_r_sinh(x) * c, cp_r_cosh(x) * s);
+    if (ax < cp_r_ovf(x)) {
+      const T h = cp_r_exp(ax) * (T)0.5;
+      return cp_cmake(cp_r_copysign(h, x) * c, h * s);
+    }
+    const T e = cp_r_exp(ax * (T)0.5), h = e * (T)0.5;
+    return cp_cmake((cp_r_copysign(h, x) * c) * e, (h * s) * e);
+  }
+  if (x == (T)0) return cp_cmake(x, y - y);
+  if (y == (T)0) return cp_cmake(x, y);
+  if (cp_r_isfinite(x)) return cp_cmake(y - y, x * (y - y));
+  if (cp_r_isinf(x)) {
+    if (!cp_r_isfinite(y)) return cp_cmake(x * x, x * (y - y));
+    return cp_cmake(x * cp_r_cos(y), cp_r_inf(x) * cp_r_sin(y));
+  }
+  return cp_cmake((x * x) * (y - y), (x + x) * (y - y));
+}
+template <typename T> CP_DEV cp_cx<T> cp_ccosh(cp_cx<T> z) {
+  const T x = z.re, y = z.im;
+  if (cp_r_isfinite(x) && cp_r_isfinite(y)) {
+    if (y == (T)0) return cp_cmake(cp_r_cosh(x), x * y);
+    const T c = cp_r_cos(y), s = cp_r_sin(y);
+    const T ax = cp_r_abs(x);
+    if (ax < cp_r_big(x)) return cp_cmake(cp_r_cosh(x) * c, cp_r_sinh(x) * s);
+    if (ax < cp_r_ovf(x)) {
+      const T h = cp_r_exp(ax) * (T)0.5;
+      return cp_cmake(h * c, cp_r_copysign(h, x) * s);
+    }
+    const T e = cp_r_exp(ax * (T)0.5), h = e * (T)0.5;
+    return cp_cmake((h * c) * e, (cp_r_copysign(h, x) * s) * e);
+  }
+  if (x == (T)0) return cp_cmake(y - y, (T)0);
+  if (y == (T)0) return cp_cmake(x * x, cp_r_isnan(x) ? y : cp_r_copysign((T)0, x) * y);
+  if (cp_r_isfinite(x)) return cp_cmake(y - y, x * (y - y));
+  if (cp_r_isinf(x)) {
+    if (!cp_r_isfinite(y)) return cp_cmake(x * x, x * (y - y));
+    return cp_cmake((x * x) * cp_r_cos(y), x * cp_r_sin(y));
+  }
+  return cp_cmake((x * x) * (y - y), (x + x) * (y - y));
+}
+// Kahan's tanh (as FreeBSD's ctanh).
+template <typename T> CP_DEV cp_cx<T> cp_ctanh(cp_cx<T> z) {
+  const T x = z.re, y = z.im;
+  if (!cp_r_isfinite(x)) {
+    if (cp_r_isnan(x)) return cp_cmake(x, y == (T)0 ? y : x * y);
+    return cp_cmake(cp_r_copysign((T)1, x),
+                    cp_r_copysign((T)0, cp_r_isinf(y) ? y : cp_r_sin(y) * cp_r_cos(y)));
+  }
+  if (!cp_r_isfinite(y)) return cp_cmake(x != (T)0 ? y - y : x, y - y);
+  if (cp_r_abs(x) >= cp_r_tanh1(x)) {
+    const T e = cp_r_exp(-cp_r_abs(x));
+    return cp_cmake(cp_r_copysign((T)1, x), (T)4 * cp_r_sin(y) * cp_r_cos(y) * e * e);
+  }
+  const T t = cp_r_tan(y);
+  const T beta = (T)1 + t * t;
+  const T s = cp_r_sinh(x);
+  const T rho = cp_r_sqrt((T)1 + s * s);
+  const T den = (T)1 + beta * s * s;
+  return cp_cmake((beta * rho * s) / den, t / den);
+}
+// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
+// (Where C99 leaves a sign unspecified, the signs are glibc's.)
+template <typename T> CP_DEV cp_cx<T> cp_csin(cp_cx<T> z) {
+  if (!cp_r_isfinite(z.re) && cp_r_isinf(z.im)) return cp_cmake(z.re - z.re, cp_r_inf(z.re));
+  const cp_cx<T> w = cp_csinh(cp_cmake(-z.im, z.re));
+  return cp_cmake(w.im, -w.re);
+}
+template <typename T> CP_DEV cp_cx<T> cp_ccos(cp_cx<T> z) { return cp_ccosh(cp_cmake(-z.im, z.re)); }
+template <typename T> CP_DEV cp_cx<T> cp_ctan(cp_cx<T> z) {
+  const cp_cx<T> w = cp_ctanh(cp_cmake(-z.im, z.re));
+  return cp_cmake(w.im, -w.re);
+}
+// NumPy's npy_cpow: z**0 = 1; 0**w = 0 when re(w) > 0, else NaN; small integer exponents by
+// repeated (unfused) products, a negative one then 1/...; otherwise exp(w log z) as C's cpow.
+template <typename T> CP_DEV cp_cx<T> cp_cpow(cp_cx<T> a, cp_cx<T> b) {
+  const T br = b.re, bi = b.im;
+  if (br == (T)0 && bi == (T)0) return cp_cmake((T)1, (T)0);
+  if (a.re == (T)0 && a.im == (T)0) {
+    if (br > (T)0) return cp_cmake((T)0, (T)0);
+    return cp_cmake(cp_r_nan(br), cp_r_nan(br));
+  }
+  if (bi == (T)0 && cp_r_abs(br) < (T)100 && br == (T)(int)br) {
+    int n = (int)br;
+    if (n == 1) return a;
+    if (n == 2) return cp_cmul_nf(a, a);
+    if (n == 3) return cp_cmul_nf(a, cp_cmul_nf(a, a));
+    if (n < 0) n = -n;
+    cp_cx<T> aa = cp_cmake((T)1, (T)0), p = a;
+    int mask = 1;
+    while (true) {
+      if (n & mask) aa = cp_cmul_nf(aa, p);
+      mask <<= 1;
+      if (n < mask) break;
+      p = cp_cmul_nf(p, p);
+    }
+    if (br < (T)0) aa = cp_cdiv(cp_cmake((T)1, (T)0), aa);
+    return aa;
+  }
+  return cp_cexp(cp_cmul_nf(b, cp_clog(a)));
+}
+CP_DEV cp_c64 cp_to_c64(cp_c128 z) { return cp_cmake((float)z.re, (float)z.im); }
+CP_DEV cp_c128 cp_to_c128(cp_c64 z) { return cp_cmake((double)z.re, (double)z.im); }
+// Warp shuffles of complex values: the two parts separately.
+CP_DEV cp_c64 cp_shfl_down(cp_c64 v, int off) {
+  return cp_cmake(cp_shfl_down(v.re, off), cp_shfl_down(v.im, off));
+}
+CP_DEV cp_c128 cp_shfl_down(cp_c128 v, int off) {
+  return cp_cmake(cp_shfl_down(v.re, off), cp_shfl_down(v.im, off));
+}
 // ---- end of prelude ----

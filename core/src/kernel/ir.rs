@@ -21,12 +21,24 @@
 //!   bitwise on integers. `Shl`/`Shr` on integers; `Shr` is arithmetic for signed types.
 //! - Float16 and bfloat16 values are computed in float32 and rounded to their type on every
 //!   `Cast` and store, so results equal NumPy's (which computes them the same way).
-//! - `Cast` follows [`crate::Scalar::cast`].
-//! - Complex values: `Add`/`Sub`/`Mul`/`Div`/`Pow`, `Eq`/`Ne`, `Neg`, `Abs` (typed complex it is
-//!   `|z| + 0i`; typed real, `|z|`), the math functions and the tests apply as in NumPy.
+//! - `Cast` follows [`crate::Scalar::cast`] (complex -> real takes the real part, complex -> bool
+//!   is `re != 0 || im != 0`, real -> complex has a `+0` imaginary part).
+//! - Complex (complex64/complex128) arithmetic is NumPy's on x86-64: `Mul` fuses each part
+//!   (`re = fma(ar, br, -(ai*bi))`, `im = fma(ar, bi, ai*br)`, NumPy's SIMD loop), `Div` is
+//!   Smith's method (a zero divisor gives `re/|0|, im/|0|`), `Pow` is NumPy's `npy_cpow` (integer
+//!   exponents below 100 by repeated products). Comparisons are lexicographic with NumPy's NaN
+//!   rule (`a < b` when `a.re < b.re` and neither imaginary part is NaN, or the real parts are
+//!   equal and `a.im < b.im`); `Max`/`Min` keep a NaN operand, `FMax`/`FMin` the other one.
+//!   `Abs` is `hypot` (an infinite part wins over NaN), as a complex `(|z|, 0)` when the node is
+//!   complex-typed or as the real dtype when the node is typed so. `Sqrt Exp Log Sin Cos Tan
+//!   Tanh` follow C99 Annex G for special values, with glibc's signs where C99 leaves them open
+//!   (NumPy calls glibc); `Not`/`IsNan`/`IsInf`/`IsFinite` look at both parts. `FloorDiv`,
+//!   `Mod`, `Atan2`, bitwise ops, shifts, `Floor`, `Ceil` and `BitNot` are not defined for
+//!   complex (NumPy has no loop): emitters refuse them with `DTypeNotSupported` naming the op.
 //!   [`UnaryOp::Real`]/[`UnaryOp::Imag`] take a complex operand's parts (typed with its real
 //!   dtype), [`UnaryOp::Conj`] negates the imaginary part, and [`BinaryOp::Complex`] builds a
 //!   complex value from two float32 or float64 parts; all four are exact.
+//!   Backends: cpu, CUDA and HIP compute complex; wgpu refuses complex dtypes.
 //! - [`Stmt::For`] bounds must be *uniform*: built only from constants, parameters, and the
 //!   variables of enclosing loops, so every element runs the same trip count
 //!   ([`Kernel::validate`] checks this). Loops count up by one from `start` to `end - 1`.
@@ -43,7 +55,7 @@
 //!   float `Add` of several values may round differently from run to run). `Add` wraps on
 //!   integers and is logical or on `Bool`; `Max`/`Min` are [`BinaryOp::Max`]/[`BinaryOp::Min`]
 //!   (NaN propagates), or/and on `Bool`; float16/bfloat16 results are rounded to their type
-//!   after every update. Complex dtypes are not supported by any emitter yet.
+//!   after every update. Complex elements: cpu `Add` only; CUDA/HIP/wgpu refuse them.
 //! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu backend
 //!   drops such writes; on wgpu a write that stays inside the buffer lands there (past `len`,
 //!   or before the operand for a negative index, which wraps: a view's neighbours are
@@ -51,7 +63,7 @@
 //!   bounds. Frontends check indices first (the kernel language guards every raw write with
 //!   `0 <= index < len`).
 //! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
-//!   all non-complex dtypes; CUDA/HIP all non-complex dtypes (8/16-bit types by a
+//!   all non-complex dtypes (and complex `Add`); CUDA/HIP all non-complex dtypes (8/16-bit types by a
 //!   compare-and-swap loop on the containing 32-bit word, which every allocation covers);
 //!   wgpu dtypes held in 32-bit words (bool, 8/16/32-bit integers, float16, bfloat16,
 //!   float32) and `Add` of int64/uint64 (two 32-bit atomic adds with carry); float64 and

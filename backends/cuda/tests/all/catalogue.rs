@@ -19,11 +19,15 @@ pub const REAL: [DType; 13] = [
     DType::Float64,
 ];
 
+pub const COMPLEX: [DType; 2] = [DType::Complex64, DType::Complex128];
+
 pub fn binary_ops(d: DType) -> Vec<BinaryOp> {
     use BinaryOp::*;
     let cmp = [Eq, Ne, Lt, Le, Gt, Ge];
     let mut v: Vec<BinaryOp> = cmp.to_vec();
-    if d == DType::Bool {
+    if d.is_complex() {
+        v.extend([Add, Sub, Mul, Div, Pow, Max, Min, FMax, FMin]);
+    } else if d == DType::Bool {
         v.extend([And, Or, Xor, Add, Mul, Max, Min]);
     } else if d.is_integer() {
         v.extend([
@@ -39,7 +43,11 @@ pub fn binary_ops(d: DType) -> Vec<BinaryOp> {
 
 pub fn unary_ops(d: DType) -> Vec<UnaryOp> {
     use UnaryOp::*;
-    if d == DType::Bool {
+    if d.is_complex() {
+        vec![
+            Neg, Abs, Not, Sqrt, Exp, Log, Sin, Cos, Tan, Tanh, IsNan, IsInf, IsFinite,
+        ]
+    } else if d == DType::Bool {
         vec![Not, BitNot, IsNan]
     } else if d.is_integer() {
         vec![Neg, Abs, Not, BitNot, IsNan, IsInf, IsFinite]
@@ -134,6 +142,94 @@ pub fn elementwise() -> Vec<Kernel> {
             )
             .cast(d),
         ));
+    }
+    v
+}
+
+/// Every complex elementwise kernel: each binary and unary op the IR defines for complex,
+/// `absolute` typed real (NumPy's `F->f` loop), casts to and from every real dtype and between
+/// the complex types, fill and an index kernel.
+pub fn complex_elementwise() -> Vec<Kernel> {
+    let mut v = vec![];
+    for d in COMPLEX {
+        for op in binary_ops(d) {
+            v.push(binary(op, d));
+        }
+        for op in unary_ops(d) {
+            v.push(unary(op, d));
+        }
+        v.push(Kernel::map(
+            &format!("absolute_{}", short(d)),
+            vec![d],
+            vec![],
+            Expr {
+                ty: d.real_dtype(),
+                kind: cupy_core::kernel::ir::ExprKind::Unary(
+                    UnaryOp::Abs,
+                    Box::new(Expr::input(0, d)),
+                ),
+            },
+        ));
+        for t in REAL.into_iter().chain(COMPLEX) {
+            if t != d {
+                v.push(cast(d, t));
+                if !t.is_complex() {
+                    v.push(cast(t, d));
+                }
+            }
+        }
+        v.push(Kernel::map(
+            &format!("fill_{}", short(d)),
+            vec![],
+            vec![d],
+            Expr::param(0, d),
+        ));
+        // z = p0 * i + (1 - 2j): complex constants, parameters, index casts.
+        v.push(Kernel::map(
+            &format!("ramp_{}", short(d)),
+            vec![],
+            vec![d],
+            Expr::binary(
+                BinaryOp::Add,
+                Expr::binary(BinaryOp::Mul, Expr::param(0, d), Expr::index().cast(d)),
+                Expr::constant(Scalar::Complex128(num_complex::Complex::new(1.0, -2.0)).cast(d)),
+            ),
+        ));
+    }
+    v
+}
+
+/// sum / prod / mean of each complex dtype.
+pub fn complex_reductions() -> Vec<ReduceKernel> {
+    let mut v = vec![];
+    for d in COMPLEX {
+        v.push(ReduceKernel::simple(
+            &format!("sum_{}", short(d)),
+            d,
+            d,
+            BinaryOp::Add,
+            Scalar::zero(d),
+            d,
+        ));
+        v.push(ReduceKernel::simple(
+            &format!("prod_{}", short(d)),
+            d,
+            d,
+            BinaryOp::Mul,
+            Scalar::one(d),
+            d,
+        ));
+        let mut mean = ReduceKernel::simple(
+            &format!("mean_{}", short(d)),
+            d,
+            d,
+            BinaryOp::Add,
+            Scalar::zero(d),
+            d,
+        );
+        mean.params = vec![d];
+        mean.post = Expr::binary(BinaryOp::Div, Expr::var(0, d), Expr::param(0, d));
+        v.push(mean);
     }
     v
 }

@@ -5,6 +5,8 @@
     clippy::redundant_closure
 )]
 mod catalogue;
+mod complex;
+mod complex_ref;
 mod gpu;
 mod hiprtc;
 mod raw;

@@ -4,7 +4,11 @@
 //! against a header in CI. They were checked by hand against ROCm/rocBLAS at commit b520bc83fa67
 //! (2024-10-23, rocBLAS 4.4.0, SOVERSION 4.4, the ROCm 6.3 line):
 //! `library/include/internal/rocblas-functions.h` (`rocblas_sgemm_strided_batched`,
-//! `rocblas_dgemm_strided_batched`, `rocblas_gemm_strided_batched_ex`),
+//! `rocblas_dgemm_strided_batched`, `rocblas_cgemm_strided_batched`,
+//! `rocblas_zgemm_strided_batched`, `rocblas_gemm_strided_batched_ex`),
+//! `library/include/internal/rocblas-complex-types.h` (outside rocBLAS's own device build,
+//! `rocblas_float_complex` is `typedef struct { float x, y; }` and `rocblas_double_complex`
+//! `typedef struct { double x, y; }`: NumPy's complex64/complex128 layout),
 //! `library/include/internal/rocblas-auxiliary.h` (`rocblas_create_handle`,
 //! `rocblas_destroy_handle`, `rocblas_set_stream`) and `library/include/internal/rocblas-types.h`
 //! (`rocblas_int` = `int32_t` unless built ILP64, `rocblas_stride` = `int64_t`,
@@ -31,6 +35,25 @@ pub type rocblas_datatype = i32;
 pub type rocblas_gemm_algo = i32;
 /// `hipStream_t`.
 pub type hipStream_t = *mut c_void;
+
+/// `rocblas_float_complex` (rocblas-complex-types.h, C view).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct rocblas_float_complex {
+    /// Real part.
+    pub x: f32,
+    /// Imaginary part.
+    pub y: f32,
+}
+/// `rocblas_double_complex` (rocblas-complex-types.h, C view).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct rocblas_double_complex {
+    /// Real part.
+    pub x: f64,
+    /// Imaginary part.
+    pub y: f64,
+}
 
 /// `rocblas_status_success`.
 pub const rocblas_status_success: rocblas_status = 0;
@@ -90,6 +113,26 @@ fn_table! {
             *const f64, *const f64, rocblas_int, rocblas_stride,
             *const f64, rocblas_int, rocblas_stride,
             *const f64, *mut f64, rocblas_int, rocblas_stride,
+            rocblas_int,
+        ) -> rocblas_status;
+        fn rocblas_cgemm_strided_batched(
+            rocblas_handle, rocblas_operation, rocblas_operation,
+            rocblas_int, rocblas_int, rocblas_int,
+            *const rocblas_float_complex,
+            *const rocblas_float_complex, rocblas_int, rocblas_stride,
+            *const rocblas_float_complex, rocblas_int, rocblas_stride,
+            *const rocblas_float_complex,
+            *mut rocblas_float_complex, rocblas_int, rocblas_stride,
+            rocblas_int,
+        ) -> rocblas_status;
+        fn rocblas_zgemm_strided_batched(
+            rocblas_handle, rocblas_operation, rocblas_operation,
+            rocblas_int, rocblas_int, rocblas_int,
+            *const rocblas_double_complex,
+            *const rocblas_double_complex, rocblas_int, rocblas_stride,
+            *const rocblas_double_complex, rocblas_int, rocblas_stride,
+            *const rocblas_double_complex,
+            *mut rocblas_double_complex, rocblas_int, rocblas_stride,
             rocblas_int,
         ) -> rocblas_status;
         fn rocblas_gemm_strided_batched_ex(

@@ -133,7 +133,9 @@ fn ffi_matches_rocm_headers() {
         let _ = writeln!(own, "typedef int32_t {t};");
     }
     own.push_str(
-        "typedef int64_t rocblas_stride;\ntypedef void* rocblas_handle;\ntypedef void* hipStream_t;\n\
+        "typedef struct { float x, y; } rocblas_float_complex;\n\
+         typedef struct { double x, y; } rocblas_double_complex;\n\
+         typedef int64_t rocblas_stride;\ntypedef void* rocblas_handle;\ntypedef void* hipStream_t;\n\
          typedef void* rocfft_plan;\ntypedef void* rocfft_plan_description;\n",
     );
     for s in rocblas::RocblasApi::SIGNATURES

@@ -3,7 +3,7 @@
 
 #[path = "../../../cuda/tests/all/catalogue.rs"]
 #[allow(dead_code)]
-mod catalogue;
+pub(crate) mod catalogue;
 
 use crate::hk_sources;
 
@@ -316,9 +316,52 @@ fn modules() -> Vec<(String, Vec<(String, String)>)> {
         mods.push((format!("elementwise_{n}"), chunk.to_vec()));
     }
     mods.push(("reductions".into(), red));
+    mods.push(("elementwise_complex".into(), complex_kernels(pre_len)));
     mods.push(("convolve2d".into(), conv));
     mods.push(("scatter".into(), scatter));
     mods
+}
+
+/// Every complex catalogue kernel, the launch classes rotating over them (strided 1-D and 3-D,
+/// contiguous, vectorized with 32- and 64-bit indices, tiled where its tiles fit), and the
+/// complex reductions with several output/reduced ranks.
+fn complex_kernels(pre_len: usize) -> Vec<(String, String)> {
+    let tiled = (
+        "t",
+        ElementwiseSpec {
+            ndim: 2,
+            class: ElementwiseClass::Tiled,
+            index64: false,
+        },
+    );
+    let mut out = vec![];
+    for (i, k) in catalogue::complex_elementwise().into_iter().enumerate() {
+        let (tag, spec) = match i % (SPECS.len() + 1) {
+            j if j < SPECS.len() => SPECS[j],
+            _ if cupy_core::kernel::cpp::tiled_fits(&k) => tiled,
+            _ => SPECS[0],
+        };
+        let mut k = k.clone();
+        k.name = format!("{}_{tag}", k.name);
+        let e =
+            emit_elementwise(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        out.push((k.name.clone(), e.source[pre_len..].to_string()));
+    }
+    for (j, k) in catalogue::complex_reductions().into_iter().enumerate() {
+        for (o, r, i64_) in [(1, 1, false), (2, 1, true), (3, 2, false)] {
+            let mut k = k.clone();
+            k.name = format!("{}_{o}{r}_{j}", k.name);
+            let spec = ReduceSpec {
+                out_ndim: o,
+                red_ndim: r,
+                index64: i64_,
+            };
+            let e =
+                emit_reduce(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            out.push((k.name.clone(), e.source[pre_len..].to_string()));
+        }
+    }
+    out
 }
 
 fn hip_kernel_files() -> Vec<PathBuf> {
@@ -400,7 +443,14 @@ fn hiprtc_compiles_every_kernel_family_for_amd_targets() {
             };
             let body: String = kernels.iter().map(|k| k.1.as_str()).collect();
             let src = format!("{pre}{body}");
-            if let Err(e) = rtc.compile(&src, &format!("{mname}.hip"), &opts) {
+            let t0 = std::time::Instant::now();
+            let r = rtc.compile(&src, &format!("{mname}.hip"), &opts);
+            eprintln!(
+                "hipRTC {target}: module {mname} ({} kernels) in {:.1?}",
+                kernels.len(),
+                t0.elapsed()
+            );
+            if let Err(e) = r {
                 let log: Vec<&str> = e.log.lines().take(60).collect();
                 panic!(
                     "hipRTC ({target}) failed on module {mname}: {}\n{}",

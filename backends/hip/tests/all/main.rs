@@ -9,6 +9,7 @@
 mod hk_sources;
 
 mod emu;
+mod emu_complex;
 mod ffi_header;
 mod kernels;
 mod raw;
