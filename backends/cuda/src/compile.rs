@@ -250,8 +250,9 @@ impl Compiler {
             let _ = unsafe { nvrtc::result::destroy_program(prog) };
             out
         };
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(opts)))
-            .map_err(|_| nvrtc_missing())??;
+        // NVRTC runs on a thread with a big stack (deep expressions; `on_big_stack`); a panic
+        // there is cudarc finding no libnvrtc.
+        let r = cupy_core::gpu::on_big_stack(|| run(opts)).ok_or_else(nvrtc_missing)??;
         match r {
             Ok(img) => Ok(img),
             Err(log) if log.contains("gpu-architecture") || log.contains("invalid value") => {
@@ -260,8 +261,8 @@ impl Compiler {
                     .iter()
                     .map(|o| o.replace("=sm_", "=compute_"))
                     .collect();
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&ptx_opts)))
-                    .map_err(|_| nvrtc_missing())??
+                match cupy_core::gpu::on_big_stack(|| run(&ptx_opts))
+                    .ok_or_else(nvrtc_missing)??
                 {
                     Ok(img) => Ok(img),
                     Err(log) => Err(Error::Compile {

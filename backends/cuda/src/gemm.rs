@@ -176,7 +176,7 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
     }
     be.bind()?;
     if k == 0 {
-        let zero = Kernel::map("zeros", vec![], vec![dt], Expr::constant(Scalar::zero(dt)));
+        let zero = Kernel::map("zeros", vec![], vec![], Expr::constant(Scalar::zero(dt)));
         return be.run_elementwise(&zero, &lc.shape, &[], &[(c_op, lc)], &[], &[]);
     }
     // Operands cuBLAS can read directly, or contiguous copies.

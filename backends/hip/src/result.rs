@@ -671,9 +671,20 @@ impl Rtc {
             }
         }
         let g = Guard(&self.api, prog);
-        // SAFETY: valid program; option pointers live in `copts`.
-        let c =
-            unsafe { (self.api.hiprtcCompileProgram)(g.1, optp.len() as c_int, optp.as_mut_ptr()) };
+        // hipRTC runs on a thread with a big stack (deep expressions recurse in the compiler;
+        // `cupy_core::gpu::on_big_stack`); the pointers cross as addresses.
+        let (compile, pg, po, n) = (
+            self.api.hiprtcCompileProgram,
+            g.1 as usize,
+            optp.as_mut_ptr() as usize,
+            optp.len() as c_int,
+        );
+        // SAFETY: valid program; option pointers live in `copts` (and `optp`), which outlive the
+        // scoped thread; the program is used by that thread alone until it returns.
+        let c = cupy_core::gpu::on_big_stack(move || unsafe {
+            compile(pg as r::hiprtcProgram, n, po as *mut *const c_char)
+        })
+        .unwrap_or(r::HIPRTC_ERROR_COMPILATION);
         let log = self.log(g.1);
         if c != r::HIPRTC_SUCCESS {
             return Err(self.err("hiprtcCompileProgram", c, log));

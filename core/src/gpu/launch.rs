@@ -349,7 +349,10 @@ pub fn prepare_elementwise<D: GpuDriver>(
         return Ok(p);
     }
     check_dtypes(be, &k.name, &k.dtypes())?;
-    let e = emit_elementwise(k, &spec, be.flavor()).map_err(|e| relabel(be, e))?;
+    let flavor = be.flavor();
+    let e = super::on_big_stack(|| emit_elementwise(k, &spec, flavor))
+        .ok_or_else(|| Error::invalid(&k.name, "the C++ emitter panicked"))?
+        .map_err(|e| relabel(be, e))?;
     let funcs = be.load_module(&k.name, &e.source, &e.entries)?;
     let p = Arc::new(Prepared {
         funcs,
@@ -689,6 +692,27 @@ pub fn run_elementwise<D: GpuDriver>(
     raws: &[(DevBuf, usize)],
     params: &[Scalar],
 ) -> Result<()> {
+    if ins.len() != k.inputs.len()
+        || outs.len() != k.outputs.len()
+        || raws.len() != k.raws.len()
+        || params.len() != k.params.len()
+    {
+        return Err(Error::invalid(
+            &k.name,
+            format!(
+                "operand counts (inputs {}, outputs {}, raws {}, params {}) do not match the \
+                 kernel ({}, {}, {}, {})",
+                ins.len(),
+                outs.len(),
+                raws.len(),
+                params.len(),
+                k.inputs.len(),
+                k.outputs.len(),
+                k.raws.len(),
+                k.params.len()
+            ),
+        ));
+    }
     if shape_size(shape) == 0 {
         return Ok(());
     }

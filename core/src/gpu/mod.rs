@@ -18,3 +18,23 @@
 pub mod disk_cache;
 pub mod launch;
 pub mod pool;
+
+/// Stack of the thread [`on_big_stack`] runs work on: 256 MiB (reserved, not committed).
+pub const BIG_STACK: usize = 256 << 20;
+
+/// Runs `f` on a scoped thread with a [`BIG_STACK`] stack and returns its result; `None` when
+/// it panicked or no thread could be spawned. Kernel emission and the run-time compilers
+/// (NVRTC, hipRTC: in-process, on the caller's thread) recurse once per nesting level of an
+/// expression: a `fuse`d chain of 500 ops overflowed the 2 MiB stack of a Rust test thread on
+/// the H200.
+pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("cupy-compile".into())
+            .stack_size(BIG_STACK)
+            .spawn_scoped(s, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
