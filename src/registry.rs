@@ -177,7 +177,7 @@ pub fn routines() -> Vec<Routine> {
         "cupy.matmul",
         "linalg",
         [Yes, Partial, Yes, Partial],
-        "BLAS for floats (wgpu: float32/float64; cuda: float16/bfloat16/float32/float64); integer and bool: cpu, and wgpu as one IR kernel with NumPy's wrap-around (refused on cuda/hip: NVRTC stalled on that kernel, see docs/backends.md); complex on cpu, cuda and hip (cuBLAS/rocBLAS C/Z GEMM; cuda's not yet run on the H200), refused on wgpu",
+        "BLAS for floats (wgpu: float32/float64; cuda: float16/bfloat16/float32/float64); integer and bool: one IR kernel with NumPy's wrap-around on every backend; complex on cpu, cuda and hip (cuBLAS/rocBLAS C/Z GEMM), refused on wgpu",
     );
     add(
         "cupy.dot",
