@@ -198,9 +198,12 @@ macro_rules! sort_float {
 sort_float!(f16, bf16, f32, f64);
 impl<F: PartialOrd + Copy + Send + Sync + 'static> SortElem for Complex<F> {
     fn cmp(a: &Self, b: &Self) -> Ordering {
+        // NumPy's classes: R+Rj < R+nanj < nan+Rj < nan+nanj; within a class by the parts
+        // that are not NaN (real first).
         #[allow(clippy::eq_op)]
-        let (an, bn) = (a.re != a.re, b.re != b.re);
-        an.cmp(&bn)
+        let class = |z: &Self| 2 * u8::from(z.re != z.re) + u8::from(z.im != z.im);
+        class(a)
+            .cmp(&class(b))
             .then_with(|| cmp_float(a.re, b.re))
             .then_with(|| cmp_float(a.im, b.im))
     }
@@ -346,4 +349,43 @@ pub(crate) fn sort(be: &CpuBackend, call: &SortCall<'_>) -> Result<()> {
         DType::Complex128 => sort_rows::<Complex<f64>>(k, vals, off, batch, n),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NumPy 2.2.6: `np.sort([3, nan+0j, 1+nanj, 1+2j, 1-5j, -0+0j, 0-0j], kind='stable')` is
+    /// `[-0, 0, 1-5j, 1+2j, 3, 1+nanj, nan+0j]`, and `[1+2j, -0+nanj, inf-1j, 3]` sorts to
+    /// `[1+2j, 3, inf-1j, -0+nanj]`.
+    #[test]
+    fn complex_order_is_numpys() {
+        let c = Complex::new;
+        let nan = f64::NAN;
+        let mut v: Vec<(usize, Complex<f64>)> = [
+            c(3.0, 0.0),
+            c(nan, 0.0),
+            c(1.0, nan),
+            c(1.0, 2.0),
+            c(1.0, -5.0),
+            c(-0.0, 0.0),
+            c(0.0, -0.0),
+        ]
+        .into_iter()
+        .enumerate()
+        .collect();
+        v.sort_by(|a, b| SortElem::cmp(&a.1, &b.1));
+        let order: Vec<usize> = v.iter().map(|p| p.0).collect();
+        assert_eq!(order, [5, 6, 4, 3, 0, 2, 1]);
+        let mut w = [
+            c(1.0, 2.0),
+            c(-0.0, nan),
+            c(f64::INFINITY, -1.0),
+            c(3.0, 0.0),
+        ];
+        w.sort_by(SortElem::cmp);
+        assert_eq!(w[1], c(3.0, 0.0));
+        assert_eq!(w[2], c(f64::INFINITY, -1.0));
+        assert!(w[3].im.is_nan());
+    }
 }
