@@ -15,7 +15,7 @@
 
 use crate::array::{check_dtype, Array};
 use crate::ops::launch::Elementwise;
-use crate::ops::reduce::{normalize_axes, Axes};
+use crate::ops::reduce::{Axes, ReduceAxes};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt};
@@ -38,15 +38,14 @@ pub(crate) fn reduce_first(
     axes: &Axes,
     keepdims: bool,
 ) -> Result<Array> {
-    let a = inputs
-        .first()
-        .ok_or_else(|| Error::invalid(op, "no input"))?;
-    let device = crate::array::same_device(op, inputs.iter().copied())?;
-    let shape = a.shape().to_vec();
-    let ndim = shape.len();
-    let red = normalize_axes(op, axes, ndim)?;
-    let keep: Vec<usize> = (0..ndim).filter(|i| !red.contains(i)).collect();
-    let out_shape: Vec<usize> = keep.iter().map(|&i| shape[i]).collect();
+    let ReduceAxes {
+        device,
+        red,
+        keep,
+        out_shape,
+        final_shape,
+    } = ReduceAxes::new(op, inputs, axes, keepdims)?;
+    let shape = inputs[0].shape().to_vec();
     let n_out: usize = out_shape.iter().product();
     let n_red: usize = red.iter().map(|&i| shape[i]).product();
     if n_red == 0 {
@@ -68,16 +67,6 @@ pub(crate) fn reduce_first(
     for d in kernel.dtypes() {
         check_dtype(&device, op, d)?;
     }
-    let final_shape: Vec<isize> = (0..ndim)
-        .filter(|i| keepdims || !red.contains(i))
-        .map(|i| {
-            if red.contains(&i) {
-                1
-            } else {
-                shape[i] as isize
-            }
-        })
-        .collect();
     if n_out == 0 {
         return Array::empty_on(&device, &out_shape, kernel.output)?.reshape(&final_shape);
     }

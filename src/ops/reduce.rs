@@ -177,6 +177,61 @@ pub fn normalize_axes(op: &str, axes: &Axes, ndim: usize) -> Result<Vec<usize>> 
     }
 }
 
+/// The axes of a reduction over `inputs` (all of one shape): shared by [`reduce_with`] and the
+/// identity-less `ReductionKernel` passes.
+pub(crate) struct ReduceAxes {
+    /// The inputs' device.
+    pub device: crate::Device,
+    /// Reduced axes (normalized, ascending).
+    pub red: Vec<usize>,
+    /// Kept axes (ascending).
+    pub keep: Vec<usize>,
+    /// Extents of the kept axes.
+    pub out_shape: Vec<usize>,
+    /// The result's shape (`keepdims` puts 1 where an axis was reduced).
+    pub final_shape: Vec<isize>,
+}
+
+impl ReduceAxes {
+    /// # Errors
+    /// [`Error::InvalidArgument`] without inputs; device mismatch; [`Error::ShapeMismatch`]
+    /// when the inputs' shapes differ; axis errors.
+    pub(crate) fn new(op: &str, inputs: &[&Array], axes: &Axes, keepdims: bool) -> Result<Self> {
+        let a = inputs
+            .first()
+            .ok_or_else(|| Error::invalid(op, "no input"))?;
+        let device = crate::array::same_device(op, inputs.iter().copied())?;
+        if let Some(x) = inputs.iter().find(|x| x.shape() != a.shape()) {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                lhs: a.shape().to_vec(),
+                rhs: x.shape().to_vec(),
+            });
+        }
+        let shape = a.shape();
+        let red = normalize_axes(op, axes, shape.len())?;
+        let keep: Vec<usize> = (0..shape.len()).filter(|i| !red.contains(i)).collect();
+        let out_shape: Vec<usize> = keep.iter().map(|&i| shape[i]).collect();
+        let final_shape: Vec<isize> = (0..shape.len())
+            .filter(|i| keepdims || !red.contains(i))
+            .map(|i| {
+                if red.contains(&i) {
+                    1
+                } else {
+                    shape[i] as isize
+                }
+            })
+            .collect();
+        Ok(ReduceAxes {
+            device,
+            red,
+            keep,
+            out_shape,
+            final_shape,
+        })
+    }
+}
+
 /// Runs a reduction kernel over `axes` of the kernel's inputs (all of one shape).
 ///
 /// # Errors
@@ -189,39 +244,20 @@ pub fn reduce_with(
     axes: &Axes,
     keepdims: bool,
 ) -> Result<Array> {
-    let a = inputs
-        .first()
-        .ok_or_else(|| Error::invalid(op, "no input"))?;
-    let device = crate::array::same_device(op, inputs.iter().copied())?;
-    for x in inputs {
-        if x.shape() != a.shape() {
-            return Err(Error::ShapeMismatch {
-                op: op.into(),
-                lhs: a.shape().to_vec(),
-                rhs: x.shape().to_vec(),
-            });
-        }
-    }
-    let ndim = a.ndim();
-    let red = normalize_axes(op, axes, ndim)?;
-    let keep: Vec<usize> = (0..ndim).filter(|i| !red.contains(i)).collect();
-    let out_shape: Vec<usize> = keep.iter().map(|&i| a.shape()[i]).collect();
+    let ReduceAxes {
+        device,
+        red,
+        keep,
+        out_shape,
+        final_shape,
+    } = ReduceAxes::new(op, inputs, axes, keepdims)?;
+    let a = inputs[0];
     let red_shape: Vec<usize> = red.iter().map(|&i| a.shape()[i]).collect();
     for d in kernel.dtypes() {
         check_dtype(&device, op, d)?;
     }
     let out = Array::empty_on(&device, &out_shape, kernel.output)?;
-    let final_shape: Vec<usize> = if keepdims {
-        (0..ndim)
-            .map(|i| if red.contains(&i) { 1 } else { a.shape()[i] })
-            .collect()
-    } else {
-        out_shape.clone()
-    };
-    let finish = |o: Array| -> Result<Array> {
-        let s: Vec<isize> = final_shape.iter().map(|&d| d as isize).collect();
-        o.reshape(&s)
-    };
+    let finish = |o: Array| -> Result<Array> { o.reshape(&final_shape) };
     if out.size() == 0 {
         return finish(out);
     }
