@@ -50,11 +50,11 @@ fn first_calls(dev: &Device, unique: f32) -> cp::Result<(f64, f64)> {
     let ones = Array::ones_on(dev, &[4], DType::Float32)?;
     dev.synchronize()?;
     let t = Instant::now();
-    cp::ops::launch::elementwise(&k, &[&ones], &[], vec![])?;
+    cp::launch::elementwise(&k, &[&ones], &[], vec![])?;
     dev.synchronize()?;
     let first = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    cp::ops::launch::elementwise(&k, &[&ones], &[], vec![])?;
+    cp::launch::elementwise(&k, &[&ones], &[], vec![])?;
     dev.synchronize()?;
     Ok((first, t.elapsed().as_secs_f64() * 1e3))
 }

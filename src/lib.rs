@@ -22,12 +22,19 @@
 
 pub mod array;
 mod backends;
+pub mod creation;
 pub mod custom;
 pub mod device;
-mod fmt;
-pub mod index;
-pub mod ops;
+pub mod indexing;
+pub mod launch;
+pub mod linalg;
+pub mod math;
 pub mod registry;
+pub mod scipy;
+pub mod sorting;
+pub mod statistics;
+
+pub use array::index;
 
 pub use array::Array;
 pub use cupy_core::{
@@ -39,13 +46,13 @@ pub use custom::fuse::{fuse, where_, Fused, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
-pub use ops::indexing::{
+pub use indexing::{
     add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take,
 };
-pub use ops::linalg::{dot, matmul};
-pub use ops::reduce::{max, mean, min, prod, reduce, sum, Axes, Reduction};
-pub use ops::sorting::{argsort, cumprod, cumsum, sort};
-pub use ops::ufunc::*;
+pub use linalg::{dot, matmul};
+pub use math::ufunc::*;
+pub use sorting::{argsort, cumprod, cumsum, sort};
+pub use statistics::reduction::{max, mean, min, prod, reduce, sum, Axes, Reduction};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.
 pub use cupy_core as core;
@@ -53,27 +60,6 @@ pub use cupy_core as core;
 pub use half;
 /// The `num-complex` crate, for complex host data (`cupy::num_complex::Complex<f32>`).
 pub use num_complex;
-
-/// `cupyx.scipy`: SciPy-compatible routines.
-pub mod scipy {
-    /// `cupyx.scipy.signal`.
-    pub mod signal {
-        pub use crate::ops::signal::Mode;
-        use crate::{Array, Result};
-
-        /// `scipy.signal.convolve2d(in1, in2, mode)` with `boundary="fill", fillvalue=0`,
-        /// computed on the arrays' device as one kernel. `mode` is `"full"`, `"same"` or
-        /// `"valid"`. Output shape: full `(M+P-1, N+Q-1)`, same `(M, N)`, valid `(M-P+1, N-Q+1)`.
-        ///
-        /// # Errors
-        /// [`crate::Error::InvalidArgument`] for an unknown mode, inputs that are not 2-D or are
-        /// empty, or a `"valid"` pair where neither input contains the other; dtype and device
-        /// errors (e.g. float64 on a device without it).
-        pub fn convolve2d(in1: &Array, in2: &Array, mode: &str) -> Result<Array> {
-            crate::ops::signal::convolve2d(in1, in2, mode.parse()?)
-        }
-    }
-}
 
 // ----- creation on the current device -----
 

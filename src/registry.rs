@@ -2,8 +2,8 @@
 //! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
 //! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
 
-use crate::ops::reduce::Reduction;
-use crate::ops::ufunc::Ufunc;
+use crate::math::ufunc::Ufunc;
+use crate::statistics::reduction::Reduction;
 
 /// How a routine is provided on one backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! hip) launched with explicit grid/block on every listed backend; the cpu refuses clearly.
 
 use crate::common;
-use cupy::ops::ufunc::Arg;
+use cupy::Arg;
 use cupy::{Array, BackendKind, DType, Device, Error, KernelArg, RawKernel, RawModule, SliceItem};
 
 const SAXPY_WGSL: &str = r#"

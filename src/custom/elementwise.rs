@@ -46,9 +46,9 @@
 
 use crate::array::{same_device, Array};
 use crate::device::Device;
-use crate::ops::launch::{broadcast_all, Elementwise};
-use crate::ops::reduce::{reduce_with, Axes};
-use crate::ops::ufunc::Arg;
+use crate::launch::{broadcast_all, Elementwise};
+use crate::math::ufunc::Arg;
+use crate::statistics::reduction::{reduce_with, Axes};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::ReduceKernel;
@@ -947,7 +947,7 @@ impl ReductionKernel {
             .map(|a| a.broadcast_to(&shape))
             .collect::<Result<_>>()?;
         let axes = axis.into();
-        let red = crate::ops::reduce::normalize_axes(op, &axes, shape.len())?;
+        let red = crate::statistics::reduction::normalize_axes(op, &axes, shape.len())?;
         let in_size: usize = shape.iter().product();
         let out_size: usize = shape
             .iter()

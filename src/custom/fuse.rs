@@ -24,9 +24,9 @@
 //! `map` of one reduction kernel (CuPy fuses the same way).
 
 use crate::array::Array;
-use crate::ops::launch::{broadcast_all, Elementwise};
-use crate::ops::reduce::{normalize_axes, reduce_with, Axes, Reduction};
-use crate::ops::ufunc::{Arg, Ufunc};
+use crate::launch::{broadcast_all, Elementwise};
+use crate::math::ufunc::{Arg, Ufunc};
+use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduction};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};

@@ -73,7 +73,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::ops::ufunc::Arg;
+use crate::math::ufunc::Arg;
 use crate::{Array, Device, Error, Result, Scalar, WeakScalar};
 use cupy_core::backend::{RawArg, RawLaunch};
 use half::{bf16, f16};

@@ -14,8 +14,8 @@
 //! associative, commutative combines CuPy requires.
 
 use crate::array::{check_dtype, Array};
-use crate::ops::launch::Elementwise;
-use crate::ops::reduce::{Axes, ReduceAxes};
+use crate::launch::Elementwise;
+use crate::statistics::reduction::{Axes, ReduceAxes};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt};

@@ -2,7 +2,7 @@
 //! `create_ufunc` tables are. One definition serves every backend.
 
 use crate::array::Array;
-use crate::ops::launch::Elementwise;
+use crate::launch::Elementwise;
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};

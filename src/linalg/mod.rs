@@ -307,7 +307,7 @@ fn gemm_ir(
     params.extend(lay(a.1));
     params.extend(lay(b.1));
     let out = c.reshape(&[(bs * m * n) as isize])?;
-    crate::ops::launch::Elementwise {
+    crate::launch::Elementwise {
         op: "matmul",
         kernel: &kernel,
         inputs: &[],
@@ -328,7 +328,7 @@ fn gemm_ir(
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
     if a.ndim() == 0 || b.ndim() == 0 {
         // NumPy: dot with a scalar is multiplication.
-        return crate::ops::ufunc::multiply(a, b);
+        return crate::math::ufunc::multiply(a, b);
     }
     if a.ndim() > 2 || b.ndim() > 2 {
         return Err(Error::Unsupported {

@@ -3,7 +3,7 @@
 
 use crate::array::Array;
 use crate::device::Device;
-use crate::ops::launch::Elementwise;
+use crate::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};

@@ -3,7 +3,7 @@
 //! Rust scalars are weak (NEP 50): `f32_array * 2.0` stays float32.
 
 use crate::array::Array;
-use crate::ops::ufunc::{apply, Arg, Ufunc};
+use crate::math::ufunc::{apply, Arg, Ufunc};
 use cupy_core::error::Result;
 use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 

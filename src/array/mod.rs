@@ -1,5 +1,9 @@
 //! [`Array`]: an n-dimensional view of a device buffer (`cupy.ndarray`).
 
+mod fmt;
+pub mod index;
+mod operators;
+
 use crate::device::Device;
 use cupy_core::backend::Buffer;
 use cupy_core::dtype::{DType, Element};

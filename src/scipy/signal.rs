@@ -2,7 +2,7 @@
 //! per output element), so every backend runs it on its device.
 
 use crate::array::{same_device, Array};
-use crate::ops::launch::Elementwise;
+use crate::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
@@ -127,15 +127,22 @@ fn kernel(t: DType) -> Kernel {
 }
 
 /// `scipy.signal.convolve2d(in1, in2, mode)` with `boundary="fill", fillvalue=0`, computed on the
-/// arrays' device. Inputs are promoted to a common dtype (float32, float64 or an integer type).
-///
-/// In `"valid"` mode one input must be at least as large as the other in every dimension; if
-/// `in2` is the larger, the inputs are swapped (as SciPy does).
+/// arrays' device as one kernel. `mode` is `"full"`, `"same"` or `"valid"` (or a [`Mode`]).
+/// Output shape: full `(M+P-1, N+Q-1)`, same `(M, N)`, valid `(M-P+1, N-Q+1)`.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for inputs that are not 2-D, an empty input, or a `"valid"` pair
-/// where neither input contains the other; dtype and device errors.
-pub fn convolve2d(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
+/// [`Error::InvalidArgument`] for an unknown mode, inputs that are not 2-D or are empty, or a
+/// `"valid"` pair where neither input contains the other; dtype and device errors (e.g. float64
+/// on a device without it).
+pub fn convolve2d(in1: &Array, in2: &Array, mode: &str) -> Result<Array> {
+    convolve2d_mode(in1, in2, mode.parse()?)
+}
+
+/// [`convolve2d`] with a parsed [`Mode`].
+///
+/// # Errors
+/// As [`convolve2d`].
+pub fn convolve2d_mode(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
     let op = "convolve2d";
     same_device(op, [in1, in2])?;
     if in1.ndim() != 2 || in2.ndim() != 2 {

@@ -2,7 +2,7 @@
 //! kernel with raw loads on every backend.
 
 use crate::array::{same_device, Array};
-use crate::ops::launch::Elementwise;
+use crate::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};

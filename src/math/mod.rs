@@ -1,0 +1,3 @@
+//! `cupy`'s mathematical functions: the ufuncs, one file per NumPy family.
+
+pub mod ufunc;

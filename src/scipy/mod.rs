@@ -1,0 +1,3 @@
+//! `cupyx.scipy`: SciPy-compatible routines.
+
+pub mod signal;

@@ -1,0 +1,3 @@
+//! Reductions and statistics.
+
+pub mod reduction;
