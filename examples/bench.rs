@@ -15,7 +15,7 @@
 
 use cupy as cp;
 use cupy::core::kernel::ir::{BinaryOp, Expr, Kernel};
-use cupy::{Array, BackendKind, DType, Device, Scalar, Ufunc};
+use cupy::{Array, BackendKind, DType, Device, Scalar};
 use std::cell::Cell;
 use std::time::Instant;
 
@@ -189,7 +189,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let case = format!("add_f32_{sfx}");
     if b.want(&case) {
         let r = b.time(3, 10, || {
-            cp::apply_out(Ufunc::Add, &[(&x).into(), (&y).into()], &z).map(|_| ())
+            cp::apply_out(&cp::ufuncs::add, &[(&x).into(), (&y).into()], &z).map(|_| ())
         });
         b.report(&case, r, gb(12.0 * n as f64));
     }
@@ -422,12 +422,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let c = rand_f32(&dev, 1000, 8)?;
             let out = Array::empty_on(&dev, &[1000], DType::Float32)?;
             for _ in 0..100 {
-                cp::apply_out(Ufunc::Add, &[(&a).into(), (&c).into()], &out)?;
+                cp::apply_out(&cp::ufuncs::add, &[(&a).into(), (&c).into()], &out)?;
             }
             dev.synchronize()?;
             let t = Instant::now();
             for _ in 0..10_000 {
-                cp::apply_out(Ufunc::Add, &[(&a).into(), (&c).into()], &out)?;
+                cp::apply_out(&cp::ufuncs::add, &[(&a).into(), (&c).into()], &out)?;
             }
             dev.synchronize()?;
             Ok(t.elapsed().as_secs_f64() * 1e3)

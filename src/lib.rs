@@ -50,7 +50,19 @@ pub use indexing::{
     add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take,
 };
 pub use linalg::{dot, matmul};
-pub use math::ufunc::*;
+#[allow(ambiguous_glob_reexports)]
+pub use math::arithmetic::*;
+pub use math::bitwise::*;
+pub use math::complex::*;
+pub use math::exp_log::*;
+pub use math::floating::*;
+pub use math::hyperbolic::*;
+pub use math::logic::*;
+pub use math::misc::*;
+pub use math::rounding::*;
+pub use math::trig::*;
+pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
+pub use math::{all_ufuncs, ufunc, ufuncs};
 pub use sorting::{argsort, cumprod, cumsum, sort};
 pub use statistics::reduction::{max, mean, min, prod, reduce, sum, Axes, Reduction};
 

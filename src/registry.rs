@@ -2,11 +2,14 @@
 //! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
 //! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
 
-use crate::math::ufunc::Ufunc;
+use crate::math::ufunc::{kernel_with_lets, Ufunc};
 use crate::statistics::reduction::Reduction;
+use cupy_core::kernel::ir::{Expr, Kernel};
+use cupy_core::kernel::math::Lets;
+use cupy_core::{BackendKind, BackendProvider, DType};
 
 /// How a routine is provided on one backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Support {
     /// Runs on the device.
     Yes,
@@ -14,6 +17,9 @@ pub enum Support {
     Partial,
     /// Not available.
     No,
+    /// Computed from the backend's own answer ([`cupy_core::BackendProvider::check_kernel`]):
+    /// runs every dtype NumPy has a loop for except these.
+    Refuses(Vec<DType>),
 }
 
 /// One routine of the registry.
@@ -25,12 +31,68 @@ pub struct Routine {
     pub category: &'static str,
     /// Support on cpu, wgpu, cuda, hip (in that order).
     pub support: [Support; 4],
-    /// Restrictions.
+    /// Restrictions, or the family.
     pub notes: &'static str,
 }
 
-const WGPU_F64_MATH: &str =
-    "wgpu: float64 transcendentals are refused (Vulkan has none); complex dtypes not yet";
+/// The backends' positions in [`Routine::support`].
+const COLUMNS: [BackendKind; 4] = [
+    BackendKind::Cpu,
+    BackendKind::Wgpu,
+    BackendKind::Cuda,
+    BackendKind::Hip,
+];
+
+/// The elementwise kernel of `u` on operands of dtype `t` (as [`crate::apply`] builds it), or
+/// `None` where NumPy has no loop.
+fn ufunc_kernel(u: &Ufunc, t: DType) -> Option<Kernel> {
+    let strong = vec![t; u.nin()];
+    let (_, c, o) = u.loop_types(&strong, &[]).ok()?;
+    let args = (0..u.nin()).map(|k| Expr::input(k, t).cast(c)).collect();
+    let mut lets = Lets::default();
+    let body = u.body(&mut lets, c, args).cast(o);
+    Some(kernel_with_lets(u.name(), strong, vec![], lets, body))
+}
+
+/// Support of `u` per column, from each backend's verdict on the kernel of every dtype.
+fn ufunc_support(u: &Ufunc) -> [Support; 4] {
+    let kernels: Vec<(DType, Kernel)> = DType::ALL
+        .iter()
+        .filter_map(|&t| ufunc_kernel(u, t).map(|k| (t, k)))
+        .collect();
+    support_from(|p| {
+        kernels
+            .iter()
+            .filter(|(_, k)| p.check_kernel(k).is_err())
+            .map(|(t, _)| *t)
+            .collect()
+    })
+}
+
+/// Support of a reduction per column, from each backend's verdict on its kernel for every dtype
+/// (complex max/min have no loop: NumPy orders complex, cupy-rs refuses them as TypeError).
+fn reduction_support(r: Reduction) -> [Support; 4] {
+    let kernels: Vec<(DType, cupy_core::kernel::ir::ReduceKernel)> = DType::ALL
+        .iter()
+        .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, k)))
+        .collect();
+    support_from(|p| {
+        kernels
+            .iter()
+            .filter(|(_, k)| p.check_reduction(k).is_err())
+            .map(|(t, _)| *t)
+            .collect()
+    })
+}
+
+/// Support per column from `refused(provider)`, the dtypes a backend refuses.
+fn support_from(refused: impl Fn(&dyn BackendProvider) -> Vec<DType>) -> [Support; 4] {
+    let providers = crate::backends::providers();
+    COLUMNS.map(|kind| match providers.iter().find(|p| p.kind() == kind) {
+        Some(p) => Support::Refuses(refused(p.as_ref())),
+        None => Support::No,
+    })
+}
 
 /// Support of the scans and sorts (`src/ops/sorting.rs`) on cpu, wgpu, cuda, hip.
 /// cuda: hand-written kernels of hip-kernels/ (NVRTC); hip: the same kernels, compiled by hipRTC
@@ -78,7 +140,7 @@ pub fn routines() -> Vec<Routine> {
         add(
             &format!("cupy.{n}"),
             "creation",
-            all,
+            all.clone(),
             if n == "linspace" {
                 "values computed in float64 (NumPy's rule): the device needs float64"
             } else {
@@ -89,13 +151,13 @@ pub fn routines() -> Vec<Routine> {
     add(
         "cupy.asnumpy / ndarray.get",
         "transfer",
-        all,
+        all.clone(),
         "to_vec, to_ndarray, to_bytes",
     );
-    add("ndarray.astype", "conversion", all, "");
-    add("ndarray.copy", "conversion", all, "");
-    add("cupy.copyto", "conversion", all, "Array::copy_from");
-    add("ndarray.fill", "conversion", all, "");
+    add("ndarray.astype", "conversion", all.clone(), "");
+    add("ndarray.copy", "conversion", all.clone(), "");
+    add("cupy.copyto", "conversion", all.clone(), "Array::copy_from");
+    add("ndarray.fill", "conversion", all.clone(), "");
     for n in [
         "reshape",
         "ravel",
@@ -108,26 +170,26 @@ pub fn routines() -> Vec<Routine> {
         add(
             &format!("cupy.{n}"),
             "manipulation",
-            all,
+            all.clone(),
             "views where NumPy makes views",
         );
     }
     add(
         "ndarray.__getitem__ (basic)",
         "indexing",
-        all,
+        all.clone(),
         "s![] with Python slice semantics",
     );
     add(
         "cupy.take / ndarray.take",
         "indexing",
-        all,
+        all.clone(),
         "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap",
     );
     add(
         "cupy.put / ndarray.put",
         "indexing",
-        all,
+        all.clone(),
         "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them",
     );
     add(
@@ -142,34 +204,19 @@ pub fn routines() -> Vec<Routine> {
         [Yes, Partial, Yes, Partial],
         "atomic read-modify-write kernel; float order of repeated indices unspecified; wgpu: no float64, no 64-bit integer max/min",
     );
-    for u in Ufunc::ALL {
-        let transcendental = matches!(
-            u,
-            Ufunc::Exp
-                | Ufunc::Log
-                | Ufunc::Sin
-                | Ufunc::Cos
-                | Ufunc::Tan
-                | Ufunc::Tanh
-                | Ufunc::Power
-                | Ufunc::Arctan2
-        );
+    for u in crate::math::all_ufuncs() {
         add(
             &format!("cupy.{}", u.name()),
             "ufunc",
-            if transcendental {
-                [Yes, Partial, Yes, Partial]
-            } else {
-                all
-            },
-            if transcendental { WGPU_F64_MATH } else { "" },
+            ufunc_support(u),
+            u.family(),
         );
     }
     for r in Reduction::ALL {
         add(
             &format!("cupy.{}", r.name()),
             "reduction",
-            all,
+            reduction_support(r),
             "axis, keepdims",
         );
     }
@@ -202,25 +249,25 @@ pub fn routines() -> Vec<Routine> {
     add(
         "cupyx.scipy.signal.convolve2d",
         "signal",
-        all,
+        all.clone(),
         "boundary='fill', fillvalue=0",
     );
     add(
         "cupy.ElementwiseKernel",
         "custom kernels",
-        all,
+        all.clone(),
         "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only",
     );
     add(
         "cupy.ReductionKernel",
         "custom kernels",
-        all,
+        all.clone(),
         "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type",
     );
     add(
         "cupy.fuse",
         "custom kernels",
-        all,
+        all.clone(),
         "closures over Sym; a reduction only as the last step",
     );
     add(
@@ -229,16 +276,21 @@ pub fn routines() -> Vec<Routine> {
         [No, Yes, Yes, Partial],
         "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses",
     );
-    add("cupy.show_config", "devices", all, "");
+    add("cupy.show_config", "devices", all.clone(), "");
     v
 }
 
 /// The markdown of `docs/api-coverage.md`.
 pub fn coverage_markdown() -> String {
-    let mark = |s: Support| match s {
-        Support::Yes => "yes",
-        Support::Partial => "partial",
-        Support::No => "-",
+    let mark = |s: &Support| match s {
+        Support::Yes => "yes".to_string(),
+        Support::Partial => "partial".to_string(),
+        Support::No => "-".to_string(),
+        Support::Refuses(d) if d.is_empty() => "yes".to_string(),
+        Support::Refuses(d) => format!(
+            "no {}",
+            d.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ")
+        ),
     };
     let mut s = String::from(
         "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`); a test fails when this file is stale.\n\
@@ -251,10 +303,10 @@ pub fn coverage_markdown() -> String {
             "| `{}` | {} | {} | {} | {} | {} | {} |\n",
             r.name,
             r.category,
-            mark(r.support[0]),
-            mark(r.support[1]),
-            mark(r.support[2]),
-            mark(r.support[3]),
+            mark(&r.support[0]),
+            mark(&r.support[1]),
+            mark(&r.support[2]),
+            mark(&r.support[3]),
             r.notes
         ));
     }

@@ -3,7 +3,7 @@
 
 use crate::common::{self, CaseError};
 use cupy::core::discovery::Selection;
-use cupy::{Array, BackendKind, DType, Device, Error, Ufunc};
+use cupy::{Array, BackendKind, DType, Device, Error};
 
 type R = std::result::Result<(), CaseError>;
 
@@ -333,7 +333,7 @@ fn failed_ops_leave_inputs_intact() {
         let out = Array::from_slice_on(dev, &[9i32, 9, 9], &[3])?;
         let _ = cupy::add(&a, &b);
         let _ = &b + 300;
-        let _ = cupy::apply_out(Ufunc::Add, &[(&a).into(), (&a).into()], &out);
+        let _ = cupy::apply_out(&cupy::ufuncs::add, &[(&a).into(), (&a).into()], &out);
         let _ = a.reshape(&[2, 2]);
         let _ = a.sum_axis(3isize, false);
         let _ = cupy::matmul(&a, &b);

@@ -100,7 +100,7 @@ fn full_refuses_out_of_range_integers_and_dot_scales() {
             // out= larger than the inputs' broadcast shape (NumPy broadcasts into it).
             let out = cupy::zeros(&[2, 3], DType::Float32).unwrap();
             let x = cupy::array([1f32, 2., 3.]).unwrap();
-            cupy::apply_out(cupy::Ufunc::Add, &[(&x).into(), 1.0.into()], &out).unwrap();
+            cupy::apply_out(&cupy::ufuncs::add, &[(&x).into(), 1.0.into()], &out).unwrap();
             assert_eq!(
                 out.to_vec::<f32>().unwrap(),
                 vec![2., 3., 4., 2., 3., 4.],

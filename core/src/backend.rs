@@ -380,6 +380,18 @@ pub trait BackendProvider: Send + Sync {
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String>;
     /// Opens device `index` of the list `probe` returned.
     fn open(&self, index: usize) -> Result<Arc<dyn Backend>>;
+    /// Whether this backend's code generation accepts an elementwise `kernel`, for a device with
+    /// every optional feature the backend can use (no device is opened; e.g. wgpu assumes
+    /// `SHADER_F64` and `SHADER_INT64`). `Err` says why not. `docs/api-coverage.md` is made from
+    /// these answers.
+    fn check_kernel(&self, kernel: &Kernel) -> std::result::Result<(), String> {
+        kernel.validate().map_err(|e| e.to_string())
+    }
+    /// As [`BackendProvider::check_kernel`], for a reduction kernel.
+    fn check_reduction(&self, kernel: &ReduceKernel) -> std::result::Result<(), String> {
+        let _ = kernel;
+        Ok(())
+    }
 }
 
 /// Helper for backends: the standard refusal of a dtype.

@@ -3,7 +3,8 @@
 //! Rust scalars are weak (NEP 50): `f32_array * 2.0` stays float32.
 
 use crate::array::Array;
-use crate::math::ufunc::{apply, Arg, Ufunc};
+use crate::math::ufunc::{apply, Arg};
+use crate::math::ufuncs;
 use cupy_core::error::Result;
 use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
@@ -12,37 +13,37 @@ macro_rules! binop {
         impl $tr<&Array> for &Array {
             type Output = Result<Array>;
             fn $m(self, rhs: &Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(self), Arg::Array(rhs)], None)
+                apply(&ufuncs::$u, &[Arg::Array(self), Arg::Array(rhs)], None)
             }
         }
         impl $tr<Array> for &Array {
             type Output = Result<Array>;
             fn $m(self, rhs: Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(self), Arg::Array(&rhs)], None)
+                apply(&ufuncs::$u, &[Arg::Array(self), Arg::Array(&rhs)], None)
             }
         }
         impl $tr<&Array> for Array {
             type Output = Result<Array>;
             fn $m(self, rhs: &Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(&self), Arg::Array(rhs)], None)
+                apply(&ufuncs::$u, &[Arg::Array(&self), Arg::Array(rhs)], None)
             }
         }
         impl $tr<Array> for Array {
             type Output = Result<Array>;
             fn $m(self, rhs: Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(&self), Arg::Array(&rhs)], None)
+                apply(&ufuncs::$u, &[Arg::Array(&self), Arg::Array(&rhs)], None)
             }
         }
         impl<T: ScalarOperand> $tr<T> for &Array {
             type Output = Result<Array>;
             fn $m(self, rhs: T) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(self), rhs.into()], None)
+                apply(&ufuncs::$u, &[Arg::Array(self), rhs.into()], None)
             }
         }
         impl<T: ScalarOperand> $tr<T> for Array {
             type Output = Result<Array>;
             fn $m(self, rhs: T) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::Array(&self), rhs.into()], None)
+                apply(&ufuncs::$u, &[Arg::Array(&self), rhs.into()], None)
             }
         }
         binop!(@scalars $tr, $m, $u, f64, i64);
@@ -51,13 +52,13 @@ macro_rules! binop {
         impl $tr<&Array> for $t {
             type Output = Result<Array>;
             fn $m(self, rhs: &Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::from(self), Arg::Array(rhs)], None)
+                apply(&ufuncs::$u, &[Arg::from(self), Arg::Array(rhs)], None)
             }
         }
         impl $tr<Array> for $t {
             type Output = Result<Array>;
             fn $m(self, rhs: Array) -> Result<Array> {
-                apply(Ufunc::$u, &[Arg::from(self), Arg::Array(&rhs)], None)
+                apply(&ufuncs::$u, &[Arg::from(self), Arg::Array(&rhs)], None)
             }
         }
     )*};
@@ -72,30 +73,30 @@ macro_rules! scalar_operand {
 }
 scalar_operand!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
-binop!(Add, add, Add);
-binop!(Sub, sub, Subtract);
-binop!(Mul, mul, Multiply);
-binop!(Div, div, TrueDivide);
-binop!(Rem, rem, Remainder);
-binop!(BitAnd, bitand, BitwiseAnd);
-binop!(BitOr, bitor, BitwiseOr);
-binop!(BitXor, bitxor, BitwiseXor);
+binop!(Add, add, add);
+binop!(Sub, sub, subtract);
+binop!(Mul, mul, multiply);
+binop!(Div, div, true_divide);
+binop!(Rem, rem, remainder);
+binop!(BitAnd, bitand, bitwise_and);
+binop!(BitOr, bitor, bitwise_or);
+binop!(BitXor, bitxor, bitwise_xor);
 
 impl Neg for &Array {
     type Output = Result<Array>;
     fn neg(self) -> Result<Array> {
-        apply(Ufunc::Negative, &[Arg::Array(self)], None)
+        apply(&ufuncs::negative, &[Arg::Array(self)], None)
     }
 }
 impl Neg for Array {
     type Output = Result<Array>;
     fn neg(self) -> Result<Array> {
-        apply(Ufunc::Negative, &[Arg::Array(&self)], None)
+        apply(&ufuncs::negative, &[Arg::Array(&self)], None)
     }
 }
 impl Not for &Array {
     type Output = Result<Array>;
     fn not(self) -> Result<Array> {
-        apply(Ufunc::Invert, &[Arg::Array(self)], None)
+        apply(&ufuncs::invert, &[Arg::Array(self)], None)
     }
 }

@@ -25,11 +25,13 @@
 
 use crate::array::Array;
 use crate::launch::{broadcast_all, Elementwise};
-use crate::math::ufunc::{Arg, Ufunc};
+use crate::math::ufunc::{kernel_with_lets, Arg, Ufunc};
+use crate::math::ufuncs;
 use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduction};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
+use cupy_core::kernel::math::Lets;
 use cupy_core::promote::WeakScalar;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -66,6 +68,8 @@ struct Trace {
     vals: Vec<Val>,
     /// Kernel parameters: (argument number, dtype); the index is the parameter number.
     param_slots: Vec<(usize, DType)>,
+    /// Shared values of the ufunc bodies traced so far, as kernel locals.
+    lets: Lets,
 }
 
 /// The expression of a weak scalar used at dtype `dt`: a constant for a Rust number in the
@@ -122,7 +126,7 @@ impl Sym {
     }
 
     /// Applies ufunc `u` symbolically (NumPy's loop selection, the ufunc's IR body).
-    fn apply(u: Ufunc, args: &[Operand]) -> Sym {
+    pub(crate) fn apply(u: &Ufunc, args: &[Operand]) -> Sym {
         with_trace(|t| {
             let v = apply_in(t, u, args).unwrap_or_else(Val::Failed);
             Sym::push(t, v)
@@ -244,7 +248,7 @@ operand_from!(
     usize => |v: usize| WeakScalar::Int(v as i128)
 );
 
-fn apply_in(t: &mut Trace, u: Ufunc, args: &[Operand]) -> Result<Val> {
+fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
     let op = u.name();
     let vals: Vec<Val> = args
         .iter()
@@ -272,45 +276,15 @@ fn apply_in(t: &mut Trace, u: Ufunc, args: &[Operand]) -> Result<Val> {
             _ => unreachable!("filtered above"),
         });
     }
-    Ok(Val::Strong(u.body(c, exprs).cast(o)))
+    Ok(Val::Strong(u.body(&mut t.lets, c, exprs).cast(o)))
 }
-
-macro_rules! sym_methods {
-    (unary: $($f:ident => $u:ident),* ; binary: $($g:ident => $v:ident),*) => {
-        impl Sym {
-            $(
-                #[doc = concat!("`numpy.", stringify!($f), "(x)` symbolically.")]
-                pub fn $f(self) -> Sym {
-                    Sym::apply(Ufunc::$u, &[self.into()])
-                }
-            )*
-            $(
-                #[doc = concat!("`numpy.", stringify!($g), "(x, y)` symbolically.")]
-                pub fn $g(self, y: impl Into<Operand>) -> Sym {
-                    Sym::apply(Ufunc::$v, &[self.into(), y.into()])
-                }
-            )*
-        }
-    };
-}
-sym_methods!(
-    unary: negative => Negative, abs => Absolute, sqrt => Sqrt, square => Square, exp => Exp,
-        log => Log, sin => Sin, cos => Cos, tan => Tan, tanh => Tanh, floor => Floor,
-        ceil => Ceil, logical_not => LogicalNot, invert => Invert, isnan => Isnan,
-        isinf => Isinf, isfinite => Isfinite;
-    binary: maximum => Maximum, minimum => Minimum, fmax => Fmax, fmin => Fmin,
-        power => Power, floor_divide => FloorDivide, remainder => Remainder,
-        arctan2 => Arctan2, equal => Equal, not_equal => NotEqual, less => Less,
-        less_equal => LessEqual, greater => Greater, greater_equal => GreaterEqual,
-        logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor
-);
 
 macro_rules! sym_operators {
     ($($tr:ident $m:ident => $u:ident),*) => {$(
         impl<R: Into<Operand>> std::ops::$tr<R> for Sym {
             type Output = Sym;
             fn $m(self, rhs: R) -> Sym {
-                Sym::apply(Ufunc::$u, &[self.into(), rhs.into()])
+                Sym::apply(&ufuncs::$u, &[self.into(), rhs.into()])
             }
         }
         sym_operators!(@lhs $tr $m $u: f64, f32, i32, i64, u32, u64, usize);
@@ -319,15 +293,15 @@ macro_rules! sym_operators {
         impl std::ops::$tr<Sym> for $t {
             type Output = Sym;
             fn $m(self, rhs: Sym) -> Sym {
-                Sym::apply(Ufunc::$u, &[self.into(), rhs.into()])
+                Sym::apply(&ufuncs::$u, &[self.into(), rhs.into()])
             }
         }
     )*};
 }
 sym_operators!(
-    Add add => Add, Sub sub => Subtract, Mul mul => Multiply, Div div => TrueDivide,
-    Rem rem => Remainder, BitAnd bitand => BitwiseAnd, BitOr bitor => BitwiseOr,
-    BitXor bitxor => BitwiseXor, Shl shl => LeftShift, Shr shr => RightShift
+    Add add => add, Sub sub => subtract, Mul mul => multiply, Div div => true_divide,
+    Rem rem => remainder, BitAnd bitand => bitwise_and, BitOr bitor => bitwise_or,
+    BitXor bitxor => bitwise_xor, Shl shl => left_shift, Shr shr => right_shift
 );
 
 impl std::ops::Neg for Sym {
@@ -354,7 +328,7 @@ pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
                 }
             };
             // Promote x and y as `maximum` does (same rule: result of both).
-            let a = apply_in(t, Ufunc::Add, &[x, y]);
+            let a = apply_in(t, &ufuncs::add, &[x, y]);
             let ty = match a? {
                 Val::Strong(e) => e.ty,
                 _ => unreachable!("apply_in gives Strong"),
@@ -468,6 +442,8 @@ struct Traced {
     result: Val,
     /// Per parameter: which argument it comes from, and its dtype.
     param_slots: Vec<(usize, DType)>,
+    /// The kernel locals the traced ufunc bodies bound their shared values to.
+    lets: Lets,
 }
 
 /// Traces `f` (a closure over [`Sym`]s) into one kernel, as `cupy.fuse` does.
@@ -517,6 +493,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             id,
             vals: vec![],
             param_slots: vec![],
+            lets: Lets::default(),
         };
         let mut syms = Vec::with_capacity(args.len());
         let mut n_inputs = 0;
@@ -548,6 +525,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         let traced = Traced {
             result,
             param_slots: trace.param_slots,
+            lets: trace.lets,
         };
         self.cache
             .lock()
@@ -576,8 +554,15 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             .collect();
         let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
         match traced.result {
-            Val::Strong(e) => Ok(Err(Kernel::map(&self.name, in_dtypes, param_dtypes, e))),
+            Val::Strong(e) => Ok(Err(kernel_with_lets(
+                &self.name,
+                in_dtypes,
+                param_dtypes,
+                traced.lets,
+                e,
+            ))),
             Val::Reduced { map, r, .. } => {
+                let map = traced.lets.inline_into(&map);
                 let (rk, _) = r.kernel(map.ty, 1)?;
                 Ok(Ok(splice_reduction(
                     rk,
@@ -638,7 +623,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
         match traced.result {
             Val::Strong(e) => {
-                let kernel = Kernel::map(op, in_dtypes, param_dtypes, e);
+                let kernel = kernel_with_lets(op, in_dtypes, param_dtypes, traced.lets, e);
                 Elementwise {
                     op,
                     kernel: &kernel,
@@ -657,6 +642,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 axes,
                 keepdims,
             } => {
+                let map = traced.lets.inline_into(&map);
                 let shape = broadcast_all(op, &arrays)?;
                 let views: Vec<Array> = arrays
                     .iter()

@@ -328,7 +328,7 @@ fn gemm_ir(
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
     if a.ndim() == 0 || b.ndim() == 0 {
         // NumPy: dot with a scalar is multiplication.
-        return crate::math::ufunc::multiply(a, b);
+        return crate::math::arithmetic::multiply(a, b);
     }
     if a.ndim() > 2 || b.ndim() > 2 {
         return Err(Error::Unsupported {

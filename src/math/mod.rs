@@ -1,3 +1,204 @@
-//! `cupy`'s mathematical functions: the ufuncs, one file per NumPy family.
+//! `cupy`'s mathematical functions: the ufuncs, declared once each in the file of their NumPy
+//! family (arithmetic, exp_log, trig, hyperbolic, rounding, floating, bitwise, logic, complex,
+//! misc).
+//!
+//! A declaration is one entry of [`ufuncs!`]:
+//!
+//! ```text
+//! /// Hyperbolic sine, elementwise (`numpy.sinh`).
+//! sinh(x): Float => |m, c| if c.is_complex() { math::complex_sinh(m, x) } else { math::sinh(m, x) };
+//! ```
+//!
+//! the doc, the name and operands, the type [`Rule`](ufunc::Rule), and the body: an IR builder
+//! from `cupy_core::kernel::math` over the operands (already cast to the compute dtype `c`),
+//! with `m` the binder for shared subexpressions. It makes the [`Ufunc`](ufunc::Ufunc) object
+//! `cupy::ufuncs::sinh`, the function `cupy::sinh(x)`, the method `a.sinh()`, the `fuse`
+//! method `Sym::sinh` and the registry row.
 
+/// Declares the ufuncs of one family (see the module docs).
+macro_rules! ufuncs {
+    (family: $family:literal;
+     $( $(#[doc = $doc:literal])+
+        $name:ident ($first:ident $(, $rest:ident)*) : $rule:ident => |$m:pat_param, $c:pat_param| $body:expr ; )*
+    ) => {
+        /// The ufunc objects of this family (`numpy.<name>` as a value).
+        #[allow(non_upper_case_globals)]
+        pub mod ufuncs {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[doc = $doc])+
+                pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
+                    name: stringify!($name),
+                    nin: [stringify!($first) $(, stringify!($rest))*].len(),
+                    rule: $crate::math::ufunc::Rule::$rule,
+                    body: |bind, compute, args| {
+                        let mut operands = args.into_iter();
+                        #[allow(unused_variables)]
+                        let $first = operands.next().expect("operand");
+                        $(
+                            #[allow(unused_variables)]
+                            let $rest = operands.next().expect("operand");
+                        )*
+                        #[allow(unused_variables)]
+                        let $m: &mut dyn cupy_core::kernel::math::Bind = bind;
+                        #[allow(unused_variables)]
+                        let $c: cupy_core::dtype::DType = compute;
+                        $body
+                    },
+                    family: $family,
+                    doc: concat!($($doc, "\n"),+),
+                };
+            )*
+        }
+
+        /// Every ufunc of this family, in declaration order.
+        pub(crate) const ALL: &[$crate::math::ufunc::Ufunc] = &[$(ufuncs::$name),*];
+
+        $(
+            $(#[doc = $doc])+
+            ///
+            /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
+            /// for the errors.
+            pub fn $name<'a>(
+                $first: impl Into<$crate::math::ufunc::Arg<'a>>
+                $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+            ) -> cupy_core::error::Result<$crate::array::Array> {
+                $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
+            }
+        )*
+
+        impl $crate::array::Array {
+            $(
+                $(#[doc = $doc])+
+                ///
+                /// The method form of the function of the same name (`self` is the first operand).
+                pub fn $name<'a>(
+                    &'a self
+                    $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+                ) -> cupy_core::error::Result<$crate::array::Array> {
+                    $crate::math::ufunc::apply(
+                        &ufuncs::$name,
+                        &[$crate::math::ufunc::Arg::Array(self) $(, $rest.into())*],
+                        None,
+                    )
+                }
+            )*
+        }
+
+        impl $crate::custom::fuse::Sym {
+            $(
+                $(#[doc = $doc])+
+                ///
+                /// Symbolically, inside a [`fuse`](crate::fuse) closure.
+                pub fn $name(
+                    self
+                    $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
+                ) -> $crate::custom::fuse::Sym {
+                    $crate::custom::fuse::Sym::apply(&ufuncs::$name, &[self.into() $(, $rest.into())*])
+                }
+            )*
+        }
+    };
+}
+
+/// Declares other names of ufuncs (`abs` for `absolute`): the same object, function, method and
+/// `fuse` method under the second name.
+macro_rules! ufunc_aliases {
+    ($( $(#[doc = $doc:literal])+ $alias:ident = $name:ident ($first:ident $(, $rest:ident)*) ; )*) => {
+        $(
+            $(#[doc = $doc])+
+            pub fn $alias<'a>(
+                $first: impl Into<$crate::math::ufunc::Arg<'a>>
+                $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+            ) -> cupy_core::error::Result<$crate::array::Array> {
+                $name($first $(, $rest)*)
+            }
+        )*
+        /// Other names of this family's ufuncs.
+        #[allow(non_upper_case_globals)]
+        pub mod aliases {
+            $(
+                $(#[doc = $doc])+
+                pub const $alias: $crate::math::ufunc::Ufunc = super::ufuncs::$name;
+            )*
+        }
+        impl $crate::array::Array {
+            $(
+                $(#[doc = $doc])+
+                pub fn $alias<'a>(
+                    &'a self
+                    $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+                ) -> cupy_core::error::Result<$crate::array::Array> {
+                    self.$name($($rest),*)
+                }
+            )*
+        }
+        impl $crate::custom::fuse::Sym {
+            $(
+                $(#[doc = $doc])+
+                pub fn $alias(
+                    self
+                    $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
+                ) -> $crate::custom::fuse::Sym {
+                    self.$name($($rest),*)
+                }
+            )*
+        }
+    };
+}
+
+pub mod arithmetic;
+pub mod bitwise;
+pub mod complex;
+pub mod exp_log;
+pub mod floating;
+pub mod hyperbolic;
+pub mod logic;
+pub mod misc;
+pub mod rounding;
+pub mod trig;
 pub mod ufunc;
+
+/// Every ufunc object, by NumPy's name (`cupy::ufuncs::add` is `numpy.add`).
+pub mod ufuncs {
+    pub use super::arithmetic::aliases::*;
+    pub use super::arithmetic::ufuncs::*;
+    pub use super::bitwise::aliases::*;
+    pub use super::bitwise::ufuncs::*;
+    pub use super::complex::aliases::*;
+    pub use super::complex::ufuncs::*;
+    pub use super::exp_log::ufuncs::*;
+    pub use super::floating::ufuncs::*;
+    pub use super::hyperbolic::ufuncs::*;
+    pub use super::logic::ufuncs::*;
+    pub use super::misc::aliases::*;
+    pub use super::misc::ufuncs::*;
+    pub use super::rounding::ufuncs::*;
+    pub use super::trig::aliases::*;
+    pub use super::trig::ufuncs::*;
+}
+
+/// The families, in table order.
+const FAMILIES: &[&[ufunc::Ufunc]] = &[
+    arithmetic::ALL,
+    misc::ALL,
+    exp_log::ALL,
+    trig::ALL,
+    hyperbolic::ALL,
+    rounding::ALL,
+    floating::ALL,
+    complex::ALL,
+    logic::ALL,
+    bitwise::ALL,
+];
+
+/// Every ufunc cupy-rs declares (one entry per ufunc; aliases are not repeated).
+pub fn all_ufuncs() -> impl Iterator<Item = &'static ufunc::Ufunc> {
+    FAMILIES.iter().flat_map(|f| f.iter())
+}
+
+/// The ufunc named `name` (NumPy's name), if cupy-rs declares it.
+pub fn ufunc(name: &str) -> Option<&'static ufunc::Ufunc> {
+    all_ufuncs().find(|u| u.name() == name)
+}

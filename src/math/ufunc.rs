@@ -1,11 +1,15 @@
-//! Ufuncs as data: each NumPy ufunc is a name, a type-resolution rule and an IR body, as CuPy's
-//! `create_ufunc` tables are. One definition serves every backend.
+//! Ufuncs as declarations: a NumPy ufunc is a name, a type rule and an IR body, declared once
+//! with [`ufuncs!`](crate::math) in its family's file (as CuPy's `create_ufunc` one-liners). From
+//! the declaration come the [`Ufunc`] object (`cupy::ufuncs::sin`), the free function
+//! (`cupy::sin(x)`), the method (`a.sin()`), the `fuse` method (`Sym::sin`) and the registry row,
+//! so nothing is listed twice.
 
 use crate::array::Array;
 use crate::launch::Elementwise;
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
+use cupy_core::kernel::ir::{Expr, Kernel, Stmt};
+use cupy_core::kernel::math::{Bind, Lets};
 use cupy_core::promote::{result_type, WeakScalar};
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
@@ -13,67 +17,57 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A NumPy ufunc implemented by cupy-rs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Ufunc {
-    Add,
-    Subtract,
-    Multiply,
-    TrueDivide,
-    FloorDivide,
-    Remainder,
-    Power,
-    Maximum,
-    Minimum,
-    Fmax,
-    Fmin,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    LeftShift,
-    RightShift,
-    Arctan2,
-    Negative,
-    Positive,
-    Absolute,
-    Sqrt,
-    Square,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Floor,
-    Ceil,
-    LogicalNot,
-    Invert,
-    Isnan,
-    Isinf,
-    Isfinite,
+/// The IR of a ufunc over operands already cast to the loop's compute dtype (the `DType`
+/// argument); values used twice go through the [`Bind`].
+pub type Body = fn(&mut dyn Bind, DType, Vec<Expr>) -> Expr;
+
+/// A NumPy ufunc: `cupy::ufuncs::add` is `numpy.add`. Made by the declarations in the family
+/// files of [`crate::math`]; compared and hashed by name.
+#[derive(Clone, Copy)]
+pub struct Ufunc {
+    pub(crate) name: &'static str,
+    pub(crate) nin: usize,
+    pub(crate) rule: Rule,
+    pub(crate) body: Body,
+    pub(crate) family: &'static str,
+    pub(crate) doc: &'static str,
 }
 
-/// How a ufunc maps its (promoted) input dtype to the loop's compute and output dtypes.
+impl PartialEq for Ufunc {
+    fn eq(&self, other: &Ufunc) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Ufunc {}
+impl std::hash::Hash for Ufunc {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name.hash(h)
+    }
+}
+impl std::fmt::Debug for Ufunc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<ufunc '{}'>", self.name)
+    }
+}
+
+/// How a ufunc maps its (promoted) input dtype to the loop's compute and output dtypes: the
+/// classes of NumPy's loop tables (`ff->f`, `??->?`, ...) that the declarations share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rule {
+pub enum Rule {
     /// `T -> T` (bool allowed).
     Same,
+    /// `T -> T`; complex gives its real dtype (`absolute`).
+    Magnitude,
     /// `T -> T`, bool refused.
     SameNoBool,
-    /// `T -> T`, bool computed as int8 (NumPy's `??->b` loops of floor_divide/remainder/power).
+    /// `T -> T`, bool computed as int8 (NumPy's `??->b` loops of power/square).
     SameBoolAsInt8,
-    /// Integers and bool go to the float that holds them; floats stay.
+    /// As [`Rule::SameBoolAsInt8`], complex refused (floor_divide, remainder, fmod).
+    SameBoolAsInt8Real,
+    /// Integers and bool go to the float that holds them; floats and complex stay.
     Float,
+    /// As [`Rule::Float`], complex refused (NumPy has no complex loop).
+    FloatReal,
     /// Division: integers and bool go to float64.
     TrueDivide,
     /// `T, T -> bool`.
@@ -84,179 +78,92 @@ enum Rule {
     Bitwise,
     /// Integers only (shifts); bool computed as int8.
     Integer,
-    /// `floor`/`ceil`: integers and bool are returned unchanged (NumPy 2), floats rounded.
+    /// `floor`/`ceil`/`trunc`: integers and bool are returned unchanged (NumPy 2), floats
+    /// rounded, complex refused.
     Rounding,
     /// `T -> bool` predicate on floats (integers: constant).
     Predicate,
+    /// `T -> bool` on real numbers only (`signbit`).
+    PredicateReal,
+}
+
+/// The float dtype that holds a bool or integer dtype exactly (NumPy's loop choice).
+fn float_of(d: DType) -> DType {
+    match d.kind() {
+        Kind::Bool | Kind::Int | Kind::UInt => match d.itemsize() {
+            1 => DType::Float16,
+            2 => DType::Float32,
+            _ => DType::Float64,
+        },
+        _ => d,
+    }
 }
 
 impl Ufunc {
-    /// Every ufunc (for the API coverage table).
-    pub const ALL: [Ufunc; 44] = [
-        Ufunc::Add,
-        Ufunc::Subtract,
-        Ufunc::Multiply,
-        Ufunc::TrueDivide,
-        Ufunc::FloorDivide,
-        Ufunc::Remainder,
-        Ufunc::Power,
-        Ufunc::Maximum,
-        Ufunc::Minimum,
-        Ufunc::Fmax,
-        Ufunc::Fmin,
-        Ufunc::Equal,
-        Ufunc::NotEqual,
-        Ufunc::Less,
-        Ufunc::LessEqual,
-        Ufunc::Greater,
-        Ufunc::GreaterEqual,
-        Ufunc::LogicalAnd,
-        Ufunc::LogicalOr,
-        Ufunc::LogicalXor,
-        Ufunc::BitwiseAnd,
-        Ufunc::BitwiseOr,
-        Ufunc::BitwiseXor,
-        Ufunc::LeftShift,
-        Ufunc::RightShift,
-        Ufunc::Arctan2,
-        Ufunc::Negative,
-        Ufunc::Positive,
-        Ufunc::Absolute,
-        Ufunc::Sqrt,
-        Ufunc::Square,
-        Ufunc::Exp,
-        Ufunc::Log,
-        Ufunc::Sin,
-        Ufunc::Cos,
-        Ufunc::Tan,
-        Ufunc::Tanh,
-        Ufunc::Floor,
-        Ufunc::Ceil,
-        Ufunc::LogicalNot,
-        Ufunc::Invert,
-        Ufunc::Isnan,
-        Ufunc::Isinf,
-        Ufunc::Isfinite,
-    ];
-
     /// NumPy's name.
-    pub fn name(self) -> &'static str {
-        use Ufunc::*;
-        match self {
-            Add => "add",
-            Subtract => "subtract",
-            Multiply => "multiply",
-            TrueDivide => "true_divide",
-            FloorDivide => "floor_divide",
-            Remainder => "remainder",
-            Power => "power",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Fmax => "fmax",
-            Fmin => "fmin",
-            Equal => "equal",
-            NotEqual => "not_equal",
-            Less => "less",
-            LessEqual => "less_equal",
-            Greater => "greater",
-            GreaterEqual => "greater_equal",
-            LogicalAnd => "logical_and",
-            LogicalOr => "logical_or",
-            LogicalXor => "logical_xor",
-            BitwiseAnd => "bitwise_and",
-            BitwiseOr => "bitwise_or",
-            BitwiseXor => "bitwise_xor",
-            LeftShift => "left_shift",
-            RightShift => "right_shift",
-            Arctan2 => "arctan2",
-            Negative => "negative",
-            Positive => "positive",
-            Absolute => "absolute",
-            Sqrt => "sqrt",
-            Square => "square",
-            Exp => "exp",
-            Log => "log",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Tanh => "tanh",
-            Floor => "floor",
-            Ceil => "ceil",
-            LogicalNot => "logical_not",
-            Invert => "invert",
-            Isnan => "isnan",
-            Isinf => "isinf",
-            Isfinite => "isfinite",
-        }
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 
     /// Number of inputs.
-    pub fn nin(self) -> usize {
-        use Ufunc::*;
-        match self {
-            Negative | Positive | Absolute | Sqrt | Square | Exp | Log | Sin | Cos | Tan | Tanh
-            | Floor | Ceil | LogicalNot | Invert | Isnan | Isinf | Isfinite => 1,
-            _ => 2,
-        }
+    pub fn nin(&self) -> usize {
+        self.nin
     }
 
-    fn rule(self) -> Rule {
-        use Ufunc::*;
-        match self {
-            Add | Multiply | Maximum | Minimum | Fmax | Fmin | Absolute => Rule::Same,
-            Subtract | Negative | Positive => Rule::SameNoBool,
-            FloorDivide | Remainder | Power | Square => Rule::SameBoolAsInt8,
-            Floor | Ceil => Rule::Rounding,
-            TrueDivide => Rule::TrueDivide,
-            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Arctan2 => Rule::Float,
-            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => Rule::Compare,
-            LogicalAnd | LogicalOr | LogicalXor | LogicalNot => Rule::Logical,
-            BitwiseAnd | BitwiseOr | BitwiseXor | Invert => Rule::Bitwise,
-            LeftShift | RightShift => Rule::Integer,
-            Isnan | Isinf | Isfinite => Rule::Predicate,
-        }
+    /// The family (the file of [`crate::math`] that declares it, as NumPy's docs group them).
+    pub fn family(&self) -> &'static str {
+        self.family
+    }
+
+    /// The first line of its documentation.
+    pub fn doc(&self) -> &'static str {
+        self.doc
+    }
+
+    /// The type rule.
+    pub fn rule(&self) -> Rule {
+        self.rule
     }
 
     /// Resolves the loop for a promoted input dtype: `(compute dtype, output dtype)`.
     ///
     /// # Errors
-    /// [`Error::TypeError`] when NumPy has no loop (e.g. `subtract` on bool, `sqrt` on complex
-    /// where unsupported, bitwise ops on floats).
-    pub fn resolve(self, t: DType) -> Result<(DType, DType)> {
-        let no_loop = |msg: &str| Error::TypeError {
-            op: self.name().into(),
+    /// [`Error::TypeError`] when NumPy has no loop (e.g. `subtract` on bool, `arctan2` on
+    /// complex, bitwise ops on floats).
+    pub fn resolve(&self, t: DType) -> Result<(DType, DType)> {
+        let no_loop = |msg: String| Error::TypeError {
+            op: self.name.into(),
             dtypes: vec![t],
-            msg: msg.into(),
+            msg,
         };
-        let float_of = |d: DType| match d.kind() {
-            Kind::Bool | Kind::Int | Kind::UInt => match d.itemsize() {
-                1 => DType::Float16,
-                2 => DType::Float32,
-                _ => DType::Float64,
-            },
-            _ => d,
+        let no_complex = || {
+            no_loop(format!(
+                "ufunc '{}' is not defined for complex numbers (NumPy has no {t} loop)",
+                self.name
+            ))
         };
-        Ok(match self.rule() {
-            Rule::Same if self == Ufunc::Absolute && t.is_complex() => (t, t.real_dtype()),
+        Ok(match self.rule {
             Rule::Same => (t, t),
+            Rule::Magnitude => (t, if t.is_complex() { t.real_dtype() } else { t }),
             Rule::SameNoBool => {
                 if t.is_bool() {
-                    return Err(no_loop("numpy boolean subtract/negative is not supported; use logical_xor/logical_not"));
+                    return Err(no_loop(format!(
+                        "numpy boolean {} is not supported; use logical_xor/logical_not",
+                        self.name
+                    )));
                 }
                 (t, t)
             }
-            Rule::SameBoolAsInt8 => {
-                if t.is_complex() && matches!(self, Ufunc::FloorDivide | Ufunc::Remainder) {
-                    return Err(no_loop(
-                        "floor_divide/remainder are not defined for complex numbers",
-                    ));
+            Rule::SameBoolAsInt8 | Rule::SameBoolAsInt8Real => {
+                if t.is_complex() && self.rule == Rule::SameBoolAsInt8Real {
+                    return Err(no_complex());
                 }
                 let c = if t.is_bool() { DType::Int8 } else { t };
                 (c, c)
             }
-            Rule::Float => {
-                if t.is_complex() && self == Ufunc::Arctan2 {
-                    return Err(no_loop("arctan2 is not defined for complex numbers"));
+            Rule::Float | Rule::FloatReal => {
+                if t.is_complex() && self.rule == Rule::FloatReal {
+                    return Err(no_complex());
                 }
                 let c = float_of(t);
                 (c, c)
@@ -273,7 +180,10 @@ impl Ufunc {
             Rule::Logical => (DType::Bool, DType::Bool),
             Rule::Bitwise => {
                 if !(t.is_integer() || t.is_bool()) {
-                    return Err(no_loop("bitwise ops need integer or bool operands"));
+                    return Err(no_loop(format!(
+                        "ufunc '{}' needs integer or bool operands",
+                        self.name
+                    )));
                 }
                 (t, t)
             }
@@ -281,18 +191,27 @@ impl Ufunc {
                 if t.is_bool() {
                     (DType::Int8, DType::Int8)
                 } else if !t.is_integer() {
-                    return Err(no_loop("shifts need integer operands"));
+                    return Err(no_loop(format!(
+                        "ufunc '{}' needs integer operands",
+                        self.name
+                    )));
                 } else {
                     (t, t)
                 }
             }
             Rule::Rounding => {
                 if t.is_complex() {
-                    return Err(no_loop("floor/ceil are not defined for complex numbers"));
+                    return Err(no_complex());
                 }
                 (t, t)
             }
             Rule::Predicate => (t, DType::Bool),
+            Rule::PredicateReal => {
+                if t.is_complex() {
+                    return Err(no_complex());
+                }
+                (t, DType::Bool)
+            }
         })
     }
 
@@ -302,13 +221,13 @@ impl Ufunc {
     /// # Errors
     /// [`Error::TypeError`] when NumPy has no loop; [`Error::InvalidArgument`] with no operand.
     pub fn loop_types(
-        self,
+        &self,
         strong: &[DType],
         weak: &[WeakScalar],
     ) -> Result<(DType, DType, DType)> {
-        let op = self.name();
+        let op = self.name;
         let mut t = result_type(op, strong, weak)?;
-        if self.rule() == Rule::Compare && t.is_integer() {
+        if self.rule == Rule::Compare && t.is_integer() {
             // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
             // all False): widen the comparison so the scalar fits.
             let (lo, hi) = cupy_core::promote::int_range(t);
@@ -329,85 +248,32 @@ impl Ufunc {
         Ok((t, c, o))
     }
 
-    /// The IR body over operands already cast to the compute dtype `c`.
-    pub fn body(self, c: DType, mut args: Vec<Expr>) -> Expr {
-        use Ufunc::*;
-        let y = if args.len() > 1 {
-            Some(args.pop().expect("two args"))
-        } else {
-            None
-        };
-        let x = args.pop().expect("at least one arg");
-        let bin =
-            |op: BinaryOp, y: Option<Expr>| Expr::binary(op, x.clone(), y.expect("binary ufunc"));
-        let is_bool = c.is_bool();
-        match self {
-            Add if is_bool => bin(BinaryOp::Or, y),
-            Multiply if is_bool => bin(BinaryOp::And, y),
-            Maximum if is_bool => bin(BinaryOp::Or, y),
-            Minimum if is_bool => bin(BinaryOp::And, y),
-            Add => bin(BinaryOp::Add, y),
-            Subtract => bin(BinaryOp::Sub, y),
-            Multiply => bin(BinaryOp::Mul, y),
-            TrueDivide => bin(BinaryOp::Div, y),
-            FloorDivide => bin(BinaryOp::FloorDiv, y),
-            Remainder => bin(BinaryOp::Mod, y),
-            Power => bin(BinaryOp::Pow, y),
-            Maximum => bin(BinaryOp::Max, y),
-            Minimum => bin(BinaryOp::Min, y),
-            Fmax => bin(
-                if c.is_inexact() {
-                    BinaryOp::FMax
-                } else {
-                    BinaryOp::Max
-                },
-                y,
-            ),
-            Fmin => bin(
-                if c.is_inexact() {
-                    BinaryOp::FMin
-                } else {
-                    BinaryOp::Min
-                },
-                y,
-            ),
-            Equal => bin(BinaryOp::Eq, y),
-            NotEqual => bin(BinaryOp::Ne, y),
-            Less => bin(BinaryOp::Lt, y),
-            LessEqual => bin(BinaryOp::Le, y),
-            Greater => bin(BinaryOp::Gt, y),
-            GreaterEqual => bin(BinaryOp::Ge, y),
-            LogicalAnd | BitwiseAnd => bin(BinaryOp::And, y),
-            LogicalOr | BitwiseOr => bin(BinaryOp::Or, y),
-            LogicalXor | BitwiseXor => bin(BinaryOp::Xor, y),
-            LeftShift => bin(BinaryOp::Shl, y),
-            RightShift => bin(BinaryOp::Shr, y),
-            Arctan2 => bin(BinaryOp::Atan2, y),
-            Negative => Expr::unary(UnaryOp::Neg, x),
-            Positive => x,
-            Absolute if is_bool => x,
-            Absolute => Expr::unary(UnaryOp::Abs, x),
-            Square => Expr::binary(BinaryOp::Mul, x.clone(), x),
-            Sqrt => Expr::unary(UnaryOp::Sqrt, x),
-            Exp => Expr::unary(UnaryOp::Exp, x),
-            Log => Expr::unary(UnaryOp::Log, x),
-            Sin => Expr::unary(UnaryOp::Sin, x),
-            Cos => Expr::unary(UnaryOp::Cos, x),
-            Tan => Expr::unary(UnaryOp::Tan, x),
-            Tanh => Expr::unary(UnaryOp::Tanh, x),
-            Floor | Ceil if !c.is_float() => x,
-            Floor => Expr::unary(UnaryOp::Floor, x),
-            Ceil => Expr::unary(UnaryOp::Ceil, x),
-            LogicalNot => Expr::unary(UnaryOp::Not, x),
-            Invert if is_bool => Expr::unary(UnaryOp::Not, x),
-            Invert => Expr::unary(UnaryOp::BitNot, x),
-            Isnan | Isinf | Isfinite if !c.is_inexact() => {
-                Expr::constant(Scalar::Bool(self == Isfinite))
-            }
-            Isnan => Expr::unary(UnaryOp::IsNan, x),
-            Isinf => Expr::unary(UnaryOp::IsInf, x),
-            Isfinite => Expr::unary(UnaryOp::IsFinite, x),
-        }
+    /// The IR body over operands already cast to the compute dtype `c`, with its shared values
+    /// bound by `bind`.
+    pub fn body(&self, bind: &mut dyn Bind, c: DType, args: Vec<Expr>) -> Expr {
+        (self.body)(bind, c, args)
+    }
+}
+
+/// An elementwise kernel storing `value`, whose shared subexpressions are the locals of `lets`.
+pub(crate) fn kernel_with_lets(
+    name: &str,
+    inputs: Vec<DType>,
+    params: Vec<DType>,
+    lets: Lets,
+    value: Expr,
+) -> Kernel {
+    let mut body = lets.stmts;
+    let outputs = vec![value.ty];
+    body.push(Stmt::Store { output: 0, value });
+    Kernel {
+        name: name.into(),
+        inputs,
+        outputs,
+        raws: vec![],
+        params,
+        locals: lets.locals,
+        body,
     }
 }
 
@@ -475,7 +341,7 @@ weak_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 /// [`Error::ShapeMismatch`] (naming the ufunc and both shapes), [`Error::TypeError`] (no loop),
 /// [`Error::ScalarOverflow`] (weak integer out of range), [`Error::DTypeNotSupported`],
 /// [`Error::DeviceMismatch`], or [`Error::InvalidArgument`] for a wrong operand count or no array.
-pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
+pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     let op = u.name();
     if args.len() != u.nin() {
         return Err(Error::invalid(
@@ -561,8 +427,9 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
             });
         }
     }
-    let body = u.body(c, exprs).cast(o).cast(out_dtype);
-    let kernel = Arc::new(Kernel::map(op, in_dtypes, param_dtypes, body));
+    let mut lets = Lets::default();
+    let body = u.body(&mut lets, c, exprs).cast(o).cast(out_dtype);
+    let kernel = Arc::new(kernel_with_lets(op, in_dtypes, param_dtypes, lets, body));
     if let Some(key) = key {
         // Cached only once valid: a hit skips validation.
         kernel.validate()?;
@@ -583,7 +450,7 @@ pub fn apply(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
 }
 
 /// Key of an all-array ufunc call: the ufunc, up to three operand dtypes, the `out` dtype.
-type KernelKey = (Ufunc, [Option<DType>; 3], Option<DType>);
+type KernelKey = (&'static str, [Option<DType>; 3], Option<DType>);
 /// A validated kernel and its [`Kernel::dtypes`].
 type CachedKernel = (Arc<Kernel>, Arc<[DType]>);
 
@@ -593,7 +460,7 @@ thread_local! {
 }
 
 /// The cache key of a call whose operands are all arrays (at most three), else `None`.
-fn kernel_key(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Option<KernelKey> {
+fn kernel_key(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Option<KernelKey> {
     if args.len() > 3 {
         return None;
     }
@@ -604,40 +471,8 @@ fn kernel_key(u: Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Option<KernelK
             _ => return None,
         }
     }
-    Some((u, dts, out.map(|a| a.dtype())))
+    Some((u.name, dts, out.map(|a| a.dtype())))
 }
-
-macro_rules! ufunc_fns {
-    (unary: $($f:ident => $u:ident),* ; binary: $($g:ident => $v:ident),*) => {
-        $(
-            #[doc = concat!("`numpy.", stringify!($f), "(x)` elementwise. See [`apply`] for errors.")]
-            pub fn $f<'a>(x: impl Into<Arg<'a>>) -> Result<Array> {
-                apply(Ufunc::$u, &[x.into()], None)
-            }
-        )*
-        $(
-            #[doc = concat!("`numpy.", stringify!($g), "(x1, x2)` elementwise with broadcasting. See [`apply`] for errors.")]
-            pub fn $g<'a, 'b>(x1: impl Into<Arg<'a>>, x2: impl Into<Arg<'b>>) -> Result<Array> {
-                apply(Ufunc::$v, &[x1.into(), x2.into()], None)
-            }
-        )*
-    };
-}
-
-ufunc_fns!(
-    unary: negative => Negative, positive => Positive, absolute => Absolute, abs => Absolute,
-        sqrt => Sqrt, square => Square, exp => Exp, log => Log, sin => Sin, cos => Cos, tan => Tan,
-        tanh => Tanh, floor => Floor, ceil => Ceil, logical_not => LogicalNot, invert => Invert,
-        isnan => Isnan, isinf => Isinf, isfinite => Isfinite;
-    binary: add => Add, subtract => Subtract, multiply => Multiply, divide => TrueDivide,
-        true_divide => TrueDivide, floor_divide => FloorDivide, remainder => Remainder, power => Power,
-        maximum => Maximum, minimum => Minimum, fmax => Fmax, fmin => Fmin, equal => Equal,
-        not_equal => NotEqual, less => Less, less_equal => LessEqual, greater => Greater,
-        greater_equal => GreaterEqual, logical_and => LogicalAnd, logical_or => LogicalOr,
-        logical_xor => LogicalXor, bitwise_and => BitwiseAnd, bitwise_or => BitwiseOr,
-        bitwise_xor => BitwiseXor, left_shift => LeftShift, right_shift => RightShift,
-        arctan2 => Arctan2
-);
 
 impl Array {
     /// Copies into a new C-contiguous array on the same device (`a.copy()`).
@@ -739,6 +574,16 @@ impl Array {
 ///
 /// # Errors
 /// As [`apply`]; also [`Error::ShapeMismatch`] when the result shape is not `out`'s shape.
-pub fn apply_out(u: Ufunc, args: &[Arg<'_>], out: &Array) -> Result<Array> {
+pub fn apply_out(u: &Ufunc, args: &[Arg<'_>], out: &Array) -> Result<Array> {
     apply(u, args, Some(out))
+}
+
+/// `Expr::binary`, short for the declarations.
+pub(crate) fn bin(op: cupy_core::kernel::ir::BinaryOp, a: Expr, b: Expr) -> Expr {
+    Expr::binary(op, a, b)
+}
+
+/// `Expr::unary`, short for the declarations.
+pub(crate) fn un(op: cupy_core::kernel::ir::UnaryOp, a: Expr) -> Expr {
+    Expr::unary(op, a)
 }

@@ -116,6 +116,17 @@ impl BackendProvider for CudaProvider {
         BackendKind::Cuda
     }
 
+    fn check_kernel(&self, kernel: &Kernel) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_kernel(kernel, Flavor::Cuda)
+    }
+
+    fn check_reduction(
+        &self,
+        kernel: &cupy_core::kernel::ir::ReduceKernel,
+    ) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_reduction(kernel, Flavor::Cuda)
+    }
+
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
         driver_present()?;
         let r = std::panic::catch_unwind(|| -> std::result::Result<Vec<DeviceInfo>, String> {

@@ -113,6 +113,17 @@ impl BackendProvider for HipProvider {
         BackendKind::Hip
     }
 
+    fn check_kernel(&self, kernel: &Kernel) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_kernel(kernel, Flavor::Hip)
+    }
+
+    fn check_reduction(
+        &self,
+        kernel: &cupy_core::kernel::ir::ReduceKernel,
+    ) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_reduction(kernel, Flavor::Hip)
+    }
+
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
         std::panic::catch_unwind(probe_devices)
             .unwrap_or_else(|_| Err("the HIP probe panicked (bug in cupy-hip)".into()))

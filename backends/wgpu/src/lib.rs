@@ -62,6 +62,7 @@ use wgpu::util::DeviceExt;
 
 mod raw;
 mod sortscan;
+mod support;
 
 /// Dispatches recorded before the encoder is submitted.
 pub const SUBMIT_EVERY: usize = 64;
@@ -158,6 +159,14 @@ fn panic_msg(p: Box<dyn Any + Send>) -> String {
 impl BackendProvider for WgpuProvider {
     fn kind(&self) -> BackendKind {
         BackendKind::Wgpu
+    }
+
+    fn check_kernel(&self, kernel: &Kernel) -> std::result::Result<(), String> {
+        support::check_kernel(kernel)
+    }
+
+    fn check_reduction(&self, kernel: &ReduceKernel) -> std::result::Result<(), String> {
+        support::check_reduction(kernel)
     }
 
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {

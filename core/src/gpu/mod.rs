@@ -18,6 +18,7 @@
 pub mod disk_cache;
 pub mod launch;
 pub mod pool;
+pub mod support;
 
 /// Stack of the thread [`on_big_stack`] runs work on: 256 MiB (reserved, not committed).
 pub const BIG_STACK: usize = 256 << 20;

@@ -11,6 +11,7 @@ use super::syntax::{ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, S
 use super::types::{promote_int, resolve_type, usual, weak_with, Lit, Ty};
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
+use crate::kernel::math::{self, Bind};
 use crate::scalar::Scalar;
 
 /// Largest expression (nodes) built by substitution in expression mode.
@@ -107,6 +108,12 @@ pub(crate) struct Cx<'a> {
     pub raw_lens: Vec<(usize, usize)>,
 }
 
+impl Bind for Cx<'_> {
+    fn bind(&mut self, e: Expr) -> Expr {
+        Cx::bind(self, e)
+    }
+}
+
 /// The right-hand side of a raw write.
 enum RawRhs<'e> {
     /// `x[j] = e` / `x[j] op= e`.
@@ -123,9 +130,6 @@ fn bin(op: B, a: Expr, b: Expr) -> Expr {
 }
 fn un(op: U, a: Expr) -> Expr {
     Expr::unary(op, a)
-}
-fn fconst(t: DType, v: f64) -> Expr {
-    c(Scalar::Float64(v).cast(t))
 }
 
 /// True if `e` only reads constants, params and the given loop counters.
@@ -994,14 +998,7 @@ impl Cx<'_> {
             "norm" => {
                 arity(self, 1)?;
                 if cplx {
-                    let z = self.bind(args[0].e.clone());
-                    let re = self.bind(un(U::Real, z.clone()));
-                    let im = self.bind(un(U::Imag, z));
-                    return s(bin(
-                        B::Add,
-                        bin(B::Mul, re.clone(), re),
-                        bin(B::Mul, im.clone(), im),
-                    ));
+                    return s(math::complex_norm(self, args[0].e.clone()));
                 }
                 let t = ftype(args[0].ty());
                 let x = self.bind(self.conv(&args[0], t));
@@ -1052,30 +1049,16 @@ impl Cx<'_> {
             }
             "log10" => {
                 arity(self, 1)?;
-                let l = self.bind(un(U::Log, args[0].e.clone()));
-                let rt = l.ty.real_dtype();
-                let k = fconst(rt, std::f64::consts::LOG10_E);
-                s(Expr::complex(
-                    bin(B::Mul, un(U::Real, l.clone()), k.clone()),
-                    bin(B::Mul, un(U::Imag, l), k),
-                ))
+                s(math::complex_log10(self, args[0].e.clone()))
             }
             "sinh" | "cosh" => {
-                // sinh(x + iy) = sinh x cos y + i cosh x sin y; cosh(x + iy) = cosh x cos y +
-                // i sinh x sin y.
                 arity(self, 1)?;
-                let z = self.bind(args[0].e.clone());
-                let x = Val::strong(self.bind(un(U::Real, z.clone())));
-                let y = self.bind(un(U::Imag, z));
-                let sh = self.math(pos, "sinh", vec![x.clone()])?.e;
-                let sh = self.bind(sh);
-                let ch = self.math(pos, "cosh", vec![x])?.e;
-                let ch = self.bind(ch);
-                let (a, b) = if name == "sinh" { (sh, ch) } else { (ch, sh) };
-                s(Expr::complex(
-                    bin(B::Mul, a, un(U::Cos, y.clone())),
-                    bin(B::Mul, b, un(U::Sin, y)),
-                ))
+                let z = args[0].e.clone();
+                s(if name == "sinh" {
+                    math::complex_sinh(self, z)
+                } else {
+                    math::complex_cosh(self, z)
+                })
             }
             "pow" => {
                 arity(self, 2)?;
@@ -1203,7 +1186,7 @@ impl Cx<'_> {
                     "isfinite" => U::IsFinite,
                     _ => {
                         let x = self.bind(x);
-                        return s(self.signbit(x));
+                        return s(math::signbit(x));
                     }
                 };
                 s(un(op, x))
@@ -1255,259 +1238,100 @@ impl Cx<'_> {
             }
             "rsqrt" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                s(bin(B::Div, fconst(t, 1.0), un(U::Sqrt, x)))
+                let (x, _) = one_f(self);
+                s(math::rsqrt(x))
             }
             "exp2" | "exp10" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let b = if base == "exp2" { 2.0 } else { 10.0 };
-                s(bin(B::Pow, fconst(t, b), x))
+                let (x, _) = one_f(self);
+                s(if base == "exp2" {
+                    math::exp2(x)
+                } else {
+                    math::exp10(x)
+                })
             }
             "log2" | "log10" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let k = if base == "log2" {
-                    std::f64::consts::LOG2_E
+                let (x, _) = one_f(self);
+                s(if base == "log2" {
+                    math::log2(x)
                 } else {
-                    std::f64::consts::LOG10_E
-                };
-                s(bin(B::Mul, un(U::Log, x), fconst(t, k)))
+                    math::log10(x)
+                })
             }
             "log1p" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                s(self.log1p(x, t))
+                let (x, _) = one_f(self);
+                s(math::log1p(self, x))
             }
             "expm1" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                s(self.expm1(x, t))
+                let (x, _) = one_f(self);
+                s(math::expm1(self, x))
             }
             "sinh" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // sinh|x| = (em1 + em1 / (em1 + 1)) / 2 with em1 = expm1(|x|) >= 0: no
-                // cancellation (for x < 0, em1 + 1 would cancel); the sign is x's.
-                let ax = self.bind(un(U::Abs, x.clone()));
-                let e = self.expm1(ax, t);
-                let e = self.bind(e);
-                let r = bin(
-                    B::Mul,
-                    bin(
-                        B::Add,
-                        e.clone(),
-                        bin(B::Div, e.clone(), bin(B::Add, e.clone(), fconst(t, 1.0))),
-                    ),
-                    fconst(t, 0.5),
-                );
-                let r = self.bind(Expr::select(un(U::IsInf, e.clone()), e, r));
-                let sb = self.signbit(x);
-                s(Expr::select(sb, un(U::Neg, r.clone()), r))
+                let (x, _) = one_f(self);
+                s(math::sinh(self, x))
             }
             "cosh" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let ex = self.bind(un(U::Exp, x));
-                s(bin(
-                    B::Mul,
-                    bin(B::Add, ex.clone(), bin(B::Div, fconst(t, 1.0), ex)),
-                    fconst(t, 0.5),
-                ))
+                let (x, _) = one_f(self);
+                s(math::cosh(self, x))
             }
             "atan" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                s(bin(B::Atan2, x, fconst(t, 1.0)))
+                let (x, _) = one_f(self);
+                s(math::arctan(x))
             }
             "asin" | "acos" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                let r = un(
-                    U::Sqrt,
-                    bin(
-                        B::Mul,
-                        bin(B::Sub, fconst(t, 1.0), x.clone()),
-                        bin(B::Add, fconst(t, 1.0), x.clone()),
-                    ),
-                );
+                let (x, _) = one_f(self);
                 s(if base == "asin" {
-                    bin(B::Atan2, x, r)
+                    math::arcsin(self, x)
                 } else {
-                    bin(B::Atan2, r, x)
+                    math::arccos(self, x)
                 })
             }
             "asinh" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))
-                let ax = self.bind(un(U::Abs, x.clone()));
-                let x2 = self.bind(bin(B::Mul, ax.clone(), ax.clone()));
-                let inner = bin(
-                    B::Add,
-                    ax.clone(),
-                    bin(
-                        B::Div,
-                        x2.clone(),
-                        bin(
-                            B::Add,
-                            fconst(t, 1.0),
-                            un(U::Sqrt, bin(B::Add, fconst(t, 1.0), x2)),
-                        ),
-                    ),
-                );
-                let inner = self.bind(inner);
-                let l = self.log1p(inner, t);
-                // Past 2^28, asinh(|x|) = log(|x|) + ln 2 (x^2 would overflow).
-                let big = bin(B::Gt, ax.clone(), fconst(t, 268435456.0));
-                let l = Expr::select(
-                    big,
-                    bin(
-                        B::Add,
-                        un(U::Log, ax.clone()),
-                        fconst(t, std::f64::consts::LN_2),
-                    ),
-                    l,
-                );
-                let l = self.bind(l);
-                s(Expr::select(
-                    bin(B::Lt, x, fconst(t, 0.0)),
-                    un(U::Neg, l.clone()),
-                    l,
-                ))
+                let (x, _) = one_f(self);
+                s(math::arcsinh(self, x))
             }
             "acosh" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // log(x + sqrt((x - 1) * (x + 1))); past 2^28, log(x) + ln 2.
-                let r = un(
-                    U::Log,
-                    bin(
-                        B::Add,
-                        x.clone(),
-                        un(
-                            U::Sqrt,
-                            bin(
-                                B::Mul,
-                                bin(B::Sub, x.clone(), fconst(t, 1.0)),
-                                bin(B::Add, x.clone(), fconst(t, 1.0)),
-                            ),
-                        ),
-                    ),
-                );
-                s(Expr::select(
-                    bin(B::Gt, x.clone(), fconst(t, 268435456.0)),
-                    bin(B::Add, un(U::Log, x), fconst(t, std::f64::consts::LN_2)),
-                    r,
-                ))
+                let (x, _) = one_f(self);
+                s(math::arccosh(self, x))
             }
             "atanh" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // 0.5 * log1p(2x / (1 - x))
-                let q = bin(
-                    B::Div,
-                    bin(B::Mul, fconst(t, 2.0), x.clone()),
-                    bin(B::Sub, fconst(t, 1.0), x),
-                );
-                let q = self.bind(q);
-                s(bin(B::Mul, fconst(t, 0.5), self.log1p(q, t)))
+                let (x, _) = one_f(self);
+                s(math::arctanh(self, x))
             }
             "trunc" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                s(self.trunc(x, t))
+                let (x, _) = one_f(self);
+                s(math::trunc(x))
             }
             "round" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // Half away from zero: t = trunc(x); |x - t| >= 0.5 ? t + sign(x) : t (exact).
-                let tr = self.trunc(x.clone(), t);
-                let tr = self.bind(tr);
-                let d = un(U::Abs, bin(B::Sub, x.clone(), tr.clone()));
-                let sign = Expr::select(
-                    bin(B::Lt, x, fconst(t, 0.0)),
-                    fconst(t, -1.0),
-                    fconst(t, 1.0),
-                );
-                s(Expr::select(
-                    bin(B::Ge, d, fconst(t, 0.5)),
-                    bin(B::Add, tr.clone(), sign),
-                    tr,
-                ))
+                let (x, _) = one_f(self);
+                s(math::round_half_away(self, x))
             }
             "rint" | "nearbyint" => {
                 arity(1)?;
-                let (x, t) = one_f(self);
-                let x = self.bind(x);
-                // Half to even, exactly: f = floor(x), d = x - f in [0, 1).
-                let f = self.bind(un(U::Floor, x.clone()));
-                let d = self.bind(bin(B::Sub, x, f.clone()));
-                let f1 = bin(B::Add, f.clone(), fconst(t, 1.0));
-                let odd = bin(
-                    B::Ne,
-                    bin(
-                        B::Sub,
-                        f.clone(),
-                        bin(
-                            B::Mul,
-                            fconst(t, 2.0),
-                            un(U::Floor, bin(B::Mul, f.clone(), fconst(t, 0.5))),
-                        ),
-                    ),
-                    fconst(t, 0.0),
-                );
-                let tie = Expr::select(odd, f1.clone(), f.clone());
-                s(Expr::select(
-                    bin(B::Gt, d.clone(), fconst(t, 0.5)),
-                    f1,
-                    Expr::select(bin(B::Lt, d, fconst(t, 0.5)), f, tie),
-                ))
+                let (x, _) = one_f(self);
+                s(math::rint(self, x))
             }
             "fmod" => {
                 arity(2)?;
-                let (x, y, t) = two_f(self);
-                let x = self.bind(x);
-                // IR float Mod is NumPy's remainder (computed from C fmod): on |x|, |y| the two
-                // agree exactly; C's fmod takes the sign of x.
-                let r = bin(B::Mod, un(U::Abs, x.clone()), un(U::Abs, y));
-                let r = self.bind(r);
-                let _ = t;
-                let sb = self.signbit(x);
-                s(Expr::select(sb, un(U::Neg, r.clone()), r))
+                let (x, y, _) = two_f(self);
+                s(math::fmod(self, x, y))
             }
             "hypot" => {
                 arity(2)?;
-                let (x, y, t) = two_f(self);
-                let ax = self.bind(un(U::Abs, x));
-                let ay = self.bind(un(U::Abs, y));
-                let any_inf = bin(B::Or, un(U::IsInf, ax.clone()), un(U::IsInf, ay.clone()));
-                let m = self.bind(bin(B::Max, ax.clone(), ay.clone()));
-                let n = bin(B::Min, ax, ay);
-                let q = self.bind(bin(B::Div, n, m.clone()));
-                let r = bin(
-                    B::Mul,
-                    m.clone(),
-                    un(
-                        U::Sqrt,
-                        bin(B::Add, fconst(t, 1.0), bin(B::Mul, q.clone(), q)),
-                    ),
-                );
-                // hypot(inf, nan) is inf; otherwise NaN propagates through max/min.
-                s(Expr::select(
-                    any_inf,
-                    fconst(t, f64::INFINITY),
-                    Expr::select(bin(B::Eq, m.clone(), fconst(t, 0.0)), m, r),
-                ))
+                let (x, y, _) = two_f(self);
+                s(math::hypot(self, x, y))
             }
             "fma" => {
                 arity(3)?;
@@ -1525,64 +1349,13 @@ impl Cx<'_> {
             "copysign" => {
                 arity(2)?;
                 let (x, y, _) = two_f(self);
-                let y = self.bind(y);
-                let ax = self.bind(un(U::Abs, x));
-                let sb = self.signbit(y);
-                s(Expr::select(sb, un(U::Neg, ax.clone()), ax))
+                s(math::copysign(self, x, y))
             }
             _ => self.err(
                 pos,
                 format!("unknown function `{name}` (supported math functions: {MATH_NAMES})"),
             ),
         }
-    }
-
-    /// True where `x` has its sign bit set (also for -0.0).
-    fn signbit(&mut self, x: Expr) -> Expr {
-        let t = x.ty;
-        bin(
-            B::Or,
-            bin(B::Lt, x.clone(), fconst(t, 0.0)),
-            bin(
-                B::And,
-                bin(B::Eq, x.clone(), fconst(t, 0.0)),
-                bin(B::Lt, bin(B::Div, fconst(t, 1.0), x), fconst(t, 0.0)),
-            ),
-        )
-    }
-
-    fn trunc(&mut self, x: Expr, t: DType) -> Expr {
-        Expr::select(
-            bin(B::Lt, x.clone(), fconst(t, 0.0)),
-            un(U::Ceil, x.clone()),
-            un(U::Floor, x),
-        )
-    }
-
-    /// log1p(x) = u == 1 ? x : log(u) * x / (u - 1), u = 1 + x (Kahan).
-    fn log1p(&mut self, x: Expr, t: DType) -> Expr {
-        let u = self.bind(bin(B::Add, fconst(t, 1.0), x.clone()));
-        let r = bin(
-            B::Div,
-            bin(B::Mul, un(U::Log, u.clone()), x.clone()),
-            bin(B::Sub, u.clone(), fconst(t, 1.0)),
-        );
-        let r = Expr::select(un(U::IsInf, u.clone()), u.clone(), r);
-        Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x, r)
-    }
-
-    /// expm1(x) = u == 1 ? x : (u - 1 == -1 ? -1 : (u - 1) * x / log(u)), u = exp(x) (Kahan).
-    fn expm1(&mut self, x: Expr, t: DType) -> Expr {
-        let u = self.bind(un(U::Exp, x.clone()));
-        let um1 = self.bind(bin(B::Sub, u.clone(), fconst(t, 1.0)));
-        let r = bin(
-            B::Div,
-            bin(B::Mul, um1.clone(), x.clone()),
-            un(U::Log, u.clone()),
-        );
-        let r = Expr::select(un(U::IsInf, u.clone()), u.clone(), r);
-        let r = Expr::select(bin(B::Eq, um1, fconst(t, -1.0)), fconst(t, -1.0), r);
-        Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x, r)
     }
 
     fn inline_call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {

@@ -1,0 +1,45 @@
+//! What the wgpu backend can run, answered without a device: the WGSL emitter's verdict for an
+//! adapter with `SHADER_F64` and `SHADER_INT64` (llvmpipe and the NVIDIA/AMD Vulkan drivers
+//! have both). Used for `docs/api-coverage.md`.
+
+use cupy_core::kernel::ir::{Kernel, ReduceKernel};
+use cupy_core::kernel::wgsl::{
+    self, BindingPlan, ElementwiseSpec, ReduceMode, ReduceSpec, WgslOptions,
+};
+
+fn options() -> WgslOptions {
+    WgslOptions {
+        shader_f64: true,
+        shader_int64: true,
+        device: "wgpu (an adapter with SHADER_F64 and SHADER_INT64)".into(),
+    }
+}
+
+/// `Ok` when the emitter accepts `k` as a contiguous elementwise launch.
+pub(crate) fn check_kernel(k: &Kernel) -> Result<(), String> {
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        contiguous: true,
+        vec4: false,
+        wide_int64: false,
+        bindings: BindingPlan::distinct_for(k),
+    };
+    wgsl::emit_elementwise(k, &spec, &options())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// `Ok` when the emitter accepts `k` as a one-axis reduction.
+pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
+    let spec = ReduceSpec {
+        out_ndim: 1,
+        red_ndim: 1,
+        mode: ReduceMode::ThreadPerOutput,
+        partial: false,
+        wide_int64: false,
+        bindings: BindingPlan::distinct(&k.inputs, &[k.output], &[]),
+    };
+    wgsl::emit_reduction(k, &spec, &options())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,47 @@
+//! Arithmetic ufuncs (NumPy's "Arithmetic operations").
+
+use super::ufunc::{bin, un};
+use cupy_core::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
+use cupy_core::kernel::math;
+use cupy_core::scalar::Scalar;
+
+ufuncs! {
+    family: "arithmetic";
+    /// `x1 + x2` elementwise (`numpy.add`); on bool, logical or.
+    add(x1, x2): Same => |_, c| if c.is_bool() { bin(B::Or, x1, x2) } else { bin(B::Add, x1, x2) };
+    /// `x1 - x2` elementwise (`numpy.subtract`); bool has no loop.
+    subtract(x1, x2): SameNoBool => |_, _| bin(B::Sub, x1, x2);
+    /// `x1 * x2` elementwise (`numpy.multiply`); on bool, logical and.
+    multiply(x1, x2): Same => |_, c| if c.is_bool() { bin(B::And, x1, x2) } else { bin(B::Mul, x1, x2) };
+    /// `x1 / x2` elementwise (`numpy.true_divide`); integers divide in float64.
+    true_divide(x1, x2): TrueDivide => |_, _| bin(B::Div, x1, x2);
+    /// `floor(x1 / x2)` elementwise (`numpy.floor_divide`); integer division by 0 gives 0.
+    floor_divide(x1, x2): SameBoolAsInt8Real => |_, _| bin(B::FloorDiv, x1, x2);
+    /// The remainder with the sign of the divisor (`numpy.remainder`, Python's `%`).
+    remainder(x1, x2): SameBoolAsInt8Real => |_, _| bin(B::Mod, x1, x2);
+    /// The remainder with the sign of the dividend (`numpy.fmod`, C's `fmod`); integer division
+    /// by 0 gives 0.
+    fmod(x1, x2): SameBoolAsInt8Real => |m, c| {
+        if c.is_float() {
+            math::fmod(m, x1, x2)
+        } else {
+            // C's `%` on integers: x - trunc(x / y) * y (the IR's integer Div truncates).
+            let x = m.bind(x1);
+            let y = m.bind(x2);
+            let zero = Expr::constant(Scalar::zero(c));
+            let r = bin(B::Sub, x.clone(), bin(B::Mul, bin(B::Div, x, y.clone()), y.clone()));
+            Expr::select(bin(B::Eq, y, zero.clone()), zero, r)
+        }
+    };
+    /// `x1 ** x2` elementwise (`numpy.power`); integers by exact repeated squaring.
+    power(x1, x2): SameBoolAsInt8 => |_, _| bin(B::Pow, x1, x2);
+    /// `-x` elementwise (`numpy.negative`); bool has no loop.
+    negative(x): SameNoBool => |_, _| un(U::Neg, x);
+    /// `+x` elementwise (`numpy.positive`), a copy.
+    positive(x): SameNoBool => |_, _| x;
+}
+
+ufunc_aliases! {
+    /// `numpy.divide`: another name of [`true_divide`].
+    divide = true_divide(x1, x2);
+}

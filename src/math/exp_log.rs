@@ -1,0 +1,23 @@
+//! Exponents and logarithms (NumPy's "Exponents and logarithms").
+
+use super::ufunc::un;
+use cupy_core::kernel::ir::UnaryOp as U;
+use cupy_core::kernel::math;
+
+ufuncs! {
+    family: "exp_log";
+    /// `e^x` elementwise (`numpy.exp`).
+    exp(x): Float => |_, _| un(U::Exp, x);
+    /// `2^x` elementwise (`numpy.exp2`).
+    exp2(x): FloatReal => |_, _| math::exp2(x);
+    /// `e^x - 1`, accurate near 0 (`numpy.expm1`).
+    expm1(x): FloatReal => |m, _| math::expm1(m, x);
+    /// The natural logarithm (`numpy.log`).
+    log(x): Float => |_, _| un(U::Log, x);
+    /// The base-2 logarithm (`numpy.log2`).
+    log2(x): FloatReal => |_, _| math::log2(x);
+    /// The base-10 logarithm (`numpy.log10`); complex part by part from `log`.
+    log10(x): Float => |m, c| if c.is_complex() { math::complex_log10(m, x) } else { math::log10(x) };
+    /// `log(1 + x)`, accurate near 0 (`numpy.log1p`).
+    log1p(x): FloatReal => |m, _| math::log1p(m, x);
+}

@@ -1,0 +1,21 @@
+//! Hyperbolic ufuncs (NumPy's "Hyperbolic functions").
+
+use super::ufunc::un;
+use cupy_core::kernel::ir::UnaryOp as U;
+use cupy_core::kernel::math;
+
+ufuncs! {
+    family: "hyperbolic";
+    /// Hyperbolic sine (`numpy.sinh`), from `expm1`; complex by `sinh x cos y + i cosh x sin y`.
+    sinh(x): Float => |m, c| if c.is_complex() { math::complex_sinh(m, x) } else { math::sinh(m, x) };
+    /// Hyperbolic cosine (`numpy.cosh`); complex by `cosh x cos y + i sinh x sin y`.
+    cosh(x): Float => |m, c| if c.is_complex() { math::complex_cosh(m, x) } else { math::cosh(m, x) };
+    /// Hyperbolic tangent (`numpy.tanh`).
+    tanh(x): Float => |_, _| un(U::Tanh, x);
+    /// Inverse hyperbolic sine (`numpy.arcsinh`).
+    arcsinh(x): FloatReal => |m, _| math::arcsinh(m, x);
+    /// Inverse hyperbolic cosine (`numpy.arccosh`).
+    arccosh(x): FloatReal => |m, _| math::arccosh(m, x);
+    /// Inverse hyperbolic tangent (`numpy.arctanh`).
+    arctanh(x): FloatReal => |m, _| math::arctanh(m, x);
+}
