@@ -58,6 +58,13 @@
 //! the IR's size. Hoisting is safe: IR expressions have no side effects and WGSL's `select`
 //! evaluates both arms anyway; a hoisted loop bound is evaluated once, which is the same value
 //! because bounds are uniform.
+//!
+//! # Files
+//! This module holds the options, binding plans, launch specialisations and the meta layout;
+//! `emitter.rs` the emitter's state (`WgslEmitter`: value types, literals, conversions),
+//! `expr.rs`, `binary.rs`, `cast.rs` and `stmt.rs` the body, `atomic.rs` atomic updates,
+//! `interface.rs` the index width and binding/meta declarations, `elementwise.rs` and
+//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe.
 
 use crate::dtype::DType;
 use crate::kernel::ir::{Kernel, Stmt};
