@@ -66,6 +66,42 @@ fn ufuncs_match_numpy() {
     );
 }
 
+/// Float tolerance of the math-library ufuncs (compositions of the IR's exp/log/atan2/sqrt in
+/// `cupy_core::kernel::math`): each step's rounding adds up, so a few ulps more than the
+/// transcendental class; on wgpu float32 the driver's looser exp/log dominate (see [`tol`]).
+pub fn math_tol(op: &str, dtype: DType, dev: &Device) -> Tol {
+    let wgpu = is_wgpu(dev);
+    match op {
+        "trunc" | "rint" | "signbit" | "conjugate" | "copysign" | "fmod" => Tol::EXACT,
+        _ if dtype.is_complex() => Tol::Complex(16),
+        _ if dtype == DType::Float16 => {
+            if wgpu {
+                Tol::UlpsOrAbs(2, 2f64.powi(-10))
+            } else {
+                Tol::Ulps(1)
+            }
+        }
+        _ if wgpu && matches!(dtype, DType::Float32) => Tol::UlpsOrAbs(64, 2f64.powi(-18)),
+        _ => Tol::Ulps(8),
+    }
+}
+
+#[test]
+fn math_ufuncs_match_numpy() {
+    common::run_group(
+        "math",
+        exec,
+        |_, case, dev| {
+            math_tol(
+                case["op"].as_str().unwrap(),
+                common::dtype_of(&case["dtype"]),
+                dev,
+            )
+        },
+        common::generic_error_match,
+    );
+}
+
 /// `out=`: the result is cast into `out` (same_kind), written through a strided view, and the
 /// rest of `out`'s buffer is untouched.
 #[test]

@@ -245,6 +245,12 @@ impl Ufunc {
             }
         }
         let (c, o) = self.resolve(t)?;
+        // NumPy's float16 loops compute in float32 and round the result once (`npy_half`
+        // converts); bfloat16 likewise. Compositions of several steps need that too.
+        let c = match c {
+            DType::Float16 | DType::BFloat16 => DType::Float32,
+            c => c,
+        };
         Ok((t, c, o))
     }
 

@@ -150,7 +150,10 @@ pub fn log1p(b: &mut dyn Bind, x: Expr) -> Expr {
         bin(B::Sub, u.clone(), fconst(t, 1.0)),
     );
     let r = Expr::select(un(U::IsInf, u.clone()), u.clone(), r);
-    Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x, r)
+    let r = Expr::select(bin(B::Eq, u.clone(), fconst(t, 1.0)), x.clone(), r);
+    // Kahan's correction matters only near 0; away from it (where `log(u) * x` could overflow)
+    // `log(u)` has no cancellation.
+    Expr::select(bin(B::Gt, un(U::Abs, x), fconst(t, 0.5)), un(U::Log, u), r)
 }
 
 /// `exp(x) - 1`, accurate near 0 (Kahan).
@@ -165,8 +168,10 @@ pub fn expm1(b: &mut dyn Bind, x: Expr) -> Expr {
         un(U::Log, u.clone()),
     );
     let r = Expr::select(un(U::IsInf, u.clone()), u.clone(), r);
-    let r = Expr::select(bin(B::Eq, um1, fconst(t, -1.0)), fconst(t, -1.0), r);
-    Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x, r)
+    let r = Expr::select(bin(B::Eq, um1.clone(), fconst(t, -1.0)), fconst(t, -1.0), r);
+    let r = Expr::select(bin(B::Eq, u, fconst(t, 1.0)), x.clone(), r);
+    // Away from 0 (where `(u - 1) * x` could overflow) `u - 1` has no cancellation.
+    Expr::select(bin(B::Gt, un(U::Abs, x), fconst(t, 0.5)), um1, r)
 }
 
 /// `2^x`.
@@ -359,7 +364,7 @@ pub fn rint(b: &mut dyn Bind, x: Expr) -> Expr {
     let x = b.bind(x);
     // f = floor(x), d = x - f in [0, 1).
     let f = b.bind(un(U::Floor, x.clone()));
-    let d = b.bind(bin(B::Sub, x, f.clone()));
+    let d = b.bind(bin(B::Sub, x.clone(), f.clone()));
     let f1 = bin(B::Add, f.clone(), fconst(t, 1.0));
     let odd = bin(
         B::Ne,
@@ -375,10 +380,16 @@ pub fn rint(b: &mut dyn Bind, x: Expr) -> Expr {
         fconst(t, 0.0),
     );
     let tie = Expr::select(odd, f1.clone(), f.clone());
-    Expr::select(
+    let r = b.bind(Expr::select(
         bin(B::Gt, d.clone(), fconst(t, 0.5)),
         f1,
         Expr::select(bin(B::Lt, d, fconst(t, 0.5)), f, tie),
+    ));
+    // A zero result keeps the sign of `x` (`rint(-0.5)` is `-0.0`): `x * 0` has it.
+    Expr::select(
+        bin(B::Eq, r.clone(), fconst(t, 0.0)),
+        bin(B::Mul, x, fconst(t, 0.0)),
+        r,
     )
 }
 
