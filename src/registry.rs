@@ -4,18 +4,15 @@
 
 use crate::math::ufunc::{kernel_with_lets, Ufunc};
 use crate::statistics::reduction::Reduction;
-use cupy_core::kernel::ir::{Expr, Kernel};
+use cupy_core::backend::Primitive;
+use cupy_core::kernel::ir::{AtomicOp, Expr, Kernel, ReduceKernel, Stmt};
 use cupy_core::kernel::math::Lets;
 use cupy_core::{BackendKind, BackendProvider, DType};
 
 /// How a routine is provided on one backend.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Support {
-    /// Runs on the device.
-    Yes,
-    /// Runs on the device, with the restriction noted in the routine's notes.
-    Partial,
-    /// Not available.
+    /// Not available (the backend is not in this build).
     No,
     /// Computed from the backend's own answer ([`cupy_core::BackendProvider::check_kernel`]):
     /// runs every dtype NumPy has a loop for except these.
@@ -72,7 +69,7 @@ fn ufunc_support(u: &Ufunc) -> [Support; 4] {
 /// Support of a reduction per column, from each backend's verdict on its kernel for every dtype
 /// (complex max/min have no loop: NumPy orders complex, cupy-rs refuses them as TypeError).
 fn reduction_support(r: Reduction) -> [Support; 4] {
-    let kernels: Vec<(DType, cupy_core::kernel::ir::ReduceKernel)> = DType::ALL
+    let kernels: Vec<(DType, ReduceKernel)> = DType::ALL
         .iter()
         .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, k)))
         .collect();
@@ -94,197 +91,191 @@ fn support_from(refused: impl Fn(&dyn BackendProvider) -> Vec<DType>) -> [Suppor
     })
 }
 
-/// Support of the scans and sorts (`src/ops/sorting.rs`) on cpu, wgpu, cuda, hip.
-/// cuda: hand-written kernels of hip-kernels/ (NVRTC); hip: the same kernels, compiled by hipRTC
-/// in CI, never run on AMD hardware.
-const SORTING_SUPPORT: [Support; 4] = [
-    Support::Yes,
-    Support::Partial,
-    Support::Partial,
-    Support::Partial,
+/// What a routine needs from a backend for one dtype (the registry's capability probe).
+pub enum Need {
+    /// Storing the dtype (a `fill` kernel): views, copies, transfers, host-computed creation.
+    Store,
+    /// This elementwise kernel.
+    Kernel(Kernel),
+    /// This reduction kernel.
+    Reduction(ReduceKernel),
+    /// A backend primitive.
+    Primitive(Primitive),
+}
+
+/// A routine's probe: what it needs for operands of a dtype (`None`: NumPy has no loop).
+type Probe = fn(DType) -> Option<Need>;
+
+fn store(_: DType) -> Option<Need> {
+    Some(Need::Store)
+}
+
+fn fill_kernel(t: DType) -> Kernel {
+    Kernel::map("fill", vec![], vec![t], Expr::param(0, t))
+}
+
+/// The gather of `take`: a raw load at an integer index.
+fn gather(t: DType) -> Option<Need> {
+    let mut k = Kernel::map(
+        "take",
+        vec![DType::Int64],
+        vec![],
+        Expr::load(0, t, Expr::input(0, DType::Int64)),
+    );
+    k.raws = vec![t];
+    Some(Need::Kernel(k))
+}
+
+/// A raw write at an integer index (`put`), or an atomic update (`add.at`, `scatter_*`).
+fn scatter(t: DType, op: Option<AtomicOp>) -> Need {
+    let (index, value) = (Expr::input(0, DType::Int64), Expr::input(1, t));
+    let stmt = match op {
+        Some(op) => Stmt::AtomicRaw {
+            raw: 0,
+            op,
+            index,
+            value,
+        },
+        None => Stmt::StoreRaw {
+            raw: 0,
+            index,
+            value,
+        },
+    };
+    Need::Kernel(Kernel {
+        name: "scatter".into(),
+        inputs: vec![DType::Int64, t],
+        outputs: vec![],
+        raws: vec![t],
+        params: vec![],
+        locals: vec![],
+        body: vec![stmt],
+    })
+}
+
+/// `matmul`/`dot`: integers and bool by the IR kernel, floats and complex by the GEMM.
+fn gemm(t: DType) -> Option<Need> {
+    Some(if t.is_integer() || t.is_bool() {
+        Need::Kernel(crate::linalg::gemm_ir_kernel(t))
+    } else {
+        Need::Primitive(Primitive::Gemm)
+    })
+}
+
+/// Every routine that is not a ufunc or a reduction: (name, category, probe, notes).
+const ROUTINES: &[(&str, &str, Probe, &str)] = &[
+    ("cupy.array", "creation", store, ""),
+    ("cupy.asarray", "creation", store, ""),
+    ("cupy.empty", "creation", store, ""),
+    ("cupy.zeros", "creation", store, ""),
+    ("cupy.ones", "creation", store, ""),
+    ("cupy.full", "creation", store, ""),
+    ("cupy.empty_like", "creation", store, ""),
+    ("cupy.zeros_like", "creation", store, ""),
+    ("cupy.ones_like", "creation", store, ""),
+    ("cupy.full_like", "creation", store, ""),
+    ("cupy.arange", "creation", store, "int64/float64 arithmetic (int32/float32 on a device without them, when the values allow)"),
+    ("cupy.linspace", "creation", store, "values computed on the host in float64 (NumPy's rule), then uploaded"),
+    ("cupy.eye", "creation", store, ""),
+    ("cupy.identity", "creation", store, ""),
+    ("cupy.asnumpy / ndarray.get", "transfer", store, "to_vec, to_ndarray, to_bytes"),
+    ("ndarray.astype", "conversion", store, ""),
+    ("ndarray.copy", "conversion", store, ""),
+    ("cupy.copyto", "conversion", store, "Array::copy_from"),
+    ("ndarray.fill", "conversion", store, ""),
+    ("cupy.reshape", "manipulation", store, "views where NumPy makes views"),
+    ("cupy.ravel", "manipulation", store, "views where NumPy makes views"),
+    ("cupy.transpose", "manipulation", store, "views"),
+    ("cupy.swapaxes", "manipulation", store, "views"),
+    ("cupy.expand_dims", "manipulation", store, "views"),
+    ("cupy.squeeze", "manipulation", store, "views"),
+    ("cupy.broadcast_to", "manipulation", store, "views"),
+    ("ndarray.__getitem__ (basic)", "indexing", store, "s![] with Python slice semantics"),
+    ("cupy.take / ndarray.take", "indexing", gather, "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap"),
+    ("cupy.put / ndarray.put", "indexing", |t| Some(scatter(t, None)), "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them"),
+    ("numpy.add.at (integer-array index, axis 0)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Add))), "atomic read-modify-write kernel (WGSL has 32-bit atomics only; int64 add is split with carry)"),
+    ("numpy.maximum.at / minimum.at (integer-array index, axis 0)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Max))), "atomic read-modify-write kernel"),
+    ("cupyx.scatter_add (integer-array index along one axis)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Add))), "atomic kernel; float order of repeated indices unspecified"),
+    ("cupyx.scatter_max / scatter_min", "indexing", |t| Some(scatter(t, Some(AtomicOp::Max))), "atomic kernel"),
+    ("cupy.matmul", "linalg", gemm, "BLAS for floats and complex; integer and bool: one IR kernel with NumPy's wrap-around"),
+    ("cupy.dot", "linalg", gemm, "1-D and 2-D operands; dtypes as matmul"),
+    ("cupy.cumsum", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int; cuda/hip: hip-kernels/ block scan"),
+    ("cupy.cumprod", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int"),
+    ("cupy.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "stable, NaN last (complex: NumPy's NaN classes); cuda/hip: hip-kernels/ radix sort"),
+    ("cupy.argsort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "kind='stable'"),
+    ("ndarray.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "in place; stable"),
+    ("cupyx.scipy.signal.convolve2d", "signal", |t| (t.is_integer() || t.is_float()).then(|| Need::Kernel(crate::scipy::signal::kernel(t))), "boundary='fill', fillvalue=0"),
+    ("cupy.ElementwiseKernel", "custom kernels", store, "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only"),
+    ("cupy.ReductionKernel", "custom kernels", store, "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type"),
+    ("cupy.fuse", "custom kernels", store, "closures over Sym; a reduction only as the last step"),
+    ("cupy.RawKernel / cupy.RawModule", "custom kernels", |t| (t == DType::Float32).then_some(Need::Primitive(Primitive::RawKernel)), "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses"),
+    ("cupy.show_config", "devices", |t| (t == DType::Float32).then_some(Need::Store), ""),
 ];
-const SORTING_NOTES: &str = "axis None/int; sorts are stable (argsort = kind='stable'), NaN last; \
-     complex only on cpu; cuda/hip: hip-kernels/ radix sort and block scan";
+
+/// Support of a probed routine per column.
+fn probe_support(probe: Probe) -> [Support; 4] {
+    let needs: Vec<(DType, Need)> = DType::ALL
+        .iter()
+        .filter_map(|&t| probe(t).map(|n| (t, n)))
+        .collect();
+    support_from(|p| {
+        needs
+            .iter()
+            .filter(|(t, n)| {
+                let r = match n {
+                    Need::Store => p.check_kernel(&fill_kernel(*t)),
+                    Need::Kernel(k) => p.check_kernel(k),
+                    Need::Reduction(k) => p.check_reduction(k),
+                    Need::Primitive(prim) => p.check_primitive(*prim, *t),
+                };
+                r.is_err()
+            })
+            .map(|(t, _)| *t)
+            .collect()
+    })
+}
 
 /// Every routine, in table order.
 pub fn routines() -> Vec<Routine> {
-    use Support::*;
-    // cuda: run on the H200; hip: compiled by hipRTC in CI, never run on AMD hardware (Partial).
-    let all = [Yes, Yes, Yes, Partial];
     let mut v = vec![];
-    let mut add =
-        |name: &str, category: &'static str, support: [Support; 4], notes: &'static str| {
-            v.push(Routine {
-                name: name.into(),
-                category,
-                support,
-                notes,
-            });
-        };
-    for n in [
-        "array",
-        "asarray",
-        "empty",
-        "zeros",
-        "ones",
-        "full",
-        "empty_like",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "arange",
-        "linspace",
-        "eye",
-        "identity",
-    ] {
-        add(
-            &format!("cupy.{n}"),
-            "creation",
-            all.clone(),
-            if n == "linspace" {
-                "values computed in float64 (NumPy's rule): the device needs float64"
-            } else {
-                ""
-            },
-        );
+    let row = |name: String, category: &'static str, support: [Support; 4], notes: &'static str| {
+        Routine {
+            name,
+            category,
+            support,
+            notes,
+        }
+    };
+    let (first, rest) =
+        ROUTINES.split_at(ROUTINES.iter().position(|r| r.1 == "linalg").unwrap_or(0));
+    for &(name, category, probe, notes) in first {
+        v.push(row(name.into(), category, probe_support(probe), notes));
     }
-    add(
-        "cupy.asnumpy / ndarray.get",
-        "transfer",
-        all.clone(),
-        "to_vec, to_ndarray, to_bytes",
-    );
-    add("ndarray.astype", "conversion", all.clone(), "");
-    add("ndarray.copy", "conversion", all.clone(), "");
-    add("cupy.copyto", "conversion", all.clone(), "Array::copy_from");
-    add("ndarray.fill", "conversion", all.clone(), "");
-    for n in [
-        "reshape",
-        "ravel",
-        "transpose",
-        "swapaxes",
-        "expand_dims",
-        "squeeze",
-        "broadcast_to",
-    ] {
-        add(
-            &format!("cupy.{n}"),
-            "manipulation",
-            all.clone(),
-            "views where NumPy makes views",
-        );
-    }
-    add(
-        "ndarray.__getitem__ (basic)",
-        "indexing",
-        all.clone(),
-        "s![] with Python slice semantics",
-    );
-    add(
-        "cupy.take / ndarray.take",
-        "indexing",
-        all.clone(),
-        "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap",
-    );
-    add(
-        "cupy.put / ndarray.put",
-        "indexing",
-        all.clone(),
-        "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them",
-    );
-    add(
-        "numpy.add.at / maximum.at / minimum.at (integer-array index, axis 0)",
-        "indexing",
-        [Yes, Partial, Yes, Partial],
-        "atomic read-modify-write kernel; wgpu: no float64 atomics, no int64/uint64 max/min (WGSL has 32-bit atomics only; int64 add is split with carry)",
-    );
-    add(
-        "cupyx.scatter_add / scatter_max / scatter_min (integer-array index along one axis)",
-        "indexing",
-        [Yes, Partial, Yes, Partial],
-        "atomic read-modify-write kernel; float order of repeated indices unspecified; wgpu: no float64, no 64-bit integer max/min",
-    );
     for u in crate::math::all_ufuncs() {
-        add(
-            &format!("cupy.{}", u.name()),
+        v.push(row(
+            format!("cupy.{}", u.name()),
             "ufunc",
             ufunc_support(u),
             u.family(),
-        );
+        ));
     }
     for r in Reduction::ALL {
-        add(
-            &format!("cupy.{}", r.name()),
+        v.push(row(
+            format!("cupy.{}", r.name()),
             "reduction",
             reduction_support(r),
             "axis, keepdims",
-        );
+        ));
     }
-    add(
-        "cupy.matmul",
-        "linalg",
-        [Yes, Partial, Yes, Partial],
-        "BLAS for floats (wgpu: float32/float64; cuda: float16/bfloat16/float32/float64); integer and bool: one IR kernel with NumPy's wrap-around on every backend; complex on cpu, cuda and hip (cuBLAS/rocBLAS C/Z GEMM), refused on wgpu",
-    );
-    add(
-        "cupy.dot",
-        "linalg",
-        [Yes, Partial, Yes, Partial],
-        "1-D and 2-D operands; dtypes as matmul",
-    );
-    for n in ["cumsum", "cumprod", "sort", "argsort"] {
-        add(
-            &format!("cupy.{n}"),
-            "sorting",
-            SORTING_SUPPORT,
-            SORTING_NOTES,
-        );
+    for &(name, category, probe, notes) in rest {
+        v.push(row(name.into(), category, probe_support(probe), notes));
     }
-    add(
-        "ndarray.sort",
-        "sorting",
-        SORTING_SUPPORT,
-        "in place; stable",
-    );
-    add(
-        "cupyx.scipy.signal.convolve2d",
-        "signal",
-        all.clone(),
-        "boundary='fill', fillvalue=0",
-    );
-    add(
-        "cupy.ElementwiseKernel",
-        "custom kernels",
-        all.clone(),
-        "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only",
-    );
-    add(
-        "cupy.ReductionKernel",
-        "custom kernels",
-        all.clone(),
-        "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type",
-    );
-    add(
-        "cupy.fuse",
-        "custom kernels",
-        all.clone(),
-        "closures over Sym; a reduction only as the last step",
-    );
-    add(
-        "cupy.RawKernel / cupy.RawModule",
-        "custom kernels",
-        [No, Yes, Yes, Partial],
-        "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses",
-    );
-    add("cupy.show_config", "devices", all.clone(), "");
     v
 }
 
 /// The markdown of `docs/api-coverage.md`.
 pub fn coverage_markdown() -> String {
     let mark = |s: &Support| match s {
-        Support::Yes => "yes".to_string(),
-        Support::Partial => "partial".to_string(),
         Support::No => "-".to_string(),
         Support::Refuses(d) if d.is_empty() => "yes".to_string(),
         Support::Refuses(d) => format!(

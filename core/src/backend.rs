@@ -371,6 +371,20 @@ pub trait Backend: Send + Sync + fmt::Debug {
     }
 }
 
+/// A backend primitive that is not an IR kernel, for capability queries
+/// ([`BackendProvider::check_primitive`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// [`Backend::gemm`] of a float or complex dtype.
+    Gemm,
+    /// [`Backend::sort`] (sort and argsort).
+    Sort,
+    /// [`Backend::scan`] (cumsum, cumprod).
+    Scan,
+    /// [`Backend::raw_launch`] of backend-native source (the dtype is ignored).
+    RawKernel,
+}
+
 /// Finds and opens the devices of one backend family. Probing never panics: a missing library or
 /// driver is an `Err` with the reason, kept for `show_config()`.
 pub trait BackendProvider: Send + Sync {
@@ -391,6 +405,16 @@ pub trait BackendProvider: Send + Sync {
     fn check_reduction(&self, kernel: &ReduceKernel) -> std::result::Result<(), String> {
         let _ = kernel;
         Ok(())
+    }
+    /// Whether this backend implements `primitive` for `dtype` (no device is opened; the same
+    /// rule the backend applies when called). The default: not implemented.
+    fn check_primitive(
+        &self,
+        primitive: Primitive,
+        dtype: DType,
+    ) -> std::result::Result<(), String> {
+        let _ = dtype;
+        Err(format!("{primitive:?} is not implemented by this backend"))
     }
 }
 

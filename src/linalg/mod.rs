@@ -169,7 +169,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 
 /// The IR kernel of [`gemm_ir`] for dtype `t`. Params: `n, m, k`, then `a`'s batch/row/col
 /// strides and offset, then `b`'s.
-fn gemm_ir_kernel(t: cupy_core::dtype::DType) -> cupy_core::kernel::ir::Kernel {
+pub(crate) fn gemm_ir_kernel(t: cupy_core::dtype::DType) -> cupy_core::kernel::ir::Kernel {
     use cupy_core::dtype::DType;
     use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
     use cupy_core::scalar::Scalar;

@@ -68,6 +68,7 @@ macro_rules! ufuncs {
             }
         )*
 
+        #[allow(clippy::needless_lifetimes, clippy::should_implement_trait)]
         impl $crate::array::Array {
             $(
                 $(#[doc = $doc])+
@@ -86,6 +87,7 @@ macro_rules! ufuncs {
             )*
         }
 
+        #[allow(clippy::should_implement_trait)]
         impl $crate::custom::fuse::Sym {
             $(
                 $(#[doc = $doc])+
@@ -123,6 +125,7 @@ macro_rules! ufunc_aliases {
                 pub const $alias: $crate::math::ufunc::Ufunc = super::ufuncs::$name;
             )*
         }
+        #[allow(clippy::needless_lifetimes)]
         impl $crate::array::Array {
             $(
                 $(#[doc = $doc])+

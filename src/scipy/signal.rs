@@ -37,7 +37,7 @@ impl std::str::FromStr for Mode {
 
 /// The IR kernel: for output `(i, j)`, `sum_{p,q} in1[i + oi - p, j + oj - q] * in2[p, q]` over
 /// the in-bounds taps (boundary="fill", fillvalue=0). Params: M, N, P, Q, output width, oi, oj.
-fn kernel(t: DType) -> Kernel {
+pub(crate) fn kernel(t: DType) -> Kernel {
     let i64t = DType::Int64;
     let p = |k: usize| Expr::param(k, i64t);
     let (m, n, kp, kq, w, oi, oj) = (p(0), p(1), p(2), p(3), p(4), p(5), p(6));

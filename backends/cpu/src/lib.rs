@@ -91,6 +91,22 @@ impl BackendProvider for CpuProvider {
         }
         Ok(Arc::new(CpuBackend::new()))
     }
+
+    fn check_primitive(
+        &self,
+        primitive: cupy_core::backend::Primitive,
+        _dtype: DType,
+    ) -> std::result::Result<(), String> {
+        match primitive {
+            // faer (floats, complex) and exact integer loops; sorts and scans of every dtype.
+            cupy_core::backend::Primitive::Gemm
+            | cupy_core::backend::Primitive::Sort
+            | cupy_core::backend::Primitive::Scan => Ok(()),
+            cupy_core::backend::Primitive::RawKernel => {
+                Err("the cpu backend has no native kernel language".into())
+            }
+        }
+    }
 }
 
 impl Default for CpuBackend {

@@ -127,6 +127,14 @@ impl BackendProvider for CudaProvider {
         cupy_core::gpu::support::check_reduction(kernel, Flavor::Cuda)
     }
 
+    fn check_primitive(
+        &self,
+        primitive: cupy_core::backend::Primitive,
+        dtype: DType,
+    ) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_primitive(primitive, dtype)
+    }
+
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
         driver_present()?;
         let r = std::panic::catch_unwind(|| -> std::result::Result<Vec<DeviceInfo>, String> {

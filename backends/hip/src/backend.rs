@@ -124,6 +124,14 @@ impl BackendProvider for HipProvider {
         cupy_core::gpu::support::check_reduction(kernel, Flavor::Hip)
     }
 
+    fn check_primitive(
+        &self,
+        primitive: cupy_core::backend::Primitive,
+        dtype: DType,
+    ) -> std::result::Result<(), String> {
+        cupy_core::gpu::support::check_primitive(primitive, dtype)
+    }
+
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
         std::panic::catch_unwind(probe_devices)
             .unwrap_or_else(|_| Err("the HIP probe panicked (bug in cupy-hip)".into()))

@@ -169,6 +169,14 @@ impl BackendProvider for WgpuProvider {
         support::check_reduction(kernel)
     }
 
+    fn check_primitive(
+        &self,
+        primitive: cupy_core::backend::Primitive,
+        dtype: DType,
+    ) -> std::result::Result<(), String> {
+        support::check_primitive(primitive, dtype)
+    }
+
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
         let r = std::panic::catch_unwind(|| {
             sorted_adapters()

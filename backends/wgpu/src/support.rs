@@ -2,10 +2,12 @@
 //! adapter with `SHADER_F64` and `SHADER_INT64` (llvmpipe and the NVIDIA/AMD Vulkan drivers
 //! have both). Used for `docs/api-coverage.md`.
 
+use cupy_core::backend::Primitive;
 use cupy_core::kernel::ir::{Kernel, ReduceKernel};
 use cupy_core::kernel::wgsl::{
     self, BindingPlan, ElementwiseSpec, ReduceMode, ReduceSpec, WgslOptions,
 };
+use cupy_core::DType;
 
 fn options() -> WgslOptions {
     WgslOptions {
@@ -42,4 +44,21 @@ pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
     wgsl::emit_reduction(k, &spec, &options())
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+/// The wgpu primitives: the WGSL GEMM for float32 and float64 (no float16 or complex kernel
+/// yet), the WGSL scan and sort for every non-complex dtype, raw WGSL kernels.
+pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String> {
+    match primitive {
+        Primitive::Gemm => match dtype {
+            DType::Float32 | DType::Float64 => Ok(()),
+            d => Err(format!(
+                "the wgpu GEMM kernel handles float32 and float64, not {d}"
+            )),
+        },
+        Primitive::Sort | Primitive::Scan if dtype.is_complex() => {
+            Err("complex dtypes are not supported on wgpu yet".into())
+        }
+        Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+    }
 }

@@ -1,6 +1,8 @@
 //! What the CUDA and HIP backends can run, answered without a device: the C++ emitter's
 //! verdict (shared by both). Used for `docs/api-coverage.md`.
 
+use crate::backend::Primitive;
+use crate::dtype::DType;
 use crate::kernel::cpp::{self, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec};
 use crate::kernel::ir::{Kernel, ReduceKernel};
 
@@ -33,4 +35,28 @@ pub fn check_reduction(k: &ReduceKernel, flavor: Flavor) -> Result<(), String> {
     cpp::emit_reduce(k, &spec, flavor)
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+/// The primitives of the CUDA and HIP backends: cuBLAS/rocBLAS GEMM for float16, bfloat16,
+/// float32, float64, complex64 and complex128; the hip-kernels/ scan and radix sort for every
+/// non-complex dtype (no complex instantiation); raw kernels in CUDA/HIP C++.
+///
+/// # Errors
+/// Why not, as text.
+pub fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String> {
+    match primitive {
+        Primitive::Gemm => match dtype {
+            DType::Float16
+            | DType::BFloat16
+            | DType::Float32
+            | DType::Float64
+            | DType::Complex64
+            | DType::Complex128 => Ok(()),
+            d => Err(format!("BLAS GEMM has no {d} routine")),
+        },
+        Primitive::Sort | Primitive::Scan if dtype.is_complex() => {
+            Err("the GPU scan and sort kernels (hip-kernels/) have no complex instantiation".into())
+        }
+        Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+    }
 }
