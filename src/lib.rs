@@ -58,6 +58,9 @@ pub use statistics::reduction::{max, mean, min, prod, reduce, sum, Axes, Reducti
 pub use cupy_core as core;
 /// The `half` crate, for `f16`/`bf16` host data (`cupy::half::f16`).
 pub use half;
+/// The `ndarray` crate, for host arrays ([`asarray`] takes them; [`Array::to_ndarray`] gives
+/// them back): `cupy::ndarray::array![[1.0, 2.0], [3.0, 4.0]]`.
+pub use ndarray;
 /// The `num-complex` crate, for complex host data (`cupy::num_complex::Complex<f32>`).
 pub use num_complex;
 

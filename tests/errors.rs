@@ -213,8 +213,24 @@ fn to_vec_wrong_type() {
         expect_err!(
             "to_vec::<f32>",
             a.to_vec::<f32>(),
-            Error::TypeError { .. },
-            ["int32", "float32"]
+            Error::InvalidArgument { .. },
+            ["to_vec::<f32>", "int32", "astype(float32)", "to_vec::<i32>"]
+        );
+        let b = Array::from_slice_on(dev, &[1.5f64], &[1])?;
+        let msg = b.to_vec::<f32>().map(|_| ()).unwrap_err().to_string();
+        if msg
+            != "to_vec::<f32>: the array's dtype is float64; use astype(float32) first or to_vec::<f64>"
+        {
+            return Err(format!("to_vec::<f32> of float64: {msg:?}").into());
+        }
+        if msg.contains("loop") {
+            return Err(format!("to_vec speaks of ufunc loops: {msg:?}").into());
+        }
+        expect_err!(
+            "to_ndarray::<i64>",
+            b.to_ndarray::<i64>(),
+            Error::InvalidArgument { .. },
+            ["to_ndarray::<i64>", "float64", "to_ndarray::<f64>"]
         );
         Ok(())
     });
