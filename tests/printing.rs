@@ -72,3 +72,21 @@ fn printing_matches_numpy() {
     }
     t.finish();
 }
+
+/// `Display` of a `Scalar` (what `item()` returns) honours precision and width flags.
+#[test]
+fn scalar_display_flags() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::asarray([1.0f64, 2.0, 4.0]).unwrap();
+            let m = a.mean().unwrap().item().unwrap();
+            assert_eq!(format!("{m:.2}"), "2.33", "on {dev}");
+            assert_eq!(format!("{m:8.3}"), "   2.333", "on {dev}");
+            assert_eq!(format!("{:.1}", a.sum().unwrap().item().unwrap()), "7.0");
+            let f = cupy::full(&[1], 0.125f32).unwrap().item().unwrap();
+            assert_eq!(format!("{f:.2}|{f:<6}|"), "0.12|0.125 |", "on {dev}");
+            let i = cupy::arange(3).unwrap().sum().unwrap().item().unwrap();
+            assert_eq!(format!("{i:>4}"), "   3", "on {dev}");
+        });
+    }
+}

@@ -1,5 +1,9 @@
 //! Array creation on a given device (`zeros`, `ones`, `full`, `arange`, `linspace`, `eye`).
-//! The `cupy` facade wraps these with the current device.
+//! The `cupy` facade wraps these with the current device: [`basic`] (NumPy's defaults and
+//! options structs) and [`from_data`] (`array`/`asarray` from anything array-like).
+
+pub mod basic;
+pub mod from_data;
 
 use crate::array::Array;
 use crate::device::Device;
