@@ -236,6 +236,42 @@ fn to_vec_wrong_type() {
     });
 }
 
+/// Creation errors name the routine the user called and the sizes involved.
+#[test]
+fn creation_errors_name_the_routine() {
+    per_backend("creation_errors", |dev| {
+        cupy::with_device(dev, || -> R {
+            expect_err!(
+                "zeros too big",
+                cupy::zeros(&[1 << 40, 1 << 40]),
+                Error::InvalidArgument { .. },
+                ["zeros: ", "8-byte elements"]
+            );
+            expect_err!(
+                "ones overflow",
+                cupy::full_with(&[2], 300, DType::UInt8),
+                Error::ScalarOverflow { .. },
+                ["full", "300", "uint8"]
+            );
+            expect_err!(
+                "from_slice",
+                cupy::from_slice(&[1.0f32, 2.0], &[3]),
+                Error::InvalidArgument { .. },
+                ["from_slice: ", "2 elements", "[3]"]
+            );
+            if dev.kind() == BackendKind::Wgpu {
+                expect_err!(
+                    "ones complex64 on wgpu",
+                    cupy::ones_with(&[2], DType::Complex64),
+                    Error::DTypeNotSupported { .. },
+                    ["ones: ", "complex64"]
+                );
+            }
+            Ok(())
+        })
+    });
+}
+
 #[test]
 fn convolve2d_errors() {
     per_backend("convolve2d_errors", |dev| {

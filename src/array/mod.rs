@@ -79,7 +79,7 @@ impl Array {
     ) -> Result<Array> {
         if data.len() != shape_size(shape) {
             return Err(Error::invalid(
-                "asarray",
+                "from_slice",
                 format!(
                     "{} elements cannot fill shape {shape:?} ({} elements)",
                     data.len(),
