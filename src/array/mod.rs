@@ -199,8 +199,8 @@ impl Array {
     /// Reads the elements to the host in C order as `T` (`cupy.asnumpy(a).ravel().tolist()`).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] if `T` is not the array's dtype ("to_vec::<f32>: the array's
-    /// dtype is float64; use astype(float32) first or to_vec::<f64>"); device errors.
+    /// [`Error::InvalidArgument`] if `T` is not the array's dtype (`"to_vec::<f32>: the array's
+    /// dtype is float64; use astype(float32) first or to_vec::<f64>"`); device errors.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         if T::DTYPE != self.dtype {
             return Err(download_mismatch("to_vec", T::DTYPE, self.dtype));
