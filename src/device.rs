@@ -2,8 +2,11 @@
 //!
 //! Discovery follows DESIGN.md: CUDA devices, then HIP devices, then wgpu hardware adapters,
 //! then the CPU; a software Vulkan adapter (llvmpipe) is used only when `CUPY_BACKEND=wgpu`
-//! (or [`Device::get`]) names it. A forced backend that is unavailable makes the first operation
-//! that needs the current device fail with [`crate::Error::BackendUnavailable`] naming the reason.
+//! (or [`Device::get`]) names it. Backends are probed lazily: a forced backend (or
+//! [`Device::get`]) probes only its own family, automatic discovery stops at the first family
+//! that opens, and [`show_config`] probes them all. A forced backend that is unavailable makes
+//! the first operation that needs the current device fail with
+//! [`crate::Error::BackendUnavailable`] naming the reason.
 
 use cupy_core::discovery::{self, ProbeReport, Selection};
 use cupy_core::{Backend, BackendKind, BackendProvider, DeviceInfo, Result};
