@@ -5,12 +5,13 @@
 //! CUPY_BACKEND=wgpu cargo run --release --example tour   # e.g. Mesa's llvmpipe on a CI box
 //! ```
 //!
-//! Prints `show_config()`, then creation, broadcasting, a 100x100 matmul, a device query, a
+//! Prints `show_config()`, then creation, broadcasting and reductions, a 100x100 matmul, a device query, a
 //! host<->device round trip, and a Gaussian blur of a real photograph (NASA's astronaut, public
 //! domain) through `cupyx.scipy.signal.convolve2d`, written as a PNG. Every step is timed (after
 //! a device synchronize). On the CPU backend the photo is downscaled so the tour ends quickly.
 
 use cupy as cp;
+use cupy::scipy::signal::{convolve2d_with, Mode};
 use cupy::{BackendKind, DType};
 use std::time::Instant;
 
@@ -83,30 +84,54 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let on_cpu = dev.kind() == BackendKind::Cpu || dev.info().software;
     println!("\nrunning on {dev}\n");
 
-    println!("creation");
+    println!("creation (NumPy's defaults: float64 unless the data says otherwise)");
     let x = step("arange(10)", &dev, || cp::arange(10))?;
     println!("    {x}");
-    let z = step("zeros((2, 3), float32)", &dev, || {
-        cp::zeros(&[2, 3], DType::Float32)
-    })?;
-    println!("    {}", z.to_string().replace('\n', "\n    "));
-    let l = step("linspace(0, 1, 5)", &dev, || {
-        cp::linspace(0.0, 1.0, 5, true, DType::Float32)
-    })?;
+    let z = step("zeros((2, 3))", &dev, || cp::zeros(&[2, 3]))?;
+    println!(
+        "    {} {}",
+        z.dtype(),
+        z.to_string().replace('\n', "\n    ")
+    );
+    let l = step("linspace(0, 1, 5)", &dev, || cp::linspace(0.0, 1.0, 5))?;
     println!("    {l}");
+    let f = step(
+        "full(3, 7) (a Rust integer is a Python int: int64)",
+        &dev,
+        || cp::full(&[3], 7),
+    )?;
+    println!("    {} {f}", f.dtype());
+    let host = cp::ndarray::array![[1.0f32, 2.0], [3.0, 4.0]];
+    let h = step("asarray(ndarray 2x2 float32)", &dev, || cp::asarray(&host))?;
+    println!("    {}", h.to_string().replace('\n', "\n    "));
 
-    println!("broadcasting");
-    let col = cp::array([[1.0f32], [2.0], [3.0]])?;
-    let row = cp::array([10.0f32, 20.0, 30.0, 40.0])?;
+    println!("broadcasting and reductions");
+    let col = cp::asarray([[1.0f32], [2.0], [3.0]])?;
+    let row = cp::asarray([10.0f32, 20.0, 30.0, 40.0])?;
     let b = step("(3, 1) + (4,) -> (3, 4)", &dev, || &col + &row)?;
     println!("    {}", b.to_string().replace('\n', "\n    "));
     let scaled = step("float32 array * 2.5 stays float32 (NEP 50)", &dev, || {
         &b * 2.5
     })?;
     println!(
-        "    dtype {}, sum {}",
+        "    dtype {}, sum {}, mean {:.2}",
         scaled.dtype(),
-        scaled.sum()?.item()?
+        scaled.sum()?.item()?,
+        scaled.mean()?.item()?
+    );
+    let cols = step("b.sum(axis=0)", &dev, || b.sum_axis(0))?;
+    println!("    {cols}");
+    let kept = step("b.max(axis=1, keepdims=True)", &dev, || {
+        b.max_with(cp::Reduce {
+            axis: 1.into(),
+            keepdims: true,
+            ..Default::default()
+        })
+    })?;
+    println!(
+        "    shape {:?}: {}",
+        kept.shape(),
+        kept.to_string().replace('\n', " ")
     );
 
     println!("matmul");
@@ -114,18 +139,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a = cp::arange_with(0.0, (n * n) as f64, 1.0, DType::Float32)?
         .reshape(&[n as isize, n as isize])?;
     let a = (&a / (n * n) as f64)?;
-    let i = cp::eye(n, None, 0, DType::Float32)?;
-    let p = step("100x100 @ 100x100 (float32)", &dev, || cp::matmul(&a, &i))?;
+    let i = cp::eye_with(n, DType::Float32)?;
+    let p = step("100x100 @ 100x100 (float32)", &dev, || a.matmul(&i))?;
     let err = cp::abs(&(&p - &a)?)?.max()?.item()?;
     println!("    max |A @ I - A| = {err}");
-    let pt = step("A @ A.T, then sum", &dev, || cp::matmul(&a, &a.t())?.sum())?;
-    println!("    sum(A @ A.T) = {}", pt.item()?);
+    let pt = step("A @ A.T, then sum", &dev, || a.matmul(&a.t())?.sum())?;
+    println!("    sum(A @ A.T) = {:.3}", pt.item()?);
 
     println!("user kernels (one definition, every backend)");
     let sq =
         cp::ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")?;
-    let xs = cp::linspace(0.0, 4.0, 5, true, DType::Float32)?;
-    let ys = cp::full(&[1], 1.0, DType::Float32)?;
+    let xs = cp::linspace_with(0.0, 4.0, 5, DType::Float32)?;
+    let ys = cp::full(&[1], 1.0f32)?;
     let sd = step("ElementwiseKernel squared_diff", &dev, || {
         sq.call(&[(&xs).into(), (&ys).into()])
     })?;
@@ -221,7 +246,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut planes = Vec::with_capacity(ch);
             for c in 0..ch as isize {
                 let plane = img.slice(&cp::s![.., .., c])?;
-                planes.push(cp::scipy::signal::convolve2d(&plane, &kernel, "same")?);
+                planes.push(convolve2d_with(&plane, &kernel, Mode::Same)?);
             }
             Ok(planes)
         },

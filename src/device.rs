@@ -2,8 +2,11 @@
 //!
 //! Discovery follows DESIGN.md: CUDA devices, then HIP devices, then wgpu hardware adapters,
 //! then the CPU; a software Vulkan adapter (llvmpipe) is used only when `CUPY_BACKEND=wgpu`
-//! (or [`Device::get`]) names it. A forced backend that is unavailable makes the first operation
-//! that needs the current device fail with [`crate::Error::BackendUnavailable`] naming the reason.
+//! (or [`Device::get`]) names it. Backends are probed lazily: a forced backend (or
+//! [`Device::get`]) probes only its own family, automatic discovery stops at the first family
+//! that opens, and [`show_config`] probes them all. A forced backend that is unavailable makes
+//! the first operation that needs the current device fail with
+//! [`crate::Error::BackendUnavailable`] naming the reason.
 
 use cupy_core::discovery::{self, ProbeReport, Selection};
 use cupy_core::{Backend, BackendKind, BackendProvider, DeviceInfo, Result};
@@ -73,16 +76,18 @@ impl Device {
     /// 0 when the backend is unavailable (`cupy.cuda.runtime.getDeviceCount()`).
     pub fn count(kind: BackendKind) -> usize {
         runtime()
-            .reports()
-            .iter()
-            .find(|r| r.kind == kind)
+            .report(kind)
             .map_or(0, |r| r.result.as_ref().map_or(0, |d| d.len()))
     }
 
     /// Opens device `index` of a backend family (software adapters included).
     ///
+    /// Only that family is probed (`Device::get(BackendKind::Cpu, 0)` never loads Vulkan).
+    ///
     /// # Errors
-    /// [`crate::Error::BackendUnavailable`] naming why the backend or device is not there.
+    /// [`crate::Error::BackendUnavailable`] naming why the backend is not there;
+    /// [`crate::Error::InvalidArgument`] for an index past its devices ("the cpu backend has 1
+    /// device (index 1 requested)").
     pub fn get(kind: BackendKind, index: usize) -> Result<Device> {
         let rt = runtime();
         {
@@ -91,18 +96,21 @@ impl Device {
                 return Ok(d.clone());
             }
         }
-        rt.open(Selection {
-            backend: Some(kind),
-            device: Some(index),
-        })
+        rt.open(
+            Selection {
+                backend: Some(kind),
+                device: Some(index),
+            },
+            "Device::get",
+        )
     }
 
-    /// Every device discovery found, in discovery order (software adapters last).
+    /// Every device of every backend, in discovery order (probes every backend).
     pub fn all() -> Vec<DeviceInfo> {
         runtime()
-            .reports()
-            .iter()
-            .flat_map(|r| r.result.clone().unwrap_or_default())
+            .all_reports()
+            .into_iter()
+            .flat_map(|r| r.result.unwrap_or_default())
             .collect()
     }
 }
@@ -150,30 +158,49 @@ pub fn set_default_device(device: &Device) {
 
 struct Runtime {
     providers: Vec<Box<dyn BackendProvider>>,
-    reports: OnceLock<Vec<ProbeReport>>,
+    /// One probe report per provider (same order), filled the first time that family is needed:
+    /// a forced `CUPY_BACKEND=cpu` never probes wgpu (whose Vulkan loader prints
+    /// `XDG_RUNTIME_DIR` noise on headless machines), nor does a machine where CUDA opens first.
+    reports: Vec<OnceLock<ProbeReport>>,
     default: Mutex<Option<Result<Device>>>,
     opened: Mutex<Vec<Device>>,
 }
 
 impl Runtime {
-    fn reports(&self) -> &[ProbeReport] {
-        self.reports.get_or_init(|| {
-            let ps: Vec<&dyn BackendProvider> = self.providers.iter().map(|p| p.as_ref()).collect();
-            discovery::probe_all(&ps)
-        })
+    /// The probe report of one family (probing it on first use); `None` if not compiled in.
+    fn report(&self, kind: BackendKind) -> Option<ProbeReport> {
+        let i = self.providers.iter().position(|p| p.kind() == kind)?;
+        Some(
+            self.reports[i]
+                .get_or_init(|| discovery::probe_one(self.providers[i].as_ref()))
+                .clone(),
+        )
+    }
+
+    /// Every family's report, in discovery order (probes them all: `show_config`).
+    fn all_reports(&self) -> Vec<ProbeReport> {
+        BackendKind::ALL
+            .iter()
+            .filter_map(|&k| self.report(k))
+            .collect()
     }
 
     fn discover(&self) -> Result<Device> {
-        self.open(Selection::from_env()?)
+        let sel = Selection::from_env()?;
+        let op = match std::env::var("CUPY_DEVICE") {
+            Ok(v) if sel.device.is_some() => format!("CUPY_DEVICE={}", v.trim()),
+            _ => "discovery".to_string(),
+        };
+        self.open(sel, &op)
     }
 
     /// Selects and opens a device, keeping one handle per (backend, index): a device opened
     /// twice (by discovery and by `Device::get`) is the same `Device`.
-    fn open(&self, sel: Selection) -> Result<Device> {
+    fn open(&self, sel: Selection, op: &str) -> Result<Device> {
         let providers: Vec<&dyn BackendProvider> =
             self.providers.iter().map(|p| p.as_ref()).collect();
         let d = Device {
-            backend: discovery::select(&providers, self.reports(), sel)?,
+            backend: discovery::select(&providers, &|k| self.report(k), sel, op)?,
         };
         let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(o) = opened
@@ -189,11 +216,14 @@ impl Runtime {
 
 fn runtime() -> &'static Runtime {
     static RT: OnceLock<Runtime> = OnceLock::new();
-    RT.get_or_init(|| Runtime {
-        providers: crate::backends::providers(),
-        reports: OnceLock::new(),
-        default: Mutex::new(None),
-        opened: Mutex::new(vec![]),
+    RT.get_or_init(|| {
+        let providers = crate::backends::providers();
+        Runtime {
+            reports: providers.iter().map(|_| OnceLock::new()).collect(),
+            providers,
+            default: Mutex::new(None),
+            opened: Mutex::new(vec![]),
+        }
     })
 }
 
@@ -203,7 +233,7 @@ pub fn config_string() -> String {
     let sel = Selection::from_env();
     let current = Device::current().map(|d| d.label());
     let mut s = discovery::format_config(
-        runtime().reports(),
+        &runtime().all_reports(),
         *sel.as_ref().unwrap_or(&Selection::default()),
         &current,
     );

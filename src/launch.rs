@@ -111,7 +111,8 @@ impl Elementwise<'_> {
                 }
             }
         }
-        cupy_core::layout::checked_size(op, &shape, 1)?;
+        let itemsize = self.kernel.outputs.iter().map(|d| d.itemsize()).max();
+        cupy_core::layout::checked_size(op, &shape, itemsize.unwrap_or(1))?;
         check_kernel_dtypes(&device, op, dtypes)?;
 
         let mut outputs = Vec::with_capacity(self.kernel.outputs.len());

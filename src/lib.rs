@@ -9,16 +9,50 @@
 //! # fn main() -> cp::Result<()> {
 //! let x = cp::arange(10)?;                    // int32 here: Rust's integer literal type
 //! println!("{x}");                            // [0 1 2 3 4 5 6 7 8 9]
-//! let a = cp::linspace(0.0, 1.0, 5, true, cp::DType::Float32)?;
+//! let z = cp::zeros(&[3, 3])?;                // float64, as NumPy
+//! let a = cp::linspace(0.0, 1.0, 5)?;         // float64
 //! let b = ((&a * 2.0)? + &a)?;               // operators return Result; scalars are weak
-//! let m = cp::matmul(&a.reshape(&[5, 1])?, &b.reshape(&[1, 5])?)?;
-//! println!("{}", m.sum()?);
+//! let m = a.reshape(&[5, 1])?.matmul(&b.reshape(&[1, 5])?)?;
+//! println!("{:.3} {}", m.sum()?.item()?, m.max_axis(0)?);
+//! let h = cp::asarray(&cp::ndarray::array![[1.0f32, 2.0], [3.0, 4.0]])?; // from an ndarray
+//! let s = h.sum_with(cp::Reduce { axis: 1.into(), keepdims: true, ..Default::default() })?;
 //! # Ok(()) }
 //! ```
 //!
-//! Names and semantics follow NumPy 2 (NEP 50 promotion, broadcasting, `axis`/`keepdims`);
-//! differences are listed in `docs/differences.md`.
+//! Names and semantics follow NumPy 2 (NEP 50 promotion, broadcasting, `axis`/`keepdims`).
+//! NumPy's keyword arguments live in one options struct per routine (or family) with
+//! `Default`, passed to a `_with` form: [`zeros_with`] takes a [`Creation`] (or just a
+//! [`DType`]), the reductions a [`Reduce`], `convolve2d_with` a
+//! [`scipy::signal::Convolve2d`] (or a [`scipy::signal::Mode`]). Differences from NumPy are
+//! listed in `docs/differences.md`; what is not here yet, in the README.
 #![warn(missing_docs)]
+
+/// `From<isize>`, `From<i32>` and `From<Option<isize>>` for an options struct whose one
+/// positional-style keyword is `axis: Option<isize>`, so `a.cumsum_with(1)` reads as NumPy's
+/// `a.cumsum(axis=1)`.
+macro_rules! axis_options {
+    ($t:ty) => {
+        impl From<Option<isize>> for $t {
+            #[allow(clippy::needless_update)] // some options structs have only `axis`
+            fn from(axis: Option<isize>) -> $t {
+                Self {
+                    axis,
+                    ..Default::default()
+                }
+            }
+        }
+        impl From<isize> for $t {
+            fn from(axis: isize) -> $t {
+                Some(axis).into()
+            }
+        }
+        impl From<i32> for $t {
+            fn from(axis: i32) -> $t {
+                Some(axis as isize).into()
+            }
+        }
+    };
+}
 
 pub mod array;
 mod backends;
@@ -37,6 +71,13 @@ pub mod statistics;
 pub use array::index;
 
 pub use array::Array;
+pub use creation::basic::{
+    empty, empty_with, eye, eye_with, full, full_with, identity, identity_with, linspace,
+    linspace_with, ones, ones_with, zeros, zeros_with, Creation, Eye, Full, Linspace,
+};
+pub use creation::from_data::{
+    array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,
+};
 pub use cupy_core::{
     Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
     Scalar, SliceItem, WeakScalar,
@@ -47,7 +88,8 @@ pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::{
-    add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take,
+    add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take, take_with,
+    Take,
 };
 pub use linalg::{dot, matmul};
 #[allow(ambiguous_glob_reexports)]
@@ -63,50 +105,25 @@ pub use math::rounding::*;
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
-pub use sorting::{argsort, cumprod, cumsum, sort};
-pub use statistics::reduction::{max, mean, min, prod, reduce, sum, Axes, Reduction};
+pub use sorting::{
+    argsort, argsort_with, cumprod, cumprod_with, cumsum, cumsum_with, sort, sort_with, Scan, Sort,
+};
+pub use statistics::reduction::{
+    max, max_with, mean, mean_with, min, min_with, prod, prod_with, reduce, sum, sum_with, Axes,
+    Reduce, Reduction,
+};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.
 pub use cupy_core as core;
 /// The `half` crate, for `f16`/`bf16` host data (`cupy::half::f16`).
 pub use half;
+/// The `ndarray` crate, for host arrays ([`asarray`] takes them; [`Array::to_ndarray`] gives
+/// them back): `cupy::ndarray::array![[1.0, 2.0], [3.0, 4.0]]`.
+pub use ndarray;
 /// The `num-complex` crate, for complex host data (`cupy::num_complex::Complex<f32>`).
 pub use num_complex;
 
-// ----- creation on the current device -----
-
-/// `cupy.empty(shape, dtype)` on the current device (contents unspecified).
-///
-/// # Errors
-/// Discovery errors ([`Error::BackendUnavailable`]), [`Error::DTypeNotSupported`],
-/// [`Error::OutOfMemory`].
-pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
-    Array::empty_on(&Device::current()?, shape, dtype)
-}
-
-/// `cupy.zeros(shape, dtype)` on the current device.
-///
-/// # Errors
-/// As [`empty`].
-pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
-    Array::zeros_on(&Device::current()?, shape, dtype)
-}
-
-/// `cupy.ones(shape, dtype)` on the current device.
-///
-/// # Errors
-/// As [`empty`].
-pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
-    Array::ones_on(&Device::current()?, shape, dtype)
-}
-
-/// `cupy.full(shape, fill_value, dtype)` on the current device.
-///
-/// # Errors
-/// As [`empty`].
-pub fn full(shape: &[usize], fill_value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
-    Array::full_on(&Device::current()?, shape, fill_value, dtype)
-}
+// ----- creation on the current device (the rest: creation::basic, creation::from_data) -----
 
 /// `cupy.zeros_like(a)`.
 ///
@@ -153,163 +170,6 @@ pub fn arange<T: Element + Into<Scalar>>(stop: T) -> Result<Array> {
 /// [`Error::InvalidArgument`] for `step == 0`; as [`empty`].
 pub fn arange_with(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
     Array::arange_on(&Device::current()?, start, stop, step, dtype)
-}
-
-/// `cupy.linspace(start, stop, num, endpoint, dtype)`.
-///
-/// # Errors
-/// As [`empty`] (the values are computed in float64, which the device must support).
-pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType) -> Result<Array> {
-    Array::linspace_on(&Device::current()?, start, stop, num, endpoint, dtype)
-}
-
-/// `cupy.eye(N, M, k, dtype)`: a 2-D array with ones on the `k`-th diagonal.
-///
-/// # Errors
-/// As [`empty`].
-pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> {
-    Array::eye_on(&Device::current()?, n, m, k, dtype)
-}
-
-/// `cupy.identity(n, dtype)`.
-///
-/// # Errors
-/// As [`empty`].
-pub fn identity(n: usize, dtype: DType) -> Result<Array> {
-    eye(n, None, 0, dtype)
-}
-
-/// Copies a host slice to the current device with `shape` (`cupy.asarray(numpy_array)`).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] if the length does not match the shape; as [`empty`].
-pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
-    Array::from_slice_on(&Device::current()?, data, shape)
-}
-
-/// Copies an `ndarray` array to the current device.
-///
-/// # Errors
-/// As [`empty`].
-pub fn from_ndarray<T: Element, S: ndarray::Data<Elem = T>, D: ndarray::Dimension>(
-    a: &ndarray::ArrayBase<S, D>,
-) -> Result<Array> {
-    Array::from_ndarray_on(&Device::current()?, a)
-}
-
-/// Host data accepted by [`array()`]/[`asarray`]: scalars, slices, `Vec`s and nested arrays of
-/// [`Element`]s (`[1.0, 2.0]`, `[[1, 2], [3, 4]]`, `vec![vec![true], vec![false]]`).
-pub trait IntoHostArray {
-    /// The element type.
-    type Elem: Element;
-    /// Appends the shape (outermost first) of this level.
-    fn shape_into(&self, shape: &mut Vec<usize>);
-    /// Appends the elements in C order; returns false if nested rows are ragged.
-    fn flatten_into(&self, out: &mut Vec<Self::Elem>, shape: &[usize]) -> bool;
-}
-
-macro_rules! host_leaf {
-    ($($t:ty),*) => {$(
-        impl IntoHostArray for $t {
-            type Elem = $t;
-            fn shape_into(&self, _: &mut Vec<usize>) {}
-            fn flatten_into(&self, out: &mut Vec<$t>, shape: &[usize]) -> bool {
-                out.push(*self);
-                shape.is_empty()
-            }
-        }
-    )*};
-}
-host_leaf!(
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    half::f16,
-    half::bf16,
-    f32,
-    f64,
-    num_complex::Complex<f32>,
-    num_complex::Complex<f64>
-);
-
-fn nested_shape<U: IntoHostArray>(items: &[U], shape: &mut Vec<usize>) {
-    shape.push(items.len());
-    if let Some(first) = items.first() {
-        first.shape_into(shape);
-    }
-}
-fn nested_flatten<U: IntoHostArray>(items: &[U], out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
-    if shape.first() != Some(&items.len()) {
-        return false;
-    }
-    items.iter().all(|it| it.flatten_into(out, &shape[1..]))
-}
-
-impl<U: IntoHostArray> IntoHostArray for &[U] {
-    type Elem = U::Elem;
-    fn shape_into(&self, shape: &mut Vec<usize>) {
-        nested_shape(self, shape)
-    }
-    fn flatten_into(&self, out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
-        nested_flatten(self, out, shape)
-    }
-}
-impl<U: IntoHostArray> IntoHostArray for Vec<U> {
-    type Elem = U::Elem;
-    fn shape_into(&self, shape: &mut Vec<usize>) {
-        nested_shape(self, shape)
-    }
-    fn flatten_into(&self, out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
-        nested_flatten(self, out, shape)
-    }
-}
-impl<U: IntoHostArray, const N: usize> IntoHostArray for [U; N] {
-    type Elem = U::Elem;
-    fn shape_into(&self, shape: &mut Vec<usize>) {
-        nested_shape(self, shape)
-    }
-    fn flatten_into(&self, out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
-        nested_flatten(self, out, shape)
-    }
-}
-
-/// `cupy.array(obj)`: copies host data (slices, `Vec`s, nested arrays) to the current device.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for ragged nested data; as [`empty`].
-pub fn array<A: IntoHostArray>(data: A) -> Result<Array> {
-    let mut shape = vec![];
-    data.shape_into(&mut shape);
-    let mut v = Vec::with_capacity(shape.iter().product());
-    if !data.flatten_into(&mut v, &shape) {
-        return Err(Error::invalid(
-            "array",
-            "setting an array element with a sequence: the nested rows have different lengths (ragged)",
-        ));
-    }
-    from_slice(&v, &shape)
-}
-
-/// `cupy.asarray(obj)`: as [`array()`] for host data.
-///
-/// # Errors
-/// As [`array()`].
-pub fn asarray<A: IntoHostArray>(data: A) -> Result<Array> {
-    array(data)
-}
-
-/// `cupy.asnumpy(a)` in ndarray form.
-///
-/// # Errors
-/// As [`Array::to_ndarray`].
-pub fn asnumpy<T: Element>(a: &Array) -> Result<ndarray::ArrayD<T>> {
-    a.to_ndarray()
 }
 
 /// `cupy.transpose(a)`: reversed axes, a view.

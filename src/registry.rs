@@ -15,8 +15,13 @@ pub enum Support {
     /// Not available (the backend is not in this build).
     No,
     /// Computed from the backend's own answer ([`cupy_core::BackendProvider::check_kernel`]):
-    /// runs every dtype NumPy has a loop for except these.
-    Refuses(Vec<DType>),
+    /// of the `of` dtypes NumPy has a loop for, the backend refuses these.
+    Refuses {
+        /// The refused dtypes.
+        refused: Vec<DType>,
+        /// How many dtypes were asked.
+        of: usize,
+    },
 }
 
 /// One routine of the registry.
@@ -57,7 +62,7 @@ fn ufunc_support(u: &Ufunc) -> [Support; 4] {
         .iter()
         .filter_map(|&t| ufunc_kernel(u, t).map(|k| (t, k)))
         .collect();
-    support_from(|p| {
+    support_from(kernels.len(), |p| {
         kernels
             .iter()
             .filter(|(_, k)| p.check_kernel(k).is_err())
@@ -73,7 +78,7 @@ fn reduction_support(r: Reduction) -> [Support; 4] {
         .iter()
         .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, k)))
         .collect();
-    support_from(|p| {
+    support_from(kernels.len(), |p| {
         kernels
             .iter()
             .filter(|(_, k)| p.check_reduction(k).is_err())
@@ -82,11 +87,14 @@ fn reduction_support(r: Reduction) -> [Support; 4] {
     })
 }
 
-/// Support per column from `refused(provider)`, the dtypes a backend refuses.
-fn support_from(refused: impl Fn(&dyn BackendProvider) -> Vec<DType>) -> [Support; 4] {
+/// Support per column from `refused(provider)`, the dtypes (of `of` asked) a backend refuses.
+fn support_from(of: usize, refused: impl Fn(&dyn BackendProvider) -> Vec<DType>) -> [Support; 4] {
     let providers = crate::backends::providers();
     COLUMNS.map(|kind| match providers.iter().find(|p| p.kind() == kind) {
-        Some(p) => Support::Refuses(refused(p.as_ref())),
+        Some(p) => Support::Refuses {
+            refused: refused(p.as_ref()),
+            of,
+        },
         None => Support::No,
     })
 }
@@ -199,12 +207,12 @@ const ROUTINES: &[(&str, &str, Probe, &str)] = &[
     ("cupyx.scatter_max / scatter_min", "indexing", |t| Some(scatter(t, Some(AtomicOp::Max))), "atomic kernel"),
     ("cupy.matmul", "linalg", gemm, "BLAS for floats and complex; integer and bool: one IR kernel with NumPy's wrap-around"),
     ("cupy.dot", "linalg", gemm, "1-D and 2-D operands; dtypes as matmul"),
-    ("cupy.cumsum", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int; cuda/hip: hip-kernels/ block scan"),
+    ("cupy.cumsum", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int, dtype= (cumsum_with); cuda/hip: hip-kernels/ block scan"),
     ("cupy.cumprod", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int"),
     ("cupy.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "stable, NaN last (complex: NumPy's NaN classes); cuda/hip: hip-kernels/ radix sort"),
     ("cupy.argsort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "kind='stable'"),
     ("ndarray.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "in place; stable"),
-    ("cupyx.scipy.signal.convolve2d", "signal", |t| (t.is_integer() || t.is_float()).then(|| Need::Kernel(crate::scipy::signal::kernel(t))), "boundary='fill', fillvalue=0"),
+    ("cupyx.scipy.signal.convolve2d", "signal", |t| (t.is_integer() || t.is_float()).then(|| Need::Kernel(crate::scipy::signal::kernel(t))), "mode 'full' by default (convolve2d_with for 'same'/'valid'); boundary='fill', fillvalue=0"),
     ("cupy.ElementwiseKernel", "custom kernels", store, "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only"),
     ("cupy.ReductionKernel", "custom kernels", store, "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type"),
     ("cupy.fuse", "custom kernels", store, "closures over Sym; a reduction only as the last step"),
@@ -218,7 +226,7 @@ fn probe_support(probe: Probe) -> [Support; 4] {
         .iter()
         .filter_map(|&t| probe(t).map(|n| (t, n)))
         .collect();
-    support_from(|p| {
+    support_from(needs.len(), |p| {
         needs
             .iter()
             .filter(|(t, n)| {
@@ -277,16 +285,26 @@ pub fn routines() -> Vec<Routine> {
 pub fn coverage_markdown() -> String {
     let mark = |s: &Support| match s {
         Support::No => "-".to_string(),
-        Support::Refuses(d) if d.is_empty() => "yes".to_string(),
-        Support::Refuses(d) => format!(
+        Support::Refuses { refused, .. } if refused.is_empty() => "yes".to_string(),
+        Support::Refuses { refused, of } if refused.len() == *of => "-".to_string(),
+        Support::Refuses { refused, .. } => format!(
             "no {}",
-            d.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ")
+            refused
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
     };
     let mut s = String::from(
         "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`); a test fails when this file is stale.\n\
-         `partial` under hip: compiled for AMD GPUs by hipRTC in CI, never run on AMD hardware.\n\
-         Regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`.\n\n\
+         Each backend cell is that backend's own answer (`BackendProvider::check_kernel`, \
+         `check_reduction`, `check_primitive`: its code generator's verdict, no device opened) for \
+         every dtype NumPy has a loop for: `yes`, `no <dtypes>` (refused dtypes), `-` (none). wgpu \
+         assumes an adapter with SHADER_F64 and SHADER_INT64. hip: compiled for AMD GPUs by hipRTC \
+         in CI, never run on AMD hardware.\n\
+         Regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`. What is not listed is not \
+         here yet: [What is not here yet](../README.md#what-is-not-here-yet) lists it in one place.\n\n\
          | routine | category | cpu | wgpu | cuda | hip | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for r in routines() {

@@ -33,8 +33,11 @@ fn exec(g: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
         return cupy::reduce(
             r,
             ops[0].array(),
-            axes(&k["axis"]),
-            k["keepdims"].as_bool().unwrap(),
+            &cupy::Reduce {
+                axis: axes(&k["axis"]),
+                keepdims: k["keepdims"].as_bool().unwrap(),
+                ..Default::default()
+            },
         );
     }
     match op {
@@ -73,7 +76,7 @@ fn complex_max_min_refused() {
                 Err(e) => return Err(format!("zeros: {e}").into()),
             };
             for r in [Reduction::Max, Reduction::Min] {
-                match cupy::reduce(r, &a, Axes::All, false) {
+                match cupy::reduce(r, &a, &Default::default()) {
                     Err(Error::TypeError { .. }) => {}
                     other => {
                         return Err(format!("{}: want TypeError, got {other:?}", r.name()).into())

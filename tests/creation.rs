@@ -89,21 +89,21 @@ fn free_functions_use_current_device() {
             if a.to_vec::<i32>()? != (0..10).collect::<Vec<i32>>() {
                 return Err("arange values".to_string().into());
             }
-            let z = cupy::zeros(&[2, 2], DType::Float32)?;
-            let o = cupy::ones(&[2, 2], DType::Float32)?;
+            let z = cupy::zeros_with(&[2, 2], DType::Float32)?;
+            let o = cupy::ones_with(&[2, 2], DType::Float32)?;
             let s = (&z + &o)?;
             if s.to_vec::<f32>()? != vec![1.0; 4] || s.device() != &dev {
                 return Err("zeros + ones".to_string().into());
             }
-            let f = cupy::full(&[3], 2.5, DType::Float64)?;
+            let f = cupy::full(&[3], 2.5)?;
             if f.to_vec::<f64>()? != vec![2.5; 3] {
                 return Err("full".to_string().into());
             }
-            let e = cupy::eye(2, None, 0, DType::Int64)?;
+            let e = cupy::eye_with(2, DType::Int64)?;
             if e.to_vec::<i64>()? != vec![1, 0, 0, 1] {
                 return Err("eye".to_string().into());
             }
-            let l = cupy::linspace(0.0, 1.0, 3, true, DType::Float64)?;
+            let l = cupy::linspace(0.0, 1.0, 3)?;
             if l.to_vec::<f64>()? != vec![0.0, 0.5, 1.0] {
                 return Err("linspace".to_string().into());
             }
@@ -132,6 +132,186 @@ fn free_functions_use_current_device() {
             Ok(())
         });
         t.check(&dev, "free functions", r);
+    }
+    t.finish();
+}
+
+/// NumPy's defaults: float64 for `zeros`/`ones`/`empty`/`eye`/`identity`/`linspace`, `full`'s
+/// dtype from the fill value, and the options structs of the `_with` forms.
+#[test]
+fn numpy_defaults() {
+    use cupy::{Creation, Eye, Full, Linspace};
+    let mut t = common::Tally::new("numpy_defaults");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let z = cupy::zeros(&[3, 3])?;
+            if z.dtype() != DType::Float64 || z.shape() != [3, 3] || z.to_vec::<f64>()? != [0.0; 9]
+            {
+                return Err(format!("zeros((3, 3)): {z:?}").into());
+            }
+            let o = cupy::ones(&[2])?;
+            let e = cupy::empty(&[4])?;
+            let i = cupy::identity(2)?;
+            let l = cupy::linspace(0.0, 1.0, 5)?;
+            for (name, a) in [
+                ("ones", &o),
+                ("empty", &e),
+                ("identity", &i),
+                ("linspace", &l),
+            ] {
+                if a.dtype() != DType::Float64 {
+                    return Err(format!("{name}: {}", a.dtype()).into());
+                }
+            }
+            if i.to_vec::<f64>()? != [1.0, 0.0, 0.0, 1.0]
+                || l.to_vec::<f64>()? != [0.0, 0.25, 0.5, 0.75, 1.0]
+            {
+                return Err("identity / linspace values".to_string().into());
+            }
+            // full: a Rust f64 is a Python float, i32/i64 a Python int, bool a bool; typed
+            // Rust values (f32, u8) keep their type, as NumPy scalars do.
+            for (v, want) in [
+                (Scalar::from(7.0f64), DType::Float64),
+                (Scalar::from(7i32), DType::Int64),
+                (Scalar::from(7i64), DType::Int64),
+                (Scalar::from(true), DType::Bool),
+                (Scalar::from(7.0f32), DType::Float32),
+                (Scalar::from(7u8), DType::UInt8),
+            ] {
+                let f = cupy::full(&[2], v)?;
+                if f.dtype() != want || f.to_scalars()?[0].cast(want) != v.cast(want) {
+                    return Err(format!("full(2, {v:?}): {f:?}").into());
+                }
+            }
+            if cupy::full(&[2], 7)?.to_vec::<i64>()? != [7, 7] {
+                return Err("full(2, 7) values".to_string().into());
+            }
+            // The _with forms: a DType converts into each options struct.
+            let z32 = cupy::zeros_with(&[2, 2], DType::Float32)?;
+            let o8 = cupy::ones_with(
+                &[2],
+                Creation {
+                    dtype: DType::Int8,
+                    ..Default::default()
+                },
+            )?;
+            let f32s = cupy::full_with(&[2], 0.5, DType::Float32)?;
+            if z32.dtype() != DType::Float32
+                || o8.to_vec::<i8>()? != [1, 1]
+                || f32s.to_vec::<f32>()? != [0.5, 0.5]
+            {
+                return Err("zeros_with / ones_with / full_with".to_string().into());
+            }
+            let ls = cupy::linspace_with(
+                0.0,
+                1.0,
+                4,
+                Linspace {
+                    endpoint: false,
+                    dtype: Some(DType::Float32),
+                    ..Default::default()
+                },
+            )?;
+            if ls.to_vec::<f32>()? != [0.0, 0.25, 0.5, 0.75] {
+                return Err(format!("linspace(endpoint=False, float32): {ls:?}").into());
+            }
+            let ey = cupy::eye_with(
+                3,
+                Eye {
+                    m: Some(4),
+                    k: 1,
+                    dtype: DType::Int32,
+                    ..Default::default()
+                },
+            )?;
+            let want = [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+            if ey.shape() != [3, 4] || ey.to_vec::<i32>()? != want {
+                return Err(format!("eye(3, 4, k=1, int32): {ey:?}").into());
+            }
+            // device= picks the device regardless of the current one.
+            let cpu = Device::get(cupy::BackendKind::Cpu, 0)?;
+            let on = cupy::zeros_with(
+                &[1],
+                Creation {
+                    device: Some(cpu.clone()),
+                    ..Default::default()
+                },
+            )?;
+            let fo = cupy::full_with(
+                &[1],
+                1,
+                Full {
+                    device: Some(cpu.clone()),
+                    ..Default::default()
+                },
+            )?;
+            if on.device() != &cpu || fo.device() != &cpu || fo.dtype() != DType::Int64 {
+                return Err("device= in Creation / Full".to_string().into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "defaults", r);
+    }
+    t.finish();
+}
+
+/// `asarray` takes host data, `ndarray` arrays and views of any dimension, and device arrays
+/// (a view of the same buffer on the same device; a copy otherwise); `array` always copies.
+#[test]
+fn asarray_from_anything_array_like() {
+    use cupy::ndarray::{self as nd, s};
+    let mut t = common::Tally::new("asarray");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let h = nd::array![[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]];
+            let a = cupy::asarray(&h)?;
+            if a.shape() != [2, 3] || a.dtype() != DType::Float64 || a.device() != &dev {
+                return Err(format!("asarray(&Array2<f64>): {a:?}").into());
+            }
+            if a.to_ndarray::<f64>()? != h.clone().into_dyn() {
+                return Err("asarray(&Array2) values".to_string().into());
+            }
+            // Views: a transposed view, a strided column, a dynamic-dimension array by value.
+            let tv = cupy::asarray(h.t())?;
+            let col = cupy::asarray(h.slice(s![.., 1]))?;
+            let d3 = nd::ArrayD::<i32>::from_shape_vec(nd::IxDyn(&[2, 1, 2]), vec![1, 2, 3, 4])
+                .map_err(|e| e.to_string())?;
+            let c3 = cupy::asarray(d3)?;
+            if tv.to_vec::<f64>()? != [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+                || col.to_vec::<f64>()? != [2.0, 5.0]
+                || c3.shape() != [2, 1, 2]
+                || c3.to_vec::<i32>()? != [1, 2, 3, 4]
+            {
+                return Err("asarray of ndarray views".to_string().into());
+            }
+            // Device arrays: asarray shares the buffer, array copies.
+            let same = cupy::asarray(&a)?;
+            let copied = cupy::array(&a)?;
+            if !same.shares_memory_with(&a) || copied.shares_memory_with(&a) {
+                return Err("asarray(&Array) shares memory, array(&Array) copies"
+                    .to_string()
+                    .into());
+            }
+            if copied.to_vec::<f64>()? != a.to_vec::<f64>()? {
+                return Err("array(&Array) values".to_string().into());
+            }
+            // An array on another device is copied to the current one.
+            let cpu = Device::get(cupy::BackendKind::Cpu, 0)?;
+            let there = Array::from_slice_on(&cpu, &[1.5f32, 2.5], &[2])?;
+            let here = cupy::asarray(&there)?;
+            if here.device() != &dev || here.to_vec::<f32>()? != [1.5, 2.5] {
+                return Err(format!("asarray(array on cpu) on {dev}: {here:?}").into());
+            }
+            if (dev == cpu) != here.shares_memory_with(&there) {
+                return Err("asarray copies only across devices".to_string().into());
+            }
+            let nested = cupy::asarray([[1u8, 2], [3, 4]])?;
+            if nested.dtype() != DType::UInt8 || nested.shape() != [2, 2] {
+                return Err("asarray(nested)".to_string().into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "asarray", r);
     }
     t.finish();
 }

@@ -1,7 +1,7 @@
 //! Devices: opening, identity, current device, configuration text.
 
 use crate::common;
-use cupy::{BackendKind, Device};
+use cupy::{BackendKind, Device, Error};
 
 #[test]
 fn devices_open_and_report() {
@@ -41,4 +41,23 @@ fn nested_with_device() {
         cupy::with_device(&d1, || assert_eq!(Device::current().unwrap(), d1));
         assert_eq!(Device::current().unwrap(), d0);
     });
+}
+
+#[test]
+fn device_index_error_names_the_backend_and_count() {
+    let n = Device::count(BackendKind::Cpu);
+    assert_eq!(n, 1, "the cpu backend has one device");
+    match Device::get(BackendKind::Cpu, 1) {
+        Err(e @ Error::InvalidArgument { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("the cpu backend has 1 device (index 1 requested)"),
+                "{m}"
+            );
+            if std::env::var_os("CUPY_DEVICE").is_none() {
+                assert!(!m.contains("CUPY_DEVICE"), "{m}");
+            }
+        }
+        other => panic!("Device::get(cpu, 1): {other:?}"),
+    }
 }

@@ -99,7 +99,7 @@ fn reshape_axis_index_step_errors() {
         let m = a.reshape(&[2, 3])?;
         expect_err!(
             "sum axis",
-            m.sum_axis(2isize, false),
+            m.sum_axis(2),
             Error::AxisOutOfRange {
                 axis: 2,
                 ndim: 2,
@@ -109,7 +109,7 @@ fn reshape_axis_index_step_errors() {
         );
         expect_err!(
             "sum axis -3",
-            m.sum_axis(-3isize, false),
+            m.sum_axis(-3),
             Error::AxisOutOfRange { .. },
             ["-3"]
         );
@@ -213,10 +213,62 @@ fn to_vec_wrong_type() {
         expect_err!(
             "to_vec::<f32>",
             a.to_vec::<f32>(),
-            Error::TypeError { .. },
-            ["int32", "float32"]
+            Error::InvalidArgument { .. },
+            ["to_vec::<f32>", "int32", "astype(float32)", "to_vec::<i32>"]
+        );
+        let b = Array::from_slice_on(dev, &[1.5f64], &[1])?;
+        let msg = b.to_vec::<f32>().map(|_| ()).unwrap_err().to_string();
+        if msg
+            != "to_vec::<f32>: the array's dtype is float64; use astype(float32) first or to_vec::<f64>"
+        {
+            return Err(format!("to_vec::<f32> of float64: {msg:?}").into());
+        }
+        if msg.contains("loop") {
+            return Err(format!("to_vec speaks of ufunc loops: {msg:?}").into());
+        }
+        expect_err!(
+            "to_ndarray::<i64>",
+            b.to_ndarray::<i64>(),
+            Error::InvalidArgument { .. },
+            ["to_ndarray::<i64>", "float64", "to_ndarray::<f64>"]
         );
         Ok(())
+    });
+}
+
+/// Creation errors name the routine the user called and the sizes involved.
+#[test]
+fn creation_errors_name_the_routine() {
+    per_backend("creation_errors", |dev| {
+        cupy::with_device(dev, || -> R {
+            expect_err!(
+                "zeros too big",
+                cupy::zeros(&[1 << 40, 1 << 40]),
+                Error::InvalidArgument { .. },
+                ["zeros: ", "8-byte elements"]
+            );
+            expect_err!(
+                "ones overflow",
+                cupy::full_with(&[2], 300, DType::UInt8),
+                Error::ScalarOverflow { .. },
+                ["full", "300", "uint8"]
+            );
+            expect_err!(
+                "from_slice",
+                cupy::from_slice(&[1.0f32, 2.0], &[3]),
+                Error::InvalidArgument { .. },
+                ["from_slice: ", "2 elements", "[3]"]
+            );
+            if dev.kind() == BackendKind::Wgpu {
+                expect_err!(
+                    "ones complex64 on wgpu",
+                    cupy::ones_with(&[2], DType::Complex64),
+                    Error::DTypeNotSupported { .. },
+                    ["ones: ", "complex64"]
+                );
+            }
+            Ok(())
+        })
     });
 }
 
@@ -227,21 +279,21 @@ fn convolve2d_errors() {
         let k = Array::ones_on(dev, &[2, 2], DType::Float32)?;
         expect_err!(
             "bad mode",
-            cupy::scipy::signal::convolve2d(&a, &k, "circular"),
+            "circular".parse::<cupy::scipy::signal::Mode>(),
             Error::InvalidArgument { .. },
             ["circular"]
         );
         let v = Array::zeros_on(dev, &[4], DType::Float32)?;
         expect_err!(
             "1-D input",
-            cupy::scipy::signal::convolve2d(&v, &k, "same"),
+            cupy::scipy::signal::convolve2d_with(&v, &k, cupy::scipy::signal::Mode::Same),
             Error::InvalidArgument { .. },
             ["2"]
         );
         let w = Array::zeros_on(dev, &[2, 2, 2], DType::Float32)?;
         expect_err!(
             "3-D kernel",
-            cupy::scipy::signal::convolve2d(&a, &w, "full"),
+            cupy::scipy::signal::convolve2d(&a, &w),
             Error::InvalidArgument { .. },
             []
         );
@@ -335,9 +387,9 @@ fn failed_ops_leave_inputs_intact() {
         let _ = &b + 300;
         let _ = cupy::apply_out(&cupy::ufuncs::add, &[(&a).into(), (&a).into()], &out);
         let _ = a.reshape(&[2, 2]);
-        let _ = a.sum_axis(3isize, false);
+        let _ = a.sum_axis(3);
         let _ = cupy::matmul(&a, &b);
-        let _ = cupy::scipy::signal::convolve2d(&a, &a, "same");
+        let _ = cupy::scipy::signal::convolve2d_with(&a, &a, cupy::scipy::signal::Mode::Same);
         if a.to_vec::<f32>()? != vec![1.5, -2.0, 3.25] || b.to_vec::<u8>()? != vec![7, 8] {
             return Err("an input changed after a failed op".to_string().into());
         }

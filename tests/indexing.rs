@@ -10,7 +10,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
     let id = case["id"].as_str().unwrap_or("");
     let (a, i) = (ops[0].array(), ops[1].array());
     match case["op"].as_str().unwrap_or("") {
-        "take" => return cupy::take(a, i, axis),
+        "take" => return cupy::take_with(a, i, axis),
         "put" => a.put(i, ops[2].array())?,
         "add.at" if id.starts_with("add_at") => cupy::add_at(a, i, ops[2].array())?,
         "maximum.at" if id.starts_with("maximum_at") => cupy::maximum_at(a, i, ops[2].array())?,

@@ -82,12 +82,12 @@ fn sum_and_cumsum_of_a_70000_element_row() {
     for dev in common::backends() {
         cupy::with_device(&dev, || {
             let a = Array::from_slice_on(&dev, &x, &[2, n]).unwrap();
-            let s = cupy::sum(&a, 1, false).unwrap().to_vec::<i64>().unwrap();
+            let s = a.sum_axis(1).unwrap().to_vec::<i64>().unwrap();
             let want: Vec<i64> = (0..2)
                 .map(|r| x[r * n..(r + 1) * n].iter().map(|&v| v as i64).sum())
                 .collect();
             assert_eq!(s, want, "{dev}");
-            let c = cupy::cumsum(&a, Some(1)).unwrap().to_vec::<i64>().unwrap();
+            let c = cupy::cumsum_with(&a, 1).unwrap().to_vec::<i64>().unwrap();
             let mut acc = 0i64;
             for (i, got) in c.iter().enumerate() {
                 if i % n == 0 {
@@ -114,7 +114,9 @@ fn convolve2d_with_a_300_by_300_window() {
             }
             let ad = Array::from_slice_on(&dev, &a, &[n, n]).unwrap();
             let bd = Array::from_slice_on(&dev, &b, &[n, n]).unwrap();
-            let c = cupy::scipy::signal::convolve2d(&ad, &bd, "valid").unwrap();
+            let c =
+                cupy::scipy::signal::convolve2d_with(&ad, &bd, cupy::scipy::signal::Mode::Valid)
+                    .unwrap();
             assert_eq!(c.to_vec::<f64>().unwrap(), vec![want], "{dev}");
         });
     }

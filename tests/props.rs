@@ -144,8 +144,22 @@ fn run(dev: &Device, s: &Spec) -> cupy::Result<(Array, Array)> {
         0 => (cupy::add(&a, &b)?, cupy::add(&ac, &bc)?),
         1 => (cupy::multiply(&a, &b)?, cupy::multiply(&ac, &bc)?),
         _ => (
-            cupy::sum(&a, axes.clone(), s.keepdims)?,
-            cupy::sum(&ac, axes, s.keepdims)?,
+            cupy::sum_with(
+                &a,
+                cupy::Reduce {
+                    axis: axes.clone(),
+                    keepdims: s.keepdims,
+                    ..Default::default()
+                },
+            )?,
+            cupy::sum_with(
+                &ac,
+                cupy::Reduce {
+                    axis: axes,
+                    keepdims: s.keepdims,
+                    ..Default::default()
+                },
+            )?,
         ),
     })
 }

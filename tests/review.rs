@@ -7,14 +7,14 @@ use cupy::{s, DType, Error};
 fn too_big_shapes_are_errors_not_panics() {
     for dev in common::backends() {
         cupy::with_device(&dev, || {
-            let e = cupy::zeros(&[1 << 32, 1 << 32], DType::Float32).unwrap_err();
+            let e = cupy::zeros_with(&[1 << 32, 1 << 32], DType::Float32).unwrap_err();
             assert!(e.to_string().contains("too big"), "{dev}: {e}");
-            let e = cupy::linspace(0.0, 1.0, 1 << 62, true, DType::Float32).unwrap_err();
+            let e = cupy::linspace_with(0.0, 1.0, 1 << 62, DType::Float32).unwrap_err();
             assert!(
                 e.to_string().contains("too big") || matches!(e, Error::OutOfMemory { .. }),
                 "{dev}: {e}"
             );
-            let one = cupy::ones(&[1], DType::Float32).unwrap();
+            let one = cupy::ones_with(&[1], DType::Float32).unwrap();
             assert!(one.broadcast_to(&[1 << 40, 1 << 40]).is_err(), "{dev}");
         });
         common::report(&format!("{} review_shapes ran", dev.kind()));
@@ -78,13 +78,13 @@ fn full_refuses_out_of_range_integers_and_dot_scales() {
         cupy::with_device(&dev, || {
             assert!(
                 matches!(
-                    cupy::full(&[2], 300, DType::UInt8),
+                    cupy::full_with(&[2], 300, DType::UInt8),
                     Err(Error::ScalarOverflow { .. })
                 ),
                 "{dev}"
             );
             assert_eq!(
-                cupy::full(&[2], 255, DType::UInt8)
+                cupy::full_with(&[2], 255, DType::UInt8)
                     .unwrap()
                     .to_vec::<u8>()
                     .unwrap(),
@@ -98,7 +98,7 @@ fn full_refuses_out_of_range_integers_and_dot_scales() {
                 "{dev}"
             );
             // out= larger than the inputs' broadcast shape (NumPy broadcasts into it).
-            let out = cupy::zeros(&[2, 3], DType::Float32).unwrap();
+            let out = cupy::zeros_with(&[2, 3], DType::Float32).unwrap();
             let x = cupy::array([1f32, 2., 3.]).unwrap();
             cupy::apply_out(&cupy::ufuncs::add, &[(&x).into(), 1.0.into()], &out).unwrap();
             assert_eq!(

@@ -1,15 +1,13 @@
 //! `scipy.signal.convolve2d` against SciPy goldens, including a real photo (camera.png).
 
 use crate::common::{self, Golden, Operand};
+use cupy::scipy::signal::{convolve2d, convolve2d_with, Mode};
 use cupy::{Array, Device, Error, Result};
 use serde_json::Value;
 
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
-    cupy::scipy::signal::convolve2d(
-        ops[0].array(),
-        ops[1].array(),
-        case["kwargs"]["mode"].as_str().unwrap(),
-    )
+    let mode: Mode = case["kwargs"]["mode"].as_str().unwrap().parse()?;
+    convolve2d_with(ops[0].array(), ops[1].array(), mode)
 }
 
 #[test]
@@ -53,7 +51,7 @@ fn camera_crop_is_the_golden_input() {
         let r = (|| -> std::result::Result<(), common::CaseError> {
             let img = Array::from_slice_on(&dev, &crop, &[64, 64])?;
             let k = Array::full_on(&dev, &[3, 3], 1.0 / 9.0, cupy::DType::Float64)?;
-            let out = cupy::scipy::signal::convolve2d(&img, &k, "valid")?;
+            let out = convolve2d_with(&img, &k, Mode::Valid)?;
             let (m_in, m_out) = (
                 img.slice(&cupy::s![1..63, 1..63])?.mean()?.item()?.to_f64(),
                 out.mean()?.item()?.to_f64(),
@@ -66,6 +64,30 @@ fn camera_crop_is_the_golden_input() {
             Ok(())
         })();
         t.check(&dev, "camera box blur", r);
+    }
+    t.finish();
+}
+
+/// SciPy's default mode is "full": `convolve2d(x, k)` is `convolve2d_with(x, k, Mode::Full)`.
+#[test]
+fn convolve2d_defaults_to_full() {
+    let mut t = common::Tally::new("convolve2d_default");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let x = Array::ones_on(&dev, &[3, 3], cupy::DType::Float32)?;
+            let k = Array::from_slice_on(&dev, &[1.0f32, 2.0], &[1, 2])?;
+            let c = convolve2d(&x, &k)?;
+            let want = [1.0f32, 3.0, 3.0, 2.0];
+            if c.shape() != [3, 4] || c.to_vec::<f32>()?[..4] != want[..] {
+                return Err(format!("convolve2d(3x3, 1x2) = {c:?}").into());
+            }
+            let s = convolve2d_with(&x, &k, "same".parse::<Mode>()?)?;
+            if s.shape() != [3, 3] || s.to_vec::<f32>()?[..3] != [1.0, 3.0, 3.0] {
+                return Err(format!("convolve2d(mode=same) = {s:?}").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "default", r);
     }
     t.finish();
 }

@@ -65,32 +65,41 @@ impl Selection {
     }
 }
 
+/// Probes one provider, never panicking (a panic becomes the reason it is unavailable).
+pub fn probe_one(p: &dyn BackendProvider) -> ProbeReport {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.probe()))
+        .unwrap_or_else(|_| Err("the probe panicked".to_string()));
+    ProbeReport {
+        kind: p.kind(),
+        result,
+    }
+}
+
 /// Probes every provider (in [`BackendKind::ALL`] order), never panicking.
 pub fn probe_all(providers: &[&dyn BackendProvider]) -> Vec<ProbeReport> {
     let mut sorted: Vec<&dyn BackendProvider> = providers.to_vec();
     sorted.sort_by_key(|p| p.kind());
-    sorted
-        .into_iter()
-        .map(|p| {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.probe()))
-                .unwrap_or_else(|_| Err("the probe panicked".to_string()));
-            ProbeReport {
-                kind: p.kind(),
-                result,
-            }
-        })
-        .collect()
+    sorted.into_iter().map(probe_one).collect()
 }
 
 /// Chooses and opens a device following DESIGN.md's discovery rules.
 ///
+/// `report(kind)` gives the probe report of a family (`None`: not compiled in). It is called
+/// lazily, in discovery order, only for the families the selection needs: a forced backend
+/// probes that family alone, and automatic discovery stops at the first family that opens, so
+/// `CUPY_BACKEND=cpu` (or a CUDA machine) never probes wgpu and its Vulkan loader. `op` names
+/// what asked for the device in an index error (`"Device::get"`, `"CUPY_DEVICE=3"`).
+///
 /// # Errors
-/// [`Error::BackendUnavailable`] when the forced backend is not compiled in, failed to load, has no
-/// device, or lacks the requested index; or when nothing at all is available.
+/// [`Error::BackendUnavailable`] when the forced backend is not compiled in, failed to load or
+/// has no device, or when nothing at all is available; [`Error::InvalidArgument`] when the
+/// requested index is past the family's devices ("the cpu backend has 1 device (index 1
+/// requested)").
 pub fn select(
     providers: &[&dyn BackendProvider],
-    reports: &[ProbeReport],
+    report: &dyn Fn(BackendKind) -> Option<ProbeReport>,
     sel: Selection,
+    op: &str,
 ) -> Result<Arc<dyn Backend>> {
     let provider = |k: BackendKind| providers.iter().find(|p| p.kind() == k).copied();
     let open = |k: BackendKind, idx: usize| -> Result<Arc<dyn Backend>> {
@@ -107,9 +116,9 @@ pub fn select(
             })?;
         Ok(b)
     };
-    let report = |k: BackendKind| reports.iter().find(|r| r.kind == k);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     if let Some(k) = sel.backend {
-        let devices = match report(k).map(|r| &r.result) {
+        let devices = match report(k).map(|r| r.result) {
             None => {
                 return Err(Error::BackendUnavailable {
                     backend: k.name().into(),
@@ -119,7 +128,7 @@ pub fn select(
             Some(Err(reason)) => {
                 return Err(Error::BackendUnavailable {
                     backend: k.name().into(),
-                    reason: reason.clone(),
+                    reason,
                 })
             }
             Some(Ok(d)) if d.is_empty() => {
@@ -132,21 +141,27 @@ pub fn select(
         };
         let idx = sel.device.unwrap_or(0);
         if idx >= devices.len() {
-            return Err(Error::BackendUnavailable {
-                backend: k.name().into(),
-                reason: format!(
-                    "CUPY_DEVICE={idx} but only {} device(s) found",
-                    devices.len()
+            let n = devices.len();
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "the {} backend has {n} device{} (index {idx} requested)",
+                    k.name(),
+                    plural(n)
                 ),
-            });
+            ));
         }
         return open(k, idx);
     }
     let mut failures = vec![];
-    for r in reports {
-        let Ok(devices) = &r.result else { continue };
+    let mut most = 0;
+    for k in BackendKind::ALL {
+        let Some(Ok(devices)) = report(k).map(|r| r.result) else {
+            continue;
+        };
         // Automatic discovery skips software adapters; hardware ones come in probe order.
         let hw: Vec<&DeviceInfo> = devices.iter().filter(|d| !d.software).collect();
+        most = most.max(hw.len());
         if hw.is_empty() {
             continue;
         }
@@ -155,10 +170,19 @@ pub fn select(
             Some(_) => continue,
             None => hw[0].index,
         };
-        match open(r.kind, idx) {
+        match open(k, idx) {
             Ok(d) => return Ok(d),
             Err(e) => failures.push(e.to_string()),
         }
+    }
+    if let (Some(i), true) = (sel.device, failures.is_empty() && most > 0) {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "no backend has a device with index {i} (the most any has is {most}; software \
+                 adapters are used only when CUPY_BACKEND names their backend)"
+            ),
+        ));
     }
     Err(Error::BackendUnavailable {
         backend: "auto".into(),

@@ -285,9 +285,11 @@ impl Scalar {
     }
 }
 
+/// Prints the value as its Rust type does, honouring the formatter's flags: `{:.2}` (precision),
+/// `{:8.3}` (width), `{:+}`, `{:<8}` and so on (`format!("{:.2}", a.sum()?.item()?)`).
 impl std::fmt::Display for Scalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        scalar_dispatch!(self, v => write!(f, "{v}"))
+        scalar_dispatch!(self, v => std::fmt::Display::fmt(v, f))
     }
 }
 
@@ -307,6 +309,22 @@ scalar_from!(bool => Bool, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_honours_flags() {
+        assert_eq!(format!("{:.2}", Scalar::Float64(1.23456)), "1.23");
+        assert_eq!(format!("{:8.3}", Scalar::Float32(2.5)), "   2.500");
+        assert_eq!(
+            format!("{:.1}", Scalar::Float16(f16::from_f32(1.25))),
+            "1.2"
+        );
+        assert_eq!(format!("{:4}", Scalar::Int32(7)), "   7");
+        assert_eq!(
+            format!("{:.2}", Scalar::Complex128(Complex::new(1.0, -2.5))),
+            "1.00-2.50i"
+        );
+        assert_eq!(format!("{}", Scalar::Float64(0.5)), "0.5");
+    }
 
     #[test]
     fn casts_follow_c() {

@@ -325,8 +325,80 @@ fn body(a: &Array, indent: usize, sep: &str) -> Result<String, cupy_core::Error>
     Ok(render(&shape, &lookup, summarise, indent, sep))
 }
 
+/// NumPy's `str` of a float scalar (`str(np.float64(x))`, what `str` of a 0-d array prints):
+/// the shortest round-trip digits, positional with at least one decimal (`9.0`, `0.1`) for
+/// `1e-4 <= |x| < 1e16` and zero, scientific otherwise (`1e-05`, `1.5e+16`).
+fn float_scalar_str(v: f64, single: bool) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let a = v.abs();
+    if a == 0.0 || (1e-4..1e16).contains(&a) {
+        let s = if single {
+            format!("{}", v as f32)
+        } else {
+            format!("{v}")
+        };
+        return if s.contains('.') { s } else { s + ".0" };
+    }
+    let s = if single {
+        format!("{:e}", v as f32)
+    } else {
+        format!("{v:e}")
+    };
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+/// NumPy's `str` of a scalar: `True`, `-3`, `9.0`, `1e-05`, `(1+2j)`, `2j`.
+fn scalar_str(v: Scalar) -> String {
+    let single = !matches!(v.dtype(), DType::Float64 | DType::Complex128);
+    let part = |x: f64| {
+        let t = float_scalar_str(x, single);
+        t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+    };
+    let complex = |re: f64, im: f64| {
+        let sign = if im < 0.0 || (im == 0.0 && im.is_sign_negative()) {
+            ""
+        } else {
+            "+"
+        };
+        if re == 0.0 && re.is_sign_positive() {
+            format!("{}j", part(im))
+        } else {
+            format!("({}{sign}{}j)", part(re), part(im))
+        }
+    };
+    match v {
+        Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
+        Scalar::Float16(x) => float_scalar_str(x.to_f64(), true),
+        Scalar::BFloat16(x) => float_scalar_str(x.to_f64(), true),
+        Scalar::Float32(x) => float_scalar_str(x as f64, true),
+        Scalar::Float64(x) => float_scalar_str(x, false),
+        Scalar::Complex64(c) => complex(c.re as f64, c.im as f64),
+        Scalar::Complex128(c) => complex(c.re, c.im),
+        v => v.to_string(),
+    }
+}
+
 impl fmt::Display for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ndim() == 0 {
+            // NumPy's str of a 0-d array is its scalar's (`9.0`, not `9.`; the repr keeps `9.`).
+            return match self.item() {
+                Ok(v) => f.write_str(&scalar_str(v)),
+                Err(e) => write!(
+                    f,
+                    "<array () {} on {}: unreadable: {e}>",
+                    self.dtype(),
+                    self.device().label()
+                ),
+            };
+        }
         match body(self, 0, " ") {
             Ok(s) => f.write_str(&s),
             Err(e) => write!(

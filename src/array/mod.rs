@@ -79,7 +79,7 @@ impl Array {
     ) -> Result<Array> {
         if data.len() != shape_size(shape) {
             return Err(Error::invalid(
-                "asarray",
+                "from_slice",
                 format!(
                     "{} elements cannot fill shape {shape:?} ({} elements)",
                     data.len(),
@@ -199,19 +199,11 @@ impl Array {
     /// Reads the elements to the host in C order as `T` (`cupy.asnumpy(a).ravel().tolist()`).
     ///
     /// # Errors
-    /// [`Error::TypeError`] if `T` is not the array's dtype (convert first with `astype`); device
-    /// errors.
+    /// [`Error::InvalidArgument`] if `T` is not the array's dtype (`"to_vec::<f32>: the array's
+    /// dtype is float64; use astype(float32) first or to_vec::<f64>"`); device errors.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         if T::DTYPE != self.dtype {
-            return Err(Error::TypeError {
-                op: "to_vec".into(),
-                dtypes: vec![self.dtype, T::DTYPE],
-                msg: format!(
-                    "the array is {}; call astype({}) first",
-                    self.dtype,
-                    T::DTYPE
-                ),
-            });
+            return Err(download_mismatch("to_vec", T::DTYPE, self.dtype));
         }
         let n = self.size();
         if T::DTYPE == DType::Bool || std::mem::size_of::<T>() != T::DTYPE.itemsize() {
@@ -286,6 +278,9 @@ impl Array {
     /// # Errors
     /// As [`Array::to_vec`].
     pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        if T::DTYPE != self.dtype {
+            return Err(download_mismatch("to_ndarray", T::DTYPE, self.dtype));
+        }
         let v = self.to_vec::<T>()?;
         ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v)
             .map_err(|e| Error::invalid("to_ndarray", e.to_string()))
@@ -428,6 +423,39 @@ impl Array {
         l.strides = keep.iter().map(|&i| self.layout.strides[i]).collect();
         self.with_layout(l)
     }
+}
+
+/// The Rust element type of a dtype, as a reader writes it in `to_vec::<T>()`.
+pub(crate) fn rust_type(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::Int8 => "i8",
+        DType::Int16 => "i16",
+        DType::Int32 => "i32",
+        DType::Int64 => "i64",
+        DType::UInt8 => "u8",
+        DType::UInt16 => "u16",
+        DType::UInt32 => "u32",
+        DType::UInt64 => "u64",
+        DType::Float16 => "f16",
+        DType::BFloat16 => "bf16",
+        DType::Float32 => "f32",
+        DType::Float64 => "f64",
+        DType::Complex64 => "Complex<f32>",
+        DType::Complex128 => "Complex<f64>",
+    }
+}
+
+/// A download (`to_vec::<T>`, `to_ndarray::<T>`) asked for an element type other than the
+/// array's dtype.
+fn download_mismatch(op: &str, wanted: DType, have: DType) -> Error {
+    Error::invalid(
+        format!("{op}::<{}>", rust_type(wanted)),
+        format!(
+            "the array's dtype is {have}; use astype({wanted}) first or {op}::<{}>",
+            rust_type(have)
+        ),
+    )
 }
 
 /// Refuses a dtype the device cannot hold, naming the op.

@@ -1,5 +1,9 @@
 //! Array creation on a given device (`zeros`, `ones`, `full`, `arange`, `linspace`, `eye`).
-//! The `cupy` facade wraps these with the current device.
+//! The `cupy` facade wraps these with the current device: [`basic`] (NumPy's defaults and
+//! options structs) and [`from_data`] (`array`/`asarray` from anything array-like).
+
+pub mod basic;
+pub mod from_data;
 
 use crate::array::Array;
 use crate::device::Device;
@@ -29,6 +33,31 @@ fn generate(
     .run_one()
 }
 
+/// A new array of `shape` filled with `value` cast to `dtype`; errors name `op` (the routine
+/// the user called: `zeros`, `ones`, `full`).
+fn fill_on(
+    device: &Device,
+    op: &str,
+    shape: &[usize],
+    value: Scalar,
+    dtype: DType,
+) -> Result<Array> {
+    // NumPy 2 refuses an integer fill value that the integer dtype cannot hold.
+    if dtype.is_integer() && value.dtype().is_integer() {
+        let (lo, hi) = cupy_core::promote::int_range(dtype);
+        let v = value.to_i128();
+        if v < lo || v > hi {
+            return Err(Error::ScalarOverflow {
+                op: op.into(),
+                value: v.to_string(),
+                dtype,
+            });
+        }
+    }
+    let k = Kernel::map(op, vec![], vec![dtype], Expr::param(0, dtype));
+    generate(device, op, shape, &k, vec![value.cast(dtype)])
+}
+
 impl Array {
     /// `cupy.full(shape, value, dtype)` on `device`; `value` is cast to `dtype`.
     ///
@@ -40,21 +69,7 @@ impl Array {
         value: impl Into<Scalar>,
         dtype: DType,
     ) -> Result<Array> {
-        let value: Scalar = value.into();
-        // NumPy 2 refuses an integer fill value that the integer dtype cannot hold.
-        if dtype.is_integer() && value.dtype().is_integer() {
-            let (lo, hi) = cupy_core::promote::int_range(dtype);
-            let v = value.to_i128();
-            if v < lo || v > hi {
-                return Err(Error::ScalarOverflow {
-                    op: "full".into(),
-                    value: v.to_string(),
-                    dtype,
-                });
-            }
-        }
-        let k = Kernel::map("full", vec![], vec![dtype], Expr::param(0, dtype));
-        generate(device, "full", shape, &k, vec![value.cast(dtype)])
+        fill_on(device, "full", shape, value.into(), dtype)
     }
 
     /// `cupy.zeros(shape, dtype)` on `device`.
@@ -62,7 +77,7 @@ impl Array {
     /// # Errors
     /// As [`Array::full_on`].
     pub fn zeros_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
-        Array::full_on(device, shape, Scalar::zero(dtype), dtype)
+        fill_on(device, "zeros", shape, Scalar::zero(dtype), dtype)
     }
 
     /// `cupy.ones(shape, dtype)` on `device`.
@@ -70,7 +85,7 @@ impl Array {
     /// # Errors
     /// As [`Array::full_on`].
     pub fn ones_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
-        Array::full_on(device, shape, Scalar::one(dtype), dtype)
+        fill_on(device, "ones", shape, Scalar::one(dtype), dtype)
     }
 
     /// `cupy.arange(start, stop, step, dtype)` on `device`: `ceil((stop - start) / step)` values

@@ -61,7 +61,7 @@
 //! use cupy as cp;
 //! # fn main() -> cp::Result<()> {
 //! let x = cp::arange(1024.0f32)?;
-//! let y = cp::ones(&[1024], cp::DType::Float32)?;
+//! let y = cp::ones_with(&[1024], cp::DType::Float32)?;
 //! let k = cp::RawKernel::new(
 //!     r#"extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) {
 //!         unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -9,15 +9,33 @@ use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::layout::{normalize_axis, Layout};
 use cupy_core::scalar::Scalar;
 
-/// `numpy.take(a, indices, axis)`: elements of `a` at `indices` along `axis` (`None`: of the
-/// flattened array). The result has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]`
-/// and `a`'s dtype. Negative indices count from the end (NumPy's default `mode='raise'`).
+/// Keyword arguments of [`take_with`]: NumPy's `axis=` (default `None`: index the flattened
+/// array). An axis converts into it: `a.take_with(&idx, 0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Take {
+    /// The axis to gather along (`axis=`); `None`: the flattened array.
+    pub axis: Option<isize>,
+}
+axis_options!(Take);
+
+/// `numpy.take(a, indices)`: elements of the flattened `a` at `indices` (shape
+/// `indices.shape`). Negative indices count from the end (NumPy's default `mode='raise'`).
 ///
 /// # Errors
 /// [`Error::TypeError`] for non-integer indices (NumPy: cannot cast safely to intp);
 /// [`Error::IndexOutOfBounds`] naming the first offending index (checked on the device before
-/// the gather, which costs one synchronisation); [`Error::AxisOutOfRange`]; device errors.
-pub fn take(a: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
+/// the gather, which costs one synchronisation); device errors.
+pub fn take(a: &Array, indices: &Array) -> Result<Array> {
+    take_with(a, indices, Take::default())
+}
+
+/// `numpy.take(a, indices, axis=...)`: elements of `a` at `indices` along `axis`; the result
+/// has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s dtype.
+///
+/// # Errors
+/// As [`take`]; [`Error::AxisOutOfRange`].
+pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Array> {
+    let axis = opts.into().axis;
     let op = "take";
     let device = same_device(op, [a, indices])?;
     if !(indices.dtype().is_integer() || indices.dtype().is_bool()) {
@@ -140,12 +158,20 @@ pub fn take(a: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
 }
 
 impl Array {
-    /// `a.take(indices, axis)`; see [`take`].
+    /// `a.take(indices)` (of the flattened array); see [`take`].
     ///
     /// # Errors
     /// As [`take`].
-    pub fn take(&self, indices: &Array, axis: Option<isize>) -> Result<Array> {
-        take(self, indices, axis)
+    pub fn take(&self, indices: &Array) -> Result<Array> {
+        take(self, indices)
+    }
+
+    /// `a.take(indices, axis=...)`; see [`take_with`].
+    ///
+    /// # Errors
+    /// As [`take_with`].
+    pub fn take_with(&self, indices: &Array, opts: impl Into<Take>) -> Result<Array> {
+        take_with(self, indices, opts)
     }
 }
 

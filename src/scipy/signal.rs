@@ -9,10 +9,12 @@ use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::promote::promote_types;
 use cupy_core::scalar::Scalar;
 
-/// Output size rule of a convolution (`scipy.signal.convolve2d`'s `mode`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Output size rule of a convolution (`scipy.signal.convolve2d`'s `mode`); `"full"`, `"same"`
+/// and `"valid"` parse into it (`"same".parse::<Mode>()?`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
-    /// The full discrete linear convolution: `(M + P - 1, N + Q - 1)`.
+    /// The full discrete linear convolution: `(M + P - 1, N + Q - 1)` (SciPy's default).
+    #[default]
     Full,
     /// The size of `in1`, centred on the full output.
     Same,
@@ -32,6 +34,21 @@ impl std::str::FromStr for Mode {
                 format!("acceptable mode flags are 'valid', 'same', or 'full', not {s:?}"),
             )),
         }
+    }
+}
+
+/// Keyword arguments of [`convolve2d_with`] (`scipy.signal.convolve2d(in1, in2, mode=...)`;
+/// `boundary="fill"` with `fillvalue=0` is the only boundary so far). A [`Mode`] converts into
+/// it: `convolve2d_with(&x, &k, Mode::Same)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Convolve2d {
+    /// The output size rule (`mode=`, default [`Mode::Full`]).
+    pub mode: Mode,
+}
+
+impl From<Mode> for Convolve2d {
+    fn from(mode: Mode) -> Convolve2d {
+        Convolve2d { mode }
     }
 }
 
@@ -126,23 +143,25 @@ pub(crate) fn kernel(t: DType) -> Kernel {
     }
 }
 
-/// `scipy.signal.convolve2d(in1, in2, mode)` with `boundary="fill", fillvalue=0`, computed on the
-/// arrays' device as one kernel. `mode` is `"full"`, `"same"` or `"valid"` (or a [`Mode`]).
+/// `scipy.signal.convolve2d(in1, in2)`: the full 2-D convolution (SciPy's default mode),
+/// `boundary="fill", fillvalue=0`, computed on the arrays' device as one kernel. Output shape
+/// `(M+P-1, N+Q-1)`; [`convolve2d_with`] takes the other modes.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for inputs that are not 2-D or are empty; [`Error::TypeError`]
+/// for bool or complex inputs; dtype and device errors (e.g. float64 on a device without it).
+pub fn convolve2d(in1: &Array, in2: &Array) -> Result<Array> {
+    convolve2d_with(in1, in2, Convolve2d::default())
+}
+
+/// `scipy.signal.convolve2d(in1, in2, mode=...)`: `convolve2d_with(&x, &k, Mode::Same)`.
 /// Output shape: full `(M+P-1, N+Q-1)`, same `(M, N)`, valid `(M-P+1, N-Q+1)`.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an unknown mode, inputs that are not 2-D or are empty, or a
-/// `"valid"` pair where neither input contains the other; dtype and device errors (e.g. float64
-/// on a device without it).
-pub fn convolve2d(in1: &Array, in2: &Array, mode: &str) -> Result<Array> {
-    convolve2d_mode(in1, in2, mode.parse()?)
-}
-
-/// [`convolve2d`] with a parsed [`Mode`].
-///
-/// # Errors
-/// As [`convolve2d`].
-pub fn convolve2d_mode(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
+/// As [`convolve2d`]; [`Error::InvalidArgument`] for a `"valid"` pair where neither input
+/// contains the other.
+pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) -> Result<Array> {
+    let mode = opts.into().mode;
     let op = "convolve2d";
     same_device(op, [in1, in2])?;
     if in1.ndim() != 2 || in2.ndim() != 2 {

@@ -19,6 +19,34 @@ use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::layout::{normalize_axis, Layout};
 
+/// Keyword arguments of [`sort_with`] and [`argsort_with`] (and the methods): NumPy's `axis=`,
+/// default `Some(-1)` (the last axis); `None` sorts the flattened array. Sorts are always
+/// stable (`kind='stable'`). An axis converts into it: `cp::sort_with(&a, 0)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    /// The axis to sort along (`axis=`); `None`: the flattened array.
+    pub axis: Option<isize>,
+}
+
+impl Default for Sort {
+    fn default() -> Sort {
+        Sort { axis: Some(-1) }
+    }
+}
+axis_options!(Sort);
+
+/// Keyword arguments of [`cumsum_with`] and [`cumprod_with`]: NumPy's `axis=` (default `None`:
+/// over the flattened array) and `dtype=` (the accumulation and result dtype; `None` is NumPy's
+/// default, see [`scan_dtype`]). An axis converts into it: `a.cumsum_with(1)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The axis to accumulate along (`axis=`); `None`: the flattened array.
+    pub axis: Option<isize>,
+    /// The accumulation and result dtype (`dtype=`): int8 with `Some(DType::Int8)` wraps in int8.
+    pub dtype: Option<DType>,
+}
+axis_options!(Scan);
+
 /// The result dtype of `cumsum`/`cumprod` for an input dtype (NumPy's rule, as `sum`).
 pub fn scan_dtype(t: DType) -> DType {
     match t.kind() {
@@ -71,12 +99,13 @@ fn back(c: Array, inv: Option<Vec<isize>>) -> Result<Array> {
     }
 }
 
-fn scan(a: &Array, axis: Option<isize>, op: ScanOp) -> Result<Array> {
+fn scan(a: &Array, opts: Scan, op: ScanOp) -> Result<Array> {
     let name = match op {
         ScanOp::Sum => "cumsum",
         ScanOp::Prod => "cumprod",
     };
-    let dt = scan_dtype(a.dtype());
+    let axis = opts.axis;
+    let dt = opts.dtype.unwrap_or_else(|| scan_dtype(a.dtype()));
     // NumPy treats a 0-d array as 1-d here: `cumsum(array(5), axis=0)` is `array([5])`.
     let a1;
     let a = if a.ndim() == 0 {
@@ -131,39 +160,70 @@ fn sort_impl(a: &Array, axis: Option<isize>, with_indices: bool) -> Result<(Arra
     Ok((back(c, inv)?, idx))
 }
 
-/// `numpy.cumsum(a, axis)`: running sums along `axis` (`None`: over the flattened array).
+/// `numpy.cumsum(a)`: running sums over the flattened array.
 ///
 /// # Errors
-/// [`Error::AxisOutOfRange`]; dtype refusals; device errors.
-pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
-    scan(a, axis, ScanOp::Sum)
+/// Dtype refusals; device errors.
+pub fn cumsum(a: &Array) -> Result<Array> {
+    cumsum_with(a, Scan::default())
 }
 
-/// `numpy.cumprod(a, axis)`: running products along `axis` (`None`: flattened).
+/// `numpy.cumsum(a, axis=..., dtype=...)`: `cp::cumsum_with(&a, 0)` along axis 0.
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`]; as [`cumsum`].
+pub fn cumsum_with(a: &Array, opts: impl Into<Scan>) -> Result<Array> {
+    scan(a, opts.into(), ScanOp::Sum)
+}
+
+/// `numpy.cumprod(a)`: running products over the flattened array.
 ///
 /// # Errors
 /// As [`cumsum`].
-pub fn cumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
-    scan(a, axis, ScanOp::Prod)
+pub fn cumprod(a: &Array) -> Result<Array> {
+    cumprod_with(a, Scan::default())
 }
 
-/// `numpy.sort(a, axis)`: a sorted copy along `axis` (NumPy's default is `Some(-1)`; `None`
-/// sorts the flattened array). Ascending, NaN last, stable.
+/// `numpy.cumprod(a, axis=..., dtype=...)`.
+///
+/// # Errors
+/// As [`cumsum_with`].
+pub fn cumprod_with(a: &Array, opts: impl Into<Scan>) -> Result<Array> {
+    scan(a, opts.into(), ScanOp::Prod)
+}
+
+/// `numpy.sort(a)`: a sorted copy along the last axis. Ascending, NaN last, stable.
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`] (a 0-d array has no axis -1, as in NumPy); dtype refusals (e.g.
 /// complex on a GPU backend); device errors.
-pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
-    Ok(sort_impl(a, axis, false)?.0)
+pub fn sort(a: &Array) -> Result<Array> {
+    sort_with(a, Sort::default())
 }
 
-/// `numpy.argsort(a, axis, kind='stable')`: int64 indices that sort `a` along `axis` (default
-/// `Some(-1)`; `None`: indices into the flattened array). Always stable, so the result equals
-/// NumPy's with `kind='stable'` (NumPy's default quicksort may order ties differently).
+/// `numpy.sort(a, axis=...)`: `cp::sort_with(&a, 0)`, or `None` for the flattened array.
 ///
 /// # Errors
 /// As [`sort`].
-pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
+pub fn sort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
+    Ok(sort_impl(a, opts.into().axis, false)?.0)
+}
+
+/// `numpy.argsort(a, kind='stable')`: int64 indices that sort `a` along the last axis. Always
+/// stable, so the result equals NumPy's with `kind='stable'` (NumPy's default quicksort may
+/// order ties differently).
+///
+/// # Errors
+/// As [`sort`].
+pub fn argsort(a: &Array) -> Result<Array> {
+    argsort_with(a, Sort::default())
+}
+
+/// `numpy.argsort(a, axis=..., kind='stable')` (`None`: indices into the flattened array).
+///
+/// # Errors
+/// As [`sort`].
+pub fn argsort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
     // NumPy treats a 0-d array as 1-d here: `argsort(array(5))` is `array([0])`.
     let a1;
     let a = if a.ndim() == 0 {
@@ -172,42 +232,82 @@ pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
     } else {
         a
     };
-    let idx = sort_impl(a, axis, true)?.1;
+    let idx = sort_impl(a, opts.into().axis, true)?.1;
     idx.ok_or_else(|| Error::invalid("argsort", "no indices"))
 }
 
 impl Array {
-    /// `a.cumsum(axis)`: see [`cumsum`].
+    /// `a.cumsum()`: see [`cumsum`].
     ///
     /// # Errors
     /// As [`cumsum`].
-    pub fn cumsum(&self, axis: Option<isize>) -> Result<Array> {
-        cumsum(self, axis)
+    pub fn cumsum(&self) -> Result<Array> {
+        cumsum(self)
     }
 
-    /// `a.cumprod(axis)`: see [`cumprod`].
+    /// `a.cumsum(axis=..., dtype=...)`: see [`cumsum_with`].
+    ///
+    /// # Errors
+    /// As [`cumsum_with`].
+    pub fn cumsum_with(&self, opts: impl Into<Scan>) -> Result<Array> {
+        cumsum_with(self, opts)
+    }
+
+    /// `a.cumprod()`: see [`cumprod`].
     ///
     /// # Errors
     /// As [`cumsum`].
-    pub fn cumprod(&self, axis: Option<isize>) -> Result<Array> {
-        cumprod(self, axis)
+    pub fn cumprod(&self) -> Result<Array> {
+        cumprod(self)
     }
 
-    /// `a.sort(axis)`: sorts in place along `axis` (NumPy's `ndarray.sort`, default `-1`),
-    /// stable, NaN last. Views of the same data see the change.
+    /// `a.cumprod(axis=..., dtype=...)`: see [`cumprod_with`].
+    ///
+    /// # Errors
+    /// As [`cumsum_with`].
+    pub fn cumprod_with(&self, opts: impl Into<Scan>) -> Result<Array> {
+        cumprod_with(self, opts)
+    }
+
+    /// `a.sort()`: sorts in place along the last axis (NumPy's `ndarray.sort`), stable, NaN
+    /// last. Views of the same data see the change. [`sort`] returns a sorted copy instead.
     ///
     /// # Errors
     /// As [`sort`].
-    pub fn sort(&self, axis: isize) -> Result<()> {
-        let s = sort(self, Some(axis))?;
+    pub fn sort(&self) -> Result<()> {
+        self.sort_with(Sort::default())
+    }
+
+    /// `a.sort(axis=...)` in place.
+    ///
+    /// # Errors
+    /// As [`sort`]; [`Error::InvalidArgument`] for `axis: None` (an in-place sort keeps the
+    /// shape; use [`sort_with`] for a flattened sorted copy).
+    pub fn sort_with(&self, opts: impl Into<Sort>) -> Result<()> {
+        let opts = opts.into();
+        if opts.axis.is_none() {
+            return Err(Error::invalid(
+                "sort",
+                "an in-place sort needs an axis (cupy.sort(a, axis=None) returns a flattened copy)",
+            ));
+        }
+        let s = sort_with(self, opts)?;
         self.copy_from(&s)
     }
 
-    /// `a.argsort(axis)`: see [`argsort`].
+    /// `a.argsort()`: see [`argsort`].
     ///
     /// # Errors
     /// As [`argsort`].
-    pub fn argsort(&self, axis: Option<isize>) -> Result<Array> {
-        argsort(self, axis)
+    pub fn argsort(&self) -> Result<Array> {
+        argsort(self)
+    }
+
+    /// `a.argsort(axis=...)`: see [`argsort_with`].
+    ///
+    /// # Errors
+    /// As [`argsort`].
+    pub fn argsort_with(&self, opts: impl Into<Sort>) -> Result<Array> {
+        argsort_with(self, opts)
     }
 }

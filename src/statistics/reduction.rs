@@ -18,6 +18,13 @@ pub enum Axes {
     Some(Vec<isize>),
 }
 
+impl Default for Axes {
+    /// `axis=None`: every axis.
+    fn default() -> Axes {
+        Axes::All
+    }
+}
+
 impl From<isize> for Axes {
     fn from(a: isize) -> Axes {
         Axes::Some(vec![a])
@@ -51,6 +58,54 @@ impl From<Vec<isize>> for Axes {
 impl From<Option<isize>> for Axes {
     fn from(a: Option<isize>) -> Axes {
         a.map_or(Axes::All, |a| Axes::Some(vec![a]))
+    }
+}
+
+/// Keyword arguments of the reductions (`sum`, `prod`, `max`, `min`, `mean`, and the
+/// statistics that come after them), named as NumPy's: one options struct for the family,
+/// passed to the `_with` forms.
+///
+/// ```no_run
+/// use cupy as cp;
+/// use cp::{DType, Reduce};
+/// # fn main() -> cp::Result<()> {
+/// let a = cp::ones(&[2, 3, 4])?;
+/// let total = a.sum()?; // axis=None
+/// let cols = a.sum_axis(0)?; // axis=0, keepdims=False
+/// let s = cp::sum_with(&a, Reduce { axis: [0, 2].into(), keepdims: true, ..Default::default() })?;
+/// assert_eq!(s.shape(), [1, 3, 1]);
+/// let f32s = a.mean_with(Reduce { dtype: Some(DType::Float32), ..Default::default() })?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Reduce {
+    /// The axes to reduce (`axis=`): [`Axes::All`] (the default, `axis=None`), one axis
+    /// (`0.into()`, negative from the end) or several (`[0, 2].into()`).
+    pub axis: Axes,
+    /// Keep the reduced axes as length-1 axes (`keepdims=`), so the result broadcasts against
+    /// the input.
+    pub keepdims: bool,
+    /// The accumulation and result dtype (`dtype=`): `sum`/`prod` of int8 with
+    /// `Some(DType::Int8)` accumulate and wrap in int8, as NumPy; `mean` of integers with
+    /// `Some(DType::Float32)` gives float32. `None` is NumPy's default (small integers sum in
+    /// (u)int64, integers average in float64). `max`/`min` take no `dtype` (an error, as in
+    /// NumPy).
+    pub dtype: Option<DType>,
+    /// An array to write the result into (`out=`): its shape must be the result's (with
+    /// `keepdims` applied); the result is cast to its dtype under NumPy's `same_kind` rule and
+    /// the returned array is `out` itself.
+    pub out: Option<Array>,
+    /// Delta degrees of freedom (`ddof=`) for `var`/`std`; the divisor is `N - ddof`. The
+    /// reductions here (`sum`, `prod`, `max`, `min`, `mean`) do not use it.
+    pub ddof: usize,
+}
+
+impl From<Axes> for Reduce {
+    fn from(axis: Axes) -> Reduce {
+        Reduce {
+            axis,
+            ..Default::default()
+        }
     }
 }
 
@@ -90,8 +145,26 @@ impl Reduction {
         }
     }
 
-    /// Builds the kernel for an input dtype and the number of reduced elements.
+    /// Builds the kernel for an input dtype and the number of reduced elements, with NumPy's
+    /// default accumulation and result dtypes.
+    ///
+    /// # Errors
+    /// [`Error::TypeError`] for `max`/`min` of complex.
     pub fn kernel(self, t: DType, count: usize) -> Result<(ReduceKernel, Vec<Scalar>)> {
+        self.kernel_with(t, None, count)
+    }
+
+    /// As [`Reduction::kernel`], with NumPy's `dtype=`: the input is cast to `dtype`, which is
+    /// also the accumulator (float16/bfloat16 accumulate in float32) and the result.
+    ///
+    /// # Errors
+    /// As [`Reduction::kernel`]; [`Error::InvalidArgument`] for a `dtype` given to `max`/`min`.
+    pub fn kernel_with(
+        self,
+        t: DType,
+        dtype: Option<DType>,
+        count: usize,
+    ) -> Result<(ReduceKernel, Vec<Scalar>)> {
         let widen = |t: DType| match t.kind() {
             Kind::Bool | Kind::Int => DType::Int64,
             Kind::UInt => DType::UInt64,
@@ -103,12 +176,15 @@ impl Reduction {
         };
         Ok(match self {
             Reduction::Sum | Reduction::Prod => {
-                let out = widen(t);
+                let out = dtype.unwrap_or_else(|| widen(t));
                 let acc = acc_of(out);
-                let (op, id) = if self == Reduction::Sum {
-                    (BinaryOp::Add, Scalar::zero(acc))
-                } else {
-                    (BinaryOp::Mul, Scalar::one(acc))
+                let sum = self == Reduction::Sum;
+                // bool arithmetic is logical, as NumPy's add/multiply loops for `?`.
+                let (op, id) = match (sum, acc.is_bool()) {
+                    (true, false) => (BinaryOp::Add, Scalar::zero(acc)),
+                    (false, false) => (BinaryOp::Mul, Scalar::one(acc)),
+                    (true, true) => (BinaryOp::Or, Scalar::Bool(false)),
+                    (false, true) => (BinaryOp::And, Scalar::Bool(true)),
                 };
                 (
                     ReduceKernel::simple(self.name(), t, acc, op, id, out),
@@ -116,6 +192,15 @@ impl Reduction {
                 )
             }
             Reduction::Max | Reduction::Min => {
+                if let Some(d) = dtype {
+                    return Err(Error::invalid(
+                        self.name(),
+                        format!(
+                            "numpy.{} takes no dtype= (got {d}); cast the input with astype first",
+                            self.name()
+                        ),
+                    ));
+                }
                 let max = self == Reduction::Max;
                 let op = match (t.is_bool(), max) {
                     (true, true) => BinaryOp::Or,
@@ -138,18 +223,28 @@ impl Reduction {
                 (ReduceKernel::simple(self.name(), t, t, op, id, t), vec![])
             }
             Reduction::Mean => {
-                let out = if t.is_integer() || t.is_bool() {
+                let out = dtype.unwrap_or(if t.is_integer() || t.is_bool() {
                     DType::Float64
                 } else {
                     t
-                };
+                });
                 let acc = acc_of(out);
                 let mut k =
                     ReduceKernel::simple("mean", t, acc, BinaryOp::Add, Scalar::zero(acc), out);
-                k.params = vec![acc];
-                k.post =
-                    Expr::binary(BinaryOp::Div, Expr::var(0, acc), Expr::param(0, acc)).cast(out);
-                (k, vec![Scalar::Float64(count as f64).cast(acc)])
+                if acc.is_inexact() {
+                    k.params = vec![acc];
+                    k.post = Expr::binary(BinaryOp::Div, Expr::var(0, acc), Expr::param(0, acc))
+                        .cast(out);
+                    (k, vec![Scalar::Float64(count as f64).cast(acc)])
+                } else {
+                    // An integer dtype= (NumPy: the sum in that dtype, divided, cast back).
+                    let f = DType::Float64;
+                    k.params = vec![f];
+                    k.post =
+                        Expr::binary(BinaryOp::Div, Expr::var(0, acc).cast(f), Expr::param(0, f))
+                            .cast(out);
+                    (k, vec![Scalar::Float64(count as f64)])
+                }
             }
         })
     }
@@ -311,14 +406,17 @@ pub fn reduce_with(
     finish(out)
 }
 
-/// Applies a built-in reduction (`numpy.sum(a, axis=..., keepdims=...)` and friends).
+/// Applies a built-in reduction with NumPy's keyword arguments ([`Reduce`]):
+/// `numpy.sum(a, axis=..., keepdims=..., dtype=..., out=...)` and friends.
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for `max`/`min` of an empty selection
-/// ("zero-size array to reduction operation maximum which has no identity"); dtype and device errors.
-pub fn reduce(r: Reduction, a: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    let axes = axes.into();
-    let red = normalize_axes(r.name(), &axes, a.ndim())?;
+/// ("zero-size array to reduction operation maximum which has no identity"), for `dtype=` on
+/// `max`/`min`, or an `out` of the wrong shape; [`Error::TypeError`] for an `out` dtype the
+/// result cannot be cast to (`same_kind`); dtype and device errors.
+pub fn reduce(r: Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
+    let axes = &opts.axis;
+    let red = normalize_axes(r.name(), axes, a.ndim())?;
     let count: usize = red.iter().map(|&i| a.shape()[i]).product();
     if count == 0 && matches!(r, Reduction::Max | Reduction::Min) {
         let name = if r == Reduction::Max {
@@ -331,115 +429,90 @@ pub fn reduce(r: Reduction, a: &Array, axes: impl Into<Axes>, keepdims: bool) ->
             format!("zero-size array to reduction operation {name} which has no identity"),
         ));
     }
-    let (kernel, params) = r.kernel(a.dtype(), count)?;
-    reduce_with(r.name(), &kernel, params, &[a], &axes, keepdims)
+    let (kernel, params) = r.kernel_with(a.dtype(), opts.dtype, count)?;
+    if let Some(out) = &opts.out {
+        let shape: Vec<usize> = (0..a.ndim())
+            .filter(|i| opts.keepdims || !red.contains(i))
+            .map(|i| if red.contains(&i) { 1 } else { a.shape()[i] })
+            .collect();
+        if out.shape() != shape.as_slice() {
+            return Err(Error::invalid(
+                r.name(),
+                format!(
+                    "output parameter has shape {:?}, the reduction of shape {:?} gives {shape:?}",
+                    out.shape(),
+                    a.shape()
+                ),
+            ));
+        }
+        let res = reduce_with(r.name(), &kernel, params, &[a], axes, opts.keepdims)?;
+        out.copy_from(&res).map_err(|e| match e {
+            Error::TypeError { dtypes, .. } => Error::TypeError {
+                op: r.name().into(),
+                dtypes,
+                msg: format!(
+                    "cannot cast the {} result to the out array's {} with casting rule 'same_kind'",
+                    res.dtype(),
+                    out.dtype()
+                ),
+            },
+            e => e,
+        })?;
+        return Ok(out.clone());
+    }
+    reduce_with(r.name(), &kernel, params, &[a], axes, opts.keepdims)
 }
 
-impl Array {
-    /// Sum of all elements (`a.sum()`), a 0-d array.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn sum(&self) -> Result<Array> {
-        reduce(Reduction::Sum, self, Axes::All, false)
-    }
-    /// `a.sum(axis=axis, keepdims=keepdims)`.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn sum_axis(&self, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-        reduce(Reduction::Sum, self, axis, keepdims)
-    }
-    /// Product of all elements (`a.prod()`).
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn prod(&self) -> Result<Array> {
-        reduce(Reduction::Prod, self, Axes::All, false)
-    }
-    /// `a.prod(axis=axis, keepdims=keepdims)`.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn prod_axis(&self, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-        reduce(Reduction::Prod, self, axis, keepdims)
-    }
-    /// Maximum (`a.max()`); NaN propagates.
-    ///
-    /// # Errors
-    /// As [`reduce`] (an empty array has no maximum).
-    pub fn max(&self) -> Result<Array> {
-        reduce(Reduction::Max, self, Axes::All, false)
-    }
-    /// `a.max(axis=axis, keepdims=keepdims)`.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn max_axis(&self, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-        reduce(Reduction::Max, self, axis, keepdims)
-    }
-    /// Minimum (`a.min()`); NaN propagates.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn min(&self) -> Result<Array> {
-        reduce(Reduction::Min, self, Axes::All, false)
-    }
-    /// `a.min(axis=axis, keepdims=keepdims)`.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn min_axis(&self, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-        reduce(Reduction::Min, self, axis, keepdims)
-    }
-    /// Arithmetic mean (`a.mean()`); integers give float64.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn mean(&self) -> Result<Array> {
-        reduce(Reduction::Mean, self, Axes::All, false)
-    }
-    /// `a.mean(axis=axis, keepdims=keepdims)`.
-    ///
-    /// # Errors
-    /// As [`reduce`].
-    pub fn mean_axis(&self, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-        reduce(Reduction::Mean, self, axis, keepdims)
-    }
+macro_rules! reductions {
+    ($($r:ident, $name:literal, $f:ident, $axis:ident, $with:ident, $fwith:ident, $what:literal;)*) => {
+        impl Array {$(
+            #[doc = concat!("`a.", $name, "()`: ", $what, " over every axis, a 0-d array.")]
+            ///
+            /// # Errors
+            /// As [`reduce`].
+            pub fn $f(&self) -> Result<Array> {
+                reduce(Reduction::$r, self, &Reduce::default())
+            }
+            #[doc = concat!("`a.", $name, "(axis=axis)`: ", $what, " over `axis` (an `isize`, `[0, 2]`, ...), keepdims false.")]
+            ///
+            /// # Errors
+            /// As [`reduce`].
+            pub fn $axis(&self, axis: impl Into<Axes>) -> Result<Array> {
+                reduce(Reduction::$r, self, &Reduce::from(axis.into()))
+            }
+            #[doc = concat!("`a.", $name, "(axis=..., keepdims=..., dtype=..., out=...)`: see [`Reduce`].")]
+            ///
+            /// # Errors
+            /// As [`reduce`].
+            pub fn $with(&self, opts: impl Into<Reduce>) -> Result<Array> {
+                reduce(Reduction::$r, self, &opts.into())
+            }
+        )*}
+        $(
+            #[doc = concat!("`numpy.", $name, "(a)`: ", $what, " over every axis, a 0-d array.")]
+            ///
+            /// # Errors
+            /// As [`reduce`].
+            pub fn $f(a: &Array) -> Result<Array> {
+                reduce(Reduction::$r, a, &Reduce::default())
+            }
+            #[doc = concat!("`numpy.", $name, "(a, axis=..., keepdims=..., dtype=..., out=...)`: see [`Reduce`].")]
+            ///
+            /// # Errors
+            /// As [`reduce`].
+            pub fn $fwith(a: &Array, opts: impl Into<Reduce>) -> Result<Array> {
+                reduce(Reduction::$r, a, &opts.into())
+            }
+        )*
+    };
 }
 
-/// `numpy.sum(a, axis, keepdims)`. See [`reduce`].
-///
-/// # Errors
-/// As [`reduce`].
-pub fn sum(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    reduce(Reduction::Sum, a, axis, keepdims)
-}
-/// `numpy.prod(a, axis, keepdims)`.
-///
-/// # Errors
-/// As [`reduce`].
-pub fn prod(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    reduce(Reduction::Prod, a, axis, keepdims)
-}
-/// `numpy.max(a, axis, keepdims)` (`amax`).
-///
-/// # Errors
-/// As [`reduce`].
-pub fn max(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    reduce(Reduction::Max, a, axis, keepdims)
-}
-/// `numpy.min(a, axis, keepdims)` (`amin`).
-///
-/// # Errors
-/// As [`reduce`].
-pub fn min(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    reduce(Reduction::Min, a, axis, keepdims)
-}
-/// `numpy.mean(a, axis, keepdims)`.
-///
-/// # Errors
-/// As [`reduce`].
-pub fn mean(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    reduce(Reduction::Mean, a, axis, keepdims)
+reductions! {
+    Sum, "sum", sum, sum_axis, sum_with, sum_with,
+        "the sum (small integers accumulate in (u)int64, float16 in float32)";
+    Prod, "prod", prod, prod_axis, prod_with, prod_with, "the product (dtypes as `sum`)";
+    Max, "max", max, max_axis, max_with, max_with, "the maximum (`amax`; NaN propagates)";
+    Min, "min", min, min_axis, min_with, min_with, "the minimum (`amin`; NaN propagates)";
+    Mean, "mean", mean, mean_axis, mean_with, mean_with,
+        "the arithmetic mean (integers give float64)";
 }
