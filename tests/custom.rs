@@ -735,3 +735,47 @@ fn typed_params_refuse_other_array_dtypes() {
     }
     t.finish();
 }
+
+/// `fuse`: ops among weak scalars stay weak (NEP 50), so `1 - x*x / (h*h)` with a float32 `x`
+/// and a Rust number `h` is float32 as the unfused chain; the weak value follows each call's
+/// argument, and `astype` of a scalar argument too.
+#[test]
+fn fuse_weak_scalar_ops_stay_weak() {
+    let mut t = common::Tally::new("fuse_weak_ops");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let x = Array::from_slice_on(&dev, &[0.0f32, 1.0, 2.0, 3.0, 0.5], &[5])?;
+            let f = fuse(|x: Sym, h: Sym| 1.0 - (x * x) / (h * h));
+            let y = f.call(&[(&x).into(), 2.0.into()])?;
+            assert_eq!(y.dtype(), DType::Float32);
+            // np.float32(1) - x*x / np.float32(4.0), then / 16.
+            assert_eq!(y.to_vec::<f32>()?, vec![1.0, 0.75, 0.0, -1.25, 0.9375]);
+            let y = f.call(&[(&x).into(), 4.0.into()])?;
+            assert_eq!(
+                y.to_vec::<f32>()?,
+                vec![1.0, 0.9375, 0.75, 0.4375, 0.984375]
+            );
+            // Integers: n * 3 stays a weak int, so int8 + 6 is int8; 300 does not fit int8.
+            let xi = Array::from_slice_on(&dev, &[1i8, -2, 100], &[3])?;
+            let fi = fuse(|x: Sym, n: Sym| x + n * 3);
+            let yi = fi.call(&[(&xi).into(), 2.into()])?;
+            assert_eq!(yi.dtype(), DType::Int8);
+            assert_eq!(yi.to_vec::<i8>()?, vec![7, 4, 106]);
+            let e = fi.call(&[(&xi).into(), 100.into()]).unwrap_err();
+            assert!(matches!(e, Error::ScalarOverflow { .. }), "{e}");
+            // astype of a scalar argument takes each call's value.
+            let fa = fuse(|x: Sym, a: Sym| x + a.astype(DType::Float32));
+            assert_eq!(
+                fa.call(&[(&x).into(), 2.0.into()])?.to_vec::<f32>()?,
+                vec![2.0, 3.0, 4.0, 5.0, 2.5]
+            );
+            assert_eq!(
+                fa.call(&[(&x).into(), 3.0.into()])?.to_vec::<f32>()?,
+                vec![3.0, 4.0, 5.0, 6.0, 3.5]
+            );
+            Ok(())
+        });
+        t.check(&dev, "weak ops", r);
+    }
+    t.finish();
+}
