@@ -94,3 +94,89 @@ fn complex_max_min_refused() {
     }
     t.finish();
 }
+
+/// `absolute` of complex values with huge, tiny and subnormal parts never overflows or
+/// underflows where the result is finite (a scaled hypot; CUDA's `hypot` gave `inf` for
+/// `|1 + 1.797e308j|`), and an infinite part beats a NaN one. NumPy 2.4 values, within 1 ulp.
+#[test]
+fn complex_abs_extreme_parts() {
+    use cupy::num_complex::Complex;
+    let z64 = [
+        (1.0, 1.797e308),
+        (1.797e308, 1.0),
+        (3e-320, 4e-320),
+        (1e-310, 1e-310),
+        (f64::INFINITY, f64::NAN),
+        (f64::NAN, f64::INFINITY),
+        (f64::NAN, 1.0),
+        (1e300, 1e300),
+        (1.2e308, 1.2e308),
+        (-3.0, -4.0),
+        (1.7e308, 1.7e308),
+    ];
+    let want64 = [
+        1.797e308,
+        1.797e308,
+        5e-320,
+        1.4142135623731e-310,
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NAN,
+        1.4142135623730952e300,
+        1.697056274847714e308,
+        5.0,
+        f64::INFINITY,
+    ];
+    let z32 = [
+        (1.0f32, 3.4e38f32),
+        (1e-45, 0.0),
+        (1e-40, 1e-40),
+        (3e38, 3e38),
+        (1e30, 1e30),
+        (3.0, 4.0),
+        (2e19, 2e19),
+        (1e-25, 1e-25),
+    ];
+    let want32 = [
+        3.4e38f32,
+        1e-45,
+        1.4142e-40,
+        f32::INFINITY,
+        1.4142135e30,
+        5.0,
+        2.828427e19,
+        1.4142136e-25,
+    ];
+    let mut t = common::Tally::new("complex_abs_extreme");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let v: Vec<Complex<f64>> = z64.iter().map(|&(a, b)| Complex::new(a, b)).collect();
+            let a = Array::from_slice_on(&dev, &v, &[v.len()])?;
+            let got = cupy::apply(&cupy::ufuncs::absolute, &[(&a).into()], None)?;
+            if got.dtype() != DType::Float64 {
+                return Err(format!("complex128 abs dtype {}", got.dtype()).into());
+            }
+            for (k, (g, w)) in got.to_vec::<f64>()?.iter().zip(want64).enumerate() {
+                let ok = if w.is_nan() {
+                    g.is_nan()
+                } else {
+                    g.to_bits().abs_diff(w.to_bits()) <= 1
+                };
+                if !ok {
+                    return Err(format!("|{:?}| = {g:e}, want {w:e}", z64[k]).into());
+                }
+            }
+            let v: Vec<Complex<f32>> = z32.iter().map(|&(a, b)| Complex::new(a, b)).collect();
+            let a = Array::from_slice_on(&dev, &v, &[v.len()])?;
+            let got = cupy::apply(&cupy::ufuncs::absolute, &[(&a).into()], None)?;
+            for (k, (g, w)) in got.to_vec::<f32>()?.iter().zip(want32).enumerate() {
+                if g.to_bits().abs_diff(w.to_bits()) > 1 {
+                    return Err(format!("|{:?}| = {g:e}, want {w:e}", z32[k]).into());
+                }
+            }
+            Ok(())
+        })();
+        t.check(&dev, "abs", r);
+    }
+    t.finish();
+}

@@ -315,3 +315,118 @@ fn asarray_from_anything_array_like() {
     }
     t.finish();
 }
+
+/// `arange` as NumPy 2.4 computes it: the first two values converted to the dtype (truncated
+/// for integers, refused when they do not fit), then `first + i * (second - first)` wrapping
+/// in the dtype; bool aranges of at most two values; float64 steps taken as NumPy's
+/// `(start + step) - start`. Expected values printed by NumPy.
+#[test]
+fn arange_follows_numpy_for_integer_bool_and_float_dtypes() {
+    use cupy::Error;
+    let ints: &[(f64, f64, f64, DType, &[i64])] = &[
+        (4.0, 1.0, -1.2, DType::Int64, &[4, 2, 0]),
+        (0.0, 5.0, 1.5, DType::Int64, &[0, 1, 2, 3]),
+        (0.5, 5.0, 1.5, DType::Int64, &[0, 2, 4]),
+        (1.7, 10.0, 2.6, DType::Int64, &[1, 4, 7, 10]),
+        (-3.5, 4.0, 2.2, DType::Int32, &[-3, -1, 1, 3]),
+        (0.0, 10.0, 2.5, DType::Int8, &[0, 2, 4, 6]),
+        (
+            0.0,
+            300.0,
+            37.5,
+            DType::UInt8,
+            &[0, 37, 74, 111, 148, 185, 222, 3],
+        ),
+        (5.9, -2.0, -1.3, DType::Int16, &[5, 4, 3, 2, 1, 0, -1]),
+        (0.0, 1.0, 0.3, DType::Int64, &[0, 0, 0, 0]),
+        (-0.5, 3.0, 0.7, DType::Int64, &[0, 0, 0, 0, 0]),
+        (250.0, 260.0, 3.0, DType::UInt8, &[250, 253, 0, 3]),
+        (
+            0.0,
+            1000.0,
+            100.7,
+            DType::Int8,
+            &[0, 100, -56, 44, -112, -12, 88, -68, 32, -124],
+        ),
+        (10.9, 0.0, -3.0, DType::Int64, &[10, 7, 4, 1]),
+        (3.0, -3.0, -1.0, DType::UInt8, &[3, 2, 1, 0, 255, 254]),
+        (0.0, 10.0, 1099511627776.0, DType::Int8, &[0]),
+        (300.0, 0.0, 1.0, DType::UInt8, &[]),
+    ];
+    let overflows: &[(f64, f64, f64, DType, &str)] = &[
+        (-5.0, 5.0, 3.0, DType::UInt8, "-5"),
+        (0.0, 300.0, 257.0, DType::UInt8, "257"),
+        (200.5, 300.0, 1.0, DType::Int8, "200"),
+        (300.0, 301.0, 1.0, DType::UInt8, "300"),
+    ];
+    let bools: &[(f64, f64, f64, Option<&[bool]>)] = &[
+        (0.0, 5.0, 1.0, None),
+        (0.0, 2.0, 1.0, Some(&[false, true])),
+        (0.0, 1.0, 1.0, Some(&[false])),
+        (1.0, 3.0, 1.0, Some(&[true, true])),
+        (0.0, 2.0, 0.5, None),
+        (3.0, 1.0, -1.0, Some(&[true, true])),
+        (0.0, 0.0, 1.0, Some(&[])),
+        (0.5, 2.0, 1.0, Some(&[true, true])),
+        (-1.0, 1.0, 1.0, Some(&[true, false])),
+        (0.0, 2.0, 1.5, Some(&[false, true])),
+    ];
+    let mut t = common::Tally::new("arange_numpy");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            for &(a, b, s, dt, want) in ints {
+                let got = Array::arange_on(&dev, a, b, s, dt)?;
+                let got: Vec<i64> = got.astype(DType::Int64)?.to_vec()?;
+                if got.as_slice() != want || got.len() != want.len() {
+                    return Err(
+                        format!("arange({a}, {b}, {s}, {dt}) = {got:?}, want {want:?}").into(),
+                    );
+                }
+            }
+            for &(a, b, s, dt, v) in overflows {
+                match Array::arange_on(&dev, a, b, s, dt) {
+                    Err(Error::ScalarOverflow { value, dtype, .. })
+                        if value == v && dtype == dt => {}
+                    other => {
+                        return Err(format!(
+                            "arange({a}, {b}, {s}, {dt}): want overflow of {v}, got {:?}",
+                            other.map(|x| x.shape().to_vec())
+                        )
+                        .into())
+                    }
+                }
+            }
+            for &(a, b, s, want) in bools {
+                match (Array::arange_on(&dev, a, b, s, DType::Bool), want) {
+                    (Ok(x), Some(w)) if x.dtype() == DType::Bool && x.to_vec::<bool>()? == w => {}
+                    (Err(Error::TypeError { msg, .. }), None)
+                        if msg.contains(
+                            "only supported for booleans when the result has at most length 2",
+                        ) => {}
+                    (got, _) => {
+                        return Err(format!(
+                            "arange({a}, {b}, {s}, bool): {:?}, want {want:?}",
+                            got.map(|x| x.to_vec::<bool>())
+                        )
+                        .into())
+                    }
+                }
+            }
+            // float64: NumPy's step is (start + step) - start (4.0 here, not 3.3).
+            let f = Array::arange_on(&dev, 1e16, 1e16 + 100.0, 3.3, DType::Float64)?;
+            let want: Vec<f64> = (0..31).map(|i| 1e16 + 4.0 * i as f64).collect();
+            if f.to_vec::<f64>()? != want {
+                return Err(
+                    format!("arange(1e16, 1e16 + 100, 3.3) = {:?}", f.to_vec::<f64>()).into(),
+                );
+            }
+            let f = Array::arange_on(&dev, 0.1, 1.0, 0.3, DType::Float64)?;
+            if f.to_vec::<f64>()? != vec![0.1, 0.4, 0.7000000000000001] {
+                return Err(format!("arange(0.1, 1, 0.3) = {:?}", f.to_vec::<f64>()).into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "arange", r);
+    }
+    t.finish();
+}

@@ -562,3 +562,220 @@ fn reductions_without_identity() {
     }
     t.finish();
 }
+
+/// A `ReductionKernel` identity counts exactly once per output, as NumPy's
+/// `ufunc.reduce(initial=)` (values printed by NumPy 2.4): a neutral identity keeps the
+/// one-kernel path, any other is combined once at the end (an empty reduction gives it).
+#[test]
+fn reduction_identity_counts_once() {
+    let mut t = common::Tally::new("custom_initial");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let plus1 =
+                ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("1"), "sum_plus1")?;
+            let x = Array::from_slice_on(&dev, &(0..10i64).collect::<Vec<_>>(), &[10])?;
+            // np.add.reduce(np.arange(10), initial=1)
+            assert_eq!(
+                plus1
+                    .call(&[(&x).into()], Axes::All, false)?
+                    .to_vec::<i64>()?,
+                vec![46]
+            );
+            let m = Array::from_slice_on(&dev, &(0..12i64).collect::<Vec<_>>(), &[3, 4])?;
+            assert_eq!(
+                plus1.call(&[(&m).into()], 1, false)?.to_vec::<i64>()?,
+                vec![7, 23, 39]
+            );
+            let r0 = plus1.call(&[(&m).into()], 0, true)?;
+            assert_eq!(r0.shape(), &[1, 4]);
+            assert_eq!(r0.to_vec::<i64>()?, vec![13, 16, 19, 22]);
+            // Transposed view, and an empty reduction: the identity itself.
+            assert_eq!(
+                plus1.call(&[(&m.t()).into()], 0, false)?.to_vec::<i64>()?,
+                vec![7, 23, 39]
+            );
+            let e0 = Array::zeros_on(&dev, &[0, 3], DType::Int64)?;
+            assert_eq!(
+                plus1.call(&[(&e0).into()], 0, false)?.to_vec::<i64>()?,
+                vec![1, 1, 1]
+            );
+            // Long float32 rows (several blocks/passes): np.add.reduce(f, initial=1) = 299996.
+            let n = 100_000usize;
+            let f: Vec<f32> = (0..n).map(|k| (k % 7) as f32).collect();
+            let fa = Array::from_slice_on(&dev, &f, &[n])?;
+            assert_eq!(
+                plus1
+                    .call(&[(&fa).into()], Axes::All, false)?
+                    .to_vec::<f32>()?,
+                vec![299996.0]
+            );
+            // The post-map sees the combined value: (sum + 1) * 10.
+            let k10 =
+                ReductionKernel::new("T x", "T y", "x", "a + b", "y = a * 10", Some("1"), "s1x10")?;
+            assert_eq!(
+                k10.call(&[(&x).into()], Axes::All, false)?
+                    .to_vec::<i64>()?,
+                vec![460]
+            );
+            // max with identity 0 (np.maximum.reduce(v, initial=0)): 0 for negative data.
+            let kmax =
+                ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a", Some("0"), "max0")?;
+            let v = Array::from_slice_on(&dev, &[-3.0f32, -1.5, -7.0, -0.25], &[4])?;
+            assert_eq!(
+                kmax.call(&[(&v).into()], Axes::All, false)?
+                    .to_vec::<f32>()?,
+                vec![0.0]
+            );
+            let v = Array::from_slice_on(&dev, &[-3.0f32, 2.5, -7.0], &[3])?;
+            assert_eq!(
+                kmax.call(&[(&v).into()], Axes::All, false)?
+                    .to_vec::<f32>()?,
+                vec![2.5]
+            );
+            // np.multiply.reduce([1, 2, 3, 4], initial=2) = 48.
+            let kprod =
+                ReductionKernel::new("T x", "T y", "x", "a * b", "y = a", Some("2"), "prod2")?;
+            let p = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[4])?;
+            assert_eq!(
+                kprod
+                    .call(&[(&p).into()], Axes::All, false)?
+                    .to_vec::<i32>()?,
+                vec![48]
+            );
+            // Neutral identities keep the one-kernel path; others run the passes.
+            let sum0 =
+                ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum0")?;
+            assert!(sum0.pass_kernels(&[(&fa).into()])?.is_empty());
+            let maxinf = ReductionKernel::new(
+                "T x",
+                "T y",
+                "x",
+                "max(a, b)",
+                "y = a",
+                Some("-INFINITY"),
+                "mx",
+            )?;
+            assert!(maxinf.pass_kernels(&[(&fa).into()])?.is_empty());
+            assert_eq!(plus1.pass_kernels(&[(&fa).into()])?.len(), 3);
+            assert_eq!(kmax.pass_kernels(&[(&fa).into()])?.len(), 3);
+            Ok(())
+        });
+        t.check(&dev, "initial", r);
+    }
+    t.finish();
+}
+
+/// A concretely typed parameter refuses an array of another dtype, as CuPy's "Type is
+/// mismatched" TypeError (no silent cast), for elementwise and reduction kernels, raw or not;
+/// scalars are still cast.
+#[test]
+fn typed_params_refuse_other_array_dtypes() {
+    let mut t = common::Tally::new("custom_type_mismatch");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let k = ElementwiseKernel::new(
+                "float32 x, float32 a",
+                "float32 y",
+                "y = x * a",
+                "scale32",
+            )?;
+            let xs = Array::from_slice_on(&dev, &[1.0f32, 2.0], &[2])?;
+            let xi = Array::from_slice_on(&dev, &[1i32, 2], &[2])?;
+            let mismatch = |e: Error, have: DType| match e {
+                Error::TypeError { op, dtypes, msg }
+                    if op == "scale32" || op == "rsum32" || op == "rawsum32" =>
+                {
+                    assert_eq!(dtypes, vec![DType::Float32, have]);
+                    assert!(
+                        msg.contains("type is mismatched") && msg.contains("parameter x"),
+                        "{msg}"
+                    );
+                }
+                e => panic!("want a TypeError, got {e}"),
+            };
+            // An int array for a float32 parameter is mismatched too (CuPy's rule).
+            mismatch(
+                k.call(&[(&xi).into(), 2.0.into()]).unwrap_err(),
+                DType::Int32,
+            );
+            if let Ok(xd) = Array::from_slice_on(&dev, &[1.0f64, 2.0], &[2]) {
+                mismatch(
+                    k.call(&[(&xd).into(), 2.0.into()]).unwrap_err(),
+                    DType::Float64,
+                );
+                let red = ReductionKernel::new(
+                    "float32 x",
+                    "float32 y",
+                    "x",
+                    "a + b",
+                    "y = a",
+                    Some("0"),
+                    "rsum32",
+                )?;
+                mismatch(
+                    red.call(&[(&xd).into()], Axes::All, false).unwrap_err(),
+                    DType::Float64,
+                );
+            }
+            let raw = ElementwiseKernel::new("raw float32 x", "float32 y", "y = x[0]", "rawsum32")?;
+            mismatch(
+                raw.call_with(&[(&xi).into()], &[], Some(2)).unwrap_err(),
+                DType::Int32,
+            );
+            // Weak and typed scalars are cast to the declared type.
+            assert_eq!(
+                k.call(&[(&xs).into(), 3.into()])?.to_vec::<f32>()?,
+                vec![3.0, 6.0]
+            );
+            let s = Arg::Typed(cupy::Scalar::Int16(2));
+            assert_eq!(k.call(&[(&xs).into(), s])?.to_vec::<f32>()?, vec![2.0, 4.0]);
+            Ok(())
+        });
+        t.check(&dev, "type mismatch", r);
+    }
+    t.finish();
+}
+
+/// `fuse`: ops among weak scalars stay weak (NEP 50), so `1 - x*x / (h*h)` with a float32 `x`
+/// and a Rust number `h` is float32 as the unfused chain; the weak value follows each call's
+/// argument, and `astype` of a scalar argument too.
+#[test]
+fn fuse_weak_scalar_ops_stay_weak() {
+    let mut t = common::Tally::new("fuse_weak_ops");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let x = Array::from_slice_on(&dev, &[0.0f32, 1.0, 2.0, 3.0, 0.5], &[5])?;
+            let f = fuse(|x: Sym, h: Sym| 1.0 - (x * x) / (h * h));
+            let y = f.call(&[(&x).into(), 2.0.into()])?;
+            assert_eq!(y.dtype(), DType::Float32);
+            // np.float32(1) - x*x / np.float32(4.0), then / 16.
+            assert_eq!(y.to_vec::<f32>()?, vec![1.0, 0.75, 0.0, -1.25, 0.9375]);
+            let y = f.call(&[(&x).into(), 4.0.into()])?;
+            assert_eq!(
+                y.to_vec::<f32>()?,
+                vec![1.0, 0.9375, 0.75, 0.4375, 0.984375]
+            );
+            // Integers: n * 3 stays a weak int, so int8 + 6 is int8; 300 does not fit int8.
+            let xi = Array::from_slice_on(&dev, &[1i8, -2, 100], &[3])?;
+            let fi = fuse(|x: Sym, n: Sym| x + n * 3);
+            let yi = fi.call(&[(&xi).into(), 2.into()])?;
+            assert_eq!(yi.dtype(), DType::Int8);
+            assert_eq!(yi.to_vec::<i8>()?, vec![7, 4, 106]);
+            let e = fi.call(&[(&xi).into(), 100.into()]).unwrap_err();
+            assert!(matches!(e, Error::ScalarOverflow { .. }), "{e}");
+            // astype of a scalar argument takes each call's value.
+            let fa = fuse(|x: Sym, a: Sym| x + a.astype(DType::Float32));
+            assert_eq!(
+                fa.call(&[(&x).into(), 2.0.into()])?.to_vec::<f32>()?,
+                vec![2.0, 3.0, 4.0, 5.0, 2.5]
+            );
+            assert_eq!(
+                fa.call(&[(&x).into(), 3.0.into()])?.to_vec::<f32>()?,
+                vec![3.0, 4.0, 5.0, 6.0, 3.5]
+            );
+            Ok(())
+        });
+        t.check(&dev, "weak ops", r);
+    }
+    t.finish();
+}

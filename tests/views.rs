@@ -91,3 +91,59 @@ fn views_share_memory_and_write_through() {
     }
     t.finish();
 }
+
+/// More than 64 dimensions is refused as NumPy (and CuPy) refuse it, with NumPy's message, by
+/// every way of making such an array; exactly 64 works.
+#[test]
+fn more_than_64_dimensions_refused() {
+    let mut t = common::Tally::new("max_ndim");
+    let limit = "maximum supported dimension for an ndarray is 64, found 65";
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let refused = |what: &str, r: Result<Array>, msg: &str| match r {
+                Err(Error::InvalidArgument { msg: m, .. }) if m.contains(msg) => Ok(()),
+                Err(e) => Err(format!("{what}: want {msg:?}, got {e}")),
+                Ok(a) => Err(format!(
+                    "{what}: want an error, got shape of {} dims",
+                    a.ndim()
+                )),
+            };
+            let a = Array::arange_on(&dev, 0.0, 2.0, 1.0, DType::Int32)?;
+            let mut s64 = vec![1isize; 64];
+            s64[63] = 2;
+            let b = a.reshape(&s64)?;
+            if b.ndim() != 64 || b.to_vec::<i32>()? != vec![0, 1] {
+                return Err("reshape to 64 dimensions".to_string().into());
+            }
+            let z = Array::zeros_on(&dev, &[1; 64], DType::Float32)?;
+            if z.to_vec::<f32>()? != vec![0.0] {
+                return Err("zeros of 64 dimensions".to_string().into());
+            }
+            refused(
+                "reshape",
+                a.reshape(&[vec![1isize; 64], vec![2]].concat()),
+                limit,
+            )?;
+            refused(
+                "zeros",
+                Array::zeros_on(&dev, &[1; 65], DType::Float32),
+                limit,
+            )?;
+            refused("empty", Array::empty_on(&dev, &[1; 65], DType::Int8), limit)?;
+            refused("expand_dims", b.expand_dims(0), limit)?;
+            refused(
+                "broadcast_to",
+                a.broadcast_to(&[vec![1usize; 64], vec![2]].concat()),
+                limit,
+            )?;
+            refused(
+                "b[None]",
+                b.slice(&[cupy::NEW_AXIS]),
+                "number of dimensions must be within [0, 64], indexing result would have 65",
+            )?;
+            Ok(())
+        })();
+        t.check(&dev, "65 dims", r);
+    }
+    t.finish();
+}

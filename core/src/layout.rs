@@ -57,12 +57,32 @@ pub fn shape_size(shape: &[usize]) -> usize {
         .unwrap_or(if shape.contains(&0) { 0 } else { usize::MAX })
 }
 
+/// The most dimensions an array may have: NumPy's and CuPy's `NPY_MAXDIMS` (64).
+pub const MAX_NDIM: usize = 64;
+
+/// Refuses more than [`MAX_NDIM`] dimensions, with NumPy's message ("maximum supported
+/// dimension for an ndarray is 64, found 65").
+///
+/// # Errors
+/// [`Error::InvalidArgument`] (NumPy's `ValueError`) naming `op`.
+pub fn check_ndim(op: &str, ndim: usize) -> Result<()> {
+    if ndim > MAX_NDIM {
+        return Err(Error::invalid(
+            op,
+            format!("maximum supported dimension for an ndarray is {MAX_NDIM}, found {ndim}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Number of elements of `shape`, or an error when the element count or byte size does not fit
-/// the address space (NumPy's "array is too big").
+/// the address space (NumPy's "array is too big") or the shape has more than [`MAX_NDIM`]
+/// dimensions.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` and the shape.
 pub fn checked_size(op: &str, shape: &[usize], itemsize: usize) -> Result<usize> {
+    check_ndim(op, shape.len())?;
     let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
     match n {
         Some(n) if n.checked_mul(itemsize).is_some_and(|b| b <= isize::MAX as usize) => Ok(n),

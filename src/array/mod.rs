@@ -33,6 +33,7 @@ impl Array {
     /// [`Error::InvalidArgument`] if the layout addresses elements outside the buffer or the
     /// buffer's dtype differs.
     pub fn from_parts(device: Device, buffer: Buffer, layout: Layout) -> Result<Array> {
+        cupy_core::layout::check_ndim("array", layout.ndim())?;
         let dtype = buffer.dtype();
         let (lo, hi) = layout.extent();
         if layout.size() > 0 && (lo < 0 || hi as usize > buffer.len()) {
@@ -304,8 +305,10 @@ impl Array {
     /// the strides allow (NumPy's rules), otherwise a copy (`cupy.reshape`).
     ///
     /// # Errors
-    /// [`Error::InvalidReshape`] when sizes differ or more than one axis is -1.
+    /// [`Error::InvalidReshape`] when sizes differ; [`Error::InvalidArgument`] when more than one
+    /// axis is -1 or `shape` has more than 64 dimensions (NumPy's limit).
     pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
+        cupy_core::layout::check_ndim("reshape", shape.len())?;
         let err = || Error::InvalidReshape {
             from: self.shape().to_vec(),
             to: shape.to_vec(),
@@ -382,15 +385,28 @@ impl Array {
     /// Basic indexing (`a[1, 2:8:2, ::-1, None, ...]`): a view. Build `items` with [`crate::s!`].
     ///
     /// # Errors
-    /// [`Error::IndexOutOfBounds`], [`Error::InvalidArgument`] (zero step, too many indices).
+    /// [`Error::IndexOutOfBounds`], [`Error::InvalidArgument`] (zero step, too many indices,
+    /// a result of more than 64 dimensions).
     pub fn slice(&self, items: &[SliceItem]) -> Result<Array> {
-        Ok(self.with_layout(self.layout.slice(items)?))
+        let l = self.layout.slice(items)?;
+        if l.ndim() > cupy_core::layout::MAX_NDIM {
+            return Err(Error::invalid(
+                "index",
+                format!(
+                    "number of dimensions must be within [0, {}], indexing result would have {}",
+                    cupy_core::layout::MAX_NDIM,
+                    l.ndim()
+                ),
+            ));
+        }
+        Ok(self.with_layout(l))
     }
 
     /// Broadcasts to `shape` (`cupy.broadcast_to`): a read-only-in-spirit view with zero strides.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] if not broadcastable.
+    /// [`Error::ShapeMismatch`] if not broadcastable; [`Error::InvalidArgument`] for more than
+    /// 64 dimensions.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
         cupy_core::layout::checked_size("broadcast_to", shape, self.dtype.itemsize())?;
         self.layout
@@ -406,8 +422,10 @@ impl Array {
     /// Inserts a length-1 axis at `axis` (`expand_dims`): a view.
     ///
     /// # Errors
-    /// [`Error::AxisOutOfRange`].
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a result of more than 64
+    /// dimensions.
     pub fn expand_dims(&self, axis: isize) -> Result<Array> {
+        cupy_core::layout::check_ndim("expand_dims", self.ndim() + 1)?;
         let ax = normalize_axis("expand_dims", axis, self.ndim() + 1)?;
         let mut l = self.layout.clone();
         l.shape.insert(ax, 1);

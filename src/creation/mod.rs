@@ -88,11 +88,21 @@ impl Array {
         fill_on(device, "ones", shape, Scalar::one(dtype), dtype)
     }
 
-    /// `cupy.arange(start, stop, step, dtype)` on `device`: `ceil((stop - start) / step)` values
-    /// `start + i * step`, computed in int64 for integer dtypes and float64 otherwise, then cast.
+    /// `cupy.arange(start, stop, step, dtype)` on `device`, NumPy's algorithm: `n =
+    /// ceil((stop - start) / step)` values; the first is `start` and the second `start + step`,
+    /// each converted to `dtype` (truncated for integer dtypes, where it must fit:
+    /// `arange(-5, 5, 3)` as uint8 is an overflow error, as NumPy's), and value `i` is
+    /// `first + i * (second - first)`, the difference taken in `dtype` (so `arange(4, 1, -1.2)`
+    /// as int64 is `[4, 2, 0]`, and integer values wrap around as NumPy's do). Computed in int64
+    /// (int32 for dtypes of at most 32 bits on a device without int64) for integer dtypes and
+    /// float64 (float32 on a device without it) for float and complex ones, then cast. A bool
+    /// `arange` may have at most two values (`[bool(start), bool(start + step)]`), as NumPy's.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for `step == 0` or a non-finite bound; dtype and device errors.
+    /// [`Error::InvalidArgument`] for `step == 0` or a non-finite bound;
+    /// [`Error::ScalarOverflow`] for an integer first/second value outside `dtype`;
+    /// [`Error::TypeError`] for a bool `arange` of more than two values; dtype and device
+    /// errors.
     pub fn arange_on(
         device: &Device,
         start: f64,
@@ -112,35 +122,96 @@ impl Array {
                 "arange requires finite start, stop and step",
             ));
         }
+        // `as` saturates: a length past the address space is refused by the launch.
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
-        // int64/float64 arithmetic as NumPy does, or the 32-bit type on a device without it
-        // (e.g. a wgpu adapter without SHADER_INT64/SHADER_F64) when the values allow.
-        let has = |d: DType| device.backend().supports_dtype(d).is_ok();
-        let fits_i32 = [start, stop, step]
-            .iter()
-            .all(|v| v.abs() < i32::MAX as f64);
-        let ct = if dtype.is_integer() || dtype.is_bool() {
-            if has(DType::Int64) || !fits_i32 {
-                DType::Int64
-            } else {
-                DType::Int32
+        let second = start + step;
+        if dtype.is_bool() {
+            if n > 2 {
+                return Err(Error::TypeError {
+                    op: "arange".into(),
+                    dtypes: vec![DType::Bool],
+                    msg: "arange() is only supported for booleans when the result has at most \
+                          length 2"
+                        .into(),
+                });
             }
-        } else if has(DType::Float64) || dtype == DType::Float64 {
-            DType::Float64
+            let v = [start != 0.0, second != 0.0];
+            return Array::from_slice_on(device, &v[..n], &[n]);
+        }
+        let has = |d: DType| device.backend().supports_dtype(d).is_ok();
+        let (ct, first, delta, exact_second) = if dtype.is_integer() {
+            // NumPy converts the first two values as Python ints (truncation) and refuses one
+            // the dtype cannot hold; the fill then wraps around in the dtype, which int64 (or
+            // int32) arithmetic reproduces modulo the dtype's width.
+            let (lo, hi) = cupy_core::promote::int_range(dtype);
+            let fit = |v: f64| -> Result<i128> {
+                let t = v.trunc() as i128;
+                if t < lo || t > hi {
+                    return Err(Error::ScalarOverflow {
+                        op: "arange".into(),
+                        value: t.to_string(),
+                        dtype,
+                    });
+                }
+                Ok(t)
+            };
+            let v0 = if n > 0 { fit(start)? } else { 0 };
+            let v1 = if n > 1 { fit(second)? } else { v0 };
+            let ct = if dtype.bits() <= 32 && !has(DType::Int64) {
+                DType::Int32
+            } else {
+                DType::Int64
+            };
+            let wrap = |v: i128| Scalar::Int64(v as i64).cast(ct);
+            (ct, wrap(v0), wrap(v1.wrapping_sub(v0)), None)
         } else {
-            DType::Float32
+            // The first two values are `start` and `start + step` in `dtype`; the step is their
+            // difference in `dtype`'s precision (float16/bfloat16: in float32, as NumPy's fill).
+            let real = if dtype.is_complex() {
+                dtype.real_dtype()
+            } else {
+                dtype
+            };
+            let v0 = Scalar::Float64(start).cast(real).to_f64();
+            let v1 = Scalar::Float64(second).cast(real).to_f64();
+            let d = match real {
+                DType::Float64 => v1 - v0,
+                _ => (v1 as f32 - v0 as f32) as f64,
+            };
+            let ct = if has(DType::Float64) || real == DType::Float64 {
+                DType::Float64
+            } else {
+                DType::Float32
+            };
+            let c = |v: f64| Scalar::Float64(v).cast(ct);
+            (ct, c(v0), c(d), Some(c(v1)))
         };
-        let body = Expr::binary(
+        let i = Expr::index().cast(ct);
+        let mut value = Expr::binary(
             BinaryOp::Add,
             Expr::param(0, ct),
-            Expr::binary(BinaryOp::Mul, Expr::index().cast(ct), Expr::param(1, ct)),
-        )
-        .cast(dtype);
-        let k = Kernel::map("arange", vec![], vec![ct, ct], body);
-        let params = vec![
-            Scalar::Float64(start).cast(ct),
-            Scalar::Float64(step).cast(ct),
-        ];
+            Expr::binary(BinaryOp::Mul, i.clone(), Expr::param(1, ct)),
+        );
+        let mut params = vec![first, delta];
+        if let Some(v1) = exact_second {
+            // Value 1 is `start + step` itself, not `first + 1 * delta`.
+            value = Expr::select(
+                Expr::binary(
+                    BinaryOp::Eq,
+                    i,
+                    Expr::constant(Scalar::Float64(1.0).cast(ct)),
+                ),
+                Expr::param(2, ct),
+                value,
+            );
+            params.push(v1);
+        }
+        let k = Kernel::map(
+            "arange",
+            vec![],
+            params.iter().map(|p| p.dtype()).collect(),
+            value.cast(dtype),
+        );
         generate(device, "arange", &[n], &k, params)
     }
 

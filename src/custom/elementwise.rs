@@ -23,7 +23,11 @@
 //! - A placeholder type (`T`) is bound by the first *array* argument declared with it; then by
 //!   `out` arrays; then by scalar arguments (a weak float is `float64`, a weak int `int64`).
 //!   Two arrays binding one placeholder to different dtypes is a [`Error::TypeError`].
-//! - An array whose dtype differs from a concrete declared type is cast first (as CuPy does).
+//! - An array argument of a concretely typed parameter (`float32 x`) must have that dtype, raw
+//!   or not: another dtype (a float64 or an int32 array for `float32 x`) is a
+//!   [`Error::TypeError`] naming the kernel, the parameter and both dtypes (CuPy's "Type is
+//!   mismatched"), never a silent cast. Scalar arguments are cast to the parameter's type (a
+//!   weak scalar that does not fit an integer type is a [`Error::ScalarOverflow`]).
 //! - Non-raw array arguments and `out` arrays broadcast together; that shape is the iteration
 //!   space (`i` runs over it in C order, `_ind.size()` is its size). With no such array, pass
 //!   `size` to [`ElementwiseKernel::call_with`].
@@ -37,10 +41,9 @@
 //!   raw element, one of the values wins (the last element's on the cpu backend).
 //! - A `raw` output without `out` is allocated with the iteration shape and filled with zeros
 //!   (CuPy: uninitialised, and it requires `size`). A written raw array that is not
-//!   C-contiguous is written through a contiguous copy, copied back after the launch; one whose
-//!   dtype differs from the declared type is a [`Error::TypeError`] (a cast copy would lose the
-//!   writes). Any other argument that shares memory with a written raw array is copied first,
-//!   so it reads the values from before the launch.
+//!   C-contiguous is written through a contiguous copy, copied back after the launch. Any
+//!   other argument that shares memory with a written raw array is copied first, so it reads
+//!   the values from before the launch.
 //! - Outputs the operation reads (`y += x`) are read from the `out` array passed, or from zeros
 //!   when none is (CuPy would read uninitialised memory).
 
@@ -93,6 +96,22 @@ fn resolve_types(
     outs: &[ParamSpec],
     out_arrays: &[&Array],
 ) -> Result<Vec<(String, DType)>> {
+    for (p, a) in ins.iter().zip(args) {
+        if let (TypeSpec::DType(d), Arg::Array(x)) = (&p.ty, a) {
+            if x.dtype() != *d {
+                return Err(Error::TypeError {
+                    op: kernel.into(),
+                    dtypes: vec![*d, x.dtype()],
+                    msg: format!(
+                        "type is mismatched: parameter {} is {d} but the array passed is {} \
+                         (cast it with astype)",
+                        p.name,
+                        x.dtype()
+                    ),
+                });
+            }
+        }
+    }
     let mut types: Vec<(String, DType)> = vec![];
     let mut bind = |name: &str, d: DType, strict: bool| -> Result<()> {
         match types.iter().find(|(n, _)| n == name) {
@@ -466,8 +485,8 @@ impl ElementwiseKernel {
     /// # Errors
     /// [`Error::InvalidArgument`] for a wrong argument count, a scalar passed as `raw`, an
     /// undecidable size or placeholder; [`Error::TypeError`] for conflicting placeholder
-    /// bindings, an `out` array of the wrong dtype, or a raw array the kernel writes whose
-    /// dtype is not the declared one; [`Error::ShapeMismatch`] when arrays do not broadcast;
+    /// bindings, or an array argument or `out` array whose dtype is not its parameter's
+    /// declared type; [`Error::ShapeMismatch`] when arrays do not broadcast;
     /// [`Error::Parse`] for type errors in the operation; dtype and device errors.
     pub fn call_with(
         &self,
@@ -479,7 +498,6 @@ impl ElementwiseKernel {
         let bound = self.bind(args, out)?;
         let lowered = self.lowered(&bound)?;
         let Bound {
-            names,
             input_idx,
             raw_src,
             mut params,
@@ -488,50 +506,14 @@ impl ElementwiseKernel {
         } = bound;
         let kernel = &lowered.kernel;
         let writes = |r: usize| kernel.writes_raw(r);
-        // A raw argument the kernel writes must have the declared dtype (a cast copy would
-        // silently lose the writes).
-        for (r, src) in raw_src.iter().enumerate() {
-            if let (RawSrc::Arg(k), true) = (src, writes(r)) {
-                if let Arg::Array(x) = &args[*k] {
-                    if x.dtype() != names[*k].dtype {
-                        return Err(Error::TypeError {
-                            op: op.into(),
-                            dtypes: vec![names[*k].dtype, x.dtype()],
-                            msg: format!(
-                                "raw argument {} is written by the kernel, so it must be {} \
-                                 (got {})",
-                                names[*k].name,
-                                names[*k].dtype,
-                                x.dtype()
-                            ),
-                        });
-                    }
-                }
-            }
-        }
-        let mut owned: Vec<Array> = vec![];
-        for (k, a) in args.iter().enumerate() {
-            if let Arg::Array(x) = a {
-                if x.dtype() != names[k].dtype {
-                    owned.push(x.astype(names[k].dtype)?);
-                }
-            }
-        }
-        // The arrays as the kernel sees them (cast where needed).
-        let mut cast_iter = owned.iter();
-        let mut arrays: Vec<Option<&Array>> = Vec::with_capacity(args.len());
-        for (k, a) in args.iter().enumerate() {
-            arrays.push(match a {
-                Arg::Array(x) => {
-                    if x.dtype() != names[k].dtype {
-                        Some(cast_iter.next().expect("one cast per mismatched array"))
-                    } else {
-                        Some(*x)
-                    }
-                }
+        // Array dtypes are the declared ones (checked in `resolve_types`).
+        let arrays: Vec<Option<&Array>> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Array(x) => Some(*x),
                 _ => None,
-            });
-        }
+            })
+            .collect();
         let inputs: Vec<&Array> = input_idx
             .iter()
             .map(|&k| arrays[k].expect("array"))
@@ -724,8 +706,19 @@ pub struct ReductionKernel {
     name: String,
     reduce_type: Option<TypeSpec>,
     preamble: String,
-    /// Lowered kernels per (names, placeholder values, accumulator, output dtype).
-    cache: Mutex<HashMap<ReductionKey, Arc<ReduceKernel>>>,
+    /// Lowered kernels per (names, placeholder values, accumulator, output dtype), each with
+    /// whether its identity is neutral for its combine (see [`ReductionKernel::new`]).
+    cache: Mutex<HashMap<ReductionKey, (Arc<ReduceKernel>, bool)>>,
+}
+
+/// How a [`ReductionKernel`] call reduces.
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    /// One reduction kernel seeded with the identity (neutral for the combine).
+    Identity,
+    /// The identity-less passes; `Some(initial)` combines a non-neutral identity once per
+    /// output at the end.
+    First(Option<Scalar>),
 }
 
 /// What a reduction's lowering depends on.
@@ -751,12 +744,22 @@ impl ReductionKernel {
     /// [`Error::Parse`] for malformed strings; [`Error::InvalidArgument`] for a bad name, other
     /// than one output, or a `raw` parameter.
     ///
+    /// The `identity` counts exactly once per output, as NumPy's `ufunc.reduce(initial=)`: an
+    /// identity that is neutral for `reduce_expr` (`0` for `a + b`, `-INFINITY` for
+    /// `max(a, b)`; decided per accumulator type by evaluating `reduce_expr` on probe values)
+    /// runs one reduction kernel seeded with it; any other (`1` with `a + b`) reduces without
+    /// it and combines it once at the end (`reduce_expr` with `a` the identity, `b` the
+    /// reduced value), so `x.sum() + 1` on every backend. An empty reduction gives the
+    /// identity. (CuPy seeds every GPU thread's partial result with the identity, so a
+    /// non-neutral one is counted a launch-dependent number of times there.)
+    ///
     /// `identity` `None` (CuPy's `identity=None`) reduces from each output's first element, as
     /// NumPy's `ufunc.reduce` does for ufuncs without an identity: an empty reduction is then
     /// an error ("zero-size array to reduction operation ... which has no identity"). CuPy
     /// starts such reductions from `T()` (zero) instead, so its `max(a, b)` of negative numbers
     /// gives 0; cupy-rs gives the maximum. The reduction then runs as a map pass and a few
-    /// 32-way combine passes (about twice the memory traffic of one with an identity).
+    /// 32-way combine passes (about twice the memory traffic of one with an identity), as does
+    /// one with a non-neutral identity.
     pub fn new(
         in_params: &str,
         out_params: &str,
@@ -832,7 +835,7 @@ impl ReductionKernel {
     /// Binds the arguments and lowers the strings: the kernel (inputs = the array arguments,
     /// params = the scalar arguments then `_in_ind.size()`, `_out_ind.size()`) and the scalar
     /// parameter values.
-    fn lower_call(&self, args: &[Arg<'_>]) -> Result<(ReduceKernel, Vec<Scalar>)> {
+    fn lower_call(&self, args: &[Arg<'_>]) -> Result<(ReduceKernel, Vec<Scalar>, Path)> {
         let op = self.name.as_str();
         check_arg_count(op, self.ins.len(), args.len())?;
         let types = resolve_types(op, &self.ins, args, &[], &[])?;
@@ -874,8 +877,13 @@ impl ReductionKernel {
         };
         let n_params = params.len();
         let key = (names.clone(), types.clone(), acc, out_dtype);
-        if let Some(k) = self.cache.lock().expect("kernel cache").get(&key) {
-            return Ok(((**k).clone(), params));
+        let path = |k: &ReduceKernel, neutral: bool| match (&self.identity, neutral) {
+            (None, _) => Path::First(None),
+            (Some(_), true) => Path::Identity,
+            (Some(_), false) => Path::First(Some(k.identity)),
+        };
+        if let Some((k, neutral)) = self.cache.lock().expect("kernel cache").get(&key) {
+            return Ok(((**k).clone(), params, path(k, *neutral)));
         }
         let kernel = lower_reduction(&ReductionSource {
             name: op,
@@ -890,15 +898,18 @@ impl ReductionKernel {
             types: &types,
             size_params: Some((n_params, n_params + 1)),
         })?;
+        let neutral = self.identity.is_some() && super::reduce_first::identity_is_neutral(&kernel);
         self.cache
             .lock()
             .expect("kernel cache")
-            .insert(key, Arc::new(kernel.clone()));
-        Ok((kernel, params))
+            .insert(key, (Arc::new(kernel.clone()), neutral));
+        let p = path(&kernel, neutral);
+        Ok((kernel, params, p))
     }
 
     /// The IR reduction kernel a call with these arguments runs (for inspection or ahead-of-time
-    /// compilation). Without identity its `identity` is a placeholder (zero) and the call runs
+    /// compilation). Without identity its `identity` is a placeholder (zero), and with one that
+    /// is not neutral for the combine the call does not seed partial results with it: both run
     /// [`ReductionKernel::pass_kernels`] instead.
     ///
     /// # Errors
@@ -907,18 +918,19 @@ impl ReductionKernel {
         Ok(self.lower_call(args)?.0)
     }
 
-    /// The elementwise IR kernels a reduction without identity runs (see
-    /// [`ReductionKernel::new`]): the map pass, a 32-way combine pass, and the last combine
-    /// pass, which applies `post_map_expr`; empty for a kernel with an identity (it runs
+    /// The elementwise IR kernels a reduction without identity, or with one that is not neutral
+    /// for the combine, runs (see [`ReductionKernel::new`]): the map pass, a 32-way combine
+    /// pass, and the last combine pass, which combines the identity (if any) and applies
+    /// `post_map_expr`; empty for a kernel with a neutral identity (it runs
     /// [`ReductionKernel::ir`]). For inspection and ahead-of-time compilation.
     ///
     /// # Errors
     /// As [`ReductionKernel::ir`].
     pub fn pass_kernels(&self, args: &[Arg<'_>]) -> Result<Vec<cupy_core::kernel::ir::Kernel>> {
-        if self.identity.is_some() {
-            return Ok(vec![]);
+        match self.lower_call(args)? {
+            (_, _, Path::Identity) => Ok(vec![]),
+            (k, _, Path::First(initial)) => Ok(super::reduce_first::pass_kernels(&k, initial)),
         }
-        Ok(super::reduce_first::pass_kernels(&self.lower_call(args)?.0))
     }
 
     /// Reduces over `axis` (`Axes::All` for every axis, as CuPy's `axis=None`).
@@ -928,20 +940,16 @@ impl ReductionKernel {
     /// device errors as [`ElementwiseKernel::call_with`] and [`crate::sum`] give them.
     pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
         let op = self.name.as_str();
-        let (kernel, mut params) = self.lower_call(args)?;
-        let mut arrays: Vec<Array> = vec![];
-        for a in args {
-            if let Arg::Array(x) = a {
-                let dt = kernel.inputs[arrays.len()];
-                arrays.push(if x.dtype() != dt {
-                    x.astype(dt)?
-                } else {
-                    (*x).clone()
-                });
-            }
-        }
-        let refs: Vec<&Array> = arrays.iter().collect();
-        let shape = broadcast_all(op, &refs)?;
+        let (kernel, mut params, path) = self.lower_call(args)?;
+        // Array dtypes are the declared ones (checked in `resolve_types`).
+        let arrays: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let shape = broadcast_all(op, &arrays)?;
         let views: Vec<Array> = arrays
             .iter()
             .map(|a| a.broadcast_to(&shape))
@@ -960,11 +968,11 @@ impl ReductionKernel {
             params.push(Scalar::Int64(out_size as i64));
         }
         let view_refs: Vec<&Array> = views.iter().collect();
-        if self.identity.is_none() {
-            return super::reduce_first::reduce_first(
-                op, &kernel, params, &view_refs, &axes, keepdims,
-            );
+        match path {
+            Path::Identity => reduce_with(op, &kernel, params, &view_refs, &axes, keepdims),
+            Path::First(initial) => super::reduce_first::reduce_first(
+                op, &kernel, params, &view_refs, &axes, keepdims, initial,
+            ),
         }
-        reduce_with(op, &kernel, params, &view_refs, &axes, keepdims)
     }
 }

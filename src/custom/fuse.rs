@@ -31,8 +31,9 @@ use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduction}
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
-use cupy_core::kernel::math::Lets;
+use cupy_core::kernel::math::{Inline, Lets};
 use cupy_core::promote::WeakScalar;
+use cupy_core::scalar::Scalar;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -49,8 +50,10 @@ pub struct Sym {
 enum Val {
     /// A typed value (an input, a typed scalar argument, or an op's result).
     Strong(Expr),
-    /// A weak scalar: a Rust number in the closure (`param: None`) or a scalar argument of
-    /// `call` (`param: Some(arg number)`), typed at each use by promotion.
+    /// A weak scalar: a Rust number in the closure (`None`), a scalar argument of `call`
+    /// (`Some(arg number)`) or an op among weak scalars that involves an argument
+    /// (`Some(number of arguments + its index in Trace::derived)`), typed at each use by
+    /// promotion. The value is the one at trace time (for an argument, the first call's).
     Weak(WeakScalar, Option<usize>),
     /// A final reduction of `map` (dtype `map.ty`).
     Reduced {
@@ -66,10 +69,98 @@ enum Val {
 struct Trace {
     id: u32,
     vals: Vec<Val>,
-    /// Kernel parameters: (argument number, dtype); the index is the parameter number.
+    /// Kernel parameters: (weak source, dtype); the index is the parameter number. A source
+    /// below `n_args` is that argument, above it an entry of `derived`.
     param_slots: Vec<(usize, DType)>,
     /// Shared values of the ufunc bodies traced so far, as kernel locals.
     lets: Lets,
+    /// Number of arguments of the traced call.
+    n_args: usize,
+    /// Weak scalars computed from scalar arguments (see [`weak_op`]): expressions in their
+    /// Python dtype over `Param(source)` (each source in its own Python dtype), evaluated on
+    /// the host per call.
+    derived: Vec<Expr>,
+}
+
+/// The weak scalar a value computed among weak scalars is (NumPy 2: an op of Python scalars
+/// gives a Python scalar of the result's kind).
+fn weak_of(v: Scalar) -> WeakScalar {
+    let d = v.dtype();
+    if d.is_bool() {
+        WeakScalar::Bool(v.is_nonzero())
+    } else if d.is_integer() {
+        WeakScalar::Int(v.to_i128())
+    } else if d.is_complex() {
+        match v.cast(DType::Complex128) {
+            Scalar::Complex128(z) => WeakScalar::Complex(z),
+            _ => unreachable!("cast to complex128"),
+        }
+    } else {
+        WeakScalar::Float(v.to_f64())
+    }
+}
+
+/// Ufunc `u` among weak scalars only, in the loop `(pt, c, o)` NumPy picks for them alone
+/// (float64, int64, complex128 or bool): the result stays weak, as NEP 50 makes an op of two
+/// Python floats a Python float (so `x_f32 * (h * h)` stays float32). Computed on the host
+/// with the ufunc's own IR body: at trace time for the value (constants fold for good), and,
+/// when a scalar argument of `call` takes part, per call from the argument values (a derived
+/// source, see [`Trace::derived`]).
+fn weak_op(t: &mut Trace, u: &Ufunc, vals: &[Val], types: (DType, DType, DType)) -> Result<Val> {
+    let (pt, c, o) = types;
+    let op = u.name();
+    let (mut exprs, mut now) = (vec![], vec![]);
+    let mut from_args = false;
+    for v in vals {
+        let Val::Weak(w, src) = v else {
+            unreachable!("weak operands only")
+        };
+        let value = Expr::constant(w.to_scalar(op, pt)?);
+        now.push(value.clone().cast(c));
+        exprs.push(match src {
+            None => value.cast(c),
+            Some(j) => {
+                from_args = true;
+                Expr::param(*j, w.default_dtype()).cast(pt).cast(c)
+            }
+        });
+    }
+    let value = super::eval_host(op, vec![u.body(&mut Inline, c, now).cast(o)])?[0];
+    if !from_args {
+        return Ok(Val::Weak(weak_of(value), None));
+    }
+    t.derived.push(u.body(&mut Inline, c, exprs).cast(o));
+    Ok(Val::Weak(
+        weak_of(value),
+        Some(t.n_args + t.derived.len() - 1),
+    ))
+}
+
+/// The values of a trace's derived weak scalars for one call's arguments.
+fn derived_values(op: &str, derived: &[Expr], args: &[Arg<'_>]) -> Result<Vec<Scalar>> {
+    let mut full: Vec<Expr> = Vec::with_capacity(derived.len());
+    for e in derived {
+        let mut err = None;
+        let f = e.rewrite(&mut |x| match x.kind {
+            ExprKind::Param(j) if j < args.len() => match args[j] {
+                Arg::Weak(w) => match w.to_scalar(op, x.ty) {
+                    Ok(v) => Some(Expr::constant(v)),
+                    Err(e) => {
+                        err = Some(e);
+                        Some(x.clone())
+                    }
+                },
+                _ => unreachable!("derived sources are weak arguments"),
+            },
+            ExprKind::Param(j) => Some(full[j - args.len()].clone()),
+            _ => None,
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        full.push(f);
+    }
+    super::eval_host(op, full)
 }
 
 /// The expression of a weak scalar used at dtype `dt`: a constant for a Rust number in the
@@ -160,8 +251,9 @@ impl Sym {
         with_trace(|t| {
             let v = match self.get(t) {
                 Val::Strong(e) => Val::Strong(e.cast(dtype)),
-                Val::Weak(w, _) => match w.to_scalar("astype", dtype) {
-                    Ok(s) => Val::Strong(Expr::constant(s)),
+                // A scalar argument's value is set per call (a parameter), a Rust number's now.
+                Val::Weak(w, src) => match weak_expr(t, "astype", w, src, dtype) {
+                    Ok(e) => Val::Strong(e),
                     Err(e) => Val::Failed(e),
                 },
                 Val::Reduced { .. } => Val::Failed(reduced_twice("astype")),
@@ -268,6 +360,9 @@ fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
         }
     }
     let (pt, c, o) = u.loop_types(&strong, &weak)?;
+    if strong.is_empty() {
+        return weak_op(t, u, &vals, (pt, c, o));
+    }
     let mut exprs = Vec::with_capacity(vals.len());
     for v in vals {
         exprs.push(match v {
@@ -331,7 +426,9 @@ pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
             let a = apply_in(t, &ufuncs::add, &[x, y]);
             let ty = match a? {
                 Val::Strong(e) => e.ty,
-                _ => unreachable!("apply_in gives Strong"),
+                // Two weak scalars: their own (Python) type, as NumPy's `where(c, 1.0, 0)`.
+                Val::Weak(w, _) => w.default_dtype(),
+                _ => unreachable!("apply_in gives Strong or Weak"),
             };
             let mut side = |o: Operand| -> Result<Expr> {
                 Ok(match o {
@@ -440,10 +537,13 @@ enum Signature {
 #[derive(Clone, Debug)]
 struct Traced {
     result: Val,
-    /// Per parameter: which argument it comes from, and its dtype.
+    /// Per parameter: which weak source it comes from (an argument, or past them a derived
+    /// value), and its dtype.
     param_slots: Vec<(usize, DType)>,
     /// The kernel locals the traced ufunc bodies bound their shared values to.
     lets: Lets,
+    /// [`Trace::derived`].
+    derived: Vec<Expr>,
 }
 
 /// Traces `f` (a closure over [`Sym`]s) into one kernel, as `cupy.fuse` does.
@@ -494,6 +594,8 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             vals: vec![],
             param_slots: vec![],
             lets: Lets::default(),
+            n_args: args.len(),
+            derived: vec![],
         };
         let mut syms = Vec::with_capacity(args.len());
         let mut n_inputs = 0;
@@ -526,6 +628,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             result,
             param_slots: trace.param_slots,
             lets: trace.lets,
+            derived: trace.derived,
         };
         self.cache
             .lock()
@@ -611,12 +714,18 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         }
         let traced = self.traced(args)?;
         // Parameter values for this call.
+        let derived = if traced.derived.is_empty() {
+            vec![]
+        } else {
+            derived_values(op, &traced.derived, args)?
+        };
         let mut params = Vec::with_capacity(traced.param_slots.len());
         for &(k, dt) in &traced.param_slots {
-            params.push(match args[k] {
-                Arg::Typed(s) => s,
-                Arg::Weak(w) => w.to_scalar(op, dt)?,
-                Arg::Array(_) => unreachable!("array arguments are inputs"),
+            params.push(match args.get(k) {
+                Some(Arg::Typed(s)) => *s,
+                Some(Arg::Weak(w)) => w.to_scalar(op, dt)?,
+                Some(Arg::Array(_)) => unreachable!("array arguments are inputs"),
+                None => weak_of(derived[k - args.len()]).to_scalar(op, dt)?,
             });
         }
         let in_dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();

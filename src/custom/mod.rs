@@ -8,6 +8,7 @@ pub mod raw;
 mod reduce_first;
 
 use cupy_core::error::{Error, Result};
+use cupy_core::scalar::Scalar;
 
 /// Checks a kernel name is a C identifier (letters, digits, `_`; not starting with a digit), as
 /// generated sources and compiler entry points need.
@@ -28,4 +29,42 @@ pub(crate) fn check_identifier(op: &str, name: &str) -> Result<()> {
             format!("{name:?} is not a kernel name (an identifier such as my_kernel)"),
         ))
     }
+}
+
+/// Evaluates constant IR expressions (no inputs, parameters or locals) with the IR's semantics,
+/// on the host: one single-element launch on the cpu backend (built into every binary), whose
+/// block evaluator implements every IR node. Used where the frontend must know a value the
+/// kernel strings imply (a `ReductionKernel` identity's neutrality, ops among `fuse`'s weak
+/// scalars).
+///
+/// # Errors
+/// [`Error::BackendUnavailable`] if the cpu backend does not open; IR validation errors.
+pub(crate) fn eval_host(op: &str, exprs: Vec<cupy_core::kernel::ir::Expr>) -> Result<Vec<Scalar>> {
+    use cupy_core::kernel::ir::{Kernel, Stmt};
+    let cpu = crate::device::Device::get(crate::BackendKind::Cpu, 0)?;
+    let kernel = Kernel {
+        name: format!("{op}_host_eval"),
+        inputs: vec![],
+        outputs: exprs.iter().map(|e| e.ty).collect(),
+        raws: vec![],
+        params: vec![],
+        locals: vec![],
+        body: exprs
+            .into_iter()
+            .enumerate()
+            .map(|(output, value)| Stmt::Store { output, value })
+            .collect(),
+    };
+    let outs = crate::launch::Elementwise {
+        op,
+        kernel: &kernel,
+        inputs: &[],
+        raws: &[],
+        params: vec![],
+        outs: vec![None; kernel.outputs.len()],
+        device: Some(&cpu),
+        shape: Some(&[1]),
+    }
+    .run()?;
+    outs.iter().map(|a| a.item()).collect()
 }

@@ -1,5 +1,7 @@
 //! `ReductionKernel` with `identity=None`: the fold starts from each output's first element, as
-//! NumPy's `ufunc.reduce` does for ufuncs without an identity.
+//! NumPy's `ufunc.reduce` does for ufuncs without an identity. The same passes serve an
+//! identity that is not neutral for the combine (`'1'` with `a + b`): it is NumPy's `initial=`,
+//! combined once per output after the fold (see [`identity_is_neutral`]).
 //!
 //! The IR's [`ReduceKernel`] needs an identity (GPU reductions seed every thread with it), so
 //! these reductions are composed from elementwise IR kernels, which every backend runs:
@@ -25,11 +27,12 @@ use cupy_core::scalar::Scalar;
 const FAN_IN: i64 = 32;
 
 /// Reduces `inputs` (broadcast to one shape) over `axes` with `kernel`'s map, combine and post,
-/// without using its identity.
+/// without seeding partial results with its identity. With `initial` (NumPy's `initial=`), each
+/// output is `post(combine(initial, fold))`, and `post(initial)` for an empty reduction.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an empty reduction ("zero-size array to reduction operation
-/// ... which has no identity"), as NumPy; axis, dtype and device errors.
+/// [`Error::InvalidArgument`] for an empty reduction without `initial` ("zero-size array to
+/// reduction operation ... which has no identity"), as NumPy; axis, dtype and device errors.
 pub(crate) fn reduce_first(
     op: &str,
     kernel: &ReduceKernel,
@@ -37,6 +40,7 @@ pub(crate) fn reduce_first(
     inputs: &[&Array],
     axes: &Axes,
     keepdims: bool,
+    initial: Option<Scalar>,
 ) -> Result<Array> {
     let ReduceAxes {
         device,
@@ -48,12 +52,14 @@ pub(crate) fn reduce_first(
     let shape = inputs[0].shape().to_vec();
     let n_out: usize = out_shape.iter().product();
     let n_red: usize = red.iter().map(|&i| shape[i]).product();
-    if n_red == 0 {
+    if n_red == 0 && initial.is_none() {
         return Err(Error::invalid(
             op,
             format!("zero-size array to reduction operation {op} which has no identity"),
         ));
     }
+    let (base, folded) = (kernel, initial.map(|id| with_initial(kernel, id)));
+    let kernel = folded.as_ref().unwrap_or(kernel);
     let mut uses_input = false;
     kernel
         .post
@@ -69,6 +75,31 @@ pub(crate) fn reduce_first(
     }
     if n_out == 0 {
         return Array::empty_on(&device, &out_shape, kernel.output)?.reshape(&final_shape);
+    }
+    if n_red == 0 {
+        // Only with `initial`: every output is post(initial).
+        let id = initial.expect("checked above");
+        let value = base
+            .post
+            .rewrite(&mut |e| matches!(e.kind, ExprKind::Var(0)).then(|| Expr::constant(id)));
+        let fill = Kernel::map(
+            &format!("{}_initial", kernel.name),
+            vec![],
+            kernel.params.clone(),
+            value,
+        );
+        return Elementwise {
+            op,
+            kernel: &fill,
+            inputs: &[],
+            raws: &[],
+            params,
+            outs: vec![None],
+            device: Some(&device),
+            shape: Some(&out_shape),
+        }
+        .run_one()?
+        .reshape(&final_shape);
     }
 
     // 1. map(x) in (kept axes, reduced axes) order, contiguous.
@@ -121,13 +152,125 @@ pub(crate) fn reduce_first(
 }
 
 /// The IR kernels an identity-less reduction runs: the map pass, a combine pass and the last
-/// combine pass (with `post`).
-pub(crate) fn pass_kernels(kernel: &ReduceKernel) -> Vec<Kernel> {
+/// combine pass (with `post`, after combining `initial` when given).
+pub(crate) fn pass_kernels(kernel: &ReduceKernel, initial: Option<Scalar>) -> Vec<Kernel> {
+    let folded = initial.map(|id| with_initial(kernel, id));
+    let last = folded.as_ref().unwrap_or(kernel);
     vec![
         map_pass(kernel),
         combine_pass(kernel, false),
-        combine_pass(kernel, true),
+        combine_pass(last, true),
     ]
+}
+
+/// `kernel` with `post(a)` replaced by `post(combine(initial, a))`: NumPy's `initial=`, counted
+/// once per output.
+fn with_initial(kernel: &ReduceKernel, initial: Scalar) -> ReduceKernel {
+    let acc = kernel.acc;
+    let c = kernel.combine.rewrite(&mut |e| match e.kind {
+        ExprKind::Var(0) => Some(Expr::constant(initial)),
+        ExprKind::Var(1) => Some(Expr::var(0, acc)),
+        _ => None,
+    });
+    let post = kernel
+        .post
+        .rewrite(&mut |e| matches!(e.kind, ExprKind::Var(0)).then(|| c.clone()));
+    ReduceKernel {
+        post,
+        ..kernel.clone()
+    }
+}
+
+/// Whether `kernel.identity` is neutral for `kernel.combine`: `combine(identity, v) == v` and
+/// `combine(v, identity) == v` for probe values `v` of the accumulator type (zeros of both
+/// signs, small and large magnitudes, the type's extremes, infinities; not NaN, whose results
+/// under `max`-like selects depend on the operand order). Then seeding every partial result
+/// with the identity (what the one-kernel reductions do) gives the same value as counting it
+/// once; otherwise the kernel's reduction counts it once, as NumPy's `initial=`. Evaluated on
+/// the host with the IR's semantics; an evaluation error counts as not neutral (the slower
+/// path is exact either way).
+pub(crate) fn identity_is_neutral(kernel: &ReduceKernel) -> bool {
+    let id = Expr::constant(kernel.identity);
+    let sub = |x: &Expr, y: &Expr| {
+        kernel.combine.rewrite(&mut |e| match e.kind {
+            ExprKind::Var(0) => Some(x.clone()),
+            ExprKind::Var(1) => Some(y.clone()),
+            _ => None,
+        })
+    };
+    let mut all: Option<Expr> = None;
+    for p in probes(kernel.acc) {
+        let v = Expr::constant(p);
+        let eq = |a: Expr| Expr::binary(BinaryOp::Eq, a, v.clone());
+        let ok = Expr::binary(BinaryOp::And, eq(sub(&id, &v)), eq(sub(&v, &id)));
+        all = Some(match all {
+            None => ok,
+            Some(a) => Expr::binary(BinaryOp::And, a, ok),
+        });
+    }
+    let Some(all) = all else { return false };
+    matches!(
+        super::eval_host(&kernel.name, vec![all]).as_deref(),
+        Ok([Scalar::Bool(true)])
+    )
+}
+
+/// Probe values of dtype `t` for [`identity_is_neutral`].
+fn probes(t: DType) -> Vec<Scalar> {
+    if t.is_bool() {
+        return vec![Scalar::Bool(false), Scalar::Bool(true)];
+    }
+    if t.is_integer() {
+        let (lo, hi) = cupy_core::promote::int_range(t);
+        let int = |v: i128| {
+            if t == DType::UInt64 {
+                Scalar::UInt64(v as u64)
+            } else {
+                Scalar::Int64(v as i64).cast(t)
+            }
+        };
+        return [0, 1, 2, 3, 7, 100, -1, -5, lo, lo + 1, hi, hi - 1]
+            .into_iter()
+            .filter(|v| (lo..=hi).contains(v))
+            .map(int)
+            .collect();
+    }
+    if t.is_complex() {
+        // Finite values only: complex products with an infinite part make NaNs (NumPy's too).
+        return [
+            (0.0, 0.0),
+            (-0.0, 0.0),
+            (1.0, 0.0),
+            (0.0, 1.0),
+            (-2.5, 0.75),
+            (1e3, -3.0),
+        ]
+        .into_iter()
+        .map(|(re, im)| Scalar::Complex128(num_complex::Complex::new(re, im)).cast(t))
+        .collect();
+    }
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.75,
+        3.0,
+        1e3,
+        -1e-3,
+        1e30,
+        -1e30,
+        f32::MAX as f64,
+        f64::MAX,
+        1e-45,
+        5e-324,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ]
+    .into_iter()
+    .map(|v| Scalar::Float64(v).cast(t))
+    .collect()
 }
 
 /// `map(x)` elementwise, stored as the accumulator type.

@@ -21,15 +21,14 @@ def gen_creation():
         (-5, 5, 2, "int16"), (0, 1, 0.1, "float64"), (0, 1, 0.1, "float32"), (-1.5, 2.2, 0.5, "float32"),
         (2.5, -1.0, -0.5, "float64"), (1, 1, 1, "float64"), (5, 0, 1, "int64"), (0, 300, 1, "uint8"),
         (0, 5, 1, "float16"), (0.5, 4, 1, "int32"), (-3, 3, 1, "uint8"),
+        # NumPy's integer fill: int(start), int(start + step), then wrap-around steps.
+        (4, 1, -1.2, "int64"), (0, 1000, 100.7, "int8"), (3, -3, -1, "uint8"),
+        (1e16, 1e16 + 100, 3.3, "float64"), (0, 2, 1, "bool"), (0, 5, 1, "bool"),
     ]
     for start, stop, step, dt in aranges:
         def fn(start=start, stop=stop, step=step, dt=dt):
-            if np.dtype(dt).kind in "iu" and any(isinstance(v, float) for v in (start, stop, step)):
-                # Rust's arange_on takes f64 bounds; NumPy with integer dtype and float bounds.
-                return np.arange(start, stop, step, dtype=dt)
-            if np.dtype(dt).kind in "iu":
-                with np.errstate(all="ignore"):
-                    return np.arange(start, stop, step, dtype=np.int64).astype(dt)
+            # NumPy itself (arange(-3, 3, 1, uint8) is its OverflowError; bool aranges of more
+            # than two values its TypeError).
             return np.arange(start, stop, step, dtype=dt)
         record(g, f"arange/{start}:{stop}:{step}/{dt}", "arange", [], fn,
                {"start": start, "stop": stop, "step": step, "dtype": dt})

@@ -252,7 +252,7 @@ CP_R1(cp_r_sinh, sinhf, sinh)
 CP_R1(cp_r_cosh, coshf, cosh)
 CP_R1(cp_r_tanh, tanhf, tanh)
 CP_R2(cp_r_atan2, atan2f, atan2)
-CP_R2(cp_r_hypot, hypotf, hypot)
+CP_R2(cp_r_hypot_lib, hypotf, hypot)
 CP_R2(cp_r_copysign, copysignf, copysign)
 CP_DEV float cp_r_fma(float x, float y, float z) { return fmaf(x, y, z); }
 CP_DEV double cp_r_fma(double x, double y, double z) { return fma(x, y, z); }
@@ -274,6 +274,38 @@ template <typename T> CP_DEV bool cp_r_isnan(T x) { return x != x; }
 template <typename T> CP_DEV bool cp_r_isinf(T x) { return cp_r_abs(x) == cp_r_inf(x); }
 template <typename T> CP_DEV bool cp_r_isfinite(T x) { return cp_r_abs(x) < cp_r_inf(x); }
 template <typename T> CP_DEV bool cp_r_signbit(T x) { return cp_r_copysign((T)1, x) < (T)0; }
+// 2^k for a normal exponent k.
+CP_DEV float cp_r_pow2(float, int k) { return __uint_as_float((cp_u32)(k + 127) << 23); }
+CP_DEV double cp_r_pow2(double, int k) {
+  return __longlong_as_double((cp_i64)(k + 1023) << 52);
+}
+// Exponent of the power-of-two scale cp_r_hypot applies to m = max(|x|, |y|): down when m*m
+// would overflow, up when the squares would lose bits to underflow (float: m*2^100 of a
+// subnormal m still squares to a normal number), none in between.
+CP_DEV int cp_r_hypot_k(float m) {
+  return m > cp_r_pow2(m, 60) ? -70 : (m < cp_r_pow2(m, -60) ? 100 : 0);
+}
+CP_DEV int cp_r_hypot_k(double m) {
+  return m > cp_r_pow2(m, 500) ? -600 : (m < cp_r_pow2(m, -500) ? 600 : 0);
+}
+// hypot(x, y) without overflow or underflow for finite operands, whatever the device
+// library's hypot does at the extremes (CUDA's gave inf for hypot(1, 1.797e308)): operands
+// whose squares would overflow or underflow are scaled by one power of two (exact) into the
+// range where even sqrt(x*x + y*y) is safe, the library's hypot is taken there, and the
+// result scaled back (exact, or one rounding to a subnormal, or to inf when the true result
+// is past the largest finite value). In between, and for the values of a scale-invariant
+// (correctly rounded) hypot such as glibc's, the result is the library's own. An infinite
+// operand gives inf even beside a NaN (C99 Annex F).
+template <typename T> CP_DEV T cp_r_hypot(T x, T y) {
+  const T ax = cp_r_abs(x), ay = cp_r_abs(y);
+  if (cp_r_isinf(ax) || cp_r_isinf(ay)) return cp_r_inf(x);
+  if (cp_r_isnan(ax) || cp_r_isnan(ay)) return ax + ay;
+  const T m = ax > ay ? ax : ay;
+  const int k = cp_r_hypot_k(m);
+  if (k == 0) return cp_r_hypot_lib(ax, ay);
+  const T s = cp_r_pow2(m, k);
+  return cp_r_hypot_lib(ax * s, ay * s) * cp_r_pow2(m, -k);
+}
 
 template <typename T> CP_DEV cp_cx<T> cp_cadd(cp_cx<T> a, cp_cx<T> b) {
   return cp_cmake(a.re + b.re, a.im + b.im);
