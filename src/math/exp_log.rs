@@ -20,4 +20,8 @@ ufuncs! {
     log10(x): Float => |m, c| if c.is_complex() { math::complex_log10(m, x) } else { math::log10(x) };
     /// `log(1 + x)`, accurate near 0 (`numpy.log1p`).
     log1p(x): FloatReal => |m, _| math::log1p(m, x);
+    /// `log(exp(x1) + exp(x2))` without overflow (`numpy.logaddexp`).
+    logaddexp(x1, x2): FloatReal => |m, _| math::logaddexp(m, x1, x2, false);
+    /// `log2(2^x1 + 2^x2)` without overflow (`numpy.logaddexp2`).
+    logaddexp2(x1, x2): FloatReal => |m, _| math::logaddexp(m, x1, x2, true);
 }

@@ -433,6 +433,37 @@ pub fn copysign(b: &mut dyn Bind, x: Expr, y: Expr) -> Expr {
     Expr::select(signbit(y), un(U::Neg, ax.clone()), ax)
 }
 
+/// `log(exp(x) + exp(y))` without overflow, as NumPy's `npy_logaddexp`: equal arguments give
+/// `x + ln 2` (so two infinities of one sign stay infinite), otherwise
+/// `max + log1p(exp(-|x - y|))`; NaN propagates. With `base2`, `log2(2^x + 2^y)`
+/// (`npy_logaddexp2`: `max + log2(1 + 2^-|x - y|)`).
+pub fn logaddexp(b: &mut dyn Bind, x: Expr, y: Expr, base2: bool) -> Expr {
+    let t = x.ty;
+    let x = b.bind(x);
+    let y = b.bind(y);
+    let d = b.bind(bin(B::Sub, x.clone(), y.clone()));
+    let m = bin(B::Max, x.clone(), y.clone());
+    let e = un(U::Neg, un(U::Abs, d.clone()));
+    let tail = if base2 {
+        // log2(1 + 2^e) = log1p(2^e) / ln 2.
+        let p = b.bind(exp2(e));
+        bin(B::Mul, log1p(b, p), fconst(t, std::f64::consts::LOG2_E))
+    } else {
+        let p = b.bind(un(U::Exp, e));
+        log1p(b, p)
+    };
+    let same = bin(
+        B::Add,
+        x.clone(),
+        fconst(t, if base2 { 1.0 } else { std::f64::consts::LN_2 }),
+    );
+    Expr::select(
+        bin(B::Eq, x, y),
+        same,
+        Expr::select(un(U::IsNan, d.clone()), d, bin(B::Add, m, tail)),
+    )
+}
+
 /// Degrees to radians, `x * (pi / 180)`.
 pub fn deg2rad(x: Expr) -> Expr {
     let t = x.ty;

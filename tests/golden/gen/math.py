@@ -8,7 +8,7 @@ from .common import *  # noqa: F401,F403
 UNARY = ["sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "exp2",
          "expm1", "log2", "log10", "log1p", "deg2rad", "rad2deg", "trunc", "rint", "signbit",
          "conjugate"]
-BINARY = ["hypot", "copysign", "fmod"]
+BINARY = ["hypot", "copysign", "fmod", "logaddexp", "logaddexp2"]
 # Values inside each function's domain plus its edges and specials (outside values give NaN,
 # which is tested too through the specials).
 FLOAT_VALUES = {
@@ -70,6 +70,9 @@ def gen_math():
         iy, y = operand(g, hy)
         record(g, f"hypot/{dt}/magnitudes", "hypot", [ix, iy], lambda: np.hypot(x, y))
         record(g, f"fmod/{dt}/signs", "fmod", [ix, iy], lambda: np.fmod(x, y))
+        for op in ["logaddexp", "logaddexp2"]:
+            f = getattr(np, op)
+            record(g, f"{op}/{dt}/magnitudes", op, [ix, iy], lambda: f(x, y))
     # Integer fmod: signs and zero divisors.
     for dt in ["int8", "int32", "int64", "uint8"]:
         s = np.dtype(dt).kind == "i"
