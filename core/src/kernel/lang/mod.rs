@@ -71,7 +71,7 @@ mod syntax;
 mod tests;
 mod types;
 
-use lower::{fold, Cx, Sym};
+use lower::{fold, Lowering, Sym};
 use syntax::{locate, parse, Builder, PErr, Rule};
 
 /// The type written in a parameter list: a concrete dtype or a placeholder such as `T`.
@@ -378,8 +378,8 @@ fn new_cx<'a>(
     funcs: &'a HashMap<String, syntax::Func>,
     macros: &'a Macros,
     stmt_mode: bool,
-) -> Cx<'a> {
-    Cx {
+) -> Lowering<'a> {
+    Lowering {
         part,
         types,
         funcs,
@@ -694,13 +694,13 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
         let top = p.next().expect("expr_only");
         b.expr(top.into_inner().next().expect("expr"))
     };
-    let set_sizes = |cx: &mut Cx<'_>| {
+    let set_sizes = |cx: &mut Lowering<'_>| {
         if let Some((a, b)) = src.size_params {
             cx.size_in = Some(a);
             cx.size_out = Some(b);
         }
     };
-    let add_names = |cx: &mut Cx<'_>| {
+    let add_names = |cx: &mut Lowering<'_>| {
         for n in src.names {
             let sym = match n.binding {
                 Binding::Input(k) => Sym::Fixed {
@@ -716,7 +716,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
             cx.scopes[0].insert(n.name.clone(), sym);
         }
     };
-    let ab = |cx: &mut Cx<'_>, with_b: bool| {
+    let ab = |cx: &mut Lowering<'_>, with_b: bool| {
         cx.scopes.push(HashMap::new());
         cx.scopes[1].insert(
             "a".into(),
@@ -840,7 +840,7 @@ fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceKernel> {
 }
 
 fn conv_to(
-    cx: &Cx<'_>,
+    cx: &Lowering<'_>,
     v: &lower::Val,
     t: DType,
     part: &'static str,
