@@ -108,10 +108,12 @@ pub use math::{all_ufuncs, ufunc, ufuncs};
 pub use sorting::{
     argsort, argsort_with, cumprod, cumprod_with, cumsum, cumsum_with, sort, sort_with, Scan, Sort,
 };
-pub use statistics::reduction::{
-    max, max_with, mean, mean_with, min, min_with, prod, prod_with, reduce, sum, sum_with, Axes,
-    Reduce, Reduction,
-};
+#[allow(ambiguous_glob_reexports)]
+pub use statistics::averages::*;
+pub use statistics::order::*;
+pub use statistics::reduction::{reduce, Axes, Reduce, Reduction};
+pub use statistics::sums::*;
+pub use statistics::{all_reductions, reduction, reductions};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.
 pub use cupy_core as core;

@@ -73,7 +73,7 @@ fn ufunc_support(u: &Ufunc) -> [Support; 4] {
 
 /// Support of a reduction per column, from each backend's verdict on its kernel for every dtype
 /// (complex max/min have no loop: NumPy orders complex, cupy-rs refuses them as TypeError).
-fn reduction_support(r: Reduction) -> [Support; 4] {
+fn reduction_support(r: &Reduction) -> [Support; 4] {
     let kernels: Vec<(DType, ReduceKernel)> = DType::ALL
         .iter()
         .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, k)))
@@ -267,7 +267,7 @@ pub fn routines() -> Vec<Routine> {
             u.family(),
         ));
     }
-    for r in Reduction::ALL {
+    for r in crate::statistics::all_reductions() {
         v.push(row(
             format!("cupy.{}", r.name()),
             "reduction",

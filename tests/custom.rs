@@ -46,7 +46,7 @@ fn fuse_case(id: &str, args: &[Arg<'_>], ir: bool) -> Result<FuseOut> {
         "fuse/axpy_weak_arg" => go!(fuse(|x: Sym, a: Sym, y: Sym| x * a + y)),
         "fuse/int_chain" => go!(fuse(|x: Sym, y: Sym| (x + 3) * y)),
         "fuse/where_relu" => go!(fuse(|x: Sym| where_(x.greater(0), x, 0.0))),
-        "fuse/mean_axis0" => go!(fuse(|x: Sym| (x * 2.0).mean_axis(0, false))),
+        "fuse/mean_axis0" => go!(fuse(|x: Sym| (x * 2.0).mean_axis(0))),
         "fuse/promote_int_float" => go!(fuse(|x: Sym, y: Sym| x * y - 1)),
         other => panic!("no fuse closure for {other}"),
     })

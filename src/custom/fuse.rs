@@ -27,7 +27,7 @@ use crate::array::Array;
 use crate::launch::{broadcast_all, Elementwise};
 use crate::math::ufunc::{kernel_with_lets, Arg, Ufunc};
 use crate::math::ufuncs;
-use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduction};
+use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduce, Reduction};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
@@ -61,6 +61,8 @@ enum Val {
         r: Reduction,
         axes: Axes,
         keepdims: bool,
+        /// `dtype=` of the reduction.
+        dtype: Option<DType>,
     },
     /// The first error of the chain.
     Failed(Error),
@@ -225,14 +227,15 @@ impl Sym {
         .unwrap_or(Sym { trace: 0, id: 0 })
     }
 
-    fn reduce(self, r: Reduction, axes: Axes, keepdims: bool) -> Sym {
+    pub(crate) fn reduce(self, r: Reduction, opts: Reduce) -> Sym {
         with_trace(|t| {
             let v = match self.get(t) {
                 Val::Strong(map) => Val::Reduced {
                     map,
                     r,
-                    axes,
-                    keepdims,
+                    axes: opts.axis,
+                    keepdims: opts.keepdims,
+                    dtype: opts.dtype,
                 },
                 Val::Weak(..) => Val::Failed(Error::invalid(
                     r.name(),
@@ -262,39 +265,6 @@ impl Sym {
             Sym::push(t, v)
         })
         .unwrap_or(Sym { trace: 0, id: 0 })
-    }
-
-    /// Sum of every element (`numpy.sum`), as the final step.
-    pub fn sum(self) -> Sym {
-        self.reduce(Reduction::Sum, Axes::All, false)
-    }
-    /// `sum(axis=..., keepdims=...)`, as the final step.
-    pub fn sum_axis(self, axis: impl Into<Axes>, keepdims: bool) -> Sym {
-        self.reduce(Reduction::Sum, axis.into(), keepdims)
-    }
-    /// Product of every element, as the final step.
-    pub fn prod(self) -> Sym {
-        self.reduce(Reduction::Prod, Axes::All, false)
-    }
-    /// Maximum of every element (NaN propagates), as the final step.
-    pub fn max(self) -> Sym {
-        self.reduce(Reduction::Max, Axes::All, false)
-    }
-    /// Minimum of every element, as the final step.
-    pub fn min(self) -> Sym {
-        self.reduce(Reduction::Min, Axes::All, false)
-    }
-    /// Mean of every element, as the final step.
-    pub fn mean(self) -> Sym {
-        self.reduce(Reduction::Mean, Axes::All, false)
-    }
-    /// `mean(axis=..., keepdims=...)`, as the final step.
-    pub fn mean_axis(self, axis: impl Into<Axes>, keepdims: bool) -> Sym {
-        self.reduce(Reduction::Mean, axis.into(), keepdims)
-    }
-    /// Any reduction over `axis` (for `max`/`min`/`prod` along axes).
-    pub fn reduce_axis(self, r: Reduction, axis: impl Into<Axes>, keepdims: bool) -> Sym {
-        self.reduce(r, axis.into(), keepdims)
     }
 }
 
@@ -664,9 +634,13 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 traced.lets,
                 e,
             ))),
-            Val::Reduced { map, r, .. } => {
+            Val::Reduced { map, r, dtype, .. } => {
                 let map = traced.lets.inline_into(&map);
-                let (rk, _) = r.kernel(map.ty, 1)?;
+                let opts = Reduce {
+                    dtype,
+                    ..Default::default()
+                };
+                let (rk, _) = r.kernel_with(map.ty, &opts, 1)?;
                 Ok(Ok(splice_reduction(
                     rk,
                     &map,
@@ -750,6 +724,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 r,
                 axes,
                 keepdims,
+                dtype,
             } => {
                 let map = traced.lets.inline_into(&map);
                 let shape = broadcast_all(op, &arrays)?;
@@ -759,13 +734,12 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                     .collect::<Result<_>>()?;
                 let red = normalize_axes(r.name(), &axes, shape.len())?;
                 let count: usize = red.iter().map(|&i| shape[i]).product();
-                if count == 0 && matches!(r, Reduction::Max | Reduction::Min) {
-                    return Err(Error::invalid(
-                        r.name(),
-                        "zero-size array to reduction operation which has no identity",
-                    ));
-                }
-                let (rk, rparams) = r.kernel(map.ty, count)?;
+                r.empty_error(count)?;
+                let opts = Reduce {
+                    dtype,
+                    ..Default::default()
+                };
+                let (rk, rparams) = r.kernel_with(map.ty, &opts, count)?;
                 let rk = splice_reduction(rk, &map, op, in_dtypes, param_dtypes);
                 params.extend(rparams);
                 let refs: Vec<&Array> = views.iter().collect();

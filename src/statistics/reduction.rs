@@ -5,7 +5,7 @@ use crate::array::{check_dtype, Array};
 use cupy_core::backend::{Operand, ReductionCall};
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp, Expr, ReduceKernel};
+use cupy_core::kernel::ir::ReduceKernel;
 use cupy_core::layout::{merge_axes, normalize_axis, Layout};
 use cupy_core::scalar::Scalar;
 
@@ -109,144 +109,121 @@ impl From<Axes> for Reduce {
     }
 }
 
-/// The reductions cupy-rs implements, with NumPy's dtype rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reduction {
-    /// `numpy.sum`: small integers accumulate in (u)int64, float16/bfloat16 in float32.
-    Sum,
-    /// `numpy.prod`: as `sum`.
-    Prod,
-    /// `numpy.max` (`amax`): NaN propagates; no identity (empty input is an error).
-    Max,
-    /// `numpy.min` (`amin`).
-    Min,
-    /// `numpy.mean`: integers give float64; float16 accumulates in float32.
-    Mean,
+/// How a reduction builds its kernel: from the input dtype, NumPy's keyword arguments
+/// ([`Reduce`]: `dtype=`, `ddof`, ...) and the number of reduced elements, the kernel and its
+/// parameter values.
+pub type Build = fn(DType, &Reduce, usize) -> Result<(ReduceKernel, Vec<Scalar>)>;
+
+/// A NumPy reduction (`numpy.sum`, `numpy.max`, ...), declared once with `reductions!` in its
+/// family's file of [`crate::statistics`] (`cupy::reductions::sum` is the object); compared
+/// and hashed by name.
+#[derive(Clone, Copy)]
+pub struct Reduction {
+    pub(crate) name: &'static str,
+    pub(crate) build: Build,
+    /// NumPy's ufunc name in the error of an empty reduction, for reductions with no identity
+    /// (`maximum` for `max`); `None` when an empty reduction has a value.
+    pub(crate) no_identity: Option<&'static str>,
+    pub(crate) family: &'static str,
+    pub(crate) doc: &'static str,
+}
+
+impl PartialEq for Reduction {
+    fn eq(&self, other: &Reduction) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Reduction {}
+impl std::hash::Hash for Reduction {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name.hash(h)
+    }
+}
+impl std::fmt::Debug for Reduction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<reduction '{}'>", self.name)
+    }
 }
 
 impl Reduction {
-    /// Every reduction (for the API coverage table).
-    pub const ALL: [Reduction; 5] = [
-        Reduction::Sum,
-        Reduction::Prod,
-        Reduction::Max,
-        Reduction::Min,
-        Reduction::Mean,
-    ];
-
     /// NumPy's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reduction::Sum => "sum",
-            Reduction::Prod => "prod",
-            Reduction::Max => "max",
-            Reduction::Min => "min",
-            Reduction::Mean => "mean",
-        }
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The family (the file of [`crate::statistics`] that declares it).
+    pub fn family(&self) -> &'static str {
+        self.family
+    }
+
+    /// Its documentation.
+    pub fn doc(&self) -> &'static str {
+        self.doc
     }
 
     /// Builds the kernel for an input dtype and the number of reduced elements, with NumPy's
     /// default accumulation and result dtypes.
     ///
     /// # Errors
-    /// [`Error::TypeError`] for `max`/`min` of complex.
-    pub fn kernel(self, t: DType, count: usize) -> Result<(ReduceKernel, Vec<Scalar>)> {
-        self.kernel_with(t, None, count)
+    /// As the reduction refuses the dtype (e.g. [`Error::TypeError`] for `max` of complex).
+    pub fn kernel(&self, t: DType, count: usize) -> Result<(ReduceKernel, Vec<Scalar>)> {
+        (self.build)(t, &Reduce::default(), count)
     }
 
-    /// As [`Reduction::kernel`], with NumPy's `dtype=`: the input is cast to `dtype`, which is
-    /// also the accumulator (float16/bfloat16 accumulate in float32) and the result.
+    /// As [`Reduction::kernel`], with NumPy's keyword arguments (`dtype=`: the input is cast to
+    /// `dtype`, which is also the accumulator (float16/bfloat16 accumulate in float32) and the
+    /// result).
     ///
     /// # Errors
-    /// As [`Reduction::kernel`]; [`Error::InvalidArgument`] for a `dtype` given to `max`/`min`.
+    /// As [`Reduction::kernel`]; [`Error::InvalidArgument`] for a keyword the reduction does not
+    /// take (`dtype=` of `max`).
     pub fn kernel_with(
-        self,
+        &self,
         t: DType,
-        dtype: Option<DType>,
+        opts: &Reduce,
         count: usize,
     ) -> Result<(ReduceKernel, Vec<Scalar>)> {
-        let widen = |t: DType| match t.kind() {
-            Kind::Bool | Kind::Int => DType::Int64,
-            Kind::UInt => DType::UInt64,
-            _ => t,
-        };
-        let acc_of = |t: DType| match t {
-            DType::Float16 | DType::BFloat16 => DType::Float32,
-            t => t,
-        };
-        Ok(match self {
-            Reduction::Sum | Reduction::Prod => {
-                let out = dtype.unwrap_or_else(|| widen(t));
-                let acc = acc_of(out);
-                let sum = self == Reduction::Sum;
-                // bool arithmetic is logical, as NumPy's add/multiply loops for `?`.
-                let (op, id) = match (sum, acc.is_bool()) {
-                    (true, false) => (BinaryOp::Add, Scalar::zero(acc)),
-                    (false, false) => (BinaryOp::Mul, Scalar::one(acc)),
-                    (true, true) => (BinaryOp::Or, Scalar::Bool(false)),
-                    (false, true) => (BinaryOp::And, Scalar::Bool(true)),
-                };
-                (
-                    ReduceKernel::simple(self.name(), t, acc, op, id, out),
-                    vec![],
-                )
-            }
-            Reduction::Max | Reduction::Min => {
-                if let Some(d) = dtype {
-                    return Err(Error::invalid(
-                        self.name(),
-                        format!(
-                            "numpy.{} takes no dtype= (got {d}); cast the input with astype first",
-                            self.name()
-                        ),
-                    ));
-                }
-                let max = self == Reduction::Max;
-                let op = match (t.is_bool(), max) {
-                    (true, true) => BinaryOp::Or,
-                    (true, false) => BinaryOp::And,
-                    (false, true) => BinaryOp::Max,
-                    (false, false) => BinaryOp::Min,
-                };
-                if t.is_complex() {
-                    return Err(Error::TypeError {
-                        op: self.name().into(),
-                        dtypes: vec![t],
-                        msg: "ordering of complex numbers is not supported yet".into(),
-                    });
-                }
-                let id = if max {
-                    Scalar::min_value(t)
-                } else {
-                    Scalar::max_value(t)
-                };
-                (ReduceKernel::simple(self.name(), t, t, op, id, t), vec![])
-            }
-            Reduction::Mean => {
-                let out = dtype.unwrap_or(if t.is_integer() || t.is_bool() {
-                    DType::Float64
-                } else {
-                    t
-                });
-                let acc = acc_of(out);
-                let mut k =
-                    ReduceKernel::simple("mean", t, acc, BinaryOp::Add, Scalar::zero(acc), out);
-                if acc.is_inexact() {
-                    k.params = vec![acc];
-                    k.post = Expr::binary(BinaryOp::Div, Expr::var(0, acc), Expr::param(0, acc))
-                        .cast(out);
-                    (k, vec![Scalar::Float64(count as f64).cast(acc)])
-                } else {
-                    // An integer dtype= (NumPy: the sum in that dtype, divided, cast back).
-                    let f = DType::Float64;
-                    k.params = vec![f];
-                    k.post =
-                        Expr::binary(BinaryOp::Div, Expr::var(0, acc).cast(f), Expr::param(0, f))
-                            .cast(out);
-                    (k, vec![Scalar::Float64(count as f64)])
-                }
-            }
-        })
+        (self.build)(t, opts, count)
+    }
+
+    /// The error of an empty reduction that has no identity, if this is one.
+    pub(crate) fn empty_error(&self, count: usize) -> Result<()> {
+        match self.no_identity {
+            Some(ufunc) if count == 0 => Err(Error::invalid(
+                self.name,
+                format!("zero-size array to reduction operation {ufunc} which has no identity"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// NumPy's accumulation dtype of `sum`/`prod` without `dtype=`: bool and signed integers in
+/// int64, unsigned in uint64, the rest unchanged.
+pub(crate) fn widen(t: DType) -> DType {
+    match t.kind() {
+        Kind::Bool | Kind::Int => DType::Int64,
+        Kind::UInt => DType::UInt64,
+        _ => t,
+    }
+}
+
+/// The accumulator of a result dtype: float16/bfloat16 accumulate in float32.
+pub(crate) fn acc_of(t: DType) -> DType {
+    match t {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        t => t,
+    }
+}
+
+/// `dtype=` refused by a reduction that takes none (`max`, `min`).
+pub(crate) fn no_dtype(name: &str, opts: &Reduce) -> Result<()> {
+    match opts.dtype {
+        Some(d) => Err(Error::invalid(
+            name,
+            format!("numpy.{name} takes no dtype= (got {d}); cast the input with astype first"),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -414,22 +391,12 @@ pub fn reduce_with(
 /// ("zero-size array to reduction operation maximum which has no identity"), for `dtype=` on
 /// `max`/`min`, or an `out` of the wrong shape; [`Error::TypeError`] for an `out` dtype the
 /// result cannot be cast to (`same_kind`); dtype and device errors.
-pub fn reduce(r: Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
+pub fn reduce(r: &Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
     let axes = &opts.axis;
     let red = normalize_axes(r.name(), axes, a.ndim())?;
     let count: usize = red.iter().map(|&i| a.shape()[i]).product();
-    if count == 0 && matches!(r, Reduction::Max | Reduction::Min) {
-        let name = if r == Reduction::Max {
-            "maximum"
-        } else {
-            "minimum"
-        };
-        return Err(Error::invalid(
-            r.name(),
-            format!("zero-size array to reduction operation {name} which has no identity"),
-        ));
-    }
-    let (kernel, params) = r.kernel_with(a.dtype(), opts.dtype, count)?;
+    r.empty_error(count)?;
+    let (kernel, params) = r.kernel_with(a.dtype(), opts, count)?;
     if let Some(out) = &opts.out {
         let shape: Vec<usize> = (0..a.ndim())
             .filter(|i| opts.keepdims || !red.contains(i))
@@ -461,58 +428,4 @@ pub fn reduce(r: Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
         return Ok(out.clone());
     }
     reduce_with(r.name(), &kernel, params, &[a], axes, opts.keepdims)
-}
-
-macro_rules! reductions {
-    ($($r:ident, $name:literal, $f:ident, $axis:ident, $with:ident, $fwith:ident, $what:literal;)*) => {
-        impl Array {$(
-            #[doc = concat!("`a.", $name, "()`: ", $what, " over every axis, a 0-d array.")]
-            ///
-            /// # Errors
-            /// As [`reduce`].
-            pub fn $f(&self) -> Result<Array> {
-                reduce(Reduction::$r, self, &Reduce::default())
-            }
-            #[doc = concat!("`a.", $name, "(axis=axis)`: ", $what, " over `axis` (an `isize`, `[0, 2]`, ...), keepdims false.")]
-            ///
-            /// # Errors
-            /// As [`reduce`].
-            pub fn $axis(&self, axis: impl Into<Axes>) -> Result<Array> {
-                reduce(Reduction::$r, self, &Reduce::from(axis.into()))
-            }
-            #[doc = concat!("`a.", $name, "(axis=..., keepdims=..., dtype=..., out=...)`: see [`Reduce`].")]
-            ///
-            /// # Errors
-            /// As [`reduce`].
-            pub fn $with(&self, opts: impl Into<Reduce>) -> Result<Array> {
-                reduce(Reduction::$r, self, &opts.into())
-            }
-        )*}
-        $(
-            #[doc = concat!("`numpy.", $name, "(a)`: ", $what, " over every axis, a 0-d array.")]
-            ///
-            /// # Errors
-            /// As [`reduce`].
-            pub fn $f(a: &Array) -> Result<Array> {
-                reduce(Reduction::$r, a, &Reduce::default())
-            }
-            #[doc = concat!("`numpy.", $name, "(a, axis=..., keepdims=..., dtype=..., out=...)`: see [`Reduce`].")]
-            ///
-            /// # Errors
-            /// As [`reduce`].
-            pub fn $fwith(a: &Array, opts: impl Into<Reduce>) -> Result<Array> {
-                reduce(Reduction::$r, a, &opts.into())
-            }
-        )*
-    };
-}
-
-reductions! {
-    Sum, "sum", sum, sum_axis, sum_with, sum_with,
-        "the sum (small integers accumulate in (u)int64, float16 in float32)";
-    Prod, "prod", prod, prod_axis, prod_with, prod_with, "the product (dtypes as `sum`)";
-    Max, "max", max, max_axis, max_with, max_with, "the maximum (`amax`; NaN propagates)";
-    Min, "min", min, min_axis, min_with, min_with, "the minimum (`amin`; NaN propagates)";
-    Mean, "mean", mean, mean_axis, mean_with, mean_with,
-        "the arithmetic mean (integers give float64)";
 }
