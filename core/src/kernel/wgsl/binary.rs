@@ -57,9 +57,13 @@ impl WgslEmitter {
         };
         let lit = |signed: bool, v: i64| -> Option<Narrowed<'e>> {
             if signed {
-                i32::try_from(v).ok().map(|v| Narrowed::Lit(i32lit(v as i64)))
+                i32::try_from(v)
+                    .ok()
+                    .map(|v| Narrowed::Lit(i32lit(v as i64)))
             } else {
-                u32::try_from(v).ok().map(|v| Narrowed::Lit(format!("{v}u")))
+                u32::try_from(v)
+                    .ok()
+                    .map(|v| Narrowed::Lit(format!("{v}u")))
             }
         };
         let (x, y) = match (widened(a), widened(b)) {

@@ -243,9 +243,21 @@ fn widened_narrow_comparisons_are_emitted_narrow() {
     let c = |v: i64| Expr::constant(Scalar::Int64(v));
     let cases = [
         (DType::Int8, B::Lt, c(0), "< 0i)", true),
-        (DType::Int32, B::Ge, c(-2147483648), ">= (-2147483647i - 1i))", true),
+        (
+            DType::Int32,
+            B::Ge,
+            c(-2147483648),
+            ">= (-2147483647i - 1i))",
+            true,
+        ),
         (DType::UInt16, B::Le, c(70000), "<= 70000u)", true),
-        (DType::Int16, B::Eq, c(1 << 40), "== 1099511627776li)", false),
+        (
+            DType::Int16,
+            B::Eq,
+            c(1 << 40),
+            "== 1099511627776li)",
+            false,
+        ),
         (DType::UInt8, B::Lt, c(-1), "< (-1li))", false),
     ];
     for (d, op, k, text, narrowed) in cases {
@@ -256,6 +268,11 @@ fn widened_narrow_comparisons_are_emitted_narrow() {
         let sh = emit_elementwise(&kern, s, &opts()).unwrap();
         validate(&sh.source);
         assert!(sh.source.contains(text), "{d} {op:?}: {}", sh.source);
-        assert_eq!(sh.source.contains("(b1[a0] "), narrowed, "{d}: {}", sh.source);
+        assert_eq!(
+            sh.source.contains("(b1[a0] "),
+            narrowed,
+            "{d}: {}",
+            sh.source
+        );
     }
 }
