@@ -147,10 +147,10 @@ fn negative_narrow_indices_with_64_bit_operands() {
                 .astype(dt)
                 .unwrap();
             let a = Array::from_slice_on(&dev, &base, &[10]).unwrap();
-            let t = cupy::take(&a, &i, None).unwrap();
+            let t = cupy::take(&a, &i).unwrap();
             assert_eq!(t.to_vec::<f64>().unwrap(), taken, "{dev:?} take {dt}");
             let ai = a.astype(cupy::DType::Int64).unwrap();
-            let ti = cupy::take(&ai, &i, None).unwrap();
+            let ti = cupy::take(&ai, &i).unwrap();
             assert_eq!(
                 ti.to_vec::<i64>().unwrap(),
                 [13, 0, 0, 4, 9, 13],
