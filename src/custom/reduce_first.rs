@@ -135,13 +135,13 @@ fn map_pass(kernel: &ReduceKernel) -> Kernel {
     Kernel {
         name: format!("{}_map", kernel.name),
         inputs: kernel.inputs.clone(),
-        outputs: vec![kernel.acc],
+        outputs: vec![kernel.acc[0]],
         raws: vec![],
         params: kernel.params.clone(),
         locals: vec![],
         body: vec![Stmt::Store {
             output: 0,
-            value: kernel.map.clone(),
+            value: kernel.map[0].clone(),
         }],
     }
 }
@@ -159,7 +159,7 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
         Expr::param(np, DType::Int64),
         Expr::param(np + 1, DType::Int64),
     );
-    let a = Expr::var(0, k.acc);
+    let a = Expr::var(0, k.acc[0]);
     let (j, base, t) = (
         Expr::var(2, DType::Int64),
         Expr::var(3, DType::Int64),
@@ -168,15 +168,15 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
     let bin = Expr::binary;
     let mut params = k.params.clone();
     params.extend([DType::Int64, DType::Int64]);
-    let out = if last { k.output } else { k.acc };
+    let out = if last { k.output } else { k.acc[0] };
     let value = if last { k.post.clone() } else { a.clone() };
     Kernel {
         name: format!("{}_fold{}", k.name, if last { "_post" } else { "" }),
         inputs: vec![],
         outputs: vec![out],
-        raws: vec![k.acc],
+        raws: vec![k.acc[0]],
         params,
-        locals: vec![k.acc, k.acc, DType::Int64, DType::Int64, DType::Int64],
+        locals: vec![k.acc[0], k.acc[0], DType::Int64, DType::Int64, DType::Int64],
         body: vec![
             // j = i % m; base = (i / m) * n + j * 32
             Stmt::Let {
@@ -197,11 +197,11 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
             },
             Stmt::Let {
                 var: 0,
-                value: Expr::load(0, k.acc, base.clone()),
+                value: Expr::load(0, k.acc[0], base.clone()),
             },
             Stmt::Let {
                 var: 1,
-                value: Expr::constant(Scalar::zero(k.acc)),
+                value: Expr::constant(Scalar::zero(k.acc[0])),
             },
             Stmt::For {
                 var: 4,
@@ -220,11 +220,11 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
                     then_body: vec![
                         Stmt::Assign {
                             var: 1,
-                            value: Expr::load(0, k.acc, bin(BinaryOp::Add, base, t)),
+                            value: Expr::load(0, k.acc[0], bin(BinaryOp::Add, base, t)),
                         },
                         Stmt::Assign {
                             var: 0,
-                            value: k.combine.clone(),
+                            value: k.combine[0].clone(),
                         },
                     ],
                     else_body: vec![],

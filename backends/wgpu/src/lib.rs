@@ -866,7 +866,7 @@ impl WgpuBackend {
         wide: bool,
     ) -> Result<()> {
         let partial = output.1.is_none();
-        let out_dtype = if partial { k.acc } else { k.output };
+        let out_dtype = if partial { k.acc[0] } else { k.output };
         let plan = BindingPlan::new(
             &inputs
                 .iter()
@@ -1314,6 +1314,10 @@ impl Backend for WgpuBackend {
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
         let k = call.kernel;
+        k.validate()?;
+        if k.is_tuple() {
+            return Err(k.tuple_unsupported("wgpu"));
+        }
         for d in k.dtypes() {
             self.check_dtype(&k.name, d)?;
         }
@@ -1373,10 +1377,10 @@ impl Backend for WgpuBackend {
             // loops), plus 8 tree steps.
             let narrow = wgsl::reduce_narrow(k, wide);
             let per = 1
-                + wgsl::loops::helper_passes(&k.map, narrow)
-                + wgsl::loops::helper_passes(&k.combine, narrow);
+                + wgsl::loops::helper_passes(&k.map[0], narrow)
+                + wgsl::loops::helper_passes(&k.combine[0], narrow);
             let fixed = 16
-                + 9 * (1 + wgsl::loops::helper_passes(&k.combine, narrow))
+                + 9 * (1 + wgsl::loops::helper_passes(&k.combine[0], narrow))
                 + wgsl::loops::helper_passes(&k.post, narrow);
             let passes = (plan_budget(b).saturating_sub(fixed) / per).max(2) - 1;
             let stride = if mode == ReduceMode::GroupPerOutput {
@@ -1410,7 +1414,7 @@ impl Backend for WgpuBackend {
             );
         }
         // Two passes: partial accumulators at [chunk * n_out + o], then a reduction over chunks.
-        let partial_buf: Buffer = Arc::new(self.alloc_words(k.acc, n_out * chunks)?);
+        let partial_buf: Buffer = Arc::new(self.alloc_words(k.acc[0], n_out * chunks)?);
         let partial = self.buf(&partial_buf, &k.name)?;
         self.launch_reduce(
             k,
@@ -1426,12 +1430,12 @@ impl Backend for WgpuBackend {
         )?;
         let k2 = ReduceKernel {
             name: format!("{}_pass2", k.name),
-            inputs: vec![k.acc],
+            inputs: vec![k.acc[0]],
             params: k.params.clone(),
-            acc: k.acc,
-            map: Expr::input(0, k.acc),
+            acc: k.acc.clone(),
+            map: vec![Expr::input(0, k.acc[0])],
             combine: k.combine.clone(),
-            identity: k.identity,
+            identity: k.identity.clone(),
             post: k.post.clone(),
             output: k.output,
         };

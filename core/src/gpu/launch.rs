@@ -1010,7 +1010,7 @@ pub fn reduce<D: GpuDriver>(be: &D, call: &ReductionCall<'_>) -> Result<()> {
         occupancy,
     );
     let partial = if plan.splits > 1 {
-        Some(be.alloc(k.acc, out_size * plan.splits)?)
+        Some(be.alloc(k.acc[0], out_size * plan.splits)?)
     } else {
         None
     };

@@ -1408,9 +1408,13 @@ fn emit_tiled(
 /// # Errors
 /// As [`emit_elementwise`].
 pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Result<Emitted> {
+    k.validate()?;
+    if k.is_tuple() {
+        return Err(k.tuple_unsupported(&format!("{flavor:?}").to_lowercase()));
+    }
     for (what, e, want) in [
-        ("map", &k.map, k.acc),
-        ("combine", &k.combine, k.acc),
+        ("map", &k.map[0], k.acc[0]),
+        ("combine", &k.combine[0], k.acc[0]),
         ("post", &k.post, k.output),
     ] {
         if e.ty != want {
@@ -1420,12 +1424,12 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
             ));
         }
     }
-    if k.identity.dtype() != k.acc {
+    if k.identity[0].dtype() != k.acc[0] {
         return Err(Error::invalid(
             format!("reduction {}", k.name),
             format!(
                 "identity {:?} is not of the accumulator dtype {}",
-                k.identity, k.acc
+                k.identity[0], k.acc[0]
             ),
         ));
     }
@@ -1472,14 +1476,14 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     }
     sb.add(
         Slot::Ptr(OperandRef::Partial),
-        &format!("{}* partial", storage_type(k.acc)),
+        &format!("{}* partial", storage_type(k.acc[0])),
         8,
     );
     param_fields(&mut sb, &k.params);
     let sname = format!("{entry}_args");
     let (sdecl, args) = sb.finish(&sname, k.params.clone());
 
-    let acc = compute_type(k.acc);
+    let acc = compute_type(k.acc[0]);
     let mut src = prelude(flavor);
     let _ = writeln!(
         src,
@@ -1488,7 +1492,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         isz * 8
     );
     src.push_str(&sdecl);
-    let ident = literal(k.identity);
+    let ident = literal(k.identity[0]);
     let _ = writeln!(src, "#define {entry}_IDENT ({ident})");
 
     // map(a, ridx, inputs...)
@@ -1504,9 +1508,9 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     };
     let _ = writeln!(src, "CP_DEV {acc} {entry}_map({}) {{", sig.join(", "));
     src.push_str(&param_loads(&k.params));
-    let _ = writeln!(src, "  return {};\n}}", expr(&k.map, &names)?);
+    let _ = writeln!(src, "  return {};\n}}", expr(&k.map[0], &names)?);
     let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
-    let _ = writeln!(src, "  return {};\n}}", expr(&k.combine, &names)?);
+    let _ = writeln!(src, "  return {};\n}}", expr(&k.combine[0], &names)?);
     let _ = writeln!(
         src,
         "CP_DEV {} {entry}_post(const {sname}& a, {acc} v0) {{",
@@ -1584,7 +1588,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         format!(
             "{pad}if (a.splits == 1) a.out0[oo] = {};\n{pad}else a.partial[({ut})o * ({ut})a.splits + {split}] = {};\n",
             store_conv(k.output, &format!("{entry}_post(a, acc)")),
-            store_conv(k.acc, "acc")
+            store_conv(k.acc[0], "acc")
         )
     };
     let range = format!(
@@ -1762,7 +1766,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     let _ = writeln!(
         src,
         "    for ({ut} s = threadIdx.x; s < ns; s += blockDim.x) acc = {entry}_combine(acc, {});",
-        load_conv(k.acc, "a.partial[o * ns + s]")
+        load_conv(k.acc[0], "a.partial[o * ns + s]")
     );
     let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
     let _ = writeln!(

@@ -1872,11 +1872,12 @@ pub fn elementwise_narrow(k: &Kernel, wide_int64: bool) -> bool {
 /// True when a reduction's index-like `Int64` values are emitted as 32-bit integers.
 pub fn reduce_narrow(k: &ReduceKernel, wide_int64: bool) -> bool {
     let mut ops = k.inputs.clone();
-    ops.push(k.acc);
+    ops.extend(&k.acc);
     ops.push(k.output);
-    let consts = consts_of(&[&k.map, &k.combine, &k.post]);
+    let parts: Vec<&Expr> = k.map.iter().chain(&k.combine).chain([&k.post]).collect();
+    let consts = consts_of(&parts);
     let mut c = consts;
-    c.push(k.identity);
+    c.extend(&k.identity);
     kernel_narrow(&ops, &c, wide_int64)
 }
 
@@ -2254,10 +2255,10 @@ fn emit_combine(em: &mut Em, k: &ReduceKernel, params: &[String]) -> Result<Stri
         index: "0u".into(),
         raws: vec![],
     };
-    let body = em.expr(&k.combine, &ctx)?;
+    let body = em.expr(&k.combine[0], &ctx)?;
     let mut lets = String::new();
     em.flush_pre("  ", &mut lets);
-    let t = em.vty(k.acc);
+    let t = em.vty(k.acc[0]);
     Ok(format!(
         "fn combine(a: {t}, b: {t}) -> {t} {{\n{lets}  return {body};\n}}\n"
     ))
@@ -2300,15 +2301,9 @@ pub fn emit_reduction_with(
     for d in k.dtypes() {
         em.check(d)?;
     }
-    if k.map.ty != k.acc
-        || k.combine.ty != k.acc
-        || k.identity.dtype() != k.acc
-        || k.post.ty != k.output
-    {
-        return Err(Error::invalid(
-            format!("reduction {}", k.name),
-            "map/combine/identity must have the accumulator dtype and post the output dtype",
-        ));
+    k.validate()?;
+    if k.is_tuple() {
+        return Err(k.tuple_unsupported("wgpu"));
     }
     let (o_nd, r_nd) = (spec.out_ndim, spec.red_ndim);
     let n_words = reduce_n_words(k, spec);
@@ -2326,7 +2321,7 @@ pub fn emit_reduction_with(
         .map(|(i, d)| em.param_expr(i, *d))
         .collect();
     let combine = emit_combine(&mut em, k, &params)?;
-    let acc_t = em.vty(k.acc);
+    let acc_t = em.vty(k.acc[0]);
     let group = spec.mode == ReduceMode::GroupPerOutput;
     if group {
         let _ = writeln!(decls, "var<workgroup> sh: array<{acc_t}, 256>;");
@@ -2371,7 +2366,7 @@ pub fn emit_reduction_with(
         }
         let _ = writeln!(m, "  let base{i} = {e};");
     }
-    let ident = em.lit(k.identity);
+    let ident = em.lit(k.identity[0]);
     let _ = writeln!(m, "  var acc: {acc_t} = {ident};");
     m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
     if group {
@@ -2412,7 +2407,7 @@ pub fn emit_reduction_with(
         index: "(o * n_red + r)".into(),
         raws: vec![],
     };
-    let mv = em.expr(&k.map, &ctx)?;
+    let mv = em.expr(&k.map[0], &ctx)?;
     em.flush_pre("    ", &mut m);
     let _ = writeln!(m, "    acc = combine(acc, {mv});\n  }}");
     em.guard_after("r < r1", "  ", &mut m);
@@ -2425,7 +2420,7 @@ pub fn emit_reduction_with(
     }
     let ob = spec.bindings.outputs[0];
     if spec.partial {
-        let sv = em.store_conv(k.acc, "acc".into());
+        let sv = em.store_conv(k.acc[0], "acc".into());
         let _ = writeln!(m, "  b{ob}[t] = {sv};");
     } else {
         let mut e = format!("bitcast<i32>({})", word(w_out));

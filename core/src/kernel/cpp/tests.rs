@@ -619,7 +619,7 @@ fn reduction_has_three_entries() {
     assert!(s.contains("cp_i32 rst_in0_0;"));
     // identity must be of the accumulator type
     let mut bad = k.clone();
-    bad.identity = Scalar::Int32(0);
+    bad.identity = vec![Scalar::Int32(0)];
     assert!(emit_reduce(
         &bad,
         &ReduceSpec {

@@ -453,7 +453,7 @@ fn rspecs(k: &ReduceKernel) -> Vec<ReduceSpec> {
     for mode in [ReduceMode::ThreadPerOutput, ReduceMode::GroupPerOutput] {
         for (o, r) in [(0, 1), (1, 1), (2, 0), (1, 2), (0, 3)] {
             for partial in [false, true] {
-                let out = if partial { k.acc } else { k.output };
+                let out = if partial { k.acc[0] } else { k.output };
                 v.push(ReduceSpec {
                     out_ndim: o,
                     red_ndim: r,
@@ -528,7 +528,7 @@ fn reductions_validate() {
         Scalar::Float32(0.0),
         DType::Float32,
     );
-    fm.map = Expr::binary(
+    fm.map[0] = Expr::binary(
         B::Mod,
         Expr::input(0, DType::Float32),
         Expr::constant(Scalar::Float32(0.3)),
@@ -734,7 +734,7 @@ fn deep_expressions_go_through_let_temporaries() {
         c = Expr::binary(B::Add, c, Expr::var(1, f));
         p = Expr::binary(B::Mul, p, Expr::constant(Scalar::Float32(1.0)));
     }
-    (r.map, r.combine, r.post) = (m, c, p);
+    (r.map, r.combine, r.post) = (vec![m], vec![c], p);
     for s in rspecs(&r) {
         let g = LoopMode {
             guard: true,
