@@ -1,5 +1,5 @@
 //! User kernels on every backend: `ElementwiseKernel`, `ReductionKernel` (CuPy's strings) and
-//! `fuse` (traced closures) against NumPy references (tests/golden/gen.py `gen_custom`), plus
+//! `fuse` (traced closures) against NumPy references (tests/golden/gen/custom.py), plus
 //! their error paths.
 
 use crate::common::{self, Golden, Operand, Tol};

@@ -1,0 +1,1 @@
+"""The golden generators, one module per group (run them with ../gen.py)."""
