@@ -51,7 +51,9 @@ pub use indexing::{
 };
 pub use linalg::{dot, matmul};
 pub use math::ufunc::*;
+pub use sorting::search::{argmax, argmax_axis, argmax_with, argmin, argmin_axis, argmin_with};
 pub use sorting::{argsort, cumprod, cumsum, sort};
+pub use statistics::moments::{std, std_with, var, var_with};
 pub use statistics::reduction::{max, mean, min, prod, reduce, sum, Axes, Reduction};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.

@@ -44,6 +44,9 @@ const SORTING_SUPPORT: [Support; 4] = [
 const SORTING_NOTES: &str = "axis None/int; sorts are stable (argsort = kind='stable'), NaN last; \
      complex only on cpu; cuda/hip: hip-kernels/ radix sort and block scan";
 
+/// Support of the tuple-accumulator reductions (argmax/argmin, var/std) on cpu, wgpu, cuda, hip.
+const TUPLE_SUPPORT: [Support; 4] = [Support::Yes, Support::No, Support::No, Support::No];
+
 /// Every routine, in table order.
 pub fn routines() -> Vec<Routine> {
     use Support::*;
@@ -171,6 +174,23 @@ pub fn routines() -> Vec<Routine> {
             "reduction",
             all,
             "axis, keepdims",
+        );
+    }
+    // Tuple-accumulator reductions (src/sorting/search.rs, src/statistics/moments.rs).
+    for n in ["argmax", "argmin"] {
+        add(
+            &format!("cupy.{n}"),
+            "sorting",
+            TUPLE_SUPPORT,
+            "axis None/int, keepdims; first occurrence, first NaN wins; complex lexicographic (not on wgpu)",
+        );
+    }
+    for n in ["var", "std"] {
+        add(
+            &format!("cupy.{n}"),
+            "reduction",
+            TUPLE_SUPPORT,
+            "axis, ddof, keepdims; Chan's parallel combine; float16 accumulates in float32; complex gives the real variance (not on wgpu)",
         );
     }
     add(

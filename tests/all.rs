@@ -20,5 +20,6 @@ mod reductions;
 mod review;
 mod signal;
 mod sorting;
+mod statistics;
 mod ufuncs;
 mod views;

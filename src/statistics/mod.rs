@@ -1,3 +1,4 @@
 //! Reductions and statistics.
 
+pub mod moments;
 pub mod reduction;

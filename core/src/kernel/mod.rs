@@ -3,6 +3,7 @@
 pub mod cpp;
 pub mod ir;
 pub mod lang;
+pub mod reductions;
 pub mod wgsl;
 
 pub use ir::{BinaryOp, Expr, ExprKind, Kernel, ReduceKernel, Stmt, UnaryOp};
