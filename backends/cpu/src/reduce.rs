@@ -228,6 +228,8 @@ fn lanes(c: Col<'_>, n: usize) -> Col<'static> {
 /// What every block needs.
 struct Ctx<'a> {
     k: &'a cupy_core::kernel::ir::ReduceKernel,
+    /// `k.combine` with its shared subtrees hoisted into locals `2n..`.
+    combine: crate::cse::Hoisted,
     params: &'a [Col<'static>],
     native: Option<BinaryOp>,
     no_vars: [DType; 0],
@@ -263,8 +265,12 @@ impl Ctx<'_> {
     ) -> std::result::Result<Tuple, String> {
         let mut env = self.env(n, vec![], (0, 1));
         env.vars = a.iter().chain(b).map(|c| Some(c.view())).collect();
-        self.k
-            .combine
+        for l in &self.combine.lets {
+            let c = env.eval(l)?.owned();
+            env.vars.push(Some(c));
+        }
+        self.combine
+            .outs
             .iter()
             .map(|e| Ok(env.eval(e)?.owned()))
             .collect()
@@ -404,6 +410,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     let params = be.params(op, &k.params, &call.params)?;
     let ctx = Ctx {
         k,
+        combine: crate::cse::hoist(&k.combine, 2 * k.acc.len()),
         params: &params,
         native: match (&k.combine[..], &k.acc[..]) {
             ([c], [a]) => native_op(c, *a),
