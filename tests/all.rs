@@ -17,7 +17,7 @@ mod printing;
 mod props;
 mod raw;
 mod reductions;
-mod review;
+mod regressions;
 mod signal;
 mod sorting;
 mod statistics;

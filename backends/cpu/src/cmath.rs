@@ -1,5 +1,5 @@
 //! Complex arithmetic and functions with NumPy's results, the same algorithms as the CUDA/HIP
-//! prelude (`core/src/kernel/cpp_prelude.h`), so every backend agrees.
+//! prelude (`core/src/kernel/cpp/prelude.h`), so every backend agrees.
 //!
 //! - `*` is NumPy's SIMD multiply loop on x86-64 (each part one fused multiply-add), `/` its
 //!   Smith division (a zero divisor gives `re/|0|, im/|0|`), comparisons its `CLT`/`CLE` macros

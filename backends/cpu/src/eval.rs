@@ -1,6 +1,6 @@
 //! The block interpreter of the kernel IR: every node is one loop over a block of lanes.
 
-use crate::col::{self, Col, D};
+use crate::column::{self, Col, D};
 use crate::mem::{RawView, View};
 use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, ExprKind, Stmt};
 use cupy_core::DType;
@@ -66,7 +66,7 @@ impl<'a> Env<'a> {
     /// Evaluates an expression over the block.
     pub fn eval<'s>(&'s self, e: &Expr) -> Result<Col<'s>, String> {
         Ok(match &e.kind {
-            ExprKind::Const(s) => col::scalar_col(*s),
+            ExprKind::Const(s) => column::scalar_col(*s),
             ExprKind::Input(k) => self
                 .inputs
                 .get(*k)
@@ -79,7 +79,7 @@ impl<'a> Env<'a> {
                 .view(),
             ExprKind::Var(k) => match self.vars.get(*k) {
                 Some(Some(c)) => c.view(),
-                Some(None) => col::zero_col(e.ty),
+                Some(None) => column::zero_col(e.ty),
                 None => return Err(format!("missing local {k}")),
             },
             ExprKind::Index => {
@@ -102,34 +102,34 @@ impl<'a> Env<'a> {
                     if !matches!(ix, Col::I64(_)) {
                         return Err("load index is not int64".into());
                     }
-                    col::zero_col(e.ty)
+                    column::zero_col(e.ty)
                 } else {
                     r.load(&ix)?
                 }
             }
             ExprKind::Unary(op, a) => {
                 let a = self.eval(a)?;
-                col::round_narrow(col::unary(*op, &a, e.ty)?, e.ty)
+                column::round_narrow(column::unary(*op, &a, e.ty)?, e.ty)
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
                 let r = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && a.ty != b.ty {
-                    col::binary(*op, &x, &col::cast(&y, b.ty, a.ty))?
+                    column::binary(*op, &x, &column::cast(&y, b.ty, a.ty))?
                 } else {
-                    col::binary(*op, &x, &y)?
+                    column::binary(*op, &x, &y)?
                 };
-                col::round_narrow(r, e.ty)
+                column::round_narrow(r, e.ty)
             }
             ExprKind::Cast(a) => {
                 let x = self.eval(a)?;
-                col::cast(&x, a.ty, e.ty)
+                column::cast(&x, a.ty, e.ty)
             }
             ExprKind::Select(c, a, b) => {
                 let c = self.eval(c)?;
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                col::select(&c, &x, &y)?
+                column::select(&c, &x, &y)?
             }
         })
     }
@@ -155,11 +155,11 @@ impl<'a> Env<'a> {
                             let old = match slot {
                                 Some(c) => c.view(),
                                 None => {
-                                    col::zero_col(*self.var_types.get(*var).unwrap_or(&value.ty))
+                                    column::zero_col(*self.var_types.get(*var).unwrap_or(&value.ty))
                                 }
                             };
                             let mc = Col::B(D::V(Cow::Borrowed(m)));
-                            col::select(&mc, &v, &old)?
+                            column::select(&mc, &v, &old)?
                         }
                     };
                     self.vars[*var] = Some(newv);

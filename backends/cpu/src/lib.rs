@@ -13,7 +13,7 @@
 #![warn(missing_docs)]
 
 mod cmath;
-mod col;
+mod column;
 mod cse;
 mod eval;
 mod gemm;
@@ -23,7 +23,7 @@ mod sortscan;
 #[cfg(test)]
 mod tests;
 
-use col::Col;
+use column::Col;
 use cupy_core::backend::{
     dtype_unsupported, ElementwiseCall, GemmCall, Operand, RawOperand, ReductionCall, ScanCall,
     SortCall,
@@ -168,7 +168,7 @@ impl CpuBackend {
         Ok(decl
             .iter()
             .zip(vals)
-            .map(|(d, v)| col::scalar_col(v.cast(*d)))
+            .map(|(d, v)| column::scalar_col(v.cast(*d)))
             .collect())
     }
 
@@ -436,7 +436,7 @@ impl Backend for CpuBackend {
         {
             let mut env = Env {
                 n: 1,
-                inputs: k.inputs.iter().map(|d| col::zero_col(*d)).collect(),
+                inputs: k.inputs.iter().map(|d| column::zero_col(*d)).collect(),
                 params: &params,
                 vars: vec![None; k.locals.len()],
                 var_types: &k.locals,

@@ -16,7 +16,7 @@
 //! different threads (e.g. `write` while a kernel reads it); the frontend serializes calls per
 //! device as the `Backend` contract says.
 
-use crate::col::{Col, C32, C64, D};
+use crate::column::{Col, C32, C64, D};
 use cupy_core::kernel::ir::AtomicOp;
 use cupy_core::{DType, DeviceBuffer, Error, Layout, Result};
 use half::{bf16, f16};

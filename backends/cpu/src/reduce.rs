@@ -9,7 +9,7 @@
 //!   the reduce range is walked one row at a time, combining in place (as NumPy adds row by
 //!   row). Blocks of outputs go to different threads.
 
-use crate::col::{self, Col, C32, C64, D};
+use crate::column::{self as col, Col, C32, C64, D};
 use crate::eval::Env;
 use crate::mem::{self, check_layout, View};
 use crate::{CpuBackend, BLOCK, PAR_MIN};

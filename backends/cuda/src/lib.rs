@@ -11,7 +11,7 @@
 //!   NVRTC for the device's exact `sm_XX` ([`compile`]), cached in memory and on disk. Their
 //!   launches (layout class, index width, grids, argument packing, the reduction's splits) and
 //!   the scan/sort plans of `hip-kernels/` are shared with the HIP backend
-//!   ([`cupy_core::gpu::launch`], `hip-kernels/sources.rs`): this crate implements
+//!   ([`cupy_core::gpu::launch`], [`cupy_core::gpu::sortscan`]): this crate implements
 //!   [`GpuDriver`] with its driver calls.
 //! - GEMM through cuBLAS (the `gemm` module).
 #![warn(missing_docs)]
@@ -21,11 +21,9 @@ pub mod compile;
 mod gemm;
 mod transfer;
 
-/// The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
-/// sort plans, compiled by NVRTC for warp size 32.
-#[path = "../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-pub(crate) mod hk;
+// The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
+// sort plans, compiled by NVRTC for warp size 32.
+use cupy_core::gpu::sortscan as hk;
 
 pub use alloc::CudaBuffer;
 

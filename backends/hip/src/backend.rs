@@ -3,7 +3,7 @@
 //!
 //! Elementwise and reduction launches, the kernel caches, the disk cache and the scan/sort plans
 //! are shared with the CUDA backend ([`cupy_core::gpu::launch`],
-//! [`cupy_core::gpu::disk_cache`], `hip-kernels/sources.rs`); this file implements their
+//! [`cupy_core::gpu::disk_cache`], [`cupy_core::gpu::sortscan`]); this file implements their
 //! [`GpuDriver`] trait with HIP calls.
 
 use crate::cache;

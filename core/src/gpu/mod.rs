@@ -8,9 +8,8 @@
 //!   cache of prepared kernels), generic over the [`launch::GpuDriver`] trait.
 //! - [`disk_cache`]: the on-disk cache of compiled modules (`CUPY_CACHE_DIR`, key, atomic write,
 //!   empty/corrupt entries).
-//!
-//! The scan and sort plans for the hand-written kernels of `hip-kernels/` live next to those
-//! kernels (`hip-kernels/sources.rs`), generic over the same trait.
+//! - [`sortscan`]: the hand-written scan and sort kernels of `hip-kernels/` (embedded) and their
+//!   launch plans, generic over the same trait.
 //!
 //! What differs per backend is what its [`launch::GpuDriver`] and [`pool::PoolDriver`]
 //! implementations say: see `docs/backends.md`.
@@ -18,6 +17,7 @@
 pub mod disk_cache;
 pub mod launch;
 pub mod pool;
+pub mod sortscan;
 
 /// Stack of the thread [`on_big_stack`] runs work on: 256 MiB (reserved, not committed).
 pub const BIG_STACK: usize = 256 << 20;

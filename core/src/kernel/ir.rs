@@ -341,8 +341,7 @@ pub struct Kernel {
 /// - `combine[j]` is accumulator `j` of the combination of two tuples: `a` is `Var(0..n)`,
 ///   `b` is `Var(n..2n)` (`Var(j)` and `Var(n + j)` are both of dtype `acc[j]`). The combine
 ///   must be associative and commutative on the values it meets (backends fold in any order and
-///   any grouping), and `identity` must be its identity. It reads only vars, params and
-///   constants.
+///   any grouping), and `identity` must be its identity. It reads only vars and constants.
 /// - `post` is the output from the folded tuple `Var(0..n)`, with params and constants.
 ///
 /// Single-accumulator kernels (`sum`, `max`, ...) are the common case: see
@@ -354,7 +353,7 @@ pub struct ReduceKernel {
     pub name: String,
     /// Input dtypes (read with `Input(k)` in `map`).
     pub inputs: Vec<DType>,
-    /// Uniform parameter dtypes (readable in `map`, `combine` and `post`).
+    /// Uniform parameter dtypes (readable in `map` and `post`).
     pub params: Vec<DType>,
     /// Accumulator dtypes, one per tuple member (at least one).
     pub acc: Vec<DType>,
@@ -819,8 +818,8 @@ impl ReduceKernel {
 
     /// Checks the kernel is well formed: one map, combine and identity per accumulator, each of
     /// its accumulator's dtype, `post` of the output dtype; operand numbers in range and typed
-    /// as declared; `Input` and `Index` only in `map`, vars only in `combine` (`0..2n`) and
-    /// `post` (`0..n`), no raw loads. Backends may rely on it.
+    /// as declared; `Input` and `Index` only in `map`, `Param` not in `combine`, vars only in
+    /// `combine` (`0..2n`) and `post` (`0..n`), no raw loads. Backends may rely on it.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the kernel and the first problem found.
@@ -872,6 +871,9 @@ impl ReduceKernel {
                 problem = match &node.kind {
                     ExprKind::Input(_) | ExprKind::Index if !in_map => {
                         Some(format!("{what} reads {:?} (only map may)", node.kind))
+                    }
+                    ExprKind::Param(_) if what == "combine" => {
+                        Some("combine reads a parameter (only map and post may)".to_string())
                     }
                     ExprKind::Load { .. } => Some(format!("{what} loads a raw operand")),
                     _ => node_problem(node, &self.inputs, &self.params, vars, &[]),

@@ -1,9 +1,7 @@
 //! The hand-written scan/sort kernels of `hip-kernels/` on CUDA: an NVRTC compile check (skips
 //! when NVRTC cannot be loaded) and launches against host results (skip without a device).
 
-#[path = "../../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-mod hk;
+use cupy_core::gpu::sortscan as hk;
 
 use cupy_core::backend::{Backend, BackendProvider, Buffer, Operand, ScanCall, ScanOp, SortCall};
 use cupy_core::layout::Layout;

@@ -1,10 +1,8 @@
 //! `Backend::scan` and `Backend::sort` on HIP: the hand-written kernels of `hip-kernels/` and
-//! their launch plans (shared with the CUDA backend: `hip-kernels/sources.rs`), compiled by
+//! their launch plans (shared with the CUDA backend: [`cupy_core::gpu::sortscan`]), compiled by
 //! hipRTC for the device's gfx target with its wavefront size (64 on CDNA/GCN, 32 on RDNA).
 
-#[path = "../../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-pub(crate) mod hk;
+pub(crate) use cupy_core::gpu::sortscan as hk;
 
 /// The wavefront size hipRTC compiles for on `arch` (gfx10/gfx11 default to wave32).
 pub fn warp_size(arch: &str) -> u32 {

@@ -3,10 +3,8 @@
 //! system C++ compiler, and compile every generated kernel family with hipRTC for several gfx
 //! targets. Each test skips with a NOTICE when ROCm is absent, unless `CUPY_REQUIRE_HIP=1`.
 
-/// The hand-written kernels of hip-kernels/ (shared by emu and kernels).
-#[path = "../../../../hip-kernels/sources.rs"]
-#[allow(dead_code)]
-mod hk_sources;
+// The hand-written kernels of hip-kernels/ (shared by emu and kernels).
+use cupy_core::gpu::sortscan as hk_sources;
 
 mod emu;
 mod emu_complex;

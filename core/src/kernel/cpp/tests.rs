@@ -1,5 +1,9 @@
+use super::types::literal;
 use super::*;
+use crate::dtype::DType;
+use crate::error::Error;
 use crate::kernel::ir::{BinaryOp, Expr, Kernel, ReduceKernel, Stmt, UnaryOp};
+use crate::scalar::Scalar;
 
 fn add(d: DType) -> Kernel {
     Kernel::map(

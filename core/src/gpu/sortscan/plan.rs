@@ -1,243 +1,17 @@
-//! The hand-written kernels of `hip-kernels/`, embedded, the one function that turns a file
-//! into a compilable module for NVRTC or hipRTC, and the launch plans of `Backend::scan` and
-//! `Backend::sort` on them (which kernels, what grids, what temporaries, in what order), written
-//! once over the [`Launcher`] trait. Every backend implementing
-//! `cupy_core::gpu::launch::GpuDriver` is a [`Launcher`] and gets [`scan`] and [`sort`].
-//! Included by `backends/cuda` and `backends/hip` (and their tests) with `#[path]`, so both
-//! vendors compile exactly the same text and run exactly the same sequences.
+//! The launch plans of `Backend::scan` and `Backend::sort` on the kernels of `hip-kernels/`, and
+//! the [`Launcher`] of every [`GpuDriver`](crate::gpu::launch::GpuDriver).
 
-/// `portability.h`: the CUDA/HIP mapping (shuffles, barriers, atomics), shared helpers.
-pub const PORTABILITY_H: &str = include_str!("portability.h");
-/// `scan.cu`: per-row inclusive scans (`cupy_scan_{sum,prod}_<dtype>`).
-pub const SCAN_CU: &str = include_str!("scan.cu");
-/// `radix_sort.cu`: stable per-row sort (`cupy_sort_*`).
-pub const RADIX_SORT_CU: &str = include_str!("radix_sort.cu");
-
-/// Threads per block of every kernel here (`HK_BLOCK` in portability.h).
-pub const BLOCK: u32 = 256;
-/// Rows up to this length are sorted by one block in shared memory (`HK_SORT_SMALL`).
-pub const SORT_SMALL: usize = 1024;
-/// Elements per tile of the radix passes (`HK_TILE`).
-pub const SORT_TILE: usize = 8192;
-
-/// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
-/// `#include "portability.h"` line replaced by the header (no include paths are needed).
-pub fn assemble(file: &str, warp: u32) -> String {
-    let mut out = format!("#define HK_WARP_SIZE {warp}\n");
-    for line in file.lines() {
-        if line.trim() == "#include \"portability.h\"" {
-            out.push_str(PORTABILITY_H);
-        } else {
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// Every `extern "C"` entry point of scan.cu, for dtype names `dts`.
-pub fn scan_entries(dts: &[&str]) -> Vec<String> {
-    let mut v = vec![];
-    for d in dts {
-        for op in ["sum", "prod"] {
-            for pass in ["", "totals_", "prefixes_", "apply_"] {
-                v.push(format!("cupy_scan_{pass}{op}_{d}"));
-            }
-        }
-    }
-    v
-}
-
-/// Elements per tile of the multi-block scan (`HK_SCAN_TILE`); rows longer than two tiles use
-/// it, shorter ones one block per row.
-pub const SCAN_TILE: usize = 8192;
-
-/// Every `extern "C"` entry point of radix_sort.cu, for dtype names `dts`.
-pub fn sort_entries(dts: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = ["u32", "u64"]
-        .iter()
-        .flat_map(|k| {
-            [
-                format!("cupy_sort_block_{k}"),
-                format!("cupy_sort_hist_{k}"),
-                format!("cupy_sort_scatter_{k}"),
-            ]
-        })
-        .collect();
-    for d in dts {
-        v.push(format!("cupy_sort_init_{d}"));
-        v.push(format!("cupy_sort_gather_{d}"));
-    }
-    v
-}
-
-/// The dtypes the kernels are instantiated for (NumPy names).
-pub const DTYPES: [&str; 13] = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-    "bfloat16", "float32", "float64",
-];
-
-/// Arguments of every scan.cu entry (`struct ScanArgs`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ScanArgs {
-    /// Address of the input's first element.
-    pub input: u64,
-    /// Address of the output's first element.
-    pub output: u64,
-    /// Rows.
-    pub batch: i64,
-    /// Row length.
-    pub n: i64,
-    /// Input row stride (elements).
-    pub s0: i64,
-    /// Input element stride (elements).
-    pub s1: i64,
-    /// Tile totals of a multi-block scan (accumulator type), or 0.
-    pub partial: u64,
-    /// Tiles per row of a multi-block scan.
-    pub ntiles: i64,
-}
-
-/// Arguments of every radix_sort.cu entry (`struct SortArgs`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SortArgs {
-    /// Keys (sorted in place).
-    pub keys: u64,
-    /// int64 values, or 0.
-    pub vals: u64,
-    /// Copy of the keys.
-    pub korig: u64,
-    /// Copy of the values, or 0.
-    pub vorig: u64,
-    /// Mapped keys read by a pass.
-    pub mk_in: u64,
-    /// Positions read by a pass.
-    pub pos_in: u64,
-    /// Mapped keys written by a pass.
-    pub mk_out: u64,
-    /// Positions written by a pass.
-    pub pos_out: u64,
-    /// Digit counts (`batch * 256 * ntiles` u32).
-    pub hist: u64,
-    /// Rows.
-    pub batch: i64,
-    /// Row length.
-    pub n: i64,
-    /// Tiles per row.
-    pub ntiles: i64,
-    /// Bit shift of the pass's digit.
-    pub shift: i64,
-    /// Inclusive scan of `hist` along each row (same shape).
-    pub incl: u64,
-}
-
-impl ScanArgs {
-    /// The bytes the kernel's one parameter is made of.
-    pub fn bytes(&self) -> Vec<u8> {
-        [
-            self.input,
-            self.output,
-            self.batch as u64,
-            self.n as u64,
-            self.s0 as u64,
-            self.s1 as u64,
-            self.partial,
-            self.ntiles as u64,
-        ]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect()
-    }
-}
-
-impl SortArgs {
-    /// The bytes the kernel's one parameter is made of.
-    pub fn bytes(&self) -> Vec<u8> {
-        [
-            self.keys,
-            self.vals,
-            self.korig,
-            self.vorig,
-            self.mk_in,
-            self.pos_in,
-            self.mk_out,
-            self.pos_out,
-            self.hist,
-            self.batch as u64,
-            self.n as u64,
-            self.ntiles as u64,
-            self.shift as u64,
-            self.incl,
-        ]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect()
-    }
-}
-
-/// Radix passes (8-bit digits) for a dtype of `itemsize` bytes: float16/bfloat16 keys are
-/// mapped through float32 bits, so they take 4.
-pub fn sort_passes(dtype_name: &str, itemsize: usize) -> usize {
-    match dtype_name {
-        "float16" | "bfloat16" => 4,
-        _ => itemsize,
-    }
-}
-
-/// The mapped key width of a dtype: `"u64"` for 8-byte keys, else `"u32"`.
-pub fn sort_key(itemsize: usize) -> &'static str {
-    if itemsize == 8 {
-        "u64"
-    } else {
-        "u32"
-    }
-}
-
-/// The two modules of hip-kernels/.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HkModule {
-    /// scan.cu
-    Scan,
-    /// radix_sort.cu
-    RadixSort,
-}
-
-impl HkModule {
-    /// The module's name (for logs and caches).
-    pub fn name(self) -> &'static str {
-        match self {
-            HkModule::Scan => "scan",
-            HkModule::RadixSort => "radix_sort",
-        }
-    }
-    /// The file's text.
-    pub fn file(self) -> &'static str {
-        match self {
-            HkModule::Scan => SCAN_CU,
-            HkModule::RadixSort => RADIX_SORT_CU,
-        }
-    }
-    /// Every entry point.
-    pub fn entries(self) -> Vec<String> {
-        match self {
-            HkModule::Scan => scan_entries(&DTYPES),
-            HkModule::RadixSort => sort_entries(&DTYPES),
-        }
-    }
-}
+use super::{
+    assemble, sort_key, sort_passes, HkModule, ScanArgs, SortArgs, BLOCK, SCAN_TILE, SORT_SMALL,
+    SORT_TILE,
+};
 
 /// What a backend provides to run the hand-written kernels: temporaries from its pool and
 /// launches of [`BLOCK`] threads on its stream (in order).
 pub trait Launcher {
     /// A temporary of `len` elements of `dtype` (freed when dropped; later stream work is
     /// ordered after the launches using it) and its device address.
-    fn temp(
-        &self,
-        dtype: cupy_core::DType,
-        len: usize,
-    ) -> cupy_core::Result<(cupy_core::Buffer, u64)>;
+    fn temp(&self, dtype: crate::DType, len: usize) -> crate::Result<(crate::Buffer, u64)>;
     /// Launches `entry` of `module` on a `grid` of blocks with one struct argument `args`.
     fn run(
         &self,
@@ -245,7 +19,7 @@ pub trait Launcher {
         entry: &str,
         grid: (u32, u32),
         args: &[u8],
-    ) -> cupy_core::Result<()>;
+    ) -> crate::Result<()>;
 }
 
 /// Blocks for a grid-stride loop over `work` elements.
@@ -259,14 +33,14 @@ fn stride_blocks(work: usize) -> u32 {
 pub fn launch_scan(
     l: &dyn Launcher,
     prod: bool,
-    dtype: cupy_core::DType,
+    dtype: crate::DType,
     input: u64,
     output: u64,
     batch: usize,
     n: usize,
     s0: isize,
     s1: isize,
-) -> cupy_core::Result<()> {
+) -> crate::Result<()> {
     let entry = format!(
         "cupy_scan_{}_{}",
         if prod { "prod" } else { "sum" },
@@ -292,14 +66,14 @@ pub fn launch_scan(
     let ntiles = n.div_ceil(SCAN_TILE);
     let wide = matches!(
         dtype,
-        cupy_core::DType::Int64 | cupy_core::DType::UInt64 | cupy_core::DType::Float64
+        crate::DType::Int64 | crate::DType::UInt64 | crate::DType::Float64
     );
     let asize = if wide { 8u64 } else { 4 };
     let (_partial, partial) = l.temp(
         if wide {
-            cupy_core::DType::UInt64
+            crate::DType::UInt64
         } else {
-            cupy_core::DType::UInt32
+            crate::DType::UInt32
         },
         batch * ntiles,
     )?;
@@ -344,19 +118,19 @@ pub fn launch_scan(
 /// `vals`, moved with them).
 pub fn launch_sort(
     l: &dyn Launcher,
-    dtype: cupy_core::DType,
+    dtype: crate::DType,
     keys: u64,
     vals: Option<u64>,
     batch: usize,
     n: usize,
-) -> cupy_core::Result<()> {
-    use cupy_core::DType;
+) -> crate::Result<()> {
+    use crate::DType;
     let total = batch * n;
     if total == 0 {
         return Ok(());
     }
     if n >= (1usize << 32) {
-        return Err(cupy_core::Error::invalid(
+        return Err(crate::Error::invalid(
             "sort",
             format!("rows of {n} elements: the GPU sort indexes rows with 32 bits"),
         ));
@@ -480,12 +254,8 @@ pub fn launch_sort(
 /// The [`Launcher`] of every C++ GPU backend: temporaries from its pool (`Backend::alloc`), the
 /// two modules compiled once per backend for its warp size (through its module caches) and
 /// launched with [`BLOCK`] threads on its stream.
-impl<T: cupy_core::gpu::launch::GpuDriver> Launcher for T {
-    fn temp(
-        &self,
-        dtype: cupy_core::DType,
-        len: usize,
-    ) -> cupy_core::Result<(cupy_core::Buffer, u64)> {
+impl<T: crate::gpu::launch::GpuDriver> Launcher for T {
+    fn temp(&self, dtype: crate::DType, len: usize) -> crate::Result<(crate::Buffer, u64)> {
         let b = self.alloc(dtype, len)?;
         let addr = self.dev_buf(&b, "sort")?.ptr;
         Ok((b, addr))
@@ -497,11 +267,11 @@ impl<T: cupy_core::gpu::launch::GpuDriver> Launcher for T {
         entry: &str,
         grid: (u32, u32),
         args: &[u8],
-    ) -> cupy_core::Result<()> {
-        let m = cupy_core::gpu::launch::named_module(self, module.name(), || {
+    ) -> crate::Result<()> {
+        let m = crate::gpu::launch::named_module(self, module.name(), || {
             (assemble(module.file(), self.warp_size()), module.entries())
         })?;
-        let f = m.func(entry).ok_or_else(|| cupy_core::Error::Backend {
+        let f = m.func(entry).ok_or_else(|| crate::Error::Backend {
             backend: self.info().label(),
             msg: format!("{}: no entry {entry}", module.name()),
         })?;
@@ -513,11 +283,24 @@ impl<T: cupy_core::gpu::launch::GpuDriver> Launcher for T {
     }
 }
 
-fn two_d(op: &str, what: &str, l: &cupy_core::Layout) -> cupy_core::Result<()> {
+fn two_d(op: &str, what: &str, l: &crate::Layout) -> crate::Result<()> {
     if l.shape.len() != 2 || l.strides.len() != 2 {
-        return Err(cupy_core::Error::invalid(
+        return Err(crate::Error::invalid(
             op,
             format!("{what}: expected a [batch, n] layout, got {l:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The scan and radix sort kernels have no complex instantiations: refused by dtype.
+fn no_complex(be: &dyn crate::Backend, op: &str, d: crate::DType) -> crate::Result<()> {
+    if d.is_complex() {
+        return Err(crate::backend::dtype_unsupported(
+            op,
+            d,
+            be.info(),
+            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
         ));
     }
     Ok(())
@@ -528,26 +311,13 @@ fn two_d(op: &str, what: &str, l: &cupy_core::Layout) -> cupy_core::Result<()> {
 /// # Errors
 /// `DTypeNotSupported`, `InvalidArgument` (layouts, aliasing), compile, allocation and launch
 /// errors.
-/// The scan and radix sort kernels have no complex instantiations: refused by dtype.
-fn no_complex(be: &dyn cupy_core::Backend, op: &str, d: cupy_core::DType) -> cupy_core::Result<()> {
-    if d.is_complex() {
-        return Err(cupy_core::backend::dtype_unsupported(
-            op,
-            d,
-            be.info(),
-            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
-        ));
-    }
-    Ok(())
-}
-
-pub fn scan<D: cupy_core::gpu::launch::GpuDriver>(
+pub fn scan<D: crate::gpu::launch::GpuDriver>(
     be: &D,
-    call: &cupy_core::backend::ScanCall<'_>,
-) -> cupy_core::Result<()> {
-    use cupy_core::backend::ScanOp;
-    use cupy_core::gpu::launch::{check_dtypes, check_operand};
-    use cupy_core::Error;
+    call: &crate::backend::ScanCall<'_>,
+) -> crate::Result<()> {
+    use crate::backend::ScanOp;
+    use crate::gpu::launch::{check_dtypes, check_operand};
+    use crate::Error;
     let op = match call.op {
         ScanOp::Sum => "cumsum",
         ScanOp::Prod => "cumprod",
@@ -595,12 +365,12 @@ pub fn scan<D: cupy_core::gpu::launch::GpuDriver>(
 /// # Errors
 /// `DTypeNotSupported`, `InvalidArgument` (layouts, aliasing, rows of 2^32 elements or more),
 /// compile, allocation and launch errors.
-pub fn sort<D: cupy_core::gpu::launch::GpuDriver>(
+pub fn sort<D: crate::gpu::launch::GpuDriver>(
     be: &D,
-    call: &cupy_core::backend::SortCall<'_>,
-) -> cupy_core::Result<()> {
-    use cupy_core::gpu::launch::{check_dtypes, check_operand};
-    use cupy_core::{DType, Error};
+    call: &crate::backend::SortCall<'_>,
+) -> crate::Result<()> {
+    use crate::gpu::launch::{check_dtypes, check_operand};
+    use crate::{DType, Error};
     let op = "sort";
     let d = call.keys.buffer.dtype();
     check_dtypes(be, op, &[d])?;

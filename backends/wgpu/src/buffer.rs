@@ -1,0 +1,302 @@
+//! Buffers: allocation (one storage word per element), host <-> device transfers and the
+//! conversions between NumPy bytes and storage words.
+
+use crate::{backend_err, WgpuBackend};
+use cupy_core::backend::{Backend, Buffer, DeviceBuffer};
+use cupy_core::kernel::wgsl::{self};
+use cupy_core::{DType, Error, Result};
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A device allocation (one storage word per element, see the crate docs).
+#[derive(Debug)]
+pub struct WgpuBuffer {
+    pub(crate) buf: wgpu::Buffer,
+    pub(crate) dtype: DType,
+    pub(crate) len: usize,
+    pub(crate) id: u64,
+}
+
+impl DeviceBuffer for WgpuBuffer {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Host NumPy bytes -> device storage words.
+fn to_storage(dtype: DType, data: &[u8]) -> Vec<u8> {
+    match dtype {
+        DType::Bool => data
+            .iter()
+            .flat_map(|&b| ((b != 0) as u32).to_le_bytes())
+            .collect(),
+        DType::Int8 => data
+            .iter()
+            .flat_map(|&b| (b as i8 as i32).to_le_bytes())
+            .collect(),
+        DType::UInt8 => data
+            .iter()
+            .flat_map(|&b| (b as u32).to_le_bytes())
+            .collect(),
+        DType::Int16 => data
+            .chunks_exact(2)
+            .flat_map(|c| (i16::from_le_bytes([c[0], c[1]]) as i32).to_le_bytes())
+            .collect(),
+        DType::UInt16 => data
+            .chunks_exact(2)
+            .flat_map(|c| (u16::from_le_bytes([c[0], c[1]]) as u32).to_le_bytes())
+            .collect(),
+        DType::Float16 => data
+            .chunks_exact(2)
+            .flat_map(|c| {
+                half::f16::from_le_bytes([c[0], c[1]])
+                    .to_f32()
+                    .to_le_bytes()
+            })
+            .collect(),
+        DType::BFloat16 => data
+            .chunks_exact(2)
+            .flat_map(|c| {
+                half::bf16::from_le_bytes([c[0], c[1]])
+                    .to_f32()
+                    .to_le_bytes()
+            })
+            .collect(),
+        _ => data.to_vec(),
+    }
+}
+
+/// Device storage words -> host NumPy bytes.
+pub(crate) fn from_storage(dtype: DType, words: &[u8]) -> Vec<u8> {
+    let n = words.len() / word_bytes(dtype).max(1);
+    let mut out = vec![0u8; n * dtype.itemsize()];
+    from_storage_into(dtype, words, &mut out);
+    out
+}
+
+/// Device storage words -> host NumPy bytes, written into `dst` (one pass, no allocation).
+fn from_storage_into(dtype: DType, words: &[u8], dst: &mut [u8]) {
+    let w32 = || {
+        words
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+    };
+    match dtype {
+        DType::Bool => {
+            for (d, w) in dst.iter_mut().zip(w32()) {
+                *d = (w != 0) as u8;
+            }
+        }
+        DType::Int8 | DType::UInt8 => {
+            for (d, w) in dst.iter_mut().zip(w32()) {
+                *d = w as u8;
+            }
+        }
+        DType::Int16 | DType::UInt16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&(w as u16).to_le_bytes());
+            }
+        }
+        DType::Float16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&half::f16::from_f32(f32::from_bits(w)).to_le_bytes());
+            }
+        }
+        DType::BFloat16 => {
+            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
+                d.copy_from_slice(&half::bf16::from_f32(f32::from_bits(w)).to_le_bytes());
+            }
+        }
+        _ => dst.copy_from_slice(&words[..dst.len()]),
+    }
+}
+
+/// Whether device storage of `dtype` is its NumPy bytes (no widening).
+fn stored_as_is(dtype: DType) -> bool {
+    word_bytes(dtype) == dtype.itemsize()
+}
+
+pub(crate) fn word_bytes(dtype: DType) -> usize {
+    wgsl::storage_bytes(dtype).unwrap_or(8)
+}
+
+impl WgpuBackend {
+    pub(crate) fn check_len(&self, what: &str, len: usize) -> Result<()> {
+        if len >= (1usize << 31) {
+            return Err(Error::Unsupported {
+                op: what.into(),
+                backend: self.label(),
+                reason: format!(
+                    "{len} elements: the wgpu backend uses 32-bit indexing (fewer than 2^31 elements)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Copies `len` elements from element `offset` of `b` into a mapped staging buffer (after all
+    /// queued work) and hands its storage words to `f`: one copy out of the mapping.
+    pub(crate) fn read_mapped<R>(
+        &self,
+        b: &WgpuBuffer,
+        offset: usize,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        if offset.checked_add(len).is_none_or(|e| e > b.len) {
+            return Err(Error::invalid(
+                "read",
+                format!("{len} elements at {offset} exceed a buffer of {}", b.len),
+            ));
+        }
+        if len == 0 {
+            self.synchronize()?;
+            return Ok(f(&[]));
+        }
+        let wb = word_bytes(b.dtype) as u64;
+        let size = len as u64 * wb;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cupy-read"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let guard_staging;
+        {
+            let mut p = self.lock_pending()?;
+            let enc = p.encoder.get_or_insert_with(|| {
+                self.device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+            });
+            enc.copy_buffer_to_buffer(&b.buf, offset as u64 * wb, &staging, 0, size);
+            guard_staging = self.guard_copy(enc);
+            self.submit_locked(&mut p);
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        self.take_errors()?;
+        self.guard_result(guard_staging)?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
+            Err(_) => return Err(backend_err(&self.label(), "map_async callback dropped")),
+        }
+        let out = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
+            f(&view)
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
+    pub(crate) fn alloc_words(&self, dtype: DType, len: usize) -> Result<WgpuBuffer> {
+        self.check_len("alloc", len)?;
+        let words = len.max(1).div_ceil(4) * 4;
+        let size = (words * word_bytes(dtype)) as u64;
+        let max = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if size > max {
+            return Err(Error::Unsupported {
+                op: "alloc".into(),
+                backend: self.label(),
+                reason: format!(
+                    "{len} elements of {dtype} need {size} bytes, more than one storage binding \
+                     holds on this adapter ({max} bytes); splitting arrays across bindings is not \
+                     implemented yet"
+                ),
+            });
+        }
+        let guard = self.scope.lock();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let err = pollster::block_on(scope.pop());
+        drop(guard);
+        if let Some(e) = err {
+            return Err(Error::OutOfMemory {
+                device: self.label(),
+                requested: size as usize,
+                detail: e.to_string(),
+            });
+        }
+        Ok(WgpuBuffer {
+            buf,
+            dtype,
+            len,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    /// `Backend::write`: NumPy bytes into element `offset` of `dst` (queued in order).
+    pub(crate) fn write_host(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        let b = self.buf(dst, "write")?;
+        let isz = b.dtype.itemsize();
+        if data.len() / isz * isz != data.len() || offset + data.len() / isz > b.len {
+            return Err(Error::invalid(
+                "write",
+                format!(
+                    "{} bytes at element {offset} do not fit a buffer of {} {}",
+                    data.len(),
+                    b.len,
+                    b.dtype
+                ),
+            ));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        // Types stored as their NumPy bytes go to wgpu's staging copy directly; narrow types
+        // are widened once (to_storage).
+        let widened;
+        let words = if stored_as_is(b.dtype) {
+            data
+        } else {
+            widened = to_storage(b.dtype, data);
+            &widened
+        };
+        let mut p = self.lock_pending()?;
+        self.submit_locked(&mut p);
+        self.queue
+            .write_buffer(&b.buf, (offset * word_bytes(b.dtype)) as u64, words);
+        Ok(())
+    }
+
+    /// `Backend::read_into`: elements from `offset` of `src` as NumPy bytes into `dst`.
+    pub(crate) fn read_host_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let b = self.buf(src, "read")?;
+        let isz = b.dtype.itemsize();
+        if !dst.len().is_multiple_of(isz) {
+            return Err(Error::invalid(
+                "read",
+                format!("{} bytes are not whole elements of {}", dst.len(), b.dtype),
+            ));
+        }
+        let len = dst.len() / isz;
+        self.read_mapped(b, offset, len, |words| {
+            from_storage_into(b.dtype, words, dst)
+        })
+    }
+}

@@ -1,0 +1,238 @@
+//! Adapters: discovery (sorted: hardware before software, Vulkan first), opening a device with
+//! the features this backend uses, the provider.
+
+use crate::{loop_budget, LoopGuard, WgpuBackend};
+use cupy_core::backend::{Backend, BackendKind, BackendProvider, DeviceInfo};
+use cupy_core::kernel::wgsl::WgslOptions;
+use cupy_core::{Error, Result};
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+/// Finds wgpu adapters (Vulkan first, then the others wgpu finds; hardware before software).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WgpuProvider;
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // GL is left out unless WGPU_BACKEND asks for it: it duplicates the Vulkan adapter, lacks
+    // compute features, and its EGL probe prints XDG_RUNTIME_DIR errors on headless machines.
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    wgpu::Instance::new(desc)
+}
+
+fn is_software(info: &wgpu::AdapterInfo) -> bool {
+    let n = info.name.to_ascii_lowercase();
+    info.device_type == wgpu::DeviceType::Cpu
+        || n.contains("llvmpipe")
+        || n.contains("swiftshader")
+        || n.contains("lavapipe")
+}
+
+fn sorted_adapters() -> Vec<wgpu::Adapter> {
+    let inst = instance();
+    let mut v = pollster::block_on(
+        inst.enumerate_adapters(wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)),
+    );
+    let rank = |a: &wgpu::Adapter| {
+        let i = a.get_info();
+        let be = match i.backend {
+            wgpu::Backend::Vulkan => 0,
+            wgpu::Backend::Metal => 1,
+            wgpu::Backend::Dx12 => 2,
+            _ => 3,
+        };
+        let ty = match i.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Other => 3,
+            wgpu::DeviceType::Cpu => 4,
+        };
+        (is_software(&i) as u8, be, ty)
+    };
+    v.sort_by_key(rank);
+    v
+}
+
+fn device_info(index: usize, a: &wgpu::Adapter) -> DeviceInfo {
+    let i = a.get_info();
+    DeviceInfo {
+        kind: BackendKind::Wgpu,
+        index,
+        name: i.name.clone(),
+        details: format!(
+            "{:?} {:?}, driver {} {}",
+            i.backend, i.device_type, i.driver, i.driver_info
+        ),
+        software: is_software(&i),
+        total_memory: None,
+    }
+}
+
+fn panic_msg(p: Box<dyn Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".into()
+    }
+}
+
+impl BackendProvider for WgpuProvider {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Wgpu
+    }
+
+    fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
+        let r = std::panic::catch_unwind(|| {
+            sorted_adapters()
+                .iter()
+                .enumerate()
+                .map(|(i, a)| device_info(i, a))
+                .collect::<Vec<_>>()
+        });
+        match r {
+            Ok(v) if v.is_empty() => {
+                Err("wgpu found no adapter (no Vulkan/Metal/DX12/GL driver)".into())
+            }
+            Ok(v) => Ok(v),
+            Err(p) => Err(format!("wgpu panicked while probing: {}", panic_msg(p))),
+        }
+    }
+
+    fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, None)
+    }
+}
+
+impl WgpuProvider {
+    /// Opens adapter `index` as if its driver ran at most `budget` loop passes per invocation
+    /// (`None`: no cap), whatever the driver (see [`loop_budget`]): the launches that split
+    /// long loops across dispatches run then at small sizes, on any adapter (tests). The budget
+    /// must not exceed the driver's own cap.
+    ///
+    /// # Errors
+    /// As [`BackendProvider::open`].
+    pub fn open_with_loop_budget(
+        &self,
+        index: usize,
+        budget: Option<u64>,
+    ) -> Result<Arc<dyn Backend>> {
+        self.open_with(index, Some(budget))
+    }
+
+    fn open_with(&self, index: usize, budget: Option<Option<u64>>) -> Result<Arc<dyn Backend>> {
+        let r = std::panic::catch_unwind(|| -> Result<Arc<dyn Backend>> {
+            let adapters = sorted_adapters();
+            let a = adapters
+                .into_iter()
+                .nth(index)
+                .ok_or_else(|| Error::BackendUnavailable {
+                    backend: "wgpu".into(),
+                    reason: format!("no wgpu adapter with index {index}"),
+                })?;
+            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget)?))
+        });
+        r.unwrap_or_else(|p| {
+            Err(Error::BackendUnavailable {
+                backend: "wgpu".into(),
+                reason: format!(
+                    "wgpu panicked while opening adapter {index}: {}",
+                    panic_msg(p)
+                ),
+            })
+        })
+    }
+}
+
+impl WgpuBackend {
+    /// Opens a device on `adapter` with the features this backend uses (SHADER_F64,
+    /// SHADER_INT64, SHADER_F16 where present) and the adapter's own limits.
+    ///
+    /// # Errors
+    /// [`Error::BackendUnavailable`] if the device cannot be created.
+    pub fn new(index: usize, adapter: wgpu::Adapter) -> Result<WgpuBackend> {
+        WgpuBackend::with_budget(index, adapter, None)
+    }
+
+    /// As [`WgpuBackend::new`], with the loop budget given (`Some`) instead of detected.
+    fn with_budget(
+        index: usize,
+        adapter: wgpu::Adapter,
+        budget: Option<Option<u64>>,
+    ) -> Result<WgpuBackend> {
+        let info = device_info(index, &adapter);
+        let budget = budget.unwrap_or_else(|| loop_budget(&adapter.get_info()));
+        let wanted =
+            wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
+        let features = adapter.features() & wanted;
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("cupy-rs"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+            Error::BackendUnavailable {
+                backend: "wgpu".into(),
+                reason: format!("{}: request_device failed: {e}", info.label()),
+            }
+        })?;
+        let errors: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        let opts = WgslOptions {
+            shader_f64: features.contains(wgpu::Features::SHADER_F64),
+            shader_int64: features.contains(wgpu::Features::SHADER_INT64),
+            device: info.label(),
+        };
+        let guard = budget.map(|_| LoopGuard {
+            buf: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cupy-loop-guard"),
+                size: 16,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            names: Mutex::default(),
+            dirty: Default::default(),
+        });
+        Ok(WgpuBackend {
+            info,
+            device,
+            queue,
+            features,
+            limits,
+            opts,
+            pending: Mutex::default(),
+            pipes: Mutex::default(),
+            raw_pipes: Mutex::default(),
+            errors,
+            scope: Mutex::default(),
+            loop_budget: budget,
+            guard,
+        })
+    }
+
+    /// The enabled wgpu features.
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+
+    /// The device limits.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Loop passes one invocation may run (`None`: the driver does not cap loops).
+    pub fn loop_budget(&self) -> Option<u64> {
+        self.loop_budget
+    }
+}

@@ -1,0 +1,221 @@
+//! Elementwise launches: plain, `vec4`, and windowed (long loops split across dispatches).
+
+use crate::{hash_of, plan_budget, WgpuBackend, WgpuBuffer};
+use cupy_core::backend::{dtype_unsupported, ElementwiseCall};
+use cupy_core::kernel::ir::{Kernel, Stmt};
+use cupy_core::kernel::wgsl::loops::LoopPlan;
+use cupy_core::kernel::wgsl::{self, BindingPlan, ElementwiseSpec};
+use cupy_core::layout::Layout;
+use cupy_core::{DType, Error, Result, Scalar};
+
+/// True if the kernel's WGSL has loops: `For`s, or helper functions that loop (float
+/// floor-divide/remainder, integer power, compare-and-swap atomics).
+fn kernel_loops(k: &Kernel) -> bool {
+    let mut l = false;
+    Stmt::visit_all(&k.body, &mut |s| {
+        l |= matches!(s, Stmt::For { .. } | Stmt::AtomicRaw { .. })
+            || s.exprs()
+                .iter()
+                .any(|e| wgsl::loops::helper_passes(e, false) > 0);
+    });
+    l
+}
+
+pub(crate) fn fits32(d: DType, v: &Scalar) -> bool {
+    match (d, v) {
+        (DType::Int64, s) => i32::try_from(s.to_i128()).is_ok(),
+        (DType::UInt64, s) => u32::try_from(s.to_i128()).is_ok(),
+        _ => true,
+    }
+}
+
+impl WgpuBackend {
+    /// `Backend::elementwise`.
+    pub(crate) fn run_elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
+        let k = call.kernel;
+        for d in k.dtypes() {
+            self.check_dtype(&k.name, d)?;
+        }
+        let total: usize = call.shape.iter().product();
+        if total == 0 {
+            return Ok(());
+        }
+        self.check_len(&k.name, total)?;
+        if call.inputs.len() != k.inputs.len()
+            || call.outputs.len() != k.outputs.len()
+            || call.raws.len() != k.raws.len()
+            || call.params.len() != k.params.len()
+        {
+            return Err(Error::invalid(
+                &k.name,
+                "operand or parameter count does not match the kernel",
+            ));
+        }
+        let ins: Vec<&WgpuBuffer> = call
+            .inputs
+            .iter()
+            .map(|o| self.buf(o.buffer, &k.name))
+            .collect::<Result<_>>()?;
+        let outs: Vec<&WgpuBuffer> = call
+            .outputs
+            .iter()
+            .map(|o| self.buf(o.buffer, &k.name))
+            .collect::<Result<_>>()?;
+        let raws: Vec<&WgpuBuffer> = call
+            .raws
+            .iter()
+            .map(|o| self.buf(o.buffer, &k.name))
+            .collect::<Result<_>>()?;
+        let mismatch = ins
+            .iter()
+            .zip(&k.inputs)
+            .chain(outs.iter().zip(&k.outputs))
+            .chain(raws.iter().zip(&k.raws))
+            .find(|(b, d)| b.dtype != **d);
+        if let Some((b, d)) = mismatch {
+            return Err(Error::invalid(
+                &k.name,
+                format!(
+                    "operand buffer of dtype {} where the kernel expects {d}",
+                    b.dtype
+                ),
+            ));
+        }
+        let layouts: Vec<&Layout> = call
+            .inputs
+            .iter()
+            .chain(&call.outputs)
+            .map(|o| &o.layout)
+            .collect();
+        let contiguous = layouts.iter().all(|l| l.is_c_contiguous());
+        let narrow = wgsl::elementwise_narrow(k, false);
+        let wide = narrow
+            && k.params
+                .iter()
+                .zip(&call.params)
+                .any(|(d, v)| !fits32(*d, v));
+        if wide && !self.opts.shader_int64 {
+            return Err(dtype_unsupported(
+                &k.name,
+                DType::Int64,
+                &self.info,
+                "an int64 parameter beyond 32 bits on a wgpu adapter without SHADER_INT64",
+            ));
+        }
+        // Loops on a driver that caps them (llvmpipe): guard every loop; split kernels whose
+        // loops go past the budget into windows; no vec4 (four bodies per invocation).
+        let has_for = {
+            let mut f = false;
+            Stmt::visit_all(&k.body, &mut |s| f |= matches!(s, Stmt::For { .. }));
+            f
+        };
+        let lplan = match self.loop_budget {
+            Some(b) if has_for => wgsl::loops::plan_elementwise(
+                k,
+                &call.params,
+                wgsl::elementwise_narrow(k, wide),
+                plan_budget(b),
+                &self.label(),
+            )?,
+            _ => LoopPlan::Single,
+        };
+        let mode = wgsl::LoopMode {
+            guard: self.loop_budget.is_some() && kernel_loops(k),
+            window: matches!(lplan, LoopPlan::Windows(_)),
+        };
+        let vec4 = contiguous
+            && wgsl::vec4_eligible(k)
+            && layouts.iter().all(|l| l.offset % 4 == 0)
+            && total >= 4
+            && !(self.loop_budget.is_some() && has_for);
+        let mut plan = BindingPlan::new(
+            &ins.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
+            &outs.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
+            &raws.iter().map(|b| (b.id, b.dtype)).collect::<Vec<_>>(),
+        );
+        // Raw operands the kernel writes (scatter) are bound read_write.
+        plan.mark_raw_writes(k);
+        let spec = ElementwiseSpec {
+            ndim: call.shape.len().max(1),
+            contiguous,
+            vec4,
+            wide_int64: wide,
+            bindings: plan.clone(),
+        };
+        let key = hash_of(&("elementwise", k, &spec, mode));
+        let opts = &self.opts;
+        let pipe = self.pipeline(key, &k.name, &|| {
+            let sh = wgsl::emit_elementwise_with(k, &spec, opts, mode)?;
+            let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
+            rw.extend(std::iter::repeat_n(true, mode.extra_bindings()));
+            Ok((sh.source, sh.meta, rw))
+        })?;
+        let raw_offsets: Vec<usize> = call.raws.iter().map(|r| r.offset).collect();
+        let mut words = wgsl::elementwise_words(&spec, &call.shape, &layouts, &raw_offsets);
+        let guard_word = if mode.guard {
+            self.guard_word(&k.name)
+        } else {
+            None
+        };
+        let mut bufs: Vec<&wgpu::Buffer> = vec![
+            &ins.first()
+                .or(outs.first())
+                .or(raws.first())
+                .ok_or_else(|| Error::invalid(&k.name, "a kernel without operands"))?
+                .buf;
+            plan.buffers.len()
+        ];
+        for (i, b) in ins.iter().enumerate() {
+            bufs[plan.inputs[i]] = &b.buf;
+        }
+        for (i, b) in outs.iter().enumerate() {
+            bufs[plan.outputs[i]] = &b.buf;
+        }
+        for (i, b) in raws.iter().enumerate() {
+            bufs[plan.raws[i]] = &b.buf;
+        }
+        if let (true, Some(g)) = (mode.guard, &self.guard) {
+            bufs.push(&g.buf);
+        }
+        let LoopPlan::Windows(windows) = lplan else {
+            words.extend(guard_word);
+            let meta = pipe.meta.pack(&call.params, &words);
+            let threads = if vec4 { total.div_ceil(4) } else { total } as u64;
+            return self.dispatch(
+                &pipe,
+                &meta,
+                &bufs,
+                threads.div_ceil(wgsl::WORKGROUP_SIZE as u64),
+            );
+        };
+        // Windowed: every window is one dispatch over a slab of elements whose locals fit one
+        // scratch binding; locals travel between windows through the scratch buffer.
+        let sw = wgsl::scratch_words(k, wide).max(1);
+        let max_bytes = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size) as usize;
+        let slab = (max_bytes / 16 / sw).min(total).max(1);
+        let scratch = self.alloc_words(DType::UInt32, slab * sw)?;
+        bufs.push(&scratch.buf);
+        let mut base = 0usize;
+        while base < total {
+            let len = slab.min(total - base);
+            for (wi, w) in windows.iter().enumerate() {
+                let mut ws = words.clone();
+                ws[0] = len as u32;
+                ws.extend(w.words(wi, windows.len(), base));
+                ws.extend(guard_word);
+                let meta = pipe.meta.pack(&call.params, &ws);
+                self.dispatch(
+                    &pipe,
+                    &meta,
+                    &bufs,
+                    (len as u64).div_ceil(wgsl::WORKGROUP_SIZE as u64),
+                )?;
+            }
+            base += len;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,112 @@
+//! GEMM through the tiled WGSL kernel (`shaders/gemm.wgsl`), K in slices on capped drivers.
+
+use crate::{hash_of, plan_budget, WgpuBackend};
+use cupy_core::backend::{dtype_unsupported, GemmCall, Operand};
+use cupy_core::kernel::wgsl::MetaLayout;
+use cupy_core::{DType, Error, Result};
+
+const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
+
+impl WgpuBackend {
+    /// `Backend::gemm`.
+    pub(crate) fn run_gemm(&self, call: &GemmCall<'_>) -> Result<()> {
+        let (a, b, c) = (
+            self.buf(call.a.buffer, "matmul")?,
+            self.buf(call.b.buffer, "matmul")?,
+            self.buf(call.c.buffer, "matmul")?,
+        );
+        let d = a.dtype;
+        if b.dtype != d || c.dtype != d {
+            return Err(Error::invalid(
+                "matmul",
+                format!("mixed dtypes {} @ {} -> {}", d, b.dtype, c.dtype),
+            ));
+        }
+        let elem = match d {
+            DType::Float32 => "f32",
+            DType::Float64 => {
+                self.check_dtype("matmul", d)?;
+                "f64"
+            }
+            _ => {
+                return Err(dtype_unsupported(
+                    "matmul",
+                    d,
+                    &self.info,
+                    format!("the wgpu GEMM kernel handles float32 and float64, not {d}"),
+                ))
+            }
+        };
+        let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
+            if o.layout.shape.len() != 3 {
+                return Err(Error::invalid(
+                    "matmul",
+                    format!(
+                        "{what} must have layout shape [batch, rows, cols], got {:?}",
+                        o.layout.shape
+                    ),
+                ));
+            }
+            Ok([o.layout.shape[0], o.layout.shape[1], o.layout.shape[2]])
+        };
+        let [batch, m, kk] = dims(&call.a, "a")?;
+        let [_, _, n] = dims(&call.b, "b")?;
+        if m == 0 || n == 0 || batch == 0 {
+            return Ok(());
+        }
+        let key = hash_of(&("gemm", elem));
+        let pipe = self.pipeline(key, &format!("gemm_{elem}"), &|| {
+            Ok((
+                GEMM_WGSL.replace("ELEM", elem),
+                MetaLayout {
+                    params: vec![],
+                    words_offset: 0,
+                    n_words: 20,
+                },
+                vec![false, false, true],
+            ))
+        })?;
+        let st = |o: &Operand<'_>| -> [i32; 4] {
+            [
+                o.layout.offset as i32,
+                o.layout.strides[0] as i32,
+                o.layout.strides[1] as i32,
+                o.layout.strides[2] as i32,
+            ]
+        };
+        let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
+        // K per dispatch: all of it, unless the driver caps loops. Per slice of 16 k the shader
+        // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
+        // set-up and store loops.
+        let kc = match self.loop_budget {
+            Some(b) => ((plan_budget(b).saturating_sub(64) / 530).max(1) * 16) as usize,
+            None => kk.max(1),
+        };
+        let mut b0 = 0;
+        while b0 < batch {
+            let nb = (batch - b0).min(maxz);
+            let mut kb = 0usize;
+            loop {
+                let ke = (kb + kc).min(kk);
+                let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
+                for o in [&call.a, &call.b, &call.c] {
+                    w.extend(st(o).iter().map(|&x| x as u32));
+                }
+                w.extend([kb as u32, ke as u32, u32::from(kb > 0), 0]);
+                let meta = pipe.meta.pack(&[], &w);
+                self.dispatch3(
+                    &pipe,
+                    &meta,
+                    &[&a.buf, &b.buf, &c.buf],
+                    (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
+                )?;
+                kb = ke;
+                if kb >= kk {
+                    break;
+                }
+            }
+            b0 += nb;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! The pipeline cache: WGSL compiled once per source key, with its bind group layout.
+
+use crate::WgpuBackend;
+use cupy_core::kernel::wgsl::MetaLayout;
+use cupy_core::{Error, Result};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+pub(crate) struct Pipe {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+    pub(crate) meta: MetaLayout,
+}
+
+pub(crate) fn hash_of<T: Hash>(v: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    v.hash(&mut h);
+    h.finish()
+}
+
+impl WgpuBackend {
+    /// Compiles (or finds) a pipeline; `key` identifies the source.
+    pub(crate) fn pipeline(
+        &self,
+        key: u64,
+        kernel: &str,
+        make: &dyn Fn() -> Result<(String, MetaLayout, Vec<bool>)>,
+    ) -> Result<Arc<Pipe>> {
+        if let Some(p) = self.pipes.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(p);
+        }
+        let (source, meta, rw) = make()?;
+        let mut entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for (i, &w) in rw.iter().enumerate() {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: 1 + i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: !w },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let guard = self.scope.lock();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(kernel),
+                source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+            });
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(kernel),
+                entries: &entries,
+            });
+        let pl = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(kernel),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(kernel),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let err = pollster::block_on(scope.pop());
+        drop(guard);
+        if let Some(e) = err {
+            return Err(Error::Compile {
+                backend: self.label(),
+                kernel: kernel.into(),
+                log: e.to_string(),
+                source_code: source,
+            });
+        }
+        let p = Arc::new(Pipe {
+            pipeline,
+            layout,
+            meta,
+        });
+        if let Ok(mut m) = self.pipes.lock() {
+            m.insert(key, p.clone());
+        }
+        Ok(p)
+    }
+}

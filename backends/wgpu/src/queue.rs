@@ -1,0 +1,141 @@
+//! Recording and submission: dispatches go into one pending command encoder, submitted every
+//! [`SUBMIT_EVERY`](crate::SUBMIT_EVERY) dispatches or on a read; validation errors are collected.
+
+use crate::{backend_err, Pipe, WgpuBackend, SUBMIT_EVERY};
+use cupy_core::Result;
+use wgpu::util::DeviceExt;
+
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub(crate) encoder: Option<wgpu::CommandEncoder>,
+    pub(crate) count: usize,
+}
+
+/// Splits a 1-D workgroup count into a 2-D grid (x at most 65535).
+fn grid(groups: u64) -> (u32, u32) {
+    if groups <= 65535 {
+        (groups as u32, 1)
+    } else {
+        let y = groups.div_ceil(65535);
+        (groups.div_ceil(y) as u32, y as u32)
+    }
+}
+
+impl WgpuBackend {
+    pub(crate) fn take_errors(&self) -> Result<()> {
+        let errs: Vec<String> = match self.errors.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(_) => vec![],
+        };
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(backend_err(&self.label(), errs.join("\n")))
+        }
+    }
+
+    pub(crate) fn lock_pending(&self) -> Result<std::sync::MutexGuard<'_, Pending>> {
+        self.pending
+            .lock()
+            .map_err(|_| backend_err(&self.label(), "poisoned queue lock"))
+    }
+
+    /// Submits the recorded work; the caller holds the pending lock, so submissions (and
+    /// `write_buffer` calls made under the same lock) keep program order across threads.
+    pub(crate) fn submit_locked(&self, p: &mut Pending) {
+        p.count = 0;
+        if let Some(e) = p.encoder.take() {
+            self.queue.submit([e.finish()]);
+        }
+    }
+
+    pub(crate) fn flush(&self) -> Result<()> {
+        let mut p = self.lock_pending()?;
+        self.submit_locked(&mut p);
+        Ok(())
+    }
+
+    /// Records one dispatch of `groups` workgroups (split into a 2-D grid).
+    pub(crate) fn dispatch(
+        &self,
+        pipe: &Pipe,
+        meta: &[u8],
+        buffers: &[&wgpu::Buffer],
+        groups: u64,
+    ) -> Result<()> {
+        if groups == 0 {
+            return Ok(());
+        }
+        let max = self.limits.max_compute_workgroups_per_dimension as u64;
+        if groups > max * max {
+            return Err(backend_err(
+                &self.label(),
+                format!("launch of {groups} workgroups is too large"),
+            ));
+        }
+        let (gx, gy) = grid(groups);
+        self.dispatch3(pipe, meta, buffers, (gx, gy, 1))
+    }
+
+    pub(crate) fn dispatch3(
+        &self,
+        pipe: &Pipe,
+        meta: &[u8],
+        buffers: &[&wgpu::Buffer],
+        g: (u32, u32, u32),
+    ) -> Result<()> {
+        let ubuf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cupy-meta"),
+                contents: meta,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: ubuf.as_entire_binding(),
+        }];
+        for (i, b) in buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 1 + i as u32,
+                resource: b.as_entire_binding(),
+            });
+        }
+        let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipe.layout,
+            entries: &entries,
+        });
+        self.encode(&pipe.pipeline, &bg, g)
+    }
+
+    /// Records one dispatch of `pipeline` with `bg` at group 0 into the pending encoder.
+    pub(crate) fn encode(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        g: (u32, u32, u32),
+    ) -> Result<()> {
+        let mut p = self.lock_pending()?;
+        {
+            let enc = p.encoder.get_or_insert_with(|| {
+                self.device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+            });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(g.0, g.1, g.2);
+            }
+            p.count += 1;
+        }
+        if p.count >= SUBMIT_EVERY {
+            self.submit_locked(&mut p);
+        }
+        Ok(())
+    }
+}

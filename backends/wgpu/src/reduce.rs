@@ -1,0 +1,283 @@
+//! Reductions: one pass, or chunked partials then a final pass. A tuple of accumulators has
+//! one partial buffer per accumulator; the final pass reads them as its inputs.
+
+use crate::{fits32, hash_of, plan_budget, WgpuBackend, WgpuBuffer};
+use cupy_core::backend::{Backend, Buffer, Operand, ReductionCall};
+use cupy_core::kernel::ir::{Expr, ReduceKernel};
+use cupy_core::kernel::wgsl::{self, BindingPlan, ReduceMode, ReduceSpec};
+use cupy_core::layout::{contiguous_strides, Layout};
+use cupy_core::{Error, Result, Scalar};
+use std::sync::Arc;
+
+impl WgpuBackend {
+    #[allow(clippy::too_many_arguments)]
+    fn launch_reduce(
+        &self,
+        k: &ReduceKernel,
+        out_shape: &[usize],
+        reduce_shape: &[usize],
+        inputs: &[(&WgpuBuffer, &Layout)],
+        // The output and its layout, or (layout `None`) one partial buffer per accumulator.
+        output: (&[&WgpuBuffer], Option<&Layout>),
+        params: &[Scalar],
+        mode: ReduceMode,
+        chunks: usize,
+        chunk_len: usize,
+        wide: bool,
+    ) -> Result<()> {
+        let partial = output.1.is_none();
+        let outs: Vec<_> = if partial {
+            output
+                .0
+                .iter()
+                .zip(&k.acc)
+                .map(|(b, d)| (b.id, *d))
+                .collect()
+        } else {
+            vec![(output.0[0].id, k.output)]
+        };
+        let plan = BindingPlan::new(
+            &inputs
+                .iter()
+                .map(|(b, _)| (b.id, b.dtype))
+                .collect::<Vec<_>>(),
+            &outs,
+            &[],
+        );
+        let spec = ReduceSpec {
+            out_ndim: out_shape.len(),
+            red_ndim: reduce_shape.len(),
+            mode,
+            partial,
+            wide_int64: wide,
+            bindings: plan.clone(),
+        };
+        let lmode = wgsl::LoopMode {
+            guard: self.loop_budget.is_some(),
+            window: false,
+        };
+        let key = hash_of(&("reduce", k, &spec, lmode));
+        let opts = &self.opts;
+        let pipe = self.pipeline(key, &k.name, &|| {
+            let sh = wgsl::emit_reduction_with(k, &spec, opts, lmode)?;
+            let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
+            rw.extend(std::iter::repeat_n(true, lmode.extra_bindings()));
+            Ok((sh.source, sh.meta, rw))
+        })?;
+        let mut words = wgsl::reduction_words(
+            out_shape,
+            reduce_shape,
+            chunks,
+            chunk_len,
+            &inputs.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
+            output.1,
+        );
+        if lmode.guard {
+            words.extend(self.guard_word(&k.name));
+        }
+        let meta = pipe.meta.pack(params, &words);
+        let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0[0].buf; plan.buffers.len()];
+        for (i, (b, _)) in inputs.iter().enumerate() {
+            bufs[plan.inputs[i]] = &b.buf;
+        }
+        for (j, b) in output.0.iter().enumerate() {
+            bufs[plan.outputs[j]] = &b.buf;
+        }
+        if let (true, Some(g)) = (lmode.guard, &self.guard) {
+            bufs.push(&g.buf);
+        }
+        let n_out: usize = out_shape.iter().product();
+        let units = (n_out * chunks) as u64;
+        let groups = match mode {
+            ReduceMode::GroupPerOutput => units,
+            ReduceMode::ThreadPerOutput => units.div_ceil(wgsl::WORKGROUP_SIZE as u64),
+        };
+        self.dispatch(&pipe, &meta, &bufs, groups)
+    }
+
+    /// `Backend::reduce`.
+    pub(crate) fn run_reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
+        let k = call.kernel;
+        k.validate()?;
+        for d in k.dtypes() {
+            self.check_dtype(&k.name, d)?;
+        }
+        let n_out: usize = call.out_shape.iter().product();
+        if n_out == 0 {
+            return Ok(());
+        }
+        let n_red: usize = call.reduce_shape.iter().product();
+        self.check_len(&k.name, n_out.saturating_mul(n_red.max(1)))?;
+        let ins: Vec<(&WgpuBuffer, &Layout)> = call
+            .inputs
+            .iter()
+            .map(|o| Ok((self.buf(o.buffer, &k.name)?, &o.layout)))
+            .collect::<Result<_>>()?;
+        let out = self.buf(call.output.buffer, &k.name)?;
+        if out.dtype != k.output
+            || ins.len() != k.inputs.len()
+            || ins.iter().zip(&k.inputs).any(|((b, _), d)| b.dtype != *d)
+        {
+            return Err(Error::invalid(
+                &k.name,
+                "operand dtypes or count do not match the reduction kernel",
+            ));
+        }
+        let narrow = wgsl::reduce_narrow(k, false);
+        let wide = narrow
+            && k.params
+                .iter()
+                .zip(&call.params)
+                .any(|(d, v)| !fits32(*d, v));
+        let r_nd = call.reduce_shape.len();
+        let inner_contig = r_nd > 0
+            && call.reduce_shape[r_nd - 1] > 1
+            && ins
+                .first()
+                .is_some_and(|(_, l)| l.strides.last().is_some_and(|s| s.abs() == 1));
+        let (mode, mut chunks) = if n_red <= 1 {
+            (ReduceMode::ThreadPerOutput, 1)
+        } else if inner_contig && n_red >= 256 {
+            let c = if n_out >= 2048 {
+                1
+            } else {
+                (4096usize.div_ceil(n_out)).min(n_red.div_ceil(8192))
+            };
+            (ReduceMode::GroupPerOutput, c.max(1))
+        } else {
+            let c = if n_out >= 65536 {
+                1
+            } else {
+                (262144usize.div_ceil(n_out)).min(n_red.div_ceil(512))
+            };
+            (ReduceMode::ThreadPerOutput, c.max(1))
+        };
+        if let (Some(b), true) = (self.loop_budget, n_red > 0) {
+            // Each invocation's loop stays under the driver's loop budget: its passes are the
+            // chunk's elements it visits (one per pass, with the map's and combine's helper
+            // loops), plus 8 tree steps.
+            let narrow = wgsl::reduce_narrow(k, wide);
+            let passes_of = |es: &[cupy_core::kernel::ir::Expr]| -> u64 {
+                es.iter()
+                    .map(|e| wgsl::loops::helper_passes(e, narrow))
+                    .sum()
+            };
+            let per = 1 + passes_of(&k.map) + passes_of(&k.combine);
+            let fixed =
+                16 + 9 * (1 + passes_of(&k.combine)) + wgsl::loops::helper_passes(&k.post, narrow);
+            let passes = (plan_budget(b).saturating_sub(fixed) / per).max(2) - 1;
+            let stride = if mode == ReduceMode::GroupPerOutput {
+                wgsl::WORKGROUP_SIZE as u64
+            } else {
+                1
+            };
+            let max_chunk = (passes * stride) as usize;
+            chunks = chunks.max(n_red.div_ceil(max_chunk));
+        }
+        let chunk_len = if n_red == 0 {
+            1
+        } else {
+            n_red.div_ceil(chunks)
+        };
+        if n_red > 0 {
+            chunks = n_red.div_ceil(chunk_len);
+        }
+        if chunks == 1 {
+            return self.launch_reduce(
+                k,
+                &call.out_shape,
+                &call.reduce_shape,
+                &ins,
+                (&[out], Some(&call.output.layout)),
+                &call.params,
+                mode,
+                1,
+                chunk_len,
+                wide,
+            );
+        }
+        // Two passes: partial accumulators at [chunk * n_out + o] (one buffer per accumulator),
+        // then a reduction over chunks that reads them as its inputs.
+        let partial_bufs: Vec<Buffer> = k
+            .acc
+            .iter()
+            .map(|d| Ok(Arc::new(self.alloc_words(*d, n_out * chunks)?) as Buffer))
+            .collect::<Result<_>>()?;
+        let partials: Vec<&WgpuBuffer> = partial_bufs
+            .iter()
+            .map(|b| self.buf(b, &k.name))
+            .collect::<Result<_>>()?;
+        self.launch_reduce(
+            k,
+            &call.out_shape,
+            &call.reduce_shape,
+            &ins,
+            (&partials, None),
+            &call.params,
+            mode,
+            chunks,
+            chunk_len,
+            wide,
+        )?;
+        let k2 = ReduceKernel {
+            name: format!("{}_pass2", k.name),
+            inputs: k.acc.clone(),
+            params: k.params.clone(),
+            acc: k.acc.clone(),
+            map: k
+                .acc
+                .iter()
+                .enumerate()
+                .map(|(j, d)| Expr::input(j, *d))
+                .collect(),
+            combine: k.combine.clone(),
+            identity: k.identity.clone(),
+            post: k.post.clone(),
+            output: k.output,
+        };
+        let mut shape = call.out_shape.clone();
+        shape.push(chunks);
+        let mut strides = contiguous_strides(&call.out_shape);
+        strides.push(n_out as isize);
+        let pl = Layout {
+            shape,
+            strides,
+            offset: 0,
+        };
+        if self.loop_budget.is_some() && chunks < n_red {
+            // Under a loop budget the chunks are reduced like any input (chunked again if many).
+            return self.reduce(&ReductionCall {
+                kernel: &k2,
+                out_shape: call.out_shape.clone(),
+                reduce_shape: vec![chunks],
+                inputs: partial_bufs
+                    .iter()
+                    .map(|b| Operand {
+                        buffer: b,
+                        layout: pl.clone(),
+                    })
+                    .collect(),
+                output: call.output.clone(),
+                params: call.params.clone(),
+            });
+        }
+        let mode2 = if n_out < 64 {
+            ReduceMode::GroupPerOutput
+        } else {
+            ReduceMode::ThreadPerOutput
+        };
+        let ins2: Vec<(&WgpuBuffer, &Layout)> = partials.iter().map(|b| (*b, &pl)).collect();
+        self.launch_reduce(
+            &k2,
+            &call.out_shape,
+            &[chunks],
+            &ins2,
+            (&[out], Some(&call.output.layout)),
+            &call.params,
+            mode2,
+            1,
+            chunks,
+            wide,
+        )
+    }
+}

@@ -1,0 +1,120 @@
+//! GEMM: odd sizes, transposed and batched operands.
+
+use super::*;
+
+#[allow(clippy::too_many_arguments)]
+fn gemm_ref(
+    a: &[f64],
+    al: &Layout,
+    b: &[f64],
+    bl: &Layout,
+    batch: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Vec<f64> {
+    let at = |v: &[f64], l: &Layout, i: usize, j: usize, z: usize| {
+        v[(l.offset as isize
+            + z as isize * l.strides[0]
+            + i as isize * l.strides[1]
+            + j as isize * l.strides[2]) as usize]
+    };
+    let mut c = vec![0.0; batch * m * n];
+    for z in 0..batch {
+        for i in 0..m {
+            for j in 0..n {
+                c[z * m * n + i * n + j] = (0..k)
+                    .map(|p| at(a, al, i, p, z) * at(b, bl, p, j, z))
+                    .sum();
+            }
+        }
+    }
+    c
+}
+
+#[test]
+fn gemm_odd_sizes_transposed_batched() {
+    let d = dev_or_skip!();
+    for (batch, m, n, k, ta, tb, bcast) in [
+        (1usize, 67usize, 45usize, 33usize, false, false, false),
+        (1, 64, 64, 64, false, false, false),
+        (1, 5, 130, 1, true, false, false),
+        (3, 17, 9, 70, false, true, true),
+        (2, 1, 1, 0, false, false, false),
+    ] {
+        let an: Vec<f64> = (0..batch * m * k)
+            .map(|i| ((i * 7) % 11) as f64 - 5.0)
+            .collect();
+        let bn: Vec<f64> = (0..batch * k * n)
+            .map(|i| ((i * 5) % 9) as f64 * 0.5)
+            .collect();
+        let al = if ta {
+            Layout {
+                shape: vec![batch, m, k],
+                strides: vec![(m * k) as isize, 1, m as isize],
+                offset: 0,
+            }
+        } else {
+            Layout {
+                shape: vec![batch, m, k],
+                strides: vec![(m * k) as isize, k as isize, 1],
+                offset: 0,
+            }
+        };
+        let bl = Layout {
+            shape: vec![batch, k, n],
+            strides: vec![
+                if bcast { 0 } else { (k * n) as isize },
+                if tb { 1 } else { n as isize },
+                if tb { k as isize } else { 1 },
+            ],
+            offset: 0,
+        };
+        let exp = gemm_ref(&an, &al, &bn, &bl, batch, m, n, k);
+        for t in [DType::Float32, DType::Float64] {
+            if d.supports_dtype(t).is_err() {
+                continue;
+            }
+            let (a, b) = if t == DType::Float32 {
+                (
+                    up(&d, &an.iter().map(|&x| x as f32).collect::<Vec<_>>()),
+                    up(&d, &bn.iter().map(|&x| x as f32).collect::<Vec<_>>()),
+                )
+            } else {
+                (up(&d, &an), up(&d, &bn))
+            };
+            let c = d.alloc(t, batch * m * n).unwrap();
+            d.gemm(&GemmCall {
+                a: op(&a, al.clone()),
+                b: op(&b, bl.clone()),
+                c: op(&c, Layout::contiguous(&[batch, m, n])),
+            })
+            .unwrap();
+            let got: Vec<f64> = if t == DType::Float32 {
+                down::<f32>(&d, &c).iter().map(|&x| x as f64).collect()
+            } else {
+                down::<f64>(&d, &c)
+            };
+            assert_eq!(got, exp, "{t} batch {batch} {m}x{n}x{k} ta={ta} tb={tb}");
+        }
+    }
+    let a = up(&d, &[1i32, 2, 3, 4]);
+    let l = Layout::contiguous(&[1, 2, 2]);
+    let e = d
+        .gemm(&GemmCall {
+            a: op(&a, l.clone()),
+            b: op(&a, l.clone()),
+            c: op(&a, l),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DTypeNotSupported {
+                dtype: DType::Int32,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}

@@ -1,0 +1,235 @@
+//! The hand-written kernels of `hip-kernels/` (`scan.cu`, `radix_sort.cu` and their
+//! `portability.h`), embedded with `include_str!`, the one function that turns a file into a
+//! compilable module for NVRTC or hipRTC ([`assemble`]), and the launch plans of `Backend::scan`
+//! and `Backend::sort` on them (which kernels, what grids, what temporaries, in what order),
+//! written once over the [`Launcher`] trait. Every backend implementing
+//! [`GpuDriver`](crate::gpu::launch::GpuDriver) is a [`Launcher`] and gets [`scan`] and [`sort`],
+//! so both vendors compile exactly the same text and run exactly the same sequences.
+//!
+//! This file holds the sources, entry points and argument structs; `plan.rs` the launch plans.
+
+/// `portability.h`: the CUDA/HIP mapping (shuffles, barriers, atomics), shared helpers.
+pub const PORTABILITY_H: &str = include_str!("../../../../hip-kernels/portability.h");
+/// `scan.cu`: per-row inclusive scans (`cupy_scan_{sum,prod}_<dtype>`).
+pub const SCAN_CU: &str = include_str!("../../../../hip-kernels/scan.cu");
+/// `radix_sort.cu`: stable per-row sort (`cupy_sort_*`).
+pub const RADIX_SORT_CU: &str = include_str!("../../../../hip-kernels/radix_sort.cu");
+
+/// Threads per block of every kernel here (`HK_BLOCK` in portability.h).
+pub const BLOCK: u32 = 256;
+/// Rows up to this length are sorted by one block in shared memory (`HK_SORT_SMALL`).
+pub const SORT_SMALL: usize = 1024;
+/// Elements per tile of the radix passes (`HK_TILE`).
+pub const SORT_TILE: usize = 8192;
+
+/// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
+/// `#include "portability.h"` line replaced by the header (no include paths are needed).
+pub fn assemble(file: &str, warp: u32) -> String {
+    let mut out = format!("#define HK_WARP_SIZE {warp}\n");
+    for line in file.lines() {
+        if line.trim() == "#include \"portability.h\"" {
+            out.push_str(PORTABILITY_H);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Every `extern "C"` entry point of scan.cu, for dtype names `dts`.
+pub fn scan_entries(dts: &[&str]) -> Vec<String> {
+    let mut v = vec![];
+    for d in dts {
+        for op in ["sum", "prod"] {
+            for pass in ["", "totals_", "prefixes_", "apply_"] {
+                v.push(format!("cupy_scan_{pass}{op}_{d}"));
+            }
+        }
+    }
+    v
+}
+
+/// Elements per tile of the multi-block scan (`HK_SCAN_TILE`); rows longer than two tiles use
+/// it, shorter ones one block per row.
+pub const SCAN_TILE: usize = 8192;
+
+/// Every `extern "C"` entry point of radix_sort.cu, for dtype names `dts`.
+pub fn sort_entries(dts: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = ["u32", "u64"]
+        .iter()
+        .flat_map(|k| {
+            [
+                format!("cupy_sort_block_{k}"),
+                format!("cupy_sort_hist_{k}"),
+                format!("cupy_sort_scatter_{k}"),
+            ]
+        })
+        .collect();
+    for d in dts {
+        v.push(format!("cupy_sort_init_{d}"));
+        v.push(format!("cupy_sort_gather_{d}"));
+    }
+    v
+}
+
+/// The dtypes the kernels are instantiated for (NumPy names).
+pub const DTYPES: [&str; 13] = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+    "bfloat16", "float32", "float64",
+];
+
+/// Arguments of every scan.cu entry (`struct ScanArgs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScanArgs {
+    /// Address of the input's first element.
+    pub input: u64,
+    /// Address of the output's first element.
+    pub output: u64,
+    /// Rows.
+    pub batch: i64,
+    /// Row length.
+    pub n: i64,
+    /// Input row stride (elements).
+    pub s0: i64,
+    /// Input element stride (elements).
+    pub s1: i64,
+    /// Tile totals of a multi-block scan (accumulator type), or 0.
+    pub partial: u64,
+    /// Tiles per row of a multi-block scan.
+    pub ntiles: i64,
+}
+
+/// Arguments of every radix_sort.cu entry (`struct SortArgs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SortArgs {
+    /// Keys (sorted in place).
+    pub keys: u64,
+    /// int64 values, or 0.
+    pub vals: u64,
+    /// Copy of the keys.
+    pub korig: u64,
+    /// Copy of the values, or 0.
+    pub vorig: u64,
+    /// Mapped keys read by a pass.
+    pub mk_in: u64,
+    /// Positions read by a pass.
+    pub pos_in: u64,
+    /// Mapped keys written by a pass.
+    pub mk_out: u64,
+    /// Positions written by a pass.
+    pub pos_out: u64,
+    /// Digit counts (`batch * 256 * ntiles` u32).
+    pub hist: u64,
+    /// Rows.
+    pub batch: i64,
+    /// Row length.
+    pub n: i64,
+    /// Tiles per row.
+    pub ntiles: i64,
+    /// Bit shift of the pass's digit.
+    pub shift: i64,
+    /// Inclusive scan of `hist` along each row (same shape).
+    pub incl: u64,
+}
+
+impl ScanArgs {
+    /// The bytes the kernel's one parameter is made of.
+    pub fn bytes(&self) -> Vec<u8> {
+        [
+            self.input,
+            self.output,
+            self.batch as u64,
+            self.n as u64,
+            self.s0 as u64,
+            self.s1 as u64,
+            self.partial,
+            self.ntiles as u64,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+    }
+}
+
+impl SortArgs {
+    /// The bytes the kernel's one parameter is made of.
+    pub fn bytes(&self) -> Vec<u8> {
+        [
+            self.keys,
+            self.vals,
+            self.korig,
+            self.vorig,
+            self.mk_in,
+            self.pos_in,
+            self.mk_out,
+            self.pos_out,
+            self.hist,
+            self.batch as u64,
+            self.n as u64,
+            self.ntiles as u64,
+            self.shift as u64,
+            self.incl,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+    }
+}
+
+/// Radix passes (8-bit digits) for a dtype of `itemsize` bytes: float16/bfloat16 keys are
+/// mapped through float32 bits, so they take 4.
+pub fn sort_passes(dtype_name: &str, itemsize: usize) -> usize {
+    match dtype_name {
+        "float16" | "bfloat16" => 4,
+        _ => itemsize,
+    }
+}
+
+/// The mapped key width of a dtype: `"u64"` for 8-byte keys, else `"u32"`.
+pub fn sort_key(itemsize: usize) -> &'static str {
+    if itemsize == 8 {
+        "u64"
+    } else {
+        "u32"
+    }
+}
+
+/// The two modules of hip-kernels/.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HkModule {
+    /// scan.cu
+    Scan,
+    /// radix_sort.cu
+    RadixSort,
+}
+
+impl HkModule {
+    /// The module's name (for logs and caches).
+    pub fn name(self) -> &'static str {
+        match self {
+            HkModule::Scan => "scan",
+            HkModule::RadixSort => "radix_sort",
+        }
+    }
+    /// The file's text.
+    pub fn file(self) -> &'static str {
+        match self {
+            HkModule::Scan => SCAN_CU,
+            HkModule::RadixSort => RADIX_SORT_CU,
+        }
+    }
+    /// Every entry point.
+    pub fn entries(self) -> Vec<String> {
+        match self {
+            HkModule::Scan => scan_entries(&DTYPES),
+            HkModule::RadixSort => sort_entries(&DTYPES),
+        }
+    }
+}
+
+mod plan;
+
+pub use plan::{launch_scan, launch_sort, scan, sort, Launcher};

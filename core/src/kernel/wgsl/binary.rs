@@ -1,0 +1,305 @@
+//! Binary operators (NumPy semantics: wrapping, floor division, remainder, shifts, float32
+//! `pow`/`atan2` helpers).
+
+use super::emitter::WgslEmitter;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::kernel::ir::BinaryOp;
+
+impl WgslEmitter {
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        d: DType,
+        db: DType,
+        a: String,
+        b: String,
+    ) -> Result<String> {
+        use BinaryOp as B;
+        let t = self.vty(d);
+        let float = d.is_float();
+        let f64_ = d == DType::Float64;
+        let int = d.is_integer();
+        let signed = d.is_signed_integer();
+        let opname = format!("{op:?}").to_lowercase();
+        if d == DType::Bool {
+            return Ok(match op {
+                B::Add | B::Or | B::Max | B::FMax => format!("({a} | {b})"),
+                B::Mul | B::And | B::Min | B::FMin => format!("({a} & {b})"),
+                B::Xor | B::Sub | B::Ne => format!("({a} != {b})"),
+                B::Eq => format!("({a} == {b})"),
+                B::Lt | B::Le | B::Gt | B::Ge => {
+                    let sym = match op {
+                        B::Lt => "<",
+                        B::Le => "<=",
+                        B::Gt => ">",
+                        _ => ">=",
+                    };
+                    format!("(select(0u, 1u, {a}) {sym} select(0u, 1u, {b}))")
+                }
+                _ => {
+                    return Err(self.unsupported(&opname, d, "not defined for bool operands"));
+                }
+            });
+        }
+        let z = self.zero(d);
+        Ok(match op {
+            B::Complex => {
+                return Err(self.unsupported("complex", d, "complex numbers are not supported"))
+            }
+            B::Add | B::Sub | B::Mul => {
+                let sym = match op {
+                    B::Add => "+",
+                    B::Sub => "-",
+                    _ => "*",
+                };
+                self.wrap(d, format!("({a} {sym} {b})"))
+            }
+            B::Div => {
+                if float {
+                    format!("({a} / {b})")
+                } else {
+                    let name = format!("div_{t}");
+                    let h = self.helper(&name, || {
+                        format!("fn {name}(a: {t}, b: {t}) -> {t} {{ if (b == {z}) {{ return {z}; }} return a / b; }}\n")
+                    });
+                    self.wrap(d, format!("{h}({a}, {b})"))
+                }
+            }
+            B::FloorDiv => {
+                if float {
+                    let h = self.float_divmod(d);
+                    format!("{h}({a}, {b}).x")
+                } else if signed {
+                    let name = format!("floordiv_{t}");
+                    let one = self.ilit(d, 1);
+                    let h = self.helper(&name, || {
+                        format!(
+                            "fn {name}(a: {t}, b: {t}) -> {t} {{
+  if (b == {z}) {{ return {z}; }}
+  let q = a / b;
+  let r = a % b;
+  if (r != {z} && ((r < {z}) != (b < {z}))) {{ return q - {one}; }}
+  return q;
+}}
+"
+                        )
+                    });
+                    self.wrap(d, format!("{h}({a}, {b})"))
+                } else {
+                    let name = format!("div_{t}");
+                    let h = self.helper(&name, || {
+                        format!("fn {name}(a: {t}, b: {t}) -> {t} {{ if (b == {z}) {{ return {z}; }} return a / b; }}\n")
+                    });
+                    format!("{h}({a}, {b})")
+                }
+            }
+            B::Mod => {
+                if float {
+                    let h = self.float_divmod(d);
+                    format!("{h}({a}, {b}).y")
+                } else if signed {
+                    let name = format!("mod_{t}");
+                    let h = self.helper(&name, || {
+                        format!(
+                            "fn {name}(a: {t}, b: {t}) -> {t} {{
+  if (b == {z}) {{ return {z}; }}
+  let r = a % b;
+  if (r != {z} && ((r < {z}) != (b < {z}))) {{ return r + b; }}
+  return r;
+}}
+"
+                        )
+                    });
+                    self.wrap(d, format!("{h}({a}, {b})"))
+                } else {
+                    let name = format!("mod_{t}");
+                    let h = self.helper(&name, || {
+                        format!("fn {name}(a: {t}, b: {t}) -> {t} {{ if (b == {z}) {{ return {z}; }} return a % b; }}\n")
+                    });
+                    format!("{h}({a}, {b})")
+                }
+            }
+            B::Pow => {
+                if f64_ {
+                    return Err(self.f64_refusal("pow"));
+                }
+                if float {
+                    let h = self.helper("pow_f32", || POW_F32.into());
+                    format!("{h}({a}, {b})")
+                } else {
+                    let name = format!("pow_{t}");
+                    let one = self.ilit(d, 1);
+                    let neg = if signed {
+                        let m1 = self.ilit(d, -1);
+                        format!(
+                            "  if (b < {z}) {{
+    if (a == {one}) {{ return {one}; }}
+    if (a == {m1}) {{ return select({one}, {m1}, (b & {one}) != {z}); }}
+    return {z};
+  }}
+"
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let g = self.guard_line(&format!("e != {z}"));
+                    let h = self.helper(&name, || {
+                        format!(
+                            "fn {name}(a: {t}, b: {t}) -> {t} {{
+{neg}  var r = {one};
+  var x = a;
+  var e = b;
+  while (e != {z}) {{
+    if ((e & {one}) != {z}) {{ r = r * x; }}
+    x = x * x;
+    e = e >> 1u;
+  }}
+{g}  return r;
+}}
+"
+                        )
+                    });
+                    self.wrap(d, format!("{h}({a}, {b})"))
+                }
+            }
+            B::Max | B::Min | B::FMax | B::FMin => {
+                let gt = if matches!(op, B::Max | B::FMax) {
+                    ">"
+                } else {
+                    "<"
+                };
+                if float {
+                    let name = format!("{opname}_{t}");
+                    let na = self.isnan(d, "a");
+                    let nb = self.isnan(d, "b");
+                    let prop = matches!(op, B::Max | B::Min);
+                    let (ra, rb) = if prop { ("a", "b") } else { ("b", "a") };
+                    let h = self.helper(&name, || {
+                        format!(
+                            "fn {name}(a: {t}, b: {t}) -> {t} {{
+  if ({na}) {{ return {ra}; }}
+  if ({nb}) {{ return {rb}; }}
+  return select(b, a, a {gt} b);
+}}
+"
+                        )
+                    });
+                    format!("{h}({a}, {b})")
+                } else {
+                    let name = format!("{opname}_{t}");
+                    let h = self.helper(&name, || {
+                        format!("fn {name}(a: {t}, b: {t}) -> {t} {{ return select(b, a, a {gt} b); }}\n")
+                    });
+                    format!("{h}({a}, {b})")
+                }
+            }
+            B::Eq => format!("({a} == {b})"),
+            B::Ne => {
+                if float {
+                    format!("(!({a} == {b}))")
+                } else {
+                    format!("({a} != {b})")
+                }
+            }
+            B::Lt => format!("({a} < {b})"),
+            B::Le => format!("({a} <= {b})"),
+            B::Gt => format!("({a} > {b})"),
+            B::Ge => format!("({a} >= {b})"),
+            B::And | B::Or | B::Xor => {
+                if !int {
+                    return Err(self.unsupported(&opname, d, "bitwise ops need integers"));
+                }
+                let sym = match op {
+                    B::And => "&",
+                    B::Or => "|",
+                    _ => "^",
+                };
+                format!("({a} {sym} {b})")
+            }
+            B::Shl | B::Shr => {
+                if !int {
+                    return Err(self.unsupported(&opname, d, "shifts need integers"));
+                }
+                let amount = self.shift_amount(db, &b);
+                let wbits = if t.ends_with("64") { 64 } else { 32 };
+                let bits = if self.narrow && matches!(d, DType::Int64 | DType::UInt64) {
+                    32
+                } else {
+                    d.bits()
+                };
+                if op == B::Shl {
+                    let s = format!("({a} << min({amount}, {}u))", wbits - 1);
+                    format!("select({}, {z}, {amount} >= {bits}u)", self.wrap(d, s))
+                } else if signed {
+                    format!("({a} >> min({amount}, {}u))", wbits - 1)
+                } else {
+                    format!(
+                        "select(({a} >> min({amount}, {}u)), {z}, {amount} >= {wbits}u)",
+                        wbits - 1
+                    )
+                }
+            }
+            B::Atan2 => {
+                if f64_ {
+                    return Err(self.f64_refusal("atan2"));
+                }
+                if !float {
+                    return Err(self.unsupported("atan2", d, "needs a float operand"));
+                }
+                let h = self.helper("atan2_f32", || ATAN2_F32.into());
+                format!("{h}({a}, {b})")
+            }
+        })
+    }
+
+    /// A shift amount as u32 (negative amounts become 255: "too large").
+    fn shift_amount(&self, db: DType, b: &str) -> String {
+        let bt = self.vty(db);
+        match bt {
+            "bool" => format!("select(0u, 1u, {b})"),
+            "u32" => format!("min({b}, 255u)"),
+            "u64" => format!("u32(min({b}, 255lu))"),
+            "i32" => format!("select(u32(min({b}, 255i)), 255u, {b} < 0i)"),
+            "i64" => format!("select(u32(min({b}, 255li)), 255u, {b} < 0li)"),
+            _ => "255u".into(),
+        }
+    }
+}
+
+const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
+  if (y == 0.0f || x == 1.0f) { return 1.0f; }
+  if (x == -1.0f && abs(y) == bitcast<f32>(0x7f800000u)) { return 1.0f; }
+  if (!(x == x) || !(y == y)) { return x + y; }
+  if (y == 1.0f) { return x; }
+  if (y == 2.0f) { return x * x; }
+  let ax = abs(x);
+  var r: f32;
+  if (ax == 0.0f) {
+    r = select(bitcast<f32>(0x7f800000u), 0.0f, y > 0.0f);
+  } else if (y == 0.5f) {
+    r = sqrt(ax);
+  } else if (y == -1.0f) {
+    r = 1.0f / ax;
+  } else {
+    r = pow(ax, y);
+  }
+  if ((bitcast<u32>(x) & 0x80000000u) != 0u) {
+    let yint = floor(y) == y;
+    if (!yint && ax != 0.0f) { return bitcast<f32>(0x7fc00000u); }
+    if (yint && abs(y) < 16777216.0f && fract(y * 0.5f) != 0.0f) { r = -r; }
+  }
+  return r;
+}
+";
+
+const ATAN2_F32: &str = "fn atan2_f32(y: f32, x: f32) -> f32 {
+  if (!(x == x) || !(y == y)) { return x + y; }
+  if (y == 0.0f && x == 0.0f) {
+    var r = 0.0f;
+    if ((bitcast<u32>(x) & 0x80000000u) != 0u) { r = 3.14159265358979f; }
+    return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(y) & 0x80000000u));
+  }
+  return atan2(y, x);
+}
+";

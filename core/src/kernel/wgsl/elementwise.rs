@@ -1,0 +1,329 @@
+//! Elementwise shaders: [`emit_elementwise`] and their meta words.
+
+use super::emitter::{iword, word, Ctx, RawCtx, WgslEmitter};
+use super::interface::{bindings_decl, elementwise_narrow, meta_decl, MAIN_SIG};
+use super::{storage_bytes, vec4_eligible, ElementwiseSpec, LoopMode, WgslOptions, WgslShader};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{AtomicOp, Kernel, Stmt};
+use crate::layout::Layout;
+use std::fmt::Write;
+
+/// Number of meta words of an elementwise launch (see [`elementwise_words`]).
+pub(super) fn elementwise_n_words(k: &Kernel, spec: &ElementwiseSpec) -> usize {
+    let nops = k.inputs.len() + k.outputs.len();
+    let per = if spec.contiguous { 1 } else { spec.ndim + 1 };
+    let shape = if spec.contiguous { 0 } else { spec.ndim };
+    1 + shape + nops * per + k.raws.len()
+}
+
+/// Emits the WGSL compute shader of an elementwise launch.
+///
+/// # Errors
+/// [`Error::DTypeNotSupported`] for a dtype or op the adapter cannot do (complex; float64
+/// without `SHADER_F64`; 64-bit integer operands without `SHADER_INT64`; float64
+/// transcendental functions), [`Error::InvalidArgument`] for an invalid kernel.
+pub fn emit_elementwise(
+    k: &Kernel,
+    spec: &ElementwiseSpec,
+    opts: &WgslOptions,
+) -> Result<WgslShader> {
+    emit_elementwise_with(k, spec, opts, LoopMode::default())
+}
+
+/// Emits an elementwise launch with a [`LoopMode`] (see the module docs, "Loop budgets").
+///
+/// # Errors
+/// As [`emit_elementwise`]; a windowed `vec4` launch, or a windowed kernel with a 64-bit local on
+/// an adapter without `SHADER_INT64`, is refused.
+pub fn emit_elementwise_with(
+    k: &Kernel,
+    spec: &ElementwiseSpec,
+    opts: &WgslOptions,
+    mode: LoopMode,
+) -> Result<WgslShader> {
+    k.validate()?;
+    let narrow = elementwise_narrow(k, spec.wide_int64);
+    let mut em = WgslEmitter::new(opts, narrow, &k.name);
+    for d in k.dtypes() {
+        em.check(d)?;
+    }
+    if spec.vec4 && !(spec.contiguous && vec4_eligible(k)) {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            "vec4 launch of a kernel that is not vec4-eligible or not contiguous",
+        ));
+    }
+    if spec.vec4 && mode.window {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            "a windowed launch cannot be vec4",
+        ));
+    }
+    let base_words = elementwise_n_words(k, spec);
+    let n_words = base_words + mode.extra_words();
+    let (meta, layout) = meta_decl(&em, &k.params, n_words);
+    let wb = base_words; // first window word
+    let guard_word = base_words + if mode.window { 6 } else { 0 };
+    let extra_binding = spec.bindings.buffers.len() + 1;
+    if mode.guard {
+        em.guard = Some(format!("lg[0] = {};", word(guard_word)));
+    }
+    let nd = spec.ndim.max(1);
+    let nin = k.inputs.len();
+    let nops = nin + k.outputs.len();
+    let mut decls = meta;
+    // Raw operands written: their bindings must be read-write; a binding updated atomically is
+    // declared `array<atomic<..>>` and must not also serve an elementwise operand.
+    let mut atomic = vec![false; spec.bindings.buffers.len()];
+    for (j, &b) in spec.bindings.raws.iter().enumerate() {
+        if k.writes_raw(j) && !spec.bindings.buffers[b].1 {
+            return Err(Error::invalid(
+                format!("wgsl:{}", k.name),
+                format!(
+                    "raw operand {j} is written but its binding is read-only \
+                     (BindingPlan::mark_raw_writes)"
+                ),
+            ));
+        }
+        if k.atomic_raw(j) {
+            let d = k.raws[j];
+            let mut bad: Option<AtomicOp> = None;
+            Stmt::visit_all(&k.body, &mut |st| {
+                if let Stmt::AtomicRaw { raw, op, .. } = st {
+                    let pair_add =
+                        matches!(d, DType::Int64 | DType::UInt64) && *op == AtomicOp::Add;
+                    if *raw == j && storage_bytes(d) != Some(4) && !pair_add {
+                        bad = Some(*op);
+                    }
+                }
+            });
+            if let Some(op) = bad {
+                return Err(em.unsupported(
+                    &k.name,
+                    d,
+                    &format!(
+                        "atomic {op:?} of {d}: WGSL has only 32-bit atomics \
+                         (atomic<i32>/atomic<u32>); only int64/uint64 Add is split into two \
+                         32-bit atomic adds"
+                    ),
+                ));
+            }
+            atomic[b] = true;
+        }
+    }
+    if spec
+        .bindings
+        .inputs
+        .iter()
+        .chain(&spec.bindings.outputs)
+        .any(|b| atomic[*b])
+    {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            "a raw operand updated atomically shares its buffer with an elementwise operand",
+        ));
+    }
+    decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4, &atomic));
+    decls.push_str(&mode.bindings_decl(extra_binding));
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, d)| em.param_expr(i, *d))
+        .collect();
+    let vars: Vec<String> = (0..k.locals.len()).map(|i| format!("l{i}")).collect();
+    let raw_base = base_words - k.raws.len();
+    let raws: Vec<RawCtx> = spec
+        .bindings
+        .raws
+        .iter()
+        .enumerate()
+        .map(|(j, &b)| RawCtx {
+            binding: b,
+            off: word(raw_base + j),
+            atomic: atomic[b],
+        })
+        .collect();
+    let op_binding = |i: usize| -> usize {
+        if i < nin {
+            spec.bindings.inputs[i]
+        } else {
+            spec.bindings.outputs[i - nin]
+        }
+    };
+    let locals_decl = |em: &WgslEmitter| -> String {
+        let mut s = String::new();
+        for (i, d) in k.locals.iter().enumerate() {
+            let _ = writeln!(s, "    var l{i}: {};", em.vty(*d));
+        }
+        s
+    };
+    let mut main = String::from(MAIN_SIG);
+    main.push_str("  let gid = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
+    let _ = writeln!(main, "  let total = {};", word(0));
+    if !spec.vec4 {
+        if mode.window {
+            let _ = writeln!(
+                main,
+                "  if (gid >= total) {{ return; }}\n  let i = gid + {};",
+                word(wb + 5)
+            );
+        } else {
+            main.push_str("  if (gid >= total) { return; }\n  let i = gid;\n");
+        }
+        if spec.contiguous {
+            for o in 0..nops {
+                let _ = writeln!(main, "  let a{o} = {} + i;", word(1 + o));
+            }
+        } else {
+            main.push_str("  var rem = i;\n");
+            for ax in (0..nd).rev() {
+                if ax == 0 {
+                    main.push_str("  let c0 = rem;\n");
+                } else {
+                    let sh = word(1 + ax);
+                    let _ = writeln!(main, "  let c{ax} = rem % {sh};\n  rem = rem / {sh};");
+                }
+            }
+            for o in 0..nops {
+                let base = 1 + nd + o * (nd + 1);
+                let mut e = format!("bitcast<i32>({})", word(base));
+                for ax in 0..nd {
+                    let _ = write!(e, " + i32(c{ax}) * {}", iword(base + 1 + ax));
+                }
+                let _ = writeln!(main, "  let a{o} = u32({e});");
+            }
+        }
+        let inputs: Vec<String> = (0..nin)
+            .map(|i| em.load_conv(k.inputs[i], format!("b{}[a{i}]", op_binding(i))))
+            .collect();
+        let ctx = Ctx {
+            inputs,
+            params: params.clone(),
+            vars: vars.clone(),
+            index: "i".into(),
+            raws: raws.clone(),
+        };
+        main.push_str("  {\n");
+        main.push_str(&locals_decl(&em));
+        let store = |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
+            let sv = em.store_conv(d, v);
+            format!("b{}[a{}] = {sv};", op_binding(nin + o), nin + o)
+        };
+        if mode.window {
+            let (restore, save) = em.scratch_io(&k.locals)?;
+            let _ = writeln!(
+                main,
+                "    if (({} & 1u) != 0u) {{\n{restore}    }}",
+                word(wb + 4)
+            );
+            em.stmts_windowed(&k.body, &ctx, &store, &k.outputs, wb, &mut main)?;
+            let _ = writeln!(
+                main,
+                "    if (({} & 2u) != 0u) {{\n{save}    }}",
+                word(wb + 4)
+            );
+        } else {
+            em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
+        }
+        main.push_str("  }\n}\n");
+    } else {
+        main.push_str(
+            "  let n4 = total / 4u;\n  let rem4 = total % 4u;\n  if (gid > n4 || (gid == n4 && rem4 == 0u)) { return; }\n",
+        );
+        for o in 0..nops {
+            let _ = writeln!(main, "  let a{o} = {} + gid;", word(1 + o));
+        }
+        for i in 0..nin {
+            let _ = writeln!(main, "  let v{i} = b{}[a{i}];", op_binding(i));
+        }
+        for tail in [false, true] {
+            if tail {
+                main.push_str("  } else {\n");
+                for o in 0..k.outputs.len() {
+                    let _ = writeln!(
+                        main,
+                        "    var r{o} = b{}[a{}];",
+                        op_binding(nin + o),
+                        nin + o
+                    );
+                }
+            } else {
+                main.push_str("  if (gid < n4) {\n");
+                for (o, d) in k.outputs.iter().enumerate() {
+                    let _ = writeln!(main, "    var r{o}: vec4<{}>;", em.sty(*d));
+                }
+            }
+            for lane in 0..4 {
+                if tail {
+                    let _ = writeln!(main, "    if ({lane}u < rem4) {{");
+                } else {
+                    main.push_str("    {\n");
+                }
+                let _ = writeln!(main, "    let i = gid * 4u + {lane}u;");
+                let inputs: Vec<String> = (0..nin)
+                    .map(|i| em.load_conv(k.inputs[i], format!("v{i}[{lane}]")))
+                    .collect();
+                let ctx = Ctx {
+                    inputs,
+                    params: params.clone(),
+                    vars: vars.clone(),
+                    index: "i".into(),
+                    raws: raws.clone(),
+                };
+                main.push_str(&locals_decl(&em));
+                let store = move |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
+                    let sv = em.store_conv(d, v);
+                    format!("r{o}[{lane}] = {sv};")
+                };
+                em.stmts(&k.body, &ctx, &store, &k.outputs, 3, &mut main)?;
+                main.push_str("    }\n");
+            }
+            for o in 0..k.outputs.len() {
+                let _ = writeln!(main, "    b{}[a{}] = r{o};", op_binding(nin + o), nin + o);
+            }
+        }
+        main.push_str("  }\n}\n");
+    }
+    Ok(WgslShader {
+        source: em.finish(&decls, &main),
+        meta: layout,
+    })
+}
+
+/// The meta words of an elementwise launch: total, then (strided) the shape, then per operand
+/// (inputs, then outputs) its offset and (strided) strides, then the raw operands' offsets.
+/// For a `vec4` launch offsets are in units of four elements.
+pub fn elementwise_words(
+    spec: &ElementwiseSpec,
+    shape: &[usize],
+    operands: &[&Layout],
+    raw_offsets: &[usize],
+) -> Vec<u32> {
+    let total: usize = shape.iter().product();
+    let mut w = vec![total as u32];
+    let nd = spec.ndim.max(1);
+    if spec.contiguous {
+        for l in operands {
+            let off = if spec.vec4 { l.offset / 4 } else { l.offset };
+            w.push(off as u32);
+        }
+    } else {
+        let mut sh = shape.to_vec();
+        while sh.len() < nd {
+            sh.insert(0, 1);
+        }
+        w.extend(sh.iter().map(|&x| x as u32));
+        for l in operands {
+            w.push(l.offset as u32);
+            let mut st = l.strides.clone();
+            while st.len() < nd {
+                st.insert(0, 0);
+            }
+            w.extend(st.iter().map(|&x| x as i32 as u32));
+        }
+    }
+    w.extend(raw_offsets.iter().map(|&x| x as u32));
+    w
+}

@@ -1,0 +1,424 @@
+//! The emitter's state ([`WgslEmitter`]: options, helper functions, `let` temporaries, the
+//! loop guard) and its value plumbing: WGSL types of dtypes, literals, load/store conversions,
+//! wrapping of narrow integers, NaN tests.
+
+use super::{storage_refusal, ParamRepr, WgslOptions};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use std::fmt::Write;
+
+pub(super) fn word(i: usize) -> String {
+    format!("mt.w[{}][{}]", i / 4, i % 4)
+}
+
+pub(super) fn iword(i: usize) -> String {
+    format!("bitcast<i32>({})", word(i))
+}
+
+pub(super) fn i32lit(v: i64) -> String {
+    if v == i32::MIN as i64 {
+        "(-2147483647i - 1i)".into()
+    } else if v < 0 {
+        format!("(-{}i)", -v)
+    } else {
+        format!("{v}i")
+    }
+}
+
+pub(super) fn i64lit(v: i64) -> String {
+    if v == i64::MIN {
+        "(-9223372036854775807li - 1li)".into()
+    } else if v < 0 {
+        format!("(-{}li)", -(v as i128))
+    } else {
+        format!("{v}li")
+    }
+}
+
+pub(super) fn f32lit(x: f32) -> String {
+    if x.is_nan() {
+        "bitcast<f32>(0x7fc00000u)".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "bitcast<f32>(0x7f800000u)".into()
+        } else {
+            "bitcast<f32>(0xff800000u)".into()
+        }
+    } else if x != 0.0 && !x.is_normal() {
+        format!("bitcast<f32>({:#x}u)", x.to_bits())
+    } else if x.is_sign_negative() {
+        format!("(-{:?}f)", -x)
+    } else {
+        format!("{x:?}f")
+    }
+}
+
+pub(super) fn f64lit(x: f64) -> String {
+    if x.is_nan() || x.is_infinite() {
+        format!("f64({})", f32lit(x as f32))
+    } else if x.is_sign_negative() {
+        format!("(-{:e}lf)", -x)
+    } else {
+        format!("{x:e}lf")
+    }
+}
+
+pub(super) struct Ctx {
+    pub(super) inputs: Vec<String>,
+    pub(super) params: Vec<String>,
+    pub(super) vars: Vec<String>,
+    pub(super) index: String,
+    /// Per raw operand.
+    pub(super) raws: Vec<RawCtx>,
+}
+
+/// How a raw operand is reached.
+#[derive(Clone)]
+pub(super) struct RawCtx {
+    /// Binding number (into the plan's buffers): the array is `b{binding}`.
+    pub(super) binding: usize,
+    /// Offset expression (elements).
+    pub(super) off: String,
+    /// The binding is declared `array<atomic<..>>`: every access is atomic.
+    pub(super) atomic: bool,
+}
+
+/// The state of one shader's emission: the adapter's options, the helper functions and `let`
+/// temporaries emitted so far, and the loop guard statement.
+pub(super) struct WgslEmitter {
+    pub(super) opts: WgslOptions,
+    /// Index-like 64-bit integers are emitted as 32-bit.
+    pub(super) narrow: bool,
+    pub(super) helpers: Vec<(String, String)>,
+    pub(super) kname: String,
+    /// `let` temporaries of deep expressions, written before the statement that uses them.
+    pub(super) pre: Vec<String>,
+    /// Next temporary's number.
+    pub(super) tmp: usize,
+    /// The statement run when a loop ended early (see [`LoopMode::guard`](super::LoopMode::guard)).
+    pub(super) guard: Option<String>,
+}
+
+/// Deepest expression (in IR nodes) emitted inline; deeper subtrees go through `let`
+/// temporaries, so naga's parser (recursion limit 200) accepts any depth.
+pub(super) const INLINE_DEPTH: u32 = 16;
+
+const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  let a = b & 0x7fffffffu;
+  let s = b & 0x80000000u;
+  if (a > 0x7f800000u) { return x; }
+  if (a >= 0x477ff000u) { return bitcast<f32>(s | 0x7f800000u); }
+  if (a < 0x38800000u) {
+    let v = round(bitcast<f32>(a) * 16777216.0f) * bitcast<f32>(0x33800000u);
+    return bitcast<f32>(s | bitcast<u32>(v));
+  }
+  return bitcast<f32>(s | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
+}
+";
+
+const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
+  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
+";
+
+const ISNAN_F32: &str =
+    "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+";
+
+impl WgslEmitter {
+    pub(super) fn new(opts: &WgslOptions, narrow: bool, kname: &str) -> WgslEmitter {
+        WgslEmitter {
+            opts: opts.clone(),
+            narrow,
+            helpers: vec![],
+            kname: kname.into(),
+            pre: vec![],
+            tmp: 0,
+            guard: None,
+        }
+    }
+
+    /// Writes the pending `let` temporaries at indentation `pad`.
+    pub(super) fn flush_pre(&mut self, pad: &str, out: &mut String) {
+        for l in self.pre.drain(..) {
+            let _ = writeln!(out, "{pad}{l}");
+        }
+    }
+
+    /// The guard statement after a loop whose condition `cond` must be false when it ends.
+    pub(super) fn guard_after(&self, cond: &str, pad: &str, out: &mut String) {
+        if let Some(g) = &self.guard {
+            let _ = writeln!(out, "{pad}if ({cond}) {{ {g} }}");
+        }
+    }
+
+    /// `guard` as one line to splice into helper code (empty without a guard).
+    pub(super) fn guard_line(&self, cond: &str) -> String {
+        match &self.guard {
+            Some(g) => format!("  if ({cond}) {{ {g} }}\n"),
+            None => String::new(),
+        }
+    }
+
+    pub(super) fn helper(&mut self, name: &str, code: impl FnOnce() -> String) -> String {
+        if !self.helpers.iter().any(|(n, _)| n == name) {
+            let c = code();
+            self.helpers.push((name.into(), c));
+        }
+        name.into()
+    }
+
+    pub(super) fn unsupported(&self, op: &str, dtype: DType, reason: &str) -> Error {
+        Error::DTypeNotSupported {
+            op: if op == self.kname {
+                op.to_string()
+            } else {
+                format!("{} ({op})", self.kname)
+            },
+            dtype,
+            device: self.opts.device.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(super) fn check(&self, d: DType) -> Result<()> {
+        if let Some(r) = storage_refusal(d, self.opts.shader_f64, true) {
+            return Err(self.unsupported(&self.kname, d, &r));
+        }
+        if matches!(d, DType::Int64 | DType::UInt64) && !self.narrow && !self.opts.shader_int64 {
+            return Err(self.unsupported(
+                &self.kname,
+                d,
+                &format!("{d} on a wgpu adapter without SHADER_INT64"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// WGSL value type.
+    pub(super) fn vty(&self, d: DType) -> &'static str {
+        match d {
+            DType::Bool => "bool",
+            DType::Int8 | DType::Int16 | DType::Int32 => "i32",
+            DType::UInt8 | DType::UInt16 | DType::UInt32 => "u32",
+            DType::Int64 => {
+                if self.narrow {
+                    "i32"
+                } else {
+                    "i64"
+                }
+            }
+            DType::UInt64 => {
+                if self.narrow {
+                    "u32"
+                } else {
+                    "u64"
+                }
+            }
+            DType::Float16 | DType::BFloat16 | DType::Float32 => "f32",
+            DType::Float64 => "f64",
+            DType::Complex64 => "vec2<f32>",
+            DType::Complex128 => "vec2<f64>",
+        }
+    }
+
+    /// WGSL storage word type.
+    pub(super) fn sty(&self, d: DType) -> &'static str {
+        match d {
+            DType::Bool => "u32",
+            DType::Int64 => "i64",
+            DType::UInt64 => "u64",
+            _ => self.vty(d),
+        }
+    }
+
+    pub(super) fn param_repr(&self, d: DType) -> ParamRepr {
+        match self.vty(d) {
+            "bool" | "u32" => ParamRepr::U32,
+            "i32" => ParamRepr::I32,
+            "f32" => ParamRepr::F32,
+            "f64" => ParamRepr::F64,
+            "i64" => ParamRepr::I64,
+            _ => ParamRepr::U64,
+        }
+    }
+
+    pub(super) fn param_expr(&self, k: usize, d: DType) -> String {
+        if d == DType::Bool {
+            format!("(mt.p{k} != 0u)")
+        } else {
+            format!("mt.p{k}")
+        }
+    }
+
+    pub(super) fn zero(&self, d: DType) -> String {
+        self.lit(Scalar::zero(d))
+    }
+
+    pub(super) fn lit(&self, v: Scalar) -> String {
+        match v {
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Int8(x) => i32lit(x as i64),
+            Scalar::Int16(x) => i32lit(x as i64),
+            Scalar::Int32(x) => i32lit(x as i64),
+            Scalar::UInt8(x) => format!("{x}u"),
+            Scalar::UInt16(x) => format!("{x}u"),
+            Scalar::UInt32(x) => format!("{x}u"),
+            Scalar::Int64(x) => {
+                if self.narrow {
+                    i32lit(x)
+                } else {
+                    i64lit(x)
+                }
+            }
+            Scalar::UInt64(x) => {
+                if self.narrow {
+                    format!("{x}u")
+                } else {
+                    format!("{x}lu")
+                }
+            }
+            Scalar::Float16(x) => f32lit(x.to_f32()),
+            Scalar::BFloat16(x) => f32lit(x.to_f32()),
+            Scalar::Float32(x) => f32lit(x),
+            Scalar::Float64(x) => f64lit(x),
+            Scalar::Complex64(_) | Scalar::Complex128(_) => "0".into(),
+        }
+    }
+
+    /// Literal of `v` in dtype `d` (for helper code).
+    pub(super) fn ilit(&self, d: DType, v: i64) -> String {
+        self.lit(Scalar::Int64(v).cast(d))
+    }
+
+    pub(super) fn load_conv(&self, d: DType, s: String) -> String {
+        if d == DType::Bool {
+            format!("({s} != 0u)")
+        } else {
+            s
+        }
+    }
+
+    pub(super) fn store_conv(&mut self, d: DType, v: String) -> String {
+        match d {
+            DType::Bool => format!("select(0u, 1u, {v})"),
+            DType::Float16 => format!("{}({v})", self.helper("round_f16", || ROUND_F16.into())),
+            DType::BFloat16 => format!("{}({v})", self.helper("round_bf16", || ROUND_BF16.into())),
+            _ => v,
+        }
+    }
+
+    /// Wraps an integer value of dtype `d` (held in a 32-bit word) to its range.
+    pub(super) fn wrap(&self, d: DType, s: String) -> String {
+        match d {
+            DType::Int8 => format!("(({s} << 24u) >> 24u)"),
+            DType::Int16 => format!("(({s} << 16u) >> 16u)"),
+            DType::UInt8 => format!("({s} & 0xffu)"),
+            DType::UInt16 => format!("({s} & 0xffffu)"),
+            _ => s,
+        }
+    }
+
+    /// NumPy's `npy_divmod` (floor quotient in `.x`, remainder with the divisor's sign in `.y`)
+    /// over an exact `fmod`: WGSL's float `%` is `a - b * trunc(a / b)`, which loses the
+    /// remainder when the quotient rounds (`1 % 0.1`), so the remainder is found by binary long
+    /// division: subtracting `|b| * 2^k` for falling `k` (each subtraction exact by Sterbenz's
+    /// lemma, each halving exact).
+    pub(super) fn float_divmod(&mut self, d: DType) -> String {
+        let t = self.vty(d);
+        let f64_ = d == DType::Float64;
+        let lit = |x: f64| if f64_ { f64lit(x) } else { f32lit(x as f32) };
+        let (z, one, half, nan, inf, negz) = (
+            lit(0.0),
+            lit(1.0),
+            lit(0.5),
+            lit(f64::NAN),
+            lit(f64::INFINITY),
+            lit(-0.0),
+        );
+        let nx = self.isnan(d, "x");
+        let ny = self.isnan(d, "y");
+        let g1 = self.guard_line(&format!("s <= r * {half}"));
+        let g2 = self.guard_line("s != ay");
+        let fmod = format!("fmod_{t}");
+        self.helper(&fmod, || {
+            format!(
+                "fn {fmod}(x: {t}, y: {t}) -> {t} {{
+  if ({nx} || {ny} || abs(x) == {inf} || y == {z}) {{ return {nan}; }}
+  if (abs(y) == {inf}) {{ return x; }}
+  var r = abs(x);
+  let ay = abs(y);
+  var s = ay;
+  while (s <= r * {half}) {{ s = s * 2.0; }}
+{g1}  loop {{
+    if (r >= s) {{ r = r - s; }}
+    if (s == ay) {{ break; }}
+    s = s * {half};
+  }}
+{g2}  return select(r, -r, x < {z});
+}}
+"
+            )
+        });
+        // Signed zeros through bits on f32: NVIDIA's Vulkan compiler folds `select(0.0, -0.0, c)`
+        // as if zeros had no sign (seen on the H200).
+        let signed_zero = |cond: &str| {
+            if f64_ {
+                format!("select({z}, {negz}, {cond})")
+            } else {
+                format!("bitcast<f32>(select(0u, 0x80000000u, {cond}))")
+            }
+        };
+        let zero_b = signed_zero(&format!("b < {z}"));
+        let na = self.isnan(d, "a");
+        let bneg = if f64_ {
+            format!("({one} / b < {z})")
+        } else {
+            "((bitcast<u32>(b) & 0x80000000u) != 0u)".to_string()
+        };
+        let zero_q = signed_zero(&format!("q < {z} || (q == {z} && {one} / q < {z})"));
+        let name = format!("divmod_{t}");
+        self.helper(&name, || {
+            format!(
+                "fn {name}(a: {t}, b: {t}) -> vec2<{t}> {{
+  let m0 = {fmod}(a, b);
+  // Division by zero is spelled out: a driver may fold `a / 0` as if infinities did not exist
+  // (llvmpipe returned 0 for a uniform 0.0 divisor).
+  if (b == {z}) {{
+    if (a == {z} || {na}) {{ return vec2<{t}>({nan}, m0); }}
+    return vec2<{t}>(select({inf}, -{inf}, (a < {z}) != {bneg}), m0);
+  }}
+  let q0 = a / b;
+  var div = (a - m0) / b;
+  var m = m0;
+  if (!(m == {z})) {{
+    if ((b < {z}) != (m < {z})) {{ m = m + b; div = div - {one}; }}
+  }} else {{
+    m = {zero_b};
+  }}
+  var fl: {t};
+  if (!(div == {z})) {{
+    fl = floor(div);
+    if (div - fl > {half}) {{ fl = fl + {one}; }}
+  }} else {{
+    let q = q0;
+    fl = {zero_q};
+  }}
+  return vec2<{t}>(fl, m);
+}}
+"
+            )
+        })
+    }
+
+    pub(super) fn isnan(&mut self, d: DType, s: &str) -> String {
+        match d {
+            DType::Float64 => format!("(!({s} == {s}))"),
+            _ => format!("{}({s})", self.helper("isnan_f32", || ISNAN_F32.into())),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Expressions: the recursive walk (with `let` hoisting of deep subtrees) and unary operators.
+
+use super::emitter::{f32lit, f64lit, Ctx, WgslEmitter, INLINE_DEPTH};
+use super::storage_bytes;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
+
+impl WgslEmitter {
+    pub(super) fn expr(&mut self, e: &Expr, c: &Ctx) -> Result<String> {
+        Ok(self.expr_d(e, c)?.0)
+    }
+
+    /// An expression and its nesting depth; subtrees deeper than [`INLINE_DEPTH`] are bound to
+    /// `let` temporaries (in [`WgslEmitter::pre`]) first.
+    fn expr_d(&mut self, e: &Expr, c: &Ctx) -> Result<(String, u32)> {
+        let (s, d) = self.expr_node(e, c)?;
+        if d > INLINE_DEPTH {
+            let name = format!("t{}", self.tmp);
+            self.tmp += 1;
+            self.pre.push(format!("let {name} = {s};"));
+            return Ok((name, 1));
+        }
+        Ok((s, d))
+    }
+
+    /// `s` itself when it is a name, literal or element access, else a `let` temporary
+    /// holding it (for operands the emitted code repeats).
+    fn bind(&mut self, s: String) -> String {
+        let simple = s.len() <= 48
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c));
+        if simple {
+            return s;
+        }
+        let name = format!("t{}", self.tmp);
+        self.tmp += 1;
+        self.pre.push(format!("let {name} = {s};"));
+        name
+    }
+
+    fn expr_node(&mut self, e: &Expr, c: &Ctx) -> Result<(String, u32)> {
+        self.check(e.ty)?;
+        let mut depth = 0u32;
+        let mut sub = |em: &mut WgslEmitter, x: &Expr| -> Result<String> {
+            let (s, d) = em.expr_d(x, c)?;
+            depth = depth.max(d);
+            Ok(s)
+        };
+        let s = match &e.kind {
+            ExprKind::Const(v) => self.lit(*v),
+            ExprKind::Input(k) => c.inputs[*k].clone(),
+            ExprKind::Param(k) => c.params[*k].clone(),
+            ExprKind::Var(k) => c.vars[*k].clone(),
+            ExprKind::Index => format!("{}({})", self.vty(DType::Int64), c.index),
+            ExprKind::Load { raw, index } => {
+                let ix = sub(self, index)?;
+                let r = &c.raws[*raw];
+                let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
+                if r.atomic && storage_bytes(e.ty) == Some(8) {
+                    let h = self.pair_helpers(r.binding);
+                    let v = format!("{h}_ld({} + u32({ix}))", r.off);
+                    if e.ty == DType::Int64 {
+                        format!("bitcast<i64>({v})")
+                    } else {
+                        v
+                    }
+                } else if r.atomic {
+                    self.word_value(e.ty, format!("atomicLoad(&{slot})"))
+                } else {
+                    self.load_conv(e.ty, slot)
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let mut s = sub(self, a)?;
+                if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
+                    // Emitted twice: bind a compound operand once.
+                    s = self.bind(s);
+                }
+                self.unary(*op, a.ty, s)?
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = sub(self, a)?;
+                let mut y = sub(self, b)?;
+                if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    y = self.bind(y);
+                }
+                self.binary(*op, a.ty, b.ty, x, y)?
+            }
+            ExprKind::Cast(a) => {
+                let s = sub(self, a)?;
+                self.cast(s, a.ty, e.ty)
+            }
+            ExprKind::Select(cond, a, b) => {
+                let cs = sub(self, cond)?;
+                let x = sub(self, a)?;
+                let y = sub(self, b)?;
+                format!("select({y}, {x}, {cs})")
+            }
+        };
+        Ok((s, depth + 1))
+    }
+
+    pub(super) fn f64_refusal(&self, op: &str) -> Error {
+        self.unsupported(
+            op,
+            DType::Float64,
+            &format!(
+                "{op} on float64: Vulkan's GLSL.std.450 {op} is defined for 16/32-bit floats only \
+                 (drivers return garbage for f64) and a software float64 {op} is not implemented yet"
+            ),
+        )
+    }
+
+    fn unary(&mut self, op: UnaryOp, d: DType, a: String) -> Result<String> {
+        let t = self.vty(d);
+        let float = d.is_float();
+        let f64_ = d == DType::Float64;
+        Ok(match op {
+            UnaryOp::Neg => match d {
+                DType::Bool => a,
+                _ if float => format!("(-{a})"),
+                _ if d.is_signed_integer() => self.wrap(d, format!("(-{a})")),
+                _ => self.wrap(d, format!("({} - {a})", self.zero(d))),
+            },
+            UnaryOp::Abs => {
+                match d {
+                    _ if float => format!("abs({a})"),
+                    _ if d.is_signed_integer() => {
+                        let z = self.zero(d);
+                        let name = format!("abs_{t}");
+                        let h = self.helper(&name, || {
+                        format!("fn {name}(a: {t}) -> {t} {{ return select(a, {z} - a, a < {z}); }}\n")
+                    });
+                        self.wrap(d, format!("{h}({a})"))
+                    }
+                    _ => a,
+                }
+            }
+            UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => {
+                let name = format!("{op:?}").to_lowercase();
+                return Err(self.unsupported(&name, d, "complex numbers are not supported"));
+            }
+            UnaryOp::Not => self.truthy(d, &a, true),
+            UnaryOp::BitNot => match d {
+                DType::Bool => format!("(!{a})"),
+                _ if d.is_integer() => self.wrap(d, format!("(~{a})")),
+                _ => return Err(self.unsupported("invert", d, "bitwise not needs an integer")),
+            },
+            UnaryOp::Sqrt
+            | UnaryOp::Exp
+            | UnaryOp::Log
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Tan
+            | UnaryOp::Tanh => {
+                let name = format!("{op:?}").to_lowercase();
+                if !float {
+                    return Err(self.unsupported(&name, d, "needs a float operand"));
+                }
+                if f64_ && op != UnaryOp::Sqrt {
+                    return Err(self.f64_refusal(&name));
+                }
+                let nan = if f64_ {
+                    f64lit(f64::NAN)
+                } else {
+                    f32lit(f32::NAN)
+                };
+                let z = self.zero(d);
+                match op {
+                    UnaryOp::Sqrt => format!("select(sqrt({a}), {nan}, {a} < {z})"),
+                    UnaryOp::Log => format!("select(log({a}), {nan}, {a} < {z})"),
+                    UnaryOp::Tanh => {
+                        let h = self.helper("tanh_f32", || {
+                            "fn tanh_f32(x: f32) -> f32 { return select(tanh(clamp(x, -15.0f, 15.0f)), x, !(x == x)); }\n".into()
+                        });
+                        format!("{h}({a})")
+                    }
+                    _ => format!("{name}({a})"),
+                }
+            }
+            UnaryOp::Floor | UnaryOp::Ceil => {
+                if float {
+                    format!("{}({a})", format!("{op:?}").to_lowercase())
+                } else {
+                    a
+                }
+            }
+            UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite => {
+                if !float {
+                    return Ok(if op == UnaryOp::IsFinite {
+                        "true".into()
+                    } else {
+                        "false".into()
+                    });
+                }
+                if f64_ {
+                    let inf = f64lit(f64::INFINITY);
+                    match op {
+                        UnaryOp::IsNan => format!("(!({a} == {a}))"),
+                        UnaryOp::IsInf => format!("(abs({a}) == {inf})"),
+                        _ => format!("(abs({a}) < {inf})"),
+                    }
+                } else {
+                    let bits = format!("(bitcast<u32>({a}) & 0x7fffffffu)");
+                    match op {
+                        UnaryOp::IsNan => format!("({bits} > 0x7f800000u)"),
+                        UnaryOp::IsInf => format!("({bits} == 0x7f800000u)"),
+                        _ => format!("({bits} < 0x7f800000u)"),
+                    }
+                }
+            }
+        })
+    }
+
+    /// `a != 0` as a bool (`negate`: `a == 0`).
+    pub(super) fn truthy(&self, d: DType, a: &str, negate: bool) -> String {
+        if d == DType::Bool {
+            return if negate { format!("(!{a})") } else { a.into() };
+        }
+        let z = self.zero(d);
+        if negate {
+            format!("({a} == {z})")
+        } else {
+            format!("(!({a} == {z}))")
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Elementwise shaders: every op, dtype and cast; parameters, constants, loops, refusals.
+
+use super::*;
+
+#[test]
+fn every_binary_op_every_dtype_validates() {
+    let mut n = 0;
+    for d in [DType::Bool].iter().chain(&INTS).chain(&FLOATS) {
+        for op in BINOPS {
+            let float_only = matches!(op, B::Atan2);
+            let int_only = matches!(op, B::And | B::Or | B::Xor | B::Shl | B::Shr);
+            if (float_only && !d.is_float()) || (int_only && d.is_float()) {
+                continue;
+            }
+            let k = bin(op, *d);
+            let r = emit_elementwise(&k, &specs(&k)[0], &opts());
+            if *d == DType::Float64 && matches!(op, B::Pow | B::Atan2) {
+                assert!(matches!(r, Err(Error::DTypeNotSupported { .. })), "{op:?}");
+                continue;
+            }
+            if *d == DType::Bool
+                && matches!(op, B::Div | B::FloorDiv | B::Mod | B::Pow | B::Shl | B::Shr)
+            {
+                assert!(r.is_err());
+                continue;
+            }
+            n += check_kernel(&k);
+        }
+    }
+    assert!(n > 400, "{n}");
+}
+
+#[test]
+fn every_unary_op_every_dtype_validates() {
+    let ops = [
+        U::Neg,
+        U::Abs,
+        U::Not,
+        U::BitNot,
+        U::Sqrt,
+        U::Exp,
+        U::Log,
+        U::Sin,
+        U::Cos,
+        U::Tan,
+        U::Tanh,
+        U::Floor,
+        U::Ceil,
+        U::IsNan,
+        U::IsInf,
+        U::IsFinite,
+    ];
+    for d in [DType::Bool].iter().chain(&INTS).chain(&FLOATS) {
+        for op in ops {
+            let math = matches!(
+                op,
+                U::Sqrt | U::Exp | U::Log | U::Sin | U::Cos | U::Tan | U::Tanh
+            );
+            if (math && !d.is_float()) || (op == U::BitNot && d.is_float()) {
+                continue;
+            }
+            let k = Kernel::map("un", vec![*d], vec![], Expr::unary(op, Expr::input(0, *d)));
+            if *d == DType::Float64 && op.is_transcendental() {
+                let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap_err();
+                let msg = e.to_string();
+                assert!(matches!(e, Error::DTypeNotSupported { .. }), "{msg}");
+                assert!(msg.contains(&format!("{op:?}").to_lowercase()), "{msg}");
+                continue;
+            }
+            check_kernel(&k);
+        }
+    }
+}
+
+#[test]
+fn every_cast_validates() {
+    let all: Vec<DType> = [DType::Bool]
+        .iter()
+        .chain(&INTS)
+        .chain(&FLOATS)
+        .copied()
+        .collect();
+    for &a in &all {
+        for &b in &all {
+            let k = Kernel::map("cast", vec![a], vec![], Expr::input(0, a).cast(b));
+            check_kernel(&k);
+        }
+    }
+}
+
+#[test]
+fn params_constants_fill_arange() {
+    for d in [DType::Bool].iter().chain(&INTS).chain(&FLOATS) {
+        // fill: zero inputs.
+        let k = Kernel::map("fill", vec![], vec![*d], Expr::param(0, *d));
+        check_kernel(&k);
+        // constants of every kind
+        for v in [
+            Scalar::Int64(0),
+            Scalar::Int64(-1),
+            Scalar::Int64(i64::MIN),
+            Scalar::Float64(f64::NAN),
+            Scalar::Float64(f64::NEG_INFINITY),
+            Scalar::Float64(-0.0),
+            Scalar::Float64(1e-310),
+            Scalar::Float64(3.5e300),
+        ] {
+            let k = Kernel::map("c", vec![], vec![], Expr::constant(v.cast(*d)));
+            check_kernel(&k);
+        }
+    }
+    // arange: Param(0) + Cast(Index) * Param(1), cast to the dtype.
+    for d in [
+        DType::Int32,
+        DType::Int64,
+        DType::Float32,
+        DType::Float64,
+        DType::UInt8,
+    ] {
+        let f = DType::Float64;
+        let v = Expr::binary(
+            B::Add,
+            Expr::param(0, f),
+            Expr::binary(B::Mul, Expr::index().cast(f), Expr::param(1, f)),
+        )
+        .cast(d);
+        let k = Kernel::map("arange", vec![], vec![f, f], v);
+        check_kernel(&k);
+    }
+    // mixed params alignment: f32, f64, i64, bool, u8
+    let k = Kernel::map(
+        "mixed",
+        vec![DType::Float32],
+        vec![
+            DType::Float32,
+            DType::Float64,
+            DType::Int64,
+            DType::Bool,
+            DType::UInt8,
+        ],
+        Expr::select(
+            Expr::param(3, DType::Bool),
+            Expr::binary(
+                B::Add,
+                Expr::input(0, DType::Float32),
+                Expr::param(0, DType::Float32),
+            ),
+            Expr::param(1, DType::Float64).cast(DType::Float32),
+        ),
+    );
+    check_kernel(&k);
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert_eq!(sh.meta.params[1].0, 8);
+    assert_eq!(sh.meta.words_offset % 16, 0);
+}
+
+#[test]
+fn loops_ifs_loads_and_multiple_outputs() {
+    for d in [DType::Float32, DType::Float64, DType::Int32, DType::Float16] {
+        let k = convolve_kernel(d);
+        assert!(!vec4_eligible(&k));
+        check_kernel(&k);
+    }
+    // two outputs, conditional store, aliasing input/output binding
+    let f = DType::Float32;
+    let k = Kernel {
+        name: "divmod".into(),
+        inputs: vec![f, f],
+        outputs: vec![f, f],
+        raws: vec![],
+        params: vec![],
+        locals: vec![],
+        body: vec![
+            Stmt::Store {
+                output: 0,
+                value: Expr::binary(B::FloorDiv, Expr::input(0, f), Expr::input(1, f)),
+            },
+            Stmt::Store {
+                output: 1,
+                value: Expr::binary(B::Mod, Expr::input(0, f), Expr::input(1, f)),
+            },
+        ],
+    };
+    assert!(vec4_eligible(&k));
+    check_kernel(&k);
+    let plan = BindingPlan::new(&[(1, f), (2, f)], &[(1, f), (3, f)], &[]);
+    assert_eq!(plan.buffers.len(), 3);
+    assert_eq!(plan.inputs[0], plan.outputs[0]);
+    let s = ElementwiseSpec {
+        ndim: 2,
+        contiguous: false,
+        vec4: false,
+        wide_int64: false,
+        bindings: plan,
+    };
+    validate(&emit_elementwise(&k, &s, &opts()).unwrap().source);
+}
+
+#[test]
+fn refusals() {
+    let k = bin(B::Add, DType::Complex64);
+    let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::DTypeNotSupported {
+            dtype: DType::Complex64,
+            ..
+        }
+    ));
+    let k = bin(B::Add, DType::Float64);
+    let mut o = opts();
+    o.shader_f64 = false;
+    let e = emit_elementwise(&k, &specs(&k)[0], &o).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("float64 on a wgpu adapter without SHADER_F64"),
+        "{e}"
+    );
+    let k = bin(B::Add, DType::Int64);
+    o.shader_int64 = false;
+    let e = emit_elementwise(&k, &specs(&k)[0], &o).unwrap_err();
+    assert!(e.to_string().contains("SHADER_INT64"), "{e}");
+    // index arithmetic works without SHADER_INT64 (narrow)
+    let k = Kernel::map(
+        "idx",
+        vec![],
+        vec![],
+        Expr::binary(B::Mod, Expr::index(), Expr::constant(Scalar::Int64(7))).cast(DType::Float32),
+    );
+    emit_elementwise(&k, &specs(&k)[0], &o).unwrap();
+    assert_eq!(
+        storage_refusal(DType::Float64, false, true).unwrap(),
+        "float64 on a wgpu adapter without SHADER_F64"
+    );
+    assert!(storage_refusal(DType::Float64, true, false).is_none());
+}
