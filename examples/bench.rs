@@ -208,6 +208,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x.sum().map(|_| ()));
         b.report(&case, r, gb(4.0 * n as f64));
     }
+    // Tuple-accumulator reductions: (value, index) and (count, mean, M2).
+    let case = format!("argmax_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || x.argmax().map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    let case = format!("var_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(3, 10, || x.var().map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
     let x2 = x.reshape(&[side as isize, side as isize])?;
     for (axis, name) in [(0isize, "sum_axis0"), (1, "sum_axis1")] {
         let case = format!("{name}_f32_{side}^2");

@@ -65,8 +65,10 @@ pub mod linalg;
 pub mod math;
 pub mod registry;
 pub mod scipy;
-pub mod sorting;
+// Before `sorting`: its `reductions!` declarations (argmax, argmin) use the macro.
+#[macro_use]
 pub mod statistics;
+pub mod sorting;
 
 pub use array::index;
 
@@ -105,6 +107,7 @@ pub use math::rounding::*;
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
+pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{
     argsort, argsort_with, cumprod, cumprod_with, cumsum, cumsum_with, sort, sort_with, Scan, Sort,
 };

@@ -20,5 +20,6 @@ mod reductions;
 mod regressions;
 mod signal;
 mod sorting;
+mod statistics;
 mod ufuncs;
 mod views;

@@ -880,7 +880,7 @@ impl ReductionKernel {
         let path = |k: &ReduceKernel, neutral: bool| match (&self.identity, neutral) {
             (None, _) => Path::First(None),
             (Some(_), true) => Path::Identity,
-            (Some(_), false) => Path::First(Some(k.identity)),
+            (Some(_), false) => Path::First(Some(k.identity[0])),
         };
         if let Some((k, neutral)) = self.cache.lock().expect("kernel cache").get(&key) {
             return Ok(((**k).clone(), params, path(k, *neutral)));

@@ -437,7 +437,7 @@ fn splice_reduction(
             _ => None,
         }
     };
-    rk.map = rk.map.rewrite(&mut fix);
+    rk.map = rk.map.iter().map(|m| m.rewrite(&mut fix)).collect();
     rk.post = rk.post.rewrite(&mut fix);
     rk.name = name.into();
     rk.inputs = in_dtypes;

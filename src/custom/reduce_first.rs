@@ -166,8 +166,8 @@ pub(crate) fn pass_kernels(kernel: &ReduceKernel, initial: Option<Scalar>) -> Ve
 /// `kernel` with `post(a)` replaced by `post(combine(initial, a))`: NumPy's `initial=`, counted
 /// once per output.
 fn with_initial(kernel: &ReduceKernel, initial: Scalar) -> ReduceKernel {
-    let acc = kernel.acc;
-    let c = kernel.combine.rewrite(&mut |e| match e.kind {
+    let acc = kernel.acc[0];
+    let c = kernel.combine[0].rewrite(&mut |e| match e.kind {
         ExprKind::Var(0) => Some(Expr::constant(initial)),
         ExprKind::Var(1) => Some(Expr::var(0, acc)),
         _ => None,
@@ -190,16 +190,16 @@ fn with_initial(kernel: &ReduceKernel, initial: Scalar) -> ReduceKernel {
 /// the host with the IR's semantics; an evaluation error counts as not neutral (the slower
 /// path is exact either way).
 pub(crate) fn identity_is_neutral(kernel: &ReduceKernel) -> bool {
-    let id = Expr::constant(kernel.identity);
+    let id = Expr::constant(kernel.identity[0]);
     let sub = |x: &Expr, y: &Expr| {
-        kernel.combine.rewrite(&mut |e| match e.kind {
+        kernel.combine[0].rewrite(&mut |e| match e.kind {
             ExprKind::Var(0) => Some(x.clone()),
             ExprKind::Var(1) => Some(y.clone()),
             _ => None,
         })
     };
     let mut all: Option<Expr> = None;
-    for p in probes(kernel.acc) {
+    for p in probes(kernel.acc[0]) {
         let v = Expr::constant(p);
         let eq = |a: Expr| Expr::binary(BinaryOp::Eq, a, v.clone());
         let ok = Expr::binary(BinaryOp::And, eq(sub(&id, &v)), eq(sub(&v, &id)));
@@ -278,13 +278,13 @@ fn map_pass(kernel: &ReduceKernel) -> Kernel {
     Kernel {
         name: format!("{}_map", kernel.name),
         inputs: kernel.inputs.clone(),
-        outputs: vec![kernel.acc],
+        outputs: vec![kernel.acc[0]],
         raws: vec![],
         params: kernel.params.clone(),
         locals: vec![],
         body: vec![Stmt::Store {
             output: 0,
-            value: kernel.map.clone(),
+            value: kernel.map[0].clone(),
         }],
     }
 }
@@ -302,7 +302,7 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
         Expr::param(np, DType::Int64),
         Expr::param(np + 1, DType::Int64),
     );
-    let a = Expr::var(0, k.acc);
+    let a = Expr::var(0, k.acc[0]);
     let (j, base, t) = (
         Expr::var(2, DType::Int64),
         Expr::var(3, DType::Int64),
@@ -311,15 +311,15 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
     let bin = Expr::binary;
     let mut params = k.params.clone();
     params.extend([DType::Int64, DType::Int64]);
-    let out = if last { k.output } else { k.acc };
+    let out = if last { k.output } else { k.acc[0] };
     let value = if last { k.post.clone() } else { a.clone() };
     Kernel {
         name: format!("{}_fold{}", k.name, if last { "_post" } else { "" }),
         inputs: vec![],
         outputs: vec![out],
-        raws: vec![k.acc],
+        raws: vec![k.acc[0]],
         params,
-        locals: vec![k.acc, k.acc, DType::Int64, DType::Int64, DType::Int64],
+        locals: vec![k.acc[0], k.acc[0], DType::Int64, DType::Int64, DType::Int64],
         body: vec![
             // j = i % m; base = (i / m) * n + j * 32
             Stmt::Let {
@@ -340,11 +340,11 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
             },
             Stmt::Let {
                 var: 0,
-                value: Expr::load(0, k.acc, base.clone()),
+                value: Expr::load(0, k.acc[0], base.clone()),
             },
             Stmt::Let {
                 var: 1,
-                value: Expr::constant(Scalar::zero(k.acc)),
+                value: Expr::constant(Scalar::zero(k.acc[0])),
             },
             Stmt::For {
                 var: 4,
@@ -363,11 +363,11 @@ fn combine_pass(k: &ReduceKernel, last: bool) -> Kernel {
                     then_body: vec![
                         Stmt::Assign {
                             var: 1,
-                            value: Expr::load(0, k.acc, bin(BinaryOp::Add, base, t)),
+                            value: Expr::load(0, k.acc[0], bin(BinaryOp::Add, base, t)),
                         },
                         Stmt::Assign {
                             var: 0,
-                            value: k.combine.clone(),
+                            value: k.combine[0].clone(),
                         },
                     ],
                     else_body: vec![],

@@ -1,4 +1,5 @@
-//! Scans and sorting: `cumsum`, `cumprod`, `sort`, `argsort` (NumPy's API and dtype rules).
+//! Scans and sorting: `cumsum`, `cumprod`, `sort`, `argsort` (NumPy's API and dtype rules);
+//! searching (`argmax`, `argmin`) is in [`search`].
 //!
 //! Each moves the working axis last by copying a transposed view into a fresh C-contiguous
 //! array (in the result dtype), runs the backend's [`Backend::scan`](cupy_core::Backend::scan) /
@@ -12,6 +13,8 @@
 //!   `-0.0`/`0.0`, keep their input order), so `argsort` gives the same indices as NumPy's
 //!   `argsort(kind='stable')` on every backend. Complex numbers sort lexicographically (real
 //!   part, then imaginary part), NaNs last, on the backends that sort them (cpu).
+
+pub mod search;
 
 use crate::array::Array;
 use cupy_core::backend::{Operand, ScanCall, ScanOp, SortCall};

@@ -6,8 +6,8 @@
 //! sum / sum_axis / sum_with => |t, opts, count| sums::sum_kernel(t, opts);
 //! ```
 //!
-//! the doc, the names of the three forms, `no identity "maximum"` for reductions an empty axis
-//! refuses, and the kernel builder ([`reduction::Build`]). It makes the [`Reduction`] object
+//! the doc, the names of the three forms, `empty "<message>"` for reductions an empty axis
+//! refuses (NumPy's error), and the kernel builder ([`reduction::Build`]). It makes the [`Reduction`] object
 //! (`cupy::reductions::sum`), the functions `cupy::sum(&a)`, `cupy::sum_with(&a, Reduce {..})`,
 //! the methods `a.sum()`, `a.sum_axis(0)`, `a.sum_with(..)`, the `fuse` methods (`Sym::sum`,
 //! `Sym::sum_axis`, `Sym::sum_with`) and the registry row.
@@ -18,7 +18,7 @@
 macro_rules! reductions {
     (family: $family:literal;
      $( $(#[doc = $doc:literal])+
-        $name:ident / $axis:ident / $with:ident $(, no identity $ufunc:literal)?
+        $name:ident / $axis:ident / $with:ident $(, empty $empty:literal)?
         => |$t:pat_param, $opts:pat_param, $count:pat_param| $body:expr ; )*
     ) => {
         /// The reduction objects of this family (`numpy.<name>` as a value).
@@ -33,7 +33,7 @@ macro_rules! reductions {
                         name: stringify!($name),
                         #[allow(unused_variables)]
                         build: |$t, $opts, $count| $body,
-                        no_identity: reductions!(@no_identity $($ufunc)?),
+                        empty_error: reductions!(@empty $($empty)?),
                         family: $family,
                         doc: concat!($($doc, "\n"),+),
                     };
@@ -134,8 +134,8 @@ macro_rules! reductions {
             )*
         }
     };
-    (@no_identity $ufunc:literal) => { Some($ufunc) };
-    (@no_identity) => { None };
+    (@empty $empty:literal) => { Some($empty) };
+    (@empty) => { None };
 }
 
 pub mod averages;
@@ -148,10 +148,16 @@ pub mod reductions {
     pub use super::averages::reductions::*;
     pub use super::order::reductions::*;
     pub use super::sums::reductions::*;
+    pub use crate::sorting::search::reductions::*;
 }
 
 /// The families, in table order.
-const FAMILIES: &[&[reduction::Reduction]] = &[sums::ALL, order::ALL, averages::ALL];
+const FAMILIES: &[&[reduction::Reduction]] = &[
+    sums::ALL,
+    order::ALL,
+    averages::ALL,
+    crate::sorting::search::ALL,
+];
 
 /// Every reduction cupy-rs declares.
 pub fn all_reductions() -> impl Iterator<Item = &'static reduction::Reduction> {

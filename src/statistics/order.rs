@@ -34,7 +34,7 @@ fn extreme(name: &str, max: bool, t: DType, opts: &Reduce) -> Result<(ReduceKern
 reductions! {
     family: "order";
     /// The maximum (`numpy.max`, `amax`; NaN propagates; an empty axis is an error).
-    max / max_axis / max_with, no identity "maximum" => |t, opts, _| extreme("max", true, t, opts);
+    max / max_axis / max_with, empty "zero-size array to reduction operation maximum which has no identity" => |t, opts, _| extreme("max", true, t, opts);
     /// The minimum (`numpy.min`, `amin`; NaN propagates; an empty axis is an error).
-    min / min_axis / min_with, no identity "minimum" => |t, opts, _| extreme("min", false, t, opts);
+    min / min_axis / min_with, empty "zero-size array to reduction operation minimum which has no identity" => |t, opts, _| extreme("min", false, t, opts);
 }

@@ -121,9 +121,10 @@ pub type Build = fn(DType, &Reduce, usize) -> Result<(ReduceKernel, Vec<Scalar>)
 pub struct Reduction {
     pub(crate) name: &'static str,
     pub(crate) build: Build,
-    /// NumPy's ufunc name in the error of an empty reduction, for reductions with no identity
-    /// (`maximum` for `max`); `None` when an empty reduction has a value.
-    pub(crate) no_identity: Option<&'static str>,
+    /// NumPy's error of an empty reduction, for reductions an empty axis refuses (`max`:
+    /// "zero-size array to reduction operation maximum which has no identity"); `None` when an
+    /// empty reduction has a value.
+    pub(crate) empty_error: Option<&'static str>,
     pub(crate) family: &'static str,
     pub(crate) doc: &'static str,
 }
@@ -188,11 +189,8 @@ impl Reduction {
 
     /// The error of an empty reduction that has no identity, if this is one.
     pub(crate) fn empty_error(&self, count: usize) -> Result<()> {
-        match self.no_identity {
-            Some(ufunc) if count == 0 => Err(Error::invalid(
-                self.name,
-                format!("zero-size array to reduction operation {ufunc} which has no identity"),
-            )),
+        match self.empty_error {
+            Some(msg) if count == 0 => Err(Error::invalid(self.name, msg)),
             _ => Ok(()),
         }
     }

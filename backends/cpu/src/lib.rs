@@ -14,6 +14,7 @@
 
 mod cmath;
 mod column;
+mod cse;
 mod eval;
 mod gemm;
 pub mod mem;

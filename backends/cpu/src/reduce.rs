@@ -213,15 +213,31 @@ fn combine_inplace(op: BinaryOp, acc: &mut Col<'static>, x: &Col<'_>) -> bool {
     true
 }
 
+/// A tuple of accumulator columns (one per accumulator of the kernel).
+type Tuple = Vec<Col<'static>>;
+
+/// A column as an owned vector column of `n` lanes.
+fn lanes(c: Col<'_>, n: usize) -> Col<'static> {
+    if c.is_uniform() {
+        c.expand(n)
+    } else {
+        c.owned()
+    }
+}
+
 /// What every block needs.
 struct Ctx<'a> {
     k: &'a cupy_core::kernel::ir::ReduceKernel,
+    /// `k.combine` with its shared subtrees hoisted into locals `2n..`.
+    combine: crate::cse::Hoisted,
     params: &'a [Col<'static>],
     native: Option<BinaryOp>,
     no_vars: [DType; 0],
 }
 
 impl Ctx<'_> {
+    /// An environment of `n` lanes whose `Index` (the reduced index) of lane `j` is
+    /// `index.0 + j * index.1`.
     fn env<'e>(&'e self, n: usize, inputs: Vec<Col<'e>>, index: (i64, i64)) -> Env<'e> {
         Env {
             n,
@@ -235,53 +251,81 @@ impl Ctx<'_> {
         }
     }
 
-    fn combine(
-        &self,
-        a: &Col<'_>,
-        b: &Col<'_>,
-        n: usize,
-    ) -> std::result::Result<Col<'static>, String> {
-        let mut env = self.env(n, vec![], (0, 1));
-        env.vars = vec![Some(a.view()), Some(b.view())];
-        Ok(env.eval(&self.k.combine)?.owned())
+    /// The mapped tuple of the lanes of `env`.
+    fn map<'s>(&self, env: &'s Env<'_>) -> std::result::Result<Vec<Col<'s>>, String> {
+        self.k.map.iter().map(|e| env.eval(e)).collect()
     }
 
-    /// Folds a column of `n` lanes to one uniform value.
-    fn fold(&self, c: Col<'_>, n: usize) -> std::result::Result<Col<'static>, String> {
-        if n == 1 {
-            return Ok(c.slice(0, 1).owned().uniform0());
+    /// `combine(a, b)` lane by lane (`a` and `b` are tuples of `n` lanes, or uniform).
+    fn combine(
+        &self,
+        a: &[Col<'_>],
+        b: &[Col<'_>],
+        n: usize,
+    ) -> std::result::Result<Tuple, String> {
+        let mut env = self.env(n, vec![], (0, 1));
+        env.vars = a.iter().chain(b).map(|c| Some(c.view())).collect();
+        for l in &self.combine.lets {
+            let c = env.eval(l)?.owned();
+            env.vars.push(Some(c));
         }
-        if let Some(op) = self.native {
-            return Ok(if c.is_uniform() {
+        self.combine
+            .outs
+            .iter()
+            .map(|e| Ok(env.eval(e)?.owned()))
+            .collect()
+    }
+
+    /// Folds a tuple of `n` lanes to one uniform tuple.
+    fn fold(&self, c: Vec<Col<'_>>, n: usize) -> std::result::Result<Tuple, String> {
+        if n == 1 {
+            return Ok(c.iter().map(|c| c.slice(0, 1).owned().uniform0()).collect());
+        }
+        if let (Some(op), [c]) = (self.native, &c[..]) {
+            return Ok(vec![if c.is_uniform() {
                 fold_native(op, &c.expand(n))
             } else {
-                fold_native(op, &c)
-            });
+                fold_native(op, c)
+            }]);
         }
         // Halving tree with the interpreted combine.
-        let mut c = if c.is_uniform() {
-            c.expand(n)
-        } else {
-            c.owned()
-        };
+        let mut c: Tuple = c.into_iter().map(|c| lanes(c, n)).collect();
         let mut len = n;
         while len > 1 {
             let h = len / 2;
-            let r = self.combine(&c.slice(0, h), &c.slice(h, 2 * h), h)?;
-            let r = if r.is_uniform() { r.expand(h) } else { r };
+            let lo: Vec<Col<'_>> = c.iter().map(|x| x.slice(0, h)).collect();
+            let hi: Vec<Col<'_>> = c.iter().map(|x| x.slice(h, 2 * h)).collect();
+            let r = self.combine(&lo, &hi, h)?.into_iter().map(|r| lanes(r, h));
             c = if len % 2 == 1 {
-                col::concat(&[r, c.slice(len - 1, len)], &[h, 1])
+                r.zip(&c)
+                    .map(|(r, x)| col::concat(&[r, x.slice(len - 1, len)], &[h, 1]))
+                    .collect()
             } else {
-                r
+                r.collect()
             };
             len = h + len % 2;
         }
-        Ok(c.uniform0())
+        Ok(c.iter().map(|c| c.uniform0()).collect())
     }
 
-    fn post(&self, acc: Col<'_>, n: usize) -> std::result::Result<Col<'static>, String> {
+    /// Folds `parts` (uniform tuples, in order) to one uniform tuple.
+    fn fold_parts(&self, parts: Vec<Tuple>) -> std::result::Result<Tuple, String> {
+        let n = parts.len();
+        if n == 1 {
+            return Ok(parts.into_iter().next().expect("one part"));
+        }
+        let cols = (0..self.k.acc.len())
+            .map(|j| {
+                let c: Vec<Col<'_>> = parts.iter().map(|p| p[j].view()).collect();
+                col::concat(&c, &vec![1; n])
+            })
+            .collect();
+        self.fold(cols, n)
+    }
+
+    fn post(&self, acc: &[Col<'_>], n: usize) -> std::result::Result<Col<'static>, String> {
         let mut env = self.env(n, vec![], (0, 1));
-        env.vars = vec![Some(acc)];
+        env.vars = acc.iter().map(|c| Some(c.view())).collect();
         Ok(env.eval(&self.k.post)?.owned())
     }
 }
@@ -332,19 +376,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
             ));
         }
     }
-    if k.map.ty != k.acc
-        || k.combine.ty != k.acc
-        || k.post.ty != k.output
-        || k.identity.dtype() != k.acc
-    {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "reduction kernel types: map {}, combine {}, identity {}, post {} for acc {} / output {}",
-                k.map.ty, k.combine.ty, k.identity.dtype(), k.post.ty, k.acc, k.output
-            ),
-        ));
-    }
+    k.validate()?;
     let no = call.out_shape.len();
     let full: Vec<usize> = call
         .out_shape
@@ -378,8 +410,12 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     let params = be.params(op, &k.params, &call.params)?;
     let ctx = Ctx {
         k,
+        combine: crate::cse::hoist(&k.combine, 2 * k.acc.len()),
         params: &params,
-        native: native_op(&k.combine, k.acc),
+        native: match (&k.combine[..], &k.acc[..]) {
+            ([c], [a]) => native_op(c, *a),
+            _ => None,
+        },
         no_vars: [],
     };
     // Type-check map, combine and post before touching memory.
@@ -391,10 +427,10 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
             (0, 1),
         );
         env.dry = true;
-        env.eval(&k.map).map_err(unsup)?;
-        let z = col::scalar_col(k.identity);
+        ctx.map(&env).map_err(unsup)?;
+        let z: Tuple = k.identity.iter().map(|s| col::scalar_col(*s)).collect();
         ctx.combine(&z, &z, 1).map_err(unsup)?;
-        ctx.post(z, 1).map_err(unsup)?;
+        ctx.post(&z, 1).map_err(unsup)?;
     }
     if n_out == 0 {
         return Ok(());
@@ -412,18 +448,18 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     let out_view = View::new(ob, out_layout, false);
     let threads = rayon::current_num_threads().max(1);
 
-    let store = |o0: usize, n: usize, acc: Col<'_>| -> Result<()> {
+    let store = |o0: usize, n: usize, acc: &[Col<'_>]| -> Result<()> {
         let v = ctx.post(acc, n).map_err(err)?;
         // SAFETY: output layout checked; each output block is written by one thread.
         unsafe { out_view.scatter(o0, n, &v, None) }.map_err(err)
     };
 
     if n_red == 0 {
-        let id = col::scalar_col(k.identity);
+        let id: Tuple = k.identity.iter().map(|s| col::scalar_col(*s)).collect();
         let nb = n_out.div_ceil(BLOCK);
         return (0..nb).try_for_each(|b| {
             let o0 = b * BLOCK;
-            store(o0, BLOCK.min(n_out - o0), id.view())
+            store(o0, BLOCK.min(n_out - o0), &id)
         });
     }
 
@@ -471,9 +507,9 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     if inner {
         // Per output: fold the reduce range block by block.
         let nblk = n_red.div_ceil(RBLOCK);
-        let one = |o: usize, par: bool| -> std::result::Result<Col<'static>, String> {
+        let one = |o: usize, par: bool| -> std::result::Result<Tuple, String> {
             let deltas: Vec<isize> = out_all.iter().map(|l| rel_offset(l, o)).collect();
-            let blk = |b: usize| -> std::result::Result<Col<'static>, String> {
+            let blk = |b: usize| -> std::result::Result<Tuple, String> {
                 let r0 = b * RBLOCK;
                 let n = RBLOCK.min(n_red - r0);
                 let cols = red_views
@@ -482,11 +518,11 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
                     // SAFETY: the shifted layout addresses elements of the checked full layout.
                     .map(|(v, &d)| unsafe { v.gather_at(d, r0, n) })
                     .collect();
-                let env = ctx.env(n, cols, ((o * n_red + r0) as i64, 1));
-                let m = env.eval(&k.map)?;
+                let env = ctx.env(n, cols, (r0 as i64, 1));
+                let m = ctx.map(&env)?;
                 ctx.fold(m, n)
             };
-            let parts: Vec<Col<'static>> = if par && nblk > 1 {
+            let parts: Vec<Tuple> = if par && nblk > 1 {
                 (0..nblk)
                     .into_par_iter()
                     .map(blk)
@@ -494,19 +530,20 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
             } else {
                 (0..nblk).map(blk).collect::<std::result::Result<_, _>>()?
             };
-            if parts.len() == 1 {
-                return Ok(parts.into_iter().next().expect("one part"));
-            }
-            let n = parts.len();
-            ctx.fold(col::concat(&parts, &vec![1; n]), n)
+            ctx.fold_parts(parts)
         };
         let group = |o0: usize, g: usize, par: bool| -> Result<()> {
-            let accs: Vec<Col<'static>> = (o0..o0 + g)
+            let accs: Vec<Tuple> = (o0..o0 + g)
                 .map(|o| one(o, par))
                 .collect::<std::result::Result<_, _>>()
                 .map_err(err)?;
-            let acc = col::concat(&accs, &vec![1; g]);
-            store(o0, g, acc)
+            let acc: Tuple = (0..k.acc.len())
+                .map(|j| {
+                    let c: Vec<Col<'_>> = accs.iter().map(|t| t[j].view()).collect();
+                    col::concat(&c, &vec![1; g])
+                })
+                .collect();
+            store(o0, g, &acc)
         };
         let total = n_out.saturating_mul(n_red);
         if par_ok && n_out >= 2 * threads && total >= PAR_MIN {
@@ -537,7 +574,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
             })
             .collect();
         let w_block = |o0: usize, w: usize| -> Result<()> {
-            let mut acc: Option<Col<'static>> = None;
+            let mut acc: Option<Tuple> = None;
             for r in 0..n_red {
                 let cols = out_views
                     .iter()
@@ -545,31 +582,25 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
                     // SAFETY: shifted layouts address elements of the checked full layout.
                     .map(|(v, offs)| unsafe { v.gather_at(offs[r], o0, w) })
                     .collect();
-                let env = ctx.env(w, cols, ((o0 * n_red + r) as i64, n_red as i64));
-                let m = env.eval(&k.map).map_err(err)?;
+                let env = ctx.env(w, cols, (r as i64, 0));
+                let m = ctx.map(&env).map_err(err)?;
                 acc = Some(match acc.take() {
-                    None => {
-                        if m.is_uniform() {
-                            m.expand(w)
-                        } else {
-                            m.owned()
-                        }
-                    }
+                    None => m.into_iter().map(|m| lanes(m, w)).collect(),
                     Some(mut a) => {
-                        if ctx.native.is_some_and(|op| combine_inplace(op, &mut a, &m)) {
+                        let native = match (ctx.native, &mut a[..], &m[..]) {
+                            (Some(op), [a], [m]) => combine_inplace(op, a, m),
+                            _ => false,
+                        };
+                        if native {
                             a
                         } else {
                             let c = ctx.combine(&a, &m, w).map_err(err)?;
-                            if c.is_uniform() {
-                                c.expand(w)
-                            } else {
-                                c
-                            }
+                            c.into_iter().map(|c| lanes(c, w)).collect()
                         }
                     }
                 });
             }
-            store(o0, w, acc.expect("n_red >= 1"))
+            store(o0, w, &acc.expect("n_red >= 1"))
         };
         let total = n_out.saturating_mul(n_red);
         let _ = &oshape;

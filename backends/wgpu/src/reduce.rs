@@ -1,4 +1,5 @@
-//! Reductions: one pass, or chunked partials then a final pass.
+//! Reductions: one pass, or chunked partials then a final pass. A tuple of accumulators has
+//! one partial buffer per accumulator; the final pass reads them as its inputs.
 
 use crate::{fits32, hash_of, plan_budget, WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{Backend, Buffer, Operand, ReductionCall};
@@ -16,7 +17,8 @@ impl WgpuBackend {
         out_shape: &[usize],
         reduce_shape: &[usize],
         inputs: &[(&WgpuBuffer, &Layout)],
-        output: (&WgpuBuffer, Option<&Layout>),
+        // The output and its layout, or (layout `None`) one partial buffer per accumulator.
+        output: (&[&WgpuBuffer], Option<&Layout>),
         params: &[Scalar],
         mode: ReduceMode,
         chunks: usize,
@@ -24,13 +26,22 @@ impl WgpuBackend {
         wide: bool,
     ) -> Result<()> {
         let partial = output.1.is_none();
-        let out_dtype = if partial { k.acc } else { k.output };
+        let outs: Vec<_> = if partial {
+            output
+                .0
+                .iter()
+                .zip(&k.acc)
+                .map(|(b, d)| (b.id, *d))
+                .collect()
+        } else {
+            vec![(output.0[0].id, k.output)]
+        };
         let plan = BindingPlan::new(
             &inputs
                 .iter()
                 .map(|(b, _)| (b.id, b.dtype))
                 .collect::<Vec<_>>(),
-            &[(output.0.id, out_dtype)],
+            &outs,
             &[],
         );
         let spec = ReduceSpec {
@@ -65,11 +76,13 @@ impl WgpuBackend {
             words.extend(self.guard_word(&k.name));
         }
         let meta = pipe.meta.pack(params, &words);
-        let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0.buf; plan.buffers.len()];
+        let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0[0].buf; plan.buffers.len()];
         for (i, (b, _)) in inputs.iter().enumerate() {
             bufs[plan.inputs[i]] = &b.buf;
         }
-        bufs[plan.outputs[0]] = &output.0.buf;
+        for (j, b) in output.0.iter().enumerate() {
+            bufs[plan.outputs[j]] = &b.buf;
+        }
         if let (true, Some(g)) = (lmode.guard, &self.guard) {
             bufs.push(&g.buf);
         }
@@ -85,6 +98,7 @@ impl WgpuBackend {
     /// `Backend::reduce`.
     pub(crate) fn run_reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
         let k = call.kernel;
+        k.validate()?;
         for d in k.dtypes() {
             self.check_dtype(&k.name, d)?;
         }
@@ -143,12 +157,14 @@ impl WgpuBackend {
             // chunk's elements it visits (one per pass, with the map's and combine's helper
             // loops), plus 8 tree steps.
             let narrow = wgsl::reduce_narrow(k, wide);
-            let per = 1
-                + wgsl::loops::helper_passes(&k.map, narrow)
-                + wgsl::loops::helper_passes(&k.combine, narrow);
-            let fixed = 16
-                + 9 * (1 + wgsl::loops::helper_passes(&k.combine, narrow))
-                + wgsl::loops::helper_passes(&k.post, narrow);
+            let passes_of = |es: &[cupy_core::kernel::ir::Expr]| -> u64 {
+                es.iter()
+                    .map(|e| wgsl::loops::helper_passes(e, narrow))
+                    .sum()
+            };
+            let per = 1 + passes_of(&k.map) + passes_of(&k.combine);
+            let fixed =
+                16 + 9 * (1 + passes_of(&k.combine)) + wgsl::loops::helper_passes(&k.post, narrow);
             let passes = (plan_budget(b).saturating_sub(fixed) / per).max(2) - 1;
             let stride = if mode == ReduceMode::GroupPerOutput {
                 wgsl::WORKGROUP_SIZE as u64
@@ -172,7 +188,7 @@ impl WgpuBackend {
                 &call.out_shape,
                 &call.reduce_shape,
                 &ins,
-                (out, Some(&call.output.layout)),
+                (&[out], Some(&call.output.layout)),
                 &call.params,
                 mode,
                 1,
@@ -180,15 +196,23 @@ impl WgpuBackend {
                 wide,
             );
         }
-        // Two passes: partial accumulators at [chunk * n_out + o], then a reduction over chunks.
-        let partial_buf: Buffer = Arc::new(self.alloc_words(k.acc, n_out * chunks)?);
-        let partial = self.buf(&partial_buf, &k.name)?;
+        // Two passes: partial accumulators at [chunk * n_out + o] (one buffer per accumulator),
+        // then a reduction over chunks that reads them as its inputs.
+        let partial_bufs: Vec<Buffer> = k
+            .acc
+            .iter()
+            .map(|d| Ok(Arc::new(self.alloc_words(*d, n_out * chunks)?) as Buffer))
+            .collect::<Result<_>>()?;
+        let partials: Vec<&WgpuBuffer> = partial_bufs
+            .iter()
+            .map(|b| self.buf(b, &k.name))
+            .collect::<Result<_>>()?;
         self.launch_reduce(
             k,
             &call.out_shape,
             &call.reduce_shape,
             &ins,
-            (partial, None),
+            (&partials, None),
             &call.params,
             mode,
             chunks,
@@ -197,12 +221,17 @@ impl WgpuBackend {
         )?;
         let k2 = ReduceKernel {
             name: format!("{}_pass2", k.name),
-            inputs: vec![k.acc],
+            inputs: k.acc.clone(),
             params: k.params.clone(),
-            acc: k.acc,
-            map: Expr::input(0, k.acc),
+            acc: k.acc.clone(),
+            map: k
+                .acc
+                .iter()
+                .enumerate()
+                .map(|(j, d)| Expr::input(j, *d))
+                .collect(),
             combine: k.combine.clone(),
-            identity: k.identity,
+            identity: k.identity.clone(),
             post: k.post.clone(),
             output: k.output,
         };
@@ -221,10 +250,13 @@ impl WgpuBackend {
                 kernel: &k2,
                 out_shape: call.out_shape.clone(),
                 reduce_shape: vec![chunks],
-                inputs: vec![Operand {
-                    buffer: &partial_buf,
-                    layout: pl,
-                }],
+                inputs: partial_bufs
+                    .iter()
+                    .map(|b| Operand {
+                        buffer: b,
+                        layout: pl.clone(),
+                    })
+                    .collect(),
                 output: call.output.clone(),
                 params: call.params.clone(),
             });
@@ -234,12 +266,13 @@ impl WgpuBackend {
         } else {
             ReduceMode::ThreadPerOutput
         };
+        let ins2: Vec<(&WgpuBuffer, &Layout)> = partials.iter().map(|b| (*b, &pl)).collect();
         self.launch_reduce(
             &k2,
             &call.out_shape,
             &[chunks],
-            &[(partial, &pl)],
-            (out, Some(&call.output.layout)),
+            &ins2,
+            (&[out], Some(&call.output.layout)),
             &call.params,
             mode2,
             1,

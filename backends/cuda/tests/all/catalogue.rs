@@ -288,3 +288,44 @@ pub fn reductions() -> Vec<ReduceKernel> {
     v.push(mean);
     v
 }
+
+/// The tuple-accumulator reductions: argmax/argmin (value, index) and var/std (count, mean,
+/// M2) over the dtype classes that emit differently (narrow integers widened, float16 in
+/// float32, 64-bit, bool, complex).
+pub fn tuple_reductions() -> Vec<ReduceKernel> {
+    use cupy_core::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    let mut v = vec![];
+    for d in [
+        DType::Bool,
+        DType::Int8,
+        DType::UInt8,
+        DType::Int64,
+        DType::UInt64,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ] {
+        for w in [Extreme::Max, Extreme::Min] {
+            let mut k = arg_extreme(d, w);
+            k.name = format!("{}_{}", k.name, short(d));
+            v.push(k);
+        }
+    }
+    for d in [
+        DType::Int32,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ] {
+        for m in [Moment::Var, Moment::Std] {
+            let mut k = moments(d, m);
+            k.name = format!("{}_{}", k.name, short(d));
+            v.push(k);
+        }
+    }
+    v
+}

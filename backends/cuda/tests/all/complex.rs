@@ -84,7 +84,7 @@ fn reductions_vs_cpu(be: &dyn Backend) {
         .filter(|v| v.is_finite() && v.abs() <= 4.0)
         .collect();
     for k in catalogue::complex_reductions() {
-        let d = k.acc;
+        let d = k.acc[0];
         let vals: Vec<Scalar> = (0..r * r)
             .map(|i| {
                 let z = Complex::new(finite[i % finite.len()], finite[(i * 5 + 3) % finite.len()]);

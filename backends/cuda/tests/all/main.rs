@@ -11,3 +11,4 @@ mod gpu;
 mod hiprtc;
 mod raw;
 mod sortscan;
+mod tuple;

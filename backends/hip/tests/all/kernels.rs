@@ -316,6 +316,17 @@ fn modules() -> Vec<(String, Vec<(String, String)>)> {
         mods.push((format!("elementwise_{n}"), chunk.to_vec()));
     }
     mods.push(("reductions".into(), red));
+    let mut tuple = vec![];
+    for (j, k) in catalogue::tuple_reductions().into_iter().enumerate() {
+        let spec = ReduceSpec {
+            out_ndim: 1 + j % 3,
+            red_ndim: 1 + j % 2,
+            index64: j % 2 == 1,
+        };
+        let e = emit_reduce(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        tuple.push((k.name.clone(), e.source[pre_len..].to_string()));
+    }
+    mods.push(("tuple_reductions".into(), tuple));
     mods.push(("elementwise_complex".into(), complex_kernels(pre_len)));
     mods.push(("convolve2d".into(), conv));
     mods.push(("scatter".into(), scatter));

@@ -468,7 +468,7 @@ fn split_paths_under_a_small_budget() {
     );
     let mut summod = sum.clone();
     summod.name = "sum_mod3".into();
-    summod.map = Expr::binary(
+    summod.map[0] = Expr::binary(
         B::Mod,
         Expr::input(0, DType::Float32),
         Expr::constant(Scalar::Float32(3.0)),

@@ -7,7 +7,7 @@ use super::{check_dtypes, check_operand, DevBuf, GpuDriver};
 use crate::backend::ReductionCall;
 use crate::error::{Error, Result};
 use crate::kernel::cpp::{
-    reduce_vector_width, ArgValue, OperandRef, ReduceSpec, Slot, BLOCK, OUTER_BLOCK,
+    partial_bytes, reduce_vector_width, ArgValue, OperandRef, ReduceSpec, Slot, BLOCK, OUTER_BLOCK,
 };
 use crate::layout::{merge_axes, shape_size, Layout};
 
@@ -292,7 +292,13 @@ pub fn reduce<D: GpuDriver>(be: &D, call: &ReductionCall<'_>) -> Result<()> {
         occupancy,
     );
     let partial = if plan.splits > 1 {
-        Some(be.alloc(k.acc, out_size * plan.splits)?)
+        let n = out_size * plan.splits;
+        Some(if k.is_tuple() {
+            // One 16-byte aligned segment per accumulator (the emitter's layout).
+            be.alloc(crate::dtype::DType::UInt8, partial_bytes(k, n))?
+        } else {
+            be.alloc(k.acc[0], n)?
+        })
     } else {
         None
     };

@@ -1,11 +1,17 @@
 //! Reduction modules: the inner, outer, finish and inner-vector entries.
+//!
+//! A tuple of accumulators is one C++ value, `struct <entry>_acc { T0 v0; T1 v1; .. }` (a plain
+//! aggregate, so it lives in registers, `__shared__` arrays and warp shuffles member by
+//! member); one accumulator is its plain compute type, as before. The partial buffer of a
+//! split tuple reduction holds one segment per accumulator (structure of arrays, each segment
+//! 16-byte aligned; [`partial_bytes`] sizes it).
 
 use super::args::{param_fields, param_loads, OperandRef, Slot, StructBuilder};
 use super::dialect::{prelude, Flavor};
 use super::expr::{expr, Names};
 use super::types::{compute_type, literal, load_conv, storage_type, store_conv};
 use super::{entry_name, Emitted, ReduceSpec, BLOCK, OUTER_BLOCK};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::ir::ReduceKernel;
 use std::fmt::Write as _;
 
@@ -18,6 +24,82 @@ const RED_UNROLL: usize = 4;
 pub fn reduce_vector_width(k: &ReduceKernel) -> usize {
     let widest = k.inputs.iter().map(|d| d.itemsize()).max().unwrap_or(1);
     (16 / widest).max(1)
+}
+
+/// Bytes of the partial buffer of `k` for `n` partial accumulators (`out_size * splits`): one
+/// segment of `n` elements per accumulator, each starting on a 16-byte boundary.
+pub fn partial_bytes(k: &ReduceKernel, n: usize) -> usize {
+    k.acc
+        .iter()
+        .map(|d| (n * d.itemsize()).div_ceil(16) * 16)
+        .sum()
+}
+
+/// The accumulator type's declarations for a tuple (the struct, its warp shuffle, its identity
+/// and the partial-buffer accessors); empty for one accumulator.
+fn tuple_decls(k: &ReduceKernel, entry: &str, sname: &str) -> String {
+    let mut s = String::new();
+    if k.acc.len() == 1 {
+        return s;
+    }
+    let t = format!("{entry}_acc");
+    let _ = write!(s, "struct {t} {{");
+    for (j, d) in k.acc.iter().enumerate() {
+        let _ = write!(s, " {} v{j};", compute_type(*d));
+    }
+    s.push_str(" };\n");
+    let _ = writeln!(s, "CP_DEV {t} cp_shfl_down({t} v, int off) {{");
+    for j in 0..k.acc.len() {
+        let _ = writeln!(s, "  v.v{j} = cp_shfl_down(v.v{j}, off);");
+    }
+    s.push_str("  return v;\n}\n");
+    let _ = writeln!(s, "CP_DEV {t} {entry}_ident() {{\n  {t} r;");
+    for (j, v) in k.identity.iter().enumerate() {
+        let _ = writeln!(s, "  r.v{j} = {};", literal(*v));
+    }
+    s.push_str("  return r;\n}\n");
+    // Segment j of the partial buffer starts after the (16-byte rounded) segments before it.
+    let _ = writeln!(
+        s,
+        "CP_DEV unsigned char* {entry}_seg(const {sname}& a, int j) {{
+  const unsigned long long n = (unsigned long long)a.out_size * (unsigned long long)a.splits;
+  unsigned char* p = a.partial;"
+    );
+    for (j, d) in k.acc.iter().enumerate().take(k.acc.len() - 1) {
+        let _ = writeln!(
+            s,
+            "  if (j > {j}) p += (n * {}ull + 15ull) / 16ull * 16ull;",
+            d.itemsize()
+        );
+    }
+    s.push_str("  return p;\n}\n");
+    let _ = writeln!(
+        s,
+        "CP_DEV void {entry}_pw(const {sname}& a, unsigned long long i, {t} v) {{"
+    );
+    for (j, d) in k.acc.iter().enumerate() {
+        let st = storage_type(*d);
+        let _ = writeln!(
+            s,
+            "  (({st}*){entry}_seg(a, {j}))[i] = {};",
+            store_conv(*d, &format!("v.v{j}"))
+        );
+    }
+    s.push_str("}\n");
+    let _ = writeln!(
+        s,
+        "CP_DEV {t} {entry}_pr(const {sname}& a, unsigned long long i) {{\n  {t} r;"
+    );
+    for (j, d) in k.acc.iter().enumerate() {
+        let st = storage_type(*d);
+        let _ = writeln!(
+            s,
+            "  r.v{j} = {};",
+            load_conv(*d, &format!("(({st}*){entry}_seg(a, {j}))[i]"))
+        );
+    }
+    s.push_str("  return r;\n}\n");
+    s
 }
 
 /// Emits a reduction module with three entries sharing one argument struct:
@@ -34,27 +116,9 @@ pub fn reduce_vector_width(k: &ReduceKernel) -> usize {
 /// # Errors
 /// As [`emit_elementwise`](super::emit_elementwise).
 pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Result<Emitted> {
-    for (what, e, want) in [
-        ("map", &k.map, k.acc),
-        ("combine", &k.combine, k.acc),
-        ("post", &k.post, k.output),
-    ] {
-        if e.ty != want {
-            return Err(Error::invalid(
-                format!("reduction {}", k.name),
-                format!("{what} has dtype {} (expected {want})", e.ty),
-            ));
-        }
-    }
-    if k.identity.dtype() != k.acc {
-        return Err(Error::invalid(
-            format!("reduction {}", k.name),
-            format!(
-                "identity {:?} is not of the accumulator dtype {}",
-                k.identity, k.acc
-            ),
-        ));
-    }
+    k.validate()?;
+    let n_acc = k.acc.len();
+    let tuple = n_acc > 1;
     let ond = spec.out_ndim.max(1);
     let rnd = spec.red_ndim.max(1);
     let entry = entry_name(&k.name);
@@ -96,16 +160,25 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     for ax in 0..ond {
         sb.add(Slot::Stride(o, ax), &format!("{it} st_out0_{ax}"), isz);
     }
+    let partial_t = if tuple {
+        "unsigned char"
+    } else {
+        storage_type(k.acc[0])
+    };
     sb.add(
         Slot::Ptr(OperandRef::Partial),
-        &format!("{}* partial", storage_type(k.acc)),
+        &format!("{partial_t}* partial"),
         8,
     );
     param_fields(&mut sb, &k.params);
     let sname = format!("{entry}_args");
     let (sdecl, args) = sb.finish(&sname, k.params.clone());
 
-    let acc = compute_type(k.acc);
+    let acc = if tuple {
+        format!("{entry}_acc")
+    } else {
+        compute_type(k.acc[0]).to_string()
+    };
     let mut src = prelude(flavor);
     let _ = writeln!(
         src,
@@ -114,7 +187,12 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         isz * 8
     );
     src.push_str(&sdecl);
-    let ident = literal(k.identity);
+    src.push_str(&tuple_decls(k, &entry, &sname));
+    let ident = if tuple {
+        format!("{entry}_ident()")
+    } else {
+        literal(k.identity[0])
+    };
     let _ = writeln!(src, "#define {entry}_IDENT ({ident})");
 
     // map(a, ridx, inputs...)
@@ -130,15 +208,44 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     };
     let _ = writeln!(src, "CP_DEV {acc} {entry}_map({}) {{", sig.join(", "));
     src.push_str(&param_loads(&k.params));
-    let _ = writeln!(src, "  return {};\n}}", expr(&k.map, &names)?);
-    let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
-    let _ = writeln!(src, "  return {};\n}}", expr(&k.combine, &names)?);
+    if tuple {
+        let _ = writeln!(src, "  {acc} r;");
+        for (j, m) in k.map.iter().enumerate() {
+            let _ = writeln!(src, "  r.v{j} = {};", expr(m, &names)?);
+        }
+        src.push_str("  return r;\n}\n");
+    } else {
+        let _ = writeln!(src, "  return {};\n}}", expr(&k.map[0], &names)?);
+    }
+    // combine: the IR's Var(0..n) are a's members, Var(n..2n) b's.
+    if tuple {
+        let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} a_, {acc} b_) {{");
+        for (j, d) in k.acc.iter().enumerate() {
+            let t = compute_type(*d);
+            let _ = writeln!(src, "  const {t} v{j} = a_.v{j};");
+            let _ = writeln!(src, "  const {t} v{} = b_.v{j};", n_acc + j);
+        }
+        let _ = writeln!(src, "  {acc} r;");
+        for (j, c) in k.combine.iter().enumerate() {
+            let _ = writeln!(src, "  r.v{j} = {};", expr(c, &names)?);
+        }
+        src.push_str("  return r;\n}\n");
+    } else {
+        let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
+        let _ = writeln!(src, "  return {};\n}}", expr(&k.combine[0], &names)?);
+    }
+    let post_arg = if tuple { "acc_" } else { "v0" };
     let _ = writeln!(
         src,
-        "CP_DEV {} {entry}_post(const {sname}& a, {acc} v0) {{",
+        "CP_DEV {} {entry}_post(const {sname}& a, {acc} {post_arg}) {{",
         compute_type(k.output)
     );
     src.push_str(&param_loads(&k.params));
+    if tuple {
+        for (j, d) in k.acc.iter().enumerate() {
+            let _ = writeln!(src, "  const {} v{j} = acc_.v{j};", compute_type(*d));
+        }
+    }
     let _ = writeln!(src, "  return {};\n}}", expr(&k.post, &names)?);
 
     // Block reduction: result in thread 0 (blockDim.x a multiple of the warp size, <= BLOCK).
@@ -207,10 +314,17 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         margs.join(", ")
     );
     let write = |pad: &str, split: &str| {
+        let part = if tuple {
+            format!("{entry}_pw(a, ({ut})o * ({ut})a.splits + {split}, acc);")
+        } else {
+            format!(
+                "a.partial[({ut})o * ({ut})a.splits + {split}] = {};",
+                store_conv(k.acc[0], "acc")
+            )
+        };
         format!(
-            "{pad}if (a.splits == 1) a.out0[oo] = {};\n{pad}else a.partial[({ut})o * ({ut})a.splits + {split}] = {};\n",
+            "{pad}if (a.splits == 1) a.out0[oo] = {};\n{pad}else {part}\n",
             store_conv(k.output, &format!("{entry}_post(a, acc)")),
-            store_conv(k.acc, "acc")
         )
     };
     let range = format!(
@@ -388,7 +502,11 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     let _ = writeln!(
         src,
         "    for ({ut} s = threadIdx.x; s < ns; s += blockDim.x) acc = {entry}_combine(acc, {});",
-        load_conv(k.acc, "a.partial[o * ns + s]")
+        if tuple {
+            format!("{entry}_pr(a, o * ns + s)")
+        } else {
+            load_conv(k.acc[0], "a.partial[o * ns + s]")
+        }
     );
     let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
     let _ = writeln!(

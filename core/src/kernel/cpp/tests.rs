@@ -623,7 +623,7 @@ fn reduction_has_three_entries() {
     assert!(s.contains("cp_i32 rst_in0_0;"));
     // identity must be of the accumulator type
     let mut bad = k.clone();
-    bad.identity = Scalar::Int32(0);
+    bad.identity = vec![Scalar::Int32(0)];
     assert!(emit_reduce(
         &bad,
         &ReduceSpec {
@@ -674,4 +674,49 @@ fn scatter_stores_and_atomics() {
     )
     .unwrap_err();
     assert!(matches!(e, Error::DTypeNotSupported { .. }));
+}
+
+/// A tuple reduction: the accumulator struct, its shuffle and identity, the map/combine/post
+/// over its members, and the partial buffer's segments (16-byte aligned, one per accumulator).
+#[test]
+fn tuple_reduction_emits_a_struct_accumulator() {
+    use crate::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    let spec = ReduceSpec {
+        out_ndim: 1,
+        red_ndim: 1,
+        index64: false,
+    };
+    let k = arg_extreme(DType::Float32, Extreme::Max);
+    let s = emit_reduce(&k, &spec, Flavor::Cuda).unwrap().source;
+    assert!(
+        s.contains("struct cupy_argmax_acc { float v0; cp_i64 v1; };"),
+        "{s}"
+    );
+    assert!(s.contains("CP_DEV cupy_argmax_acc cp_shfl_down(cupy_argmax_acc v, int off)"));
+    assert!(s.contains("r.v1 = ((cp_i64)9223372036854775807ll);"), "{s}");
+    assert!(s.contains("const float v2 = b_.v0;"));
+    assert!(s.contains("unsigned char* partial"));
+    assert!(s.contains("cupy_argmax_pw(a, "));
+    assert!(s.contains("cupy_argmax_pr(a, o * ns + s)"));
+    assert!(s.contains("__shared__ cupy_argmax_acc sm[8]"));
+    // (count, mean, M2) of complex64: segments of 8, 8 and 4 bytes per partial
+    let k = moments(DType::Complex64, Moment::Var);
+    let s = emit_reduce(&k, &spec, Flavor::Hip).unwrap().source;
+    assert!(
+        s.contains("struct cupy_var_acc { cp_i64 v0; cp_c64 v1; float v2; };"),
+        "{s}"
+    );
+    assert!(s.contains("if (j > 1) p += (n * 8ull + 15ull) / 16ull * 16ull;"));
+    assert_eq!(partial_bytes(&k, 3), 32 + 32 + 16);
+    // a single accumulator keeps its plain type
+    let k = ReduceKernel::simple(
+        "s",
+        DType::Float32,
+        DType::Float32,
+        BinaryOp::Add,
+        Scalar::Float32(0.0),
+        DType::Float32,
+    );
+    let s = emit_reduce(&k, &spec, Flavor::Cuda).unwrap().source;
+    assert!(s.contains("float* partial") && !s.contains("_acc {"));
 }

@@ -538,15 +538,19 @@ fn red(
 #[test]
 fn reductions() {
     let r = red("x * x", "a + b", "y = sqrt(a)", "0", Float32, Float32).unwrap();
-    assert_eq!(r.identity, Scalar::Float32(0.0));
+    assert_eq!(r.identity, vec![Scalar::Float32(0.0)]);
     assert_eq!(
         r.combine,
-        Expr::binary(B::Add, Expr::var(0, Float32), Expr::var(1, Float32))
+        vec![Expr::binary(
+            B::Add,
+            Expr::var(0, Float32),
+            Expr::var(1, Float32)
+        )]
     );
     assert_eq!(r.post, Expr::unary(U::Sqrt, Expr::var(0, Float32)));
     assert_eq!(r.params, vec![Int64, Int64]);
     let r = red("x", "max(a, b)", "y = a", "-INFINITY", Float32, Float32).unwrap();
-    assert_eq!(r.identity, Scalar::Float32(f32::NEG_INFINITY));
+    assert_eq!(r.identity, vec![Scalar::Float32(f32::NEG_INFINITY)]);
     let r = red(
         "x",
         "a + b",
@@ -1273,5 +1277,5 @@ fn reductions_without_identity_get_a_zero_placeholder() {
         size_params: None,
     })
     .unwrap();
-    assert_eq!(r.identity, Scalar::Float32(0.0));
+    assert_eq!(r.identity, vec![Scalar::Float32(0.0)]);
 }

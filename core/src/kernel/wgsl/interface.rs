@@ -60,11 +60,11 @@ pub fn elementwise_narrow(k: &Kernel, wide_int64: bool) -> bool {
 /// True when a reduction's index-like `Int64` values are emitted as 32-bit integers.
 pub fn reduce_narrow(k: &ReduceKernel, wide_int64: bool) -> bool {
     let mut ops = k.inputs.clone();
-    ops.push(k.acc);
+    ops.extend(&k.acc);
     ops.push(k.output);
-    let consts = consts_of(&[&k.map, &k.combine, &k.post]);
-    let mut c = consts;
-    c.push(k.identity);
+    let exprs: Vec<&Expr> = k.map.iter().chain(&k.combine).chain([&k.post]).collect();
+    let mut c = consts_of(&exprs);
+    c.extend(&k.identity);
     kernel_narrow(&ops, &c, wide_int64)
 }
 

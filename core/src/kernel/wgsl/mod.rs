@@ -207,12 +207,12 @@ pub struct ReduceSpec {
     pub red_ndim: usize,
     /// Work mapping.
     pub mode: ReduceMode,
-    /// Write the raw accumulator (no `post`) to a contiguous partial buffer of the accumulator
-    /// dtype at index `chunk * n_out + out`, instead of the output.
+    /// Write the raw accumulators (no `post`) to contiguous partial buffers (one per
+    /// accumulator, of its dtype) at index `chunk * n_out + out`, instead of the output.
     pub partial: bool,
     /// See [`ElementwiseSpec::wide_int64`].
     pub wide_int64: bool,
-    /// Buffer bindings (`outputs` has one entry: the output or the partial buffer).
+    /// Buffer bindings (`outputs`: the output, or one partial buffer per accumulator).
     pub bindings: BindingPlan,
 }
 

@@ -1,28 +1,77 @@
 //! Reduction shaders: [`emit_reduction`] and their meta words.
+//!
+//! A tuple of accumulators is one WGSL value: `struct Acc { v0: T0, v1: T1, .. }` (a single
+//! accumulator is its plain type, as before), so `combine(a: Acc, b: Acc) -> Acc`, the
+//! workgroup tree and the per-thread fold are the same code for any tuple; a partial launch
+//! writes member `j` to output binding `j` (one partial buffer per accumulator).
 
 use super::emitter::{iword, word, Ctx, WgslEmitter};
 use super::interface::{bindings_decl, meta_decl, reduce_narrow, MAIN_SIG};
 use super::{LoopMode, ReduceMode, ReduceSpec, WgslOptions, WgslShader};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::ir::ReduceKernel;
 use crate::layout::Layout;
 use std::fmt::Write;
 
+/// The members of accumulator variable `name`: itself for one accumulator, `name.vj` for a
+/// tuple.
+fn members(name: &str, n: usize) -> Vec<String> {
+    if n == 1 {
+        vec![name.into()]
+    } else {
+        (0..n).map(|j| format!("{name}.v{j}")).collect()
+    }
+}
+
+/// An accumulator value from its members' values.
+fn pack(vals: Vec<String>) -> String {
+    if vals.len() == 1 {
+        vals.into_iter().next().expect("one value")
+    } else {
+        format!("Acc({})", vals.join(", "))
+    }
+}
+
+/// The accumulator's WGSL type, and the declaration of `struct Acc` for a tuple.
+fn acc_type(em: &WgslEmitter, k: &ReduceKernel) -> (String, String) {
+    if k.acc.len() == 1 {
+        return (em.vty(k.acc[0]).into(), String::new());
+    }
+    let fields: Vec<String> = k
+        .acc
+        .iter()
+        .enumerate()
+        .map(|(j, d)| format!("v{j}: {}", em.vty(*d)))
+        .collect();
+    (
+        "Acc".into(),
+        format!("struct Acc {{ {} }}\n", fields.join(", ")),
+    )
+}
+
 /// The reduction's combine as a WGSL function `combine(a, b)`.
 fn emit_combine(em: &mut WgslEmitter, k: &ReduceKernel, params: &[String]) -> Result<String> {
+    let n = k.acc.len();
+    let mut vars = members("a", n);
+    vars.extend(members("b", n));
     let ctx = Ctx {
         inputs: vec![],
         params: params.to_vec(),
-        vars: vec!["a".into(), "b".into()],
+        vars,
         index: "0u".into(),
         raws: vec![],
     };
-    let body = em.expr(&k.combine, &ctx)?;
+    let bodies = k
+        .combine
+        .iter()
+        .map(|c| em.expr(c, &ctx))
+        .collect::<Result<Vec<_>>>()?;
     let mut lets = String::new();
     em.flush_pre("  ", &mut lets);
-    let t = em.vty(k.acc);
+    let (t, _) = acc_type(em, k);
     Ok(format!(
-        "fn combine(a: {t}, b: {t}) -> {t} {{\n{lets}  return {body};\n}}\n"
+        "fn combine(a: {t}, b: {t}) -> {t} {{\n{lets}  return {};\n}}\n",
+        pack(bodies)
     ))
 }
 
@@ -63,16 +112,8 @@ pub fn emit_reduction_with(
     for d in k.dtypes() {
         em.check(d)?;
     }
-    if k.map.ty != k.acc
-        || k.combine.ty != k.acc
-        || k.identity.dtype() != k.acc
-        || k.post.ty != k.output
-    {
-        return Err(Error::invalid(
-            format!("reduction {}", k.name),
-            "map/combine/identity must have the accumulator dtype and post the output dtype",
-        ));
-    }
+    k.validate()?;
+    let n_acc = k.acc.len();
     let (o_nd, r_nd) = (spec.out_ndim, spec.red_ndim);
     let n_words = reduce_n_words(k, spec);
     let (meta, layout) = meta_decl(&em, &k.params, n_words + mode.extra_words());
@@ -89,7 +130,8 @@ pub fn emit_reduction_with(
         .map(|(i, d)| em.param_expr(i, *d))
         .collect();
     let combine = emit_combine(&mut em, k, &params)?;
-    let acc_t = em.vty(k.acc);
+    let (acc_t, acc_decl) = acc_type(&em, k);
+    decls.push_str(&acc_decl);
     let group = spec.mode == ReduceMode::GroupPerOutput;
     if group {
         let _ = writeln!(decls, "var<workgroup> sh: array<{acc_t}, 256>;");
@@ -134,7 +176,7 @@ pub fn emit_reduction_with(
         }
         let _ = writeln!(m, "  let base{i} = {e};");
     }
-    let ident = em.lit(k.identity);
+    let ident = pack(k.identity.iter().map(|v| em.lit(*v)).collect());
     let _ = writeln!(m, "  var acc: {acc_t} = {ident};");
     m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
     if group {
@@ -172,10 +214,16 @@ pub fn emit_reduction_with(
         inputs,
         params: params.clone(),
         vars: vec![],
-        index: "(o * n_red + r)".into(),
+        // `Index` in a reduction's map: the flat index within the reduced axes.
+        index: "r".into(),
         raws: vec![],
     };
-    let mv = em.expr(&k.map, &ctx)?;
+    let mv = pack(
+        k.map
+            .iter()
+            .map(|e| em.expr(e, &ctx))
+            .collect::<Result<Vec<_>>>()?,
+    );
     em.flush_pre("    ", &mut m);
     let _ = writeln!(m, "    acc = combine(acc, {mv});\n  }}");
     em.guard_after("r < r1", "  ", &mut m);
@@ -186,11 +234,13 @@ pub fn emit_reduction_with(
         em.guard_after("s > 0u", "  ", &mut m);
         m.push_str("  if (lid != 0u) { return; }\n  acc = sh[0];\n");
     }
-    let ob = spec.bindings.outputs[0];
     if spec.partial {
-        let sv = em.store_conv(k.acc, "acc".into());
-        let _ = writeln!(m, "  b{ob}[t] = {sv};");
+        for (j, v) in members("acc", n_acc).into_iter().enumerate() {
+            let sv = em.store_conv(k.acc[j], v);
+            let _ = writeln!(m, "  b{}[t] = {sv};", spec.bindings.outputs[j]);
+        }
     } else {
+        let ob = spec.bindings.outputs[0];
         let mut e = format!("bitcast<i32>({})", word(w_out));
         for ax in 0..o_nd {
             let _ = write!(e, " + i32(co{ax}) * {}", iword(w_out + 1 + ax));
@@ -198,7 +248,7 @@ pub fn emit_reduction_with(
         let pctx = Ctx {
             inputs: vec![],
             params: params.clone(),
-            vars: vec!["acc".into()],
+            vars: members("acc", n_acc),
             index: "o".into(),
             raws: vec![],
         };

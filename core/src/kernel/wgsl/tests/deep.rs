@@ -47,7 +47,7 @@ fn deep_expressions_go_through_let_temporaries() {
         c = Expr::binary(B::Add, c, Expr::var(1, f));
         p = Expr::binary(B::Mul, p, Expr::constant(Scalar::Float32(1.0)));
     }
-    (r.map, r.combine, r.post) = (m, c, p);
+    (r.map, r.combine, r.post) = (vec![m], vec![c], p);
     for s in rspecs(&r) {
         let g = LoopMode {
             guard: true,

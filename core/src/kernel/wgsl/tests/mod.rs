@@ -234,14 +234,18 @@ fn rspecs(k: &ReduceKernel) -> Vec<ReduceSpec> {
     for mode in [ReduceMode::ThreadPerOutput, ReduceMode::GroupPerOutput] {
         for (o, r) in [(0, 1), (1, 1), (2, 0), (1, 2), (0, 3)] {
             for partial in [false, true] {
-                let out = if partial { k.acc } else { k.output };
+                let out = if partial {
+                    k.acc.clone()
+                } else {
+                    vec![k.output]
+                };
                 v.push(ReduceSpec {
                     out_ndim: o,
                     red_ndim: r,
                     mode,
                     partial,
                     wide_int64: false,
-                    bindings: BindingPlan::distinct(&k.inputs, &[out], &[]),
+                    bindings: BindingPlan::distinct(&k.inputs, &out, &[]),
                 });
             }
         }

@@ -62,7 +62,7 @@ fn reductions_validate() {
         Scalar::Float32(0.0),
         DType::Float32,
     );
-    fm.map = Expr::binary(
+    fm.map[0] = Expr::binary(
         B::Mod,
         Expr::input(0, DType::Float32),
         Expr::constant(Scalar::Float32(0.3)),
@@ -86,6 +86,54 @@ fn reductions_validate() {
             }
         }
     }
+}
+
+/// Tuple reductions (argmax/argmin, var/std) over every spec: a `struct Acc`, one partial
+/// output binding per accumulator, the reduced index in the map; naga validates each.
+#[test]
+fn tuple_reductions_validate() {
+    use crate::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    let mut ks = vec![];
+    for d in [
+        DType::Bool,
+        DType::Int8,
+        DType::UInt16,
+        DType::Int64,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+    ] {
+        ks.push(arg_extreme(d, Extreme::Max));
+        ks.push(arg_extreme(d, Extreme::Min));
+        ks.push(moments(d, Moment::Var));
+        ks.push(moments(d, Moment::Std));
+    }
+    for k in &ks {
+        for s in rspecs(k) {
+            let sh = emit_reduction(k, &s, &opts()).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            validate(&sh.source);
+            assert!(sh.source.contains("struct Acc { v0: "), "{}", sh.source);
+            if s.partial {
+                for j in 0..k.n_acc() {
+                    let b = s.bindings.outputs[j];
+                    assert!(
+                        sh.source.contains(&format!("  b{b}[t] = ")),
+                        "{}",
+                        sh.source
+                    );
+                }
+            }
+        }
+    }
+    // The identity's index loses every tie: i64::MAX, so the kernel is not narrow.
+    let k = arg_extreme(DType::Float32, Extreme::Max);
+    let sh = emit_reduction(&k, &rspecs(&k)[0], &opts()).unwrap();
+    assert!(
+        sh.source
+            .contains("Acc(bitcast<f32>(0xff800000u), 9223372036854775807li)"),
+        "{}",
+        sh.source
+    );
 }
 
 #[test]
