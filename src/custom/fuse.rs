@@ -230,6 +230,10 @@ impl Sym {
     pub(crate) fn reduce(self, r: Reduction, opts: Reduce) -> Sym {
         with_trace(|t| {
             let v = match self.get(t) {
+                Val::Strong(_) if opts.out.is_some() => Val::Failed(Error::invalid(
+                    r.name(),
+                    "fuse: a fused reduction takes no out= (the fused function returns the result)",
+                )),
                 Val::Strong(map) => Val::Reduced {
                     map,
                     r,

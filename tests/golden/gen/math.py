@@ -73,6 +73,13 @@ def gen_math():
         for op in ["logaddexp", "logaddexp2"]:
             f = getattr(np, op)
             record(g, f"{op}/{dt}/magnitudes", op, [ix, iy], lambda: f(x, y))
+        # Near the overflow threshold of exp (sinh/cosh overflow only later), and signed zeros.
+        edge = np.array([709.0, 710.0, -710.4, 89.0, -89.3, 30.0, -0.0, 0.0] if dt == "float64"
+                        else [88.0, 89.0, -89.3, 30.0, -30.0, 21.0, -0.0, 0.0], dtype=dt)
+        ie, e = operand(g, edge)
+        for op in ["sinh", "cosh", "arcsinh"]:
+            f = getattr(np, op)
+            record(g, f"{op}/{dt}/edges", op, [ie], lambda: f(e))
     # Integer fmod: signs and zero divisors.
     for dt in ["int8", "int32", "int64", "uint8"]:
         s = np.dtype(dt).kind == "i"
