@@ -124,3 +124,58 @@ fn add_at_many_collisions() {
         assert_eq!(got, want, "{dev:?}");
     }
 }
+
+/// Negative int8/int16/int32 indices in a kernel that also reads or writes a 64-bit operand
+/// (float64, int64): llvmpipe evaluated `i64(b0[a0]) < 0li` as false for -1 (FACTS.md), so
+/// `take`, `put`, `add_at` and `scatter_add` read or wrote the wrong element. Values from NumPy:
+/// `a = np.arange(10.0) * 1.5; np.take(a, idx)` (and of `a.astype(np.int64)`), `np.put`,
+/// `np.add.at` with the same indices.
+#[test]
+fn negative_narrow_indices_with_64_bit_operands() {
+    let idx = [-1i64, 0, -10, 3, -4, 9];
+    let base: Vec<f64> = (0..10).map(|j| j as f64 * 1.5).collect();
+    // np.take(a, idx)
+    let taken = [13.5, 0.0, 0.0, 4.5, 9.0, 13.5];
+    // b = np.zeros(10); np.put(b, idx[:5], [1, 2, 3, 4, 5])
+    let put = [3.0, 0.0, 0.0, 4.0, 0.0, 0.0, 5.0, 0.0, 0.0, 1.0];
+    // c = np.zeros(10, np.int64); np.add.at(c, idx, [10, 20, 30, 40, 50, 60])
+    let added = [50i64, 0, 0, 40, 0, 0, 50, 0, 0, 70];
+    for dev in common::backends() {
+        for dt in [cupy::DType::Int8, cupy::DType::Int16, cupy::DType::Int32] {
+            let i = Array::from_slice_on(&dev, &idx, &[6])
+                .unwrap()
+                .astype(dt)
+                .unwrap();
+            let a = Array::from_slice_on(&dev, &base, &[10]).unwrap();
+            let t = cupy::take(&a, &i, None).unwrap();
+            assert_eq!(t.to_vec::<f64>().unwrap(), taken, "{dev:?} take {dt}");
+            let ai = a.astype(cupy::DType::Int64).unwrap();
+            let ti = cupy::take(&ai, &i, None).unwrap();
+            assert_eq!(
+                ti.to_vec::<i64>().unwrap(),
+                [13, 0, 0, 4, 9, 13],
+                "{dev:?} take int64 {dt}"
+            );
+            let b = Array::from_slice_on(&dev, &[0f64; 10], &[10]).unwrap();
+            let i5 = Array::from_slice_on(&dev, &idx[..5], &[5])
+                .unwrap()
+                .astype(dt)
+                .unwrap();
+            let v = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5]).unwrap();
+            b.put(&i5, &v).unwrap();
+            assert_eq!(b.to_vec::<f64>().unwrap(), put, "{dev:?} put {dt}");
+            let c = Array::from_slice_on(&dev, &[0i64; 10], &[10]).unwrap();
+            let w = Array::from_slice_on(&dev, &[10i64, 20, 30, 40, 50, 60], &[6]).unwrap();
+            cupy::add_at(&c, &i, &w).unwrap();
+            assert_eq!(c.to_vec::<i64>().unwrap(), added, "{dev:?} add_at {dt}");
+            let s = Array::from_slice_on(&dev, &[0i64; 10], &[10]).unwrap();
+            s.scatter_add(&i, &w, None).unwrap();
+            assert_eq!(
+                s.to_vec::<i64>().unwrap(),
+                added,
+                "{dev:?} scatter_add {dt}"
+            );
+        }
+        common::report(&format!("{} negative_narrow_indices ran", dev.kind()));
+    }
+}

@@ -39,6 +39,13 @@
 //! `synchronize`, or every [`SUBMIT_EVERY`] dispatches. Validation errors raised by wgpu are
 //! collected and returned as [`Error::Backend`] by the next `read`/`synchronize`; shader
 //! compilation errors are returned at launch as [`Error::Compile`] with the WGSL source.
+//!
+//! # Files
+//! This file holds [`WgpuBackend`] and its `Backend` impl, which forwards to one file per
+//! concern: `device.rs` (adapters, [`WgpuProvider`], opening a device), `buffer.rs` (allocation,
+//! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
+//! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
+//! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs` and `raw.rs` (the launches).
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, Buffer, DeviceInfo, ElementwiseCall, GemmCall, NativeLanguage,

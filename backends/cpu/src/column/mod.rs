@@ -7,6 +7,9 @@
 //! Representation: bool is a `u8` holding 0 or 1; float16 and bfloat16 are held in `f32` columns
 //! whose values are always exactly representable in the narrow type (they are rounded after every
 //! node that computes one, see [`round_narrow`]).
+//!
+//! Files: this one (columns, the `binary`/`unary` dispatch, `select`), `cast.rs`, `int.rs`,
+//! `float.rs`, `complex.rs` (the operations per element kind).
 
 use self::complex::{complex_bin, complex_un};
 use self::float::{float_bin, float_un};

@@ -12,6 +12,11 @@
 //! of SMs/CUs (grid sizes scale with it), the warp/wavefront size (for `hip-kernels/`), the
 //! occupancy query (CUDA answers; HIP uses the fallback of 4 blocks per CU), the disk cache and
 //! compiler behind [`GpuDriver::load_module`], and the launch call itself.
+//!
+//! Files: this one ([`DevBuf`], [`GpuDriver`], operand checks), `cache.rs` (prepared kernels and
+//! their caches), `grid.rs` (grid sizing, the 64-bit index threshold), `elementwise.rs` (the plan:
+//! layout class, index width, packing, launch dims), `reduce.rs` (shapes, entries, splits),
+//! `raw.rs` (raw-kernel argument slots).
 
 use crate::backend::{dtype_unsupported, Backend, Buffer, Operand};
 use crate::dtype::DType;

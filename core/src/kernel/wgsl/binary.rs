@@ -1,12 +1,80 @@
 //! Binary operators (NumPy semantics: wrapping, floor division, remainder, shifts, float32
 //! `pow`/`atan2` helpers).
 
-use super::emitter::WgslEmitter;
+use super::emitter::{i32lit, WgslEmitter};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernel::ir::BinaryOp;
+use crate::kernel::ir::{BinaryOp, Expr, ExprKind};
+use crate::scalar::Scalar;
+
+/// One operand of a comparison emitted in a 32-bit type (see
+/// [`WgslEmitter::narrow_comparison`]).
+pub(super) enum Narrowed<'e> {
+    /// The narrow integer expression under the cast to `Int64`.
+    Expr(&'e Expr),
+    /// A constant, spelled in the 32-bit type.
+    Lit(String),
+}
 
 impl WgslEmitter {
+    /// A comparison of two `Int64` operands, each a narrow integer cast to `Int64` or a constant
+    /// that fits the narrow integers' 32-bit value type (`i32` for int8/16/32, `u32` for
+    /// uint8/16/32), when `Int64` is emitted as `i64`: the operator and the operands to compare
+    /// in the 32-bit type instead. NumPy's result is the same; Mesa's llvmpipe evaluates
+    /// `i64(x) < 0li` as false for a negative `x` (naga's SPIR-V is right), which sent negative
+    /// `take`/`put`/`add_at` indices to the wrong element.
+    pub(super) fn narrow_comparison<'e>(
+        &self,
+        op: BinaryOp,
+        a: &'e Expr,
+        b: &'e Expr,
+    ) -> Option<(&'static str, Narrowed<'e>, Narrowed<'e>)> {
+        use BinaryOp as B;
+        let sym = match op {
+            B::Eq => "==",
+            B::Ne => "!=",
+            B::Lt => "<",
+            B::Le => "<=",
+            B::Gt => ">",
+            B::Ge => ">=",
+            _ => return None,
+        };
+        if a.ty != DType::Int64 || b.ty != DType::Int64 || self.vty(DType::Int64) != "i64" {
+            return None;
+        }
+        // (signed, operand) of a widened narrow integer; the constant of a literal.
+        let widened = |e: &'e Expr| match &e.kind {
+            ExprKind::Cast(x) => match x.ty {
+                DType::Int8 | DType::Int16 | DType::Int32 => Some((true, x.as_ref())),
+                DType::UInt8 | DType::UInt16 | DType::UInt32 => Some((false, x.as_ref())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let constant = |e: &Expr| match e.kind {
+            ExprKind::Const(Scalar::Int64(v)) => Some(v),
+            _ => None,
+        };
+        let lit = |signed: bool, v: i64| -> Option<Narrowed<'e>> {
+            if signed {
+                i32::try_from(v)
+                    .ok()
+                    .map(|v| Narrowed::Lit(i32lit(v as i64)))
+            } else {
+                u32::try_from(v)
+                    .ok()
+                    .map(|v| Narrowed::Lit(format!("{v}u")))
+            }
+        };
+        let (x, y) = match (widened(a), widened(b)) {
+            (Some((sa, x)), Some((sb, y))) if sa == sb => (Narrowed::Expr(x), Narrowed::Expr(y)),
+            (Some((s, x)), None) => (Narrowed::Expr(x), lit(s, constant(b)?)?),
+            (None, Some((s, y))) => (lit(s, constant(a)?)?, Narrowed::Expr(y)),
+            _ => return None,
+        };
+        Some((sym, x, y))
+    }
+
     pub(super) fn binary(
         &mut self,
         op: BinaryOp,

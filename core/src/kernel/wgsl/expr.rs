@@ -1,5 +1,6 @@
 //! Expressions: the recursive walk (with `let` hoisting of deep subtrees) and unary operators.
 
+use super::binary::Narrowed;
 use super::emitter::{f32lit, f64lit, Ctx, WgslEmitter, INLINE_DEPTH};
 use super::storage_bytes;
 use crate::dtype::DType;
@@ -80,12 +81,22 @@ impl WgslEmitter {
                 self.unary(*op, a.ty, s)?
             }
             ExprKind::Binary(op, a, b) => {
-                let x = sub(self, a)?;
-                let mut y = sub(self, b)?;
-                if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
-                    y = self.bind(y);
+                if let Some((sym, l, r)) = self.narrow_comparison(*op, a, b) {
+                    // Widened narrow integers compared in their 32-bit type.
+                    let mut side = |em: &mut WgslEmitter, s: Narrowed<'_>| match s {
+                        Narrowed::Expr(x) => sub(em, x),
+                        Narrowed::Lit(l) => Ok(l),
+                    };
+                    let (x, y) = (side(self, l)?, side(self, r)?);
+                    format!("({x} {sym} {y})")
+                } else {
+                    let x = sub(self, a)?;
+                    let mut y = sub(self, b)?;
+                    if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                        y = self.bind(y);
+                    }
+                    self.binary(*op, a.ty, b.ty, x, y)?
                 }
-                self.binary(*op, a.ty, b.ty, x, y)?
             }
             ExprKind::Cast(a) => {
                 let s = sub(self, a)?;

@@ -234,3 +234,45 @@ fn refusals() {
     );
     assert!(storage_refusal(DType::Float64, true, false).is_none());
 }
+
+/// Comparisons of narrow integers widened to `Int64` are emitted in the 32-bit type when
+/// `Int64` is `i64` (a 64-bit integer operand): llvmpipe gets `i64(x) < 0li` wrong for -1.
+#[test]
+fn widened_narrow_comparisons_are_emitted_narrow() {
+    let i64_ = DType::Int64;
+    let c = |v: i64| Expr::constant(Scalar::Int64(v));
+    let cases = [
+        (DType::Int8, B::Lt, c(0), "< 0i)", true),
+        (
+            DType::Int32,
+            B::Ge,
+            c(-2147483648),
+            ">= (-2147483647i - 1i))",
+            true,
+        ),
+        (DType::UInt16, B::Le, c(70000), "<= 70000u)", true),
+        (
+            DType::Int16,
+            B::Eq,
+            c(1 << 40),
+            "== 1099511627776li)",
+            false,
+        ),
+        (DType::UInt8, B::Lt, c(-1), "< (-1li))", false),
+    ];
+    for (d, op, k, text, narrowed) in cases {
+        let cmp = Expr::binary(op, Expr::input(0, d).cast(i64_), k);
+        let body = Expr::select(cmp, Expr::input(1, i64_), c(0));
+        let kern = Kernel::map("cmp", vec![d, i64_], vec![], body);
+        let s = &specs(&kern)[0];
+        let sh = emit_elementwise(&kern, s, &opts()).unwrap();
+        validate(&sh.source);
+        assert!(sh.source.contains(text), "{d} {op:?}: {}", sh.source);
+        assert_eq!(
+            sh.source.contains("(b1[a0] "),
+            narrowed,
+            "{d}: {}",
+            sh.source
+        );
+    }
+}
