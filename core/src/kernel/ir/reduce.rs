@@ -1,0 +1,187 @@
+//! [`ReduceKernel`]: CuPy's `ReductionKernel` model with a tuple of accumulators, and its
+//! validation.
+
+use super::{node_problem, BinaryOp, Expr, ExprKind};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+
+/// A reduction kernel (CuPy's `ReductionKernel`), generalized to a tuple of `n >= 1`
+/// accumulators: `out = post(fold(combine, identity, map(x_i)))`.
+///
+/// Accumulator `j` has dtype `acc[j]`; a tuple of them is folded as one value:
+/// - `map[j]` is accumulator `j` of one element. It reads `Input`, `Param`, constants and
+///   `Index`, which in a reduction's map is the element's flat C-order position within the
+///   *reduced* axes (0 for the first reduced element of every output; `argmax` keeps it).
+/// - `combine[j]` is accumulator `j` of the combination of two tuples: `a` is `Var(0..n)`,
+///   `b` is `Var(n..2n)` (`Var(j)` and `Var(n + j)` are both of dtype `acc[j]`). The combine
+///   must be associative and commutative on the values it meets (backends fold in any order and
+///   any grouping), and `identity` must be its identity. It reads only vars and constants.
+/// - `post` is the output from the folded tuple `Var(0..n)`, with params and constants.
+///
+/// Single-accumulator kernels (`sum`, `max`, ...) are the common case: see
+/// [`ReduceKernel::simple`]. Backends that cannot fold tuples refuse them with
+/// [`Error::Unsupported`] before any work is queued.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReduceKernel {
+    /// A C identifier.
+    pub name: String,
+    /// Input dtypes (read with `Input(k)` in `map`).
+    pub inputs: Vec<DType>,
+    /// Uniform parameter dtypes (readable in `map` and `post`).
+    pub params: Vec<DType>,
+    /// Accumulator dtypes, one per tuple member (at least one).
+    pub acc: Vec<DType>,
+    /// Per-element value of each accumulator (`map[j]` of dtype `acc[j]`).
+    pub map: Vec<Expr>,
+    /// Combine of tuples `a = Var(0..n)` and `b = Var(n..2n)`, one expression per accumulator
+    /// (`combine[j]` of dtype `acc[j]`).
+    pub combine: Vec<Expr>,
+    /// Identity of `combine`, one value per accumulator (`identity[j]` of dtype `acc[j]`).
+    pub identity: Vec<Scalar>,
+    /// Final value from `Var(0..n)` (the reduced tuple), of dtype `output`.
+    pub post: Expr,
+    /// Output dtype.
+    pub output: DType,
+}
+
+impl ReduceKernel {
+    /// A plain reduction over one input: map = cast to `acc`, post = cast to `output`.
+    pub fn simple(
+        name: &str,
+        input: DType,
+        acc: DType,
+        combine: BinaryOp,
+        identity: Scalar,
+        output: DType,
+    ) -> ReduceKernel {
+        ReduceKernel {
+            name: name.into(),
+            inputs: vec![input],
+            params: vec![],
+            acc: vec![acc],
+            map: vec![Expr::input(0, input).cast(acc)],
+            combine: vec![Expr::binary(combine, Expr::var(0, acc), Expr::var(1, acc))],
+            identity: vec![identity.cast(acc)],
+            post: Expr::var(0, acc).cast(output),
+            output,
+        }
+    }
+
+    /// The number of accumulators (the tuple's length).
+    pub fn n_acc(&self) -> usize {
+        self.acc.len()
+    }
+
+    /// True for a tuple of more than one accumulator.
+    pub fn is_tuple(&self) -> bool {
+        self.acc.len() > 1
+    }
+
+    /// `Var(j)`: accumulator `j` of the combine's left tuple `a` (and of `post`'s tuple).
+    pub fn a(&self, j: usize) -> Expr {
+        Expr::var(j, self.acc[j])
+    }
+
+    /// `Var(n + j)`: accumulator `j` of the combine's right tuple `b`.
+    pub fn b(&self, j: usize) -> Expr {
+        Expr::var(self.acc.len() + j, self.acc[j])
+    }
+
+    /// The error a backend returns for a tuple reduction it cannot run yet.
+    pub fn tuple_unsupported(&self, backend: &str) -> Error {
+        Error::Unsupported {
+            op: self.name.clone(),
+            backend: backend.into(),
+            reason: format!(
+                "reductions with a tuple of {} accumulators ({:?}) are not emitted for this backend yet",
+                self.acc.len(),
+                self.acc
+            ),
+        }
+    }
+
+    /// Every dtype the kernel touches.
+    pub fn dtypes(&self) -> Vec<DType> {
+        let mut out = self.inputs.clone();
+        for d in self.params.iter().chain(&self.acc).chain([&self.output]) {
+            if !out.contains(d) {
+                out.push(*d);
+            }
+        }
+        for e in self.map.iter().chain(&self.combine).chain([&self.post]) {
+            e.dtypes(&mut out);
+        }
+        out
+    }
+
+    /// Checks the kernel is well formed: one map, combine and identity per accumulator, each of
+    /// its accumulator's dtype, `post` of the output dtype; operand numbers in range and typed
+    /// as declared; `Input` and `Index` only in `map`, `Param` not in `combine`, vars only in
+    /// `combine` (`0..2n`) and `post` (`0..n`), no raw loads. Backends may rely on it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the kernel and the first problem found.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |msg: String| Err(Error::invalid(format!("reduction {}", self.name), msg));
+        let n = self.acc.len();
+        if n == 0 {
+            return bad("no accumulator".into());
+        }
+        if self.map.len() != n || self.combine.len() != n || self.identity.len() != n {
+            return bad(format!(
+                "{n} accumulators but {} map, {} combine and {} identity values",
+                self.map.len(),
+                self.combine.len(),
+                self.identity.len()
+            ));
+        }
+        for j in 0..n {
+            let t = self.acc[j];
+            let (m, c, i) = (&self.map[j], &self.combine[j], self.identity[j]);
+            if m.ty != t || c.ty != t || i.dtype() != t {
+                return bad(format!(
+                    "accumulator {j} is {t} but its map is {}, its combine {} and its identity {i:?}",
+                    m.ty, c.ty
+                ));
+            }
+        }
+        if self.post.ty != self.output {
+            return bad(format!(
+                "post has dtype {} (output {})",
+                self.post.ty, self.output
+            ));
+        }
+        let ab: Vec<DType> = self.acc.iter().chain(&self.acc).copied().collect();
+        let none: [DType; 0] = [];
+        let parts: Vec<(&str, &Expr, &[DType], bool)> = self
+            .map
+            .iter()
+            .map(|e| ("map", e, &none[..], true))
+            .chain(self.combine.iter().map(|e| ("combine", e, &ab[..], false)))
+            .chain([("post", &self.post, &self.acc[..], false)])
+            .collect();
+        for (what, e, vars, in_map) in parts {
+            let mut problem = None;
+            e.visit(&mut |node| {
+                if problem.is_some() {
+                    return;
+                }
+                problem = match &node.kind {
+                    ExprKind::Input(_) | ExprKind::Index if !in_map => {
+                        Some(format!("{what} reads {:?} (only map may)", node.kind))
+                    }
+                    ExprKind::Param(_) if what == "combine" => {
+                        Some("combine reads a parameter (only map and post may)".to_string())
+                    }
+                    ExprKind::Load { .. } => Some(format!("{what} loads a raw operand")),
+                    _ => node_problem(node, &self.inputs, &self.params, vars, &[]),
+                };
+            });
+            if let Some(p) = problem {
+                return bad(format!("{what}: {p}"));
+            }
+        }
+        Ok(())
+    }
+}
