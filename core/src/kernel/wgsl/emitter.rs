@@ -343,7 +343,9 @@ impl WgslEmitter {
         let nx = self.isnan(d, "x");
         let ny = self.isnan(d, "y");
         let g1 = self.guard_line(&format!("s <= r * {half}"));
-        let g2 = self.guard_line("s != ay");
+        // `s <= ay`, not `s == ay`: a driver that flushes subnormals (NVIDIA) halves `s` past a
+        // subnormal `ay` to 0, and `s == ay` never held (an endless loop lost the H200's device).
+        let g2 = self.guard_line("s > ay");
         let fmod = format!("fmod_{t}");
         self.helper(&fmod, || {
             format!(
@@ -352,11 +354,12 @@ impl WgslEmitter {
   if (abs(y) == {inf}) {{ return x; }}
   var r = abs(x);
   let ay = abs(y);
+  if (ay == {z}) {{ return {nan}; }}
   var s = ay;
   while (s <= r * {half}) {{ s = s * 2.0; }}
 {g1}  loop {{
     if (r >= s) {{ r = r - s; }}
-    if (s == ay) {{ break; }}
+    if (s <= ay) {{ break; }}
     s = s * {half};
   }}
 {g2}  return select(r, -r, x < {z});
