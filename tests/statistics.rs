@@ -32,9 +32,9 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
         op @ ("argmax" | "argmin") => {
             let axis = Axes::from(k["axis"].as_i64().map(|a| a as isize));
             let opts = cupy::Reduce {
-                axis: axis,
+                axis,
                 ddof: 0,
-                keepdims: keepdims,
+                keepdims,
                 ..Default::default()
             };
             if op == "argmax" {
@@ -47,8 +47,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
             ops[0].array(),
             cupy::Reduce {
                 axis: axes(&k["axis"]),
-                ddof: ddof,
-                keepdims: keepdims,
+                ddof,
+                keepdims,
                 ..Default::default()
             },
         ),
@@ -56,8 +56,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
             ops[0].array(),
             cupy::Reduce {
                 axis: axes(&k["axis"]),
-                ddof: ddof,
-                keepdims: keepdims,
+                ddof,
+                keepdims,
                 ..Default::default()
             },
         ),
@@ -66,14 +66,14 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
             if op == "var_long" {
                 x.var_with(cupy::Reduce {
                     axis: Axes::All,
-                    ddof: ddof,
+                    ddof,
                     keepdims: false,
                     ..Default::default()
                 })
             } else {
                 x.std_with(cupy::Reduce {
                     axis: Axes::All,
-                    ddof: ddof,
+                    ddof,
                     keepdims: false,
                     ..Default::default()
                 })

@@ -42,6 +42,6 @@ ufuncs! {
 }
 
 ufunc_aliases! {
-    /// `numpy.divide`: another name of [`true_divide`].
+    /// `numpy.divide`: another name of `true_divide`.
     divide = true_divide(x1, x2);
 }

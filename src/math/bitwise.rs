@@ -20,6 +20,6 @@ ufuncs! {
 }
 
 ufunc_aliases! {
-    /// `numpy.bitwise_not`: another name of [`invert`].
+    /// `numpy.bitwise_not`: another name of `invert`.
     bitwise_not = invert(x);
 }

@@ -11,6 +11,6 @@ ufuncs! {
 }
 
 ufunc_aliases! {
-    /// `numpy.conj`: another name of [`conjugate`].
+    /// `numpy.conj`: another name of `conjugate`.
     conj = conjugate(x);
 }

@@ -23,6 +23,6 @@ ufuncs! {
 }
 
 ufunc_aliases! {
-    /// `numpy.abs`: another name of [`absolute`].
+    /// `numpy.abs`: another name of `absolute`.
     abs = absolute(x);
 }

@@ -2,7 +2,7 @@
 //! family (arithmetic, exp_log, trig, hyperbolic, rounding, floating, bitwise, logic, complex,
 //! misc).
 //!
-//! A declaration is one entry of [`ufuncs!`]:
+//! A declaration is one entry of `ufuncs!`:
 //!
 //! ```text
 //! /// Hyperbolic sine, elementwise (`numpy.sinh`).

@@ -29,8 +29,8 @@ ufuncs! {
 }
 
 ufunc_aliases! {
-    /// `numpy.radians`: another name of [`deg2rad`].
+    /// `numpy.radians`: another name of `deg2rad`.
     radians = deg2rad(x);
-    /// `numpy.degrees`: another name of [`rad2deg`].
+    /// `numpy.degrees`: another name of `rad2deg`.
     degrees = rad2deg(x);
 }
