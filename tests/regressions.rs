@@ -109,3 +109,26 @@ fn full_refuses_out_of_range_integers_and_dot_scales() {
         });
     }
 }
+
+/// `uint8_array / -2` is NumPy's float64 division (`[-1.5, -1.0, ...]`), not an overflow of the
+/// weak integer into uint8.
+#[test]
+fn true_divide_of_unsigned_by_a_negative_python_int() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            for dt in [DType::UInt8, DType::UInt16, DType::UInt32] {
+                let a = cupy::from_slice(&[3u8, 2, 0], &[3])
+                    .unwrap()
+                    .astype(dt)
+                    .unwrap();
+                let q = (&a / -2i64).unwrap();
+                assert_eq!(q.dtype(), DType::Float64, "{dev:?} {dt}");
+                assert_eq!(
+                    q.to_vec::<f64>().unwrap(),
+                    [-1.5, -1.0, -0.0],
+                    "{dev:?} {dt}"
+                );
+            }
+        });
+    }
+}

@@ -226,6 +226,22 @@ impl Ufunc {
         weak: &[WeakScalar],
     ) -> Result<(DType, DType, DType)> {
         let op = self.name;
+        if self.rule == Rule::TrueDivide && !strong.is_empty() {
+            // NumPy's true_divide of integer arrays loops in float64 whatever the Python int
+            // (`uint8_array / -2` is `[-1.5, ...]`, not an overflow of uint8).
+            let ints = strong.iter().all(|d| d.is_integer() || d.is_bool());
+            let out_of_range = weak.iter().any(|w| match *w {
+                WeakScalar::Int(i) => strong.iter().any(|&d| {
+                    let (lo, hi) =
+                        cupy_core::promote::int_range(if d.is_bool() { DType::Int8 } else { d });
+                    i < lo || i > hi
+                }),
+                _ => false,
+            });
+            if ints && out_of_range {
+                return Ok((DType::Float64, DType::Float64, DType::Float64));
+            }
+        }
         let mut t = result_type(op, strong, weak)?;
         if self.rule == Rule::Compare && t.is_integer() {
             // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
