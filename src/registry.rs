@@ -58,33 +58,23 @@ fn ufunc_kernel(u: &Ufunc, t: DType) -> Option<Kernel> {
 
 /// Support of `u` per column, from each backend's verdict on the kernel of every dtype.
 fn ufunc_support(u: &Ufunc) -> [Support; 4] {
-    let kernels: Vec<(DType, Kernel)> = DType::ALL
-        .iter()
-        .filter_map(|&t| ufunc_kernel(u, t).map(|k| (t, k)))
-        .collect();
-    support_from(kernels.len(), |p| {
-        kernels
+    needs_support(
+        DType::ALL
             .iter()
-            .filter(|(_, k)| p.check_kernel(k).is_err())
-            .map(|(t, _)| *t)
-            .collect()
-    })
+            .filter_map(|&t| ufunc_kernel(u, t).map(|k| (t, Need::Kernel(k))))
+            .collect(),
+    )
 }
 
 /// Support of a reduction per column, from each backend's verdict on its kernel for every dtype
 /// (complex max/min have no loop: NumPy orders complex, cupy-rs refuses them as TypeError).
 fn reduction_support(r: &Reduction) -> [Support; 4] {
-    let kernels: Vec<(DType, ReduceKernel)> = DType::ALL
-        .iter()
-        .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, k)))
-        .collect();
-    support_from(kernels.len(), |p| {
-        kernels
+    needs_support(
+        DType::ALL
             .iter()
-            .filter(|(_, k)| p.check_reduction(k).is_err())
-            .map(|(t, _)| *t)
-            .collect()
-    })
+            .filter_map(|&t| r.kernel(t, 8).ok().map(|(k, _)| (t, Need::Reduction(k))))
+            .collect(),
+    )
 }
 
 /// Support per column from `refused(provider)`, the dtypes (of `of` asked) a backend refuses.
@@ -222,10 +212,16 @@ const ROUTINES: &[(&str, &str, Probe, &str)] = &[
 
 /// Support of a probed routine per column.
 fn probe_support(probe: Probe) -> [Support; 4] {
-    let needs: Vec<(DType, Need)> = DType::ALL
-        .iter()
-        .filter_map(|&t| probe(t).map(|n| (t, n)))
-        .collect();
+    needs_support(
+        DType::ALL
+            .iter()
+            .filter_map(|&t| probe(t).map(|n| (t, n)))
+            .collect(),
+    )
+}
+
+/// Support per column from each backend's answer to every `(dtype, need)`.
+fn needs_support(needs: Vec<(DType, Need)>) -> [Support; 4] {
     support_from(needs.len(), |p| {
         needs
             .iter()
