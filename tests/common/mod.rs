@@ -723,9 +723,22 @@ pub fn run_group(
 ) {
     let g = Golden::load(group);
     let mut t = Tally::new(group);
+    // Bisecting a driver hang: CUPY_GOLDEN_TRACE prints each case id before it runs (the last
+    // one printed is the culprit); CUPY_GOLDEN_SKIP lists case ids (comma-separated) to leave out.
+    let trace = std::env::var_os("CUPY_GOLDEN_TRACE").is_some();
+    let skip = std::env::var("CUPY_GOLDEN_SKIP").unwrap_or_default();
+    let skip: Vec<&str> = skip.split(',').filter(|s| !s.is_empty()).collect();
     for dev in backends() {
         for case in &g.cases {
             let id = case["id"].as_str().unwrap();
+            if skip.contains(&id) {
+                continue;
+            }
+            if trace {
+                use std::io::Write;
+                eprintln!("golden {group} {} {id}", dev.label());
+                let _ = std::io::stderr().flush();
+            }
             let r = run_case(&g, case, &dev, &exec, &tol, &expect_err);
             t.check(&dev, id, r);
         }
