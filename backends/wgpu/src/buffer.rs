@@ -184,9 +184,7 @@ impl WgpuBackend {
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        self.wait()?;
         self.take_errors()?;
         self.guard_result(guard_staging)?;
         match rx.recv() {

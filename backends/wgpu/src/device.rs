@@ -209,6 +209,14 @@ impl WgpuBackend {
                 v.push(e.to_string());
             }
         }));
+        let lost: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let (lost_flag, lost_sink) = (lost.clone(), errors.clone());
+        device.set_device_lost_callback(move |reason, message| {
+            lost_flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            if let Ok(mut v) = lost_sink.lock() {
+                v.push(format!("the device was lost ({reason:?}): {message}"));
+            }
+        });
         let opts = WgslOptions {
             shader_f64: features.contains(wgpu::Features::SHADER_F64),
             shader_int64: features.contains(wgpu::Features::SHADER_INT64),
@@ -237,6 +245,7 @@ impl WgpuBackend {
             pipes: Mutex::default(),
             raw_pipes: Mutex::default(),
             errors,
+            lost,
             scope: Mutex::default(),
             loop_budget: budget,
             guard,

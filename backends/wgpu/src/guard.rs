@@ -80,9 +80,7 @@ impl WgpuBackend {
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        self.wait()?;
         if !matches!(rx.recv(), Ok(Ok(()))) {
             return Err(backend_err(&self.label(), "mapping the loop guard failed"));
         }

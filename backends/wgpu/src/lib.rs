@@ -109,6 +109,9 @@ pub struct WgpuBackend {
     pipes: Mutex<HashMap<u64, Arc<Pipe>>>,
     raw_pipes: Mutex<HashMap<u64, Arc<raw::RawPipe>>>,
     errors: Arc<Mutex<Vec<String>>>,
+    /// Set once the device is lost (the driver's callback, or a panic inside `poll`): every later
+    /// wait is an `Err` at once.
+    lost: Arc<std::sync::atomic::AtomicBool>,
     /// wgpu's error-scope stack is per device: push/pop pairs must not interleave across threads.
     scope: Mutex<()>,
     /// Loop passes the driver runs per invocation, if it caps them (see [`loop_budget`]).
@@ -212,9 +215,7 @@ impl Backend for WgpuBackend {
 
     fn synchronize(&self) -> Result<()> {
         self.flush()?;
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(&self.label(), format!("poll: {e}")))?;
+        self.wait()?;
         self.take_errors()?;
         self.check_guard()
     }

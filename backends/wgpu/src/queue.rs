@@ -22,6 +22,38 @@ fn grid(groups: u64) -> (u32, u32) {
 }
 
 impl WgpuBackend {
+    /// Waits until the queue is idle. A lost device is an `Err` naming it, never a panic: wgpu
+    /// panics inside `poll` when the driver reports the loss mid-wait (seen on the H200 after a
+    /// shader ran away), so the panic is caught and the device marked lost for every later wait.
+    pub(crate) fn wait(&self) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        let lost = |detail: String| {
+            backend_err(
+                &self.label(),
+                format!("the device was lost ({detail}); open a new Device"),
+            )
+        };
+        if self.lost.load(Ordering::SeqCst) {
+            return Err(lost("by an earlier call".into()));
+        }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.device.poll(wgpu::PollType::wait_indefinitely())
+        }));
+        match r {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(backend_err(&self.label(), format!("poll: {e}"))),
+            Err(panic) => {
+                self.lost.store(true, Ordering::SeqCst);
+                let why = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(lost(format!("wgpu panicked while waiting: {why}")))
+            }
+        }
+    }
+
     pub(crate) fn take_errors(&self) -> Result<()> {
         let errs: Vec<String> = match self.errors.lock() {
             Ok(mut v) => std::mem::take(&mut *v),

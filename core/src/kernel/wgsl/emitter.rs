@@ -342,7 +342,10 @@ impl WgslEmitter {
         );
         let nx = self.isnan(d, "x");
         let ny = self.isnan(d, "y");
-        let g1 = self.guard_line(&format!("s <= r * {half}"));
+        // `s > 0` ends the doubling too: a driver that flushes subnormal operands of `*` (NVIDIA)
+        // but not of `==` doubles a subnormal `ay` to 0, and `0 <= r / 2` held forever. Such a
+        // driver treats `ay` as 0, so the remainder is NaN, as for a zero divisor.
+        let g1 = self.guard_line(&format!("s <= r * {half} && s > {z}"));
         // `s <= ay`, not `s == ay`: a driver that flushes subnormals (NVIDIA) halves `s` past a
         // subnormal `ay` to 0, and `s == ay` never held (an endless loop lost the H200's device).
         let g2 = self.guard_line("s > ay");
@@ -356,8 +359,9 @@ impl WgslEmitter {
   let ay = abs(y);
   if (ay == {z}) {{ return {nan}; }}
   var s = ay;
-  while (s <= r * {half}) {{ s = s * 2.0; }}
-{g1}  loop {{
+  while (s <= r * {half} && s > {z}) {{ s = s * 2.0; }}
+{g1}  if (s == {z}) {{ return {nan}; }}
+  loop {{
     if (r >= s) {{ r = r - s; }}
     if (s <= ay) {{ break; }}
     s = s * {half};
