@@ -248,3 +248,8 @@ pub fn config_string() -> String {
 pub fn show_config() {
     print!("{}", config_string());
 }
+routine!(
+    show_config,
+    Devices,
+    probe: |t| (t == cupy_core::DType::Float32).then_some(crate::registry::Need::Store)
+);

@@ -54,6 +54,9 @@ macro_rules! axis_options {
     };
 }
 
+// First: the `routine!` declarations in every family file use its macro.
+#[macro_use]
+pub mod registry;
 pub mod array;
 mod backends;
 pub mod creation;
@@ -62,8 +65,8 @@ pub mod device;
 pub mod indexing;
 pub mod launch;
 pub mod linalg;
+pub mod manipulation;
 pub mod math;
-pub mod registry;
 pub mod scipy;
 // Before `sorting`: its `reductions!` declarations (argmax, argmin) use the macro.
 #[macro_use]
@@ -74,8 +77,9 @@ pub use array::index;
 
 pub use array::Array;
 pub use creation::basic::{
-    empty, empty_with, eye, eye_with, full, full_with, identity, identity_with, linspace,
-    linspace_with, ones, ones_with, zeros, zeros_with, Creation, Eye, Full, Linspace,
+    arange, arange_with, empty, empty_like, empty_with, eye, eye_with, full, full_like, full_with,
+    identity, identity_with, linspace, linspace_with, ones, ones_like, ones_with, zeros,
+    zeros_like, zeros_with, Creation, Eye, Full, Linspace,
 };
 pub use creation::from_data::{
     array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,
@@ -94,6 +98,10 @@ pub use indexing::{
     Take,
 };
 pub use linalg::{dot, matmul};
+pub use manipulation::basic::copyto;
+pub use manipulation::dims::{broadcast_to, expand_dims, squeeze};
+pub use manipulation::shape::{ravel, reshape};
+pub use manipulation::transpose::{swapaxes, transpose};
 #[allow(ambiguous_glob_reexports)]
 pub use math::arithmetic::*;
 pub use math::bitwise::*;
@@ -127,73 +135,3 @@ pub use half;
 pub use ndarray;
 /// The `num-complex` crate, for complex host data (`cupy::num_complex::Complex<f32>`).
 pub use num_complex;
-
-// ----- creation on the current device (the rest: creation::basic, creation::from_data) -----
-
-/// `cupy.zeros_like(a)`.
-///
-/// # Errors
-/// As [`empty`].
-pub fn zeros_like(a: &Array) -> Result<Array> {
-    a.zeros_like()
-}
-/// `cupy.ones_like(a)`.
-///
-/// # Errors
-/// As [`empty`].
-pub fn ones_like(a: &Array) -> Result<Array> {
-    a.ones_like()
-}
-/// `cupy.full_like(a, fill_value)`.
-///
-/// # Errors
-/// As [`empty`].
-pub fn full_like(a: &Array, fill_value: impl Into<Scalar>) -> Result<Array> {
-    a.full_like(fill_value)
-}
-/// `cupy.empty_like(a)`.
-///
-/// # Errors
-/// As [`empty`].
-pub fn empty_like(a: &Array) -> Result<Array> {
-    a.empty_like()
-}
-
-/// `cupy.arange(stop)`: `0, 1, ..., stop-1` with the dtype of `T` (`arange(10)` gives int32 since
-/// Rust's integer literals are i32; `arange(10i64)` gives int64, `arange(10.0)` float64).
-///
-/// # Errors
-/// As [`empty`].
-pub fn arange<T: Element + Into<Scalar>>(stop: T) -> Result<Array> {
-    let s: Scalar = stop.into();
-    Array::arange_on(&Device::current()?, 0.0, s.to_f64(), 1.0, T::DTYPE)
-}
-
-/// `cupy.arange(start, stop, step, dtype)`: `ceil((stop - start) / step)` values.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for `step == 0`; as [`empty`].
-pub fn arange_with(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
-    Array::arange_on(&Device::current()?, start, stop, step, dtype)
-}
-
-/// `cupy.transpose(a)`: reversed axes, a view.
-pub fn transpose(a: &Array) -> Array {
-    a.t()
-}
-
-/// `cupy.reshape(a, shape)`.
-///
-/// # Errors
-/// As [`Array::reshape`].
-pub fn reshape(a: &Array, shape: &[isize]) -> Result<Array> {
-    a.reshape(shape)
-}
-
-/// `cupy.ravel(a)`.
-///
-/// # Errors
-/// As [`Array::ravel`].
-pub fn ravel(a: &Array) -> Result<Array> {
-    a.ravel()
-}

@@ -1,11 +1,16 @@
 //! The routine registry: every NumPy/CuPy routine cupy-rs implements, with the backends that run
 //! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
 //! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
+//!
+//! This file is the machinery only; no routine is listed here. The rows come from the
+//! declarations: `ufuncs!` (src/math/), `reductions!` (src/statistics/, src/sorting/search.rs)
+//! and, for every other routine, one `routine!` line beside its function in its family's file
+//! ([`Declared`]).
 
 use crate::math::ufunc::{kernel_with_lets, Ufunc};
 use crate::statistics::reduction::Reduction;
 use cupy_core::backend::Primitive;
-use cupy_core::kernel::ir::{AtomicOp, Expr, Kernel, ReduceKernel, Stmt};
+use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel};
 use cupy_core::kernel::math::Lets;
 use cupy_core::{BackendKind, BackendProvider, DType};
 
@@ -101,10 +106,13 @@ pub enum Need {
     Primitive(Primitive),
 }
 
-/// A routine's probe: what it needs for operands of a dtype (`None`: NumPy has no loop).
-type Probe = fn(DType) -> Option<Need>;
+/// A routine's capability probe: what it needs for operands of a dtype (`None`: NumPy has no
+/// loop for that dtype, so the dtype is not asked).
+pub type Probe = fn(DType) -> Option<Need>;
 
-fn store(_: DType) -> Option<Need> {
+/// The default probe: storing the dtype is all the routine needs (views, copies, transfers,
+/// creation computed on the host).
+pub fn store(_: DType) -> Option<Need> {
     Some(Need::Store)
 }
 
@@ -112,103 +120,141 @@ fn fill_kernel(t: DType) -> Kernel {
     Kernel::map("fill", vec![], vec![t], Expr::param(0, t))
 }
 
-/// The gather of `take`: a raw load at an integer index.
-fn gather(t: DType) -> Option<Need> {
-    let mut k = Kernel::map(
-        "take",
-        vec![DType::Int64],
-        vec![],
-        Expr::load(0, t, Expr::input(0, DType::Int64)),
-    );
-    k.raws = vec![t];
-    Some(Need::Kernel(k))
+/// The categories of the coverage table, in table order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// `cupy.zeros`, `cupy.arange`, `cupy.array`, ...
+    Creation,
+    /// Device to host (`cupy.asnumpy`).
+    Transfer,
+    /// Dtype conversion and copies (`ndarray.astype`, `cupy.copyto`).
+    Conversion,
+    /// Shapes and views (`cupy.reshape`, `cupy.transpose`, ...).
+    Manipulation,
+    /// Basic and integer-array indexing, scatters.
+    Indexing,
+    /// The ufuncs (rows from [`crate::math::all_ufuncs`]).
+    Ufunc,
+    /// The reductions (rows from [`crate::statistics::all_reductions`]).
+    Reduction,
+    /// `cupy.matmul`, `cupy.dot`, ...
+    Linalg,
+    /// Scans and sorts.
+    Sorting,
+    /// `cupyx.scipy.signal`.
+    Signal,
+    /// User kernels: `ElementwiseKernel`, `ReductionKernel`, `fuse`, `RawKernel`.
+    CustomKernels,
+    /// Devices and configuration.
+    Devices,
 }
 
-/// A raw write at an integer index (`put`), or an atomic update (`add.at`, `scatter_*`).
-fn scatter(t: DType, op: Option<AtomicOp>) -> Need {
-    let (index, value) = (Expr::input(0, DType::Int64), Expr::input(1, t));
-    let stmt = match op {
-        Some(op) => Stmt::AtomicRaw {
-            raw: 0,
-            op,
-            index,
-            value,
-        },
-        None => Stmt::StoreRaw {
-            raw: 0,
-            index,
-            value,
-        },
+impl Category {
+    /// Every category, in table order.
+    pub const ALL: [Category; 12] = [
+        Category::Creation,
+        Category::Transfer,
+        Category::Conversion,
+        Category::Manipulation,
+        Category::Indexing,
+        Category::Ufunc,
+        Category::Reduction,
+        Category::Linalg,
+        Category::Sorting,
+        Category::Signal,
+        Category::CustomKernels,
+        Category::Devices,
+    ];
+
+    /// The name in the table's `category` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Creation => "creation",
+            Category::Transfer => "transfer",
+            Category::Conversion => "conversion",
+            Category::Manipulation => "manipulation",
+            Category::Indexing => "indexing",
+            Category::Ufunc => "ufunc",
+            Category::Reduction => "reduction",
+            Category::Linalg => "linalg",
+            Category::Sorting => "sorting",
+            Category::Signal => "signal",
+            Category::CustomKernels => "custom kernels",
+            Category::Devices => "devices",
+        }
+    }
+}
+
+/// The registry row of one routine that is neither a ufunc nor a reduction, as `routine!`
+/// declares it beside the routine's function (the rows are gathered with `inventory`, so no
+/// file lists them).
+pub struct Declared {
+    /// The name(s) as CuPy spells them: `"cupy.zeros"`, `"cupy.take / ndarray.take"`.
+    pub name: &'static str,
+    /// The table's category.
+    pub category: Category,
+    /// What the routine needs from a backend, per dtype.
+    pub probe: Probe,
+    /// Restrictions and remarks for the table.
+    pub notes: &'static str,
+    /// Where it is declared (`module_path!()`, `line!()`): the order of the rows within a
+    /// category.
+    pub site: (&'static str, u32),
+}
+
+inventory::collect!(Declared);
+
+/// Every `routine!` declaration, sorted by category, then by where it is declared (module path
+/// and line), so the table's order is deterministic and follows the family files.
+pub fn declared() -> Vec<&'static Declared> {
+    let mut v: Vec<&'static Declared> = inventory::iter::<Declared>.into_iter().collect();
+    v.sort_by_key(|d| (d.category, d.site));
+    v
+}
+
+/// Declares the registry row of a routine that is neither a ufunc nor a reduction, beside its
+/// function (the one place a routine is listed; `docs/api-coverage.md` is generated from it):
+///
+/// ```text
+/// routine!(reshape, Manipulation, notes: "views where NumPy makes views");
+/// routine!(take as "cupy.take / ndarray.take", Indexing, probe: gather, notes: "...");
+/// routine!("ndarray.astype", Conversion);
+/// ```
+///
+/// The first word names the public function (or type) of the row, which must exist in the
+/// module: its CuPy name is `cupy.<ident>` unless `as "<name>"` spells it (other names,
+/// `cupyx.`, `numpy.`); a string alone names a routine with no free function (a method such
+/// as `ndarray.astype`). Then the [`Category`] variant, then optionally `probe:` (a
+/// [`Probe`]; default [`store`]: storing the dtype is all it needs) and `notes:` (a string
+/// literal).
+macro_rules! routine {
+    ($f:ident as $name:literal, $category:ident $(, $key:ident : $value:expr)* $(,)?) => {
+        #[allow(unused_imports)]
+        use self::$f as _;
+        routine!(@row $name, $category $(, $key: $value)*);
     };
-    Need::Kernel(Kernel {
-        name: "scatter".into(),
-        inputs: vec![DType::Int64, t],
-        outputs: vec![],
-        raws: vec![t],
-        params: vec![],
-        locals: vec![],
-        body: vec![stmt],
-    })
+    ($f:ident, $category:ident $(, $key:ident : $value:expr)* $(,)?) => {
+        #[allow(unused_imports)]
+        use self::$f as _;
+        routine!(@row concat!("cupy.", stringify!($f)), $category $(, $key: $value)*);
+    };
+    ($name:literal, $category:ident $(, $key:ident : $value:expr)* $(,)?) => {
+        routine!(@row $name, $category $(, $key: $value)*);
+    };
+    (@row $name:expr, $category:ident $(, probe: $probe:expr)? $(, notes: $notes:expr)?) => {
+        ::inventory::submit! {
+            $crate::registry::Declared {
+                name: $name,
+                category: $crate::registry::Category::$category,
+                probe: routine!(@or $($probe)?, $crate::registry::store),
+                notes: routine!(@or $($notes)?, ""),
+                site: (module_path!(), line!()),
+            }
+        }
+    };
+    (@or , $default:expr) => { $default };
+    (@or $given:expr, $default:expr) => { $given };
 }
-
-/// `matmul`/`dot`: integers and bool by the IR kernel, floats and complex by the GEMM.
-fn gemm(t: DType) -> Option<Need> {
-    Some(if t.is_integer() || t.is_bool() {
-        Need::Kernel(crate::linalg::gemm_ir_kernel(t))
-    } else {
-        Need::Primitive(Primitive::Gemm)
-    })
-}
-
-/// Every routine that is not a ufunc or a reduction: (name, category, probe, notes).
-const ROUTINES: &[(&str, &str, Probe, &str)] = &[
-    ("cupy.array", "creation", store, ""),
-    ("cupy.asarray", "creation", store, ""),
-    ("cupy.empty", "creation", store, ""),
-    ("cupy.zeros", "creation", store, ""),
-    ("cupy.ones", "creation", store, ""),
-    ("cupy.full", "creation", store, ""),
-    ("cupy.empty_like", "creation", store, ""),
-    ("cupy.zeros_like", "creation", store, ""),
-    ("cupy.ones_like", "creation", store, ""),
-    ("cupy.full_like", "creation", store, ""),
-    ("cupy.arange", "creation", store, "int64/float64 arithmetic (int32/float32 on a device without them, when the values allow)"),
-    ("cupy.linspace", "creation", store, "values computed on the host in float64 (NumPy's rule), then uploaded"),
-    ("cupy.eye", "creation", store, ""),
-    ("cupy.identity", "creation", store, ""),
-    ("cupy.asnumpy / ndarray.get", "transfer", store, "to_vec, to_ndarray, to_bytes"),
-    ("ndarray.astype", "conversion", store, ""),
-    ("ndarray.copy", "conversion", store, ""),
-    ("cupy.copyto", "conversion", store, "Array::copy_from"),
-    ("ndarray.fill", "conversion", store, ""),
-    ("cupy.reshape", "manipulation", store, "views where NumPy makes views"),
-    ("cupy.ravel", "manipulation", store, "views where NumPy makes views"),
-    ("cupy.transpose", "manipulation", store, "views"),
-    ("cupy.swapaxes", "manipulation", store, "views"),
-    ("cupy.expand_dims", "manipulation", store, "views"),
-    ("cupy.squeeze", "manipulation", store, "views"),
-    ("cupy.broadcast_to", "manipulation", store, "views"),
-    ("ndarray.__getitem__ (basic)", "indexing", store, "s![] with Python slice semantics"),
-    ("cupy.take / ndarray.take", "indexing", gather, "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap"),
-    ("cupy.put / ndarray.put", "indexing", |t| Some(scatter(t, None)), "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them"),
-    ("numpy.add.at (integer-array index, axis 0)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Add))), "atomic read-modify-write kernel (WGSL has 32-bit atomics only; int64 add is split with carry)"),
-    ("numpy.maximum.at / minimum.at (integer-array index, axis 0)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Max))), "atomic read-modify-write kernel"),
-    ("cupyx.scatter_add (integer-array index along one axis)", "indexing", |t| Some(scatter(t, Some(AtomicOp::Add))), "atomic kernel; float order of repeated indices unspecified"),
-    ("cupyx.scatter_max / scatter_min", "indexing", |t| Some(scatter(t, Some(AtomicOp::Max))), "atomic kernel"),
-    ("cupy.matmul", "linalg", gemm, "BLAS for floats and complex; integer and bool: one IR kernel with NumPy's wrap-around"),
-    ("cupy.dot", "linalg", gemm, "1-D and 2-D operands; dtypes as matmul"),
-    ("cupy.cumsum", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int, dtype= (cumsum_with); cuda/hip: hip-kernels/ block scan"),
-    ("cupy.cumprod", "sorting", |_| Some(Need::Primitive(Primitive::Scan)), "axis None/int"),
-    ("cupy.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "stable, NaN last (complex: NumPy's NaN classes); cuda/hip: hip-kernels/ radix sort"),
-    ("cupy.argsort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "kind='stable'"),
-    ("ndarray.sort", "sorting", |_| Some(Need::Primitive(Primitive::Sort)), "in place; stable"),
-    ("cupyx.scipy.signal.convolve2d", "signal", |t| (t.is_integer() || t.is_float()).then(|| Need::Kernel(crate::scipy::signal::kernel(t))), "mode 'full' by default (convolve2d_with for 'same'/'valid'); boundary='fill', fillvalue=0"),
-    ("cupy.ElementwiseKernel", "custom kernels", store, "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only"),
-    ("cupy.ReductionKernel", "custom kernels", store, "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type"),
-    ("cupy.fuse", "custom kernels", store, "closures over Sym; a reduction only as the last step"),
-    ("cupy.RawKernel / cupy.RawModule", "custom kernels", |t| (t == DType::Float32).then_some(Need::Primitive(Primitive::RawKernel)), "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses"),
-    ("cupy.show_config", "devices", |t| (t == DType::Float32).then_some(Need::Store), ""),
-];
 
 /// Support of a probed routine per column.
 fn probe_support(probe: Probe) -> [Support; 4] {
@@ -239,40 +285,39 @@ fn needs_support(needs: Vec<(DType, Need)>) -> [Support; 4] {
     })
 }
 
-/// Every routine, in table order.
+/// Every routine, in table order: by [`Category`]; within one, the ufuncs and reductions in
+/// their families' order and the `routine!` rows as [`declared`] sorts them.
 pub fn routines() -> Vec<Routine> {
+    let declared = declared();
     let mut v = vec![];
-    let row = |name: String, category: &'static str, support: [Support; 4], notes: &'static str| {
-        Routine {
+    for category in Category::ALL {
+        let row = |name: String, support: [Support; 4], notes: &'static str| Routine {
             name,
-            category,
+            category: category.name(),
             support,
             notes,
+        };
+        for d in declared.iter().filter(|d| d.category == category) {
+            v.push(row(d.name.into(), probe_support(d.probe), d.notes));
         }
-    };
-    let (first, rest) =
-        ROUTINES.split_at(ROUTINES.iter().position(|r| r.1 == "linalg").unwrap_or(0));
-    for &(name, category, probe, notes) in first {
-        v.push(row(name.into(), category, probe_support(probe), notes));
-    }
-    for u in crate::math::all_ufuncs() {
-        v.push(row(
-            format!("cupy.{}", u.name()),
-            "ufunc",
-            ufunc_support(u),
-            u.family(),
-        ));
-    }
-    for r in crate::statistics::all_reductions() {
-        v.push(row(
-            format!("cupy.{}", r.name()),
-            "reduction",
-            reduction_support(r),
-            "axis, keepdims",
-        ));
-    }
-    for &(name, category, probe, notes) in rest {
-        v.push(row(name.into(), category, probe_support(probe), notes));
+        match category {
+            Category::Ufunc => {
+                for u in crate::math::all_ufuncs() {
+                    v.push(row(
+                        format!("cupy.{}", u.name()),
+                        ufunc_support(u),
+                        u.family(),
+                    ));
+                }
+            }
+            Category::Reduction => {
+                for r in crate::statistics::all_reductions() {
+                    let name = format!("cupy.{}", r.name());
+                    v.push(row(name, reduction_support(r), "axis, keepdims"));
+                }
+            }
+            _ => {}
+        }
     }
     v
 }
@@ -293,7 +338,8 @@ pub fn coverage_markdown() -> String {
         ),
     };
     let mut s = String::from(
-        "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`); a test fails when this file is stale.\n\
+        "# API coverage\n\nGenerated from the routine registry (`src/registry.rs`: the `ufuncs!`, `reductions!` and \
+         `routine!` declarations in the family files); a test fails when this file is stale.\n\
          Each backend cell is that backend's own answer (`BackendProvider::check_kernel`, \
          `check_reduction`, `check_primitive`: its code generator's verdict, no device opened) for \
          every dtype NumPy has a loop for: `yes`, `no <dtypes>` (refused dtypes), `-` (none). wgpu \
@@ -320,6 +366,44 @@ pub fn coverage_markdown() -> String {
 
 #[cfg(test)]
 mod tests {
+    /// No routine is declared twice, and every `routine!` row was collected (one per family
+    /// checked by name).
+    #[test]
+    fn every_routine_is_listed_once() {
+        let rows = super::routines();
+        let mut names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "a routine is declared twice");
+        for want in [
+            "cupy.zeros",
+            "cupy.asarray",
+            "cupy.asnumpy / ndarray.get",
+            "ndarray.astype",
+            "cupy.reshape",
+            "cupy.swapaxes",
+            "cupy.broadcast_to",
+            "ndarray.__getitem__ (basic)",
+            "cupy.take / ndarray.take",
+            "cupy.add",
+            "cupy.sum",
+            "cupy.matmul",
+            "ndarray.sort",
+            "cupyx.scipy.signal.convolve2d",
+            "cupy.RawKernel / cupy.RawModule",
+            "cupy.show_config",
+        ] {
+            assert!(names.binary_search(&want).is_ok(), "{want} is missing");
+        }
+        let declared = super::declared();
+        assert!(declared.windows(2).all(|w| w[0].category <= w[1].category));
+        assert!(declared.iter().all(|d| !matches!(
+            d.category,
+            super::Category::Ufunc | super::Category::Reduction
+        )));
+    }
+
     #[test]
     fn coverage_doc_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/api-coverage.md");

@@ -61,3 +61,29 @@ fn device_index_error_names_the_backend_and_count() {
         other => panic!("Device::get(cpu, 1): {other:?}"),
     }
 }
+
+/// The registry seen from a program that links cupy as a library (this test binary): every
+/// `routine!` row declared in the family files is there, once, with the table's support (the
+/// rows are gathered at link time, so a dropped object file would lose rows here).
+#[test]
+fn registry_rows_survive_linking() {
+    let rows = cupy::registry::routines();
+    let want =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/api-coverage.md"))
+            .expect("docs/api-coverage.md");
+    let table_rows = want.lines().filter(|l| l.starts_with("| `")).count();
+    assert_eq!(
+        rows.len(),
+        table_rows,
+        "rows in routines() vs docs/api-coverage.md"
+    );
+    assert_eq!(cupy::registry::coverage_markdown(), want);
+    for name in [
+        "cupy.arange",
+        "cupy.swapaxes",
+        "ndarray.fill",
+        "cupyx.scipy.signal.convolve2d",
+    ] {
+        assert!(rows.iter().any(|r| r.name == name), "{name} is missing");
+    }
+}

@@ -92,6 +92,50 @@ fn views_share_memory_and_write_through() {
     t.finish();
 }
 
+/// The function forms (`cupy::swapaxes(&a, ..)`, `cupy::copyto(&dst, &src)`, ...) give what
+/// the methods give: the same views, the same copies.
+#[test]
+fn manipulation_functions_match_the_methods() {
+    let mut t = common::Tally::new("manipulation_functions");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 6.0, 1.0, DType::Int32)?.reshape(&[2, 3])?;
+            let s = cupy::swapaxes(&a, 0, -1)?;
+            if !s.shares_memory_with(&a) || s.shape() != [3, 2] {
+                return Err(format!("swapaxes: shape {:?}", s.shape()).into());
+            }
+            if s.copy()?.to_vec::<i32>()? != vec![0, 3, 1, 4, 2, 5] {
+                return Err(format!("swapaxes: {:?}", s.copy()?.to_vec::<i32>()).into());
+            }
+            let e = cupy::expand_dims(&a, 1)?;
+            if e.shape() != [2, 1, 3] || cupy::squeeze(&e).shape() != [2, 3] {
+                return Err(format!("expand_dims/squeeze: {:?}", e.shape()).into());
+            }
+            let row = cupy::reshape(&a, &[-1])?.slice(&cupy::s![0..3])?;
+            let b = cupy::broadcast_to(&row, &[2, 3])?;
+            if b.strides()[0] != 0 || b.copy()?.to_vec::<i32>()? != vec![0, 1, 2, 0, 1, 2] {
+                return Err(format!("broadcast_to: strides {:?}", b.strides()).into());
+            }
+            let dst = Array::zeros_on(&dev, &[2, 3], DType::Int64)?;
+            cupy::copyto(&dst, &row)?;
+            if dst.to_vec::<i64>()? != vec![0, 1, 2, 0, 1, 2] {
+                return Err(format!("copyto: {:?}", dst.to_vec::<i64>()).into());
+            }
+            let f = Array::arange_on(&dev, 0.0, 3.0, 1.0, DType::Float32)?;
+            match cupy::copyto(&row, &f) {
+                Err(Error::TypeError { .. }) => {}
+                other => return Err(format!("copyto float32 -> int32: {other:?}").into()),
+            }
+            if cupy::transpose(&a).shape() != [3, 2] || cupy::ravel(&a)?.shape() != [6] {
+                return Err("transpose/ravel".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "manipulation functions", r);
+    }
+    t.finish();
+}
+
 /// More than 64 dimensions is refused as NumPy (and CuPy) refuse it, with NumPy's message, by
 /// every way of making such an array; exactly 64 works.
 #[test]

@@ -3,7 +3,10 @@
 //! `a.slice(&s![1, 2..8;2, ..;-1, NewAxis, Ellipsis])` is NumPy's `a[1, 2:8:2, ::-1, None, ...]`.
 //! Unlike ndarray's `s!`, a negative step walks from `start` downwards exactly as Python does:
 //! `s![7..2;-2]` is `a[7:2:-2]`. Negative indices and bounds count from the end.
+//! [`Array::slice`] applies one.
 
+use crate::array::Array;
+use cupy_core::error::{Error, Result};
 use cupy_core::layout::SliceItem;
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
@@ -141,6 +144,34 @@ macro_rules! s {
     };
     ($($t:tt)*) => { $crate::s!(@acc [] $($t)*) };
 }
+
+/// Basic indexing on an array (its registry row follows).
+impl Array {
+    /// Basic indexing (`a[1, 2:8:2, ::-1, None, ...]`): a view. Build `items` with [`crate::s!`].
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfBounds`], [`Error::InvalidArgument`] (zero step, too many indices,
+    /// a result of more than 64 dimensions).
+    pub fn slice(&self, items: &[SliceItem]) -> Result<Array> {
+        let l = self.layout.slice(items)?;
+        if l.ndim() > cupy_core::layout::MAX_NDIM {
+            return Err(Error::invalid(
+                "index",
+                format!(
+                    "number of dimensions must be within [0, {}], indexing result would have {}",
+                    cupy_core::layout::MAX_NDIM,
+                    l.ndim()
+                ),
+            ));
+        }
+        Ok(self.with_layout(l))
+    }
+}
+routine!(
+    "ndarray.__getitem__ (basic)",
+    Indexing,
+    notes: "s![] with Python slice semantics"
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,8 @@
-//! `cupy.empty`, `zeros`, `ones`, `full`, `eye`, `identity` and `linspace` on the current
-//! device, with NumPy's defaults (float64; `full`'s dtype from the fill value) and their keyword
-//! arguments in one options struct per routine, passed to a `_with` form (DESIGN.md, "API shape").
+//! `cupy.empty`, `zeros`, `ones`, `full`, their `_like` forms, `eye`, `identity`, `arange` and
+//! `linspace` on the current device, with NumPy's defaults (float64; `full`'s dtype from the
+//! fill value) and their keyword arguments in one options struct per routine, passed to a
+//! `_with` form (DESIGN.md, "API shape"). Each routine's registry row is the `routine!` line
+//! after it.
 //!
 //! ```no_run
 //! use cupy as cp;
@@ -17,7 +19,7 @@
 
 use crate::array::Array;
 use crate::device::Device;
-use cupy_core::dtype::DType;
+use cupy_core::dtype::{DType, Element};
 use cupy_core::error::Result;
 use cupy_core::scalar::Scalar;
 
@@ -162,6 +164,7 @@ pub fn empty_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
     Array::empty_on(&device_of(&o.device)?, shape, o.dtype)
 }
+routine!(empty, Creation);
 
 /// `cupy.zeros(shape)`: float64 zeros on the current device (`cp::zeros(&[3, 3])`).
 ///
@@ -179,6 +182,7 @@ pub fn zeros_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
     Array::zeros_on(&device_of(&o.device)?, shape, o.dtype)
 }
+routine!(zeros, Creation);
 
 /// `cupy.ones(shape)`: float64 ones on the current device.
 ///
@@ -196,6 +200,7 @@ pub fn ones_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
     Array::ones_on(&device_of(&o.device)?, shape, o.dtype)
 }
+routine!(ones, Creation);
 
 /// The dtype NumPy gives `full(shape, value)` without `dtype=`: a Rust `i32`/`i64` is a Python
 /// int (int64), an `f64` a Python float (float64), a `bool` bool; other Rust types (`f32`, `u8`,
@@ -233,6 +238,43 @@ pub fn full_with(
     let dtype = o.dtype.unwrap_or_else(|| fill_dtype(&v));
     Array::full_on(&device_of(&o.device)?, shape, v, dtype)
 }
+routine!(full, Creation);
+
+/// `cupy.empty_like(a)`: shape, dtype and device of `a`, contents unspecified.
+///
+/// # Errors
+/// As [`empty`].
+pub fn empty_like(a: &Array) -> Result<Array> {
+    a.empty_like()
+}
+routine!(empty_like, Creation);
+
+/// `cupy.zeros_like(a)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn zeros_like(a: &Array) -> Result<Array> {
+    a.zeros_like()
+}
+routine!(zeros_like, Creation);
+
+/// `cupy.ones_like(a)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn ones_like(a: &Array) -> Result<Array> {
+    a.ones_like()
+}
+routine!(ones_like, Creation);
+
+/// `cupy.full_like(a, fill_value)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn full_like(a: &Array, fill_value: impl Into<Scalar>) -> Result<Array> {
+    a.full_like(fill_value)
+}
+routine!(full_like, Creation);
 
 /// `cupy.eye(N)`: an `N x N` float64 array with ones on the main diagonal.
 ///
@@ -251,6 +293,7 @@ pub fn eye_with(n: usize, opts: impl Into<Eye>) -> Result<Array> {
     let o = opts.into();
     Array::eye_on(&device_of(&o.device)?, n, o.m, o.k, o.dtype)
 }
+routine!(eye, Creation);
 
 /// `cupy.identity(n)`: the float64 `n x n` identity.
 ///
@@ -268,6 +311,30 @@ pub fn identity_with(n: usize, opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
     Array::eye_on(&device_of(&o.device)?, n, None, 0, o.dtype)
 }
+routine!(identity, Creation);
+
+/// `cupy.arange(stop)`: `0, 1, ..., stop-1` with the dtype of `T` (`arange(10)` gives int32 since
+/// Rust's integer literals are i32; `arange(10i64)` gives int64, `arange(10.0)` float64).
+///
+/// # Errors
+/// As [`empty`].
+pub fn arange<T: Element + Into<Scalar>>(stop: T) -> Result<Array> {
+    let s: Scalar = stop.into();
+    Array::arange_on(&Device::current()?, 0.0, s.to_f64(), 1.0, T::DTYPE)
+}
+
+/// `cupy.arange(start, stop, step, dtype)`: `ceil((stop - start) / step)` values.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for `step == 0`; as [`empty`].
+pub fn arange_with(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+    Array::arange_on(&Device::current()?, start, stop, step, dtype)
+}
+routine!(
+    arange,
+    Creation,
+    notes: "int64/float64 arithmetic (int32/float32 on a device without them, when the values allow)"
+);
 
 /// `cupy.linspace(start, stop, num)`: `num` evenly spaced float64 values from `start` to `stop`
 /// inclusive (NumPy's values bit for bit).
@@ -294,3 +361,8 @@ pub fn linspace_with(
     let dtype = o.dtype.unwrap_or(DType::Float64);
     Array::linspace_on(&device_of(&o.device)?, start, stop, num, o.endpoint, dtype)
 }
+routine!(
+    linspace,
+    Creation,
+    notes: "values computed on the host in float64 (NumPy's rule), then uploaded"
+);

@@ -182,6 +182,7 @@ impl AsArray for Array {
 pub fn array(obj: impl AsArray) -> Result<Array> {
     obj.into_array_on(&Device::current()?, true)
 }
+routine!(array, Creation);
 
 /// `cupy.asarray(obj)`: as [`array()`], but a device array already on the current device is
 /// returned as a view of the same buffer (no copy); one on another device is copied to the
@@ -192,6 +193,7 @@ pub fn array(obj: impl AsArray) -> Result<Array> {
 pub fn asarray(obj: impl AsArray) -> Result<Array> {
     obj.into_array_on(&Device::current()?, false)
 }
+routine!(asarray, Creation);
 
 /// Copies a host slice to the current device with `shape` (`cupy.asarray(numpy_array)`).
 ///
@@ -218,3 +220,4 @@ pub fn from_ndarray<T: Element, S: ndarray::Data<Elem = T>, D: ndarray::Dimensio
 pub fn asnumpy<T: Element>(a: &Array) -> Result<ndarray::ArrayD<T>> {
     a.to_ndarray()
 }
+routine!(asnumpy as "cupy.asnumpy / ndarray.get", Transfer, notes: "to_vec, to_ndarray, to_bytes");

@@ -216,6 +216,11 @@ pub struct ElementwiseKernel {
     no_return: bool,
     cache: Mutex<HashMap<LoweringKey, Arc<LoweredElementwise>>>,
 }
+routine!(
+    ElementwiseKernel,
+    CustomKernels,
+    notes: "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on cpu only"
+);
 
 impl std::fmt::Debug for ElementwiseKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -710,6 +715,11 @@ pub struct ReductionKernel {
     /// whether its identity is neutral for its combine (see [`ReductionKernel::new`]).
     cache: Mutex<HashMap<ReductionKey, (Arc<ReduceKernel>, bool)>>,
 }
+routine!(
+    ReductionKernel,
+    CustomKernels,
+    notes: "identity=None folds from the first element (NumPy's rule); reduce_type defaults to the output type"
+);
 
 /// How a [`ReductionKernel`] call reduces.
 #[derive(Clone, Copy, Debug)]

@@ -533,6 +533,7 @@ pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
         _m: std::marker::PhantomData,
     }
 }
+routine!(fuse, CustomKernels, notes: "closures over Sym; a reduction only as the last step");
 
 impl<M, F: FuseFn<M>> Fused<M, F> {
     /// Names the kernel (a C identifier: letters, digits, `_`), for messages and profiles.

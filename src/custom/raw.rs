@@ -287,6 +287,13 @@ pub struct RawKernel {
     name: String,
     options: Arc<[String]>,
 }
+routine!(
+    RawKernel as "cupy.RawKernel / cupy.RawModule",
+    CustomKernels,
+    probe: |t| (t == cupy_core::DType::Float32)
+        .then_some(crate::registry::Need::Primitive(cupy_core::backend::Primitive::RawKernel)),
+    notes: "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses"
+);
 
 impl RawKernel {
     /// The kernel `name` (the `extern "C" __global__` function, or the WGSL `@compute` entry

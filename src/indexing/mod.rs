@@ -3,6 +3,7 @@
 
 use crate::array::{same_device, Array};
 use crate::launch::Elementwise;
+use crate::registry::Need;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};
@@ -156,6 +157,12 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     .run()?;
     Ok(out)
 }
+routine!(
+    take as "cupy.take / ndarray.take",
+    Indexing,
+    probe: gather,
+    notes: "gather as one IR kernel; bounds checked first (one synchronisation), negative indices wrap"
+);
 
 impl Array {
     /// `a.take(indices)` (of the flattened array); see [`take`].
@@ -315,6 +322,12 @@ pub fn put(a: &Array, indices: &Array, values: &Array) -> Result<()> {
     }
     Ok(())
 }
+routine!(
+    put as "cupy.put / ndarray.put",
+    Indexing,
+    probe: |t| Some(scatter(t, None)),
+    notes: "scatter (raw stores) as one IR kernel; mode='raise' only; repeated indices: cpu keeps the last value, GPUs one of them"
+);
 
 /// `a[(:,)*axis + (indices,)] op= values` with every occurrence of a repeated index applied
 /// (NumPy's `ufunc.at`, CuPy's `cupyx.scatter_add`/`scatter_max`/`scatter_min`), in place.
@@ -467,6 +480,12 @@ fn scatter_op(
 pub fn add_at(a: &Array, indices: &Array, values: &Array) -> Result<()> {
     scatter_op("add.at", AtomicOp::Add, a, indices, values, Some(0))
 }
+routine!(
+    add_at as "numpy.add.at (integer-array index, axis 0)",
+    Indexing,
+    probe: |t| Some(scatter(t, Some(AtomicOp::Add))),
+    notes: "atomic read-modify-write kernel (WGSL has 32-bit atomics only; int64 add is split with carry)"
+);
 
 /// `numpy.maximum.at(a, indices, values)` (NaN propagates); see [`add_at`].
 ///
@@ -483,6 +502,12 @@ pub fn maximum_at(a: &Array, indices: &Array, values: &Array) -> Result<()> {
 pub fn minimum_at(a: &Array, indices: &Array, values: &Array) -> Result<()> {
     scatter_op("minimum.at", AtomicOp::Min, a, indices, values, Some(0))
 }
+routine!(
+    maximum_at as "numpy.maximum.at / minimum.at (integer-array index, axis 0)",
+    Indexing,
+    probe: |t| Some(scatter(t, Some(AtomicOp::Max))),
+    notes: "atomic read-modify-write kernel"
+);
 
 /// CuPy's `cupyx.scatter_add(a, slices, value)` for an integer-array index along `axis`
 /// (`None`: into the flattened array): `a[(:,)*axis + (indices,)] += values` with repeated
@@ -494,6 +519,12 @@ pub fn minimum_at(a: &Array, indices: &Array, values: &Array) -> Result<()> {
 pub fn scatter_add(a: &Array, indices: &Array, values: &Array, axis: Option<isize>) -> Result<()> {
     scatter_op("scatter_add", AtomicOp::Add, a, indices, values, axis)
 }
+routine!(
+    scatter_add as "cupyx.scatter_add (integer-array index along one axis)",
+    Indexing,
+    probe: |t| Some(scatter(t, Some(AtomicOp::Add))),
+    notes: "atomic kernel; float order of repeated indices unspecified"
+);
 
 /// CuPy's `cupyx.scatter_max`: as [`scatter_add`] with NumPy's `maximum` (NaN propagates).
 ///
@@ -510,6 +541,12 @@ pub fn scatter_max(a: &Array, indices: &Array, values: &Array, axis: Option<isiz
 pub fn scatter_min(a: &Array, indices: &Array, values: &Array, axis: Option<isize>) -> Result<()> {
     scatter_op("scatter_min", AtomicOp::Min, a, indices, values, axis)
 }
+routine!(
+    scatter_max as "cupyx.scatter_max / scatter_min",
+    Indexing,
+    probe: |t| Some(scatter(t, Some(AtomicOp::Max))),
+    notes: "atomic kernel"
+);
 
 impl Array {
     /// `a.put(indices, values)`; see [`put`].
@@ -543,4 +580,44 @@ impl Array {
     pub fn scatter_min(&self, indices: &Array, values: &Array, axis: Option<isize>) -> Result<()> {
         scatter_min(self, indices, values, axis)
     }
+}
+
+/// The registry probe of `take`: a raw load at an integer index.
+fn gather(t: DType) -> Option<Need> {
+    let mut k = Kernel::map(
+        "take",
+        vec![DType::Int64],
+        vec![],
+        Expr::load(0, t, Expr::input(0, DType::Int64)),
+    );
+    k.raws = vec![t];
+    Some(Need::Kernel(k))
+}
+
+/// The registry probe of `put` (a raw write at an integer index) and of `add.at` and the
+/// `scatter_*` routines (an atomic update with `op`).
+fn scatter(t: DType, op: Option<AtomicOp>) -> Need {
+    let (index, value) = (Expr::input(0, DType::Int64), Expr::input(1, t));
+    let stmt = match op {
+        Some(op) => Stmt::AtomicRaw {
+            raw: 0,
+            op,
+            index,
+            value,
+        },
+        None => Stmt::StoreRaw {
+            raw: 0,
+            index,
+            value,
+        },
+    };
+    Need::Kernel(Kernel {
+        name: "scatter".into(),
+        inputs: vec![DType::Int64, t],
+        outputs: vec![],
+        raws: vec![t],
+        params: vec![],
+        locals: vec![],
+        body: vec![stmt],
+    })
 }

@@ -166,6 +166,23 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     }
     c.reshape(&final_shape)
 }
+routine!(
+    matmul,
+    Linalg,
+    probe: gemm,
+    notes: "BLAS for floats and complex; integer and bool: one IR kernel with NumPy's wrap-around"
+);
+
+/// The registry probe of `matmul` and `dot`: integers and bool by the IR kernel, floats and
+/// complex by the backend's GEMM.
+fn gemm(t: cupy_core::dtype::DType) -> Option<crate::registry::Need> {
+    use crate::registry::Need;
+    Some(if t.is_integer() || t.is_bool() {
+        Need::Kernel(gemm_ir_kernel(t))
+    } else {
+        Need::Primitive(cupy_core::backend::Primitive::Gemm)
+    })
+}
 
 /// The IR kernel of [`gemm_ir`] for dtype `t`. Params: `n, m, k`, then `a`'s batch/row/col
 /// strides and offset, then `b`'s.
@@ -340,6 +357,7 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
     }
     matmul(a, b)
 }
+routine!(dot, Linalg, probe: gemm, notes: "1-D and 2-D operands; dtypes as matmul");
 
 impl Array {
     /// `a @ b`; see [`matmul`].

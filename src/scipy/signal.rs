@@ -236,3 +236,9 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
     }
     .run_one()
 }
+routine!(
+    convolve2d as "cupyx.scipy.signal.convolve2d",
+    Signal,
+    probe: |t| (t.is_integer() || t.is_float()).then(|| crate::registry::Need::Kernel(kernel(t))),
+    notes: "mode 'full' by default (convolve2d_with for 'same'/'valid'); boundary='fill', fillvalue=0"
+);

@@ -17,7 +17,8 @@
 pub mod search;
 
 use crate::array::Array;
-use cupy_core::backend::{Operand, ScanCall, ScanOp, SortCall};
+use crate::registry::Need;
+use cupy_core::backend::{Operand, Primitive, ScanCall, ScanOp, SortCall};
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::layout::{normalize_axis, Layout};
@@ -178,6 +179,12 @@ pub fn cumsum(a: &Array) -> Result<Array> {
 pub fn cumsum_with(a: &Array, opts: impl Into<Scan>) -> Result<Array> {
     scan(a, opts.into(), ScanOp::Sum)
 }
+routine!(
+    cumsum,
+    Sorting,
+    probe: scan_probe,
+    notes: "axis None/int, dtype= (cumsum_with); cuda/hip: hip-kernels/ block scan"
+);
 
 /// `numpy.cumprod(a)`: running products over the flattened array.
 ///
@@ -194,6 +201,7 @@ pub fn cumprod(a: &Array) -> Result<Array> {
 pub fn cumprod_with(a: &Array, opts: impl Into<Scan>) -> Result<Array> {
     scan(a, opts.into(), ScanOp::Prod)
 }
+routine!(cumprod, Sorting, probe: scan_probe, notes: "axis None/int");
 
 /// `numpy.sort(a)`: a sorted copy along the last axis. Ascending, NaN last, stable.
 ///
@@ -211,6 +219,12 @@ pub fn sort(a: &Array) -> Result<Array> {
 pub fn sort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
     Ok(sort_impl(a, opts.into().axis, false)?.0)
 }
+routine!(
+    sort,
+    Sorting,
+    probe: sort_probe,
+    notes: "stable, NaN last (complex: NumPy's NaN classes); cuda/hip: hip-kernels/ radix sort"
+);
 
 /// `numpy.argsort(a, kind='stable')`: int64 indices that sort `a` along the last axis. Always
 /// stable, so the result equals NumPy's with `kind='stable'` (NumPy's default quicksort may
@@ -238,6 +252,7 @@ pub fn argsort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
     let idx = sort_impl(a, opts.into().axis, true)?.1;
     idx.ok_or_else(|| Error::invalid("argsort", "no indices"))
 }
+routine!(argsort, Sorting, probe: sort_probe, notes: "kind='stable'");
 
 impl Array {
     /// `a.cumsum()`: see [`cumsum`].
@@ -313,4 +328,15 @@ impl Array {
     pub fn argsort_with(&self, opts: impl Into<Sort>) -> Result<Array> {
         argsort_with(self, opts)
     }
+}
+routine!("ndarray.sort", Sorting, probe: sort_probe, notes: "in place; stable");
+
+/// The registry probe of the scans: the backend's scan primitive.
+fn scan_probe(_: DType) -> Option<Need> {
+    Some(Need::Primitive(Primitive::Scan))
+}
+
+/// The registry probe of the sorts: the backend's sort primitive.
+fn sort_probe(_: DType) -> Option<Need> {
+    Some(Need::Primitive(Primitive::Sort))
 }
