@@ -132,3 +132,24 @@ fn true_divide_of_unsigned_by_a_negative_python_int() {
         });
     }
 }
+
+/// `asarray` takes a reference to a fixed-size array or a `Vec` (it did not compile).
+#[test]
+fn asarray_of_references_to_host_data() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::asarray(&[1.0, 2.0]).unwrap();
+            assert_eq!(
+                (a.shape(), a.dtype()),
+                (&[2][..], DType::Float64),
+                "{dev:?}"
+            );
+            let v = vec![vec![1i32, 2], vec![3, 4]];
+            let b = cupy::asarray(&v).unwrap();
+            assert_eq!(b.shape(), &[2, 2], "{dev:?}");
+            assert_eq!(b.to_vec::<i32>().unwrap(), [1, 2, 3, 4], "{dev:?}");
+            let c = cupy::array(&[[1u8, 2], [3, 4]]).unwrap();
+            assert_eq!(c.to_vec::<u8>().unwrap(), [1, 2, 3, 4], "{dev:?}");
+        });
+    }
+}

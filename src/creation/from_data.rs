@@ -103,6 +103,25 @@ impl<U: IntoHostArray, const N: usize> IntoHostArray for [U; N] {
     }
 }
 
+impl<U: IntoHostArray, const N: usize> IntoHostArray for &[U; N] {
+    type Elem = U::Elem;
+    fn shape_into(&self, shape: &mut Vec<usize>) {
+        nested_shape(&self[..], shape)
+    }
+    fn flatten_into(&self, out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
+        nested_flatten(&self[..], out, shape)
+    }
+}
+impl<U: IntoHostArray> IntoHostArray for &Vec<U> {
+    type Elem = U::Elem;
+    fn shape_into(&self, shape: &mut Vec<usize>) {
+        nested_shape(self, shape)
+    }
+    fn flatten_into(&self, out: &mut Vec<U::Elem>, shape: &[usize]) -> bool {
+        nested_flatten(self, out, shape)
+    }
+}
+
 /// Anything [`array()`] and [`asarray`] accept (NumPy's "array-like"):
 /// - host data ([`IntoHostArray`]: scalars, slices, `Vec`s, nested arrays), copied;
 /// - `ndarray` arrays and views of any dimension (`&ArrayD<f32>`, `ArrayView2<f64>`, a
