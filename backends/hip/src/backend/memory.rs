@@ -1,0 +1,140 @@
+//! Device memory: raw handles, the caching allocator's HIP calls and [`HipBuffer`].
+
+use super::*;
+
+/// A raw HIP handle (stream, module, function, rocBLAS handle) that we only use under the
+/// backend's rules (one stream per backend; HIP handles are usable from any host thread).
+#[derive(Clone, Copy, Debug)]
+pub struct Handle(pub(crate) *mut c_void);
+// SAFETY: HIP streams, modules, functions and rocBLAS handles are thread-safe objects of the
+// runtime; we serialise use where ordering matters (one stream, mutex-guarded submission).
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+/// The HIP driver calls of the caching allocator (shared logic: [`cupy_core::gpu::pool`];
+/// freed blocks are reused by later allocations, safe because all work is ordered on one stream).
+pub(crate) struct HipPoolDriver {
+    pub(crate) hip: Arc<Hip>,
+    pub(crate) dev: i32,
+    /// The backend's stream while it lives (`None` once destroyed).
+    pub(crate) stream: Mutex<Option<Handle>>,
+}
+
+impl PoolDriver for HipPoolDriver {
+    fn malloc(&self, bytes: usize) -> std::result::Result<u64, AllocFailure> {
+        let _ = self.hip.set_device(self.dev);
+        self.hip.malloc(bytes).map_err(|e| AllocFailure {
+            out_of_memory: e.code == h::hipErrorOutOfMemory,
+            message: e.to_string(),
+        })
+    }
+
+    unsafe fn free(&self, ptr: u64) {
+        let _ = self.hip.set_device(self.dev);
+        // SAFETY: the caller's contract (an unused block from hipMalloc, stream drained).
+        let _ = unsafe { self.hip.free(ptr) };
+    }
+
+    fn synchronize(&self) {
+        let _ = self.hip.set_device(self.dev);
+        match *self.stream.lock().unwrap_or_else(|e| e.into_inner()) {
+            // SAFETY: the backend's live stream.
+            Some(s) => drop(unsafe { self.hip.stream_sync(s.0) }),
+            // SAFETY: plain call.
+            None => drop(unsafe { (self.hip.api.hipDeviceSynchronize)() }),
+        }
+    }
+
+    fn mem_info(&self) -> Option<(usize, usize)> {
+        let _ = self.hip.set_device(self.dev);
+        self.hip
+            .mem_info()
+            .ok()
+            .map(|(f, t)| (f as usize, t as usize))
+    }
+}
+
+/// The caching allocator of one device.
+pub(crate) struct Pool {
+    pub(crate) inner: CachingPool<HipPoolDriver>,
+    pub(crate) label: String,
+}
+
+impl Pool {
+    /// A block of at least `bytes` bytes: `(address, size class)`.
+    pub(crate) fn alloc(&self, bytes: usize) -> Result<(u64, usize)> {
+        let class = size_class(bytes);
+        match self.inner.take(class) {
+            Ok(p) => Ok((p, class)),
+            Err(e) if e.out_of_memory => Err(Error::OutOfMemory {
+                device: self.label.clone(),
+                requested: bytes,
+                detail: e.detail,
+            }),
+            Err(e) => Err(Error::Backend {
+                backend: self.label.clone(),
+                msg: e.detail,
+            }),
+        }
+    }
+
+    fn release(&self, p: u64, size: usize) {
+        self.inner.give(p, size);
+    }
+
+    /// Frees every cached block (after the stream drains, so no queued work uses them).
+    pub(crate) fn empty_cache(&self) {
+        self.inner.trim();
+    }
+
+    pub(crate) fn stream(&self) -> &Mutex<Option<Handle>> {
+        &self.inner.driver().stream
+    }
+}
+
+/// A device allocation of the HIP backend.
+pub struct HipBuffer {
+    pub(crate) ptr: u64,
+    pub(crate) len: usize,
+    pub(crate) dtype: DType,
+    pub(crate) bytes: usize,
+    pub(crate) pool: Arc<Pool>,
+}
+
+impl fmt::Debug for HipBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "HipBuffer({} x {}, {:#x} on {})",
+            self.len, self.dtype, self.ptr, self.pool.label
+        )
+    }
+}
+
+impl HipBuffer {
+    /// Device address of element `k`.
+    pub fn addr(&self, k: usize) -> u64 {
+        self.ptr + (k * self.dtype.itemsize()) as u64
+    }
+}
+
+impl Drop for HipBuffer {
+    fn drop(&mut self) {
+        if self.bytes > 0 {
+            self.pool.release(self.ptr, self.bytes);
+        }
+    }
+}
+
+impl DeviceBuffer for HipBuffer {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
