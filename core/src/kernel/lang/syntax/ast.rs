@@ -1,0 +1,222 @@
+//! The abstract syntax tree of the kernel language: operators, expressions, statements,
+//! functions and macros, as the parser builds them and the lowering reads them.
+
+use super::*;
+
+/// Binary operators of the surface language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub(crate) enum BOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LAnd,
+    LOr,
+}
+
+impl BOp {
+    pub(crate) fn prec(self) -> u8 {
+        use BOp::*;
+        match self {
+            Mul | Div | Rem => 10,
+            Add | Sub => 9,
+            Shl | Shr => 8,
+            Lt | Le | Gt | Ge => 7,
+            Eq | Ne => 6,
+            BitAnd => 5,
+            BitXor => 4,
+            BitOr => 3,
+            LAnd => 2,
+            LOr => 1,
+        }
+    }
+    /// The C spelling.
+    pub(crate) fn symbol(self) -> &'static str {
+        use BOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            BitAnd => "&",
+            BitXor => "^",
+            BitOr => "|",
+            LAnd => "&&",
+            LOr => "||",
+        }
+    }
+    pub(crate) fn from_rule(r: Rule) -> Option<BOp> {
+        use BOp::*;
+        Some(match r {
+            Rule::op_lor => LOr,
+            Rule::op_land => LAnd,
+            Rule::op_bitor => BitOr,
+            Rule::op_bitxor => BitXor,
+            Rule::op_bitand => BitAnd,
+            Rule::op_eq => Eq,
+            Rule::op_ne => Ne,
+            Rule::op_shl => Shl,
+            Rule::op_shr => Shr,
+            Rule::op_le => Le,
+            Rule::op_ge => Ge,
+            Rule::op_lt => Lt,
+            Rule::op_gt => Gt,
+            Rule::op_add => Add,
+            Rule::op_sub => Sub,
+            Rule::op_mul => Mul,
+            Rule::op_div => Div,
+            Rule::op_rem => Rem,
+            _ => return None,
+        })
+    }
+}
+
+/// Unary operators of the surface language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UOp {
+    Neg,
+    Pos,
+    Not,
+    BitNot,
+}
+
+/// An expression with its byte position and tree depth.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Ex {
+    pub pos: usize,
+    pub depth: u32,
+    pub k: ExK,
+}
+
+/// Expression kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ExK {
+    /// Integer literal text.
+    Int(String),
+    /// Float literal text.
+    Float(String),
+    Bool(bool),
+    Name(String),
+    /// `_ind.size()`, `_in_ind.size()`, `_out_ind.size()`: the object's name.
+    IndSize(String),
+    /// `name[index]`.
+    Index(Box<Ex>, Box<Ex>),
+    /// `value.member()` (`z.real()`, `z.imag()`).
+    Member(Box<Ex>, String),
+    Call(String, Vec<Ex>),
+    /// A cast to the type written with these words.
+    Cast(Vec<String>, Box<Ex>),
+    Unary(UOp, Box<Ex>),
+    Binary(BOp, Box<Ex>, Box<Ex>),
+    Cond(Box<Ex>, Box<Ex>, Box<Ex>),
+}
+
+impl Ex {
+    pub(crate) fn new(part: &'static str, pos: usize, k: ExK) -> PResult<Ex> {
+        let d = match &k {
+            ExK::Index(a, b) | ExK::Binary(_, a, b) => a.depth.max(b.depth),
+            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Member(a, _) => a.depth,
+            ExK::Cond(a, b, c) => a.depth.max(b.depth).max(c.depth),
+            ExK::Call(_, args) => args.iter().map(|a| a.depth).max().unwrap_or(0),
+            _ => 0,
+        } + 1;
+        if d > MAX_EXPR_DEPTH {
+            return perr(
+                part,
+                pos,
+                format!("expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)"),
+            );
+        }
+        Ok(Ex { pos, depth: d, k })
+    }
+}
+
+/// An assignable place: a name (or `name[index]`, rejected when lowered).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LVal {
+    pub pos: usize,
+    pub name: String,
+    pub index: Option<Ex>,
+}
+
+/// One declared variable: position, name, initialiser.
+pub(crate) type Declarator = (usize, String, Option<Ex>);
+
+/// Statements.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum St {
+    Decl {
+        pos: usize,
+        ty: Vec<String>,
+        vars: Vec<Declarator>,
+    },
+    /// `lv = value` or `lv op= value`.
+    Assign {
+        pos: usize,
+        lv: LVal,
+        op: Option<BOp>,
+        value: Ex,
+    },
+    IncDec {
+        pos: usize,
+        lv: LVal,
+        inc: bool,
+    },
+    Expr(Ex),
+    If {
+        pos: usize,
+        cond: Ex,
+        then: Box<St>,
+        els: Option<Box<St>>,
+    },
+    For {
+        pos: usize,
+        init: Option<Box<St>>,
+        cond: Option<Ex>,
+        step: Option<Box<St>>,
+        body: Box<St>,
+    },
+    Block(Vec<St>),
+    Empty,
+    Return {
+        pos: usize,
+        value: Option<Ex>,
+    },
+}
+
+/// A preamble function.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Func {
+    pub pos: usize,
+    pub name: String,
+    pub ret: Vec<String>,
+    pub ret_pos: usize,
+    pub params: Vec<(Vec<String>, String, usize)>,
+    pub body: Vec<St>,
+}
+
+/// An object-like macro: `#define NAME body`; `body` is the source with everything before the
+/// body blanked, so positions in it are positions in the original string.
+pub(crate) type Macro = (String, usize, String);
