@@ -88,9 +88,10 @@ pub use cupy_core::{
     Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
     Scalar, SliceItem, WeakScalar,
 };
-pub use custom::elementwise::{ElementwiseKernel, ReductionKernel};
+pub use custom::elementwise::ElementwiseKernel;
 pub use custom::fuse::{fuse, where_, Fused, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
+pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::{

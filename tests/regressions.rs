@@ -135,6 +135,7 @@ fn true_divide_of_unsigned_by_a_negative_python_int() {
 
 /// `asarray` takes a reference to a fixed-size array or a `Vec` (it did not compile).
 #[test]
+#[allow(clippy::needless_borrows_for_generic_args)] // the borrows are what is tested
 fn asarray_of_references_to_host_data() {
     for dev in common::backends() {
         cupy::with_device(&dev, || {

@@ -4,8 +4,10 @@
 
 pub mod elementwise;
 pub mod fuse;
+mod params;
 pub mod raw;
 mod reduce_first;
+pub mod reduction;
 
 use cupy_core::error::{Error, Result};
 use cupy_core::scalar::Scalar;
