@@ -100,9 +100,17 @@ pub use indexing::{
 };
 pub use linalg::{dot, matmul};
 pub use manipulation::basic::copyto;
-pub use manipulation::dims::{broadcast_to, expand_dims, squeeze};
-pub use manipulation::shape::{ravel, reshape};
-pub use manipulation::transpose::{swapaxes, transpose};
+pub use manipulation::dims::{
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
+};
+pub use manipulation::join::{
+    append, column_stack, concatenate, dstack, hstack, stack, vstack, Concat,
+};
+pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
+pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
+pub use manipulation::split::{array_split, dsplit, hsplit, split, vsplit, Sections};
+pub use manipulation::tiling::{delete, insert, repeat, resize, tile};
+pub use manipulation::transpose::{moveaxis, rollaxis, swapaxes, transpose, transpose_axes};
 #[allow(ambiguous_glob_reexports)]
 pub use math::arithmetic::*;
 pub use math::bitwise::*;

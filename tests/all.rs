@@ -13,6 +13,7 @@ mod errors;
 mod indexing;
 mod linalg;
 mod loops;
+mod manipulation;
 mod printing;
 mod props;
 mod raw;

@@ -1,5 +1,5 @@
 //! Changing the number of dimensions (CuPy's `cupy/_manipulation/dims.py`): `broadcast_to`,
-//! `expand_dims`, `squeeze`, all views. Each routine's registry row is the `routine!` line
+//! `broadcast_arrays`, `expand_dims`, `squeeze`, `atleast_1d/2d/3d`, all views. Each routine's registry row is the `routine!` line
 //! after it.
 
 use crate::array::Array;
@@ -46,7 +46,82 @@ impl Array {
         l.strides = keep.iter().map(|&i| self.layout.strides[i]).collect();
         self.with_layout(l)
     }
+
+    /// At least one dimension (`atleast_1d`): a 0-d array becomes shape `(1,)`; a view.
+    pub fn atleast_1d(&self) -> Array {
+        self.with_leading_axes(1)
+    }
+
+    /// At least two dimensions (`atleast_2d`): `()` becomes `(1, 1)`, `(N,)` becomes `(1, N)`;
+    /// a view.
+    pub fn atleast_2d(&self) -> Array {
+        self.with_leading_axes(2)
+    }
+
+    /// At least three dimensions (`atleast_3d`): `()` becomes `(1, 1, 1)`, `(N,)` becomes
+    /// `(1, N, 1)`, `(M, N)` becomes `(M, N, 1)`; a view.
+    pub fn atleast_3d(&self) -> Array {
+        let mut l = self.layout.clone();
+        match l.ndim() {
+            0 => {
+                l.shape = vec![1, 1, 1];
+                l.strides = vec![0, 0, 0];
+            }
+            1 => {
+                l.shape = vec![1, l.shape[0], 1];
+                l.strides = vec![0, l.strides[0], 0];
+            }
+            2 => {
+                l.shape.push(1);
+                l.strides.push(0);
+            }
+            _ => {}
+        }
+        self.with_layout(l)
+    }
+
+    /// Prepends length-1 axes until there are `n` (`atleast_1d`/`atleast_2d`).
+    fn with_leading_axes(&self, n: usize) -> Array {
+        let mut l = self.layout.clone();
+        while l.ndim() < n {
+            l.shape.insert(0, 1);
+            l.strides.insert(0, 0);
+        }
+        self.with_layout(l)
+    }
 }
+
+/// `cupy.atleast_1d(a)`: a view with at least one dimension ([`Array::atleast_1d`]).
+pub fn atleast_1d(a: &Array) -> Array {
+    a.atleast_1d()
+}
+routine!(atleast_1d, Manipulation, notes: "views; one array per call");
+
+/// `cupy.atleast_2d(a)`: a view with at least two dimensions ([`Array::atleast_2d`]).
+pub fn atleast_2d(a: &Array) -> Array {
+    a.atleast_2d()
+}
+routine!(atleast_2d, Manipulation, notes: "views; one array per call");
+
+/// `cupy.atleast_3d(a)`: a view with at least three dimensions ([`Array::atleast_3d`]).
+pub fn atleast_3d(a: &Array) -> Array {
+    a.atleast_3d()
+}
+routine!(atleast_3d, Manipulation, notes: "views; one array per call");
+
+/// `cupy.broadcast_arrays(*arrays)`: every array broadcast to their common shape, as views
+/// with zero strides.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] naming the shapes that do not broadcast.
+pub fn broadcast_arrays(arrays: &[&Array]) -> Result<Vec<Array>> {
+    let mut shape: Vec<usize> = vec![];
+    for a in arrays {
+        shape = cupy_core::layout::broadcast_shapes("broadcast_arrays", &shape, a.shape())?;
+    }
+    arrays.iter().map(|a| a.broadcast_to(&shape)).collect()
+}
+routine!(broadcast_arrays, Manipulation, notes: "views");
 
 /// `cupy.expand_dims(a, axis)`: a view; the function form of [`Array::expand_dims`].
 ///

@@ -1,0 +1,238 @@
+//! Joining arrays (CuPy's `cupy/_manipulation/join.py` and `append`): `concatenate`, `stack`,
+//! `hstack`, `vstack`, `dstack`, `column_stack`, `append`. One allocation for the result and
+//! one strided copy (`copy_from`) per input into its slice; no host round trip. Each routine's
+//! registry row is the `routine!` line after it.
+
+use super::narrow;
+use crate::array::{same_device, Array};
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::layout::normalize_axis;
+use cupy_core::promote::promote_types;
+
+/// Keyword arguments of [`concatenate`]: NumPy's `axis=` (default 0; `None` flattens every
+/// input first) and `dtype=` (default: the inputs' promoted dtype; the inputs are cast to it
+/// under the `same_kind` rule). An axis converts into it: `concatenate(&[&a, &b], 1)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Concat {
+    /// The axis to join along (`axis=`); `None`: the flattened inputs.
+    pub axis: Option<isize>,
+    /// The result dtype (`dtype=`); `None`: NumPy's promotion of the inputs' dtypes.
+    pub dtype: Option<DType>,
+}
+
+impl Default for Concat {
+    /// `axis=0`, `dtype=None`.
+    fn default() -> Concat {
+        Concat {
+            axis: Some(0),
+            dtype: None,
+        }
+    }
+}
+axis_options!(Concat);
+
+/// `cupy.concatenate(arrays, axis=0)`: joins `arrays` along an existing axis (see [`Concat`]).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] (NumPy's `ValueError`) for no arrays, 0-d arrays, differing
+/// numbers of dimensions or sizes off the axis, each naming the shapes; [`Error::AxisOutOfRange`];
+/// [`Error::TypeError`] when a `dtype=` is not a `same_kind` cast; [`Error::DeviceMismatch`].
+pub fn concatenate(arrays: &[&Array], opts: impl Into<Concat>) -> Result<Array> {
+    concat_impl("concatenate", arrays, opts.into())
+}
+routine!(concatenate, Manipulation, notes: "one strided copy per input");
+
+fn concat_impl(op: &str, arrays: &[&Array], opts: Concat) -> Result<Array> {
+    if arrays.is_empty() {
+        return Err(Error::invalid(op, "need at least one array to concatenate"));
+    }
+    let device = same_device(op, arrays.iter().copied())?;
+    let flat: Vec<Array>;
+    let (arrays, axis): (Vec<&Array>, isize) = match opts.axis {
+        None => {
+            flat = arrays.iter().map(|a| a.ravel()).collect::<Result<_>>()?;
+            (flat.iter().collect(), 0)
+        }
+        Some(ax) => (arrays.to_vec(), ax),
+    };
+    let first = arrays[0];
+    if first.ndim() == 0 {
+        return Err(Error::invalid(
+            op,
+            "zero-dimensional arrays cannot be concatenated",
+        ));
+    }
+    let ax = normalize_axis(op, axis, first.ndim())?;
+    let mut shape = first.shape().to_vec();
+    shape[ax] = 0;
+    let mut dtype = first.dtype();
+    for (i, a) in arrays.iter().enumerate() {
+        if a.ndim() != first.ndim() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "all the input arrays must have same number of dimensions, but the array at \
+                     index 0 has {} dimension(s) (shape {:?}) and the array at index {i} has {} \
+                     dimension(s) (shape {:?})",
+                    first.ndim(),
+                    first.shape(),
+                    a.ndim(),
+                    a.shape()
+                ),
+            ));
+        }
+        for d in 0..first.ndim() {
+            if d != ax && a.shape()[d] != first.shape()[d] {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "all the input array dimensions except for the concatenation axis must \
+                         match exactly, but along dimension {d}, the array at index 0 has size \
+                         {} (shape {:?}) and the array at index {i} has size {} (shape {:?})",
+                        first.shape()[d],
+                        first.shape(),
+                        a.shape()[d],
+                        a.shape()
+                    ),
+                ));
+            }
+        }
+        shape[ax] += a.shape()[ax];
+        dtype = promote_types(dtype, a.dtype());
+    }
+    let dtype = opts.dtype.unwrap_or(dtype);
+    for a in &arrays {
+        if !cupy_core::promote::can_cast_same_kind(a.dtype(), dtype) {
+            return Err(Error::TypeError {
+                op: op.into(),
+                dtypes: vec![a.dtype(), dtype],
+                msg: format!(
+                    "cannot cast array data from {} to {dtype} according to the rule 'same_kind'",
+                    a.dtype()
+                ),
+            });
+        }
+    }
+    let out = Array::empty_on(&device, &shape, dtype)?;
+    let mut at = 0;
+    for a in &arrays {
+        let n = a.shape()[ax];
+        if n > 0 && a.size() > 0 {
+            narrow(&out, ax, at, n, 1).copy_from(a)?;
+        }
+        at += n;
+    }
+    Ok(out)
+}
+
+/// `cupy.stack(arrays, axis=0)`: joins arrays of one shape along a new axis `axis` (of the
+/// result, negative from the end).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for no arrays or differing shapes; [`Error::AxisOutOfRange`];
+/// as [`concatenate`].
+pub fn stack(arrays: &[&Array], axis: isize) -> Result<Array> {
+    let op = "stack";
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid(op, "need at least one array to stack"))?;
+    if let Some(a) = arrays.iter().find(|a| a.shape() != first.shape()) {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "all input arrays must have the same shape, got {:?} and {:?}",
+                first.shape(),
+                a.shape()
+            ),
+        ));
+    }
+    let ax = normalize_axis(op, axis, first.ndim() + 1)?;
+    let ex: Vec<Array> = arrays
+        .iter()
+        .map(|a| a.expand_dims(ax as isize))
+        .collect::<Result<_>>()?;
+    concat_impl(
+        op,
+        &ex.iter().collect::<Vec<_>>(),
+        Concat::from(ax as isize),
+    )
+}
+routine!(stack, Manipulation, notes: "one strided copy per input");
+
+/// `cupy.hstack(arrays)`: joins along axis 1 (axis 0 for 1-D inputs); 0-d inputs become 1-D.
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn hstack(arrays: &[&Array]) -> Result<Array> {
+    let at: Vec<Array> = arrays.iter().map(|a| a.atleast_1d()).collect();
+    let axis = if at.first().is_some_and(|a| a.ndim() == 1) {
+        0
+    } else {
+        1
+    };
+    concat_impl("hstack", &at.iter().collect::<Vec<_>>(), Concat::from(axis))
+}
+routine!(hstack, Manipulation, notes: "one strided copy per input");
+
+/// `cupy.vstack(arrays)`: joins along axis 0 after [`Array::atleast_2d`] (1-D inputs become
+/// rows).
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn vstack(arrays: &[&Array]) -> Result<Array> {
+    let at: Vec<Array> = arrays.iter().map(|a| a.atleast_2d()).collect();
+    concat_impl("vstack", &at.iter().collect::<Vec<_>>(), Concat::from(0))
+}
+routine!(vstack, Manipulation, notes: "one strided copy per input");
+
+/// `cupy.dstack(arrays)`: joins along axis 2 after [`Array::atleast_3d`].
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn dstack(arrays: &[&Array]) -> Result<Array> {
+    let at: Vec<Array> = arrays.iter().map(|a| a.atleast_3d()).collect();
+    concat_impl("dstack", &at.iter().collect::<Vec<_>>(), Concat::from(2))
+}
+routine!(dstack, Manipulation, notes: "one strided copy per input");
+
+/// `cupy.column_stack(arrays)`: 1-D (and 0-d) inputs become columns, 2-D inputs are joined as
+/// they are, along axis 1.
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn column_stack(arrays: &[&Array]) -> Result<Array> {
+    let at: Vec<Array> = arrays
+        .iter()
+        .map(|a| {
+            if a.ndim() < 2 {
+                a.atleast_2d().t()
+            } else {
+                (*a).clone()
+            }
+        })
+        .collect();
+    concat_impl(
+        "column_stack",
+        &at.iter().collect::<Vec<_>>(),
+        Concat::from(1),
+    )
+}
+routine!(column_stack, Manipulation, notes: "one strided copy per input");
+
+/// `cupy.append(arr, values, axis=None)`: `values` joined after `arr`; with `axis=None` both
+/// are flattened first.
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn append(arr: &Array, values: &Array, axis: Option<isize>) -> Result<Array> {
+    concat_impl(
+        "append",
+        &[arr, values],
+        Concat {
+            axis,
+            ..Concat::default()
+        },
+    )
+}
+routine!(append, Manipulation, notes: "one strided copy per input");

@@ -1,0 +1,264 @@
+//! Repeating, inserting and deleting elements (CuPy's `tile`, `repeat`, `insert`, `delete`,
+//! `resize`): `tile`, `resize` and a scalar `repeat` are one copy of a broadcast view; `repeat`
+//! with per-element counts, `delete` and `insert` are one gather ([`take_with`]) with indices
+//! computed on the host from the arguments (never from the data). Each routine's registry row
+//! is the `routine!` line after it.
+
+use super::join::{concatenate, Concat};
+use crate::array::Array;
+use crate::indexing::take_with;
+use crate::registry::Need;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{Expr, Kernel};
+use cupy_core::layout::{normalize_axis, Layout};
+
+/// The array and axis an `axis=None`-or-axis routine works on (`None`: the flattened array).
+fn along(op: &str, a: &Array, axis: Option<isize>) -> Result<(Array, usize)> {
+    match axis {
+        None => Ok((a.ravel()?, 0)),
+        Some(ax) => Ok((a.clone(), normalize_axis(op, ax, a.ndim())?)),
+    }
+}
+
+/// The registry probe of the gathering routines: `take`'s raw load at an int64 index.
+fn gather_probe(t: DType) -> Option<Need> {
+    let mut k = Kernel::map(
+        "take",
+        vec![DType::Int64],
+        vec![],
+        Expr::load(0, t, Expr::input(0, DType::Int64)),
+    );
+    k.raws = vec![t];
+    Some(Need::Kernel(k))
+}
+
+/// Gathers `idx` along `ax` of `a` (an empty result without a launch).
+fn gather(a: &Array, idx: &[i64], ax: usize) -> Result<Array> {
+    let mut shape = a.shape().to_vec();
+    shape[ax] = idx.len();
+    if cupy_core::layout::shape_size(&shape) == 0 {
+        return Array::empty_on(a.device(), &shape, a.dtype());
+    }
+    let i = Array::from_slice_on(a.device(), idx, &[idx.len()])?;
+    take_with(a, &i, ax as isize)
+}
+
+impl Array {
+    /// Repeats each element (`a.repeat(repeats, axis)`): `repeats` has one count (every
+    /// element) or one per element along the axis; `axis=None` works on the flattened array.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `repeats` has neither 1 nor `len(axis)` counts;
+    /// [`Error::AxisOutOfRange`]; device errors.
+    pub fn repeat(&self, repeats: &[usize], axis: Option<isize>) -> Result<Array> {
+        let op = "repeat";
+        let (src, ax) = along(op, self, axis)?;
+        if src.ndim() == 0 {
+            return src.reshape(&[1])?.repeat(repeats, Some(0));
+        }
+        let n = src.shape()[ax];
+        if repeats.len() == 1 {
+            let r = repeats[0];
+            let mut l = src.layout.clone();
+            l.shape.insert(ax + 1, r);
+            l.strides.insert(ax + 1, 0);
+            let mut shape: Vec<isize> = src.shape().iter().map(|&d| d as isize).collect();
+            shape[ax] *= r as isize;
+            return src.with_layout(l).copy()?.reshape(&shape);
+        }
+        if repeats.len() != n {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "operands could not be broadcast together with shape ({n},) ({},)",
+                    repeats.len()
+                ),
+            ));
+        }
+        let idx: Vec<i64> = repeats
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &r)| std::iter::repeat_n(i as i64, r))
+            .collect();
+        gather(&src, &idx, ax)
+    }
+}
+
+/// `cupy.repeat(a, repeats, axis)`; the function form of [`Array::repeat`].
+///
+/// # Errors
+/// As [`Array::repeat`].
+pub fn repeat(a: &Array, repeats: &[usize], axis: Option<isize>) -> Result<Array> {
+    a.repeat(repeats, axis)
+}
+routine!(
+    repeat as "cupy.repeat / ndarray.repeat",
+    Manipulation,
+    probe: gather_probe,
+    notes: "one count: a broadcast copy; per-element counts: one gather"
+);
+
+/// `cupy.tile(a, reps)`: `a` repeated `reps[i]` times along each axis (`reps` and `a.shape`
+/// are padded with leading 1s to the same length). One copy of a broadcast view.
+///
+/// # Errors
+/// Device errors; [`Error::InvalidArgument`] for a result of more than 64 dimensions.
+pub fn tile(a: &Array, reps: &[usize]) -> Result<Array> {
+    let d = reps.len().max(a.ndim());
+    cupy_core::layout::check_ndim("tile", d)?;
+    if d == 0 {
+        return a.copy();
+    }
+    let pad = |v: &[usize]| -> Vec<usize> {
+        let mut p = vec![1; d - v.len()];
+        p.extend_from_slice(v);
+        p
+    };
+    let (reps, shape) = (pad(reps), pad(a.shape()));
+    let mut strides = vec![0isize; d - a.ndim()];
+    strides.extend(a.layout.strides.iter());
+    let mut l = Layout {
+        shape: vec![],
+        strides: vec![],
+        offset: a.layout.offset,
+    };
+    for i in 0..d {
+        l.shape.extend([reps[i], shape[i]]);
+        l.strides.extend([0, strides[i]]);
+    }
+    let out: Vec<isize> = (0..d).map(|i| (reps[i] * shape[i]) as isize).collect();
+    a.with_layout(l).copy()?.reshape(&out)
+}
+routine!(tile, Manipulation, notes: "one copy of a broadcast view");
+
+/// `cupy.resize(a, new_shape)`: a new array of `new_shape` filled with the flattened `a`
+/// repeated cyclically (zeros when `a` is empty).
+///
+/// # Errors
+/// Device errors.
+pub fn resize(a: &Array, new_shape: &[usize]) -> Result<Array> {
+    let total = cupy_core::layout::checked_size("resize", new_shape, a.dtype().itemsize())?;
+    let shape: Vec<isize> = new_shape.iter().map(|&d| d as isize).collect();
+    if a.size() == 0 || total == 0 {
+        return Array::zeros_on(a.device(), new_shape, a.dtype());
+    }
+    let flat = a.ravel()?;
+    let reps = total.div_ceil(a.size());
+    let t = tile(&flat, &[reps])?;
+    super::narrow(&t, 0, 0, total, 1).reshape(&shape)
+}
+routine!(resize, Manipulation, notes: "one copy of a broadcast view");
+
+/// `cupy.delete(arr, obj, axis)`: a new array without the entries at indices `obj` along
+/// `axis` (`None`: of the flattened array). Negative indices count from the end; repeats are
+/// deleted once.
+///
+/// # Errors
+/// [`Error::IndexOutOfBounds`]; [`Error::AxisOutOfRange`]; device errors.
+pub fn delete(arr: &Array, obj: &[isize], axis: Option<isize>) -> Result<Array> {
+    let op = "delete";
+    let (src, ax) = along(op, arr, axis)?;
+    if src.ndim() == 0 {
+        return Err(Error::AxisOutOfRange {
+            op: op.into(),
+            axis: 0,
+            ndim: 0,
+        });
+    }
+    let n = src.shape()[ax];
+    let mut keep = vec![true; n];
+    for &i in obj {
+        let j = if i < 0 { i + n as isize } else { i };
+        if j < 0 || j >= n as isize {
+            return Err(Error::IndexOutOfBounds {
+                op: op.into(),
+                index: i,
+                axis: ax,
+                size: n,
+            });
+        }
+        keep[j as usize] = false;
+    }
+    let idx: Vec<i64> = (0..n as i64).filter(|&i| keep[i as usize]).collect();
+    if idx.len() == n {
+        return src.copy();
+    }
+    gather(&src, &idx, ax)
+}
+routine!(delete, Manipulation, probe: gather_probe, notes: "one gather");
+
+/// `cupy.insert(arr, obj, values, axis)` with a sequence `obj`: `values` (cast to `arr`'s
+/// dtype, broadcast to `len(obj)` entries along `axis`) inserted before the indices `obj`
+/// (`None`: of the flattened array; negative indices count from the end; equal indices keep
+/// the order of `values`).
+///
+/// # Errors
+/// [`Error::IndexOutOfBounds`] for an index outside `[-N, N]`; [`Error::ShapeMismatch`] when
+/// `values` does not broadcast; [`Error::AxisOutOfRange`]; device errors.
+pub fn insert(arr: &Array, obj: &[isize], values: &Array, axis: Option<isize>) -> Result<Array> {
+    let op = "insert";
+    let (src, ax) = along(op, arr, axis)?;
+    if src.ndim() == 0 {
+        return Err(Error::AxisOutOfRange {
+            op: op.into(),
+            axis: 0,
+            ndim: 0,
+        });
+    }
+    let n = src.shape()[ax];
+    let mut idx = Vec::with_capacity(obj.len());
+    for &i in obj {
+        let j = if i < 0 { i + n as isize } else { i };
+        if j < 0 || j > n as isize {
+            return Err(Error::IndexOutOfBounds {
+                op: op.into(),
+                index: i,
+                axis: ax,
+                size: n,
+            });
+        }
+        idx.push(j as usize);
+    }
+    let k = idx.len();
+    let mut target = src.shape().to_vec();
+    target[ax] = k;
+    let mut v = values.astype(src.dtype())?;
+    while v.ndim() < src.ndim() {
+        v = v.expand_dims(0)?;
+    }
+    let v = v.broadcast_to(&target).map_err(|_| Error::ShapeMismatch {
+        op: op.into(),
+        lhs: values.shape().to_vec(),
+        rhs: target.clone(),
+    })?;
+    // Final positions of the new entries (NumPy: stable order, then += arange).
+    let mut order: Vec<usize> = (0..k).collect();
+    order.sort_by_key(|&i| idx[i]);
+    let mut pos = vec![0usize; k];
+    for (rank, &i) in order.iter().enumerate() {
+        pos[i] = idx[i] + rank;
+    }
+    let total = n + k;
+    let mut perm = vec![-1i64; total];
+    for (i, &p) in pos.iter().enumerate() {
+        perm[p] = (n + i) as i64;
+    }
+    for (next, p) in perm.iter_mut().filter(|p| **p < 0).enumerate() {
+        *p = next as i64;
+    }
+    let cat = concatenate(
+        &[&src, &v],
+        Concat {
+            axis: Some(ax as isize),
+            dtype: None,
+        },
+    )?;
+    gather(&cat, &perm, ax)
+}
+routine!(
+    insert,
+    Manipulation,
+    probe: gather_probe,
+    notes: "a sequence of indices; one gather"
+);

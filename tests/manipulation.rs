@@ -1,0 +1,197 @@
+//! Manipulation routines (concatenate and the stack family, the split family, flip/roll/rot90,
+//! moveaxis/rollaxis/transpose(axes)/atleast_*, broadcast_arrays, ravel/reshape orders,
+//! flatten, tile/repeat/resize, append/insert/delete) against NumPy goldens, and the views
+//! NumPy makes.
+
+use crate::common::{self, dtype_of, Golden, Operand, Tol};
+use cupy::{Array, DType, Device, Error, Order, Result, Sections};
+use serde_json::Value;
+
+fn isizes(v: &Value) -> Vec<isize> {
+    v.as_array()
+        .expect("list")
+        .iter()
+        .map(|x| x.as_i64().unwrap() as isize)
+        .collect()
+}
+
+fn usizes(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .expect("list")
+        .iter()
+        .map(|x| x.as_u64().unwrap() as usize)
+        .collect()
+}
+
+fn opt_axis(v: &Value) -> Option<isize> {
+    v.as_i64().map(|a| a as isize)
+}
+
+fn order(v: &Value) -> Order {
+    match v.as_str().unwrap() {
+        "C" => Order::C,
+        "F" => Order::F,
+        "A" => Order::A,
+        _ => Order::K,
+    }
+}
+
+fn sections(k: &Value) -> Sections {
+    match k.get("sections") {
+        Some(n) => Sections::Count(n.as_u64().unwrap() as usize),
+        None => Sections::Indices(isizes(&k["indices"])),
+    }
+}
+
+/// Runs an op that gives several arrays and picks the case's piece.
+fn piece(case: &Value, r: Result<Vec<Array>>) -> Result<Array> {
+    let v = r?;
+    let want = case["pieces"].as_u64().unwrap() as usize;
+    assert_eq!(v.len(), want, "{}: number of pieces", case["id"]);
+    Ok(v[case["kwargs"]["piece"].as_u64().unwrap() as usize].clone())
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let k = &case["kwargs"];
+    let a: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+    let ax = || k["axis"].as_i64().unwrap() as isize;
+    match case["op"].as_str().unwrap() {
+        "concatenate" => cupy::concatenate(
+            &a,
+            cupy::Concat {
+                axis: opt_axis(&k["axis"]),
+                dtype: k.get("dtype").map(dtype_of),
+            },
+        ),
+        "stack" => cupy::stack(&a, ax()),
+        "hstack" => cupy::hstack(&a),
+        "vstack" => cupy::vstack(&a),
+        "dstack" => cupy::dstack(&a),
+        "column_stack" => cupy::column_stack(&a),
+        "append" => cupy::append(a[0], a[1], opt_axis(&k["axis"])),
+        "split" => piece(case, cupy::split(a[0], sections(k), ax())),
+        "array_split" => piece(case, cupy::array_split(a[0], sections(k), ax())),
+        "hsplit" => piece(case, cupy::hsplit(a[0], sections(k))),
+        "vsplit" => piece(case, cupy::vsplit(a[0], sections(k))),
+        "dsplit" => piece(case, cupy::dsplit(a[0], sections(k))),
+        "flip" => match k["axis"].as_array() {
+            None => a[0].flip(None),
+            Some(_) => a[0].flip(isizes(&k["axis"])),
+        },
+        "fliplr" => cupy::fliplr(a[0]),
+        "flipud" => cupy::flipud(a[0]),
+        "roll" => match (k["shift"].as_array(), k["axis"].as_array()) {
+            (None, _) => cupy::roll(
+                a[0],
+                k["shift"].as_i64().unwrap() as isize,
+                opt_axis(&k["axis"]),
+            ),
+            _ => cupy::roll_axes(a[0], &isizes(&k["shift"]), &isizes(&k["axis"])),
+        },
+        "rot90" => {
+            let axes = isizes(&k["axes"]);
+            cupy::rot90(a[0], k["k"].as_i64().unwrap() as isize, [axes[0], axes[1]])
+        }
+        "moveaxis" => cupy::moveaxis(a[0], &isizes(&k["source"]), &isizes(&k["destination"])),
+        "rollaxis" => cupy::rollaxis(a[0], ax(), k["start"].as_i64().unwrap() as isize),
+        "transpose" => cupy::transpose_axes(a[0], &isizes(&k["axes"])),
+        "atleast_1d" => Ok(cupy::atleast_1d(a[0])),
+        "atleast_2d" => Ok(cupy::atleast_2d(a[0])),
+        "atleast_3d" => Ok(cupy::atleast_3d(a[0])),
+        "broadcast_arrays" => piece(case, cupy::broadcast_arrays(&a)),
+        "ravel" => cupy::ravel_with(a[0], order(&k["order"])),
+        "flatten" => a[0].flatten_with(order(&k["order"])),
+        "reshape" => cupy::reshape_with(a[0], &isizes(&k["shape"]), order(&k["order"])),
+        "tile" => cupy::tile(a[0], &usizes(&k["reps"])),
+        "repeat" => a[0].repeat(&usizes(&k["repeats"]), opt_axis(&k["axis"])),
+        "resize" => cupy::resize(a[0], &usizes(&k["new_shape"])),
+        "delete" => cupy::delete(a[0], &isizes(&k["obj"]), opt_axis(&k["axis"])),
+        "insert" => cupy::insert(a[0], &isizes(&k["obj"]), a[1], opt_axis(&k["axis"])),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+fn expect_err(case: &Value, e: &Error) -> bool {
+    match case["error"].as_str().unwrap() {
+        "ValueError" => matches!(
+            e,
+            Error::InvalidArgument { .. }
+                | Error::ShapeMismatch { .. }
+                | Error::InvalidReshape { .. }
+        ),
+        "AxisError" => matches!(e, Error::AxisOutOfRange { .. }),
+        "IndexError" => matches!(
+            e,
+            Error::IndexOutOfBounds { .. } | Error::AxisOutOfRange { .. }
+        ),
+        _ => common::generic_error_match(case, e),
+    }
+}
+
+#[test]
+fn manipulation_matches_numpy() {
+    common::run_group("manipulation", exec, |_, _, _| Tol::EXACT, expect_err);
+}
+
+/// NumPy returns views from split, flip, rot90, moveaxis, atleast_*, broadcast_arrays and a
+/// contiguous ravel; concatenate, roll, tile, repeat and flatten return new arrays; the inputs
+/// are untouched by every routine and by a refused call.
+#[test]
+fn views_where_numpy_gives_views() {
+    let mut t = common::Tally::new("manipulation_views");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 12.0, 1.0, DType::Int32)?.reshape(&[3, 4])?;
+            let views: Vec<(&str, Array)> = vec![
+                ("split", cupy::split(&a, 2, 1)?[1].clone()),
+                ("flip", a.flip(None)?),
+                ("rot90", cupy::rot90(&a, 1, [0, 1])?),
+                ("moveaxis", cupy::moveaxis(&a, &[0], &[-1])?),
+                ("rollaxis", cupy::rollaxis(&a, 1, 0)?),
+                ("atleast_3d", cupy::atleast_3d(&a)),
+                (
+                    "broadcast_arrays",
+                    cupy::broadcast_arrays(&[&a])?[0].clone(),
+                ),
+                ("ravel K of T", a.t().ravel_with(Order::K)?),
+                ("ravel F of T", a.t().ravel_with(Order::F)?),
+                ("reshape F of T", a.t().reshape_with(&[2, 6], Order::F)?),
+            ];
+            for (name, v) in &views {
+                if !v.shares_memory_with(&a) {
+                    return Err(format!("{name} must be a view").into());
+                }
+            }
+            let copies: Vec<(&str, Array)> = vec![
+                ("concatenate", cupy::concatenate(&[&a], 0)?),
+                ("roll", cupy::roll(&a, 1, None)?),
+                ("tile", cupy::tile(&a, &[1])?),
+                ("repeat", a.repeat(&[1], None)?),
+                ("flatten", a.flatten()?),
+                ("ravel F", a.ravel_with(Order::F)?),
+            ];
+            for (name, v) in &copies {
+                if v.shares_memory_with(&a) {
+                    return Err(format!("{name} must be a new array").into());
+                }
+            }
+            // A write through a split piece lands in the base.
+            cupy::split(&a, [1], 0)?[0].fill(-1)?;
+            let want: Vec<i32> = [-1, -1, -1, -1].into_iter().chain(4..12).collect();
+            if a.to_vec::<i32>()? != want {
+                return Err(format!("write through split: {:?}", a.to_vec::<i32>()?).into());
+            }
+            // Refused calls leave the inputs as they were.
+            let b = Array::arange_on(&dev, 0.0, 3.0, 1.0, DType::Int32)?;
+            if cupy::concatenate(&[&a, &b], 0).is_ok() || cupy::insert(&b, &[9], &b, None).is_ok() {
+                return Err("refused calls succeeded".to_string().into());
+            }
+            if a.to_vec::<i32>()? != want || b.to_vec::<i32>()? != vec![0, 1, 2] {
+                return Err("inputs changed by a refused call".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "manipulation views", r);
+    }
+    t.finish();
+}
