@@ -99,13 +99,14 @@ pub use indexing::{
     Take,
 };
 pub use linalg::{dot, matmul};
-pub use manipulation::basic::copyto;
+pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
 pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
 };
 pub use manipulation::join::{
     append, column_stack, concatenate, dstack, hstack, stack, vstack, Concat,
 };
+pub use manipulation::pad::{pad, PadMode};
 pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
 pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
 pub use manipulation::split::{array_split, dsplit, hsplit, split, vsplit, Sections};

@@ -4,7 +4,7 @@
 //! NumPy makes.
 
 use crate::common::{self, dtype_of, Golden, Operand, Tol};
-use cupy::{Array, DType, Device, Error, Order, Result, Sections};
+use cupy::{Array, DType, Device, Error, Order, PadMode, Result, Scalar, Sections};
 use serde_json::Value;
 
 fn isizes(v: &Value) -> Vec<isize> {
@@ -40,6 +40,38 @@ fn sections(k: &Value) -> Sections {
     match k.get("sections") {
         Some(n) => Sections::Count(n.as_u64().unwrap() as usize),
         None => Sections::Indices(isizes(&k["indices"])),
+    }
+}
+
+fn pairs(v: &Value) -> Vec<(usize, usize)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let p = usizes(p);
+            (p[0], p[1])
+        })
+        .collect()
+}
+
+fn pad_mode(k: &Value) -> PadMode {
+    let stat = k.get("stat_length").map(|s| s.as_u64().unwrap() as usize);
+    match k["mode"].as_str().unwrap() {
+        "constant" => PadMode::Constant(match k.get("value") {
+            None => Scalar::Int64(0),
+            Some(v) => match v.as_i64() {
+                Some(i) => Scalar::Int64(i),
+                None => Scalar::Float64(v.as_f64().unwrap()),
+            },
+        }),
+        "edge" => PadMode::Edge,
+        "reflect" => PadMode::Reflect,
+        "symmetric" => PadMode::Symmetric,
+        "wrap" => PadMode::Wrap,
+        "maximum" => PadMode::Maximum(stat),
+        "minimum" => PadMode::Minimum(stat),
+        "mean" => PadMode::Mean(stat),
+        m => panic!("mode {m}"),
     }
 }
 
@@ -107,6 +139,21 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         "resize" => cupy::resize(a[0], &usizes(&k["new_shape"])),
         "delete" => cupy::delete(a[0], &isizes(&k["obj"]), opt_axis(&k["axis"])),
         "insert" => cupy::insert(a[0], &isizes(&k["obj"]), a[1], opt_axis(&k["axis"])),
+        "pad" => cupy::pad(a[0], &pairs(&k["pad_width"]), pad_mode(k)),
+        "copyto_where" => {
+            cupy::copyto_where(a[0], a[1], a[2])?;
+            Ok(a[0].clone())
+        }
+        "ascontiguousarray" => {
+            let r = cupy::ascontiguousarray(a[0])?;
+            assert!(r.is_c_contiguous(), "{}", case["id"]);
+            Ok(r)
+        }
+        "asfortranarray" => {
+            let r = cupy::asfortranarray(a[0])?;
+            assert!(r.is_f_contiguous(), "{}", case["id"]);
+            Ok(r)
+        }
         op => panic!("unknown op {op}"),
     }
 }
@@ -156,6 +203,8 @@ fn views_where_numpy_gives_views() {
                 ("ravel K of T", a.t().ravel_with(Order::K)?),
                 ("ravel F of T", a.t().ravel_with(Order::F)?),
                 ("reshape F of T", a.t().reshape_with(&[2, 6], Order::F)?),
+                ("ascontiguousarray", cupy::ascontiguousarray(&a)?),
+                ("asfortranarray of T", cupy::asfortranarray(&a.t())?),
             ];
             for (name, v) in &views {
                 if !v.shares_memory_with(&a) {
@@ -169,6 +218,8 @@ fn views_where_numpy_gives_views() {
                 ("repeat", a.repeat(&[1], None)?),
                 ("flatten", a.flatten()?),
                 ("ravel F", a.ravel_with(Order::F)?),
+                ("asfortranarray", cupy::asfortranarray(&a)?),
+                ("pad", cupy::pad(&a, &[(0, 0)], PadMode::Edge)?),
             ];
             for (name, v) in &copies {
                 if v.shares_memory_with(&a) {

@@ -4,6 +4,7 @@
 
 use crate::array::Array;
 use crate::launch::Elementwise;
+use crate::registry::Need;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, Kernel};
@@ -117,3 +118,99 @@ routine!("ndarray.fill", Conversion);
 pub fn copyto(dst: &Array, src: &Array) -> Result<()> {
     dst.copy_from(src)
 }
+
+/// `cupy.copyto(dst, src, where=mask)`: copies `src` into `dst` where `mask` is true (both
+/// broadcast to `dst`'s shape; casting="same_kind"); one elementwise select kernel.
+///
+/// # Errors
+/// [`Error::TypeError`] for a non-bool `mask` or a cast that is not same_kind;
+/// [`Error::ShapeMismatch`] when `src` or `mask` does not broadcast to `dst`; device errors.
+pub fn copyto_where(dst: &Array, src: &Array, mask: &Array) -> Result<()> {
+    let op = "copyto";
+    if mask.dtype != DType::Bool {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![mask.dtype],
+            msg: "where= must be a bool array (casting='safe')".into(),
+        });
+    }
+    if !cupy_core::promote::can_cast_same_kind(src.dtype, dst.dtype) {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![src.dtype, dst.dtype],
+            msg: "cannot cast with casting rule 'same_kind'".into(),
+        });
+    }
+    let bc = |a: &Array| {
+        a.broadcast_to(dst.shape())
+            .map_err(|_| Error::ShapeMismatch {
+                op: op.into(),
+                lhs: a.shape().to_vec(),
+                rhs: dst.shape().to_vec(),
+            })
+    };
+    let (s, m) = (bc(src)?, bc(mask)?);
+    let kernel = Kernel::map(
+        "copyto_where",
+        vec![src.dtype, DType::Bool, dst.dtype],
+        vec![],
+        Expr::select(
+            Expr::input(1, DType::Bool),
+            Expr::input(0, src.dtype).cast(dst.dtype),
+            Expr::input(2, dst.dtype),
+        ),
+    );
+    Elementwise {
+        op,
+        kernel: &kernel,
+        inputs: &[&s, &m, dst],
+        raws: &[],
+        params: vec![],
+        outs: vec![Some(dst)],
+        device: None,
+        shape: None,
+    }
+    .run()?;
+    Ok(())
+}
+routine!(
+    copyto_where as "cupy.copyto (where=)",
+    Conversion,
+    probe: |t| Some(Need::Kernel(Kernel::map(
+        "copyto_where",
+        vec![t, DType::Bool, t],
+        vec![],
+        Expr::select(Expr::input(1, DType::Bool), Expr::input(0, t), Expr::input(2, t)),
+    ))),
+    notes: "one select kernel"
+);
+
+/// `cupy.ascontiguousarray(a)`: `a` itself (a view) when C-contiguous, else a C-contiguous
+/// copy; as NumPy, at least 1-D (a 0-d array becomes shape `(1,)`).
+///
+/// # Errors
+/// Device errors from the copy.
+pub fn ascontiguousarray(a: &Array) -> Result<Array> {
+    let a = &a.atleast_1d();
+    if a.is_c_contiguous() {
+        Ok(a.clone())
+    } else {
+        a.copy()
+    }
+}
+routine!(ascontiguousarray, Manipulation, notes: "a view when already C-contiguous");
+
+/// `cupy.asfortranarray(a)`: `a` itself (a view) when Fortran-contiguous, else a
+/// Fortran-ordered copy; as NumPy, at least 1-D.
+///
+/// # Errors
+/// Device errors from the copy.
+pub fn asfortranarray(a: &Array) -> Result<Array> {
+    let a = &a.atleast_1d();
+    if a.is_f_contiguous() {
+        Ok(a.clone())
+    } else {
+        Ok(a.t().copy()?.t())
+    }
+}
+routine!(asfortranarray, Manipulation, notes: "a view when already Fortran-contiguous");

@@ -1,18 +1,21 @@
 //! Array manipulation, in the files of CuPy's `cupy/_manipulation`: [`basic`] (copies and
-//! conversions: `copyto`, `astype`, `copy`, `fill`), [`shape`] (`reshape`, `ravel`,
+//! conversions: `copyto` (also `where=`), `astype`, `copy`, `fill`, `ascontiguousarray`,
+//! `asfortranarray`), [`shape`] (`reshape`, `ravel`,
 //! `flatten`), [`transpose`] (`transpose`, `swapaxes`, `moveaxis`, `rollaxis`, `a.T`),
 //! [`dims`] (`broadcast_to`, `broadcast_arrays`, `expand_dims`, `squeeze`, `atleast_*d`),
 //! [`join`] (`concatenate`, `stack` and its variants, `append`), [`split`] (`split`,
 //! `array_split`, `hsplit`, `vsplit`, `dsplit`), [`rearrange`] (`flip`, `roll`, `rot90`) and
-//! [`tiling`] (`tile`, `repeat`, `delete`, `insert`). The functions are re-exported at the
+//! [`tiling`] (`tile`, `repeat`, `resize`, `delete`, `insert`) and [`pad`]. The functions are re-exported at the
 //! crate root (`cupy::reshape`), the methods are on [`Array`].
 //!
 //! Every routine is built from views plus `copy_from` into slices of one new array, so it
-//! runs on every backend without kernels of its own.
+//! runs on every backend without kernels of its own; `copyto(where=)` is one select kernel,
+//! and `repeat` with per-element counts, `delete` and `insert` are one gather (`take`).
 
 pub mod basic;
 pub mod dims;
 pub mod join;
+pub mod pad;
 pub mod rearrange;
 pub mod shape;
 pub mod split;

@@ -252,4 +252,54 @@ def gen_manipulation():
     case("insert_err/oob", "insert", [e, op_("int32", (), [], 1)], lambda x, v: np.insert(x, [4], v, axis=1), obj=[4], axis=1)
     case("insert_err/shape", "insert", [e, op_("int32", (4,), [], 1)], lambda x, v: np.insert(x, [1, 2], v, axis=1),
          obj=[1, 2], axis=1)
+
+    # ---- pad ----
+    modes = ["constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean"]
+    for dt in ["int32", "uint8", "float32", "float64", "complex64", "bool"]:
+        for mode in modes:
+            if dt == "bool" and mode == "mean":
+                continue
+            if dt.startswith("complex") and mode in ("maximum", "minimum", "mean"):
+                continue
+            case(f"pad/{dt}/{mode}", "pad", [op_(dt, (3, 4), [T()])],
+                 lambda x: np.pad(x, ((2, 1), (0, 3)), mode=mode), pad_width=[[2, 1], [0, 3]], mode=mode)
+    p1 = op_("int64", (4,), REV)
+    for mode in ["reflect", "symmetric", "wrap"]:
+        for w in [(9, 11), (3, 0), (0, 7)]:
+            case(f"pad/long/{mode}/{w[0]}_{w[1]}", "pad", [p1], lambda x: np.pad(x, [w], mode=mode), pad_width=[list(w)], mode=mode)
+        case(f"pad/len1/{mode}", "pad", [op_("float32", (1, 2))], lambda x: np.pad(x, 3, mode=mode), pad_width=[[3, 3]], mode=mode)
+        case(f"pad/len2/{mode}", "pad", [op_("float32", (2,))], lambda x: np.pad(x, (5, 4), mode=mode), pad_width=[[5, 4]], mode=mode)
+    case("pad/constant_value", "pad", [op_("float32", (2, 2))], lambda x: np.pad(x, 1, constant_values=-2.5),
+         pad_width=[[1, 1]], mode="constant", value=-2.5)
+    case("pad/constant_int_value", "pad", [op_("int16", (2, 3), REV2)], lambda x: np.pad(x, ((1, 0), (2, 2)), constant_values=7),
+         pad_width=[[1, 0], [2, 2]], mode="constant", value=7)
+    case("pad/constant_0d", "pad", [op_("int16", ())], lambda x: np.pad(x, 2), pad_width=[[2, 2]], mode="constant")
+    case("pad/constant_empty_axis", "pad", [op_("float32", (0, 2))], lambda x: np.pad(x, 1), pad_width=[[1, 1]], mode="constant")
+    for mode in ["maximum", "minimum", "mean"]:
+        case(f"pad/stat2/{mode}", "pad", [op_("int32", (3, 5))], lambda x: np.pad(x, ((1, 2), (3, 1)), mode=mode, stat_length=2),
+             pad_width=[[1, 2], [3, 1]], mode=mode, stat_length=2)
+        case(f"pad/stat_f16/{mode}", "pad", [op_("float16", (2, 5), REV2)], lambda x: np.pad(x, 2, mode=mode),
+             pad_width=[[2, 2]], mode=mode)
+    case("pad/3d_reflect", "pad", [op_("int8", (2, 3, 4), [{"op": "transpose", "axes": [2, 0, 1]}])],
+         lambda x: np.pad(x, ((1, 1), (2, 0), (0, 5)), mode="reflect"), pad_width=[[1, 1], [2, 0], [0, 5]], mode="reflect")
+    case("pad_err/empty_axis", "pad", [op_("float32", (0, 2))], lambda x: np.pad(x, 1, mode="edge"), pad_width=[[1, 1]], mode="edge")
+    case("pad_err/width", "pad", [op_("float32", (2, 2, 2))], lambda x: np.pad(x, ((1, 1), (1, 1))), pad_width=[[1, 1], [1, 1]], mode="constant")
+    case("pad_err/stat0", "pad", [op_("float32", (2, 2))], lambda x: np.pad(x, 1, mode="maximum", stat_length=0),
+         pad_width=[[1, 1]], mode="maximum", stat_length=0)
+
+    # ---- copyto(where=), ascontiguousarray, asfortranarray ----
+    def copyto_where(d, s, m):
+        d = d.copy()
+        np.copyto(d, s, where=m)
+        return d
+    for dt in ["int32", "float32", "complex128"]:
+        case(f"copyto_where/{dt}", "copyto_where", [op_(dt, (3, 4)), op_(dt, (4,), REV, 3), op_("bool", (3, 1), [], 1)],
+             copyto_where)
+    case("copyto_where/cast_T", "copyto_where", [op_("float64", (4, 3), [T()]), op_("int16", (3, 4), [], 1), op_("bool", (3, 4), REV2, 2)],
+         copyto_where)
+    case("copyto_where_err/cast", "copyto_where", [op_("int32", (2,)), op_("float32", (2,)), op_("bool", (2,))], copyto_where)
+    case("copyto_where_err/shape", "copyto_where", [op_("int32", (2, 3)), op_("int32", (2,)), op_("bool", (3,))], copyto_where)
+    for vn, (shape, steps) in views.items():
+        case(f"ascontiguousarray/{vn}", "ascontiguousarray", [op_("uint16", shape, steps)], np.ascontiguousarray)
+        case(f"asfortranarray/{vn}", "asfortranarray", [op_("uint16", shape, steps)], np.asfortranarray)
     g.write()
