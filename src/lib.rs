@@ -104,13 +104,13 @@ pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
 };
 pub use manipulation::join::{
-    append, column_stack, concatenate, dstack, hstack, stack, vstack, Concat,
+    append, block, column_stack, concatenate, dstack, hstack, stack, vstack, Block, Concat,
 };
 pub use manipulation::pad::{pad, PadMode};
 pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
 pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
 pub use manipulation::split::{array_split, dsplit, hsplit, split, vsplit, Sections};
-pub use manipulation::tiling::{delete, insert, repeat, resize, tile};
+pub use manipulation::tiling::{delete, insert, insert_at, repeat, resize, tile, trim_zeros};
 pub use manipulation::transpose::{moveaxis, rollaxis, swapaxes, transpose, transpose_axes};
 #[allow(ambiguous_glob_reexports)]
 pub use math::arithmetic::*;

@@ -4,7 +4,7 @@
 //! NumPy makes.
 
 use crate::common::{self, dtype_of, Golden, Operand, Tol};
-use cupy::{Array, DType, Device, Error, Order, PadMode, Result, Scalar, Sections};
+use cupy::{Array, Block, DType, Device, Error, Order, PadMode, Result, Scalar, Sections};
 use serde_json::Value;
 
 fn isizes(v: &Value) -> Vec<isize> {
@@ -72,6 +72,14 @@ fn pad_mode(k: &Value) -> PadMode {
         "minimum" => PadMode::Minimum(stat),
         "mean" => PadMode::Mean(stat),
         m => panic!("mode {m}"),
+    }
+}
+
+/// The nested lists of a `block` case (leaves index the operands).
+fn block_of(v: &Value, a: &[&Array]) -> Block {
+    match v.as_array() {
+        Some(l) => Block::List(l.iter().map(|x| block_of(x, a)).collect()),
+        None => Block::Array(a[v.as_u64().unwrap() as usize].clone()),
     }
 }
 
@@ -154,6 +162,14 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             assert!(r.is_f_contiguous(), "{}", case["id"]);
             Ok(r)
         }
+        "insert_at" => cupy::insert_at(
+            a[0],
+            k["index"].as_i64().unwrap() as isize,
+            a[1],
+            opt_axis(&k["axis"]),
+        ),
+        "trim_zeros" => cupy::trim_zeros(a[0], k["trim"].as_str().unwrap()),
+        "block" => cupy::block(block_of(&k["structure"], &a)),
         op => panic!("unknown op {op}"),
     }
 }

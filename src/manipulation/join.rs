@@ -236,3 +236,147 @@ pub fn append(arr: &Array, values: &Array, axis: Option<isize>) -> Result<Array>
     )
 }
 routine!(append, Manipulation, notes: "one strided copy per input");
+
+/// One item of [`block`]'s nested lists: an array, or a list of items (`np.block`'s nesting).
+#[derive(Clone)]
+pub enum Block {
+    /// A leaf array.
+    Array(Array),
+    /// A list, joined along the axis its depth gives (the innermost along the last axis).
+    List(Vec<Block>),
+}
+
+impl From<&Array> for Block {
+    fn from(a: &Array) -> Block {
+        Block::Array(a.clone())
+    }
+}
+impl From<Array> for Block {
+    fn from(a: Array) -> Block {
+        Block::Array(a)
+    }
+}
+impl<T: Into<Block>> From<Vec<T>> for Block {
+    fn from(v: Vec<T>) -> Block {
+        Block::List(v.into_iter().map(Into::into).collect())
+    }
+}
+
+/// Checks every leaf lies at the same list depth (`first` records the first leaf's) and no
+/// list is empty; returns the largest leaf ndim.
+fn block_depth(b: &Block, path: &str, depth: usize, first: &mut Option<usize>) -> Result<usize> {
+    match b {
+        Block::Array(a) => {
+            if let Some(f) = *first {
+                if f != depth {
+                    return Err(Error::invalid(
+                        "block",
+                        format!(
+                            "List depths are mismatched. First element was at depth {f}, but \
+                             there is an element at depth {depth} ({path})"
+                        ),
+                    ));
+                }
+            }
+            *first = Some(depth);
+            Ok(a.ndim())
+        }
+        Block::List(v) if v.is_empty() => Err(Error::invalid(
+            "block",
+            format!("List at {path} cannot be empty"),
+        )),
+        Block::List(v) => {
+            let mut nd = 0;
+            for (i, c) in v.iter().enumerate() {
+                nd = nd.max(block_depth(c, &format!("{path}[{i}]"), depth + 1, first)?);
+            }
+            Ok(nd)
+        }
+    }
+}
+
+/// `a` with length-1 axes prepended up to `nd` dimensions.
+fn lift(a: &Array, nd: usize) -> Result<Array> {
+    let mut a = a.clone();
+    while a.ndim() < nd {
+        a = a.expand_dims(0)?;
+    }
+    Ok(a)
+}
+
+/// The shape (and promoted dtype) of a block at list depth `depth` in a result of `nd` axes.
+fn block_shape(b: &Block, depth: usize, list_nd: usize, nd: usize) -> Result<(Vec<usize>, DType)> {
+    match b {
+        Block::Array(a) => Ok((lift(a, nd)?.shape().to_vec(), a.dtype())),
+        Block::List(v) => {
+            let ax = nd - list_nd + depth;
+            let (mut shape, mut dtype) = block_shape(&v[0], depth + 1, list_nd, nd)?;
+            for c in &v[1..] {
+                let (s, t) = block_shape(c, depth + 1, list_nd, nd)?;
+                if let Some(d) = (0..nd).find(|&d| d != ax && s[d] != shape[d]) {
+                    return Err(Error::invalid(
+                        "block",
+                        format!(
+                            "all the input array dimensions except for the concatenation axis \
+                             must match exactly, but along dimension {d}, the blocks have shapes \
+                             {shape:?} and {s:?}"
+                        ),
+                    ));
+                }
+                shape[ax] += s[ax];
+                dtype = promote_types(dtype, t);
+            }
+            Ok((shape, dtype))
+        }
+    }
+}
+
+/// Copies the leaves of `b` into their slices of `out`.
+fn block_place(b: &Block, out: &Array, depth: usize, list_nd: usize, nd: usize) -> Result<()> {
+    match b {
+        Block::Array(a) => {
+            if out.size() > 0 {
+                out.copy_from(&lift(a, nd)?)?;
+            }
+            Ok(())
+        }
+        Block::List(v) => {
+            let ax = nd - list_nd + depth;
+            let mut at = 0;
+            for c in v {
+                let (s, _) = block_shape(c, depth + 1, list_nd, nd)?;
+                block_place(c, &narrow(out, ax, at, s[ax], 1), depth + 1, list_nd, nd)?;
+                at += s[ax];
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `cupy.block(arrays)`: assembles an array from nested lists of blocks; the innermost lists
+/// join along the last axis, the next ones along the one before, ... (arrays get leading
+/// length-1 axes up to the result's dimensions). One allocation, one copy per leaf.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty list, mismatched list depths or block shapes that
+/// do not fit; device errors.
+pub fn block(arrays: impl Into<Block>) -> Result<Array> {
+    let b = arrays.into();
+    let mut first = None;
+    let max_nd = block_depth(&b, "arrays", 0, &mut first)?;
+    let list_nd = first.unwrap_or(0);
+    let nd = max_nd.max(list_nd);
+    let (shape, dtype) = block_shape(&b, 0, list_nd, nd)?;
+    let device = first_leaf(&b).device().clone();
+    let out = Array::empty_on(&device, &shape, dtype)?;
+    block_place(&b, &out, 0, list_nd, nd)?;
+    Ok(out)
+}
+routine!(block, Manipulation, notes: "one copy per block");
+
+fn first_leaf(b: &Block) -> &Array {
+    match b {
+        Block::Array(a) => a,
+        Block::List(v) => first_leaf(&v[0]),
+    }
+}

@@ -3,9 +3,9 @@
 //! `asfortranarray`), [`shape`] (`reshape`, `ravel`,
 //! `flatten`), [`transpose`] (`transpose`, `swapaxes`, `moveaxis`, `rollaxis`, `a.T`),
 //! [`dims`] (`broadcast_to`, `broadcast_arrays`, `expand_dims`, `squeeze`, `atleast_*d`),
-//! [`join`] (`concatenate`, `stack` and its variants, `append`), [`split`] (`split`,
+//! [`join`] (`concatenate`, `stack` and its variants, `block`, `append`), [`split`] (`split`,
 //! `array_split`, `hsplit`, `vsplit`, `dsplit`), [`rearrange`] (`flip`, `roll`, `rot90`) and
-//! [`tiling`] (`tile`, `repeat`, `resize`, `delete`, `insert`) and [`pad`]. The functions are re-exported at the
+//! [`tiling`] (`tile`, `repeat`, `resize`, `delete`, `insert`, `trim_zeros`) and [`pad`]. The functions are re-exported at the
 //! crate root (`cupy::reshape`), the methods are on [`Array`].
 //!
 //! Every routine is built from views plus `copy_from` into slices of one new array, so it

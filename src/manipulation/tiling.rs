@@ -1,8 +1,9 @@
 //! Repeating, inserting and deleting elements (CuPy's `tile`, `repeat`, `insert`, `delete`,
 //! `resize`): `tile`, `resize` and a scalar `repeat` are one copy of a broadcast view; `repeat`
 //! with per-element counts, `delete` and `insert` are one gather ([`take_with`]) with indices
-//! computed on the host from the arguments (never from the data). Each routine's registry row
-//! is the `routine!` line after it.
+//! computed on the host from the arguments (never from the data); `insert` at a scalar index
+//! is a concatenation; `trim_zeros` a view after two small reductions. Each routine's registry
+//! row is the `routine!` line after it.
 
 use super::join::{concatenate, Concat};
 use crate::array::Array;
@@ -261,4 +262,113 @@ routine!(
     Manipulation,
     probe: gather_probe,
     notes: "a sequence of indices; one gather"
+);
+
+/// `cupy.insert(arr, index, values, axis)` with a scalar `index`: `values` (cast to `arr`'s
+/// dtype; its first axis becomes `axis`, as NumPy does for a scalar index) inserted before
+/// `index` along `axis` (`None`: of the flattened array). One allocation, three copies.
+///
+/// # Errors
+/// [`Error::IndexOutOfBounds`] for an index outside `[-N, N]`; [`Error::ShapeMismatch`] when
+/// `values` does not broadcast; [`Error::AxisOutOfRange`]; device errors.
+pub fn insert_at(arr: &Array, index: isize, values: &Array, axis: Option<isize>) -> Result<Array> {
+    let op = "insert";
+    let (src, ax) = along(op, arr, axis)?;
+    if src.ndim() == 0 {
+        return Err(Error::AxisOutOfRange {
+            op: op.into(),
+            axis: 0,
+            ndim: 0,
+        });
+    }
+    let n = src.shape()[ax];
+    let j = if index < 0 { index + n as isize } else { index };
+    if j < 0 || j > n as isize {
+        return Err(Error::IndexOutOfBounds {
+            op: op.into(),
+            index,
+            axis: ax,
+            size: n,
+        });
+    }
+    let j = j as usize;
+    let mut v = values.astype(src.dtype())?;
+    while v.ndim() < src.ndim() {
+        v = v.expand_dims(0)?;
+    }
+    let v = v.moveaxis(&[0], &[ax as isize])?;
+    let mut target = src.shape().to_vec();
+    target[ax] = v.shape()[ax];
+    let v = v.broadcast_to(&target).map_err(|_| Error::ShapeMismatch {
+        op: op.into(),
+        lhs: values.shape().to_vec(),
+        rhs: target.clone(),
+    })?;
+    let (head, tail) = (
+        super::narrow(&src, ax, 0, j, 1),
+        super::narrow(&src, ax, j, n - j, 1),
+    );
+    concatenate(
+        &[&head, &v, &tail],
+        Concat {
+            axis: Some(ax as isize),
+            dtype: None,
+        },
+    )
+}
+routine!(
+    insert_at as "cupy.insert (scalar index)",
+    Manipulation,
+    notes: "one strided copy per part"
+);
+
+/// `cupy.trim_zeros(filt, trim)`: the 1-D `filt` without its leading (`trim` contains 'f')
+/// and/or trailing ('b') zeros, a view. Where the zeros end depends on the data: two small
+/// reductions and one synchronisation.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an array that is not 1-D or a `trim` of other letters;
+/// device errors.
+pub fn trim_zeros(filt: &Array, trim: &str) -> Result<Array> {
+    let op = "trim_zeros";
+    if filt.ndim() != 1 {
+        return Err(Error::invalid(
+            op,
+            format!("filt must be 1-D, got shape {:?}", filt.shape()),
+        ));
+    }
+    let t = trim.to_ascii_lowercase();
+    if t.chars().any(|c| c != 'f' && c != 'b') {
+        return Err(Error::invalid(
+            op,
+            format!("unexpected character(s) in `trim`: {trim:?}"),
+        ));
+    }
+    let n = filt.size();
+    if n == 0 {
+        return Ok(filt.clone());
+    }
+    let mask = if filt.dtype().is_bool() {
+        filt.clone()
+    } else {
+        crate::math::logic::not_equal(filt, 0)?
+    };
+    let first = crate::sorting::search::argmax(&mask)?.item()?.to_i128() as usize;
+    if !mask
+        .slice(&[cupy_core::layout::SliceItem::Index(first as isize)])?
+        .item()?
+        .is_nonzero()
+    {
+        return Ok(super::narrow(filt, 0, 0, 0, 1));
+    }
+    let rev = super::narrow(&mask, 0, n - 1, n, -1);
+    let last = n - 1 - crate::sorting::search::argmax(&rev)?.item()?.to_i128() as usize;
+    let lo = if t.contains('f') { first } else { 0 };
+    let hi = if t.contains('b') { last + 1 } else { n };
+    Ok(super::narrow(filt, 0, lo, hi - lo, 1))
+}
+routine!(
+    trim_zeros,
+    Manipulation,
+    notes: "1-D; a view; one synchronisation"
 );

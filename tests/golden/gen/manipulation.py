@@ -302,4 +302,39 @@ def gen_manipulation():
     for vn, (shape, steps) in views.items():
         case(f"ascontiguousarray/{vn}", "ascontiguousarray", [op_("uint16", shape, steps)], np.ascontiguousarray)
         case(f"asfortranarray/{vn}", "asfortranarray", [op_("uint16", shape, steps)], np.asfortranarray)
+
+    # ---- insert with a scalar index, trim_zeros, block ----
+    e2 = op_("int32", (2, 3), REV)
+    case("insert_at/axis1_list", "insert_at", [e2, op_("int32", (2,), [], 1)], lambda x, v: np.insert(x, 1, v, axis=1), index=1, axis=1)
+    case("insert_at/axis1_col", "insert_at", [e2, op_("int32", (2, 1), [], 1)], lambda x, v: np.insert(x, 1, v, axis=1), index=1, axis=1)
+    case("insert_at/axis0_end", "insert_at", [e2, op_("float32", (), [], 1)], lambda x, v: np.insert(x, 2, v, axis=0), index=2, axis=0)
+    case("insert_at/neg_none", "insert_at", [e2, op_("int32", (3,), [], 2)], lambda x, v: np.insert(x, -2, v), index=-2, axis=None)
+    case("insert_at_err/oob", "insert_at", [e2, op_("int32", (), [], 1)], lambda x, v: np.insert(x, -4, v, axis=1), index=-4, axis=1)
+    for trim in ["fb", "f", "b"]:
+        case(f"trim_zeros/{trim}", "trim_zeros", [operand(g, np.array([0, 0, 3, 0, 5, 0, 0], dtype=np.int16))],
+             lambda x: np.trim_zeros(x, trim), trim=trim)
+    case("trim_zeros/all_zero", "trim_zeros", [operand(g, np.zeros(4, dtype=np.float32))], lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros/none", "trim_zeros", [operand(g, np.array([1.5, 0, -2], dtype=np.float64))], lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros/bool_rev", "trim_zeros", [operand(g, np.array([False, True, False, True, False, False]), REV)],
+         lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros/size0", "trim_zeros", [operand(g, np.zeros(0, dtype=np.int32))], lambda x: np.trim_zeros(x), trim="fb")
+    # block: "structure" nests input indices as the lists.
+    def blk(structure, ops):
+        def build(arrs):
+            def rec(s):
+                return [rec(t) for t in s] if isinstance(s, list) else arrs[s]
+            return np.block(rec(structure))
+        return ops, build
+    for name, structure, ops in [
+        ("2x2", [[0, 1], [2, 3]], [op_("int32", (2, 2)), op_("int32", (2, 3), [], 1), op_("int32", (1, 2), [], 2), op_("int32", (1, 3), [], 3)]),
+        ("1d", [0, 1, 2], [op_("float32", (3,), REV), op_("float32", (2,), [], 1), op_("float32", (), [], 2)]),
+        ("promote_lift", [[0], [1]], [op_("int8", (3,)), op_("float64", (2, 3), [T(), T()], 1)]),
+        ("3d", [[[0, 1]], [[2, 3]]], [op_("int16", (2, 1, 2)), op_("int16", (2, 1, 1), [], 1), op_("int16", (1, 1, 1), [], 2), op_("int16", (1, 1, 2), [], 3)]),
+        ("scalars2d", [[0, 1], [2, 3]], [op_("int64", ()), op_("int64", (), [], 1), op_("int64", (), [], 2), op_("int64", (), [], 3)]),
+        ("err_depth", [[0, 1], 2], [op_("int32", (2,)), op_("int32", (2,)), op_("int32", (2,))]),
+        ("err_shape", [[0, 1], [2]], [op_("int32", (2, 2)), op_("int32", (2, 2)), op_("int32", (3, 3))]),
+        ("err_empty", [[0], []], [op_("int32", (2,))]),
+    ]:
+        ops_, fn = blk(structure, ops)
+        case(f"block/{name}", "block", ops_, lambda *xs: fn(xs), structure=structure)
     g.write()
