@@ -71,6 +71,7 @@ fn pad_mode(k: &Value) -> PadMode {
         "maximum" => PadMode::Maximum(stat),
         "minimum" => PadMode::Minimum(stat),
         "mean" => PadMode::Mean(stat),
+        "median" => PadMode::Median(stat),
         m => panic!("mode {m}"),
     }
 }

@@ -1,10 +1,10 @@
 //! Padding (CuPy's `cupy/_padding/pad.py`): `pad` in the modes constant, edge, reflect,
-//! symmetric, wrap, maximum, minimum and mean. As NumPy does, one axis after the other: the
-//! input is copied into the middle of the new array, then each axis's pad regions are filled
-//! from the part already valid: `fill` (constant), one broadcast copy (edge, and the statistic
-//! modes after one reduction per side), or strided copies of at most one period each (reflect,
-//! symmetric, wrap); no kernels of its own, no host round trip. The registry row is the
-//! `routine!` line after the function.
+//! symmetric, wrap, maximum, minimum, mean and median. As NumPy does, one axis after the
+//! other: the input is copied into the middle of the new array, then each axis's pad regions
+//! are filled from the part already valid: `fill` (constant), one broadcast copy (edge, and
+//! the statistic modes after one reduction per side; median sorts the window first), or
+//! strided copies of at most one period each (reflect, symmetric, wrap); no kernels of its
+//! own, no host round trip. The registry row is the `routine!` line after the function.
 
 use super::narrow;
 use crate::array::Array;
@@ -32,6 +32,10 @@ pub enum PadMode {
     /// `'mean'` over `stat_length=` values at each edge (`None`: the whole axis), rounded
     /// half to even for integer dtypes.
     Mean(Option<usize>),
+    /// `'median'` over `stat_length=` values at each edge (`None`: the whole axis), rounded
+    /// half to even for integer dtypes. (A NaN in the window does not propagate: the sort puts
+    /// it last.)
+    Median(Option<usize>),
 }
 
 impl Default for PadMode {
@@ -119,7 +123,7 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Arr
 routine!(
     pad,
     Manipulation,
-    notes: "constant edge reflect symmetric wrap maximum minimum mean (not linear_ramp, median); strided copies"
+    notes: "constant edge reflect symmetric wrap maximum minimum mean median (not linear_ramp); strided copies"
 );
 
 /// Fills the pad regions of `roi` along `ax` (`before` + `n` valid + `after`).
@@ -146,7 +150,10 @@ fn pad_axis(
             edge(&left, &narrow(roi, ax, before, 1, 1))?;
             edge(&right, &narrow(roi, ax, before + n - 1, 1, 1))?;
         }
-        PadMode::Maximum(len) | PadMode::Minimum(len) | PadMode::Mean(len) => {
+        PadMode::Maximum(len)
+        | PadMode::Minimum(len)
+        | PadMode::Mean(len)
+        | PadMode::Median(len) => {
             let m = len.unwrap_or(n).min(n);
             let stat = |src: Array| -> Result<Array> {
                 let opts = Reduce {
@@ -158,6 +165,14 @@ fn pad_axis(
                     PadMode::Maximum(_) => crate::statistics::order::max_with(&src, opts)?,
                     PadMode::Minimum(_) => crate::statistics::order::min_with(&src, opts)?,
                     _ => {
+                        let src = match mode {
+                            PadMode::Median(_) => {
+                                let sorted = crate::sorting::sort_with(&src, Some(ax as isize))?;
+                                let even = usize::from(m.is_multiple_of(2));
+                                narrow(&sorted, ax, m / 2 - even, 1 + even, 1)
+                            }
+                            _ => src.clone(),
+                        };
                         let s = crate::statistics::averages::mean_with(&src, opts)?;
                         if src.dtype().is_integer() {
                             crate::math::rounding::rint(&s)?

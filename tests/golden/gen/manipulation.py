@@ -254,12 +254,12 @@ def gen_manipulation():
          obj=[1, 2], axis=1)
 
     # ---- pad ----
-    modes = ["constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean"]
+    modes = ["constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean", "median"]
     for dt in ["int32", "uint8", "float32", "float64", "complex64", "bool"]:
         for mode in modes:
-            if dt == "bool" and mode == "mean":
+            if dt == "bool" and mode in ("mean", "median"):
                 continue
-            if dt.startswith("complex") and mode in ("maximum", "minimum", "mean"):
+            if dt.startswith("complex") and mode in ("maximum", "minimum", "mean", "median"):
                 continue
             case(f"pad/{dt}/{mode}", "pad", [op_(dt, (3, 4), [T()])],
                  lambda x: np.pad(x, ((2, 1), (0, 3)), mode=mode), pad_width=[[2, 1], [0, 3]], mode=mode)
@@ -275,7 +275,9 @@ def gen_manipulation():
          pad_width=[[1, 0], [2, 2]], mode="constant", value=7)
     case("pad/constant_0d", "pad", [op_("int16", ())], lambda x: np.pad(x, 2), pad_width=[[2, 2]], mode="constant")
     case("pad/constant_empty_axis", "pad", [op_("float32", (0, 2))], lambda x: np.pad(x, 1), pad_width=[[1, 1]], mode="constant")
-    for mode in ["maximum", "minimum", "mean"]:
+    for mode in ["maximum", "minimum", "mean", "median"]:
+        case(f"pad/stat3/{mode}", "pad", [op_("int32", (3, 5), REV2, 4)], lambda x: np.pad(x, ((2, 2), (1, 2)), mode=mode, stat_length=3),
+             pad_width=[[2, 2], [1, 2]], mode=mode, stat_length=3)
         case(f"pad/stat2/{mode}", "pad", [op_("int32", (3, 5))], lambda x: np.pad(x, ((1, 2), (3, 1)), mode=mode, stat_length=2),
              pad_width=[[1, 2], [3, 1]], mode=mode, stat_length=2)
         case(f"pad/stat_f16/{mode}", "pad", [op_("float16", (2, 5), REV2)], lambda x: np.pad(x, 2, mode=mode),
