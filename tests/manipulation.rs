@@ -72,6 +72,7 @@ fn pad_mode(k: &Value) -> PadMode {
         "minimum" => PadMode::Minimum(stat),
         "mean" => PadMode::Mean(stat),
         "median" => PadMode::Median(stat),
+        "linear_ramp" => PadMode::LinearRamp(k["end_values"].as_f64().unwrap()),
         m => panic!("mode {m}"),
     }
 }

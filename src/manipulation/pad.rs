@@ -1,5 +1,5 @@
 //! Padding (CuPy's `cupy/_padding/pad.py`): `pad` in the modes constant, edge, reflect,
-//! symmetric, wrap, maximum, minimum, mean and median. As NumPy does, one axis after the
+//! symmetric, wrap, maximum, minimum, mean, median and linear_ramp. As NumPy does, one axis after the
 //! other: the input is copied into the middle of the new array, then each axis's pad regions
 //! are filled from the part already valid: `fill` (constant), one broadcast copy (edge, and
 //! the statistic modes after one reduction per side; median sorts the window first), or
@@ -36,6 +36,11 @@ pub enum PadMode {
     /// half to even for integer dtypes. (A NaN in the window does not propagate: the sort puts
     /// it last.)
     Median(Option<usize>),
+    /// `'linear_ramp'` with `end_values=`: a ramp from the end value (at the array's edge of
+    /// the padded array) towards the edge value, as NumPy's `linspace(end, edge, width,
+    /// endpoint=False)` computes it for NumPy's `pad` (in float64, floored for integer dtypes;
+    /// one synchronisation per side).
+    LinearRamp(f64),
 }
 
 impl Default for PadMode {
@@ -123,7 +128,7 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Arr
 routine!(
     pad,
     Manipulation,
-    notes: "constant edge reflect symmetric wrap maximum minimum mean median (not linear_ramp); strided copies"
+    notes: "constant edge reflect symmetric wrap maximum minimum mean median linear_ramp; strided copies"
 );
 
 /// Fills the pad regions of `roi` along `ax` (`before` + `n` valid + `after`).
@@ -189,6 +194,10 @@ fn pad_axis(
             edge(&left, &ls)?;
             edge(&right, &rs)?;
         }
+        PadMode::LinearRamp(end) => {
+            linear_ramp(roi, &left, ax, before, end, false)?;
+            linear_ramp(roi, &right, ax, before + n - 1, end, true)?;
+        }
         PadMode::Reflect if n == 1 => {
             let e = narrow(roi, ax, before, 1, 1);
             edge(&left, &e)?;
@@ -228,6 +237,55 @@ fn pad_axis(
         }
     }
     Ok(())
+}
+
+/// Fills `dst` (one pad region along `ax`) with NumPy's `linspace(end, roi[edge], width,
+/// endpoint=False)`, reversed on the right side.
+fn linear_ramp(
+    roi: &Array,
+    dst: &Array,
+    ax: usize,
+    edge_at: usize,
+    end: f64,
+    reverse: bool,
+) -> Result<()> {
+    use crate::math::{arithmetic, rounding};
+    let w = dst.shape()[ax];
+    if dst.size() == 0 {
+        return Ok(());
+    }
+    let dtype = roi.dtype();
+    // NumPy's end value is a NumPy scalar (float64 or int64, not weak), so the ramp is
+    // computed in float64 (complex128 for complex arrays) and cast back.
+    let ct = if dtype.is_complex() {
+        cupy_core::dtype::DType::Complex128
+    } else {
+        cupy_core::dtype::DType::Float64
+    };
+    let edge = narrow(roi, ax, edge_at, 1, 1).astype(ct)?;
+    let delta = arithmetic::subtract(&edge, end)?;
+    let step = arithmetic::true_divide(&delta, w as f64)?;
+    let mut shape = vec![1isize; roi.ndim()];
+    shape[ax] = w as isize;
+    let idx = Array::arange_on(roi.device(), 0.0, w as f64, 1.0, ct)?.reshape(&shape)?;
+    // NumPy's linspace: `i * step`, but `i / width * delta` for every edge when any step is 0
+    // (its denormal handling, gh-5437); telling which costs one synchronisation.
+    let zero = crate::statistics::order::max(&crate::math::logic::equal(&step, 0.0)?)?
+        .item()?
+        .is_nonzero();
+    let ramp = if zero {
+        arithmetic::multiply(&arithmetic::true_divide(&idx, w as f64)?, &delta)?
+    } else {
+        arithmetic::multiply(&idx, &step)?
+    };
+    let mut y = arithmetic::add(&ramp, end)?;
+    if !(dtype.is_float() || dtype.is_complex()) {
+        y = rounding::floor(&y)?;
+    }
+    if reverse {
+        y = narrow(&y, ax, w - 1, w, -1);
+    }
+    dst.copy_from(&y.astype(dtype)?)
 }
 
 /// Copies `src` (length 1 along the padded axis) into every position of `dst`.

@@ -282,6 +282,13 @@ def gen_manipulation():
              pad_width=[[1, 2], [3, 1]], mode=mode, stat_length=2)
         case(f"pad/stat_f16/{mode}", "pad", [op_("float16", (2, 5), REV2)], lambda x: np.pad(x, 2, mode=mode),
              pad_width=[[2, 2]], mode=mode)
+    for dt in ["int32", "uint8", "int8", "float16", "float32", "float64"]:
+        for end in [0, 5, -3.5]:
+            if dt == "uint8" and end < 0:
+                continue
+            case(f"pad/linear_ramp/{dt}/{end}", "pad", [op_(dt, (3, 4), [T()], 1)],
+                 lambda x: np.pad(x, ((3, 2), (1, 4)), mode="linear_ramp", end_values=end),
+                 pad_width=[[3, 2], [1, 4]], mode="linear_ramp", end_values=end)
     case("pad/3d_reflect", "pad", [op_("int8", (2, 3, 4), [{"op": "transpose", "axes": [2, 0, 1]}])],
          lambda x: np.pad(x, ((1, 1), (2, 0), (0, 5)), mode="reflect"), pad_width=[[1, 1], [2, 0], [0, 5]], mode="reflect")
     case("pad_err/empty_axis", "pad", [op_("float32", (0, 2))], lambda x: np.pad(x, 1, mode="edge"), pad_width=[[1, 1]], mode="edge")
