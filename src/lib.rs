@@ -110,7 +110,9 @@ pub use manipulation::pad::{pad, PadMode};
 pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
 pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
 pub use manipulation::split::{array_split, dsplit, hsplit, split, vsplit, Sections};
-pub use manipulation::tiling::{delete, insert, insert_at, repeat, resize, tile, trim_zeros};
+pub use manipulation::tiling::{
+    delete, delete_mask, delete_slice, insert, insert_at, repeat, resize, tile, trim_zeros,
+};
 pub use manipulation::transpose::{moveaxis, rollaxis, swapaxes, transpose, transpose_axes};
 #[allow(ambiguous_glob_reexports)]
 pub use math::arithmetic::*;

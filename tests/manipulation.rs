@@ -170,6 +170,23 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             a[1],
             opt_axis(&k["axis"]),
         ),
+        "delete_mask" => cupy::delete_mask(
+            a[0],
+            &k["mask"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_bool().unwrap())
+                .collect::<Vec<_>>(),
+            opt_axis(&k["axis"]),
+        ),
+        "delete_slice" => cupy::delete_slice(
+            a[0],
+            opt_axis(&k["start"]),
+            opt_axis(&k["stop"]),
+            k["step"].as_i64().unwrap() as isize,
+            opt_axis(&k["axis"]),
+        ),
         "trim_zeros" => cupy::trim_zeros(a[0], k["trim"].as_str().unwrap()),
         "block" => cupy::block(block_of(&k["structure"], &a)),
         op => panic!("unknown op {op}"),

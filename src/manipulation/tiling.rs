@@ -159,14 +159,7 @@ routine!(resize, Manipulation, notes: "one copy of a broadcast view");
 /// [`Error::IndexOutOfBounds`]; [`Error::AxisOutOfRange`]; device errors.
 pub fn delete(arr: &Array, obj: &[isize], axis: Option<isize>) -> Result<Array> {
     let op = "delete";
-    let (src, ax) = along(op, arr, axis)?;
-    if src.ndim() == 0 {
-        return Err(Error::AxisOutOfRange {
-            op: op.into(),
-            axis: 0,
-            ndim: 0,
-        });
-    }
+    let (src, ax) = delete_operand(arr, axis)?;
     let n = src.shape()[ax];
     let mut keep = vec![true; n];
     for &i in obj {
@@ -181,13 +174,94 @@ pub fn delete(arr: &Array, obj: &[isize], axis: Option<isize>) -> Result<Array> 
         }
         keep[j as usize] = false;
     }
-    let idx: Vec<i64> = (0..n as i64).filter(|&i| keep[i as usize]).collect();
-    if idx.len() == n {
-        return src.copy();
-    }
-    gather(&src, &idx, ax)
+    keep_only(&src, ax, &keep)
 }
 routine!(delete, Manipulation, probe: gather_probe, notes: "one gather");
+
+/// The entries of `src` along `ax` where `keep` is true (a copy).
+fn keep_only(src: &Array, ax: usize, keep: &[bool]) -> Result<Array> {
+    let idx: Vec<i64> = (0..keep.len() as i64)
+        .filter(|&i| keep[i as usize])
+        .collect();
+    if idx.len() == keep.len() {
+        return src.copy();
+    }
+    gather(src, &idx, ax)
+}
+
+/// `src` and its axis for `delete_*`, refusing a 0-d array.
+fn delete_operand(arr: &Array, axis: Option<isize>) -> Result<(Array, usize)> {
+    let (src, ax) = along("delete", arr, axis)?;
+    if src.ndim() == 0 {
+        return Err(Error::AxisOutOfRange {
+            op: "delete".into(),
+            axis: 0,
+            ndim: 0,
+        });
+    }
+    Ok((src, ax))
+}
+
+/// `cupy.delete(arr, mask, axis)` with a boolean `obj`: the entries where `mask` is true
+/// removed along `axis` (`None`: of the flattened array).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] unless `mask` has the axis's length; [`Error::AxisOutOfRange`];
+/// device errors.
+pub fn delete_mask(arr: &Array, mask: &[bool], axis: Option<isize>) -> Result<Array> {
+    let (src, ax) = delete_operand(arr, axis)?;
+    let n = src.shape()[ax];
+    if mask.len() != n {
+        return Err(Error::invalid(
+            "delete",
+            format!(
+                "boolean array argument obj to delete must be one dimensional and match the \
+                 axis length of {n} (got {} values)",
+                mask.len()
+            ),
+        ));
+    }
+    let keep: Vec<bool> = mask.iter().map(|&m| !m).collect();
+    keep_only(&src, ax, &keep)
+}
+routine!(
+    delete_mask as "cupy.delete (boolean obj)",
+    Manipulation,
+    probe: gather_probe,
+    notes: "one gather"
+);
+
+/// `cupy.delete(arr, slice(start, stop, step), axis)`: the entries the slice selects (Python
+/// semantics) removed along `axis` (`None`: of the flattened array).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a zero step; [`Error::AxisOutOfRange`]; device errors.
+pub fn delete_slice(
+    arr: &Array,
+    start: Option<isize>,
+    stop: Option<isize>,
+    step: isize,
+    axis: Option<isize>,
+) -> Result<Array> {
+    let (src, ax) = delete_operand(arr, axis)?;
+    let n = src.shape()[ax];
+    let sel = Layout::contiguous(&[n]).slice(&[cupy_core::layout::SliceItem::Slice {
+        start,
+        stop,
+        step,
+    }])?;
+    let mut keep = vec![true; n];
+    for k in 0..sel.shape[0] {
+        keep[(sel.offset as isize + k as isize * sel.strides[0]) as usize] = false;
+    }
+    keep_only(&src, ax, &keep)
+}
+routine!(
+    delete_slice as "cupy.delete (slice obj)",
+    Manipulation,
+    probe: gather_probe,
+    notes: "one gather"
+);
 
 /// `cupy.insert(arr, obj, values, axis)` with a sequence `obj`: `values` (cast to `arr`'s
 /// dtype, broadcast to `len(obj)` entries along `axis`) inserted before the indices `obj`

@@ -239,6 +239,14 @@ def gen_manipulation():
     case("delete/axis0_neg", "delete", [d], lambda x: np.delete(x, [-4, 2], axis=0), obj=[-4, 2], axis=0)
     case("delete/nothing", "delete", [d], lambda x: np.delete(x, np.array([], dtype=np.intp), axis=0), obj=[], axis=0)
     case("delete/all", "delete", [d], lambda x: np.delete(x, [0, 1, 2], axis=1), obj=[0, 1, 2], axis=1)
+    case("delete_mask/axis1", "delete_mask", [d], lambda x: np.delete(x, np.array([True, False, True]), axis=1),
+         mask=[True, False, True], axis=1)
+    case("delete_mask/none", "delete_mask", [d], lambda x: np.delete(x, np.arange(12) % 5 == 0), mask=[bool(i % 5 == 0) for i in range(12)], axis=None)
+    case("delete_mask_err/len", "delete_mask", [d], lambda x: np.delete(x, np.array([True, False]), axis=1), mask=[True, False], axis=1)
+    for st in [[1, None, 2], [None, None, -2], [-2, None, None], [5, 1, -1], [10, 20, None]]:
+        case(f"delete_slice/{st}", "delete_slice", [d], lambda x: np.delete(x, slice(*st), axis=0), start=st[0], stop=st[1],
+             step=st[2] or 1, axis=0)
+    case("delete_slice_err/step0", "delete_slice", [d], lambda x: np.delete(x, slice(None, None, 0), axis=0), start=None, stop=None, step=0, axis=0)
     case("delete_err/oob", "delete", [d], lambda x: np.delete(x, [4], axis=0), obj=[4], axis=0)
     case("delete_err/axis", "delete", [d], lambda x: np.delete(x, [0], axis=2), obj=[0], axis=2)
     e = op_("int32", (2, 3), REV)
