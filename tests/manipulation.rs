@@ -187,7 +187,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             k["step"].as_i64().unwrap() as isize,
             opt_axis(&k["axis"]),
         ),
-        "trim_zeros" => cupy::trim_zeros(a[0], k["trim"].as_str().unwrap()),
+        "trim_zeros" => cupy::trim_zeros(a[0], k["trim"].as_str().unwrap(), opt_axis(&k["axis"])),
         "block" => cupy::block(block_of(&k["structure"], &a)),
         op => panic!("unknown op {op}"),
     }

@@ -396,53 +396,83 @@ routine!(
     notes: "one strided copy per part"
 );
 
-/// `cupy.trim_zeros(filt, trim)`: the 1-D `filt` without its leading (`trim` contains 'f')
-/// and/or trailing ('b') zeros, a view. Where the zeros end depends on the data: two small
-/// reductions and one synchronisation.
+/// `cupy.trim_zeros(filt, trim, axis)`: `filt` without its leading (`trim` "f"), trailing
+/// ("b") or both ("fb") zeros: along every axis ([`Axes::All`](crate::Axes::All), NumPy's
+/// `axis=None`: the bounding box of the nonzero elements) or along one axis; an all-zero array
+/// gives length 0 on those axes. A view. Where the zeros end depends on the data: a few small
+/// reductions and one synchronisation per axis.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an array that is not 1-D or a `trim` of other letters;
-/// device errors.
-pub fn trim_zeros(filt: &Array, trim: &str) -> Result<Array> {
+/// [`Error::InvalidArgument`] for a `trim` other than "f", "b", "fb", "bf" (any case), or
+/// several axes; [`Error::AxisOutOfRange`]; device errors.
+pub fn trim_zeros(filt: &Array, trim: &str, axis: impl Into<crate::Axes>) -> Result<Array> {
     let op = "trim_zeros";
-    if filt.ndim() != 1 {
-        return Err(Error::invalid(
-            op,
-            format!("filt must be 1-D, got shape {:?}", filt.shape()),
-        ));
-    }
     let t = trim.to_ascii_lowercase();
-    if t.chars().any(|c| c != 'f' && c != 'b') {
+    if !["fb", "bf", "f", "b"].contains(&t.as_str()) {
         return Err(Error::invalid(
             op,
             format!("unexpected character(s) in `trim`: {trim:?}"),
         ));
     }
-    let n = filt.size();
-    if n == 0 {
+    let nd = filt.ndim();
+    let axes: Vec<usize> = match axis.into() {
+        crate::Axes::All => (0..nd).collect(),
+        crate::Axes::Some(v) if v.len() == 1 => vec![normalize_axis(op, v[0], nd)?],
+        crate::Axes::Some(v) => {
+            return Err(Error::invalid(
+                op,
+                format!("axis must be None or one axis, got {v:?}"),
+            ))
+        }
+    };
+    if nd == 0 {
         return Ok(filt.clone());
+    }
+    if filt.size() == 0 {
+        return Ok(axes
+            .iter()
+            .fold(filt.clone(), |a, &ax| super::narrow(&a, ax, 0, 0, 1)));
     }
     let mask = if filt.dtype().is_bool() {
         filt.clone()
     } else {
         crate::math::logic::not_equal(filt, 0)?
     };
-    let first = crate::sorting::search::argmax(&mask)?.item()?.to_i128() as usize;
-    if !mask
-        .slice(&[cupy_core::layout::SliceItem::Index(first as isize)])?
-        .item()?
-        .is_nonzero()
-    {
-        return Ok(super::narrow(filt, 0, 0, 0, 1));
+    let mut out = filt.clone();
+    for &ax in &axes {
+        let n = filt.shape()[ax];
+        // Along `ax`: does any element of that slice differ from zero?
+        let others: Vec<isize> = (0..nd).filter(|&d| d != ax).map(|d| d as isize).collect();
+        let m = if others.is_empty() {
+            mask.clone()
+        } else {
+            crate::statistics::order::max_with(&mask, crate::Axes::from(others))?
+        };
+        let rev = super::narrow(&m, 0, n - 1, n, -1);
+        let (f, l) = (
+            crate::sorting::search::argmax(&m)?,
+            crate::sorting::search::argmax(&rev)?,
+        );
+        let first = f.item()?.to_i128() as usize;
+        if !m
+            .slice(&[cupy_core::layout::SliceItem::Index(first as isize)])?
+            .item()?
+            .is_nonzero()
+        {
+            // All zero: every trimmed axis becomes empty.
+            return Ok(axes
+                .iter()
+                .fold(filt.clone(), |a, &ax| super::narrow(&a, ax, 0, 0, 1)));
+        }
+        let last = n - 1 - l.item()?.to_i128() as usize;
+        let lo = if t.contains('f') { first } else { 0 };
+        let hi = if t.contains('b') { last + 1 } else { n };
+        out = super::narrow(&out, ax, lo, hi - lo, 1);
     }
-    let rev = super::narrow(&mask, 0, n - 1, n, -1);
-    let last = n - 1 - crate::sorting::search::argmax(&rev)?.item()?.to_i128() as usize;
-    let lo = if t.contains('f') { first } else { 0 };
-    let hi = if t.contains('b') { last + 1 } else { n };
-    Ok(super::narrow(filt, 0, lo, hi - lo, 1))
+    Ok(out)
 }
 routine!(
     trim_zeros,
     Manipulation,
-    notes: "1-D; a view; one synchronisation"
+    notes: "a view; one synchronisation per axis"
 );

@@ -335,6 +335,19 @@ def gen_manipulation():
     case("trim_zeros/bool_rev", "trim_zeros", [operand(g, np.array([False, True, False, True, False, False]), REV)],
          lambda x: np.trim_zeros(x), trim="fb")
     case("trim_zeros/size0", "trim_zeros", [operand(g, np.zeros(0, dtype=np.int32))], lambda x: np.trim_zeros(x), trim="fb")
+    z2 = np.zeros((4, 5), dtype=np.float32)
+    z2[1, 2], z2[2, 3] = 1.5, -2
+    for trim in ["fb", "f", "B"]:
+        for axis in [None, 0, -1]:
+            case(f"trim_zeros/2d/{trim}/{axis}", "trim_zeros", [operand(g, z2, [T()])],
+                 lambda x: np.trim_zeros(x, trim, axis=axis), trim=trim, axis=axis)
+    case("trim_zeros/2d_all_zero", "trim_zeros", [operand(g, np.zeros((2, 3), dtype=np.int8))], lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros/2d_all_zero_axis", "trim_zeros", [operand(g, np.zeros((2, 3), dtype=np.int8))], lambda x: np.trim_zeros(x, axis=1),
+         trim="fb", axis=1)
+    case("trim_zeros/2d_size0", "trim_zeros", [operand(g, np.zeros((0, 3), dtype=np.int8))], lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros/complex", "trim_zeros", [operand(g, np.array([0, 1j, 0, 2], dtype=np.complex64))], lambda x: np.trim_zeros(x), trim="fb")
+    case("trim_zeros_err/trim", "trim_zeros", [operand(g, np.array([0, 1], dtype=np.int8))], lambda x: np.trim_zeros(x, "x"), trim="x")
+    case("trim_zeros_err/axis", "trim_zeros", [operand(g, z2)], lambda x: np.trim_zeros(x, axis=2), trim="fb", axis=2)
     # block: "structure" nests input indices as the lists.
     def blk(structure, ops):
         def build(arrs):
