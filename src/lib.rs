@@ -103,9 +103,10 @@ pub use math::floating::*;
 pub use math::hyperbolic::*;
 pub use math::logic::*;
 pub use math::misc::*;
+pub use math::resolve::{Loop, LoopOperand};
 pub use math::rounding::*;
 pub use math::trig::*;
-pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
+pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{

@@ -170,3 +170,57 @@ fn operators_and_weak_scalars() {
     }
     t.finish();
 }
+
+/// Two-output ufuncs return a pair (NumPy's tuple); `out=` takes one slot per output; `apply`
+/// (one result) refuses them.
+#[test]
+fn two_outputs_and_out_tuples() {
+    let mut t = common::Tally::new("ufunc_nout2");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[7i32, -7, 7, -7, 5], &[5])?;
+            let b = Array::from_slice_on(&dev, &[2i32, 2, -2, -2, 0], &[5])?;
+            let (q, m) = cupy::divmod(&a, &b)?;
+            if q.to_vec::<i32>()? != [3, -4, -4, 3, 0] || m.to_vec::<i32>()? != [1, 1, -1, -1, 0] {
+                return Err(
+                    format!("divmod: {:?} {:?}", q.to_vec::<i32>(), m.to_vec::<i32>()).into(),
+                );
+            }
+            let (q2, _) = a.divmod(3)?;
+            if q2.to_vec::<i32>()? != [2, -3, 2, -3, 1] {
+                return Err(format!("a.divmod(3): {:?}", q2.to_vec::<i32>()).into());
+            }
+            // out= for the second output only; the first is new. Same-kind cast into int64.
+            let r = Array::zeros_on(&dev, &[5], DType::Int64)?;
+            let v = cupy::apply_outs(
+                &cupy::ufuncs::divmod,
+                &[(&a).into(), (&b).into()],
+                &[None, Some(&r)],
+            )?;
+            if v.len() != 2
+                || v[0].dtype() != DType::Int32
+                || r.to_vec::<i64>()? != [1, 1, -1, -1, 0]
+            {
+                return Err(format!("divmod out=(None, r): {:?}", r.to_vec::<i64>()).into());
+            }
+            if cupy::ufuncs::divmod.nout() != 2 || cupy::ufuncs::add.nout() != 1 {
+                return Err("nout".to_string().into());
+            }
+            match cupy::apply(&cupy::ufuncs::divmod, &[(&a).into(), (&b).into()], None) {
+                Err(cupy::Error::InvalidArgument { .. }) => {}
+                other => return Err(format!("apply(divmod): {other:?}").into()),
+            }
+            match cupy::apply_outs(
+                &cupy::ufuncs::divmod,
+                &[(&a).into(), (&b).into()],
+                &[Some(&r)],
+            ) {
+                Err(cupy::Error::InvalidArgument { .. }) => {}
+                other => return Err(format!("one out for two outputs: {other:?}").into()),
+            }
+            Ok(())
+        })();
+        t.check(&dev, "divmod", r);
+    }
+    t.finish();
+}

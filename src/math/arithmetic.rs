@@ -33,6 +33,12 @@ ufuncs! {
             Expr::select(bin(B::Eq, y, zero.clone()), zero, r)
         }
     };
+    /// `(x1 // x2, x1 % x2)` in one call (`numpy.divmod`): `floor_divide` and `remainder`
+    /// (integer division by 0 gives `(0, 0)`).
+    divmod(x1, x2) -> (quotient, remainder): SameBoolAsInt8Real => |m, _| {
+        let (a, b) = (m.bind(x1), m.bind(x2));
+        (bin(B::FloorDiv, a.clone(), b.clone()), bin(B::Mod, a, b))
+    };
     /// `x1 ** x2` elementwise (`numpy.power`); integers by exact repeated squaring.
     power(x1, x2): SameBoolAsInt8 => |_, _| bin(B::Pow, x1, x2);
     /// `-x` elementwise (`numpy.negative`); bool has no loop.
