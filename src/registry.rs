@@ -2,11 +2,10 @@
 //! it. `docs/api-coverage.md` is generated from it ([`coverage_markdown`]); a test fails when the
 //! committed file is stale (regenerate with `CUPY_BLESS=1 cargo test -p cupy --lib coverage`).
 
-use crate::math::ufunc::{kernel_with_lets, Ufunc};
+use crate::math::ufunc::Ufunc;
 use crate::statistics::reduction::Reduction;
 use cupy_core::backend::Primitive;
 use cupy_core::kernel::ir::{AtomicOp, Expr, Kernel, ReduceKernel, Stmt};
-use cupy_core::kernel::math::Lets;
 use cupy_core::{BackendKind, BackendProvider, DType};
 
 /// How a routine is provided on one backend.
@@ -48,12 +47,7 @@ const COLUMNS: [BackendKind; 4] = [
 /// The elementwise kernel of `u` on operands of dtype `t` (as [`crate::apply`] builds it), or
 /// `None` where NumPy has no loop.
 fn ufunc_kernel(u: &Ufunc, t: DType) -> Option<Kernel> {
-    let strong = vec![t; u.nin()];
-    let (_, c, o) = u.loop_types(&strong, &[]).ok()?;
-    let args = (0..u.nin()).map(|k| Expr::input(k, t).cast(c)).collect();
-    let mut lets = Lets::default();
-    let body = u.body(&mut lets, c, args).cast(o);
-    Some(kernel_with_lets(u.name(), strong, vec![], lets, body))
+    u.kernel(&vec![t; u.nin()], u.name()).ok()
 }
 
 /// Support of `u` per column, from each backend's verdict on the kernel of every dtype.
@@ -208,6 +202,10 @@ const ROUTINES: &[(&str, &str, Probe, &str)] = &[
     ("cupy.fuse", "custom kernels", store, "closures over Sym; a reduction only as the last step"),
     ("cupy.RawKernel / cupy.RawModule", "custom kernels", |t| (t == DType::Float32).then_some(Need::Primitive(Primitive::RawKernel)), "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses"),
     ("cupy.show_config", "devices", |t| (t == DType::Float32).then_some(Need::Store), ""),
+    ("cupy.clip", "math", |t| ufunc_kernel(&crate::math::routines::CLIP, t).map(Need::Kernel), "a_min/a_max arrays, scalars or None; out-of-range Rust integers are no bound (NumPy 2)"),
+    ("cupy.where (3 arguments)", "math", |t| ufunc_kernel(&crate::math::routines::WHERE, t).map(Need::Kernel), "where_(cond, x, y); the 1-argument form (nonzero) is not here yet"),
+    ("cupy.round / around", "math", |t| ufunc_kernel(&crate::math::routines::ROUND_UP, if t.is_integer() { DType::Float64 } else { t }).map(Need::Kernel), "round_with(a, decimals): NumPy's scale, rint, unscale; integers with decimals < 0 in float64"),
+    ("cupy.nan_to_num", "math", |t| ufunc_kernel(&crate::math::routines::NAN_TO_NUM, t).map(Need::Kernel), "nan_to_num_with: copy, nan, posinf, neginf"),
 ];
 
 /// Support of a probed routine per column.

@@ -399,8 +399,8 @@ impl std::ops::Neg for Sym {
 }
 
 /// `cupy.where`-like select inside a fused function: `cond ? x : y` with NumPy's promotion of
-/// `x` and `y` (`cond` is converted to bool).
-pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
+/// `x` and `y` (`cond` is converted to bool); [`crate::where_`] on a [`Sym`] condition.
+pub(crate) fn where_sym(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
     let (x, y) = (x.into(), y.into());
     with_trace(|t| {
         let v = (|| -> Result<Val> {

@@ -241,6 +241,7 @@ pub mod logic;
 pub mod misc;
 pub mod resolve;
 pub mod rounding;
+pub mod routines;
 pub mod trig;
 pub mod ufunc;
 

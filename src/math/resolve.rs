@@ -6,11 +6,11 @@
 //! integer against a uint64 (`qQ->?`) give the mathematically right answer, never a float64
 //! comparison that rounds `2**63 - 1` to `2**63`.
 
-use super::ufunc::{Rule, Ufunc};
+use super::ufunc::{kernel_with_lets_n, Rule, Ufunc};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp as B, Expr};
-use cupy_core::kernel::math::Bind;
+use cupy_core::kernel::ir::{BinaryOp as B, Expr, Kernel};
+use cupy_core::kernel::math::{Bind, Lets};
 use cupy_core::promote::{int_range, result_type, WeakScalar};
 use cupy_core::scalar::Scalar;
 
@@ -97,7 +97,9 @@ impl Loop {
 /// dtype's own ulps ([`Rule::FloatBits`]).
 fn widen(rule: Rule, c: DType) -> DType {
     match c {
-        DType::Float16 | DType::BFloat16 if rule != Rule::FloatBits => DType::Float32,
+        DType::Float16 | DType::BFloat16 if !matches!(rule, Rule::FloatBits | Rule::Round) => {
+            DType::Float32
+        }
         c => c,
     }
 }
@@ -154,6 +156,36 @@ impl Ufunc {
             outputs: self.out_dtypes(o),
             exact: Exact::No,
         })
+    }
+
+    /// The elementwise kernel [`crate::apply_outs`] builds for array operands of these dtypes
+    /// (no `out=`), named `name`: NumPy's loop, the ufunc's IR, one store per output.
+    ///
+    /// # Errors
+    /// As [`Ufunc::loop_for`].
+    pub fn kernel(&self, dtypes: &[DType], name: &str) -> Result<Kernel> {
+        let ops: Vec<LoopOperand> = dtypes.iter().map(|&d| LoopOperand::Strong(d)).collect();
+        let lp = self.loop_for(&ops)?;
+        let exprs = dtypes
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| Expr::input(k, d).cast(lp.inputs[k]))
+            .collect();
+        let mut lets = Lets::default();
+        let exprs = lp.operands(&mut lets, exprs);
+        let values = self
+            .bodies(&mut lets, lp.compute, exprs)
+            .into_iter()
+            .zip(&lp.outputs)
+            .map(|(v, &o)| v.cast(o))
+            .collect();
+        Ok(kernel_with_lets_n(
+            name,
+            dtypes.to_vec(),
+            vec![],
+            lets,
+            values,
+        ))
     }
 
     /// `ldexp(x1, x2)`: the float loop of `x1` alone (integers and bool go to the float that

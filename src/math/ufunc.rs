@@ -111,6 +111,9 @@ pub enum Rule {
     Angle,
     /// `where(condition, x, y)`: the condition as bool, `x` and `y` promoted together.
     Where,
+    /// `round`'s steps: floats in their own dtype (each step rounded to it, as NumPy's
+    /// `multiply`, `rint`, `true_divide` calls), complex part by part; integers refused.
+    Round,
 }
 
 /// The float dtype that holds a bool or integer dtype exactly (NumPy's loop choice).
@@ -266,6 +269,15 @@ impl Ufunc {
                 _ => (float_of(t), float_of(t)),
             },
             Rule::Where => (t, t),
+            Rule::Round => {
+                if !t.is_inexact() {
+                    return Err(no_loop(format!(
+                        "'{}' steps need float or complex operands",
+                        self.name
+                    )));
+                }
+                (t, t)
+            }
         })
     }
 
