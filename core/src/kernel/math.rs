@@ -27,6 +27,11 @@ use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
 use crate::scalar::Scalar;
 
+mod arith;
+mod bits;
+pub use arith::{cbrt, complex_reciprocal, complex_sign, gcd, heaviside, lcm, modf, sign};
+pub use bits::{frexp, ldexp, nextafter, spacing, FloatFormat};
+
 /// Where a composition puts a value it reads more than once.
 pub trait Bind {
     /// Returns an expression that evaluates `e` (once, where the implementation can).
