@@ -7,7 +7,7 @@ goldens in one commit):
     scipy 1.17.1
 
 Run from anywhere:  python3 tests/golden/gen.py
-Each group G (creation, astype, ufuncs, reductions, linalg, signal, views, printing, sorting,
+Each group G (creation, astype, ufuncs, ufuncs2, reductions, linalg, signal, views, printing, sorting,
 custom, indexing, complex, stats) has its generator in gen/G.py (a function gen_G), sharing the helpers
 of gen/common.py (the pin check, Group, view recipes, record, shared operand values).
 `gen.py G...` regenerates only the named groups. Writes, per group:

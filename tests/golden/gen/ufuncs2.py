@@ -164,8 +164,34 @@ def gen_ufuncs2():
             record(g, f"float_power/{dt}/weak/{s!r}", "float_power", [ia, isc], lambda: np.float_power(a, sv))
             if dt != "complex64":
                 record(g, f"heaviside/{dt}/weak/{s!r}", "heaviside", [ia, isc], lambda: np.heaviside(a, sv))
+    gen_complex_loops(g)
     gen_routines(g)
     g.write()
+
+
+COMPLEX_LOOPS = ["exp2", "expm1", "log2", "log1p", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                 "arctanh"]
+
+
+def gen_complex_loops(g):
+    """The complex loops of exp2 expm1 log2 log1p and the inverse trigonometric and hyperbolic
+    functions: moderate values in every quadrant, the branch cuts on both sides (signed zeros),
+    huge and tiny parts, and every pair of special parts."""
+    for dt in COMPLEX:
+        big = 1e30 if dt == "complex64" else 1e200
+        cuts = [complex(x, s) for x in [-3.0, -1.0, -0.5, 0.5, 1.0, 1.5, 3.0] for s in [0.0, -0.0]]
+        cuts += [complex(s, y) for y in [-3.0, -1.0, -0.5, 0.5, 1.0, 2.0] for s in [0.0, -0.0]]
+        extra = [complex(big, 1), complex(-big, big), complex(1, -big), complex(1e-20, 1e-20),
+                 complex(-1e-20, 3e-25), complex(0.999, 1e-7), complex(-1.0000001, -1e-7)]
+        vals = c_trans() + cuts + extra
+        ia, a = operand(g, np.array(vals, dtype=dt))
+        sp = [0.0, -0.0, 1.0, -1.0, 2.5, -0.5, np.inf, -np.inf, np.nan]
+        grid = np.array([complex(x, y) for x in sp for y in sp], dtype=dt)
+        ig, gg = operand(g, grid)
+        for op in COMPLEX_LOOPS:
+            f = getattr(np, op)
+            record(g, f"{op}/{dt}/values", op, [ia], lambda: f(a))
+            record(g, f"{op}/{dt}/specials", op, [ig], lambda: f(gg))
 
 
 def gen_routines(g):
