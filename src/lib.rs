@@ -81,8 +81,8 @@ pub use creation::from_data::{
     array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,
 };
 pub use cupy_core::{
-    Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
-    Scalar, SliceItem, WeakScalar,
+    Backend, BackendKind, BackendProvider, Casting, DType, DeviceInfo, Element, Error, Kind,
+    Layout, Result, Scalar, SliceItem, WeakScalar,
 };
 pub use custom::elementwise::{ElementwiseKernel, ReductionKernel};
 pub use custom::fuse::{fuse, where_, Fused, Sym};
@@ -103,6 +103,7 @@ pub use math::floating::*;
 pub use math::hyperbolic::*;
 pub use math::logic::*;
 pub use math::misc::*;
+pub use math::options::{apply_with, UfuncOptions};
 pub use math::rounding::*;
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};

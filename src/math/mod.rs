@@ -159,6 +159,7 @@ pub mod floating;
 pub mod hyperbolic;
 pub mod logic;
 pub mod misc;
+pub mod options;
 pub mod rounding;
 pub mod trig;
 pub mod ufunc;
