@@ -158,6 +158,7 @@ pub mod exp_log;
 pub mod floating;
 pub mod hyperbolic;
 pub mod logic;
+pub mod methods;
 pub mod misc;
 pub mod options;
 pub mod rounding;

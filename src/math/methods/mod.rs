@@ -1,0 +1,195 @@
+//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`]
+//! (`cupy::ufuncs::add.reduce(&a)` is `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
+//! the combine), so each binary ufunc has them all.
+//!
+//! ```no_run
+//! use cupy as cp;
+//! use cp::{ufuncs, Axes, DType, UfuncReduce};
+//! # fn main() -> cp::Result<()> {
+//! let a = cp::arange(12i64)?.reshape(&[3, 4])?;
+//! let cols = ufuncs::add.reduce(&a)?; // axis 0, as NumPy
+//! let top = ufuncs::maximum.reduce_with(&a, Axes::All)?;
+//! let masked = ufuncs::add.reduce_with(
+//!     &a,
+//!     UfuncReduce { axis: 1.into(), where_: Some(cp::greater(&a, 3)?), ..Default::default() },
+//! )?;
+//! # Ok(()) }
+//! ```
+//!
+//! - `reduce`: a ufunc NumPy calls *reorderable* (add, multiply, the logical and bitwise ops,
+//!   maximum/minimum/fmax/fmin, hypot, logaddexp, gcd) runs as one [`ReduceKernel`] with the
+//!   body as combine and its identity (or a neutral seed, `-inf` for maximum, NaN for fmax) as
+//!   the seed, over any set of axes. The others (subtract, divide, power, arctan2, comparisons
+//!   of bools, ...) fold each output's elements in order, one GPU thread per output, over at
+//!   most one axis (NumPy's "not reorderable" rule).
+//!
+//! Type resolution is NumPy's for reduce-like methods: add and multiply of bool and integers
+//! narrower than 64 bits accumulate in (u)int64 unless `dtype=` or `out=` is given; with
+//! `out=` the loop is chosen for `(out.dtype, a.dtype)`; the loop must map `T, T -> T`
+//! (comparisons reduce only bools); the input and the result are cast with `casting='unsafe'`,
+//! as NumPy does for these methods.
+
+mod reduce;
+
+pub use reduce::UfuncReduce;
+
+use super::options::{compute_of, no_loop, Loop};
+use super::ufunc::{Rule, Ufunc};
+use crate::array::Array;
+use crate::launch::Elementwise;
+use crate::registry::Need;
+use crate::statistics::reduction::widen;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{Expr, Kernel};
+use cupy_core::kernel::math::Inline;
+use cupy_core::promote::promote_types;
+
+use cupy_core::kernel::ir::ReduceKernel;
+use cupy_core::scalar::Scalar;
+
+/// NumPy's "{method} only supported for binary functions".
+pub(crate) fn check_binary(u: &Ufunc, method: &str) -> Result<()> {
+    if u.nin() == 2 {
+        return Ok(());
+    }
+    let what = if method == "outer" {
+        "outer product".to_string()
+    } else {
+        method.to_string()
+    };
+    Err(Error::invalid(
+        format!("{}.{method}", u.name()),
+        format!("{what} only supported for binary functions"),
+    ))
+}
+
+/// The loop of a reduce-like method (`reduce`, `accumulate`, `reduceat`) of `u` over an input
+/// of dtype `t`, with `dtype=` and `out=`'s dtype (module docs).
+///
+/// # Errors
+/// [`Error::TypeError`] where NumPy has no `T, T -> T` loop.
+pub(crate) fn reduce_loop(
+    u: &Ufunc,
+    t: DType,
+    dtype: Option<DType>,
+    out: Option<DType>,
+) -> Result<Loop> {
+    let t0 = match (dtype, out) {
+        (Some(d), _) => d,
+        (None, Some(o)) => promote_types(o, t),
+        (None, None) if matches!(u.name(), "add" | "multiply") => widen(t),
+        (None, None) => t,
+    };
+    if u.rule() == Rule::Logical {
+        return match dtype {
+            Some(d) if d != DType::Bool => Err(no_loop(u, vec![t, d])),
+            _ => Ok(Loop {
+                input: DType::Bool,
+                compute: DType::Bool,
+                output: DType::Bool,
+            }),
+        };
+    }
+    let (c, o) = u.resolve(t0).map_err(|_| no_loop(u, vec![t0]))?;
+    if c != o || dtype.is_some_and(|d| d != o) {
+        return Err(no_loop(u, vec![t0]));
+    }
+    Ok(Loop {
+        input: c,
+        compute: compute_of(c),
+        output: o,
+    })
+}
+
+/// One step of an in-order fold in the loop's dtype: `u(acc, x)` computed in the compute
+/// dtype and rounded to the loop's (NumPy's accumulator is the output array).
+pub(crate) fn fold_step(u: &Ufunc, lp: &Loop, acc: Expr, x: Expr) -> Expr {
+    let c = lp.compute;
+    u.body(&mut Inline, c, vec![acc.cast(c), x.cast(c)])
+        .cast(lp.output)
+}
+
+/// Writes `src` into `out` with `casting='unsafe'` (the reduce-like methods' output cast),
+/// checking the shape; returns `out`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] (NumPy's `ValueError`) when the shapes differ; device errors.
+pub(crate) fn write_out(op: &str, src: &Array, out: &Array) -> Result<Array> {
+    if out.shape() != src.shape() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "output parameter has shape {:?}, the result has shape {:?}",
+                out.shape(),
+                src.shape()
+            ),
+        ));
+    }
+    let kernel = Kernel::map(
+        "copyto",
+        vec![src.dtype()],
+        vec![],
+        Expr::input(0, src.dtype()).cast(out.dtype()),
+    );
+    Elementwise {
+        op,
+        kernel: &kernel,
+        inputs: &[src],
+        raws: &[],
+        params: vec![],
+        outs: vec![Some(out)],
+        device: None,
+        shape: None,
+    }
+    .run()?;
+    Ok(out.clone())
+}
+
+impl Ufunc {
+    /// The IR kernels the methods of this binary ufunc run for an input of dtype `t` (NumPy's
+    /// default loop): elementwise kernels (the in-order reduction, plain and masked, accumulate,
+    /// reduceat and `at`) and reduction kernels (the one-kernel reduction of a reorderable
+    /// ufunc, plain, masked and with `initial`). For inspection: the registry asks the backends
+    /// about them and the hipRTC test compiles them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a ufunc that is not binary; [`Error::TypeError`] where
+    /// NumPy has no `T, T -> T` loop for `t`.
+    pub fn method_kernels(&self, t: DType) -> Result<(Vec<Kernel>, Vec<ReduceKernel>)> {
+        check_binary(self, "reduce")?;
+        let lp = reduce_loop(self, t, None, None)?;
+        let id = reduce::identity_of(self.name());
+        let mut reds = vec![];
+        if let Some(s) = reduce::seed(self.name(), id, lp.compute).filter(|_| id.reorderable()) {
+            for (initial, masked) in [(None, false), (None, true), (Some(s), false)] {
+                reds.extend(reduce::seeded_kernel(self, t, &lp, s, initial, masked));
+            }
+        }
+        let start = id.value(lp.input).unwrap_or_else(|| Scalar::zero(lp.input));
+        let ks = vec![
+            reduce::ordered_kernel(self, &lp, None, false),
+            reduce::ordered_kernel(self, &lp, Some(start), true),
+        ];
+        Ok((ks, reds))
+    }
+}
+
+/// The registry's probe of a method (`crate::registry`): what it needs from a backend for
+/// operands of dtype `t`, with one ufunc standing for all (named in the registry's notes).
+pub(crate) fn probe(method: &str, t: DType) -> Option<Need> {
+    let u = |name: &str| crate::math::ufunc(name).expect("declared ufunc");
+    let first = |name: &str, reduction: bool| -> Option<Need> {
+        let (ks, reds) = u(name).method_kernels(t).ok()?;
+        if reduction {
+            reds.into_iter().next().map(Need::Reduction)
+        } else {
+            ks.into_iter().next().map(Need::Kernel)
+        }
+    };
+    match method {
+        "reduce" => first("add", true),
+        "reduce_ordered" => first("subtract", false),
+        _ => None,
+    }
+}
