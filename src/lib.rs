@@ -102,7 +102,7 @@ pub use math::exp_log::*;
 pub use math::floating::*;
 pub use math::hyperbolic::*;
 pub use math::logic::*;
-pub use math::methods::UfuncReduce;
+pub use math::methods::{UfuncAccumulate, UfuncReduce};
 pub use math::misc::*;
 pub use math::options::{apply_with, UfuncOptions};
 pub use math::rounding::*;

@@ -4,8 +4,8 @@
 
 use crate::common::{self, Golden, Operand, Tol};
 use cupy::{
-    Array, Axes, Casting, DType, Device, Error, Result, Ufunc, UfuncOptions, UfuncReduce,
-    WeakScalar,
+    Array, Axes, Casting, DType, Device, Error, Result, Ufunc, UfuncAccumulate, UfuncOptions,
+    UfuncReduce, WeakScalar,
 };
 use serde_json::Value;
 
@@ -75,6 +75,11 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
     }
     let u = ufunc(k["ufunc"].as_str().unwrap());
     let out = kw_index(k, "out").map(|i| ops[i].array().clone());
+    let acc = || UfuncAccumulate {
+        axis: k["axis"].as_i64().unwrap_or(0) as isize,
+        dtype: opt_dtype(&k["dtype"]),
+        out: out.clone(),
+    };
     match op {
         "reduce" => u.reduce_with(
             ops[0].array(),
@@ -87,6 +92,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                 out: out.clone(),
             },
         ),
+        "accumulate" if k["axis"].is_null() => Err(Error::invalid("accumulate", "axis=None")),
+        "accumulate" => u.accumulate_with(ops[0].array(), acc()),
         op => panic!("unknown op {op}"),
     }
 }

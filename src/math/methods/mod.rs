@@ -1,4 +1,4 @@
-//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`]
+//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`] and [`Ufunc::accumulate`]
 //! (`cupy::ufuncs::add.reduce(&a)` is `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
 //! the combine), so each binary ufunc has them all.
 //!
@@ -13,6 +13,7 @@
 //!     &a,
 //!     UfuncReduce { axis: 1.into(), where_: Some(cp::greater(&a, 3)?), ..Default::default() },
 //! )?;
+//! let steps = ufuncs::subtract.accumulate_with(&a, 1)?;
 //! # Ok(()) }
 //! ```
 //!
@@ -22,6 +23,8 @@
 //!   the seed, over any set of axes. The others (subtract, divide, power, arctan2, comparisons
 //!   of bools, ...) fold each output's elements in order, one GPU thread per output, over at
 //!   most one axis (NumPy's "not reorderable" rule).
+//! - `accumulate`: add and multiply on the backend's scan primitive (`cumsum`/`cumprod`), every
+//!   other ufunc (and dtypes the scan refuses) as an in-order fold per row.
 //!
 //! Type resolution is NumPy's for reduce-like methods: add and multiply of bool and integers
 //! narrower than 64 bits accumulate in (u)int64 unless `dtype=` or `out=` is given; with
@@ -29,8 +32,10 @@
 //! (comparisons reduce only bools); the input and the result are cast with `casting='unsafe'`,
 //! as NumPy does for these methods.
 
+mod accumulate;
 mod reduce;
 
+pub use accumulate::UfuncAccumulate;
 pub use reduce::UfuncReduce;
 
 use super::options::{compute_of, no_loop, Loop};
@@ -43,6 +48,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, Kernel};
 use cupy_core::kernel::math::Inline;
+use cupy_core::layout::normalize_axis;
 use cupy_core::promote::promote_types;
 
 use cupy_core::kernel::ir::ReduceKernel;
@@ -110,6 +116,23 @@ pub(crate) fn fold_step(u: &Ufunc, lp: &Loop, acc: Expr, x: Expr) -> Expr {
         .cast(lp.output)
 }
 
+/// `a` with `axis` moved last, as a fresh C-contiguous array of `dtype`: `[rows, n]` in C order,
+/// and the permutation that moves the axis back.
+pub(crate) fn axis_last(a: &Array, axis: usize, dtype: DType) -> Result<(Array, Vec<isize>)> {
+    let nd = a.ndim();
+    let perm: Vec<isize> = (0..nd)
+        .filter(|&i| i != axis)
+        .chain([axis])
+        .map(|i| i as isize)
+        .collect();
+    let x = a.transpose(&perm)?.astype(dtype)?;
+    let mut inv = vec![0isize; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as isize;
+    }
+    Ok((x, inv))
+}
+
 /// Writes `src` into `out` with `casting='unsafe'` (the reduce-like methods' output cast),
 /// checking the shape; returns `out`.
 ///
@@ -146,6 +169,11 @@ pub(crate) fn write_out(op: &str, src: &Array, out: &Array) -> Result<Array> {
     Ok(out.clone())
 }
 
+/// The normalized axis of `accumulate`/`reduceat`.
+fn one_axis(op: &str, axis: isize, a: &Array) -> Result<usize> {
+    normalize_axis(op, axis, a.ndim())
+}
+
 impl Ufunc {
     /// The IR kernels the methods of this binary ufunc run for an input of dtype `t` (NumPy's
     /// default loop): elementwise kernels (the in-order reduction, plain and masked, accumulate,
@@ -170,6 +198,7 @@ impl Ufunc {
         let ks = vec![
             reduce::ordered_kernel(self, &lp, None, false),
             reduce::ordered_kernel(self, &lp, Some(start), true),
+            accumulate::accumulate_kernel(self, &lp),
         ];
         Ok((ks, reds))
     }
@@ -187,9 +216,16 @@ pub(crate) fn probe(method: &str, t: DType) -> Option<Need> {
             ks.into_iter().next().map(Need::Kernel)
         }
     };
+    let kernel_named = |name: &str, suffix: &str| -> Option<Need> {
+        let (ks, _) = u(name).method_kernels(t).ok()?;
+        ks.into_iter()
+            .find(|k| k.name.ends_with(suffix))
+            .map(Need::Kernel)
+    };
     match method {
         "reduce" => first("add", true),
         "reduce_ordered" => first("subtract", false),
+        "accumulate" => kernel_named("maximum", "_accumulate"),
         _ => None,
     }
 }

@@ -514,4 +514,5 @@ def gen_ufunc_methods():
     g = Group("ufunc_methods")
     gen_call(g)
     gen_reduce(g)
+    gen_accumulate(g)
     g.write()
