@@ -94,6 +94,14 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         ),
         "accumulate" if k["axis"].is_null() => Err(Error::invalid("accumulate", "axis=None")),
         "accumulate" => u.accumulate_with(ops[0].array(), acc()),
+        "outer" => u.outer_with(
+            ops[0].arg(),
+            ops[1].arg(),
+            UfuncOptions {
+                dtype: opt_dtype(&k["dtype"]),
+                ..Default::default()
+            },
+        ),
         op => panic!("unknown op {op}"),
     }
 }

@@ -1,4 +1,4 @@
-//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`] and [`Ufunc::accumulate`]
+//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`], [`Ufunc::accumulate`] and [`Ufunc::outer`]
 //! (`cupy::ufuncs::add.reduce(&a)` is `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
 //! the combine), so each binary ufunc has them all.
 //!
@@ -14,6 +14,7 @@
 //!     UfuncReduce { axis: 1.into(), where_: Some(cp::greater(&a, 3)?), ..Default::default() },
 //! )?;
 //! let steps = ufuncs::subtract.accumulate_with(&a, 1)?;
+//! let table = ufuncs::multiply.outer(&cols, &cols)?;
 //! # Ok(()) }
 //! ```
 //!
@@ -25,6 +26,7 @@
 //!   most one axis (NumPy's "not reorderable" rule).
 //! - `accumulate`: add and multiply on the backend's scan primitive (`cumsum`/`cumprod`), every
 //!   other ufunc (and dtypes the scan refuses) as an in-order fold per row.
+//! - `outer`: the ufunc call on `a` reshaped to `a.shape + (1,) * b.ndim`.
 //!
 //! Type resolution is NumPy's for reduce-like methods: add and multiply of bool and integers
 //! narrower than 64 bits accumulate in (u)int64 unless `dtype=` or `out=` is given; with
@@ -38,8 +40,8 @@ mod reduce;
 pub use accumulate::UfuncAccumulate;
 pub use reduce::UfuncReduce;
 
-use super::options::{compute_of, no_loop, Loop};
-use super::ufunc::{Rule, Ufunc};
+use super::options::{apply_with, compute_of, no_loop, Loop, UfuncOptions};
+use super::ufunc::{Arg, Rule, Ufunc};
 use crate::array::Array;
 use crate::launch::Elementwise;
 use crate::registry::Need;
@@ -202,6 +204,51 @@ impl Ufunc {
         ];
         Ok((ks, reds))
     }
+
+    /// `numpy.<ufunc>.outer(a, b)`: the ufunc of every pair, shape `a.shape + b.shape`.
+    ///
+    /// # Errors
+    /// As [`Ufunc::outer_with`].
+    pub fn outer<'a>(&self, a: impl Into<Arg<'a>>, b: impl Into<Arg<'a>>) -> Result<Array> {
+        self.outer_with(a, b, UfuncOptions::default())
+    }
+
+    /// `numpy.<ufunc>.outer(a, b, out=..., dtype=..., where=..., casting=...)`: the call's
+    /// keywords ([`UfuncOptions`]) apply to the `a.shape + b.shape` result. A Rust scalar
+    /// operand is an array of its default dtype (int64, float64), as NumPy's `outer` converts
+    /// it (`add.outer(int8_array, 2)` is int64).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a ufunc that is not binary; as [`apply_with`].
+    pub fn outer_with<'a>(
+        &self,
+        a: impl Into<Arg<'a>>,
+        b: impl Into<Arg<'a>>,
+        opts: impl Into<UfuncOptions>,
+    ) -> Result<Array> {
+        check_binary(self, "outer")?;
+        // NumPy's outer converts its operands to arrays: a Rust scalar is strong there.
+        let strong = |x: Arg<'a>| match x {
+            Arg::Weak(w) => w.to_scalar(self.name(), w.default_dtype()).map(Arg::Typed),
+            x => Ok(x),
+        };
+        let (a, b) = (strong(a.into())?, strong(b.into())?);
+        let b_nd = match &b {
+            Arg::Array(x) => x.ndim(),
+            _ => 0,
+        };
+        let expanded;
+        let a = match a {
+            Arg::Array(x) => {
+                let mut shape: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
+                shape.extend(std::iter::repeat_n(1, b_nd));
+                expanded = x.reshape(&shape)?;
+                Arg::Array(&expanded)
+            }
+            other => other,
+        };
+        apply_with(self, &[a, b], &opts.into())
+    }
 }
 
 /// The registry's probe of a method (`crate::registry`): what it needs from a backend for
@@ -226,6 +273,20 @@ pub(crate) fn probe(method: &str, t: DType) -> Option<Need> {
         "reduce" => first("add", true),
         "reduce_ordered" => first("subtract", false),
         "accumulate" => kernel_named("maximum", "_accumulate"),
+        "outer" => {
+            let add = u("add");
+            let (_, c, o) = add.loop_types(&[t, t], &[]).ok()?;
+            let args = (0..2).map(|k| Expr::input(k, t).cast(c)).collect();
+            let mut lets = cupy_core::kernel::math::Lets::default();
+            let body = add.body(&mut lets, c, args).cast(o);
+            Some(Need::Kernel(super::ufunc::kernel_with_lets(
+                "add_outer",
+                vec![t, t],
+                vec![],
+                lets,
+                body,
+            )))
+        }
         _ => None,
     }
 }

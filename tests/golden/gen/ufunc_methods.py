@@ -515,4 +515,5 @@ def gen_ufunc_methods():
     gen_call(g)
     gen_reduce(g)
     gen_accumulate(g)
+    gen_outer(g)
     g.write()
