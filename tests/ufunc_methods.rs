@@ -102,6 +102,11 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                 ..Default::default()
             },
         ),
+        "at" => {
+            let a = ops[0].array();
+            u.at(a, ops[1].array(), ops.get(2).map(|b| b.arg()))?;
+            Ok(a.clone())
+        }
         op => panic!("unknown op {op}"),
     }
 }

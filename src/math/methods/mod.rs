@@ -1,4 +1,4 @@
-//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`], [`Ufunc::accumulate`] and [`Ufunc::outer`]
+//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`], [`Ufunc::accumulate`], [`Ufunc::outer`] and [`Ufunc::at`]
 //! (`cupy::ufuncs::add.reduce(&a)` is `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
 //! the combine), so each binary ufunc has them all.
 //!
@@ -15,6 +15,8 @@
 //! )?;
 //! let steps = ufuncs::subtract.accumulate_with(&a, 1)?;
 //! let table = ufuncs::multiply.outer(&cols, &cols)?;
+//! let idx = cp::asarray(&[0i64, 0, 2][..])?;
+//! ufuncs::add.at(&a, &idx, Some(1.into()))?; // a[0] += 2, a[2] += 1
 //! # Ok(()) }
 //! ```
 //!
@@ -27,6 +29,9 @@
 //! - `accumulate`: add and multiply on the backend's scan primitive (`cumsum`/`cumprod`), every
 //!   other ufunc (and dtypes the scan refuses) as an in-order fold per row.
 //! - `outer`: the ufunc call on `a` reshaped to `a.shape + (1,) * b.ndim`.
+//! - `at`: add, maximum and minimum as atomic updates where the loop is the target's dtype;
+//!   every other ufunc (and those loops) unbuffered in index order, parallel over the elements
+//!   one index addresses (`a.shape[1:]`).
 //!
 //! Type resolution is NumPy's for reduce-like methods: add and multiply of bool and integers
 //! narrower than 64 bits accumulate in (u)int64 unless `dtype=` or `out=` is given; with
@@ -35,6 +40,7 @@
 //! as NumPy does for these methods.
 
 mod accumulate;
+mod at;
 mod reduce;
 
 pub use accumulate::UfuncAccumulate;
@@ -197,11 +203,15 @@ impl Ufunc {
             }
         }
         let start = id.value(lp.input).unwrap_or_else(|| Scalar::zero(lp.input));
-        let ks = vec![
+        let mut ks = vec![
             reduce::ordered_kernel(self, &lp, None, false),
             reduce::ordered_kernel(self, &lp, Some(start), true),
             accumulate::accumulate_kernel(self, &lp),
         ];
+        if let Ok((tt, _, _)) = self.loop_types(&[t, t], &[]) {
+            let alp = super::options::loop_of(self, tt)?;
+            ks.push(at::at_kernel(self, t, DType::Int64, Some(t), &alp));
+        }
         Ok((ks, reds))
     }
 
@@ -273,6 +283,7 @@ pub(crate) fn probe(method: &str, t: DType) -> Option<Need> {
         "reduce" => first("add", true),
         "reduce_ordered" => first("subtract", false),
         "accumulate" => kernel_named("maximum", "_accumulate"),
+        "at" => kernel_named("multiply", "_at"),
         "outer" => {
             let add = u("add");
             let (_, c, o) = add.loop_types(&[t, t], &[]).ok()?;

@@ -516,4 +516,5 @@ def gen_ufunc_methods():
     gen_reduce(g)
     gen_accumulate(g)
     gen_outer(g)
+    gen_at(g)
     g.write()
