@@ -198,6 +198,7 @@ const ROUTINES: &[(&str, &str, Probe, &str)] = &[
     ("numpy.ufunc.reduce (reorderable: add, multiply, maximum, minimum, fmax, fmin, logical and bitwise ops, hypot, logaddexp)", "ufunc method", |t| crate::math::methods::probe("reduce", t), "one reduction kernel, the ufunc's body as combine; axis int/tuple/None, dtype, out, keepdims, initial, where (cells: add)"),
     ("numpy.ufunc.reduce (in order: subtract, divide, power, arctan2, ...)", "ufunc method", |t| crate::math::methods::probe("reduce_ordered", t), "one thread per output folds in order; one axis, as NumPy (cells: subtract)"),
     ("numpy.ufunc.accumulate", "ufunc method", |t| crate::math::methods::probe("accumulate", t), "add/multiply: the scan primitive; the others an in-order fold per row (cells: maximum)"),
+    ("numpy.ufunc.reduceat", "ufunc method", |t| crate::math::methods::probe("reduceat", t), "in-order fold per segment; indices checked on the host (cells: add)"),
     ("numpy.ufunc.outer", "ufunc method", |t| crate::math::methods::probe("outer", t), "the ufunc call on a reshaped operand, with out, dtype, where, casting (cells: add)"),
     ("numpy.ufunc.at (integer-array index, axis 0)", "ufunc method", |t| crate::math::methods::probe("at", t), "add/maximum/minimum: atomics where the loop is the target's dtype; the rest in index order, parallel over a.shape[1:] (cells: multiply)"),
     ("cupy.matmul", "linalg", gemm, "BLAS for floats and complex; integer and bool: one IR kernel with NumPy's wrap-around"),

@@ -94,6 +94,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         ),
         "accumulate" if k["axis"].is_null() => Err(Error::invalid("accumulate", "axis=None")),
         "accumulate" => u.accumulate_with(ops[0].array(), acc()),
+        "reduceat" => u.reduceat_with(ops[0].array(), ops[1].array(), acc()),
         "outer" => u.outer_with(
             ops[0].arg(),
             ops[1].arg(),
@@ -265,4 +266,160 @@ fn ufunc_method_kernels_compile_with_hiprtc() {
             "hip ufunc_method_kernels_compile_with_hiprtc {target} {n} kernels"
         ));
     }
+}
+
+/// Lengths past one block and one thread's tile: the one-kernel and in-order reductions,
+/// accumulate on the scan and the in-order kernel, reduceat and `at` with many repeats,
+/// against values computed on the host.
+#[test]
+fn methods_at_scale() {
+    let mut t = common::Tally::new("methods_at_scale");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let n = 5000usize;
+            let host: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 201 - 100).collect();
+            let a = Array::from_slice_on(&dev, &host, &[2, n / 2])?;
+            let u = |name| ufunc(name);
+            let fail = |what: &str, got: String, want: String| -> common::CaseError {
+                format!("{what}: got {got}, want {want}").into()
+            };
+            // add.reduce over both axes (int32 accumulates in int64).
+            let s = u("add").reduce_with(&a, Axes::All)?.to_vec::<i64>()?;
+            let want: i64 = host.iter().map(|&v| v as i64).sum();
+            if s != [want] {
+                return Err(fail("add.reduce", format!("{s:?}"), format!("[{want}]")));
+            }
+            // subtract.reduce along axis 1 (in order).
+            let d = u("subtract").reduce_with(&a, 1)?.to_vec::<i32>()?;
+            let half = n / 2;
+            let want: Vec<i32> = (0..2)
+                .map(|r| {
+                    let row = &host[r * half..(r + 1) * half];
+                    row[1..].iter().fold(row[0], |acc, &v| acc.wrapping_sub(v))
+                })
+                .collect();
+            if d != want {
+                return Err(fail(
+                    "subtract.reduce",
+                    format!("{d:?}"),
+                    format!("{want:?}"),
+                ));
+            }
+            // maximum.accumulate (in order) and add.accumulate (scan) along axis 1.
+            let m = u("maximum").accumulate_with(&a, 1)?.to_vec::<i32>()?;
+            let c = u("add").accumulate_with(&a, -1)?.to_vec::<i64>()?;
+            for r in 0..2 {
+                let (mut mx, mut sum) = (i32::MIN, 0i64);
+                for k in 0..half {
+                    let v = host[r * half + k];
+                    mx = mx.max(v);
+                    sum += v as i64;
+                    if m[r * half + k] != mx || c[r * half + k] != sum {
+                        return Err(fail(
+                            &format!("accumulate at [{r}, {k}]"),
+                            format!("{} / {}", m[r * half + k], c[r * half + k]),
+                            format!("{mx} / {sum}"),
+                        ));
+                    }
+                }
+            }
+            // reduceat with long segments.
+            let idx = Array::from_slice_on(&dev, &[0i64, 1000, 900, 2400], &[4])?;
+            let ra = u("add").reduceat_with(&a, &idx, 1)?.to_vec::<i64>()?;
+            let seg = |r: usize, lo: usize, hi: usize| -> i64 {
+                host[r * half + lo..r * half + hi]
+                    .iter()
+                    .map(|&v| v as i64)
+                    .sum()
+            };
+            let want: Vec<i64> = (0..2)
+                .flat_map(|r| {
+                    [
+                        seg(r, 0, 1000),
+                        host[r * half + 1000] as i64,
+                        seg(r, 900, 2400),
+                        seg(r, 2400, half),
+                    ]
+                })
+                .collect();
+            if ra != want {
+                return Err(fail("add.reduceat", format!("{ra:?}"), format!("{want:?}")));
+            }
+            // add.at (atomic) and multiply.at (in order) with many repeats of a few indices.
+            let reps: Vec<i64> = (0..3000).map(|i| (i * 37) % 5).collect();
+            let idx = Array::from_slice_on(&dev, &reps, &[reps.len()])?;
+            let acc = Array::from_slice_on(&dev, &[0i64; 5], &[5])?;
+            u("add").at(&acc, &idx, Some(3i64.into()))?;
+            let got = acc.to_vec::<i64>()?;
+            let mut want = [0i64; 5];
+            for &j in &reps {
+                want[j as usize] += 3;
+            }
+            if got != want {
+                return Err(fail("add.at", format!("{got:?}"), format!("{want:?}")));
+            }
+            let prod = Array::from_slice_on(&dev, &[1i32; 5], &[5])?;
+            let vals: Vec<i32> = (0..3000).map(|i| if i % 3 == 0 { -1 } else { 1 }).collect();
+            let v = Array::from_slice_on(&dev, &vals, &[vals.len()])?;
+            u("multiply").at(&prod, &idx, Some((&v).into()))?;
+            let got = prod.to_vec::<i32>()?;
+            let mut want = [1i32; 5];
+            for (k, &j) in reps.iter().enumerate() {
+                want[j as usize] *= vals[k];
+            }
+            if got != want {
+                return Err(fail("multiply.at", format!("{got:?}"), format!("{want:?}")));
+            }
+            Ok(())
+        })();
+        t.check(&dev, "scale", r);
+    }
+    t.finish();
+}
+
+/// `at` refuses a broadcast (read-only) target and bool masks as indices; `reduce` of a unary
+/// ufunc is NumPy's ValueError; `outer` keeps `out=` and `where=`.
+#[test]
+fn method_refusals_and_outer_keywords() {
+    let mut t = common::Tally::new("method_refusals");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0], &[3])?;
+            let idx = Array::from_slice_on(&dev, &[0i64, 0], &[2])?;
+            let b = a.reshape(&[1, 3])?.broadcast_to(&[2, 3])?;
+            let e = ufunc("add").at(&b, &idx, Some(1.0.into()));
+            if !matches!(e, Err(Error::InvalidArgument { .. })) {
+                return Err(format!("add.at on a broadcast view: {e:?}").into());
+            }
+            let mask = Array::from_slice_on(&dev, &[true, false], &[2])?;
+            let e = ufunc("add").at(&a, &mask, Some(1.0.into()));
+            if !matches!(e, Err(Error::TypeError { .. })) {
+                return Err(format!("add.at with a bool mask: {e:?}").into());
+            }
+            let e = ufunc("sqrt").reduce(&a);
+            if !matches!(e, Err(Error::InvalidArgument { .. })) {
+                return Err(format!("sqrt.reduce: {e:?}").into());
+            }
+            let out = Array::from_slice_on(&dev, &[-1.0f64; 6], &[3, 2])?;
+            let w = Array::from_slice_on(&dev, &[true, false], &[2])?;
+            let x = Array::from_slice_on(&dev, &[10.0f32, 20.0], &[2])?;
+            let r = ufunc("add").outer_with(
+                &a,
+                &x,
+                UfuncOptions {
+                    out: Some(out.clone()),
+                    where_: Some(w),
+                    ..Default::default()
+                },
+            )?;
+            let got = r.to_vec::<f64>()?;
+            let want = vec![11.0, -1.0, 12.0, -1.0, 13.0, -1.0];
+            if got != want || out.to_vec::<f64>()? != want {
+                return Err(format!("add.outer out/where: got {got:?}, want {want:?}").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "refusals", r);
+    }
+    t.finish();
 }

@@ -12,7 +12,8 @@ use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::scalar::Scalar;
 
-/// Keyword arguments of [`Ufunc::accumulate_with`] (`numpy.add.accumulate(a, axis=0,
+/// Keyword arguments of [`Ufunc::accumulate_with`] and [`Ufunc::reduceat_with`]
+/// (`numpy.add.accumulate(a, axis=0, dtype=None, out=None)`, `reduceat(a, indices, axis=0,
 /// dtype=None, out=None)`). An axis converts into it.
 #[derive(Clone, Debug, Default)]
 pub struct UfuncAccumulate {

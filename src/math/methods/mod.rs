@@ -1,5 +1,6 @@
-//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`], [`Ufunc::accumulate`], [`Ufunc::outer`] and [`Ufunc::at`]
-//! (`cupy::ufuncs::add.reduce(&a)` is `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
+//! The methods of the binary ufuncs, as NumPy's: [`Ufunc::reduce`], [`Ufunc::accumulate`],
+//! [`Ufunc::reduceat`], [`Ufunc::outer`] and [`Ufunc::at`] (`cupy::ufuncs::add.reduce(&a)` is
+//! `numpy.add.reduce(a)`). Every method is built from the ufunc's own declaration (its body is
 //! the combine), so each binary ufunc has them all.
 //!
 //! ```no_run
@@ -28,6 +29,8 @@
 //!   most one axis (NumPy's "not reorderable" rule).
 //! - `accumulate`: add and multiply on the backend's scan primitive (`cumsum`/`cumprod`), every
 //!   other ufunc (and dtypes the scan refuses) as an in-order fold per row.
+//! - `reduceat`: an in-order fold per (row, segment); the segments come from the indices on
+//!   the host (they are checked there anyway).
 //! - `outer`: the ufunc call on `a` reshaped to `a.shape + (1,) * b.ndim`.
 //! - `at`: add, maximum and minimum as atomic updates where the loop is the target's dtype;
 //!   every other ufunc (and those loops) unbuffered in index order, parallel over the elements
@@ -42,6 +45,7 @@
 mod accumulate;
 mod at;
 mod reduce;
+mod reduceat;
 
 pub use accumulate::UfuncAccumulate;
 pub use reduce::UfuncReduce;
@@ -207,6 +211,7 @@ impl Ufunc {
             reduce::ordered_kernel(self, &lp, None, false),
             reduce::ordered_kernel(self, &lp, Some(start), true),
             accumulate::accumulate_kernel(self, &lp),
+            reduceat::reduceat_kernel(self, &lp),
         ];
         if let Ok((tt, _, _)) = self.loop_types(&[t, t], &[]) {
             let alp = super::options::loop_of(self, tt)?;
@@ -283,6 +288,7 @@ pub(crate) fn probe(method: &str, t: DType) -> Option<Need> {
         "reduce" => first("add", true),
         "reduce_ordered" => first("subtract", false),
         "accumulate" => kernel_named("maximum", "_accumulate"),
+        "reduceat" => kernel_named("add", "_reduceat"),
         "at" => kernel_named("multiply", "_at"),
         "outer" => {
             let add = u("add");

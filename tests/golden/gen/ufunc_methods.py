@@ -517,4 +517,5 @@ def gen_ufunc_methods():
     gen_accumulate(g)
     gen_outer(g)
     gen_at(g)
+    gen_reduceat(g)
     g.write()
