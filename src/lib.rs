@@ -85,8 +85,8 @@ pub use creation::from_data::{
     array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,
 };
 pub use cupy_core::{
-    Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
-    Scalar, SliceItem, WeakScalar,
+    Backend, BackendKind, BackendProvider, Casting, DType, DeviceInfo, Element, Error, Kind,
+    Layout, Result, Scalar, SliceItem, WeakScalar,
 };
 pub use custom::elementwise::ElementwiseKernel;
 pub use custom::fuse::{fuse, Fused, Sym};
@@ -111,7 +111,9 @@ pub use math::exp_log::*;
 pub use math::floating::*;
 pub use math::hyperbolic::*;
 pub use math::logic::*;
+pub use math::methods::{UfuncAccumulate, UfuncReduce};
 pub use math::misc::*;
+pub use math::options::{apply_with, UfuncOptions};
 pub use math::resolve::{Loop, LoopOperand};
 pub use math::rounding::*;
 pub use math::routines::{

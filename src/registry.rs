@@ -131,6 +131,9 @@ pub enum Category {
     Ufunc,
     /// Math routines built on ufunc kernels that are not ufuncs (`clip`, `where`, `round`).
     Math,
+    /// The methods of the ufunc objects (`ufuncs::add.reduce`, `accumulate`, `outer`, `at`,
+    /// `reduceat`).
+    UfuncMethod,
     /// The reductions (rows from [`crate::statistics::all_reductions`]).
     Reduction,
     /// `cupy.matmul`, `cupy.dot`, ...
@@ -147,7 +150,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 14] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -155,6 +158,7 @@ impl Category {
         Category::Indexing,
         Category::Ufunc,
         Category::Math,
+        Category::UfuncMethod,
         Category::Reduction,
         Category::Linalg,
         Category::Sorting,
@@ -173,6 +177,7 @@ impl Category {
             Category::Indexing => "indexing",
             Category::Ufunc => "ufunc",
             Category::Math => "math",
+            Category::UfuncMethod => "ufunc method",
             Category::Reduction => "reduction",
             Category::Linalg => "linalg",
             Category::Sorting => "sorting",
