@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! cargo run --release --example bench -- [--backend cuda|hip|wgpu|cpu] [--quick] [--only CASE]
+//!     [--log-n N] [--reps N]
 //! ```
 //! `--quick` uses small sizes (for machines without a GPU); the default sizes match CuPy's.
 //!
@@ -178,7 +179,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if quick { "quick sizes" } else { "full sizes" }
     );
 
-    let log_n = if quick { 20 } else { 28 };
+    // `--log-n N`: 2^N elements instead of the default size (the cpu comparisons use 24);
+    // `--reps N`: timed repetitions of the transcendental ufunc cases (default 10).
+    let log_n = match arg("--log-n") {
+        Some(v) => v.parse::<usize>()?,
+        None if quick => 20,
+        None => 28,
+    };
+    let reps = match arg("--reps") {
+        Some(v) => v.parse::<usize>()?.max(1),
+        None => 10,
+    };
     let n = 1usize << log_n;
     let side = 1usize << (log_n / 2);
     let sfx = format!("2^{log_n}");
@@ -297,6 +308,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     drop((x2, z));
 
+    // Transcendental ufuncs into a preallocated out= (issue 11: the cpu backend against NumPy;
+    // `bench/numpy_cpu_baseline.py` has the same case names and builds the same inputs from the
+    // same pseudo-random fill): a = 20x - 10 in [-10, 10) for exp/sin/cos/tanh, p = 10x + 2^-7
+    // in (0, 10) for log and power's base, e = 4y - 2 in [-2, 2) for power's exponent.
+    for (dt, tag) in [(DType::Float32, "f32"), (DType::Float64, "f64")] {
+        let names = ["exp", "log", "sin", "cos", "tanh", "power"];
+        let cases = names.map(|f| format!("{f}_{tag}_{sfx}"));
+        if !cases.iter().any(|c| b.want(c)) {
+            continue;
+        }
+        let a = (&(&x * 20.0)? - 10.0)?.astype(dt)?;
+        let p = (&(&x * 10.0)? + 0.0078125)?.astype(dt)?;
+        let e = (&(&y * 4.0)? - 2.0)?.astype(dt)?;
+        let o = Array::empty_on(&dev, &[n], dt)?;
+        for (name, case) in names.iter().zip(&cases) {
+            if !b.want(case) {
+                continue;
+            }
+            let u = cp::ufunc(name).ok_or("missing ufunc")?;
+            let args: Vec<cp::Arg<'_>> = match *name {
+                "log" => vec![(&p).into()],
+                "power" => vec![(&p).into(), (&e).into()],
+                _ => vec![(&a).into()],
+            };
+            let r = b.time(2, reps, || cp::apply_out(u, &args, &o).map(|_| ()));
+            b.report(case, r, gb(2.0 * dt.itemsize() as f64 * n as f64));
+        }
+    }
+
     let mm = if quick { 256 } else { 8192 };
     for dt in [DType::Float32, DType::Float64, DType::Float16] {
         let case = format!("matmul_{}_{mm}", dt.name());
@@ -339,7 +379,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         "h2d_pageable_1GiB".to_string()
     };
-    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let want_copies = b.want(&case) || b.want(&case.replace("h2d_pageable", "h2d_direct"));
+    let host: Vec<f32> = if want_copies {
+        (0..n).map(|i| i as f32).collect()
+    } else {
+        Vec::new()
+    };
     if b.want(&case) {
         let r = b.time(1, 5, || Array::from_slice_on(&dev, &host, &[n]).map(|_| ()));
         b.report(&case, r, gb(4.0 * n as f64));

@@ -85,11 +85,11 @@ pub use creation::from_data::{
     array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,
 };
 pub use cupy_core::{
-    Backend, BackendKind, BackendProvider, DType, DeviceInfo, Element, Error, Kind, Layout, Result,
-    Scalar, SliceItem, WeakScalar,
+    Backend, BackendKind, BackendProvider, Casting, DType, DeviceInfo, Element, Error, Kind,
+    Layout, Result, Scalar, SliceItem, WeakScalar,
 };
 pub use custom::elementwise::ElementwiseKernel;
-pub use custom::fuse::{fuse, where_, Fused, Sym};
+pub use custom::fuse::{fuse, Fused, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
@@ -122,10 +122,17 @@ pub use math::exp_log::*;
 pub use math::floating::*;
 pub use math::hyperbolic::*;
 pub use math::logic::*;
+pub use math::methods::{UfuncAccumulate, UfuncReduce};
 pub use math::misc::*;
+pub use math::options::{apply_with, UfuncOptions};
+pub use math::resolve::{Loop, LoopOperand};
 pub use math::rounding::*;
+pub use math::routines::{
+    around, clip, nan_to_num, nan_to_num_with, round, round_with, where_, Bound, NanToNum, Round,
+    WhereCondition,
+};
 pub use math::trig::*;
-pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
+pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{

@@ -7,11 +7,10 @@
 //! and, for every other routine, one `routine!` line beside its function in its family's file
 //! ([`Declared`]).
 
-use crate::math::ufunc::{kernel_with_lets, Ufunc};
+use crate::math::ufunc::Ufunc;
 use crate::statistics::reduction::Reduction;
 use cupy_core::backend::Primitive;
 use cupy_core::kernel::ir::{Expr, Kernel, ReduceKernel};
-use cupy_core::kernel::math::Lets;
 use cupy_core::{BackendKind, BackendProvider, DType};
 
 /// How a routine is provided on one backend.
@@ -52,13 +51,8 @@ const COLUMNS: [BackendKind; 4] = [
 
 /// The elementwise kernel of `u` on operands of dtype `t` (as [`crate::apply`] builds it), or
 /// `None` where NumPy has no loop.
-fn ufunc_kernel(u: &Ufunc, t: DType) -> Option<Kernel> {
-    let strong = vec![t; u.nin()];
-    let (_, c, o) = u.loop_types(&strong, &[]).ok()?;
-    let args = (0..u.nin()).map(|k| Expr::input(k, t).cast(c)).collect();
-    let mut lets = Lets::default();
-    let body = u.body(&mut lets, c, args).cast(o);
-    Some(kernel_with_lets(u.name(), strong, vec![], lets, body))
+pub(crate) fn ufunc_kernel(u: &Ufunc, t: DType) -> Option<Kernel> {
+    u.kernel(&vec![t; u.nin()], u.name()).ok()
 }
 
 /// Support of `u` per column, from each backend's verdict on the kernel of every dtype.
@@ -135,6 +129,11 @@ pub enum Category {
     Indexing,
     /// The ufuncs (rows from [`crate::math::all_ufuncs`]).
     Ufunc,
+    /// Math routines built on ufunc kernels that are not ufuncs (`clip`, `where`, `round`).
+    Math,
+    /// The methods of the ufunc objects (`ufuncs::add.reduce`, `accumulate`, `outer`, `at`,
+    /// `reduceat`).
+    UfuncMethod,
     /// The reductions (rows from [`crate::statistics::all_reductions`]).
     Reduction,
     /// `cupy.matmul`, `cupy.dot`, ...
@@ -151,13 +150,15 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 14] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
         Category::Manipulation,
         Category::Indexing,
         Category::Ufunc,
+        Category::Math,
+        Category::UfuncMethod,
         Category::Reduction,
         Category::Linalg,
         Category::Sorting,
@@ -175,6 +176,8 @@ impl Category {
             Category::Manipulation => "manipulation",
             Category::Indexing => "indexing",
             Category::Ufunc => "ufunc",
+            Category::Math => "math",
+            Category::UfuncMethod => "ufunc method",
             Category::Reduction => "reduction",
             Category::Linalg => "linalg",
             Category::Sorting => "sorting",

@@ -22,5 +22,6 @@ mod regressions;
 mod signal;
 mod sorting;
 mod statistics;
+mod ufunc_methods;
 mod ufuncs;
 mod views;

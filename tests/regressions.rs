@@ -154,3 +154,74 @@ fn asarray_of_references_to_host_data() {
         });
     }
 }
+
+/// NumPy 2 compares integer arrays with a Python int outside their range, and a signed integer
+/// with a uint64, by value (issue 10, item 6): `int64 < 2**63` is all True, `uint8 == -1` all
+/// False, `int64 == uint64` exact; a float64 comparison would round `2**63 - 1` to `2**63`.
+#[test]
+fn integer_comparisons_with_out_of_range_values_are_exact() {
+    fn b(r: cupy::Result<cupy::Array>) -> Vec<bool> {
+        r.unwrap().to_vec::<bool>().unwrap()
+    }
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let big = 1u64 << 63;
+            let a = cupy::from_slice(&[i64::MAX, -1, 0, i64::MIN], &[4]).unwrap();
+            assert_eq!(b(cupy::less(&a, big)), [true; 4], "{dev}");
+            assert_eq!(b(cupy::less_equal(&a, big)), [true; 4], "{dev}");
+            assert_eq!(b(cupy::greater(&a, u64::MAX)), [false; 4], "{dev}");
+            assert_eq!(b(cupy::greater_equal(&a, big)), [false; 4], "{dev}");
+            assert_eq!(b(cupy::equal(&a, big)), [false; 4], "{dev}");
+            assert_eq!(b(cupy::not_equal(&a, big)), [true; 4], "{dev}");
+            // The scalar first, and below the range.
+            assert_eq!(b(cupy::greater(big, &a)), [true; 4], "{dev}");
+            assert_eq!(b(cupy::less(big, &a)), [false; 4], "{dev}");
+            let below = -(1i128 << 63) - 1;
+            assert_eq!(b(cupy::less(&a, below)), [false; 4], "{dev}");
+            assert_eq!(b(cupy::greater(&a, below)), [true; 4], "{dev}");
+            assert_eq!(b(cupy::less(below, &a)), [true; 4], "{dev}");
+            // In range: exact in int64 (float64 would make i64::MAX - 1 equal i64::MAX).
+            assert_eq!(
+                b(cupy::equal(&a, i64::MAX)),
+                [true, false, false, false],
+                "{dev}"
+            );
+            let near = cupy::from_slice(&[i64::MAX - 1], &[1]).unwrap();
+            assert_eq!(b(cupy::less(&near, i64::MAX)), [true], "{dev}");
+            let u8s = cupy::from_slice(&[255u8, 0, 7], &[3]).unwrap();
+            assert_eq!(b(cupy::equal(&u8s, -1)), [false; 3], "{dev}");
+            assert_eq!(b(cupy::greater(&u8s, -1)), [true; 3], "{dev}");
+            assert_eq!(b(cupy::less_equal(-1, &u8s)), [true; 3], "{dev}");
+            assert_eq!(b(cupy::less(&u8s, 256)), [true; 3], "{dev}");
+            let i8s = cupy::from_slice(&[-128i8, 127, -1], &[3]).unwrap();
+            assert_eq!(b(cupy::greater(&i8s, 200)), [false; 3], "{dev}");
+            assert_eq!(b(cupy::greater_equal(&i8s, -129)), [true; 3], "{dev}");
+            let u64s = cupy::from_slice(&[u64::MAX, 0, big], &[3]).unwrap();
+            assert_eq!(b(cupy::less(&u64s, -1)), [false; 3], "{dev}");
+            assert_eq!(b(cupy::greater_equal(&u64s, -1)), [true; 3], "{dev}");
+            assert_eq!(b(cupy::not_equal(-1, &u64s)), [true; 3], "{dev}");
+            let bools = cupy::from_slice(&[true, false], &[2]).unwrap();
+            assert_eq!(b(cupy::less(&bools, big)), [true; 2], "{dev}");
+            // A signed integer against a uint64 (NumPy's qQ->? loop), both orders.
+            let s = cupy::from_slice(&[i64::MAX, -1, (1 << 53) + 1, 5], &[4]).unwrap();
+            let u = cupy::from_slice(&[big, u64::MAX, 1 << 53, 5], &[4]).unwrap();
+            assert_eq!(b(cupy::equal(&s, &u)), [false, false, false, true], "{dev}");
+            assert_eq!(b(cupy::less(&s, &u)), [true, true, false, false], "{dev}");
+            assert_eq!(
+                b(cupy::greater(&u, &s)),
+                [true, true, false, false],
+                "{dev}"
+            );
+            assert_eq!(
+                b(cupy::greater_equal(&s, &u)),
+                [false, false, true, true],
+                "{dev}"
+            );
+            let s8 = s.astype(DType::Int8).unwrap();
+            assert_eq!(b(cupy::less(&s8, &u)), [true, true, true, false], "{dev}");
+            // A typed uint64 scalar is strong: the same exact loop.
+            let t = cupy::Scalar::UInt64(big);
+            assert_eq!(b(cupy::less(&a, t)), [true; 4], "{dev}");
+        });
+    }
+}

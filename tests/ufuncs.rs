@@ -170,3 +170,288 @@ fn operators_and_weak_scalars() {
     }
     t.finish();
 }
+
+/// Two-output ufuncs return a pair (NumPy's tuple); `out=` takes one slot per output; `apply`
+/// (one result) refuses them.
+#[test]
+fn two_outputs_and_out_tuples() {
+    let mut t = common::Tally::new("ufunc_nout2");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[7i32, -7, 7, -7, 5], &[5])?;
+            let b = Array::from_slice_on(&dev, &[2i32, 2, -2, -2, 0], &[5])?;
+            let (q, m) = cupy::divmod(&a, &b)?;
+            if q.to_vec::<i32>()? != [3, -4, -4, 3, 0] || m.to_vec::<i32>()? != [1, 1, -1, -1, 0] {
+                return Err(
+                    format!("divmod: {:?} {:?}", q.to_vec::<i32>(), m.to_vec::<i32>()).into(),
+                );
+            }
+            let (q2, _) = a.divmod(3)?;
+            if q2.to_vec::<i32>()? != [2, -3, 2, -3, 1] {
+                return Err(format!("a.divmod(3): {:?}", q2.to_vec::<i32>()).into());
+            }
+            // out= for the second output only; the first is new. Same-kind cast into int64.
+            let r = Array::zeros_on(&dev, &[5], DType::Int64)?;
+            let v = cupy::apply_outs(
+                &cupy::ufuncs::divmod,
+                &[(&a).into(), (&b).into()],
+                &[None, Some(&r)],
+            )?;
+            if v.len() != 2
+                || v[0].dtype() != DType::Int32
+                || r.to_vec::<i64>()? != [1, 1, -1, -1, 0]
+            {
+                return Err(format!("divmod out=(None, r): {:?}", r.to_vec::<i64>()).into());
+            }
+            if cupy::ufuncs::divmod.nout() != 2 || cupy::ufuncs::add.nout() != 1 {
+                return Err("nout".to_string().into());
+            }
+            match cupy::apply(&cupy::ufuncs::divmod, &[(&a).into(), (&b).into()], None) {
+                Err(cupy::Error::InvalidArgument { .. }) => {}
+                other => return Err(format!("apply(divmod): {other:?}").into()),
+            }
+            match cupy::apply_outs(
+                &cupy::ufuncs::divmod,
+                &[(&a).into(), (&b).into()],
+                &[Some(&r)],
+            ) {
+                Err(cupy::Error::InvalidArgument { .. }) => {}
+                other => return Err(format!("one out for two outputs: {other:?}").into()),
+            }
+            Ok(())
+        })();
+        t.check(&dev, "divmod", r);
+    }
+    t.finish();
+}
+
+/// Runs one case of the `ufuncs2` group: the new ufuncs by name (a two-output one returns output
+/// `kwargs.out`), and the routines clip, where, round, nan_to_num, angle(deg=True).
+pub fn exec2(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let op = case["op"].as_str().unwrap();
+    let kw = &case["kwargs"];
+    let args: Vec<cupy::Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
+    match op {
+        "clip" => {
+            let mut rest = args[1..].iter().cloned();
+            let mut side = |present: bool| -> cupy::Bound<'_> {
+                if present {
+                    rest.next().expect("bound").into()
+                } else {
+                    cupy::Bound::None
+                }
+            };
+            let lo = side(kw["min"].as_bool().unwrap());
+            let hi = side(kw["max"].as_bool().unwrap());
+            cupy::clip(ops[0].array(), lo, hi)
+        }
+        "where" => cupy::where_(ops[0].array(), args[1].clone(), args[2].clone()),
+        "round" => cupy::round_with(ops[0].array(), kw["decimals"].as_i64().unwrap() as i32),
+        "nan_to_num" => {
+            let f = |k: &str| kw.get(k).map(common::json_f64);
+            let o = cupy::NanToNum {
+                nan: f("nan").unwrap_or(0.0),
+                posinf: f("posinf"),
+                neginf: f("neginf"),
+                ..Default::default()
+            };
+            cupy::nan_to_num_with(ops[0].array(), o)
+        }
+        "angle" if kw.get("deg").is_some() => cupy::angle_with(args[0].clone(), true),
+        _ => {
+            let u = ufunc(op);
+            match kw.get("out") {
+                Some(k) => {
+                    Ok(cupy::apply_outs(u, &args, &[])?.remove(k.as_u64().unwrap() as usize))
+                }
+                None => cupy::apply(u, &args, None),
+            }
+        }
+    }
+}
+
+/// Float tolerance of the `ufuncs2` group: exact for the routines built from exact steps
+/// (sign, fix, frexp, ldexp, nextafter, spacing, modf, gcd, clip, where, round on the cpu, ...),
+/// the transcendental classes of [`tol`] and [`math_tol`] for the others.
+pub fn tol2(case: &Value, dev: &Device) -> Tol {
+    let op = case["op"].as_str().unwrap();
+    let dtype = common::dtype_of(&case["dtype"]);
+    let wgpu = is_wgpu(dev);
+    let out = case["kwargs"].get("out").and_then(|k| k.as_u64());
+    match op {
+        "divmod" if out == Some(0) => tol("floor_divide", dtype, dev),
+        "divmod" => tol("remainder", dtype, dev),
+        "clip" => Tol::Exact { zero_sign: false },
+        "float_power" if dtype.is_complex() => Tol::Complex(16),
+        "float_power" => tol("power", dtype, dev),
+        "angle" if case["kwargs"].get("deg").is_some() && dtype == DType::Float16 => Tol::Ulps(1),
+        "angle" => tol("arctan2", dtype, dev),
+        "cbrt" => math_tol("cbrt", dtype, dev),
+        _ if dtype.is_complex() && case["id"].as_str().unwrap().contains("/complex") => {
+            // The complex loops (Kahan's formulas for glibc's casin & co., NumPy's own exp2,
+            // expm1, log2, log1p): normwise, as the math group's complex functions.
+            Tol::Complex(16)
+        }
+        "sign" | "reciprocal" if dtype.is_complex() => Tol::Complex(4),
+        "reciprocal" | "round" if wgpu => Tol::Ulps(3),
+        // Vulkan does not promise signed zeros (llvmpipe folds `x * 0`): the zero stepped to
+        // from the smallest subnormal may come out +0.
+        "nextafter" | "ldexp" if wgpu => Tol::Exact { zero_sign: false },
+        _ => Tol::EXACT,
+    }
+}
+
+#[test]
+fn new_ufuncs_and_routines_match_numpy() {
+    common::run_group(
+        "ufuncs2",
+        exec2,
+        |_, case, dev| tol2(case, dev),
+        common::generic_error_match,
+    );
+}
+
+/// Every ufunc and routine kernel (each ufunc for every dtype it has a loop for, `ldexp` with
+/// both exponent loops) compiles with AMD's hipRTC for gfx90a, from the shared C++ emitter (the
+/// HIP flavour; CUDA's differs in the prelude only). Runs with `CUPY_REQUIRE_HIP=1` (as CI
+/// does; about a minute on two cores), which also makes a missing hipRTC a failure.
+#[test]
+fn every_ufunc_kernel_compiles_with_hiprtc() {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+    };
+    if std::env::var("CUPY_REQUIRE_HIP").as_deref() != Ok("1") {
+        println!("notice: ufunc kernels not compiled with hipRTC (set CUPY_REQUIRE_HIP=1)");
+        return;
+    }
+    let rtc = match cupy_hip::result::Rtc::get() {
+        Ok(r) => r,
+        Err(e) => panic!("CUPY_REQUIRE_HIP=1 but hipRTC does not load: {e}"),
+    };
+    let mut kernels = vec![];
+    for (i, u) in cupy::all_ufuncs()
+        .chain(cupy::math::routines::CORES)
+        .enumerate()
+    {
+        for t in DType::ALL {
+            let mut sigs = vec![vec![t; u.nin()]];
+            if u.name() == "ldexp" {
+                sigs = vec![vec![t, DType::Int32], vec![t, DType::Int64]];
+            }
+            for (j, dts) in sigs.iter().enumerate() {
+                let name = format!("k{i}_{}_{}_{j}", u.name(), t.name());
+                if let Ok(k) = u.kernel(dts, &name) {
+                    kernels.push(k);
+                }
+            }
+        }
+    }
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        class: ElementwiseClass::Strided,
+        index64: false,
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut sources = vec![];
+    for k in &kernels {
+        match emit_elementwise(k, &spec, Flavor::Hip) {
+            Ok(e) => sources.push((k.name.clone(), e.source[pre.len()..].to_string())),
+            // The emitter refuses what NumPy has but the C++ backends lack (its verdict is the
+            // registry's `no <dtype>`).
+            Err(cupy::Error::DTypeNotSupported { .. }) => {}
+            Err(e) => panic!("{}: {e}", k.name),
+        }
+    }
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    for chunk in sources.chunks(160) {
+        let body: String = chunk.iter().map(|k| k.1.as_str()).collect();
+        let src = format!("{pre}{body}");
+        if let Err(e) = rtc.compile(&src, "ufuncs.hip", &opts) {
+            let log: Vec<&str> = e.log.lines().take(40).collect();
+            panic!(
+                "hipRTC failed on ufunc kernels {}..{}: {}\n{}",
+                chunk[0].0,
+                chunk[chunk.len() - 1].0,
+                e.text,
+                log.join("\n")
+            );
+        }
+    }
+    println!("hipRTC gfx90a: {} ufunc kernels compiled", sources.len());
+}
+
+/// The routines keep NumPy's call shapes: `clip(a, None, 5)`, `a.clip(&lo, &hi)`,
+/// `where_(&c, &x, 0.0)`, `round_with(&a, 2)`, `a.round()`, `nan_to_num(&a)`,
+/// `angle_with(&z, true)`, and the two-output functions return pairs.
+#[test]
+fn routines_take_numpy_call_shapes() {
+    let mut t = common::Tally::new("routine_calls");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[-2.5f32, 0.25, 3.0, 7.5], &[4])?;
+            let check = |what: &str,
+                         got: Vec<f32>,
+                         want: &[f32]|
+             -> std::result::Result<(), common::CaseError> {
+                if got != want {
+                    return Err(format!("{what}: got {got:?}, want {want:?}").into());
+                }
+                Ok(())
+            };
+            check(
+                "clip(a, None, 5)",
+                cupy::clip(&a, None, 5)?.to_vec()?,
+                &[-2.5, 0.25, 3.0, 5.0],
+            )?;
+            check(
+                "clip(a, 0, None)",
+                cupy::clip(&a, 0, None)?.to_vec()?,
+                &[0.0, 0.25, 3.0, 7.5],
+            )?;
+            let lo = Array::from_slice_on(&dev, &[0.0f32, 1.0, 1.0, 1.0], &[4])?;
+            let hi = Array::from_slice_on(&dev, &[6.0f32], &[1])?;
+            check(
+                "a.clip(&lo, &hi)",
+                a.clip(&lo, &hi)?.to_vec()?,
+                &[0.0, 1.0, 3.0, 6.0],
+            )?;
+            let c = cupy::greater(&a, 1.0)?;
+            check(
+                "where_(&c, &a, 0.0)",
+                cupy::where_(&c, &a, 0.0)?.to_vec()?,
+                &[0.0, 0.0, 3.0, 7.5],
+            )?;
+            check(
+                "round_with(&a, 1)",
+                cupy::round_with(&a, 1)?.to_vec()?,
+                &[-2.5, 0.2, 3.0, 7.5],
+            )?;
+            check("a.round()", a.round()?.to_vec()?, &[-2.0, 0.0, 3.0, 8.0])?;
+            let (m, e) = cupy::frexp(&a)?;
+            check("frexp mantissa", m.to_vec()?, &[-0.625, 0.5, 0.75, 0.9375])?;
+            if e.dtype() != DType::Int32 || e.to_vec::<i32>()? != [2, -1, 2, 3] {
+                return Err(format!("frexp exponent: {:?}", e.to_vec::<i32>()).into());
+            }
+            check(
+                "ldexp(m, e)",
+                cupy::ldexp(&m, &e)?.to_vec()?,
+                &[-2.5, 0.25, 3.0, 7.5],
+            )?;
+            let (f, i) = a.modf()?;
+            check(
+                "modf",
+                [f.to_vec::<f32>()?, i.to_vec()?].concat(),
+                &[-0.5, 0.25, 0.0, 0.5, -2.0, 0.0, 3.0, 7.0],
+            )?;
+            let inf = Array::from_slice_on(&dev, &[f32::NAN, f32::INFINITY, 1.0], &[3])?;
+            check(
+                "nan_to_num",
+                cupy::nan_to_num(&inf)?.to_vec()?,
+                &[0.0, f32::MAX, 1.0],
+            )?;
+            Ok(())
+        })();
+        t.check(&dev, "routine calls", r);
+    }
+    t.finish();
+}

@@ -22,5 +22,5 @@ pub use backend::{Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, D
 pub use dtype::{DType, Element, Kind};
 pub use error::{Error, Result};
 pub use layout::{Layout, SliceItem};
-pub use promote::WeakScalar;
+pub use promote::{Casting, WeakScalar};
 pub use scalar::Scalar;

@@ -238,6 +238,115 @@ pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
     rank(from.kind()) <= rank(to.kind())
 }
 
+/// NumPy's `casting=` rule of a ufunc call: which conversions of the inputs to the loop's dtypes,
+/// and of the loop's result to `out`, are allowed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Casting {
+    /// `'no'`: the dtypes must be identical.
+    No,
+    /// `'equiv'`: identical up to byte order (cupy-rs has native byte order only, so as `No`).
+    Equiv,
+    /// `'safe'`: only conversions that preserve every value (`numpy.can_cast(..., 'safe')`).
+    Safe,
+    /// `'same_kind'` (NumPy's default): safe conversions, or within a kind (float64 to float32).
+    #[default]
+    SameKind,
+    /// `'unsafe'`: any conversion (C casts: float to int truncates, integers wrap).
+    Unsafe,
+}
+
+impl Casting {
+    /// NumPy's name (`"same_kind"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Casting::No => "no",
+            Casting::Equiv => "equiv",
+            Casting::Safe => "safe",
+            Casting::SameKind => "same_kind",
+            Casting::Unsafe => "unsafe",
+        }
+    }
+
+    /// Parses NumPy's name.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (NumPy's `ValueError`) for another string.
+    pub fn parse(s: &str) -> Result<Casting> {
+        Ok(match s {
+            "no" => Casting::No,
+            "equiv" => Casting::Equiv,
+            "safe" => Casting::Safe,
+            "same_kind" => Casting::SameKind,
+            "unsafe" => Casting::Unsafe,
+            other => {
+                return Err(Error::invalid(
+                    "casting",
+                    format!(
+                        "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got '{other}')"
+                    ),
+                ))
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for Casting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `numpy.can_cast(from, to, casting)` for dtypes.
+pub fn can_cast(from: DType, to: DType, casting: Casting) -> bool {
+    match casting {
+        Casting::No | Casting::Equiv => from == to,
+        Casting::Safe => from == to || promote_types(from, to) == to,
+        Casting::SameKind => {
+            from == to || promote_types(from, to) == to || can_cast_same_kind(from, to)
+        }
+        Casting::Unsafe => true,
+    }
+}
+
+/// Whether a weak (Python) scalar may be converted to `to` under `casting`: NumPy 2 checks the
+/// kind of an integer, float or complex scalar only (its value is checked when it is converted,
+/// [`WeakScalar::to_scalar`]): an integer goes to any integer, float or complex dtype, a float
+/// to floats and complex, a complex to complex. A bool is a strong `bool` there (`casting='no'`
+/// refuses `int8_array + true`). `'unsafe'` allows every conversion.
+pub fn can_cast_weak(w: WeakScalar, to: DType, casting: Casting) -> bool {
+    if casting == Casting::Unsafe {
+        return true;
+    }
+    match w {
+        WeakScalar::Bool(_) => can_cast(DType::Bool, to, casting),
+        WeakScalar::Int(_) => !to.is_bool(),
+        WeakScalar::Float(_) => to.is_inexact(),
+        WeakScalar::Complex(_) => to.is_complex(),
+    }
+}
+
+macro_rules! weak_from {
+    ($variant:ident: $($t:ty),*) => {$(
+        impl From<$t> for WeakScalar {
+            fn from(v: $t) -> WeakScalar {
+                WeakScalar::$variant(v.into())
+            }
+        }
+    )*};
+}
+weak_from!(Int: i8, i16, i32, i64, u8, u16, u32, u64);
+weak_from!(Float: f32, f64);
+impl From<bool> for WeakScalar {
+    fn from(v: bool) -> WeakScalar {
+        WeakScalar::Bool(v)
+    }
+}
+impl From<Complex<f64>> for WeakScalar {
+    fn from(v: Complex<f64>) -> WeakScalar {
+        WeakScalar::Complex(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +400,22 @@ mod tests {
         );
         assert!(WeakScalar::Int(300).to_scalar("add", UInt8).is_err());
         assert!(WeakScalar::Int(-1).to_scalar("add", UInt8).is_err());
+    }
+
+    #[test]
+    fn numpy_can_cast() {
+        use Casting::*;
+        assert!(can_cast(Int8, Int8, No) && !can_cast(Int8, Int16, No));
+        assert!(can_cast(Int8, Int16, Safe) && !can_cast(Int16, Int8, Safe));
+        assert!(can_cast(Int64, Float64, Safe) && !can_cast(Int16, Float16, Safe));
+        assert!(!can_cast(UInt64, Int64, Safe) && can_cast(Bool, Complex64, Safe));
+        assert!(can_cast(Float64, Float32, SameKind) && !can_cast(Float64, Int32, SameKind));
+        assert!(can_cast(Float64, Bool, Unsafe));
+        assert!(can_cast_weak(WeakScalar::Int(1), Int8, No));
+        assert!(!can_cast_weak(WeakScalar::Float(1.5), Int8, SameKind));
+        assert!(!can_cast_weak(WeakScalar::Int(1), Bool, Safe));
+        assert_eq!(Casting::parse("same_kind").unwrap(), SameKind);
+        assert!(Casting::parse("bogus").is_err());
+        assert_eq!(WeakScalar::from(3i32), WeakScalar::Int(3));
     }
 }

@@ -25,6 +25,7 @@
 
 use crate::array::Array;
 use crate::launch::{broadcast_all, Elementwise};
+use crate::math::resolve::LoopOperand;
 use crate::math::ufunc::{kernel_with_lets, Arg, Ufunc};
 use crate::math::ufuncs;
 use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduce, Reduction};
@@ -333,19 +334,36 @@ fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
             Val::Failed(e) => return Err(e.clone()),
         }
     }
-    let (pt, c, o) = u.loop_types(&strong, &weak)?;
+    if u.nout() != 1 {
+        return Err(Error::invalid(
+            op,
+            format!("fuse: a ufunc of {} outputs cannot be traced", u.nout()),
+        ));
+    }
+    let ops: Vec<LoopOperand> = vals
+        .iter()
+        .map(|v| match v {
+            Val::Strong(e) => LoopOperand::Strong(e.ty),
+            Val::Weak(w, _) => LoopOperand::Weak(*w),
+            _ => unreachable!("filtered above"),
+        })
+        .collect();
+    let lp = u.loop_for(&ops)?;
     if strong.is_empty() {
-        return weak_op(t, u, &vals, (pt, c, o));
+        return weak_op(t, u, &vals, (lp.params[0], lp.compute, lp.outputs[0]));
     }
     let mut exprs = Vec::with_capacity(vals.len());
-    for v in vals {
+    for (k, v) in vals.into_iter().enumerate() {
         exprs.push(match v {
-            Val::Strong(e) => e.cast(c),
-            Val::Weak(w, arg) => weak_expr(t, op, w, arg, pt)?.cast(c),
+            Val::Strong(e) => e.cast(lp.inputs[k]),
+            Val::Weak(w, arg) => weak_expr(t, op, w, arg, lp.params[k])?.cast(lp.inputs[k]),
             _ => unreachable!("filtered above"),
         });
     }
-    Ok(Val::Strong(u.body(&mut t.lets, c, exprs).cast(o)))
+    let exprs = lp.operands(&mut t.lets, exprs);
+    Ok(Val::Strong(
+        u.body(&mut t.lets, lp.compute, exprs).cast(lp.outputs[0]),
+    ))
 }
 
 macro_rules! sym_operators {
@@ -381,8 +399,8 @@ impl std::ops::Neg for Sym {
 }
 
 /// `cupy.where`-like select inside a fused function: `cond ? x : y` with NumPy's promotion of
-/// `x` and `y` (`cond` is converted to bool).
-pub fn where_(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
+/// `x` and `y` (`cond` is converted to bool); [`crate::where_`] on a [`Sym`] condition.
+pub(crate) fn where_sym(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>) -> Sym {
     let (x, y) = (x.into(), y.into());
     with_trace(|t| {
         let v = (|| -> Result<Val> {

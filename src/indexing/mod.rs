@@ -199,7 +199,7 @@ fn check_index_dtype(op: &str, indices: &Array) -> Result<()> {
 
 /// NumPy's `mode='raise'`: every index in `-n..n`, checked (min and max, one synchronisation)
 /// before anything is written.
-fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> Result<()> {
+pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> Result<()> {
     if indices.size() == 0 {
         return Ok(());
     }
@@ -228,7 +228,7 @@ fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> Result<()> 
 }
 
 /// A C-contiguous array to scatter into: `a` itself, or a copy to write back afterwards.
-fn scatter_target(a: &Array) -> Result<(Array, bool)> {
+pub(crate) fn scatter_target(a: &Array) -> Result<(Array, bool)> {
     if a.is_c_contiguous() {
         Ok((a.clone(), false))
     } else {
@@ -237,7 +237,7 @@ fn scatter_target(a: &Array) -> Result<(Array, bool)> {
 }
 
 /// `a` unless it shares memory with `target` (then a copy, so reads see the old values).
-fn detached(a: &Array, target: &Array) -> Result<Array> {
+pub(crate) fn detached(a: &Array, target: &Array) -> Result<Array> {
     if a.shares_memory_with(target) {
         a.copy()
     } else {
@@ -246,7 +246,7 @@ fn detached(a: &Array, target: &Array) -> Result<Array> {
 }
 
 /// `j < 0 ? j + n : j` for an index of `dtype` read by `e`, as `Int64`.
-fn wrapped_index(e: Expr, n: Expr) -> Expr {
+pub(crate) fn wrapped_index(e: Expr, n: Expr) -> Expr {
     let j = e.cast(DType::Int64);
     Expr::select(
         Expr::binary(BinaryOp::Lt, j.clone(), Expr::constant(Scalar::Int64(0))),
@@ -333,7 +333,7 @@ routine!(
 /// (NumPy's `ufunc.at`, CuPy's `cupyx.scatter_add`/`scatter_max`/`scatter_min`), in place.
 /// `values` broadcast to `a.shape[:axis] + indices.shape + a.shape[axis+1:]` (the shape
 /// `take(a, indices, axis)` returns) and are cast to `a`'s dtype first (`casting='unsafe'`).
-fn scatter_op(
+pub(crate) fn scatter_op(
     op: &str,
     aop: AtomicOp,
     a: &Array,

@@ -33,8 +33,38 @@ ufuncs! {
             Expr::select(bin(B::Eq, y, zero.clone()), zero, r)
         }
     };
+    /// `(x1 // x2, x1 % x2)` in one call (`numpy.divmod`): `floor_divide` and `remainder`
+    /// (integer division by 0 gives `(0, 0)`).
+    divmod(x1, x2) -> (quotient, remainder): SameBoolAsInt8Real => |m, _| {
+        let (a, b) = (m.bind(x1), m.bind(x2));
+        (bin(B::FloorDiv, a.clone(), b.clone()), bin(B::Mod, a, b))
+    };
     /// `x1 ** x2` elementwise (`numpy.power`); integers by exact repeated squaring.
     power(x1, x2): SameBoolAsInt8 => |_, _| bin(B::Pow, x1, x2);
+    /// `x1 ** x2` in float64 or complex128 at least (`numpy.float_power`).
+    float_power(x1, x2): FloatPower => |_, _| bin(B::Pow, x1, x2);
+    /// `1 / x` elementwise (`numpy.reciprocal`); integers divide as C does (`1 / 2` is 0,
+    /// `1 / 0` gives 0), bool as int8; complex by NumPy's Smith division.
+    reciprocal(x): SameBoolAsInt8 => |m, c| {
+        if c.is_complex() {
+            math::complex_reciprocal(m, x)
+        } else if c.is_signed_integer() && c.itemsize() >= 4 {
+            // NumPy computes `(T)(1.0 / x)`: at 0 the infinity converts to INT_MIN on x86-64
+            // (0 for the narrower types, whose conversion goes through int32).
+            let x = m.bind(x);
+            let zero = Expr::constant(Scalar::zero(c));
+            let min = Expr::constant(Scalar::min_value(c));
+            Expr::select(
+                bin(B::Eq, x.clone(), zero),
+                min,
+                bin(B::Div, Expr::constant(Scalar::Int64(1).cast(c)), x),
+            )
+        } else {
+            bin(B::Div, Expr::constant(Scalar::Int64(1).cast(c)), x)
+        }
+    };
+    /// `(fractional, integral)` parts of `x`, both with its sign (`numpy.modf`, C's `modf`).
+    modf(x) -> (fractional, integral): FloatReal => |m, _| math::modf(m, x);
     /// `-x` elementwise (`numpy.negative`); bool has no loop.
     negative(x): SameNoBool => |_, _| un(U::Neg, x);
     /// `+x` elementwise (`numpy.positive`), a copy.

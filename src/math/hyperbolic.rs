@@ -12,10 +12,10 @@ ufuncs! {
     cosh(x): Float => |m, c| if c.is_complex() { math::complex_cosh(m, x) } else { math::cosh(m, x) };
     /// Hyperbolic tangent (`numpy.tanh`).
     tanh(x): Float => |_, _| un(U::Tanh, x);
-    /// Inverse hyperbolic sine (`numpy.arcsinh`).
-    arcsinh(x): FloatReal => |m, _| math::arcsinh(m, x);
-    /// Inverse hyperbolic cosine (`numpy.arccosh`).
-    arccosh(x): FloatReal => |m, _| math::arccosh(m, x);
-    /// Inverse hyperbolic tangent (`numpy.arctanh`).
-    arctanh(x): FloatReal => |m, _| math::arctanh(m, x);
+    /// Inverse hyperbolic sine (`numpy.arcsinh`); complex with NumPy's branch cuts.
+    arcsinh(x): Float => |m, c| if c.is_complex() { math::complex_arcsinh(m, x) } else { math::arcsinh(m, x) };
+    /// Inverse hyperbolic cosine (`numpy.arccosh`); complex with NumPy's branch cuts.
+    arccosh(x): Float => |m, c| if c.is_complex() { math::complex_arccosh(m, x) } else { math::arccosh(m, x) };
+    /// Inverse hyperbolic tangent (`numpy.arctanh`); complex with NumPy's branch cuts.
+    arctanh(x): Float => |m, c| if c.is_complex() { math::complex_arctanh(m, x) } else { math::arctanh(m, x) };
 }

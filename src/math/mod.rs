@@ -15,11 +15,15 @@
 //! `cupy::ufuncs::sinh`, the function `cupy::sinh(x)`, the method `a.sinh()`, the `fuse`
 //! method `Sym::sinh` and the registry row.
 
-/// Declares the ufuncs of one family (see the module docs).
+/// Declares the ufuncs of one family (see the module docs). A ufunc of two outputs names them
+/// after its operands, `divmod(x1, x2) -> (quotient, remainder): ...`, and its body gives a
+/// pair of expressions; its function and method return a pair of arrays (NumPy's tuple) and it
+/// has no `fuse` method.
 macro_rules! ufuncs {
     (family: $family:literal;
      $( $(#[doc = $doc:literal])+
-        $name:ident ($first:ident $(, $rest:ident)*) : $rule:ident => |$m:pat_param, $c:pat_param| $body:expr ; )*
+        $name:ident ($first:ident $(, $rest:ident)*) $(-> ($out0:ident, $out1:ident))?
+            : $rule:ident => |$m:pat_param, $c:pat_param| $body:expr ; )*
     ) => {
         /// The ufunc objects of this family (`numpy.<name>` as a value).
         #[allow(non_upper_case_globals)]
@@ -27,28 +31,8 @@ macro_rules! ufuncs {
             #[allow(unused_imports)]
             use super::*;
             $(
-                $(#[doc = $doc])+
-                pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
-                    name: stringify!($name),
-                    nin: [stringify!($first) $(, stringify!($rest))*].len(),
-                    rule: $crate::math::ufunc::Rule::$rule,
-                    body: |bind, compute, args| {
-                        let mut operands = args.into_iter();
-                        #[allow(unused_variables)]
-                        let $first = operands.next().expect("operand");
-                        $(
-                            #[allow(unused_variables)]
-                            let $rest = operands.next().expect("operand");
-                        )*
-                        #[allow(unused_variables)]
-                        let $m: &mut dyn cupy_core::kernel::math::Bind = bind;
-                        #[allow(unused_variables)]
-                        let $c: cupy_core::dtype::DType = compute;
-                        $body
-                    },
-                    family: $family,
-                    doc: concat!($($doc, "\n"),+),
-                };
+                ufunc_item! { @const [$($out0, $out1)?] $family; $(#[doc = $doc])+
+                    $name ($first $(, $rest)*): $rule => |$m, $c| $body }
             )*
         }
 
@@ -56,50 +40,146 @@ macro_rules! ufuncs {
         pub(crate) const ALL: &[$crate::math::ufunc::Ufunc] = &[$(ufuncs::$name),*];
 
         $(
-            $(#[doc = $doc])+
-            ///
-            /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
-            /// for the errors.
-            pub fn $name<'a>(
-                $first: impl Into<$crate::math::ufunc::Arg<'a>>
-                $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
-            ) -> cupy_core::error::Result<$crate::array::Array> {
-                $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
-            }
+            ufunc_item! { @api [$($out0, $out1)?] $(#[doc = $doc])+ $name ($first $(, $rest)*) }
         )*
+    };
+}
+
+/// One entry of [`ufuncs!`]: `@const` makes the [`Ufunc`](ufunc::Ufunc) object, `@api` the
+/// function, the method and (one output) the `fuse` method; the bracket holds the names of two
+/// outputs, or nothing.
+macro_rules! ufunc_item {
+    (@const [] $family:literal; $(#[doc = $doc:literal])+
+     $name:ident ($first:ident $(, $rest:ident)*): $rule:ident => |$m:pat_param, $c:pat_param| $body:expr) => {
+        $(#[doc = $doc])+
+        pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
+            name: stringify!($name),
+            nin: [stringify!($first) $(, stringify!($rest))*].len(),
+            nout: 1,
+            rule: $crate::math::ufunc::Rule::$rule,
+            body: |bind, compute, args| {
+                ufunc_item!(@operands args; $first $(, $rest)*);
+                #[allow(unused_variables)]
+                let $m: &mut dyn cupy_core::kernel::math::Bind = bind;
+                #[allow(unused_variables)]
+                let $c: cupy_core::dtype::DType = compute;
+                $body
+            },
+            bodies: None,
+            family: $family,
+            doc: concat!($($doc, "\n"),+),
+        };
+    };
+    (@const [$out0:ident, $out1:ident] $family:literal; $(#[doc = $doc:literal])+
+     $name:ident ($first:ident $(, $rest:ident)*): $rule:ident => |$m:pat_param, $c:pat_param| $body:expr) => {
+        $(#[doc = $doc])+
+        pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
+            name: stringify!($name),
+            nin: [stringify!($first) $(, stringify!($rest))*].len(),
+            nout: 2,
+            rule: $crate::math::ufunc::Rule::$rule,
+            body: |bind, compute, args| {
+                ufunc_item!(@operands args; $first $(, $rest)*);
+                #[allow(unused_variables)]
+                let $m: &mut dyn cupy_core::kernel::math::Bind = bind;
+                #[allow(unused_variables)]
+                let $c: cupy_core::dtype::DType = compute;
+                let (first, _): (cupy_core::kernel::ir::Expr, cupy_core::kernel::ir::Expr) = $body;
+                first
+            },
+            bodies: Some(|bind, compute, args| {
+                ufunc_item!(@operands args; $first $(, $rest)*);
+                #[allow(unused_variables)]
+                let $m: &mut dyn cupy_core::kernel::math::Bind = bind;
+                #[allow(unused_variables)]
+                let $c: cupy_core::dtype::DType = compute;
+                let (a, b): (cupy_core::kernel::ir::Expr, cupy_core::kernel::ir::Expr) = $body;
+                vec![a, b]
+            }),
+            family: $family,
+            doc: concat!($($doc, "\n"),+),
+        };
+    };
+    (@operands $args:ident; $first:ident $(, $rest:ident)*) => {
+        let mut operands = $args.into_iter();
+        #[allow(unused_variables)]
+        let $first = operands.next().expect("operand");
+        $(
+            #[allow(unused_variables)]
+            let $rest = operands.next().expect("operand");
+        )*
+    };
+    (@api [] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        $(#[doc = $doc])+
+        ///
+        /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
+        /// for the errors.
+        pub fn $name<'a>(
+            $first: impl Into<$crate::math::ufunc::Arg<'a>>
+            $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+        ) -> cupy_core::error::Result<$crate::array::Array> {
+            $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
+        }
 
         #[allow(clippy::needless_lifetimes, clippy::should_implement_trait)]
         impl $crate::array::Array {
-            $(
-                $(#[doc = $doc])+
-                ///
-                /// The method form of the function of the same name (`self` is the first operand).
-                pub fn $name<'a>(
-                    &'a self
-                    $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
-                ) -> cupy_core::error::Result<$crate::array::Array> {
-                    $crate::math::ufunc::apply(
-                        &ufuncs::$name,
-                        &[$crate::math::ufunc::Arg::Array(self) $(, $rest.into())*],
-                        None,
-                    )
-                }
-            )*
+            $(#[doc = $doc])+
+            ///
+            /// The method form of the function of the same name (`self` is the first operand).
+            pub fn $name<'a>(
+                &'a self
+                $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+            ) -> cupy_core::error::Result<$crate::array::Array> {
+                $crate::math::ufunc::apply(
+                    &ufuncs::$name,
+                    &[$crate::math::ufunc::Arg::Array(self) $(, $rest.into())*],
+                    None,
+                )
+            }
         }
 
         #[allow(clippy::should_implement_trait)]
         impl $crate::custom::fuse::Sym {
-            $(
-                $(#[doc = $doc])+
-                ///
-                /// Symbolically, inside a [`fuse`](crate::fuse) closure.
-                pub fn $name(
-                    self
-                    $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
-                ) -> $crate::custom::fuse::Sym {
-                    $crate::custom::fuse::Sym::apply(&ufuncs::$name, &[self.into() $(, $rest.into())*])
-                }
-            )*
+            $(#[doc = $doc])+
+            ///
+            /// Symbolically, inside a [`fuse`](crate::fuse) closure.
+            pub fn $name(
+                self
+                $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
+            ) -> $crate::custom::fuse::Sym {
+                $crate::custom::fuse::Sym::apply(&ufuncs::$name, &[self.into() $(, $rest.into())*])
+            }
+        }
+    };
+    (@api [$out0:ident, $out1:ident] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        $(#[doc = $doc])+
+        ///
+        #[doc = concat!("Returns `(", stringify!($out0), ", ", stringify!($out1), ")`; broadcasting and NEP 50 promotion as NumPy; see [`apply_outs`](crate::math::ufunc::apply_outs) for `out=` and the errors.")]
+        pub fn $name<'a>(
+            $first: impl Into<$crate::math::ufunc::Arg<'a>>
+            $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+        ) -> cupy_core::error::Result<($crate::array::Array, $crate::array::Array)> {
+            let mut v = $crate::math::ufunc::apply_outs(
+                &ufuncs::$name,
+                &[$first.into() $(, $rest.into())*],
+                &[],
+            )?;
+            let $out1 = v.pop().expect("two outputs");
+            let $out0 = v.pop().expect("two outputs");
+            Ok(($out0, $out1))
+        }
+
+        #[allow(clippy::needless_lifetimes)]
+        impl $crate::array::Array {
+            $(#[doc = $doc])+
+            ///
+            /// The method form of the function of the same name (`self` is the first operand).
+            pub fn $name<'a>(
+                &'a self
+                $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+            ) -> cupy_core::error::Result<($crate::array::Array, $crate::array::Array)> {
+                $name(self $(, $rest)*)
+            }
         }
     };
 }
@@ -158,8 +238,12 @@ pub mod exp_log;
 pub mod floating;
 pub mod hyperbolic;
 pub mod logic;
+pub mod methods;
 pub mod misc;
+pub mod options;
+pub mod resolve;
 pub mod rounding;
+pub mod routines;
 pub mod trig;
 pub mod ufunc;
 

@@ -12,6 +12,9 @@ ufuncs! {
     ceil(x): Rounding => |_, c| if c.is_float() { un(U::Ceil, x) } else { x };
     /// Rounds toward zero (`numpy.trunc`); integers and bool are returned unchanged.
     trunc(x): Rounding => |_, c| if c.is_float() { math::trunc(x) } else { x };
+    /// Rounds toward zero (`numpy.fix`, a ufunc in CuPy); integers and bool are returned
+    /// unchanged.
+    fix(x): Rounding => |_, c| if c.is_float() { math::trunc(x) } else { x };
     /// Rounds to the nearest integer, half to even (`numpy.rint`); complex part by part.
     rint(x): Float => |m, c| {
         if c.is_complex() {

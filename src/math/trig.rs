@@ -12,12 +12,14 @@ ufuncs! {
     cos(x): Float => |_, _| un(U::Cos, x);
     /// Tangent (`numpy.tan`).
     tan(x): Float => |_, _| un(U::Tan, x);
-    /// Inverse sine (`numpy.arcsin`), as `atan2(x, sqrt((1 - x)(1 + x)))`.
-    arcsin(x): FloatReal => |m, _| math::arcsin(m, x);
-    /// Inverse cosine (`numpy.arccos`), as `atan2(sqrt((1 - x)(1 + x)), x)`.
-    arccos(x): FloatReal => |m, _| math::arccos(m, x);
-    /// Inverse tangent (`numpy.arctan`), as `atan2(x, 1)`.
-    arctan(x): FloatReal => |_, _| math::arctan(x);
+    /// Inverse sine (`numpy.arcsin`), as `atan2(x, sqrt((1 - x)(1 + x)))`; complex with NumPy's
+    /// branch cuts (`cupy_core::kernel::math::complex_arcsin`).
+    arcsin(x): Float => |m, c| if c.is_complex() { math::complex_arcsin(m, x) } else { math::arcsin(m, x) };
+    /// Inverse cosine (`numpy.arccos`), as `atan2(sqrt((1 - x)(1 + x)), x)`; complex with
+    /// NumPy's branch cuts.
+    arccos(x): Float => |m, c| if c.is_complex() { math::complex_arccos(m, x) } else { math::arccos(m, x) };
+    /// Inverse tangent (`numpy.arctan`), as `atan2(x, 1)`; complex with NumPy's branch cuts.
+    arctan(x): Float => |m, c| if c.is_complex() { math::complex_arctan(m, x) } else { math::arctan(x) };
     /// The angle of the point `(x2, x1)` (`numpy.arctan2`).
     arctan2(x1, x2): FloatReal => |_, _| bin(B::Atan2, x1, x2);
     /// `sqrt(x1^2 + x2^2)` without overflow (`numpy.hypot`).

@@ -4,13 +4,14 @@
 //! (`cupy::sin(x)`), the method (`a.sin()`), the `fuse` method (`Sym::sin`) and the registry row,
 //! so nothing is listed twice.
 
+use super::resolve::LoopOperand;
 use crate::array::Array;
 use crate::launch::Elementwise;
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, Kernel, Stmt};
 use cupy_core::kernel::math::{Bind, Lets};
-use cupy_core::promote::{result_type, WeakScalar};
+use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
 use std::cell::RefCell;
@@ -21,14 +22,23 @@ use std::sync::Arc;
 /// argument); values used twice go through the [`Bind`].
 pub type Body = fn(&mut dyn Bind, DType, Vec<Expr>) -> Expr;
 
+/// The IR of every output of a ufunc with more than one (`divmod`, `modf`, `frexp`), over the
+/// same operands and binder as [`Body`].
+pub type Bodies = fn(&mut dyn Bind, DType, Vec<Expr>) -> Vec<Expr>;
+
 /// A NumPy ufunc: `cupy::ufuncs::add` is `numpy.add`. Made by the declarations in the family
 /// files of [`crate::math`]; compared and hashed by name.
 #[derive(Clone, Copy)]
 pub struct Ufunc {
     pub(crate) name: &'static str,
     pub(crate) nin: usize,
+    /// Number of outputs (1, or 2 for `divmod`, `modf`, `frexp`).
+    pub(crate) nout: usize,
     pub(crate) rule: Rule,
+    /// The first output's IR (for a two-output ufunc, the first of [`Ufunc::bodies`]).
     pub(crate) body: Body,
+    /// Every output's IR, for a ufunc with more than one output.
+    pub(crate) bodies: Option<Bodies>,
     pub(crate) family: &'static str,
     pub(crate) doc: &'static str,
 }
@@ -85,6 +95,25 @@ pub enum Rule {
     Predicate,
     /// `T -> bool` on real numbers only (`signbit`).
     PredicateReal,
+    /// As [`Rule::FloatReal`], two outputs `(float, int32)` (`frexp`).
+    Frexp,
+    /// `ldexp`: the float loop of the first operand, an int32 or int64 exponent (resolved per
+    /// operand, see [`Ufunc::loop_for`]).
+    Ldexp,
+    /// `float_power`: float64 at least, complex128 for complex.
+    FloatPower,
+    /// As [`Rule::FloatReal`], but float16/bfloat16 are computed in their own dtype (the body
+    /// sees it, to step by its ulps: `nextafter`, `spacing`).
+    FloatBits,
+    /// Integers only, bool refused (`gcd`, `lcm`).
+    IntegerNoBool,
+    /// `angle`: complex gives its real dtype, bool float64, integers the float that holds them.
+    Angle,
+    /// `where(condition, x, y)`: the condition as bool, `x` and `y` promoted together.
+    Where,
+    /// `round`'s steps: floats in their own dtype (each step rounded to it, as NumPy's
+    /// `multiply`, `rint`, `true_divide` calls), complex part by part; integers refused.
+    Round,
 }
 
 /// The float dtype that holds a bool or integer dtype exactly (NumPy's loop choice).
@@ -108,6 +137,11 @@ impl Ufunc {
     /// Number of inputs.
     pub fn nin(&self) -> usize {
         self.nin
+    }
+
+    /// Number of outputs (NumPy's `nout`: 2 for `divmod`, `modf`, `frexp`).
+    pub fn nout(&self) -> usize {
+        self.nout
     }
 
     /// The family (the file of [`crate::math`] that declares it, as NumPy's docs group them).
@@ -161,8 +195,8 @@ impl Ufunc {
                 let c = if t.is_bool() { DType::Int8 } else { t };
                 (c, c)
             }
-            Rule::Float | Rule::FloatReal => {
-                if t.is_complex() && self.rule == Rule::FloatReal {
+            Rule::Float | Rule::FloatReal | Rule::Frexp | Rule::Ldexp | Rule::FloatBits => {
+                if t.is_complex() && self.rule != Rule::Float {
                     return Err(no_complex());
                 }
                 let c = float_of(t);
@@ -212,11 +246,45 @@ impl Ufunc {
                 }
                 (t, DType::Bool)
             }
+            Rule::FloatPower => {
+                let c = if t.is_complex() {
+                    DType::Complex128
+                } else {
+                    DType::Float64
+                };
+                (c, c)
+            }
+            Rule::IntegerNoBool => {
+                if !t.is_integer() {
+                    return Err(no_loop(format!(
+                        "ufunc '{}' needs integer operands (NumPy has no {t} loop)",
+                        self.name
+                    )));
+                }
+                (t, t)
+            }
+            Rule::Angle => match t {
+                _ if t.is_complex() => (t, t.real_dtype()),
+                DType::Bool => (DType::Float64, DType::Float64),
+                _ => (float_of(t), float_of(t)),
+            },
+            Rule::Where => (t, t),
+            Rule::Round => {
+                if !t.is_inexact() {
+                    return Err(no_loop(format!(
+                        "'{}' steps need float or complex operands",
+                        self.name
+                    )));
+                }
+                (t, t)
+            }
         })
     }
 
     /// NumPy's loop selection for operands of these strong dtypes and weak scalars (NEP 50):
-    /// `(promoted dtype, compute dtype, output dtype)`.
+    /// `(promoted dtype, compute dtype, first output dtype)`. Operand positions matter to a few
+    /// loops (`ldexp`, `where`, exact integer comparisons): [`Ufunc::loop_for`] takes them in
+    /// order; here the strong operands come first.
     ///
     /// # Errors
     /// [`Error::TypeError`] when NumPy has no loop; [`Error::InvalidArgument`] with no operand.
@@ -225,55 +293,28 @@ impl Ufunc {
         strong: &[DType],
         weak: &[WeakScalar],
     ) -> Result<(DType, DType, DType)> {
-        let op = self.name;
-        if self.rule == Rule::TrueDivide && !strong.is_empty() {
-            // NumPy's true_divide of integer arrays loops in float64 whatever the Python int
-            // (`uint8_array / -2` is `[-1.5, ...]`, not an overflow of uint8).
-            let ints = strong.iter().all(|d| d.is_integer() || d.is_bool());
-            let out_of_range = weak.iter().any(|w| match *w {
-                WeakScalar::Int(i) => strong.iter().any(|&d| {
-                    let (lo, hi) =
-                        cupy_core::promote::int_range(if d.is_bool() { DType::Int8 } else { d });
-                    i < lo || i > hi
-                }),
-                _ => false,
-            });
-            if ints && out_of_range {
-                return Ok((DType::Float64, DType::Float64, DType::Float64));
-            }
-        }
-        let mut t = result_type(op, strong, weak)?;
-        if self.rule == Rule::Compare && t.is_integer() {
-            // NumPy 2 compares integer arrays with out-of-range Python ints by value (`uint8 < -1` is
-            // all False): widen the comparison so the scalar fits.
-            let (lo, hi) = cupy_core::promote::int_range(t);
-            for w in weak {
-                if let WeakScalar::Int(i) = *w {
-                    if i < lo || i > hi {
-                        t = if t != DType::UInt64 && i >= i64::MIN as i128 && i <= i64::MAX as i128
-                        {
-                            DType::Int64
-                        } else {
-                            DType::Float64
-                        };
-                    }
-                }
-            }
-        }
-        let (c, o) = self.resolve(t)?;
-        // NumPy's float16 loops compute in float32 and round the result once (`npy_half`
-        // converts); bfloat16 likewise. Compositions of several steps need that too.
-        let c = match c {
-            DType::Float16 | DType::BFloat16 => DType::Float32,
-            c => c,
-        };
-        Ok((t, c, o))
+        let ops: Vec<LoopOperand> = strong
+            .iter()
+            .map(|&d| LoopOperand::Strong(d))
+            .chain(weak.iter().map(|&w| LoopOperand::Weak(w)))
+            .collect();
+        let l = self.loop_for(&ops)?;
+        Ok((l.params[0], l.compute, l.outputs[0]))
     }
 
     /// The IR body over operands already cast to the compute dtype `c`, with its shared values
     /// bound by `bind`.
     pub fn body(&self, bind: &mut dyn Bind, c: DType, args: Vec<Expr>) -> Expr {
         (self.body)(bind, c, args)
+    }
+
+    /// The IR of every output (one per [`Ufunc::nout`]), over operands already cast to the
+    /// compute dtype `c`, sharing the values bound by `bind`.
+    pub fn bodies(&self, bind: &mut dyn Bind, c: DType, args: Vec<Expr>) -> Vec<Expr> {
+        match self.bodies {
+            Some(f) => f(bind, c, args),
+            None => vec![(self.body)(bind, c, args)],
+        }
     }
 }
 
@@ -285,9 +326,23 @@ pub(crate) fn kernel_with_lets(
     lets: Lets,
     value: Expr,
 ) -> Kernel {
+    kernel_with_lets_n(name, inputs, params, lets, vec![value])
+}
+
+/// An elementwise kernel storing `values` (one output each), whose shared subexpressions are
+/// the locals of `lets`.
+pub(crate) fn kernel_with_lets_n(
+    name: &str,
+    inputs: Vec<DType>,
+    params: Vec<DType>,
+    lets: Lets,
+    values: Vec<Expr>,
+) -> Kernel {
     let mut body = lets.stmts;
-    let outputs = vec![value.ty];
-    body.push(Stmt::Store { output: 0, value });
+    let outputs = values.iter().map(|v| v.ty).collect();
+    for (output, value) in values.into_iter().enumerate() {
+        body.push(Stmt::Store { output, value });
+    }
     Kernel {
         name: name.into(),
         inputs,
@@ -354,7 +409,7 @@ macro_rules! weak_int {
         }
     )*};
 }
-weak_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+weak_int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
 
 /// Applies a ufunc to its operands, NumPy semantics (broadcasting, NEP 50 promotion).
 /// `out`, when given, receives the result (cast with `same_kind` rules) and is returned.
@@ -362,13 +417,23 @@ weak_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 /// # Errors
 /// [`Error::ShapeMismatch`] (naming the ufunc and both shapes), [`Error::TypeError`] (no loop),
 /// [`Error::ScalarOverflow`] (weak integer out of range), [`Error::DTypeNotSupported`],
-/// [`Error::DeviceMismatch`], or [`Error::InvalidArgument`] for a wrong operand count or no array.
+/// [`Error::DeviceMismatch`], or [`Error::InvalidArgument`] for a wrong operand count, no array,
+/// or a ufunc of two outputs (see [`apply_outs`]).
 pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> {
     let op = u.name();
     if args.len() != u.nin() {
         return Err(Error::invalid(
             op,
             format!("takes {} operands, got {}", u.nin(), args.len()),
+        ));
+    }
+    if u.nout() != 1 {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "has {} outputs: apply_outs returns them all (NumPy's tuple)",
+                u.nout()
+            ),
         ));
     }
     // Hot path (`a + b` on arrays): the kernel depends only on the ufunc, the operand dtypes and
@@ -396,25 +461,66 @@ pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> 
         .run_validated(&k.1)?
         .remove(0));
     }
-    let mut strong = vec![];
-    let mut weak = vec![];
-    for a in args {
-        match a {
-            Arg::Array(x) => strong.push(x.dtype()),
-            Arg::Typed(s) => strong.push(s.dtype()),
-            Arg::Weak(w) => weak.push(*w),
-        }
+    Ok(launch(u, args, &[out], key)?.remove(0))
+}
+
+/// Applies a ufunc of any number of outputs (`numpy.divmod(x1, x2)` returns a tuple; so does
+/// [`apply_outs`] here, as a `Vec`). `outs` is NumPy's `out=` tuple: empty, or one slot per
+/// output (`None` where a new array is wanted); each given array receives its result (cast with
+/// `same_kind` rules) and is returned in its place.
+///
+/// # Errors
+/// As [`apply`]; [`Error::InvalidArgument`] when `outs` has neither 0 nor `nout` slots.
+pub fn apply_outs(u: &Ufunc, args: &[Arg<'_>], outs: &[Option<&Array>]) -> Result<Vec<Array>> {
+    let op = u.name();
+    if args.len() != u.nin() {
+        return Err(Error::invalid(
+            op,
+            format!("takes {} operands, got {}", u.nin(), args.len()),
+        ));
     }
+    let none = vec![None; u.nout()];
+    let outs = match outs.len() {
+        0 => &none[..],
+        n if n == u.nout() => outs,
+        n => {
+            return Err(Error::invalid(
+                op,
+                format!("has {} outputs, but out= has {n} entries", u.nout()),
+            ))
+        }
+    };
+    launch(u, args, outs, None)
+}
+
+/// [`apply_outs`] after the argument checks: resolves the loop, builds (and, with a `key`,
+/// caches) the kernel and runs it.
+fn launch(
+    u: &Ufunc,
+    args: &[Arg<'_>],
+    outs: &[Option<&Array>],
+    key: Option<KernelKey>,
+) -> Result<Vec<Array>> {
+    let op = u.name();
+    let ops: Vec<LoopOperand> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Array(x) => LoopOperand::Strong(x.dtype()),
+            Arg::Typed(s) => LoopOperand::Strong(s.dtype()),
+            Arg::Weak(w) => LoopOperand::Weak(*w),
+        })
+        .collect();
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
         return Err(Error::invalid(op, "at least one operand must be an array"));
     }
-    let (t, c, o) = u.loop_types(&strong, &weak)?;
+    let lp = u.loop_for(&ops)?;
     let mut inputs: Vec<&Array> = vec![];
     let mut in_dtypes = vec![];
     let mut params = vec![];
     let mut param_dtypes = vec![];
     let mut exprs = vec![];
-    for a in args {
+    for (k, a) in args.iter().enumerate() {
+        let c = lp.inputs[k];
         match a {
             Arg::Array(x) => {
                 exprs.push(Expr::input(inputs.len(), x.dtype()).cast(c));
@@ -424,6 +530,7 @@ pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> 
             Arg::Weak(w) => {
                 // A weak scalar is converted to the promoted dtype (checking integer range) and
                 // passed as a uniform parameter.
+                let t = lp.params[k];
                 let s = w.to_scalar(op, t)?;
                 exprs.push(Expr::param(params.len(), t).cast(c));
                 param_dtypes.push(t);
@@ -436,22 +543,37 @@ pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> 
             }
         }
     }
-    let out_dtype = out.map_or(o, |a| a.dtype());
-    if let Some(a) = out {
-        if !cupy_core::promote::can_cast_same_kind(o, a.dtype()) {
-            return Err(Error::TypeError {
-                op: op.into(),
-                dtypes: vec![o, a.dtype()],
-                msg: format!(
-                    "cannot cast ufunc output from {o} to {} with casting rule 'same_kind'",
-                    a.dtype()
-                ),
-            });
+    let mut out_dtypes = Vec::with_capacity(lp.outputs.len());
+    for (&o, out) in lp.outputs.iter().zip(outs) {
+        if let Some(a) = out {
+            if !cupy_core::promote::can_cast_same_kind(o, a.dtype()) {
+                return Err(Error::TypeError {
+                    op: op.into(),
+                    dtypes: vec![o, a.dtype()],
+                    msg: format!(
+                        "cannot cast ufunc output from {o} to {} with casting rule 'same_kind'",
+                        a.dtype()
+                    ),
+                });
+            }
         }
+        out_dtypes.push(out.map_or(o, |a| a.dtype()));
     }
     let mut lets = Lets::default();
-    let body = u.body(&mut lets, c, exprs).cast(o).cast(out_dtype);
-    let kernel = Arc::new(kernel_with_lets(op, in_dtypes, param_dtypes, lets, body));
+    let exprs = lp.operands(&mut lets, exprs);
+    let values = u
+        .bodies(&mut lets, lp.compute, exprs)
+        .into_iter()
+        .zip(lp.outputs.iter().zip(&out_dtypes))
+        .map(|(v, (&o, &d))| v.cast(o).cast(d))
+        .collect();
+    let kernel = Arc::new(kernel_with_lets_n(
+        op,
+        in_dtypes,
+        param_dtypes,
+        lets,
+        values,
+    ));
     if let Some(key) = key {
         // Cached only once valid: a hit skips validation.
         kernel.validate()?;
@@ -464,11 +586,11 @@ pub fn apply(u: &Ufunc, args: &[Arg<'_>], out: Option<&Array>) -> Result<Array> 
         inputs: &inputs,
         raws: &[],
         params,
-        outs: vec![out],
+        outs: outs.to_vec(),
         device: None,
         shape: None,
     }
-    .run_one()
+    .run()
 }
 
 /// Key of an all-array ufunc call: the ufunc, up to three operand dtypes, the `out` dtype.

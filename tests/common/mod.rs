@@ -265,6 +265,9 @@ pub fn operands(g: &Golden, case: &Value, dev: &Device) -> Result<Vec<Operand>> 
                         .as_i64()
                         .map(|i| i as i128)
                         .or_else(|| v.as_u64().map(|u| u as i128))
+                        // Beyond 64 bits serde_json keeps a float (exact for the powers of two
+                        // the goldens use).
+                        .or_else(|| v.as_f64().map(|f| f as i128))
                         .expect("int");
                     WeakScalar::Int(i)
                 }

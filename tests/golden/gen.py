@@ -7,8 +7,8 @@ goldens in one commit):
     scipy 1.17.1
 
 Run from anywhere:  python3 tests/golden/gen.py
-Each group G (creation, astype, ufuncs, reductions, linalg, signal, views, printing, sorting,
-custom, indexing, complex, stats) has its generator in gen/G.py (a function gen_G), sharing the helpers
+Each group G (creation, astype, ufuncs, ufuncs2, reductions, linalg, signal, views, printing, sorting,
+custom, indexing, complex, stats, ufunc_methods, manipulation) has its generator in gen/G.py (a function gen_G), sharing the helpers
 of gen/common.py (the pin check, Group, view recipes, record, shared operand values).
 `gen.py G...` regenerates only the named groups. Writes, per group:
     tests/golden/G.npys   every array of the group, each a complete .npy file (format 1.0),
@@ -48,8 +48,8 @@ import os
 import sys
 
 # The groups, in the order a full run writes them.
-GROUPS = ["creation", "astype", "ufuncs", "reductions", "linalg", "signal", "views", "printing",
-          "custom", "indexing", "sorting", "complex", "math", "stats", "manipulation"]
+GROUPS = ["creation", "astype", "ufuncs", "ufuncs2", "reductions", "linalg", "signal", "views", "printing",
+          "custom", "indexing", "sorting", "complex", "math", "stats", "ufunc_methods", "manipulation"]
 
 
 def run(name):

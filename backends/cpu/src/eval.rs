@@ -31,6 +31,12 @@ pub struct Env<'a> {
 pub trait Sink {
     /// Stores `value` to output `k` for the active lanes.
     fn store(&self, k: usize, value: &Col<'_>, mask: Option<&[u8]>) -> Result<(), String>;
+    /// Output `k`'s lanes of this block as one contiguous run of `dtype` elements, when they
+    /// are (a C-contiguous view of exactly that dtype): the address of lane 0, for results
+    /// computed straight into the output.
+    fn direct(&self, _k: usize, _dtype: DType) -> Option<*mut u8> {
+        None
+    }
 }
 
 /// Outputs of an elementwise launch: the block `start..start + n` of each view.
@@ -51,6 +57,12 @@ impl Sink for BlockSink<'_> {
             .ok_or_else(|| format!("store to missing output {k}"))?;
         // SAFETY: the launch checked the layouts and gives each block to one thread.
         unsafe { v.scatter(self.start, self.n, value, mask) }
+    }
+    fn direct(&self, k: usize, dtype: DType) -> Option<*mut u8> {
+        let v = self.outs.get(k)?;
+        // SAFETY: a contiguous view's block start..start + n lies inside its checked buffer.
+        (v.contig && v.dtype == dtype)
+            .then(|| unsafe { v.ptr.add((v.layout.offset + self.start) * dtype.itemsize()) })
     }
 }
 
@@ -165,6 +177,9 @@ impl<'a> Env<'a> {
                     self.vars[*var] = Some(newv);
                 }
                 Stmt::Store { output, value } => {
+                    if mask.is_none() && !self.dry && self.store_direct(*output, value, sink)? {
+                        continue;
+                    }
                     let v = self.eval(value)?;
                     sink.store(*output, &v, mask)?;
                 }
@@ -268,6 +283,38 @@ impl<'a> Env<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl Env<'_> {
+    /// `Store` of exp, log, sin, cos, tanh or pow of float32/float64 operands straight into a
+    /// contiguous output of the same dtype (the vector routines write the output block, no
+    /// temporary column and no copy); false (nothing stored) when the pattern does not fit.
+    fn store_direct(&self, output: usize, value: &Expr, sink: &dyn Sink) -> Result<bool, String> {
+        let ty = value.ty;
+        if !matches!(ty, DType::Float32 | DType::Float64) {
+            return Ok(false);
+        }
+        let (op, a, b) = match &value.kind {
+            ExprKind::Unary(op, a) if column::VOp::of(*op).is_some() && a.ty == ty => {
+                (column::VOp::of(*op), a, None)
+            }
+            ExprKind::Binary(BinaryOp::Pow, a, b) if a.ty == ty && b.ty == ty => {
+                (Some(column::VOp::Pow), a, Some(b))
+            }
+            _ => return Ok(false),
+        };
+        let (Some(op), Some(dst)) = (op, sink.direct(output, ty)) else {
+            return Ok(false);
+        };
+        let a = self.eval(a)?;
+        let b = match b {
+            Some(b) => Some(self.eval(b)?),
+            None => None,
+        };
+        // SAFETY: `dst` is this block's run of n lanes of the output (one thread per block);
+        // `into` refuses operands whose memory overlaps it.
+        Ok(unsafe { column::vmath_into(op, &a, b.as_ref(), dst, self.n) })
     }
 }
 

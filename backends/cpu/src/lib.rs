@@ -22,6 +22,7 @@ mod reduce;
 mod sortscan;
 #[cfg(test)]
 mod tests;
+pub mod vmath;
 
 use column::Col;
 use cupy_core::backend::{
@@ -68,7 +69,9 @@ fn device_info() -> DeviceInfo {
         index: 0,
         name: format!("cpu ({threads} threads, {arch})"),
         details: format!(
-            "host backend: block IR interpreter, rayon ({threads} threads), faer GEMM; {}",
+            "host backend: block IR interpreter, rayon ({threads} threads), faer GEMM, vector \
+             math: {}; {}",
+            vmath::Isa::current().name(),
             std::env::consts::OS
         ),
         software: false,

@@ -27,6 +27,16 @@ use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
 use crate::scalar::Scalar;
 
+mod arith;
+mod bits;
+mod cinv;
+pub use arith::{cbrt, complex_reciprocal, complex_sign, gcd, heaviside, lcm, modf, sign};
+pub use bits::{frexp, ldexp, nextafter, spacing, FloatFormat};
+pub use cinv::{
+    complex_arccos, complex_arccosh, complex_arcsin, complex_arcsinh, complex_arctan,
+    complex_arctanh, complex_exp2, complex_expm1, complex_log1p, complex_log2,
+};
+
 /// Where a composition puts a value it reads more than once.
 pub trait Bind {
     /// Returns an expression that evaluates `e` (once, where the implementation can).

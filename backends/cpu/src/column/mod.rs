@@ -305,7 +305,7 @@ mod float;
 mod int;
 
 pub use cast::cast;
-pub use float::{np_fmax, np_fmin, np_max, np_min};
+pub use float::{np_fmax, np_fmin, np_max, np_min, vmath_into, VOp};
 pub use int::IntOps;
 
 /// Lane-wise binary op on two columns of the same variant.

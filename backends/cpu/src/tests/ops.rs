@@ -199,8 +199,11 @@ fn comparisons_logic_shifts() {
 fn float_unary_and_tests() {
     let r: Vec<f64> = unop(U::Sqrt, &[4.0f64, 2.0]);
     assert_eq!(r, vec![2.0, 2f64.sqrt()]);
+    // exp, log, sin, cos, tanh run the vector routines (crate::vmath): within 1 ulp of the C
+    // library (2 for tanh), exact at exp(0).
     let r: Vec<f32> = unop(U::Exp, &[0.0f32, 1.0]);
-    assert_eq!(r, vec![1.0, 1f32.exp()]);
+    assert_eq!(r[0], 1.0);
+    assert!((r[1] - 1f32.exp()).abs() <= f32::EPSILON * 4.0, "{r:?}");
     let r: Vec<f64> = unop(U::Floor, &[-1.5f64, 2.5]);
     assert_eq!(r, vec![-2.0, 2.0]);
     let r: Vec<f64> = unop(U::Ceil, &[-1.5f64, 2.5]);
@@ -221,7 +224,8 @@ fn float_unary_and_tests() {
         (U::Tanh, f64::tanh),
     ] {
         let r: Vec<f64> = unop(op, &[0.7f64]);
-        assert_eq!(r, vec![f(0.7)], "{op:?}");
+        let ulps = (r[0].to_bits() as i64 - f(0.7).to_bits() as i64).unsigned_abs();
+        assert!(ulps <= 2, "{op:?}: {r:?} against {}", f(0.7));
     }
 }
 

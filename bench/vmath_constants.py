@@ -1,0 +1,95 @@
+"""The constants of the cpu backend's vector math (backends/cpu/src/vmath/), recomputed from
+their definitions with mpmath at 300 bits, printed with their bit patterns:
+
+    python3 bench/vmath_constants.py          # print
+    python3 bench/vmath_constants.py --check  # also find each bit pattern in the Rust sources
+
+Splits (Cody & Waite): a constant c = hi + lo where hi keeps few enough significant bits that
+n * hi is exact for the multiples n the reduction produces. Polynomials are Taylor series:
+1/k! (exp, expm1), 2/(2k+1) (2 atanh s, for log), (-1)^k/(2k+1)! and (-1)^k/(2k)! (sin, cos),
+2^2n (2^2n - 1) B_2n / (2n)! (tanh; B the Bernoulli numbers, Abramowitz & Stegun 4.5.64)."""
+import math
+import os
+import struct
+import sys
+from fractions import Fraction
+
+from mpmath import mp, mpf, floor, log, nint, pi, sqrt
+
+mp.prec = 300
+
+
+def f32(v):
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def h32(v):
+    return "0x%08x" % struct.unpack("I", struct.pack("f", v))[0]
+
+
+def h64(v):
+    return "0x%016x" % struct.unpack("Q", struct.pack("d", float(v)))[0]
+
+
+def rounded_bits(v, bits):
+    """v rounded to `bits` significant bits."""
+    e = int(floor(mp.log(abs(v), 2)))
+    s = mpf(2) ** (bits - 1 - e)
+    return nint(v * s) / s
+
+
+rows = []  # (name, value, hex)
+
+
+def add32(name, v):
+    rows.append((name, repr(v), h32(v)))
+
+
+def add64(name, v):
+    rows.append((name, repr(float(v)), h64(v)))
+
+
+ln2 = log(2)
+hi = f32(rounded_bits(ln2, 16))
+add32("f32 LN2_HI (16 bits)", hi)
+add32("f32 LN2_LO = ln2 - LN2_HI", f32(ln2 - mpf(hi)))
+hi = float(rounded_bits(ln2, 42))
+add64("f64 LN2_HI (42 bits)", hi)
+add64("f64 LN2_LO = ln2 - LN2_HI", float(ln2 - mpf(hi)))
+add32("f32 sqrt(1/2)", f32(sqrt(mpf(1) / 2)))
+add64("f64 sqrt(1/2)", float(sqrt(mpf(1) / 2)))
+p1 = float(rounded_bits(pi / 2, 33))
+p2 = float(rounded_bits(pi / 2 - mpf(p1), 33))
+add64("PIO2_1 (33 bits)", p1)
+add64("PIO2_2 (next 33 bits)", p2)
+add64("PIO2_3 = pi/2 - PIO2_1 - PIO2_2", float(pi / 2 - mpf(p1) - mpf(p2)))
+add64("PIO2_1T = pi/2 - PIO2_1", float(pi / 2 - mpf(p1)))
+add64("2/3 hi", float(mpf(2) / 3))
+add64("2/3 lo", float(mpf(2) / 3 - mpf(float(mpf(2) / 3))))
+
+
+def bernoulli(n):
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / Fraction(m + 1))
+    return b
+
+
+B = bernoulli(40)
+for n in range(2, 20):  # x^3 .. x^37
+    c = Fraction(2 ** (2 * n) * (2 ** (2 * n) - 1)) * B[2 * n] / math.factorial(2 * n)
+    add64(f"tanh x^{2 * n - 1}", float(mpf(c.numerator) / c.denominator))
+
+for name, value, hx in rows:
+    print(f"{name:34} {value:>26} {hx}")
+
+if "--check" in sys.argv:
+    root = os.path.join(os.path.dirname(__file__), "..", "backends", "cpu", "src", "vmath")
+    text = "".join(open(os.path.join(root, f)).read() for f in os.listdir(root) if f.endswith(".rs"))
+    flat = text.replace("_", "")
+    missing = [(n, v, h) for n, v, h in rows
+               if n != "2/3 hi"  # written `2.0 / 3.0`
+               and h[2:].lstrip("0") not in flat and v.lstrip("-").replace("e-0", "e-") not in flat]
+    for n, v, h in missing:
+        print("not found in the sources:", n, v, h)
+    sys.exit(1 if missing else 0)

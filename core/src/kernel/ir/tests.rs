@@ -1,0 +1,106 @@
+use super::*;
+
+#[test]
+fn validate_catches_mismatches() {
+    let k = Kernel::map(
+        "add",
+        vec![DType::Float32, DType::Float32],
+        vec![],
+        Expr::binary(
+            BinaryOp::Add,
+            Expr::input(0, DType::Float32),
+            Expr::input(1, DType::Float32),
+        ),
+    );
+    k.validate().unwrap();
+    let mut bad = k.clone();
+    bad.inputs[1] = DType::Int32;
+    assert!(bad.validate().is_err());
+    let lp = Kernel {
+        name: "loop".into(),
+        inputs: vec![DType::Float32],
+        outputs: vec![DType::Float32],
+        raws: vec![],
+        params: vec![],
+        locals: vec![DType::Int64],
+        body: vec![Stmt::For {
+            var: 0,
+            start: Expr::constant(Scalar::Int64(0)),
+            end: Expr::input(0, DType::Float32).cast(DType::Int64),
+            body: vec![],
+        }],
+    };
+    assert!(lp
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("non-uniform"));
+}
+
+#[test]
+fn complex_parts_are_typed() {
+    let z = Expr::input(0, DType::Complex64);
+    assert_eq!(Expr::unary(UnaryOp::Real, z.clone()).ty, DType::Float32);
+    assert_eq!(Expr::unary(UnaryOp::Imag, z.clone()).ty, DType::Float32);
+    assert_eq!(Expr::unary(UnaryOp::Conj, z.clone()).ty, DType::Complex64);
+    let re = Expr::input(1, DType::Float64);
+    assert_eq!(Expr::complex(re.clone(), re.clone()).ty, DType::Complex128);
+    let k = |value: Expr| Kernel {
+        name: "c".into(),
+        inputs: vec![DType::Complex64, DType::Float64],
+        outputs: vec![value.ty],
+        raws: vec![],
+        params: vec![],
+        locals: vec![],
+        body: vec![Stmt::Store { output: 0, value }],
+    };
+    k(Expr::unary(UnaryOp::Imag, z.clone())).validate().unwrap();
+    k(Expr::complex(re.clone(), re.clone())).validate().unwrap();
+    // Parts of a real operand, or a complex of mistyped parts, are refused.
+    assert!(k(Expr::unary(UnaryOp::Real, re.clone()))
+        .validate()
+        .is_err());
+    let bad = Expr {
+        ty: DType::Complex64,
+        kind: ExprKind::Binary(BinaryOp::Complex, Box::new(re.clone()), Box::new(re)),
+    };
+    assert!(k(bad).validate().is_err());
+}
+
+#[test]
+fn raw_writes_validate_and_report() {
+    let f = DType::Float32;
+    let k = Kernel {
+        name: "scatter".into(),
+        inputs: vec![DType::Int64, f],
+        outputs: vec![],
+        raws: vec![f, f],
+        params: vec![],
+        locals: vec![],
+        body: vec![Stmt::AtomicRaw {
+            raw: 1,
+            op: AtomicOp::Add,
+            index: Expr::input(0, DType::Int64),
+            value: Expr::input(1, f),
+        }],
+    };
+    k.validate().unwrap();
+    assert!(!k.writes_raw(0) && k.writes_raw(1) && k.atomic_raw(1) && k.writes_raws());
+    let mut bad = k.clone();
+    bad.raws[1] = DType::Int32;
+    assert!(bad.validate().unwrap_err().to_string().contains("raw 1"));
+    let mut bad = k.clone();
+    bad.body = vec![Stmt::StoreRaw {
+        raw: 0,
+        index: Expr::input(1, f),
+        value: Expr::input(1, f),
+    }];
+    assert!(bad.validate().is_err());
+    bad.body = vec![Stmt::StoreRaw {
+        raw: 0,
+        index: Expr::input(0, DType::Int64),
+        value: Expr::input(1, f),
+    }];
+    bad.validate().unwrap();
+    assert!(bad.writes_raw(0) && !bad.atomic_raw(0));
+}
