@@ -275,7 +275,7 @@ impl ReductionKernel {
     ///
     /// # Errors
     /// [`Error::Parse`] for type errors in the expressions; argument, shape, axis, dtype and
-    /// device errors as [`ElementwiseKernel::call_with`] and [`crate::sum`] give them.
+    /// device errors as [`ElementwiseKernel::call_with`](super::elementwise::ElementwiseKernel::call_with) and [`crate::sum`] give them.
     pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
         let op = self.name.as_str();
         let (kernel, mut params, path) = self.lower_call(args)?;
