@@ -225,3 +225,39 @@ fn integer_comparisons_with_out_of_range_values_are_exact() {
         });
     }
 }
+
+/// The ufunc methods inline the ufunc's body into one expression: a body that reuses values
+/// many times (int64 `gcd`'s unrolled Euclid steps, `nextafter`) grew exponentially and the
+/// process ran out of memory. It is now an `Unsupported` error; small bodies still work.
+#[test]
+fn methods_refuse_bodies_too_large_to_inline() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let x = cupy::from_slice(&[12i64, 18, 8], &[3]).unwrap();
+            let e = cupy::ufuncs::gcd.reduce(&x);
+            assert!(
+                matches!(e, Err(Error::Unsupported { .. })),
+                "{dev:?}: {e:?}"
+            );
+            let f = cupy::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
+            let e = cupy::ufuncs::nextafter.reduce(&f);
+            assert!(
+                matches!(e, Err(Error::Unsupported { .. })),
+                "{dev:?}: {e:?}"
+            );
+            let i = cupy::from_slice(&[0i64], &[1]).unwrap();
+            let e = cupy::ufuncs::gcd.at(&x, &i, Some(4i64.into()));
+            assert!(
+                matches!(e, Err(Error::Unsupported { .. })),
+                "{dev:?}: {e:?}"
+            );
+            assert_eq!(
+                x.to_vec::<i64>().unwrap(),
+                [12, 18, 8],
+                "{dev:?}: x unchanged"
+            );
+            let s = cupy::ufuncs::add.reduce(&x).unwrap();
+            assert_eq!(s.to_vec::<i64>().unwrap(), [38], "{dev:?}");
+        });
+    }
+}

@@ -32,7 +32,7 @@ use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduce, Re
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
-use cupy_core::kernel::math::{Inline, Lets};
+use cupy_core::kernel::math::Lets;
 use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
 use std::cell::RefCell;
@@ -128,11 +128,11 @@ fn weak_op(t: &mut Trace, u: &Ufunc, vals: &[Val], types: (DType, DType, DType))
             }
         });
     }
-    let value = super::eval_host(op, vec![u.body(&mut Inline, c, now).cast(o)])?[0];
+    let value = super::eval_host(op, vec![u.inline_body(op, c, now)?.cast(o)])?[0];
     if !from_args {
         return Ok(Val::Weak(weak_of(value), None));
     }
-    t.derived.push(u.body(&mut Inline, c, exprs).cast(o));
+    t.derived.push(u.inline_body(op, c, exprs)?.cast(o));
     Ok(Val::Weak(
         weak_of(value),
         Some(t.n_args + t.derived.len() - 1),

@@ -10,13 +10,16 @@ use crate::launch::Elementwise;
 use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, Kernel, Stmt};
-use cupy_core::kernel::math::{Bind, Lets};
+use cupy_core::kernel::math::{Bind, Inline, Lets, Measure};
 use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The most nodes [`Ufunc::inline_body`] builds (a few MB of IR; the emitters walk it as a tree).
+pub const INLINE_LIMIT: u128 = 20_000;
 
 /// The IR of a ufunc over operands already cast to the loop's compute dtype (the `DType`
 /// argument); values used twice go through the [`Bind`].
@@ -306,6 +309,31 @@ impl Ufunc {
     /// bound by `bind`.
     pub fn body(&self, bind: &mut dyn Bind, c: DType, args: Vec<Expr>) -> Expr {
         (self.body)(bind, c, args)
+    }
+
+    /// [`Ufunc::body`] with every value inlined (for single-expression IR slots: a reduction's
+    /// combine, a fold step, a host-evaluated constant), or an [`Error::Unsupported`] when the
+    /// inlined tree would pass [`INLINE_LIMIT`] nodes (`gcd`/`lcm` of 32- and 64-bit integers,
+    /// `ldexp`, `nextafter`: their bodies reuse values many times).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming `op` and the ufunc.
+    pub fn inline_body(&self, op: &str, c: DType, args: Vec<Expr>) -> Result<Expr> {
+        let mut m = Measure::default();
+        let e = self.body(&mut m, c, args.clone());
+        let size = m.size(&e);
+        if size > INLINE_LIMIT {
+            return Err(Error::Unsupported {
+                op: op.to_string(),
+                backend: "every backend".into(),
+                reason: format!(
+                    "the {c} body of {} would be an expression of about {size} nodes in this \
+                     form (it reuses values, which a single-expression slot repeats); not here yet",
+                    self.name
+                ),
+            });
+        }
+        Ok(self.body(&mut Inline, c, args))
     }
 
     /// The IR of every output (one per [`Ufunc::nout`]), over operands already cast to the

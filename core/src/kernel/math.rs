@@ -53,6 +53,45 @@ impl Bind for Inline {
     }
 }
 
+/// Binds to placeholders and records how many nodes each bound value would have if inlined, so
+/// a caller that must inline (a single-expression IR slot: a reduction's combine, a fold step)
+/// can refuse a body whose inlined tree would explode instead of exhausting memory (`gcd`'s
+/// unrolled Euclid steps reuse each value; inlined, the tree doubles per step).
+#[derive(Clone, Debug, Default)]
+pub struct Measure {
+    sizes: Vec<u128>,
+}
+
+/// Where [`Measure`]'s placeholders start among `Var` numbers (far above any real local).
+const MEASURE_BASE: usize = 1 << 40;
+
+impl Bind for Measure {
+    fn bind(&mut self, e: Expr) -> Expr {
+        if is_leaf(&e) {
+            return e;
+        }
+        let size = self.size(&e);
+        self.sizes.push(size);
+        Expr::var(MEASURE_BASE + self.sizes.len() - 1, e.ty)
+    }
+}
+
+impl Measure {
+    /// The node count of `e` with every placeholder counted as the value it stands for
+    /// (saturating).
+    pub fn size(&self, e: &Expr) -> u128 {
+        let mut n: u128 = 0;
+        e.visit(&mut |x| {
+            let add = match x.kind {
+                ExprKind::Var(v) if v >= MEASURE_BASE => self.sizes[v - MEASURE_BASE],
+                _ => 1,
+            };
+            n = n.saturating_add(add);
+        });
+        n
+    }
+}
+
 /// Binds to kernel locals: each bound value becomes a [`Stmt::Let`] of a new local, numbered
 /// from `first_local`.
 #[derive(Clone, Debug, Default)]

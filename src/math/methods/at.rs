@@ -105,6 +105,7 @@ pub(crate) fn at(u: &Ufunc, a: &Array, indices: &Array, b: Option<Arg<'_>>) -> R
     strong.extend(vals.as_ref().map(|v| v.dtype()));
     let (t, _, _) = u.loop_types(&strong, &[])?;
     let lp = loop_of(u, t)?;
+    super::check_inlinable(u, "at", &lp)?;
     let shape = a.shape().to_vec();
     let n0 = shape[0];
     let post: usize = shape[1..].iter().product();

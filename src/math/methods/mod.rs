@@ -100,6 +100,21 @@ pub(crate) fn reduce_loop(
     dtype: Option<DType>,
     out: Option<DType>,
 ) -> Result<Loop> {
+    let lp = reduce_loop_of(u, t, dtype, out)?;
+    check_inlinable(u, "reduce", &lp)?;
+    Ok(lp)
+}
+
+/// The methods' kernels inline the ufunc's body (a combine or fold step is one expression):
+/// refuses the bodies too large for that ([`Ufunc::inline_body`]) before any kernel is built.
+pub(crate) fn check_inlinable(u: &Ufunc, method: &str, lp: &Loop) -> Result<()> {
+    let c = lp.compute;
+    let args = (0..u.nin()).map(|k| Expr::var(k, c)).collect();
+    u.inline_body(&format!("{}.{method}", u.name()), c, args)
+        .map(|_| ())
+}
+
+fn reduce_loop_of(u: &Ufunc, t: DType, dtype: Option<DType>, out: Option<DType>) -> Result<Loop> {
     let t0 = match (dtype, out) {
         (Some(d), _) => d,
         (None, Some(o)) => promote_types(o, t),
