@@ -258,6 +258,15 @@ fn methods_refuse_bodies_too_large_to_inline() {
             );
             let s = cupy::ufuncs::add.reduce(&x).unwrap();
             assert_eq!(s.to_vec::<i64>().unwrap(), [38], "{dev:?}");
+            // A complex initial= on a float loop is NumPy's TypeError, not a dropped part.
+            let opts = cupy::UfuncReduce {
+                initial: Some(cupy::WeakScalar::Complex(num_complex::Complex::new(
+                    1.0, 1.0,
+                ))),
+                ..Default::default()
+            };
+            let e = cupy::ufuncs::add.reduce_with(&f, opts);
+            assert!(matches!(e, Err(Error::TypeError { .. })), "{dev:?}: {e:?}");
         });
     }
 }

@@ -196,6 +196,16 @@ pub(crate) fn reduce(u: &Ufunc, a: &Array, opts: &UfuncReduce) -> Result<Array> 
             ),
         ));
     }
+    if let Some(w @ WeakScalar::Complex(_)) = opts.initial {
+        if !lp.input.is_complex() {
+            // NumPy: float() argument must be a string or a real number, not 'complex'.
+            return Err(Error::TypeError {
+                op: op.to_string(),
+                dtypes: vec![a.dtype()],
+                msg: format!("initial={w:?} is complex; the loop is {}", lp.input),
+            });
+        }
+    }
     let initial = opts
         .initial
         .map(|w| w.to_scalar(op, lp.input))
