@@ -27,6 +27,8 @@
 mod f32x;
 mod f64x;
 mod pow;
+#[cfg(target_arch = "x86_64")]
+mod pow_avx512;
 #[cfg(test)]
 mod tests;
 
@@ -202,6 +204,10 @@ pub(crate) trait Fn2 {
     fn lane<const F: bool>(x: Self::T, y: Self::T) -> (Self::T, bool);
     /// The scalar path.
     fn libm(x: Self::T, y: Self::T) -> Self::T;
+    /// A loop written for AVX-512 with intrinsics, when the function has one: true if it ran.
+    fn avx512(_a: &[Self::T], _b: &[Self::T], _y: &mut [Self::T]) -> bool {
+        false
+    }
 }
 
 #[inline(always)]
@@ -308,7 +314,11 @@ pub(crate) fn map2<K: Fn2>(isa: Isa, a: &[K::T], b: &[K::T], y: &mut [K::T]) {
         }
         // SAFETY: as in `map1`.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::d2_avx512::<K>(a, b, y) },
+        Isa::Avx512 => {
+            if !K::avx512(a, b, y) {
+                unsafe { x86::d2_avx512::<K>(a, b, y) }
+            }
+        }
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { x86::d2_avx2::<K>(a, b, y) },
         _ => drive2::<K, BASE_FMA>(a, b, y),

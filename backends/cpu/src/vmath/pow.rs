@@ -103,6 +103,13 @@ impl Fn2 for PowF32 {
     fn libm(x: f32, y: f32) -> f32 {
         x.powf(y)
     }
+    #[cfg(target_arch = "x86_64")]
+    fn avx512(a: &[f32], b: &[f32], y: &mut [f32]) -> bool {
+        // SAFETY: called for `Isa::Avx512` only, which `Isa::available` checked; map2 checked
+        // the lengths.
+        unsafe { super::pow_avx512::pow_f32(a, b, y) };
+        true
+    }
 }
 
 /// Dekker's TwoProduct: `a * b = p + e` exactly (one FMA when `F`, else Veltkamp's splitting).
