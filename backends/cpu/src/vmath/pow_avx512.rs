@@ -4,7 +4,7 @@
 //! to a handful of terms, the scheme of ARM's optimized-routines `powf` (also glibc's):
 //!
 //! - ln|x| = e ln2 - ln(invc_i) + ln(1 + r), with |x| = 2^e z, z in [0.699, 1.398) (integer
-//!   operations on the bits), i one of 16 buckets of z, invc_i ~ 1/c_i (exactly 1 for the
+//!   operations on the bits of |x| widened to float64), i one of 16 buckets of z, invc_i ~ 1/c_i (exactly 1 for the
 //!   bucket of 1) and r = z invc_i - 1 (|r| < 0.0296, ln(1 + r) by its Taylor series to r^8);
 //! - exp(z) = 2^(k/16) exp(z - k ln2/16), k = round(16 z / ln2), 2^(j/16) from a table and
 //!   2^floor(k/16) added to its exponent, exp of the rest (below ln2/32) by Taylor to r^4
@@ -17,9 +17,10 @@
 
 use core::arch::x86_64::*;
 
-/// The offset of the mantissa interval: |x| = 2^e z with z in [OFF, 2 OFF), OFF = 0.69921875
-/// (float32 bits 0x3f330000), so that 1 lies inside a bucket, away from the interval's ends.
-const OFF: i32 = 0x3f33_0000;
+/// The offset of the mantissa interval, as float64 bits: |x| = 2^e z with z in [OFF, 2 OFF),
+/// OFF = 0.69921875 (float32 bits 0x3f330000), so that 1 lies inside a bucket, away from the
+/// interval's ends.
+const OFF64: i64 = 0x3fe6_6000_0000_0000;
 /// (1/c_i, -ln(1/c_i)) for the 16 buckets of z (each 2^19 float32 ulps wide): c_i the bucket's
 /// midpoint, except c = 1 exactly for the bucket holding 1 (there ln|x| = ln(1 + r) without a
 /// cancellation); 1/c_i rounded to float64, the logarithm of the rounded value
@@ -93,40 +94,61 @@ unsafe fn table(t: [f64; 16]) -> (__m512d, __m512d) {
     )
 }
 
-/// Horner's scheme with fused multiply-adds (the polynomials here are short).
+/// `c[0] + c[1] x + ...` by groups of four joined with x^4 (as the portable `poly64`): a short
+/// dependency chain, so that the out-of-order core overlaps more blocks.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn horner(x: __m512d, c: &[f64]) -> __m512d {
-    let mut acc = splat(c[c.len() - 1]);
-    for &k in c[..c.len() - 1].iter().rev() {
-        acc = _mm512_fmadd_pd(acc, x, splat(k));
+unsafe fn poly(x: __m512d, c: &[f64]) -> __m512d {
+    let x2 = _mm512_mul_pd(x, x);
+    let x4 = _mm512_mul_pd(x2, x2);
+    let group = |c: &[f64]| match c.len() {
+        1 => splat(c[0]),
+        2 => _mm512_fmadd_pd(splat(c[1]), x, splat(c[0])),
+        3 => _mm512_fmadd_pd(
+            splat(c[2]),
+            x2,
+            _mm512_fmadd_pd(splat(c[1]), x, splat(c[0])),
+        ),
+        _ => _mm512_fmadd_pd(
+            _mm512_fmadd_pd(splat(c[3]), x, splat(c[2])),
+            x2,
+            _mm512_fmadd_pd(splat(c[1]), x, splat(c[0])),
+        ),
+    };
+    let m = c.len().div_ceil(4);
+    let mut acc = group(&c[4 * (m - 1)..]);
+    for k in (0..m - 1).rev() {
+        acc = _mm512_fmadd_pd(acc, x4, group(&c[4 * k..4 * k + 4]));
     }
     acc
 }
 
-/// |x|^y for 8 lanes from the split |x| = 2^e z (z, e and the bucket i as float32/int32
-/// lanes), `y` finite (lanes with zero, infinite or NaN operands give garbage).
+/// |x|^y for 8 lanes: `ax` = |x| (finite, nonzero), `y` finite (other lanes give garbage).
+/// The split |x| = 2^e z, z in [OFF, 2 OFF), runs on the float64 bits of the widened input
+/// (float32 subnormals are normal there): the float64 bits are the float32 bits shifted left
+/// by 29 and rebiased, so the bucket is bits 48..52 of `bits(|x|) - bits(OFF)`.
 #[target_feature(enable = "avx512f,avx512dq")]
 #[inline]
 unsafe fn pow8(
-    z: __m256,
-    e: __m256i,
-    i: __m256i,
+    ax: __m256,
     y: __m256,
     inv: (__m512d, __m512d),
     logc: (__m512d, __m512d),
     ex2: (__m512d, __m512d),
 ) -> __m256 {
-    let z = _mm512_cvtps_pd(z);
-    let e = _mm512_cvtepi32_pd(e);
-    let i = _mm512_cvtepu32_epi64(i);
+    let x = _mm512_castpd_si512(_mm512_cvtps_pd(ax));
     let y = _mm512_cvtps_pd(y);
+    let tmp = _mm512_sub_epi64(x, _mm512_set1_epi64(OFF64));
+    let i = _mm512_and_si512(_mm512_srli_epi64::<48>(tmp), _mm512_set1_epi64(15));
+    let eb = _mm512_srai_epi64::<52>(tmp);
+    let z = _mm512_castsi512_pd(_mm512_sub_epi64(x, _mm512_slli_epi64::<52>(eb)));
+    let e = _mm512_cvtepi64_pd(eb);
     let invc = _mm512_permutex2var_pd(inv.0, i, inv.1);
     let lc = _mm512_permutex2var_pd(logc.0, i, logc.1);
     let r = _mm512_fmsub_pd(z, invc, splat(1.0));
     let l = _mm512_fmadd_pd(
         r,
-        horner(r, &LOG1P_C),
+        poly(r, &LOG1P_C),
         _mm512_fmadd_pd(e, splat(std::f64::consts::LN_2), lc),
     );
     // exp(z) over float32's range (the clamp's ends round to 0 and inf).
@@ -151,7 +173,7 @@ unsafe fn pow8(
         _mm512_castpd_si512(s),
         _mm512_slli_epi64::<52>(_mm512_srai_epi64::<4>(kb)),
     ));
-    _mm512_cvtpd_ps(_mm512_mul_pd(horner(r, &EXP_C), s))
+    _mm512_cvtpd_ps(_mm512_mul_pd(poly(r, &EXP_C), s))
 }
 
 /// `y[i] = a[i] ** b[i]` for float32.
@@ -183,39 +205,16 @@ pub(super) unsafe fn pow_f32(a: &[f32], b: &[f32], y: &mut [f32]) {
             _mm512_set1_epi32(0x7f7f_ffff),
         ) | _mm512_cmpge_epu32_mask(ey, _mm512_set1_epi32(0x7f80_0000)))
             & live;
-        // |x| = 2^e z, z in [OFF, 2 OFF) (subnormals scaled by 2^23 first), bucket i.
-        let sub = _mm512_cmplt_epu32_mask(ab, _mm512_set1_epi32(0x0080_0000));
-        let ab = _mm512_castps_si512(_mm512_mask_mul_ps(
-            _mm512_castsi512_ps(ab),
-            sub,
-            _mm512_castsi512_ps(ab),
-            _mm512_set1_ps(8_388_608.0),
-        ));
-        let tmp = _mm512_sub_epi32(ab, _mm512_set1_epi32(OFF));
-        let bucket = _mm512_and_si512(_mm512_srli_epi32::<19>(tmp), _mm512_set1_epi32(15));
-        let z = _mm512_castsi512_ps(_mm512_sub_epi32(
-            ab,
-            _mm512_and_si512(tmp, _mm512_set1_epi32(0xff80_0000_u32 as i32)),
-        ));
-        let ex = _mm512_mask_sub_epi32(
-            _mm512_srai_epi32::<23>(tmp),
-            sub,
-            _mm512_srai_epi32::<23>(tmp),
-            _mm512_set1_epi32(23),
-        );
+        let ax = _mm512_castsi512_ps(ab);
         let lo = pow8(
-            _mm512_castps512_ps256(z),
-            _mm512_castsi512_si256(ex),
-            _mm512_castsi512_si256(bucket),
+            _mm512_castps512_ps256(ax),
             _mm512_castps512_ps256(e),
             inv,
             lc,
             ex2,
         );
         let hi = pow8(
-            _mm512_extractf32x8_ps::<1>(z),
-            _mm512_extracti64x4_epi64::<1>(ex),
-            _mm512_extracti64x4_epi64::<1>(bucket),
+            _mm512_extractf32x8_ps::<1>(ax),
             _mm512_extractf32x8_ps::<1>(e),
             inv,
             lc,
