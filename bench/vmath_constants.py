@@ -80,6 +80,31 @@ for n in range(2, 20):  # x^3 .. x^37
     c = Fraction(2 ** (2 * n) * (2 ** (2 * n) - 1)) * B[2 * n] / math.factorial(2 * n)
     add64(f"tanh x^{2 * n - 1}", float(mpf(c.numerator) / c.denominator))
 
+# pow float32 (portable): ln(1 + f)/f on [sqrt(1/2) - 1, sqrt(2) - 1], Chebyshev interpolant
+# of degree 13 (mpmath.chebyfit), coefficients from degree 0 up.
+def log1p_over(f):
+    return 1 - f / 2 if abs(f) < mpf(10) ** -40 else mp.log1p(f) / f
+
+
+coeffs, err = mp.chebyfit(log1p_over, [sqrt(mpf(1) / 2) - 1, sqrt(mpf(2)) - 1], 14, error=True)
+for k, c in enumerate(coeffs[::-1]):
+    add64(f"pow f32 LOG1P_C[{k}]", float(c))
+print(f"(chebyfit max error {float(err):.3e})")
+
+# pow float32 (AVX-512): 16 buckets of z in [OFF, 2 OFF), OFF = 0x3f330000, 2^19 ulps each;
+# 1/c at the bucket's midpoint (c = 1 for the bucket of 1), -ln of that rounded 1/c; 2^(j/16).
+OFF = 0x3f330000
+for i in range(16):
+    lo = struct.unpack("f", struct.pack("I", OFF + i * (1 << 19)))[0]
+    hi = struct.unpack("f", struct.pack("I", OFF + (i + 1) * (1 << 19)))[0]
+    invc = 1.0 if lo <= 1.0 < hi else float(2 / (mpf(lo) + mpf(hi)))
+    add64(f"pow avx512 invc[{i}]", invc)
+    if invc != 1.0:
+        add64(f"pow avx512 logc[{i}]", float(-log(mpf(invc))))
+for j in range(1, 16):
+    if j != 8:  # 2^(1/2) is written std::f64::consts::SQRT_2
+        add64(f"pow avx512 2^({j}/16)", float(mpf(2) ** (mpf(j) / 16)))
+
 for name, value, hx in rows:
     print(f"{name:34} {value:>26} {hx}")
 

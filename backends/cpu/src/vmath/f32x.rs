@@ -6,7 +6,7 @@
 //! nearest float.
 
 use super::f64x;
-use super::{fma32, horner32, Fn1};
+use super::{fma32, poly32, Fn1};
 
 /// 1.5 * 2^23: `v + MAGIC` rounds `v` (|v| < 2^22) to an integer held in the low mantissa bits.
 const MAGIC: f32 = 12_582_912.0;
@@ -24,10 +24,9 @@ const LOG2E: f32 = std::f32::consts::LOG2_E;
 const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
 /// ln 2 - LN2_HI rounded (1.4286068e-6).
 const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
-/// 1/k!, k = 0..=7: the Taylor series of exp, enough for |r| <= ln2/2 (truncation < 2^-27).
-const EXP_C: [f32; 8] = [
-    1.0,
-    1.0,
+/// 1/k!, k = 2..=7: exp(r) = 1 + r + r^2 (1/2 + r/6 + ...), enough for |r| <= ln2/2
+/// (truncation < 2^-27).
+const EXP_Q: [f32; 6] = [
     0.5,
     1.0 / 6.0,
     1.0 / 24.0,
@@ -47,7 +46,8 @@ pub(super) fn exp_lane<const F: bool>(x: f32) -> f32 {
     // Exact: n * LN2_HI has at most 24 bits and the difference is below ln 2 in magnitude.
     let r = fma32::<F>(n, -LN2_HI, xc);
     let r = fma32::<F>(n, -LN2_LO, r);
-    let p = horner32::<F>(r, &EXP_C);
+    // 1 + (r + r^2 Q(r)): the last addition rounds once onto a nearly exact sum.
+    let p = 1.0 + fma32::<F>(r * r, poly32::<F>(r, &EXP_Q), r);
     let ni = t.to_bits().wrapping_sub(MAGIC_BITS) as i32;
     let n1 = ni >> 1;
     let n2 = ni.wrapping_sub(n1);
@@ -62,21 +62,27 @@ const SQRT_HALF_BITS: u32 = 0x3f35_04f3;
 /// |s| <= 0.1716 leaves a truncation below 2^-30 relative.
 const LOG_C: [f32; 4] = [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0];
 
+/// `x = 2^e m`, m in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormals included): (e, m).
+#[inline(always)]
+pub(super) fn split(x: f32) -> (f32, f32) {
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 8_388_608.0 } else { x }; // 2^23
+    let bits = xs.to_bits();
+    let e = (bits.wrapping_sub(SQRT_HALF_BITS) as i32) >> 23;
+    let m = f32::from_bits(bits.wrapping_sub((e as u32) << 23));
+    (e as f32 - if sub { 23.0 } else { 0.0 }, m)
+}
+
 /// log(x) in float32: fdlibm's `e_log.c` scheme (x = 2^e m with m in [sqrt(1/2), sqrt(2)),
 /// f = m - 1, s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R)), with the Taylor series
 /// of atanh for R.
 #[inline(always)]
 pub(super) fn log_lane<const F: bool>(x: f32) -> f32 {
-    let sub = x < f32::MIN_POSITIVE;
-    let xs = if sub { x * 8_388_608.0 } else { x };
-    let bits = xs.to_bits();
-    let e = (bits.wrapping_sub(SQRT_HALF_BITS) as i32) >> 23;
-    let m = f32::from_bits(bits.wrapping_sub((e as u32) << 23));
-    let e = e as f32 - if sub { 23.0 } else { 0.0 };
+    let (e, m) = split(x);
     let f = m - 1.0;
     let s = f / (2.0 + f);
     let z = s * s;
-    let r = z * horner32::<F>(z, &LOG_C);
+    let r = z * poly32::<F>(z, &LOG_C);
     let hfsq = 0.5 * f * f;
     let lo = fma32::<F>(s, hfsq + r, e * LN2_LO);
     let res = fma32::<F>(e, LN2_HI, -((hfsq - lo) - f));
@@ -112,7 +118,7 @@ pub(super) fn tanh_lane<const F: bool>(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
     // copysign: keeps tanh(-0) = -0 (the fma gives +0 there).
-    let small = fma32::<F>(x * z, horner32::<F>(z, &TANH_C), x).copysign(x);
+    let small = fma32::<F>(x * z, poly32::<F>(z, &TANH_C), x).copysign(x);
     let ex = exp_lane::<F>(a + a);
     let large = (1.0 - 2.0 / (ex + 1.0)).copysign(x);
     if a < TANH_SMALL {

@@ -4,7 +4,7 @@
 //! bits); the 33-bit pi/2 pieces are the ones fdlibm's `e_rem_pio2.c` uses (any correct split
 //! has them). Polynomial coefficients are Taylor coefficients rounded to the nearest double.
 
-use super::{fma64, horner64, Fn1};
+use super::{fma64, poly64, Fn1};
 
 /// 1.5 * 2^52: `v + MAGIC` rounds `v` (|v| < 2^51) to an integer held in the low mantissa bits.
 pub(super) const MAGIC: f64 = 6_755_399_441_055_744.0;
@@ -38,20 +38,6 @@ const EXP_Q: [f64; 12] = [
     1.0 / 479_001_600.0,
     1.0 / 6_227_020_800.0,
 ];
-/// 1/k!, k = 0..=9: enough for float32 results (truncation below 2^-37).
-const EXP_C_LOW: [f64; 10] = [
-    1.0,
-    1.0,
-    0.5,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5040.0,
-    1.0 / 40320.0,
-    1.0 / 362_880.0,
-];
-
 /// `2^n` for |n| <= 1023 as two factors whose product is `2^n` for every n in -1077..=1025.
 #[inline(always)]
 fn scale2(t: f64) -> (f64, f64) {
@@ -66,11 +52,11 @@ fn scale2(t: f64) -> (f64, f64) {
 
 /// exp(x + xl) (`xl` a small tail when `TAIL`, ignored where x is clamped): Cody & Waite's
 /// reduction `x = n ln2 + r0 + d` (r0 exact, d = -n LN2_LO + xl), the Taylor polynomial, and
-/// `2^n` as two factors so that subnormal results round once. In full precision the sum
+/// `2^n` as two factors so that subnormal results round once. The sum
 /// `1 + r0 + (d + r^2 Q(r))` is carried as a double-double and rounded once (results within
-/// about 0.51 ulp); `LOW`: a shorter polynomial, float32 accuracy.
+/// about 0.51 ulp).
 #[inline(always)]
-pub(super) fn exp_core<const F: bool, const LOW: bool, const TAIL: bool>(x: f64, xl: f64) -> f64 {
+pub(super) fn exp_core<const F: bool, const TAIL: bool>(x: f64, xl: f64) -> f64 {
     // NaN passes the clamp unchanged and stays NaN through every step.
     let xc = x.clamp(EXP_LO, EXP_HI);
     let t = fma64::<F>(xc, LOG2E, MAGIC);
@@ -82,14 +68,10 @@ pub(super) fn exp_core<const F: bool, const LOW: bool, const TAIL: bool>(x: f64,
         n * -LN2_LO
     };
     let r = r0 + d;
-    let p = if LOW {
-        horner64::<F>(r, &EXP_C_LOW)
-    } else {
-        let q = r * r * horner64::<F>(r, &EXP_Q);
-        let (sh, sl) = fast_two_sum(r0, q);
-        let (hi, lo) = fast_two_sum(1.0, sh);
-        hi + (lo + (sl + d))
-    };
+    let q = r * r * poly64::<F>(r, &EXP_Q);
+    let (sh, sl) = fast_two_sum(r0, q);
+    let (hi, lo) = fast_two_sum(1.0, sh);
+    let p = hi + (lo + (sl + d));
     let (s1, s2) = scale2(t);
     p * s1 * s2
 }
@@ -109,20 +91,12 @@ const LOG_C: [f64; 10] = [
     2.0 / 19.0,
     2.0 / 21.0,
 ];
-/// k = 1..=6: float32 accuracy (truncation below 2^-39).
-const LOG_C_LOW: [f64; 6] = [
-    2.0 / 3.0,
-    2.0 / 5.0,
-    2.0 / 7.0,
-    2.0 / 9.0,
-    2.0 / 11.0,
-    2.0 / 13.0,
-];
-
-/// `x = 2^e m`, m in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormals included): (e, m).
+/// `x = 2^e m`, m in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormals included when `SUB`):
+/// (e, m).
 #[inline(always)]
-pub(super) fn split(x: f64) -> (f64, f64) {
-    let sub = x < f64::MIN_POSITIVE;
+pub(super) fn split<const SUB: bool>(x: f64) -> (f64, f64) {
+    // `SUB = false` leaves subnormals out (widened float32 inputs are never subnormal).
+    let sub = SUB && x < f64::MIN_POSITIVE;
     let xs = if sub { x * 18_014_398_509_481_984.0 } else { x }; // 2^54
     let bits = xs.to_bits();
     // e + 1024, as an unsigned shift of an offset difference (no 64-bit arithmetic shift).
@@ -137,18 +111,14 @@ pub(super) fn split(x: f64) -> (f64, f64) {
 }
 
 /// log(x) for finite x > 0 (no special values): fdlibm's `e_log.c` scheme with the Taylor
-/// series of atanh (see the float32 lane); `LOW`: float32 accuracy.
+/// series of atanh (see the float32 lane).
 #[inline(always)]
-pub(super) fn log_core<const F: bool, const LOW: bool>(x: f64) -> f64 {
-    let (e, m) = split(x);
+fn log_core<const F: bool>(x: f64) -> f64 {
+    let (e, m) = split::<true>(x);
     let f = m - 1.0;
     let s = f / (2.0 + f);
     let z = s * s;
-    let r = z * if LOW {
-        horner64::<F>(z, &LOG_C_LOW)
-    } else {
-        horner64::<F>(z, &LOG_C)
-    };
+    let r = z * poly64::<F>(z, &LOG_C);
     let hfsq = 0.5 * f * f;
     let lo = fma64::<F>(s, hfsq + r, e * LN2_LO);
     fma64::<F>(e, LN2_HI, -((hfsq - lo) - f))
@@ -157,7 +127,7 @@ pub(super) fn log_core<const F: bool, const LOW: bool>(x: f64) -> f64 {
 /// log(x) with NumPy's special values.
 #[inline(always)]
 fn log_lane<const F: bool>(x: f64) -> f64 {
-    let res = log_core::<F, false>(x);
+    let res = log_core::<F>(x);
     if x == 0.0 {
         f64::NEG_INFINITY
     } else if x < 0.0 {
@@ -201,8 +171,8 @@ fn tanh_lane<const F: bool>(x: f64) -> f64 {
     let a = x.abs();
     let z = x * x;
     // copysign: keeps tanh(-0) = -0 (the fma gives +0 there).
-    let small = fma64::<F>(x * z, horner64::<F>(z, &TANH_C), x).copysign(x);
-    let ex = exp_core::<F, false, false>(a + a, 0.0);
+    let small = fma64::<F>(x * z, poly64::<F>(z, &TANH_C), x).copysign(x);
+    let ex = exp_core::<F, false>(a + a, 0.0);
     let large = (1.0 - 2.0 / (ex + 1.0)).copysign(x);
     if a < 0.55 {
         small
@@ -292,11 +262,10 @@ fn sincos_lane<const F: bool, const COS: bool>(x: f64) -> (f64, bool) {
     let z = rh * rh;
     let v = z * rh;
     // copysign: sin(-0) = -0 (the sum gives +0 there); |r| <= pi/4 keeps sin(r)'s sign r's.
-    let s =
-        (rh + fma64::<F>(v, horner64::<F>(z, &SIN_C), fma64::<F>(rl, -0.5 * z, rl))).copysign(rh);
+    let s = (rh + fma64::<F>(v, poly64::<F>(z, &SIN_C), fma64::<F>(rl, -0.5 * z, rl))).copysign(rh);
     let hz = 0.5 * z;
     let w1 = 1.0 - hz;
-    let c = w1 + (((1.0 - w1) - hz) + fma64::<F>(z * z, horner64::<F>(z, &COS_C), -(rh * rl)));
+    let c = w1 + (((1.0 - w1) - hz) + fma64::<F>(z * z, poly64::<F>(z, &COS_C), -(rh * rl)));
     let bad = x.abs() > SINCOS_BOUND || rh.abs() < j.abs() * 3.469_446_951_953_614e-18; // 2^-58
     (quadrant(t, COS, s, c), bad)
 }
@@ -310,12 +279,8 @@ pub(super) fn sincos_f32_core<const F: bool, const COS: bool>(x: f64) -> (f64, b
     let r = fma64::<F>(j, -PIO2_1, x); // exact
     let r = fma64::<F>(j, -PIO2_1T, r);
     let z = r * r;
-    let s = fma64::<F>(z * r, horner64::<F>(z, &SIN_C_LOW), r).copysign(r);
-    let c = fma64::<F>(
-        z * z,
-        horner64::<F>(z, &COS_C_LOW),
-        fma64::<F>(z, -0.5, 1.0),
-    );
+    let s = fma64::<F>(z * r, poly64::<F>(z, &SIN_C_LOW), r).copysign(r);
+    let c = fma64::<F>(z * z, poly64::<F>(z, &COS_C_LOW), fma64::<F>(z, -0.5, 1.0));
     let bad = r.abs() < j.abs() * 9.094_947_017_729_282e-13; // 2^-40
     (quadrant(t, COS, s, c), bad)
 }
@@ -327,7 +292,7 @@ impl Fn1 for Exp {
     const SLOW: bool = false;
     #[inline(always)]
     fn lane<const F: bool>(x: f64) -> (f64, bool) {
-        (exp_core::<F, false, false>(x, 0.0), false)
+        (exp_core::<F, false>(x, 0.0), false)
     }
     fn libm(x: f64) -> f64 {
         x.exp()

@@ -27,6 +27,8 @@
 mod f32x;
 mod f64x;
 mod pow;
+#[cfg(target_arch = "x86_64")]
+mod pow_avx512;
 #[cfg(test)]
 mod tests;
 
@@ -128,22 +130,54 @@ fn fma64<const F: bool>(a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
-/// Horner's scheme `c[0] + x * (c[1] + x * (... + x * c[n-1]))`.
+/// One group of up to four coefficients `c0 + c1 x + c2 x^2 + c3 x^3`, as two independent
+/// multiply-adds joined by x^2.
 #[inline(always)]
-fn horner32<const F: bool>(x: f32, c: &[f32]) -> f32 {
-    let mut acc = c[c.len() - 1];
-    for &k in c[..c.len() - 1].iter().rev() {
-        acc = fma32::<F>(acc, x, k);
+fn group32<const F: bool>(x: f32, x2: f32, c: &[f32]) -> f32 {
+    match c.len() {
+        1 => c[0],
+        2 => fma32::<F>(c[1], x, c[0]),
+        3 => fma32::<F>(c[2], x2, fma32::<F>(c[1], x, c[0])),
+        _ => fma32::<F>(fma32::<F>(c[3], x, c[2]), x2, fma32::<F>(c[1], x, c[0])),
+    }
+}
+
+/// `c[0] + c[1] x + ... ` by groups of four (Estrin's scheme one level up: each group is
+/// evaluated independently, the groups by Horner's scheme in x^4). The dependency chain is
+/// about n/4 + 2 multiply-adds long instead of Horner's n, so that the out-of-order core keeps
+/// more vectors in flight (the loops here are latency-bound otherwise).
+#[inline(always)]
+fn poly32<const F: bool>(x: f32, c: &[f32]) -> f32 {
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let m = c.len().div_ceil(4);
+    let mut acc = group32::<F>(x, x2, &c[4 * (m - 1)..]);
+    for i in (0..m - 1).rev() {
+        acc = fma32::<F>(acc, x4, group32::<F>(x, x2, &c[4 * i..4 * i + 4]));
     }
     acc
 }
 
-/// Horner's scheme in float64.
+/// [`group32`] in float64.
 #[inline(always)]
-fn horner64<const F: bool>(x: f64, c: &[f64]) -> f64 {
-    let mut acc = c[c.len() - 1];
-    for &k in c[..c.len() - 1].iter().rev() {
-        acc = fma64::<F>(acc, x, k);
+fn group64<const F: bool>(x: f64, x2: f64, c: &[f64]) -> f64 {
+    match c.len() {
+        1 => c[0],
+        2 => fma64::<F>(c[1], x, c[0]),
+        3 => fma64::<F>(c[2], x2, fma64::<F>(c[1], x, c[0])),
+        _ => fma64::<F>(fma64::<F>(c[3], x, c[2]), x2, fma64::<F>(c[1], x, c[0])),
+    }
+}
+
+/// [`poly32`] in float64.
+#[inline(always)]
+fn poly64<const F: bool>(x: f64, c: &[f64]) -> f64 {
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let m = c.len().div_ceil(4);
+    let mut acc = group64::<F>(x, x2, &c[4 * (m - 1)..]);
+    for i in (0..m - 1).rev() {
+        acc = fma64::<F>(acc, x4, group64::<F>(x, x2, &c[4 * i..4 * i + 4]));
     }
     acc
 }
@@ -170,6 +204,10 @@ pub(crate) trait Fn2 {
     fn lane<const F: bool>(x: Self::T, y: Self::T) -> (Self::T, bool);
     /// The scalar path.
     fn libm(x: Self::T, y: Self::T) -> Self::T;
+    /// A loop written for AVX-512 with intrinsics, when the function has one: true if it ran.
+    fn avx512(_a: &[Self::T], _b: &[Self::T], _y: &mut [Self::T]) -> bool {
+        false
+    }
 }
 
 #[inline(always)]
@@ -276,7 +314,11 @@ pub(crate) fn map2<K: Fn2>(isa: Isa, a: &[K::T], b: &[K::T], y: &mut [K::T]) {
         }
         // SAFETY: as in `map1`.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::d2_avx512::<K>(a, b, y) },
+        Isa::Avx512 => {
+            if !K::avx512(a, b, y) {
+                unsafe { x86::d2_avx512::<K>(a, b, y) }
+            }
+        }
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { x86::d2_avx2::<K>(a, b, y) },
         _ => drive2::<K, BASE_FMA>(a, b, y),
