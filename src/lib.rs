@@ -121,9 +121,12 @@ pub use sorting::{
 };
 #[allow(ambiguous_glob_reexports)]
 pub use statistics::averages::*;
+pub use statistics::counting::*;
+pub use statistics::nan::*;
 pub use statistics::order::*;
 pub use statistics::reduction::{reduce, Axes, Reduce, Reduction};
 pub use statistics::sums::*;
+pub use statistics::truth::*;
 pub use statistics::{all_reductions, reduction, reductions};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.

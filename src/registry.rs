@@ -137,6 +137,9 @@ pub enum Category {
     Ufunc,
     /// The reductions (rows from [`crate::statistics::all_reductions`]).
     Reduction,
+    /// Statistics that are not one reduction (`cupy.average`, `cupy.median`, `cupy.cov`,
+    /// `cupy.histogram`, ...).
+    Statistics,
     /// `cupy.matmul`, `cupy.dot`, ...
     Linalg,
     /// Scans and sorts.
@@ -151,7 +154,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 13] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -159,6 +162,7 @@ impl Category {
         Category::Indexing,
         Category::Ufunc,
         Category::Reduction,
+        Category::Statistics,
         Category::Linalg,
         Category::Sorting,
         Category::Signal,
@@ -176,6 +180,7 @@ impl Category {
             Category::Indexing => "indexing",
             Category::Ufunc => "ufunc",
             Category::Reduction => "reduction",
+            Category::Statistics => "statistics",
             Category::Linalg => "linalg",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
@@ -313,7 +318,7 @@ pub fn routines() -> Vec<Routine> {
             Category::Reduction => {
                 for r in crate::statistics::all_reductions() {
                     let name = format!("cupy.{}", r.name());
-                    v.push(row(name, reduction_support(r), "axis, keepdims"));
+                    v.push(row(name, reduction_support(r), r.notes()));
                 }
             }
             _ => {}

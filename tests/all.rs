@@ -13,6 +13,7 @@ mod errors;
 mod indexing;
 mod linalg;
 mod loops;
+mod nanstats;
 mod printing;
 mod props;
 mod raw;
