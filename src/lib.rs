@@ -124,6 +124,11 @@ pub use statistics::averages::*;
 pub use statistics::counting::*;
 pub use statistics::nan::*;
 pub use statistics::order::*;
+pub use statistics::quantile::{
+    median, median_with, nanmedian, nanmedian_with, nanpercentile, nanpercentile_with, nanquantile,
+    nanquantile_with, percentile, percentile_with, quantile, quantile_with, Median, Probabilities,
+    Quantile, QuantileMethod,
+};
 pub use statistics::reduction::{reduce, Axes, Reduce, Reduction};
 pub use statistics::sums::*;
 pub use statistics::truth::*;

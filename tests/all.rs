@@ -16,6 +16,7 @@ mod loops;
 mod nanstats;
 mod printing;
 mod props;
+mod quantiles;
 mod raw;
 mod reductions;
 mod regressions;

@@ -154,6 +154,7 @@ pub mod counting;
 pub(crate) mod keywords;
 pub mod nan;
 pub mod order;
+pub mod quantile;
 pub mod reduction;
 pub mod sums;
 pub mod truth;

@@ -5,8 +5,10 @@
 
 use super::keywords::{masked, with_initial};
 use cupy_core::dtype::DType;
-use cupy_core::kernel::cpp::{emit_reduce, prelude, Flavor, ReduceSpec};
-use cupy_core::kernel::ir::ReduceKernel;
+use cupy_core::kernel::cpp::{
+    emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,
+};
+use cupy_core::kernel::ir::{Kernel, ReduceKernel};
 use cupy_core::scalar::Scalar;
 
 /// Every kernel the declared reductions build: each reduction, each dtype it takes, plain and
@@ -53,6 +55,43 @@ fn reduction_kernels_emit_cpp() {
     }
 }
 
+/// Every elementwise kernel of the statistics (the order statistics' gathers, ...).
+pub(crate) fn every_statistics_kernel() -> Vec<Kernel> {
+    let mut v = super::quantile::every_gather_kernel();
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|k| seen.insert(k.clone()));
+    for k in &v {
+        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+    v
+}
+
+/// The C++ of the statistics' elementwise kernels (their launch class rotating), without the
+/// prelude.
+fn elementwise_sources(flavor: Flavor) -> Vec<String> {
+    let pre = prelude(flavor).len();
+    every_statistics_kernel()
+        .into_iter()
+        .enumerate()
+        .map(|(j, mut k)| {
+            k.name = format!("{}_{j}", k.name);
+            let spec = ElementwiseSpec {
+                ndim: 1 + j % 2,
+                class: ElementwiseClass::Strided,
+                index64: j % 3 == 0,
+            };
+            let e =
+                emit_elementwise(&k, &spec, flavor).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            e.source[pre..].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn statistics_kernels_emit_cpp() {
+    assert!(!elementwise_sources(Flavor::Cuda).is_empty());
+}
+
 /// The dtypes the hipRTC check compiles, one per class as the HIP backend's own kernel test.
 const HIP_DTYPES: [DType; 8] = [
     DType::Bool,
@@ -66,7 +105,7 @@ const HIP_DTYPES: [DType; 8] = [
 ];
 
 #[test]
-fn hiprtc_compiles_every_reduction() {
+fn hiprtc_compiles_every_statistics_kernel() {
     // Minutes of hipRTC time on a small machine: run where HIP is required (CI), skip elsewhere.
     if std::env::var_os("CUPY_REQUIRE_HIP").is_none() {
         eprintln!(
@@ -106,15 +145,17 @@ fn hiprtc_compiles_every_reduction() {
             e.source[pre.len()..].to_string()
         })
         .collect();
+    let mut sources = sources;
+    sources.extend(elementwise_sources(Flavor::Hip));
     // modules of a few dozen kernels keep each compile's memory and time small
     for (n, chunk) in sources.chunks(48).enumerate() {
         let src = format!("{pre}{}", chunk.concat());
         let t0 = std::time::Instant::now();
         if let Err(e) = rtc.compile(&src, &format!("reductions_{n}.hip"), &opts) {
-            panic!("hipRTC refused reduction module {n}: {}", e.text);
+            panic!("hipRTC refused statistics module {n}: {}", e.text);
         }
         eprintln!(
-            "hipRTC gfx90a: reduction module {n} ({} kernels) in {:.1?}",
+            "hipRTC gfx90a: statistics module {n} ({} kernels) in {:.1?}",
             chunk.len(),
             t0.elapsed()
         );

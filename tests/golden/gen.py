@@ -49,7 +49,8 @@ import sys
 
 # The groups, in the order a full run writes them.
 GROUPS = ["creation", "astype", "ufuncs", "reductions", "linalg", "signal", "views", "printing",
-          "custom", "indexing", "sorting", "complex", "math", "stats", "nanstats"]
+          "custom", "indexing", "sorting", "complex", "math", "stats", "nanstats",
+          "quantiles"]
 
 
 def run(name):
