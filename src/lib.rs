@@ -112,6 +112,11 @@ pub use math::hyperbolic::*;
 pub use math::logic::*;
 pub use math::misc::*;
 pub use math::rounding::*;
+pub use math::sumprod::{
+    diff, diff_with, ediff1d, ediff1d_with, gradient, gradient_with, nancumprod, nancumprod_with,
+    nancumsum, nancumsum_with, trapezoid, trapezoid_with, Diff, Ediff1d, Gradient, Spacing,
+    Trapezoid,
+};
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
@@ -121,7 +126,11 @@ pub use sorting::{
 };
 #[allow(ambiguous_glob_reexports)]
 pub use statistics::averages::*;
+pub use statistics::correlation::{corrcoef, corrcoef_with, cov, cov_with, Corrcoef, Cov};
 pub use statistics::counting::*;
+pub use statistics::histogram::{
+    histogram, histogram2d, histogram2d_with, histogram_with, Bins, Histogram, Histogram2d,
+};
 pub use statistics::nan::*;
 pub use statistics::order::*;
 pub use statistics::quantile::{

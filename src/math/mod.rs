@@ -160,6 +160,7 @@ pub mod hyperbolic;
 pub mod logic;
 pub mod misc;
 pub mod rounding;
+pub mod sumprod;
 pub mod trig;
 pub mod ufunc;
 

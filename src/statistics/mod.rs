@@ -150,7 +150,9 @@ macro_rules! reductions {
 }
 
 pub mod averages;
+pub mod correlation;
 pub mod counting;
+pub mod histogram;
 pub(crate) mod keywords;
 pub mod nan;
 pub mod order;

@@ -58,6 +58,8 @@ fn reduction_kernels_emit_cpp() {
 /// Every elementwise kernel of the statistics (the order statistics' gathers, ...).
 pub(crate) fn every_statistics_kernel() -> Vec<Kernel> {
     let mut v = super::quantile::every_gather_kernel();
+    v.extend(super::correlation::every_kernel());
+    v.extend(super::histogram::every_kernel());
     let mut seen = std::collections::HashSet::new();
     v.retain(|k| seen.insert(k.clone()));
     for k in &v {

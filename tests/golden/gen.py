@@ -50,7 +50,7 @@ import sys
 # The groups, in the order a full run writes them.
 GROUPS = ["creation", "astype", "ufuncs", "reductions", "linalg", "signal", "views", "printing",
           "custom", "indexing", "sorting", "complex", "math", "stats", "nanstats",
-          "quantiles"]
+          "quantiles", "differences", "histograms"]
 
 
 def run(name):
