@@ -215,12 +215,19 @@ routine!(
     notes: "y, rowvar, bias, ddof, fweights, aweights, dtype"
 );
 
-/// The registry probe of `cov`/`corrcoef`: the GEMM of the computation dtype.
+/// The registry probe of `cov`/`corrcoef`: they compute in `result_type(m, float64)`, so
+/// complex input needs the complex GEMM and real input float64 (the cast probes it).
 fn gemm_probe(t: DType) -> Option<crate::registry::Need> {
-    Some(crate::registry::Need::Primitive(
-        cupy_core::backend::Primitive::Gemm,
-    ))
-    .filter(|_| t.is_inexact() || t.is_integer() || t.is_bool())
+    Some(if t.is_complex() {
+        crate::registry::Need::Primitive(cupy_core::backend::Primitive::Gemm)
+    } else {
+        crate::registry::Need::Kernel(Kernel::map(
+            "cov_cast",
+            vec![t],
+            vec![],
+            Expr::input(0, t).cast(DType::Float64),
+        ))
+    })
 }
 
 /// Keyword arguments of [`corrcoef_with`] (`numpy.corrcoef(x, y=None, rowvar=True,

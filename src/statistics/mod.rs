@@ -160,6 +160,7 @@ pub mod quantile;
 pub mod reduction;
 pub mod sums;
 pub mod truth;
+pub mod virtual_index;
 
 /// Every reduction object, by NumPy's name (`cupy::reductions::sum` is `numpy.sum`).
 pub mod reductions {
