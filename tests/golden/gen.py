@@ -8,7 +8,8 @@ goldens in one commit):
 
 Run from anywhere:  python3 tests/golden/gen.py
 Each group G (creation, astype, ufuncs, reductions, linalg, signal, views, printing, sorting,
-custom, indexing, complex, stats) has its generator in gen/G.py (a function gen_G), sharing the helpers
+custom, indexing, complex, math, stats, nanstats, quantiles, differences, histograms) has its
+generator in gen/G.py (a function gen_G), sharing the helpers
 of gen/common.py (the pin check, Group, view recipes, record, shared operand values).
 `gen.py G...` regenerates only the named groups. Writes, per group:
     tests/golden/G.npys   every array of the group, each a complete .npy file (format 1.0),
