@@ -230,6 +230,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x.var().map(|_| ()));
         b.report(&case, r, gb(4.0 * n as f64));
     }
+    // Order statistic on sorted rows (the backend's sort, then one gather kernel).
+    let case = format!("median_f32_{sfx}");
+    if b.want(&case) {
+        let r = b.time(1, 3, || cp::median(&x).map(|_| ()));
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
     let x2 = x.reshape(&[side as isize, side as isize])?;
     for (axis, name) in [(0isize, "sum_axis0"), (1, "sum_axis1")] {
         let case = format!("{name}_f32_{side}^2");

@@ -91,6 +91,32 @@ HK_DEV hk_u16 hk_f2bf(float f) {
 // Linear block index over a 2-D grid (rows beyond 65535 use gridDim.y).
 HK_DEV hk_u64 hk_block_id() { return (hk_u64)blockIdx.y * gridDim.x + blockIdx.x; }
 
+// Complex values as two parts (complex64 / complex128 storage and accumulators).
+struct hk_c64 {
+  float re, im;
+};
+struct hk_c128 {
+  double re, im;
+};
+
+// A shuffle of any scanned value: one shuffle for scalars, one per part for complex.
+template <class A>
+HK_DEV A hk_shfl_up_v(A v, unsigned d) {
+  return HK_SHFL_UP(v, d);
+}
+HK_DEV hk_c64 hk_shfl_up_v(hk_c64 v, unsigned d) {
+  hk_c64 r;
+  r.re = HK_SHFL_UP(v.re, d);
+  r.im = HK_SHFL_UP(v.im, d);
+  return r;
+}
+HK_DEV hk_c128 hk_shfl_up_v(hk_c128 v, unsigned d) {
+  hk_c128 r;
+  r.re = HK_SHFL_UP(v.re, d);
+  r.im = HK_SHFL_UP(v.im, d);
+  return r;
+}
+
 // Inclusive scan of one value per thread across the block (HK_BLOCK threads), warp shuffles
 // then one warp over the warp totals. `sums` is shared scratch of HK_MAX_WARPS elements; on
 // return sums[HK_MAX_WARPS - 1] holds the block total. Every thread of the block must call it.
@@ -99,7 +125,7 @@ HK_DEV A hk_block_scan(A v, A* sums) {
   const unsigned lane = threadIdx.x % HK_WARP_SIZE;
   const unsigned wid = threadIdx.x / HK_WARP_SIZE;
   for (unsigned o = 1; o < HK_WARP_SIZE; o <<= 1) {
-    A y = HK_SHFL_UP(v, o);
+    A y = hk_shfl_up_v(v, o);
     if (lane >= o) v = Op::f(y, v);
   }
   if (lane == HK_WARP_SIZE - 1) sums[wid] = v;
@@ -107,7 +133,7 @@ HK_DEV A hk_block_scan(A v, A* sums) {
   if (wid == 0) {
     A w = lane < HK_MAX_WARPS ? sums[lane] : Op::id();
     for (unsigned o = 1; o < HK_MAX_WARPS; o <<= 1) {
-      A y = HK_SHFL_UP(w, o);
+      A y = hk_shfl_up_v(w, o);
       if (lane >= o) w = Op::f(y, w);
     }
     if (lane < HK_MAX_WARPS) sums[lane] = w;

@@ -2,7 +2,8 @@
 // row, the row walked in chunks of HK_BLOCK elements, each chunk scanned across the block
 // (hk_block_scan) and offset by the running total of the earlier chunks, so any n works.
 // Integers wrap (computed in unsigned arithmetic), bool is or/and, float16/bfloat16 accumulate
-// in float and are rounded once per output element.
+// in float and are rounded once per output element; complex64/complex128 multiply as NumPy's
+// loop (each part one fused multiply-add).
 // Entry points (HK_BLOCK threads): cupy_scan_{sum,prod}_<dtype>(ScanArgs), grid = batch blocks
 // (2-D when batch > 65535); for long rows the three reduce-then-scan passes
 // cupy_scan_{totals,prefixes,apply}_{sum,prod}_<dtype>. The output is C-contiguous and may be
@@ -28,6 +29,7 @@ struct ScanArgs {
     static __device__ __forceinline__ S store(A a) { return (S)a; }         \
     static __device__ __forceinline__ A add(A a, A b) { return a + b; }     \
     static __device__ __forceinline__ A mul(A a, A b) { return a * b; }     \
+    static __device__ __forceinline__ A id(bool prod) { return prod ? (A)1 : (A)0; } \
   };
 // Signed integers accumulate in the unsigned type of their width (defined wrap-around).
 HK_INT_TAG(t_int8, hk_i8, hk_u32)
@@ -48,6 +50,7 @@ struct t_bool {
   static __device__ __forceinline__ hk_u8 store(hk_u32 a) { return (hk_u8)(a != 0); }
   static __device__ __forceinline__ hk_u32 add(hk_u32 a, hk_u32 b) { return a | b; }
   static __device__ __forceinline__ hk_u32 mul(hk_u32 a, hk_u32 b) { return a & b; }
+  static __device__ __forceinline__ hk_u32 id(bool prod) { return prod ? 1u : 0u; }
 };
 struct t_float16 {
   typedef hk_u16 St;
@@ -56,6 +59,7 @@ struct t_float16 {
   static __device__ __forceinline__ hk_u16 store(float a) { return hk_f2h(a); }
   static __device__ __forceinline__ float add(float a, float b) { return a + b; }
   static __device__ __forceinline__ float mul(float a, float b) { return a * b; }
+  static __device__ __forceinline__ float id(bool prod) { return prod ? 1.0f : 0.0f; }
 };
 struct t_bfloat16 {
   typedef hk_u16 St;
@@ -64,12 +68,41 @@ struct t_bfloat16 {
   static __device__ __forceinline__ hk_u16 store(float a) { return hk_f2bf(a); }
   static __device__ __forceinline__ float add(float a, float b) { return a + b; }
   static __device__ __forceinline__ float mul(float a, float b) { return a * b; }
+  static __device__ __forceinline__ float id(bool prod) { return prod ? 1.0f : 0.0f; }
 };
+// Complex: NumPy's multiply (re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br), as the IR).
+#define HK_COMPLEX_TAG(NAME, C, R, FMA)                                                     \
+  struct NAME {                                                                             \
+    typedef C St;                                                                           \
+    typedef C Acc;                                                                          \
+    static __device__ __forceinline__ C load(C x) { return x; }                             \
+    static __device__ __forceinline__ C store(C a) { return a; }                            \
+    static __device__ __forceinline__ C add(C a, C b) {                                     \
+      C r;                                                                                  \
+      r.re = a.re + b.re;                                                                   \
+      r.im = a.im + b.im;                                                                   \
+      return r;                                                                             \
+    }                                                                                       \
+    static __device__ __forceinline__ C mul(C a, C b) {                                     \
+      C r;                                                                                  \
+      r.re = FMA(a.re, b.re, -(a.im * b.im));                                               \
+      r.im = FMA(a.re, b.im, a.im * b.re);                                                  \
+      return r;                                                                             \
+    }                                                                                       \
+    static __device__ __forceinline__ C id(bool prod) {                                     \
+      C r;                                                                                  \
+      r.re = prod ? (R)1 : (R)0;                                                            \
+      r.im = (R)0;                                                                          \
+      return r;                                                                             \
+    }                                                                                       \
+  };
+HK_COMPLEX_TAG(t_complex64, hk_c64, float, fmaf)
+HK_COMPLEX_TAG(t_complex128, hk_c128, double, fma)
 
 template <class Tag, bool PROD>
 struct ScanOp {
   typedef typename Tag::Acc A;
-  static __device__ __forceinline__ A id() { return PROD ? (A)1 : (A)0; }
+  static __device__ __forceinline__ A id() { return Tag::id(PROD); }
   static __device__ __forceinline__ A f(A a, A b) { return PROD ? Tag::mul(a, b) : Tag::add(a, b); }
 };
 
@@ -188,3 +221,5 @@ HK_SCAN_ENTRIES(float16)
 HK_SCAN_ENTRIES(bfloat16)
 HK_SCAN_ENTRIES(float32)
 HK_SCAN_ENTRIES(float64)
+HK_SCAN_ENTRIES(complex64)
+HK_SCAN_ENTRIES(complex128)

@@ -131,6 +131,11 @@ pub use math::routines::{
     around, clip, nan_to_num, nan_to_num_with, round, round_with, where_, Bound, NanToNum, Round,
     WhereCondition,
 };
+pub use math::sumprod::{
+    diff, diff_with, ediff1d, ediff1d_with, gradient, gradient_with, nancumprod, nancumprod_with,
+    nancumsum, nancumsum_with, trapezoid, trapezoid_with, Diff, Ediff1d, Gradient, Spacing,
+    Trapezoid,
+};
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
@@ -140,9 +145,21 @@ pub use sorting::{
 };
 #[allow(ambiguous_glob_reexports)]
 pub use statistics::averages::*;
+pub use statistics::correlation::{corrcoef, corrcoef_with, cov, cov_with, Corrcoef, Cov};
+pub use statistics::counting::*;
+pub use statistics::histogram::{
+    histogram, histogram2d, histogram2d_with, histogram_with, Bins, Histogram, Histogram2d,
+};
+pub use statistics::nan::*;
 pub use statistics::order::*;
+pub use statistics::quantile::{
+    median, median_with, nanmedian, nanmedian_with, nanpercentile, nanpercentile_with, nanquantile,
+    nanquantile_with, percentile, percentile_with, quantile, quantile_with, Median, Probabilities,
+    Quantile, QuantileMethod,
+};
 pub use statistics::reduction::{reduce, Axes, Reduce, Reduction};
 pub use statistics::sums::*;
+pub use statistics::truth::*;
 pub use statistics::{all_reductions, reduction, reductions};
 
 /// Re-export of the vendor-neutral core (IR, layouts, Backend trait) for backend authors.

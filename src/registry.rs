@@ -136,6 +136,9 @@ pub enum Category {
     UfuncMethod,
     /// The reductions (rows from [`crate::statistics::all_reductions`]).
     Reduction,
+    /// Statistics that are not one reduction (`cupy.average`, `cupy.median`, `cupy.cov`,
+    /// `cupy.histogram`, ...).
+    Statistics,
     /// `cupy.matmul`, `cupy.dot`, ...
     Linalg,
     /// Scans and sorts.
@@ -150,7 +153,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 14] = [
+    pub const ALL: [Category; 15] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -160,6 +163,7 @@ impl Category {
         Category::Math,
         Category::UfuncMethod,
         Category::Reduction,
+        Category::Statistics,
         Category::Linalg,
         Category::Sorting,
         Category::Signal,
@@ -179,6 +183,7 @@ impl Category {
             Category::Math => "math",
             Category::UfuncMethod => "ufunc method",
             Category::Reduction => "reduction",
+            Category::Statistics => "statistics",
             Category::Linalg => "linalg",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
@@ -316,7 +321,7 @@ pub fn routines() -> Vec<Routine> {
             Category::Reduction => {
                 for r in crate::statistics::all_reductions() {
                     let name = format!("cupy.{}", r.name());
-                    v.push(row(name, reduction_support(r), "axis, keepdims"));
+                    v.push(row(name, reduction_support(r), r.notes()));
                 }
             }
             _ => {}

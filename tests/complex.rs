@@ -63,25 +63,30 @@ fn complex_matches_numpy() {
     common::run_group("complex", exec, tol, common::generic_error_match);
 }
 
-/// max/min of complex arrays (NumPy orders lexicographically) are refused on every backend
-/// with a TypeError naming the reduction (docs/differences.md).
+/// max/min/ptp of complex arrays order lexicographically (real part, then imaginary part), as
+/// NumPy's.
 #[test]
-fn complex_max_min_refused() {
+fn complex_max_min_lexicographic() {
+    use cupy::num_complex::Complex;
     let mut t = common::Tally::new("complex_max_min");
     for dev in common::backends() {
         let r = (|| -> std::result::Result<(), common::CaseError> {
-            let a = match Array::zeros_on(&dev, &[3], DType::Complex64) {
+            let v = [
+                Complex::new(1.0f32, 2.0),
+                Complex::new(1.0, 3.0),
+                Complex::new(-2.0, 9.0),
+                Complex::new(1.0, -5.0),
+            ];
+            let a = match Array::from_slice_on(&dev, &v, &[4]) {
                 Ok(a) => a,
                 Err(e @ Error::DTypeNotSupported { .. }) => return Err(e.into()),
-                Err(e) => return Err(format!("zeros: {e}").into()),
+                Err(e) => return Err(format!("upload: {e}").into()),
             };
-            for r in [&cupy::reductions::max, &cupy::reductions::min] {
-                match cupy::reduce(r, &a, &Default::default()) {
-                    Err(Error::TypeError { .. }) => {}
-                    other => {
-                        return Err(format!("{}: want TypeError, got {other:?}", r.name()).into())
-                    }
-                }
+            // NumPy orders complex lexicographically: max 1+3j, min -2+9j, ptp 3-6j
+            let one = |x: Array| x.to_vec::<Complex<f32>>().map(|v| v[0]);
+            let (mx, mn, p) = (one(a.max()?)?, one(a.min()?)?, one(a.ptp()?)?);
+            if mx != v[1] || mn != v[2] || p != Complex::new(3.0, -6.0) {
+                return Err(format!("max {mx}, min {mn}, ptp {p}").into());
             }
             // The ufunc maximum is defined (NumPy's lexicographic rule).
             let m = cupy::apply(&cupy::ufuncs::maximum, &[(&a).into(), (&a).into()], None)?;

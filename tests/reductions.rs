@@ -201,7 +201,7 @@ fn reduce_options() {
                 dtype: Some(DType::Float64),
                 ..Default::default()
             }) {
-                Err(Error::InvalidArgument { msg, .. }) if msg.contains("dtype") => {}
+                Err(Error::TypeError { msg, .. }) if msg.contains("dtype") => {}
                 other => return Err(format!("max(dtype=): {other:?}").into()),
             }
             Ok(())

@@ -40,6 +40,55 @@ template <class T> void test_scan(const char* name, long batch, long n, SF entry
   printf("scan %s [%ld, %ld] ok\n", name, batch, n);
 }
 
+// Complex scans (sum and prod) on values whose sums and products are exact (small integer parts;
+// products of 0, +-1, +-i), so any grouping gives the sequential result.
+template <class C>
+void test_scan_complex(const char* name, long batch, long n, bool prod, SF rows, SF tot, SF pre, SF app) {
+  std::vector<C> x(batch * n), y(batch * n);
+  std::mt19937 rng(3);
+  for (auto& v : x) {
+    int k = (int)(rng() % 5);
+    if (prod) {
+      const int re[5] = {1, -1, 0, 0, 1}, im[5] = {0, 0, 1, -1, 0};
+      v.re = re[k];
+      v.im = im[k];
+    } else {
+      v.re = k - 2;
+      v.im = (int)(rng() % 3) - 1;
+    }
+  }
+  ScanArgs a{(hk_u64)x.data(), (hk_u64)y.data(), batch, n, n, 1, 0, 0};
+  std::vector<C> part;
+  if (n <= 16384) {
+    launch(batch, 1, [&] { rows(a); });
+  } else {
+    long nt = (n + 8191) / 8192;
+    part.assign(batch * nt, C{});
+    a.partial = (hk_u64)part.data();
+    a.ntiles = nt;
+    launch(nt, batch, [&] { tot(a); });
+    launch(batch, 1, [&] { pre(a); });
+    launch(nt, batch, [&] { app(a); });
+  }
+  for (long b = 0; b < batch; ++b) {
+    double are = prod ? 1 : 0, aim = 0;
+    for (long j = 0; j < n; ++j) {
+      const C& v = x[b * n + j];
+      if (prod) {
+        double r = are * v.re - aim * v.im, i = are * v.im + aim * v.re;
+        are = r;
+        aim = i;
+      } else {
+        are += v.re;
+        aim += v.im;
+      }
+      const C& g = y[b * n + j];
+      CHECK(g.re == are && g.im == aim, "%s [%ld,%ld] row %ld j %ld got (%g, %g) want (%g, %g)", name, batch, n, b, j, (double)g.re, (double)g.im, are, aim);
+    }
+  }
+  printf("scan %s [%ld, %ld] ok\n", name, batch, n);
+}
+
 template <class S, class K>
 void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), void (*gather)(SortArgs),
                void (*blk)(SortArgs), void (*hist)(SortArgs), void (*scat)(SortArgs), int passes,
@@ -96,6 +145,10 @@ int main() {
   test_scan<float>("f32", 3, 700, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<float>("f32", 1, 40000, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<hk_i64>("i64", 2, 20000, cupy_scan_sum_int64, cupy_scan_totals_sum_int64, cupy_scan_prefixes_sum_int64, cupy_scan_apply_sum_int64, false);
+  test_scan_complex<hk_c64>("c64 sum", 3, 500, false, cupy_scan_sum_complex64, cupy_scan_totals_sum_complex64, cupy_scan_prefixes_sum_complex64, cupy_scan_apply_sum_complex64);
+  test_scan_complex<hk_c128>("c128 sum", 1, 20000, false, cupy_scan_sum_complex128, cupy_scan_totals_sum_complex128, cupy_scan_prefixes_sum_complex128, cupy_scan_apply_sum_complex128);
+  test_scan_complex<hk_c128>("c128 prod", 2, 700, true, cupy_scan_prod_complex128, cupy_scan_totals_prod_complex128, cupy_scan_prefixes_prod_complex128, cupy_scan_apply_prod_complex128);
+  test_scan_complex<hk_c64>("c64 prod", 1, 20000, true, cupy_scan_prod_complex64, cupy_scan_totals_prod_complex64, cupy_scan_prefixes_prod_complex64, cupy_scan_apply_prod_complex64);
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   test_sort<float, hk_u32>("f32", 3, 700, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
   test_sort<float, hk_u32>("f32", 2, 5000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);

@@ -64,6 +64,8 @@ enum Val {
         keepdims: bool,
         /// `dtype=` of the reduction.
         dtype: Option<DType>,
+        /// `ddof=` of the reduction (`var`, `std`).
+        ddof: usize,
     },
     /// The first error of the chain.
     Failed(Error),
@@ -235,12 +237,23 @@ impl Sym {
                     r.name(),
                     "fuse: a fused reduction takes no out= (the fused function returns the result)",
                 )),
+                Val::Strong(_) if r.check.is_some() => Val::Failed(Error::invalid(
+                    r.name(),
+                    "fuse: this reduction checks its input's values first (NumPy's all-NaN error), so it is not fused; call it on an array",
+                )),
+                Val::Strong(_) if opts.initial.is_some() || opts.where_.is_some() => {
+                    Val::Failed(Error::invalid(
+                        r.name(),
+                        "fuse: a fused reduction takes no initial= or where= (apply them to the fused function's inputs)",
+                    ))
+                }
                 Val::Strong(map) => Val::Reduced {
                     map,
                     r,
                     axes: opts.axis,
                     keepdims: opts.keepdims,
                     dtype: opts.dtype,
+                    ddof: opts.ddof,
                 },
                 Val::Weak(..) => Val::Failed(Error::invalid(
                     r.name(),
@@ -657,10 +670,17 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 traced.lets,
                 e,
             ))),
-            Val::Reduced { map, r, dtype, .. } => {
+            Val::Reduced {
+                map,
+                r,
+                dtype,
+                ddof,
+                ..
+            } => {
                 let map = traced.lets.inline_into(&map);
                 let opts = Reduce {
                     dtype,
+                    ddof,
                     ..Default::default()
                 };
                 let (rk, _) = r.kernel_with(map.ty, &opts, 1)?;
@@ -748,6 +768,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 axes,
                 keepdims,
                 dtype,
+                ddof,
             } => {
                 let map = traced.lets.inline_into(&map);
                 let shape = broadcast_all(op, &arrays)?;
@@ -760,6 +781,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 r.empty_error(count)?;
                 let opts = Reduce {
                     dtype,
+                    ddof,
                     ..Default::default()
                 };
                 let (rk, rparams) = r.kernel_with(map.ty, &opts, count)?;

@@ -244,6 +244,7 @@ pub mod options;
 pub mod resolve;
 pub mod rounding;
 pub mod routines;
+pub mod sumprod;
 pub mod trig;
 pub mod ufunc;
 

@@ -1,5 +1,5 @@
 //! Reductions and statistics, each declared once with `reductions!` in its NumPy family's file
-//! (sums, order statistics, averages):
+//! (sums, nan, order statistics, averages, truth, counting):
 //!
 //! ```text
 //! /// The sum (small integers accumulate in (u)int64, float16 in float32).
@@ -7,7 +7,10 @@
 //! ```
 //!
 //! the doc, the names of the three forms, `empty "<message>"` for reductions an empty axis
-//! refuses (NumPy's error), and the kernel builder ([`reduction::Build`]). It makes the [`Reduction`] object
+//! refuses (NumPy's error), `takes "initial where"` for the keywords beyond `axis keepdims
+//! dtype out ddof` it takes (applied by [`reduction::reduce`] to every reduction alike, as
+//! kernel rewrites in `keywords.rs`), `check <fn>` for a check of the input before the kernel
+//! ([`reduction::Check`]), and the kernel builder ([`reduction::Build`]). It makes the [`Reduction`] object
 //! (`cupy::reductions::sum`), the functions `cupy::sum(&a)`, `cupy::sum_with(&a, Reduce {..})`,
 //! the methods `a.sum()`, `a.sum_axis(0)`, `a.sum_with(..)`, the `fuse` methods (`Sym::sum`,
 //! `Sym::sum_axis`, `Sym::sum_with`) and the registry row.
@@ -19,6 +22,7 @@ macro_rules! reductions {
     (family: $family:literal;
      $( $(#[doc = $doc:literal])+
         $name:ident / $axis:ident / $with:ident $(, empty $empty:literal)?
+        $(, takes $takes:literal)? $(, check $check:path)?
         => |$t:pat_param, $opts:pat_param, $count:pat_param| $body:expr ; )*
     ) => {
         /// The reduction objects of this family (`numpy.<name>` as a value).
@@ -34,6 +38,8 @@ macro_rules! reductions {
                         #[allow(unused_variables)]
                         build: |$t, $opts, $count| $body,
                         empty_error: reductions!(@empty $($empty)?),
+                        takes: reductions!(@takes $($takes)?),
+                        check: reductions!(@check $($check)?),
                         family: $family,
                         doc: concat!($($doc, "\n"),+),
                     };
@@ -55,7 +61,8 @@ macro_rules! reductions {
             $(#[doc = $doc])+
             ///
             /// With NumPy's keyword arguments ([`Reduce`](crate::Reduce): `axis`, `keepdims`,
-            /// `dtype`, `out`, `ddof`); an axis converts into it.
+            /// `dtype`, `out`, `ddof`, `initial`, `where_`, as the reduction takes them); an
+            /// axis converts into it.
             pub fn $with(
                 a: &$crate::array::Array,
                 opts: impl Into<$crate::statistics::reduction::Reduce>,
@@ -136,26 +143,44 @@ macro_rules! reductions {
     };
     (@empty $empty:literal) => { Some($empty) };
     (@empty) => { None };
+    (@takes $takes:literal) => { $takes };
+    (@takes) => { "" };
+    (@check $check:path) => { Some($check) };
+    (@check) => { None };
 }
 
 pub mod averages;
+pub mod correlation;
+pub mod counting;
+pub mod histogram;
+pub(crate) mod keywords;
+pub mod nan;
 pub mod order;
+pub mod quantile;
 pub mod reduction;
 pub mod sums;
+pub mod truth;
+pub mod virtual_index;
 
 /// Every reduction object, by NumPy's name (`cupy::reductions::sum` is `numpy.sum`).
 pub mod reductions {
     pub use super::averages::reductions::*;
+    pub use super::counting::reductions::*;
+    pub use super::nan::reductions::*;
     pub use super::order::reductions::*;
     pub use super::sums::reductions::*;
+    pub use super::truth::reductions::*;
     pub use crate::sorting::search::reductions::*;
 }
 
 /// The families, in table order.
 const FAMILIES: &[&[reduction::Reduction]] = &[
     sums::ALL,
+    nan::ALL,
     order::ALL,
     averages::ALL,
+    truth::ALL,
+    counting::ALL,
     crate::sorting::search::ALL,
 ];
 
@@ -168,3 +193,6 @@ pub fn all_reductions() -> impl Iterator<Item = &'static reduction::Reduction> {
 pub fn reduction(name: &str) -> Option<&'static reduction::Reduction> {
     all_reductions().find(|r| r.name() == name)
 }
+
+#[cfg(test)]
+mod tests;

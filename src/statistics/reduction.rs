@@ -7,6 +7,7 @@ use cupy_core::dtype::{DType, Kind};
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::ReduceKernel;
 use cupy_core::layout::{merge_axes, normalize_axis, Layout};
+use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
 
 /// The `axis` argument of a reduction: all axes (`None` in NumPy), one axis, or several.
@@ -95,9 +96,18 @@ pub struct Reduce {
     /// `keepdims` applied); the result is cast to its dtype under NumPy's `same_kind` rule and
     /// the returned array is `out` itself.
     pub out: Option<Array>,
-    /// Delta degrees of freedom (`ddof=`) for `var`/`std`; the divisor is `N - ddof`. The
-    /// reductions here (`sum`, `prod`, `max`, `min`, `mean`) do not use it.
+    /// Delta degrees of freedom (`ddof=`) for `var`/`std` (and `nanvar`/`nanstd`); the
+    /// divisor is `N - ddof`. The other reductions do not use it.
     pub ddof: usize,
+    /// The value the reduction starts from (`initial=`), converted to the reduction's dtype as
+    /// NumPy converts a Python scalar: `sum`, `prod`, `max`, `min` and their `nan*` forms take
+    /// it (an empty `max` is then `initial`); the others refuse it with [`Error::TypeError`],
+    /// as NumPy's "unexpected keyword argument".
+    pub initial: Option<WeakScalar>,
+    /// A bool mask broadcast to the input (`where=`): only its true elements are reduced
+    /// (`mean`/`var` divide by their number). Taken by `sum prod max min mean var std any all`
+    /// and the `nan*` reductions; `max`/`min` need `initial` with it (NumPy's ValueError).
+    pub where_: Option<Array>,
 }
 
 impl From<Axes> for Reduce {
@@ -125,9 +135,18 @@ pub struct Reduction {
     /// "zero-size array to reduction operation maximum which has no identity"); `None` when an
     /// empty reduction has a value.
     pub(crate) empty_error: Option<&'static str>,
+    /// The keywords beyond `axis`, `keepdims`, `dtype`, `out` and `ddof` it takes, as NumPy
+    /// spells them (`"initial where"`).
+    pub(crate) takes: &'static str,
+    /// A check run before the kernel (the all-NaN error of `nanargmax`).
+    pub(crate) check: Option<Check>,
     pub(crate) family: &'static str,
     pub(crate) doc: &'static str,
 }
+
+/// A reduction's check of its input before the kernel runs (NumPy errors that depend on the
+/// values, such as `nanargmax`'s "All-NaN slice encountered").
+pub type Check = fn(&Array, &Reduce) -> Result<()>;
 
 impl PartialEq for Reduction {
     fn eq(&self, other: &Reduction) -> bool {
@@ -187,6 +206,20 @@ impl Reduction {
         (self.build)(t, opts, count)
     }
 
+    /// The keywords it takes, for the coverage table.
+    pub fn notes(&self) -> &'static str {
+        match (self.takes("initial"), self.takes("where")) {
+            (true, true) => "axis, keepdims, out, initial, where",
+            (false, true) => "axis, keepdims, out, where",
+            _ => "axis, keepdims, out",
+        }
+    }
+
+    /// Whether it takes NumPy's keyword `kw` (`"initial"`, `"where"`).
+    pub fn takes(&self, kw: &str) -> bool {
+        self.takes.split_whitespace().any(|k| k == kw)
+    }
+
     /// The error of an empty reduction that has no identity, if this is one.
     pub(crate) fn empty_error(&self, count: usize) -> Result<()> {
         match self.empty_error {
@@ -214,13 +247,17 @@ pub(crate) fn acc_of(t: DType) -> DType {
     }
 }
 
-/// `dtype=` refused by a reduction that takes none (`max`, `min`).
+/// `dtype=` refused by a reduction that takes none (`max`, `min`, ...): NumPy's TypeError
+/// "unexpected keyword argument".
 pub(crate) fn no_dtype(name: &str, opts: &Reduce) -> Result<()> {
     match opts.dtype {
-        Some(d) => Err(Error::invalid(
-            name,
-            format!("numpy.{name} takes no dtype= (got {d}); cast the input with astype first"),
-        )),
+        Some(d) => Err(Error::TypeError {
+            op: name.into(),
+            dtypes: vec![d],
+            msg: format!(
+                "{name}() got an unexpected keyword argument 'dtype'; cast the input with astype first"
+            ),
+        }),
         None => Ok(()),
     }
 }
@@ -382,19 +419,80 @@ pub fn reduce_with(
 }
 
 /// Applies a built-in reduction with NumPy's keyword arguments ([`Reduce`]):
-/// `numpy.sum(a, axis=..., keepdims=..., dtype=..., out=...)` and friends.
+/// `numpy.sum(a, axis=..., keepdims=..., dtype=..., out=..., initial=..., where=...)` and
+/// friends.
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for `max`/`min` of an empty selection
-/// ("zero-size array to reduction operation maximum which has no identity"), for `dtype=` on
-/// `max`/`min`, or an `out` of the wrong shape; [`Error::TypeError`] for an `out` dtype the
-/// result cannot be cast to (`same_kind`); dtype and device errors.
+/// without `initial` ("zero-size array to reduction operation maximum which has no identity"),
+/// for `where` on `max`/`min` without `initial`, or an `out` of the wrong shape;
+/// [`Error::TypeError`] for an `out` dtype the result cannot be cast to (`same_kind`), a
+/// keyword the reduction does not take (`dtype=` of `max`), or a non-bool `where`;
+/// [`Error::ShapeMismatch`] for a `where` that does not broadcast; dtype and device errors.
 pub fn reduce(r: &Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
+    let name = r.name();
     let axes = &opts.axis;
-    let red = normalize_axes(r.name(), axes, a.ndim())?;
+    let red = normalize_axes(name, axes, a.ndim())?;
     let count: usize = red.iter().map(|&i| a.shape()[i]).product();
-    r.empty_error(count)?;
-    let (kernel, params) = r.kernel_with(a.dtype(), opts, count)?;
+    for (kw, given) in [
+        ("initial", opts.initial.is_some()),
+        ("where", opts.where_.is_some()),
+    ] {
+        if given && !r.takes(kw) {
+            return Err(Error::TypeError {
+                op: name.into(),
+                dtypes: vec![a.dtype()],
+                msg: format!("{name}() got an unexpected keyword argument '{kw}'"),
+            });
+        }
+    }
+    let mask = match &opts.where_ {
+        Some(w) => Some(super::keywords::where_mask(name, w, a)?),
+        None => None,
+    };
+    if opts.initial.is_none() {
+        if mask.is_some() && r.empty_error.is_some() {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "reduction operation '{name}' does not have an identity, so to use a where mask one has to specify 'initial'"
+                ),
+            ));
+        }
+        r.empty_error(count)?;
+    }
+    if let Some(check) = r.check {
+        check(a, opts)?;
+    }
+    let (mut kernel, params) = r.kernel_with(a.dtype(), opts, count)?;
+    if mask.is_some() {
+        kernel = super::keywords::masked(kernel);
+    }
+    if let Some(init) = opts.initial {
+        let v = super::keywords::initial_value(name, init, kernel.output)?;
+        kernel = super::keywords::with_initial(kernel, v)?;
+    }
+    let mut inputs = vec![a];
+    inputs.extend(mask.as_ref());
+    run_into(name, &kernel, params, &inputs, &red, opts)
+}
+
+/// Runs a built reduction kernel over `inputs` (all of the first's shape) with `opts`' axes,
+/// `keepdims` and `out` (checked against the result's shape, cast `same_kind`): the common
+/// tail of every reduction.
+///
+/// # Errors
+/// As [`reduce`].
+pub(crate) fn run_into(
+    name: &str,
+    kernel: &ReduceKernel,
+    params: Vec<Scalar>,
+    inputs: &[&Array],
+    red: &[usize],
+    opts: &Reduce,
+) -> Result<Array> {
+    let a = inputs[0];
+    let axes = &opts.axis;
     if let Some(out) = &opts.out {
         let shape: Vec<usize> = (0..a.ndim())
             .filter(|i| opts.keepdims || !red.contains(i))
@@ -402,7 +500,7 @@ pub fn reduce(r: &Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
             .collect();
         if out.shape() != shape.as_slice() {
             return Err(Error::invalid(
-                r.name(),
+                name,
                 format!(
                     "output parameter has shape {:?}, the reduction of shape {:?} gives {shape:?}",
                     out.shape(),
@@ -410,20 +508,28 @@ pub fn reduce(r: &Reduction, a: &Array, opts: &Reduce) -> Result<Array> {
                 ),
             ));
         }
-        let res = reduce_with(r.name(), &kernel, params, &[a], axes, opts.keepdims)?;
-        out.copy_from(&res).map_err(|e| match e {
-            Error::TypeError { dtypes, .. } => Error::TypeError {
-                op: r.name().into(),
-                dtypes,
-                msg: format!(
-                    "cannot cast the {} result to the out array's {} with casting rule 'same_kind'",
-                    res.dtype(),
-                    out.dtype()
-                ),
-            },
-            e => e,
-        })?;
-        return Ok(out.clone());
+        let res = reduce_with(name, kernel, params, inputs, axes, opts.keepdims)?;
+        return write_out(name, &res, out);
     }
-    reduce_with(r.name(), &kernel, params, &[a], axes, opts.keepdims)
+    reduce_with(name, kernel, params, inputs, axes, opts.keepdims)
+}
+
+/// Copies a result into `out=` (NumPy's `same_kind` cast) and returns `out`.
+///
+/// # Errors
+/// [`Error::TypeError`] naming the op when the cast is not `same_kind`; shape errors.
+pub(crate) fn write_out(name: &str, res: &Array, out: &Array) -> Result<Array> {
+    out.copy_from(res).map_err(|e| match e {
+        Error::TypeError { dtypes, .. } => Error::TypeError {
+            op: name.into(),
+            dtypes,
+            msg: format!(
+                "cannot cast the {} result to the out array's {} with casting rule 'same_kind'",
+                res.dtype(),
+                out.dtype()
+            ),
+        },
+        e => e,
+    })?;
+    Ok(out.clone())
 }

@@ -8,7 +8,7 @@ use cupy_core::scalar::Scalar;
 
 /// `sum` or `prod` of `t` with NumPy's dtypes (`dtype=` or the widened input); bool arithmetic
 /// is logical, as NumPy's add/multiply loops for `?`.
-fn sum_or_prod(
+pub(crate) fn sum_or_prod(
     name: &str,
     sum: bool,
     t: DType,
@@ -28,7 +28,7 @@ fn sum_or_prod(
 reductions! {
     family: "sums";
     /// The sum (`numpy.sum`; small integers accumulate in (u)int64, float16 in float32).
-    sum / sum_axis / sum_with => |t, opts, _| sum_or_prod("sum", true, t, opts);
+    sum / sum_axis / sum_with, takes "initial where" => |t, opts, _| sum_or_prod("sum", true, t, opts);
     /// The product (`numpy.prod`; dtypes as `sum`).
-    prod / prod_axis / prod_with => |t, opts, _| sum_or_prod("prod", false, t, opts);
+    prod / prod_axis / prod_with, takes "initial where" => |t, opts, _| sum_or_prod("prod", false, t, opts);
 }

@@ -38,8 +38,8 @@ pub fn check_reduction(k: &ReduceKernel, flavor: Flavor) -> Result<(), String> {
 }
 
 /// The primitives of the CUDA and HIP backends: cuBLAS/rocBLAS GEMM for float16, bfloat16,
-/// float32, float64, complex64 and complex128; the hip-kernels/ scan and radix sort for every
-/// non-complex dtype (no complex instantiation); raw kernels in CUDA/HIP C++.
+/// float32, float64, complex64 and complex128; the hip-kernels/ scan for every dtype and radix
+/// sort for every non-complex dtype (no complex instantiation); raw kernels in CUDA/HIP C++.
 ///
 /// # Errors
 /// Why not, as text.
@@ -54,8 +54,8 @@ pub fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String>
             | DType::Complex128 => Ok(()),
             d => Err(format!("BLAS GEMM has no {d} routine")),
         },
-        Primitive::Sort | Primitive::Scan if dtype.is_complex() => {
-            Err("the GPU scan and sort kernels (hip-kernels/) have no complex instantiation".into())
+        Primitive::Sort if dtype.is_complex() => {
+            Err("the GPU radix sort (hip-kernels/) has no complex instantiation".into())
         }
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
     }

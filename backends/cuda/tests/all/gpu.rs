@@ -1186,8 +1186,8 @@ fn out_of_memory_is_an_error_and_keeps_other_buffers() {
 #[test]
 fn dtype_refusal_before_work() {
     let Some(be) = backend() else { return };
-    // Complex buffers exist now; the sort and scan kernels have no complex instantiation and
-    // refuse it by dtype, before any work is queued.
+    // Complex buffers exist; the radix sort has no complex instantiation and refuses it by
+    // dtype, before any work is queued. The scans take complex (short and multi-tile rows).
     let b = be.alloc(DType::Complex64, 4).unwrap();
     let l = Layout::contiguous(&[1, 4]);
     let op = || Operand {
@@ -1198,22 +1198,80 @@ fn dtype_refusal_before_work() {
         keys: op(),
         values: None,
     });
-    let scan = be.scan(&cupy_core::backend::ScanCall {
-        op: cupy_core::backend::ScanOp::Sum,
-        input: op(),
-        output: op(),
-    });
-    for e in [sort.unwrap_err(), scan.unwrap_err()] {
-        assert!(
-            matches!(
-                e,
-                Error::DTypeNotSupported {
-                    dtype: DType::Complex64,
-                    ..
+    let e = sort.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DTypeNotSupported {
+                dtype: DType::Complex64,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    for d in [DType::Complex64, DType::Complex128] {
+        for n in [5usize, 20000] {
+            let x: Vec<Scalar> = (0..n)
+                .map(|i| {
+                    let z = num_complex::Complex::new(
+                        ((i * 7 % 5) as f64 - 2.0) * 0.25,
+                        ((i * 3 % 4) as f64 - 1.5) * 0.5,
+                    );
+                    Scalar::Complex128(z).cast(d)
+                })
+                .collect();
+            for sop in [
+                cupy_core::backend::ScanOp::Sum,
+                cupy_core::backend::ScanOp::Prod,
+            ] {
+                // products of unit-modulus values stay finite over a long row
+                let x: Vec<Scalar> = if sop == cupy_core::backend::ScanOp::Prod {
+                    (0..n)
+                        .map(|i| {
+                            let t = i as f64 * 0.37;
+                            Scalar::Complex128(num_complex::Complex::new(t.cos(), t.sin())).cast(d)
+                        })
+                        .collect()
+                } else {
+                    x.clone()
+                };
+                let xb = upload(&be, &x, d);
+                let yb = be.alloc(d, n).unwrap();
+                let l = Layout::contiguous(&[1, n]);
+                be.scan(&cupy_core::backend::ScanCall {
+                    op: sop,
+                    input: Operand {
+                        buffer: &xb,
+                        layout: l.clone(),
+                    },
+                    output: Operand {
+                        buffer: &yb,
+                        layout: l,
+                    },
+                })
+                .unwrap();
+                let got = download(&be, &yb);
+                let mut acc = if sop == cupy_core::backend::ScanOp::Sum {
+                    num_complex::Complex::new(0.0, 0.0)
+                } else {
+                    num_complex::Complex::new(1.0, 0.0)
+                };
+                let tol = if d == DType::Complex64 { 1e-3 } else { 1e-9 };
+                for j in 0..n {
+                    let v = x[j].to_c128();
+                    acc = if sop == cupy_core::backend::ScanOp::Sum {
+                        acc + v
+                    } else {
+                        acc * v
+                    };
+                    let g = got[j].to_c128();
+                    assert!(
+                        (g - acc).norm() <= tol * acc.norm().max(1.0),
+                        "{d} {sop:?} n={n} [{j}]: got {g}, want {acc}"
+                    );
                 }
-            ),
-            "{e}"
-        );
+            }
+        }
     }
 }
 

@@ -73,10 +73,30 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
     v
 }
 
-/// The dtypes the kernels are instantiated for (NumPy names).
+/// The dtypes the kernels are instantiated for (NumPy names); the scans also take
+/// [`SCAN_DTYPES`]' complex ones.
 pub const DTYPES: [&str; 13] = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
     "bfloat16", "float32", "float64",
+];
+
+/// The dtypes scan.cu is instantiated for: [`DTYPES`] and complex64/complex128.
+pub const SCAN_DTYPES: [&str; 15] = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
 ];
 
 /// Arguments of every scan.cu entry (`struct ScanArgs`).
@@ -224,7 +244,7 @@ impl HkModule {
     /// Every entry point.
     pub fn entries(self) -> Vec<String> {
         match self {
-            HkModule::Scan => scan_entries(&DTYPES),
+            HkModule::Scan => scan_entries(&SCAN_DTYPES),
             HkModule::RadixSort => sort_entries(&DTYPES),
         }
     }

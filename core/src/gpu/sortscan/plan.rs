@@ -64,19 +64,14 @@ pub fn launch_scan(
     }
     // Long rows: reduce-then-scan over tiles.
     let ntiles = n.div_ceil(SCAN_TILE);
-    let wide = matches!(
-        dtype,
-        crate::DType::Int64 | crate::DType::UInt64 | crate::DType::Float64
-    );
-    let asize = if wide { 8u64 } else { 4 };
-    let (_partial, partial) = l.temp(
-        if wide {
-            crate::DType::UInt64
-        } else {
-            crate::DType::UInt32
-        },
-        batch * ntiles,
-    )?;
+    // the accumulator: 32 bits for narrow types (widened), 64 for 64-bit ones, complex itself
+    let acc = match dtype {
+        crate::DType::Int64 | crate::DType::UInt64 | crate::DType::Float64 => crate::DType::UInt64,
+        d if d.is_complex() => d,
+        _ => crate::DType::UInt32,
+    };
+    let asize = acc.itemsize() as u64;
+    let (_partial, partial) = l.temp(acc, batch * ntiles)?;
     let item = dtype.itemsize() as i64;
     let suffix = &entry["cupy_scan_".len()..];
     let mut r0 = 0;
@@ -293,14 +288,14 @@ fn two_d(op: &str, what: &str, l: &crate::Layout) -> crate::Result<()> {
     Ok(())
 }
 
-/// The scan and radix sort kernels have no complex instantiations: refused by dtype.
+/// The radix sort kernels have no complex instantiations: refused by dtype.
 fn no_complex(be: &dyn crate::Backend, op: &str, d: crate::DType) -> crate::Result<()> {
     if d.is_complex() {
         return Err(crate::backend::dtype_unsupported(
             op,
             d,
             be.info(),
-            "the GPU scan and sort kernels (hip-kernels/) have no complex instantiation",
+            "the GPU radix sort (hip-kernels/) has no complex instantiation",
         ));
     }
     Ok(())
@@ -324,7 +319,6 @@ pub fn scan<D: crate::gpu::launch::GpuDriver>(
     };
     let d = call.output.buffer.dtype();
     check_dtypes(be, op, &[d])?;
-    no_complex(be, op, d)?;
     two_d(op, "input", &call.input.layout)?;
     two_d(op, "output", &call.output.layout)?;
     let x = check_operand(be, op, &call.input, d)?;

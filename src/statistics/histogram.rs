@@ -1,0 +1,535 @@
+//! Histograms (NumPy's "Histograms", CuPy's `cupy/_statistics/histogram.py`): `histogram`
+//! (bins as a count or edges, range, density, weights) and `histogram2d`, with `bincount` in
+//! [`super::counting`].
+//!
+//! Bin edges of a bin count are NumPy's: the range from `range=` or the data's min and max
+//! (read back), expanded by 0.5 when empty, then `linspace` computed on the host step by step
+//! in the dtype NumPy computes it in (so float32 data gets NumPy's float32 edges). Every
+//! element finds its bin with one kernel: a binary search over the edges (NumPy's
+//! `searchsorted(edges, x, 'right')`; an element equal to the last edge goes to the last bin;
+//! NaN and elements outside the edges fall in two outlier slots), then the counts (or weights)
+//! are added with atomic adds ([`crate::add_at`]) and the outliers dropped. Weights are
+//! summed in float64 (complex128) and cast to the weights' dtype, as NumPy's `bincount`.
+
+use crate::array::Array;
+use crate::launch::elementwise;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp as B, Expr, Kernel, Stmt};
+use cupy_core::promote::promote_types;
+use cupy_core::scalar::Scalar;
+
+/// The `bins=` argument of the histograms.
+#[derive(Clone, Debug)]
+pub enum Bins {
+    /// That many equal-width bins over the range.
+    Count(usize),
+    /// The bin edges (1-d, monotonically increasing; the last bin includes its right edge).
+    Edges(Array),
+}
+
+impl Default for Bins {
+    /// NumPy's default, 10 bins.
+    fn default() -> Bins {
+        Bins::Count(10)
+    }
+}
+
+impl From<usize> for Bins {
+    fn from(n: usize) -> Bins {
+        Bins::Count(n)
+    }
+}
+impl From<&Array> for Bins {
+    fn from(e: &Array) -> Bins {
+        Bins::Edges(e.clone())
+    }
+}
+
+/// Keyword arguments of [`histogram_with`] (`numpy.histogram(a, bins=10, range=None,
+/// density=None, weights=None)`). A bin count converts into it.
+#[derive(Clone, Debug, Default)]
+pub struct Histogram {
+    /// The bins (`bins=`).
+    pub bins: Bins,
+    /// The lower and upper range of the bins (`range=`); `None`: the data's min and max.
+    pub range: Option<(f64, f64)>,
+    /// A probability density (`density=`): each bin's count over the total and its width.
+    pub density: bool,
+    /// A weight per element of `a` (`weights=`, `a`'s shape).
+    pub weights: Option<Array>,
+}
+
+impl From<usize> for Histogram {
+    fn from(n: usize) -> Histogram {
+        Histogram {
+            bins: Bins::Count(n),
+            ..Default::default()
+        }
+    }
+}
+
+/// `x` rounded to float dtype `d`.
+fn rnd(d: DType, x: f64) -> f64 {
+    match d {
+        DType::Float16 => half::f16::from_f64(x).to_f64(),
+        DType::Float32 => x as f32 as f64,
+        _ => x,
+    }
+}
+
+/// NumPy's `linspace(start, stop, num)` computed in dtype `l` (each step rounded).
+fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Vec<f64> {
+    let div = num.saturating_sub(1) as f64;
+    let delta = rnd(l, stop - start);
+    let mut y: Vec<f64> = (0..num).map(|i| rnd(l, i as f64)).collect();
+    if num > 1 {
+        let step = rnd(l, delta / div);
+        for v in y.iter_mut() {
+            *v = if step == 0.0 {
+                rnd(l, rnd(l, *v / div) * delta)
+            } else {
+                rnd(l, *v * step)
+            };
+        }
+    } else {
+        for v in y.iter_mut() {
+            *v = rnd(l, *v * delta);
+        }
+    }
+    for v in y.iter_mut() {
+        *v = rnd(l, *v + start);
+    }
+    if num > 1 {
+        y[num - 1] = stop;
+    }
+    y
+}
+
+/// NumPy's `_get_outer_edges`: the range, or the data's (min, max) in the data's dtype `t`
+/// (`None`: a Python float range), expanded by 0.5 when empty.
+fn outer_edges(
+    op: &str,
+    a: &Array,
+    range: Option<(f64, f64)>,
+) -> Result<(f64, f64, Option<DType>)> {
+    let t = a.dtype();
+    let (lo, hi, scalar) = match range {
+        Some((lo, hi)) => {
+            if lo > hi {
+                return Err(Error::invalid(
+                    op,
+                    "max must be larger than min in range parameter.",
+                ));
+            }
+            if !(lo.is_finite() && hi.is_finite()) {
+                return Err(Error::invalid(
+                    op,
+                    format!("supplied range of [{lo}, {hi}] is not finite"),
+                ));
+            }
+            (lo, hi, None)
+        }
+        // Python ints 0 and 1: weak, so float data keeps its dtype
+        None if a.size() == 0 => (0.0, 1.0, None),
+        None => {
+            let lo = a.min()?.astype(DType::Float64)?.to_vec::<f64>()?[0];
+            let hi = a.max()?.astype(DType::Float64)?.to_vec::<f64>()?[0];
+            if !(lo.is_finite() && hi.is_finite()) {
+                return Err(Error::invalid(
+                    op,
+                    format!("autodetected range of [{lo}, {hi}] is not finite"),
+                ));
+            }
+            (lo, hi, Some(t))
+        }
+    };
+    if lo == hi {
+        // numpy scalars of a float dtype subtract in it; ints and Python floats in float64
+        let d = match scalar {
+            Some(s) if s.is_float() => s,
+            _ => DType::Float64,
+        };
+        return Ok((
+            rnd(d, lo - 0.5),
+            rnd(d, hi + 0.5),
+            scalar.filter(|s| s.is_float()),
+        ));
+    }
+    Ok((lo, hi, scalar))
+}
+
+/// The edges of `bins` equal bins for `a` (`histogram`: in NumPy's `bin_type`, the result type
+/// of the range and `a`, at least float; `histogram2d`: in `linspace`'s own dtype).
+fn count_edges(
+    op: &str,
+    a: &Array,
+    bins: usize,
+    range: Option<(f64, f64)>,
+    two_d: bool,
+) -> Result<Array> {
+    if bins < 1 {
+        return Err(Error::invalid(
+            op,
+            "`bins` must be positive, when an integer",
+        ));
+    }
+    let (lo, hi, scalar) = outer_edges(op, a, range)?;
+    // linspace's dtype: the range's (float64 for Python floats and integer scalars)
+    let l = match scalar {
+        Some(s) if s.is_float() => s,
+        _ => DType::Float64,
+    };
+    let t = a.dtype();
+    let out = if two_d {
+        l
+    } else {
+        // NumPy's bin_type = result_type(first, last, a), at least float
+        let b = match scalar {
+            Some(s) => promote_types(s, t),
+            None if t.is_float() => t,
+            None => DType::Float64,
+        };
+        if b.is_integer() || b.is_bool() {
+            DType::Float64
+        } else {
+            b
+        }
+    };
+    let e: Vec<f64> = linspace_host(lo, hi, bins + 1, l)
+        .into_iter()
+        .map(|x| rnd(out, x))
+        .collect();
+    if e.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::invalid(
+            op,
+            format!("Too many bins for data range. Cannot create {bins} finite-sized bins."),
+        ));
+    }
+    Array::from_slice_on(a.device(), &e, &[bins + 1])?.astype(out)
+}
+
+/// Given edges, checked monotonic (NumPy's ValueError otherwise).
+fn given_edges(op: &str, e: &Array) -> Result<Array> {
+    if e.ndim() != 1 {
+        return Err(Error::invalid(op, "`bins` must be 1d, when an array"));
+    }
+    let v = e.astype(DType::Float64)?.to_vec::<f64>()?;
+    if v.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::invalid(
+            op,
+            "`bins` must increase monotonically, when an array",
+        ));
+    }
+    Ok(e.clone())
+}
+
+/// The slot of each element: `searchsorted(edges, x, 'right')`, one less for an element equal
+/// to the last edge (0 and `len(edges)` are the outliers; NaN gives 0). Compared in
+/// `promote(x, edges)`.
+fn slot_kernel(xt: DType, et: DType) -> Kernel {
+    let c = promote_types(xt, et);
+    let i = DType::Int64;
+    let (lo, hi, mid, it) = (0usize, 1usize, 2usize, 3usize);
+    let var = |k: usize| Expr::var(k, i);
+    let ne = Expr::param(0, i);
+    let steps = Expr::param(1, i);
+    let x = Expr::input(0, xt).cast(c);
+    let edge = |k: Expr| Expr::load(0, et, k).cast(c);
+    let one = Expr::constant(Scalar::Int64(1));
+    let body = vec![
+        Stmt::Let {
+            var: lo,
+            value: Expr::constant(Scalar::Int64(0)),
+        },
+        Stmt::Let {
+            var: hi,
+            value: ne.clone(),
+        },
+        Stmt::Let {
+            var: mid,
+            value: Expr::constant(Scalar::Int64(0)),
+        },
+        Stmt::For {
+            var: it,
+            start: Expr::constant(Scalar::Int64(0)),
+            end: steps,
+            body: vec![Stmt::If {
+                cond: Expr::binary(B::Lt, var(lo), var(hi)),
+                then_body: vec![
+                    Stmt::Assign {
+                        var: mid,
+                        value: Expr::binary(
+                            B::Div,
+                            Expr::binary(B::Add, var(lo), var(hi)),
+                            Expr::constant(Scalar::Int64(2)),
+                        ),
+                    },
+                    Stmt::If {
+                        cond: Expr::binary(B::Le, edge(var(mid)), x.clone()),
+                        then_body: vec![Stmt::Assign {
+                            var: lo,
+                            value: Expr::binary(B::Add, var(mid), one.clone()),
+                        }],
+                        else_body: vec![Stmt::Assign {
+                            var: hi,
+                            value: var(mid),
+                        }],
+                    },
+                ],
+                else_body: vec![],
+            }],
+        },
+        Stmt::Store {
+            output: 0,
+            value: Expr::select(
+                Expr::binary(
+                    B::Eq,
+                    x.clone(),
+                    edge(Expr::binary(B::Sub, ne, one.clone())),
+                ),
+                Expr::binary(B::Sub, var(lo), one),
+                var(lo),
+            ),
+        },
+    ];
+    Kernel {
+        name: "histogram_slot".into(),
+        inputs: vec![xt],
+        outputs: vec![i],
+        raws: vec![et],
+        params: vec![i, i],
+        locals: vec![i; 4],
+        body,
+    }
+}
+
+/// The slots of `x` (flattened) against `edges`.
+fn slots(x: &Array, edges: &Array) -> Result<Array> {
+    let ne = edges.size();
+    let steps = (usize::BITS - ne.leading_zeros()) as i64 + 1;
+    let k = slot_kernel(x.dtype(), edges.dtype());
+    let e = edges.copy()?;
+    let params = vec![Scalar::Int64(ne as i64), Scalar::Int64(steps)];
+    Ok(elementwise(&k, &[&x.ravel()?], &[&e], params)?.remove(0))
+}
+
+/// Adds one (or the weight) of every element at its slot into `n` slots: int64 counts, or the
+/// weights summed in float64/complex128.
+pub(crate) fn accumulate(slot: &Array, n: usize, weights: Option<&Array>) -> Result<Array> {
+    let dev = slot.device();
+    match weights {
+        None => {
+            let out = Array::zeros_on(dev, &[n], DType::Int64)?;
+            let one = Array::full_on(dev, &[], Scalar::Int64(1), DType::Int64)?;
+            if slot.size() > 0 {
+                crate::indexing::add_at(&out, slot, &one)?;
+            }
+            Ok(out)
+        }
+        Some(w) => {
+            let acc = if w.dtype().is_complex() {
+                DType::Complex128
+            } else {
+                DType::Float64
+            };
+            let out = Array::zeros_on(dev, &[n], acc)?;
+            if slot.size() > 0 {
+                crate::indexing::add_at(&out, slot, &w.ravel()?.astype(acc)?)?;
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// `numpy.histogram(a)`: counts in 10 equal bins over the data's range, and the 11 edges.
+///
+/// # Errors
+/// As [`histogram_with`].
+pub fn histogram(a: &Array) -> Result<(Array, Array)> {
+    histogram_with(a, Histogram::default())
+}
+
+/// `numpy.histogram(a, bins=..., range=..., density=..., weights=...)`: the counts (int64, or
+/// the weights' dtype; float64 with `density`) and the bin edges.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a bin count of 0, edges that decrease, a reversed or
+/// non-finite range, data with a non-finite min/max and no range, weights of another shape
+/// (NumPy's ValueErrors); dtype and device errors (float64 atomics on wgpu).
+pub fn histogram_with(a: &Array, opts: impl Into<Histogram>) -> Result<(Array, Array)> {
+    let op = "histogram";
+    let o = opts.into();
+    let a = if a.dtype().is_bool() {
+        a.astype(DType::UInt8)?
+    } else {
+        a.clone()
+    };
+    if let Some(w) = &o.weights {
+        if w.shape() != a.shape() {
+            return Err(Error::invalid(
+                op,
+                "weights should have the same shape as a.",
+            ));
+        }
+    }
+    if a.dtype().is_complex() {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![a.dtype()],
+            msg: "complex data cannot be binned".into(),
+        });
+    }
+    let edges = match &o.bins {
+        Bins::Count(n) => count_edges(op, &a, *n, o.range, false)?,
+        Bins::Edges(e) => given_edges(op, e)?,
+    };
+    let nb = edges.size().saturating_sub(1);
+    let slot = slots(&a, &edges)?;
+    let full = accumulate(&slot, nb + 2, o.weights.as_ref())?;
+    let mut n = full.slice(&crate::s![1..(nb + 1) as isize])?.copy()?;
+    if let Some(w) = &o.weights {
+        n = n.astype(w.dtype())?;
+    }
+    if o.density {
+        let db = crate::math::sumprod::diff(&edges.astype(DType::Float64)?)?;
+        let total = n.sum()?;
+        n = crate::math::arithmetic::true_divide(
+            &crate::math::arithmetic::true_divide(&n, &db)?,
+            &total,
+        )?;
+    }
+    Ok((n, edges))
+}
+routine!(histogram, Statistics, probe: atomic_probe, notes: "bins (count or edges), range, density, weights");
+
+/// Keyword arguments of [`histogram2d_with`] (`numpy.histogram2d(x, y, bins=10, range=None,
+/// density=None, weights=None)`).
+#[derive(Clone, Debug)]
+pub struct Histogram2d {
+    /// The bins of `x` and of `y` (`bins=`: one value for both, or a pair).
+    pub bins: [Bins; 2],
+    /// The ranges of `x` and `y` (`range=`).
+    pub range: Option<[(f64, f64); 2]>,
+    /// A probability density (`density=`).
+    pub density: bool,
+    /// A weight per sample (`weights=`).
+    pub weights: Option<Array>,
+}
+
+impl Default for Histogram2d {
+    fn default() -> Histogram2d {
+        Histogram2d {
+            bins: [Bins::Count(10), Bins::Count(10)],
+            range: None,
+            density: false,
+            weights: None,
+        }
+    }
+}
+
+/// `numpy.histogram2d(x, y)`: the float64 counts of the sample pairs in 10 x 10 bins, and the
+/// x and y edges.
+///
+/// # Errors
+/// As [`histogram2d_with`].
+pub fn histogram2d(x: &Array, y: &Array) -> Result<(Array, Array, Array)> {
+    histogram2d_with(x, y, Histogram2d::default())
+}
+
+/// `numpy.histogram2d(x, y, bins=..., range=..., density=..., weights=...)`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for `x` and `y` of different lengths and as
+/// [`histogram_with`]; dtype and device errors.
+pub fn histogram2d_with(x: &Array, y: &Array, o: Histogram2d) -> Result<(Array, Array, Array)> {
+    let op = "histogram2d";
+    if x.size() != y.size() || x.ndim() != 1 || y.ndim() != 1 {
+        return Err(Error::invalid(op, "x and y must have the same length."));
+    }
+    let edge = |a: &Array, i: usize| -> Result<Array> {
+        match &o.bins[i] {
+            Bins::Count(n) => count_edges(op, a, *n, o.range.map(|r| r[i]), true),
+            Bins::Edges(e) => given_edges(op, e),
+        }
+    };
+    let (xe, ye) = (edge(x, 0)?, edge(y, 1)?);
+    let (nx, ny) = (xe.size() + 1, ye.size() + 1);
+    let sx = slots(x, &xe)?;
+    let sy = slots(y, &ye)?;
+    let flat =
+        crate::math::arithmetic::add(&crate::math::arithmetic::multiply(&sx, ny as i64)?, &sy)?;
+    let w = match &o.weights {
+        Some(w) => {
+            if w.size() != x.size() {
+                return Err(Error::invalid(
+                    op,
+                    "weights should have the same length as x.",
+                ));
+            }
+            Some(w.clone())
+        }
+        None => None,
+    };
+    let full = accumulate(&flat, nx * ny, w.as_ref())?.astype(DType::Float64)?;
+    let mut hist = full
+        .reshape(&[nx as isize, ny as isize])?
+        .slice(&crate::s![1..(nx - 1) as isize, 1..(ny - 1) as isize])?
+        .copy()?;
+    if o.density {
+        let s = hist.sum()?;
+        let dx = crate::math::sumprod::diff(&xe)?.reshape(&[-1, 1])?;
+        let dy = crate::math::sumprod::diff(&ye)?.reshape(&[1, -1])?;
+        hist = crate::math::arithmetic::true_divide(&hist, &dx)?;
+        hist = crate::math::arithmetic::true_divide(&hist, &dy)?;
+        hist = crate::math::arithmetic::true_divide(&hist, &s)?;
+    }
+    Ok((hist, xe, ye))
+}
+routine!(histogram2d, Statistics, probe: atomic_probe, notes: "bins (count or edges per axis), range, density, weights");
+
+/// The registry probe of the histograms: the slot search and the int64 atomic add.
+fn atomic_probe(t: DType) -> Option<crate::registry::Need> {
+    if t.is_complex() {
+        return None;
+    }
+    Some(crate::registry::Need::Kernel(slot_kernel(
+        t,
+        DType::Float64,
+    )))
+}
+
+/// The slot kernels (for the backends' compile checks).
+#[cfg(test)]
+pub(crate) fn every_kernel() -> Vec<Kernel> {
+    let mut v = vec![];
+    for x in [
+        DType::UInt8,
+        DType::Int32,
+        DType::Int64,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+    ] {
+        for e in [DType::Float16, DType::Float32, DType::Float64, DType::Int64] {
+            v.push(slot_kernel(x, e));
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linspace_matches_numpy() {
+        // np.linspace(0, 1, 11)[3] == 0.30000000000000004
+        let v = linspace_host(0.0, 1.0, 11, DType::Float64);
+        assert_eq!(v[3], 0.30000000000000004);
+        assert_eq!(v[10], 1.0);
+        // np.linspace(np.float32(-1.5), np.float32(2.25), 7) in float32
+        let f = linspace_host(-1.5, 2.25, 7, DType::Float32);
+        assert_eq!(f[1], (-0.875f32) as f64);
+    }
+}

@@ -1,0 +1,165 @@
+//! Checks of every declared reduction's kernels without a device: each validates, every
+//! backend's code generator takes it or refuses it with a dtype error, and the C++ of all of
+//! them compiles with AMD's hipRTC (with `CUPY_REQUIRE_HIP=1`, as CI sets it), with and without
+//! the `where=`/`initial=` rewrites.
+
+use super::keywords::{masked, with_initial};
+use cupy_core::dtype::DType;
+use cupy_core::kernel::cpp::{
+    emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,
+};
+use cupy_core::kernel::ir::{Kernel, ReduceKernel};
+use cupy_core::scalar::Scalar;
+
+/// Every kernel the declared reductions build: each reduction, each dtype it takes, plain and
+/// with a `where=` mask (and `initial=` where it takes one).
+pub(crate) fn every_reduction_kernel() -> Vec<ReduceKernel> {
+    let mut v = vec![];
+    for r in super::all_reductions() {
+        for &t in DType::ALL.iter() {
+            let Ok((k, _)) = r.kernel(t, 8) else {
+                continue;
+            };
+            k.validate()
+                .unwrap_or_else(|e| panic!("{} of {t}: {e}", r.name()));
+            if r.takes("where") {
+                let m = masked(k.clone());
+                m.validate()
+                    .unwrap_or_else(|e| panic!("{} of {t} with where=: {e}", r.name()));
+                v.push(m);
+            }
+            if r.takes("initial") {
+                let i = with_initial(k.clone(), Scalar::Int64(3).cast(k.output))
+                    .unwrap_or_else(|e| panic!("{} of {t} with initial=: {e}", r.name()));
+                i.validate()
+                    .unwrap_or_else(|e| panic!("{} of {t} with initial=: {e}", r.name()));
+                v.push(i);
+            }
+            v.push(k);
+        }
+    }
+    v
+}
+
+#[test]
+fn reduction_kernels_emit_cpp() {
+    let ks = every_reduction_kernel();
+    assert!(ks.len() > 300, "{} kernels", ks.len());
+    for (j, k) in ks.iter().enumerate() {
+        let spec = ReduceSpec {
+            out_ndim: 1 + j % 3,
+            red_ndim: 1 + j % 2,
+            index64: j % 2 == 0,
+        };
+        emit_reduce(k, &spec, Flavor::Cuda).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+}
+
+/// Every elementwise kernel of the statistics (the order statistics' gathers, ...).
+pub(crate) fn every_statistics_kernel() -> Vec<Kernel> {
+    let mut v = super::quantile::every_gather_kernel();
+    v.extend(super::correlation::every_kernel());
+    v.extend(super::histogram::every_kernel());
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|k| seen.insert(k.clone()));
+    for k in &v {
+        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+    v
+}
+
+/// The C++ of the statistics' elementwise kernels (their launch class rotating), without the
+/// prelude.
+fn elementwise_sources(flavor: Flavor) -> Vec<String> {
+    let pre = prelude(flavor).len();
+    every_statistics_kernel()
+        .into_iter()
+        .enumerate()
+        .map(|(j, mut k)| {
+            k.name = format!("{}_{j}", k.name);
+            let spec = ElementwiseSpec {
+                ndim: 1 + j % 2,
+                class: ElementwiseClass::Strided,
+                index64: j % 3 == 0,
+            };
+            let e =
+                emit_elementwise(&k, &spec, flavor).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            e.source[pre..].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn statistics_kernels_emit_cpp() {
+    assert!(!elementwise_sources(Flavor::Cuda).is_empty());
+}
+
+/// The dtypes the hipRTC check compiles, one per class as the HIP backend's own kernel test.
+const HIP_DTYPES: [DType; 8] = [
+    DType::Bool,
+    DType::Int8,
+    DType::Int64,
+    DType::UInt8,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex128,
+];
+
+#[test]
+fn hiprtc_compiles_every_statistics_kernel() {
+    // Minutes of hipRTC time on a small machine: run where HIP is required (CI), skip elsewhere.
+    if std::env::var_os("CUPY_REQUIRE_HIP").is_none() {
+        eprintln!(
+            "NOTICE: CUPY_REQUIRE_HIP is not set; reduction kernels not compiled with hipRTC"
+        );
+        return;
+    }
+    let rtc = cupy_hip::result::Rtc::get()
+        .unwrap_or_else(|e| panic!("CUPY_REQUIRE_HIP is set but hipRTC is not loadable: {e}"));
+    let pre = prelude(Flavor::Hip);
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    // each distinct kernel once (nansum of an integer is sum's kernel, ...)
+    let mut seen = std::collections::HashSet::new();
+    let ks: Vec<ReduceKernel> = every_reduction_kernel()
+        .into_iter()
+        .filter(|k| HIP_DTYPES.contains(&k.inputs[0]))
+        .filter(|k| {
+            seen.insert(ReduceKernel {
+                name: String::new(),
+                ..k.clone()
+            })
+        })
+        .collect();
+    let sources: Vec<String> = ks
+        .iter()
+        .enumerate()
+        .map(|(j, k)| {
+            let mut k = k.clone();
+            k.name = format!("{}_{j}", k.name);
+            let spec = ReduceSpec {
+                out_ndim: 1 + j % 3,
+                red_ndim: 1 + j % 2,
+                index64: j % 2 == 0,
+            };
+            let e =
+                emit_reduce(&k, &spec, Flavor::Hip).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            e.source[pre.len()..].to_string()
+        })
+        .collect();
+    let mut sources = sources;
+    sources.extend(elementwise_sources(Flavor::Hip));
+    // modules of a few dozen kernels keep each compile's memory and time small
+    for (n, chunk) in sources.chunks(48).enumerate() {
+        let src = format!("{pre}{}", chunk.concat());
+        let t0 = std::time::Instant::now();
+        if let Err(e) = rtc.compile(&src, &format!("reductions_{n}.hip"), &opts) {
+            panic!("hipRTC refused statistics module {n}: {}", e.text);
+        }
+        eprintln!(
+            "hipRTC gfx90a: statistics module {n} ({} kernels) in {:.1?}",
+            chunk.len(),
+            t0.elapsed()
+        );
+    }
+}

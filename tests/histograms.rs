@@ -1,0 +1,132 @@
+//! Histograms, `bincount` and the correlations against NumPy goldens (group `histograms`).
+
+use crate::common::{self, dtype_of, Golden, Operand, Tol};
+use cupy::{Array, Bincount, Bins, Corrcoef, Cov, Device, Error, Histogram, Histogram2d, Result};
+use serde_json::Value;
+
+fn flag(k: &Value, name: &str) -> bool {
+    k[name].as_bool() == Some(true)
+}
+
+fn pair(v: &Value) -> (f64, f64) {
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let k = &case["kwargs"];
+    let a = ops[0].array();
+    let mut rest = ops[1..].iter().map(|o| o.array().clone());
+    let out = k["out_index"].as_u64().unwrap_or(0) as usize;
+    match case["op"].as_str().unwrap() {
+        "histogram" => {
+            let bins = if flag(k, "edges") {
+                Bins::Edges(rest.next().unwrap())
+            } else {
+                Bins::Count(k["bins"].as_u64().unwrap_or(10) as usize)
+            };
+            let (h, e) = cupy::histogram_with(
+                a,
+                Histogram {
+                    bins,
+                    range: k.get("range").map(pair),
+                    density: flag(k, "density"),
+                    weights: if flag(k, "weights") {
+                        rest.next()
+                    } else {
+                        None
+                    },
+                },
+            )?;
+            Ok(if out == 0 { h } else { e })
+        }
+        "histogram2d" => {
+            let y = rest.next().unwrap();
+            let bins = if flag(k, "edges") {
+                [
+                    Bins::Edges(rest.next().unwrap()),
+                    Bins::Edges(rest.next().unwrap()),
+                ]
+            } else {
+                let b = |i: usize| Bins::Count(k["bins"][i].as_u64().unwrap_or(10) as usize);
+                [b(0), b(1)]
+            };
+            let (h, xe, ye) = cupy::histogram2d_with(
+                a,
+                &y,
+                Histogram2d {
+                    bins,
+                    range: k.get("range").map(|r| [pair(&r[0]), pair(&r[1])]),
+                    density: flag(k, "density"),
+                    weights: if flag(k, "weights") {
+                        rest.next()
+                    } else {
+                        None
+                    },
+                },
+            )?;
+            Ok([h, xe, ye].into_iter().nth(out).unwrap())
+        }
+        "bincount" => cupy::bincount_with(
+            a,
+            Bincount {
+                weights: if flag(k, "weights") {
+                    rest.next()
+                } else {
+                    None
+                },
+                minlength: k["minlength"].as_u64().unwrap_or(0) as usize,
+            },
+        ),
+        "cov" => cupy::cov_with(
+            a,
+            Cov {
+                y: if flag(k, "y") { rest.next() } else { None },
+                rowvar: k["rowvar"].as_bool().unwrap_or(true),
+                bias: flag(k, "bias"),
+                ddof: k["ddof"].as_i64(),
+                fweights: if flag(k, "fweights") {
+                    rest.next()
+                } else {
+                    None
+                },
+                aweights: if flag(k, "aweights") {
+                    rest.next()
+                } else {
+                    None
+                },
+                dtype: k.get("dtype").map(dtype_of),
+            },
+        ),
+        "corrcoef" => cupy::corrcoef_with(
+            a,
+            Corrcoef {
+                y: if flag(k, "y") { rest.next() } else { None },
+                rowvar: k["rowvar"].as_bool().unwrap_or(true),
+                dtype: None,
+            },
+        ),
+        op => panic!("histograms op {op}"),
+    }
+}
+
+#[test]
+fn histograms_match_numpy() {
+    common::run_group(
+        "histograms",
+        exec,
+        |g, case, _| {
+            if case.get("scale").is_some() || case.get("scale_max").is_some() {
+                return common::scaled_tol(g, case);
+            }
+            match case["op"].as_str().unwrap() {
+                // edges: the host linspace, rounded as NumPy's
+                "histogram" | "histogram2d" => Tol::Ulps(1),
+                _ => Tol::EXACT,
+            }
+        },
+        |case, e| match case["error"].as_str().unwrap_or("") {
+            "ValueError" => matches!(e, Error::InvalidArgument { .. }),
+            _ => common::generic_error_match(case, e),
+        },
+    );
+}
