@@ -184,6 +184,24 @@ fn reduce_keywords() {
                 Err(Error::TypeError { msg, .. }) if msg.contains("bool") => {}
                 other => return Err(format!("sum(where=int32): {other:?}").into()),
             }
+            // fused: the nan* rewrite splices into the traced map; ddof= reaches var
+            let f = cupy::fuse(|x: cupy::Sym| (x * 2.0).nansum());
+            let fs = f.call(&[(&a).into()])?.to_vec::<f64>()?;
+            if fs != vec![2.0 * 9.5] {
+                return Err(format!("fused nansum = {fs:?}").into());
+            }
+            let b2 = Array::from_slice_on(&dev, &[1.0f64, 2.0, 4.0], &[3])?;
+            let fv = cupy::fuse(|x: cupy::Sym| {
+                x.var_with(Reduce {
+                    ddof: 1,
+                    ..Default::default()
+                })
+            });
+            // np.var([1, 2, 4], ddof=1) = 2.333...
+            let v = fv.call(&[(&b2).into()])?.to_vec::<f64>()?[0];
+            if (v - 7.0 / 3.0).abs() > 1e-12 {
+                return Err(format!("fused var(ddof=1) = {v}").into());
+            }
             let bad = Array::from_slice_on(&dev, &[true, false], &[2])?;
             match a.sum_with(Reduce {
                 where_: Some(bad),
