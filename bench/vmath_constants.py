@@ -5,9 +5,10 @@ their definitions with mpmath at 300 bits, printed with their bit patterns:
     python3 bench/vmath_constants.py --check  # also find each bit pattern in the Rust sources
 
 Splits (Cody & Waite): a constant c = hi + lo where hi keeps few enough significant bits that
-n * hi is exact for the multiples n the reduction produces. Polynomials are Taylor series:
-1/k! (exp, expm1), 2/(2k+1) (2 atanh s, for log), (-1)^k/(2k+1)! and (-1)^k/(2k)! (sin, cos),
-2^2n (2^2n - 1) B_2n / (2n)! (tanh; B the Bernoulli numbers, Abramowitz & Stegun 4.5.64)."""
+n * hi is exact for the multiples n the reduction produces. Most polynomials are Taylor series
+(1/k! for exp, 2/(2k+1) for 2 atanh s in log, (-1)^k/(2k+1)! and (-1)^k/(2k)! for sin and cos,
+(-1)^(k+1)/k for log1p), written in the sources as fractions; the rest (tanh near 0, the
+portable float32 pow's log) are Chebyshev interpolants computed here with mpmath.chebyfit."""
 import math
 import os
 import struct
@@ -41,8 +42,17 @@ def rounded_bits(v, bits):
 rows = []  # (name, value, hex)
 
 
+def short32(v):
+    """The shortest decimal that rounds to float32 v (how the Rust sources write it)."""
+    for digits in range(1, 12):
+        text = f"{v:.{digits}g}"
+        if f32(float(text)) == v:
+            return text
+    return repr(v)
+
+
 def add32(name, v):
-    rows.append((name, repr(v), h32(v)))
+    rows.append((name, short32(v), h32(v)))
 
 
 def add64(name, v):
@@ -68,17 +78,23 @@ add64("2/3 hi", float(mpf(2) / 3))
 add64("2/3 lo", float(mpf(2) / 3 - mpf(float(mpf(2) / 3))))
 
 
-def bernoulli(n):
-    b = [Fraction(1)]
-    for m in range(1, n + 1):
-        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / Fraction(m + 1))
-    return b
+# tanh: x + x^3 g(x^2) for |x| < 0.55, g(z) = (tanh(sqrt z) - sqrt z) / z^(3/2) on [0, 0.3025],
+# Chebyshev interpolants of degree 10 (float64) and 4 (float32), coefficients from degree 0 up.
+def tanh_g(z):
+    if z < mpf(10) ** -40:
+        return mpf(-1) / 3 + 2 * z / 15
+    x = sqrt(z)
+    return (mp.tanh(x) - x) / x ** 3
 
 
-B = bernoulli(40)
-for n in range(2, 20):  # x^3 .. x^37
-    c = Fraction(2 ** (2 * n) * (2 ** (2 * n) - 1)) * B[2 * n] / math.factorial(2 * n)
-    add64(f"tanh x^{2 * n - 1}", float(mpf(c.numerator) / c.denominator))
+for n, tag, conv in ((11, "f64", float), (5, "f32", f32)):
+    coeffs, err = mp.chebyfit(tanh_g, [0, mpf("0.3025")], n, error=True)
+    for k, c in enumerate(coeffs[::-1]):
+        if tag == "f64":
+            add64(f"tanh {tag} TANH_C[{k}]", conv(c))
+        else:
+            add32(f"tanh {tag} TANH_C[{k}]", conv(c))
+    print(f"(tanh {tag} chebyfit max error {float(err):.3e})")
 
 # pow float32 (portable): ln(1 + f)/f on [sqrt(1/2) - 1, sqrt(2) - 1], Chebyshev interpolant
 # of degree 13 (mpmath.chebyfit), coefficients from degree 0 up.

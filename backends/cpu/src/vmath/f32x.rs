@@ -97,22 +97,20 @@ pub(super) fn log_lane<const F: bool>(x: f32) -> f32 {
     }
 }
 
-/// The Taylor coefficients of tanh for x^3 .. x^17 (see the float64 lane); truncation below
-/// 2^-27 for |x| < 0.55.
-const TANH_C: [f32; 8] = {
-    let mut c = [0f32; 8];
-    let mut i = 0;
-    while i < 8 {
-        c[i] = f64x::TANH_C[i] as f32;
-        i += 1;
-    }
-    c
-};
-/// Below this |x|, tanh is the Taylor series; above, 1 - 2/(exp(2|x|) + 1), which then has
+/// tanh x = x + x^3 g(x^2) for |x| < 0.55, g the Chebyshev interpolant of degree 4 (as the
+/// float64 lane's, `bench/vmath_constants.py`), error below 1.4e-8 (2^-26 of tanh).
+const TANH_C: [f32; 5] = [
+    -0.333_333_3,
+    0.133_331_13,
+    -0.053_909_43,
+    0.021_309_389,
+    -0.006_610_227_7,
+];
+/// Below this |x|, tanh is the polynomial; above, 1 - 2/(exp(2|x|) + 1), which then has
 /// no cancellation (2/(exp(2|x|) + 1) < 1/2).
 const TANH_SMALL: f32 = 0.55;
 
-/// tanh(x): the Taylor series below |x| = 0.55, else sign(x) (1 - 2 / (exp(2|x|) + 1)).
+/// tanh(x): the polynomial below |x| = 0.55, else sign(x) (1 - 2 / (exp(2|x|) + 1)).
 #[inline(always)]
 pub(super) fn tanh_lane<const F: bool>(x: f32) -> f32 {
     let a = x.abs();

@@ -139,32 +139,25 @@ fn log_lane<const F: bool>(x: f64) -> f64 {
     }
 }
 
-/// The Taylor coefficients of tanh x = x + x^3 (T1 + z T2 + ...), z = x^2, for the powers
-/// x^3 .. x^37: 2^2n (2^2n - 1) B_2n / (2n)! (B the Bernoulli numbers; Abramowitz & Stegun
-/// 4.5.64), computed exactly and rounded by `bench/vmath_constants.py`. For |x| < 0.55 the
-/// terms shrink by (2x/pi)^2 < 0.123 each; the truncation is below 2^-57.
-pub(super) const TANH_C: [f64; 18] = [
-    -0.3333333333333333,
-    0.133_333_333_333_333_33,
-    -0.053_968_253_968_253_97,
-    0.021_869_488_536_155_203,
-    -0.008_863_235_529_902_197,
-    0.003_592_128_036_572_481,
-    -0.001_455_834_387_051_318_3,
-    0.000_590_027_440_945_586,
-    -0.000_239_129_114_243_552_48,
-    9.691_537_956_929_451e-5,
-    -3.927_832_388_331_683e-5,
-    1.591_890_506_932_896_4e-5,
-    -6.451_689_215_655_431e-6,
-    2.614_771_151_290_754_6e-6,
-    -1.059_726_832_010_465_4e-6,
-    4.294_911_078_273_806e-7,
-    -1.740_661_896_357_164_8e-7,
-    7.054_636_946_400_968e-8,
+/// tanh x = x + x^3 g(x^2) for |x| < 0.55: g is the Chebyshev interpolant of degree 10 of
+/// (tanh(sqrt z) - sqrt z) / z^(3/2) on z in [0, 0.3025] (`mpmath.chebyfit`,
+/// `bench/vmath_constants.py`), error below 7.8e-18 (its Taylor series, 2^2n (2^2n - 1) B_2n /
+/// (2n)!, would need 18 terms).
+const TANH_C: [f64; 11] = [
+    -0.333_333_333_333_333_3,
+    0.133_333_333_333_327_14,
+    -0.053_968_253_967_434_016,
+    0.021_869_488_493_666_944,
+    -0.008_863_234_397_814_355,
+    0.003_592_110_378_689_024,
+    -0.001_455_661_830_100_716,
+    0.000_588_936_052_007_405_7,
+    -0.000_234_634_741_088_723_7,
+    8.511_313_685_577_672e-5,
+    -2.060_276_537_636_634e-5,
 ];
 
-/// tanh(x): the Taylor series below |x| = 0.55, else sign(x) (1 - 2 / (exp(2|x|) + 1)) (where
+/// tanh(x): the polynomial below |x| = 0.55, else sign(x) (1 - 2 / (exp(2|x|) + 1)) (where
 /// 2 / (exp(2|x|) + 1) < 1/2, so the subtraction loses nothing).
 #[inline(always)]
 fn tanh_lane<const F: bool>(x: f64) -> f64 {
