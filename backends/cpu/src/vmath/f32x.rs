@@ -41,19 +41,25 @@ const EXP_Q: [f32; 6] = [
 pub(super) fn exp_lane<const F: bool>(x: f32) -> f32 {
     // NaN passes the clamp unchanged and stays NaN through every step.
     let xc = x.clamp(EXP_LO, EXP_HI);
-    let t = fma32::<F>(xc, LOG2E, MAGIC);
-    let n = t - MAGIC;
-    // Exact: n * LN2_HI has at most 24 bits and the difference is below ln 2 in magnitude.
-    let r = fma32::<F>(n, -LN2_HI, xc);
-    let r = fma32::<F>(n, -LN2_LO, r);
-    // 1 + (r + r^2 Q(r)): the last addition rounds once onto a nearly exact sum.
-    let p = 1.0 + fma32::<F>(r * r, poly32::<F>(r, &EXP_Q), r);
+    let (p, t) = exp_reduced::<F>(xc);
     let ni = t.to_bits().wrapping_sub(MAGIC_BITS) as i32;
     let n1 = ni >> 1;
     let n2 = ni.wrapping_sub(n1);
     let s1 = f32::from_bits((n1.wrapping_add(127) as u32) << 23);
     let s2 = f32::from_bits((n2.wrapping_add(127) as u32) << 23);
     p * s1 * s2
+}
+
+/// exp(r) and `MAGIC + n` for `x = n ln2 + r` (x already clamped to [EXP_LO, EXP_HI]).
+#[inline(always)]
+fn exp_reduced<const F: bool>(xc: f32) -> (f32, f32) {
+    let t = fma32::<F>(xc, LOG2E, MAGIC);
+    let n = t - MAGIC;
+    // Exact: n * LN2_HI has at most 24 bits and the difference is below ln 2 in magnitude.
+    let r = fma32::<F>(n, -LN2_HI, xc);
+    let r = fma32::<F>(n, -LN2_LO, r);
+    // 1 + (r + r^2 Q(r)): the last addition rounds once onto a nearly exact sum.
+    (1.0 + fma32::<F>(r * r, poly32::<F>(r, &EXP_Q), r), t)
 }
 
 /// The bits of sqrt(1/2) rounded to float32.
@@ -117,7 +123,11 @@ pub(super) fn tanh_lane<const F: bool>(x: f32) -> f32 {
     let z = x * x;
     // copysign: keeps tanh(-0) = -0 (the fma gives +0 there).
     let small = fma32::<F>(x * z, poly32::<F>(z, &TANH_C), x).copysign(x);
-    let ex = exp_lane::<F>(a + a);
+    // exp(2|x|) for 2|x| in [0, 88] (beyond, tanh is 1 in float32 anyway): one power of two,
+    // 2^n with n in 0..=127, scales it.
+    let a2 = a + a;
+    let (p, t) = exp_reduced::<F>(if a2 > 88.0 { 88.0 } else { a2 }); // NaN stays NaN
+    let ex = p * f32::from_bits(t.to_bits().wrapping_sub(MAGIC_BITS).wrapping_add(127) << 23);
     let large = (1.0 - 2.0 / (ex + 1.0)).copysign(x);
     if a < TANH_SMALL {
         small

@@ -389,21 +389,25 @@ fn special_values() {
     }
 }
 
-/// Every float32 input, every function, on the widest instruction set (all of them with
-/// `VMATH_ALL_ISAS=1`): the figures of `docs/performance.md`.
+/// Every float32 input, every function (one with `VMATH_FN=tanh`), on the widest instruction
+/// set (all of them with `VMATH_ALL_ISAS=1`): the figures of `docs/performance.md`.
 /// `cargo test --release -p cupy-cpu exhaustive_f32 -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn exhaustive_f32() {
     use rayon::prelude::*;
-    let names = ["exp", "log", "sin", "cos", "tanh"];
+    let only = std::env::var("VMATH_FN").ok();
+    let names: Vec<&str> = ["exp", "log", "sin", "cos", "tanh"]
+        .into_iter()
+        .filter(|n| only.as_deref().is_none_or(|o| o == *n))
+        .collect();
     let sets = if std::env::var_os("VMATH_ALL_ISAS").is_some() {
         isas()
     } else {
         vec![Isa::detect()]
     };
     for isa in sets {
-        for name in names {
+        for &name in &names {
             let worst = (0..256u32)
                 .into_par_iter()
                 .map(|hi| {
