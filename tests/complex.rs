@@ -13,18 +13,9 @@
 //! sinhf up to 4 ulps).
 //! Reductions and matmul: the summation-order bound ([`Tol::Scaled`]).
 
-use crate::common::{self, Golden, Operand, Tol};
-use cupy::{Array, Axes, BackendKind, DType, Device, Error, Result};
+use crate::common::{self, axes, Golden, Operand, Tol};
+use cupy::{Array, BackendKind, DType, Device, Error, Result};
 use serde_json::Value;
-
-fn axes(v: &Value) -> Axes {
-    match v {
-        Value::Null => Axes::All,
-        Value::Number(n) => Axes::Some(vec![n.as_i64().unwrap() as isize]),
-        Value::Array(a) => Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect()),
-        other => panic!("axis {other}"),
-    }
-}
 
 fn exec(g: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array> {
     let op = case["op"].as_str().unwrap();

@@ -2,22 +2,13 @@
 //! `fuse` (traced closures) against NumPy references (tests/golden/gen/custom.py), plus
 //! their error paths.
 
-use crate::common::{self, Golden, Operand, Tol};
+use crate::common::{self, axes, Golden, Operand, Tol};
 use cupy::core::kernel::ir::{Kernel, ReduceKernel};
 use cupy::{
     fuse, where_, Arg, Array, Axes, BackendKind, DType, Device, ElementwiseKernel, Error,
     ReductionKernel, Result, Sym,
 };
 use serde_json::Value;
-
-fn axes(v: &Value) -> Axes {
-    match v {
-        Value::Null => Axes::All,
-        Value::Number(n) => Axes::Some(vec![n.as_i64().unwrap() as isize]),
-        Value::Array(a) => Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect()),
-        other => panic!("axis {other}"),
-    }
-}
 
 fn s<'a>(k: &'a Value, key: &str) -> &'a str {
     k[key].as_str().unwrap_or("")

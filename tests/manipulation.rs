@@ -3,25 +3,9 @@
 //! flatten, tile/repeat/resize, append/insert/delete) against NumPy goldens, and the views
 //! NumPy makes.
 
-use crate::common::{self, dtype_of, Golden, Operand, Tol};
+use crate::common::{self, dtype_of, isizes, usizes, Golden, Operand, Tol};
 use cupy::{Array, Block, DType, Device, Error, Order, PadMode, Result, Scalar, Sections};
 use serde_json::Value;
-
-fn isizes(v: &Value) -> Vec<isize> {
-    v.as_array()
-        .expect("list")
-        .iter()
-        .map(|x| x.as_i64().unwrap() as isize)
-        .collect()
-}
-
-fn usizes(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .expect("list")
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect()
-}
 
 fn opt_axis(v: &Value) -> Option<isize> {
     v.as_i64().map(|a| a as isize)

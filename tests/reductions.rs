@@ -1,21 +1,12 @@
 //! Reductions (sum, prod, max, min, mean) against NumPy goldens: axis None/int/tuple/negative,
 //! keepdims, 1-3-D inputs, reversed/transposed/broadcast views, empty axes, NaN propagation.
 
-use crate::common::{self, Golden, Operand, Tol};
+use crate::common::{self, axes, Golden, Operand, Tol};
 use cupy::{Array, Axes, DType, Device, Error, Reduce, Reduction, Result};
 use serde_json::Value;
 
 fn reduction(name: &str) -> &'static Reduction {
     cupy::reduction(name).unwrap_or_else(|| panic!("no reduction {name}"))
-}
-
-fn axes(v: &Value) -> Axes {
-    match v {
-        Value::Null => Axes::All,
-        Value::Number(n) => Axes::Some(vec![n.as_i64().unwrap() as isize]),
-        Value::Array(a) => Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect()),
-        other => panic!("axis {other}"),
-    }
 }
 
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {

@@ -3,18 +3,9 @@
 //! keepdims, empty axes) and `var`/`std` (ddof, axis tuples, keepdims, integer/float16/complex
 //! inputs, n - ddof <= 0, empty axes, a 2^20-element float32 array with mean 1e4).
 
-use crate::common::{self, Golden, Operand, Tol};
+use crate::common::{self, axes, Golden, Operand, Tol};
 use cupy::{Array, Axes, DType, Device, Error, Result};
 use serde_json::Value;
-
-fn axes(v: &Value) -> Axes {
-    match v {
-        Value::Null => Axes::All,
-        Value::Number(n) => Axes::Some(vec![n.as_i64().unwrap() as isize]),
-        Value::Array(a) => Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect()),
-        other => panic!("axis {other}"),
-    }
-}
 
 /// The long case's input, `float32(10000 + (i % 1000) * 0.001)` as the generator builds it.
 fn long_input(dev: &Device, n: usize) -> Result<Array> {

@@ -2,7 +2,7 @@
 //! `reduceat`, `outer`, `at`) against NumPy goldens (group `ufunc_methods`), plus behaviour the
 //! goldens cannot show (masked-out elements without `out`, in-place `at`).
 
-use crate::common::{self, Golden, Operand, Tol};
+use crate::common::{self, axes, Golden, Operand, Tol};
 use cupy::{
     Array, Axes, Casting, DType, Device, Error, Result, Ufunc, UfuncAccumulate, UfuncOptions,
     UfuncReduce, WeakScalar,
@@ -40,15 +40,6 @@ fn exec_call(k: &Value, ops: &[Operand]) -> Result<Array> {
         casting: Casting::parse(k["casting"].as_str().unwrap_or("same_kind"))?,
     };
     u.call_with(&args, opts)
-}
-
-fn axes(v: &Value) -> Axes {
-    match v {
-        Value::Null => Axes::All,
-        Value::Number(n) => Axes::Some(vec![n.as_i64().unwrap() as isize]),
-        Value::Array(a) => Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect()),
-        other => panic!("axis {other}"),
-    }
 }
 
 fn weak_of(v: &Value) -> Option<WeakScalar> {

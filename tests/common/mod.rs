@@ -286,19 +286,31 @@ pub fn operands(g: &Golden, case: &Value, dev: &Device) -> Result<Vec<Operand>> 
     Ok(out)
 }
 
-fn isizes(v: &Value) -> Vec<isize> {
+/// A JSON list of integers as `isize`s.
+pub fn isizes(v: &Value) -> Vec<isize> {
     v.as_array()
         .expect("list")
         .iter()
         .map(|x| x.as_i64().unwrap() as isize)
         .collect()
 }
-fn usizes(v: &Value) -> Vec<usize> {
+/// A JSON list of non-negative integers as `usize`s.
+pub fn usizes(v: &Value) -> Vec<usize> {
     v.as_array()
         .expect("list")
         .iter()
         .map(|x| x.as_u64().unwrap() as usize)
         .collect()
+}
+
+/// A golden case's `axis`: null (all axes), one integer or a list.
+pub fn axes(v: &Value) -> cupy::Axes {
+    match v {
+        Value::Null => cupy::Axes::All,
+        Value::Number(n) => cupy::Axes::Some(vec![n.as_i64().unwrap() as isize]),
+        Value::Array(_) => cupy::Axes::Some(isizes(v)),
+        other => panic!("axis {other}"),
+    }
 }
 
 /// Converts one JSON slice item (int, [start, stop, step], "newaxis", "...").
