@@ -111,7 +111,7 @@ struct ScanOp {
 template <class Tag, bool PROD>
 __device__ typename Tag::Acc scan_range(const typename Tag::St* in, hk_i64 s1,
                                         typename Tag::St* out, hk_i64 lo, hk_i64 hi,
-                                        typename Tag::Acc carry) {
+                                        typename Tag::Acc carry, bool has_carry) {
   typedef typename Tag::Acc A;
   typedef ScanOp<Tag, PROD> Op;
   __shared__ A sums[HK_MAX_WARPS];
@@ -120,8 +120,10 @@ __device__ typename Tag::Acc scan_range(const typename Tag::St* in, hk_i64 s1,
     A v = j < hi ? Tag::load(in[j * s1]) : Op::id();
     v = hk_block_scan<A, Op>(v, sums);
     const A total = sums[HK_MAX_WARPS - 1];
-    if (out && j < hi) out[j] = Tag::store(Op::f(carry, v));
-    carry = Op::f(carry, total);
+    // No combine with the identity: complex (1, 0) * (nan, 0) is (nan, nan), not (nan, 0).
+    if (out && j < hi) out[j] = Tag::store(has_carry ? Op::f(carry, v) : v);
+    carry = has_carry ? Op::f(carry, total) : total;
+    has_carry = true;
     HK_SYNC();  // sums is rewritten by the next chunk
   }
   return carry;
@@ -135,7 +137,7 @@ __device__ void scan_rows(const ScanArgs& a) {
   if (row >= (hk_u64)a.batch) return;
   const S* in = (const S*)a.in + (hk_i64)row * a.s0;
   S* out = (S*)a.out + (hk_i64)row * a.n;
-  scan_range<Tag, PROD>(in, a.s1, out, 0, a.n, ScanOp<Tag, PROD>::id());
+  scan_range<Tag, PROD>(in, a.s1, out, 0, a.n, ScanOp<Tag, PROD>::id(), false);
 }
 
 // Long rows, reduce-then-scan: (1) every (tile, row) block writes its tile's total, (2) one
@@ -149,7 +151,7 @@ __device__ void scan_tile_totals(const ScanArgs& a) {
   const S* in = (const S*)a.in + row * a.s0;
   const hk_i64 lo = tile * HK_SCAN_TILE;
   const hk_i64 hi = lo + HK_SCAN_TILE < a.n ? lo + HK_SCAN_TILE : a.n;
-  const A t = scan_range<Tag, PROD>(in, a.s1, (S*)0, lo, hi, ScanOp<Tag, PROD>::id());
+  const A t = scan_range<Tag, PROD>(in, a.s1, (S*)0, lo, hi, ScanOp<Tag, PROD>::id(), false);
   if (threadIdx.x == 0) ((A*)a.partial)[row * a.ntiles + tile] = t;
 }
 
@@ -172,8 +174,9 @@ __device__ void scan_tile_prefixes(const ScanArgs& a) {
     incs[threadIdx.x] = inc;
     HK_SYNC();
     const A prev = threadIdx.x == 0 ? Op::id() : incs[threadIdx.x - 1];
-    if (j < a.ntiles) p[j] = Op::f(carry, prev);
-    carry = Op::f(carry, total);
+    // tile 0's prefix is never read (scan_tile_apply starts it without a carry)
+    if (j < a.ntiles) p[j] = threadIdx.x == 0 ? carry : c0 == 0 ? prev : Op::f(carry, prev);
+    carry = c0 == 0 ? total : Op::f(carry, total);
     HK_SYNC();
   }
 }
@@ -188,7 +191,7 @@ __device__ void scan_tile_apply(const ScanArgs& a) {
   const hk_i64 lo = tile * HK_SCAN_TILE;
   const hk_i64 hi = lo + HK_SCAN_TILE < a.n ? lo + HK_SCAN_TILE : a.n;
   const A carry = ((const A*)a.partial)[row * a.ntiles + tile];
-  scan_range<Tag, PROD>(in, a.s1, out, lo, hi, carry);
+  scan_range<Tag, PROD>(in, a.s1, out, lo, hi, carry, tile > 0);
 }
 
 #define HK_SCAN_OP(OP, DT, PROD)                                                               \

@@ -9,7 +9,7 @@ bin=$(grep -l CUPY_GOLDEN_TRACE .gpu/tests/* | head -1)
 skip=""
 for i in 1 2 3 4 5 6 7; do
   start=$(date +%s)
-  CUPY_TEST_BACKENDS=wgpu CUPY_GOLDEN_TRACE=1 CUPY_GOLDEN_SKIP="$skip" timeout ${T:-75} bash .gpu/run.sh tests/${bin##*/} ${FILTER:-ufuncs::math_ufuncs_match_numpy} --test-threads=1 >/tmp/out.txt 2>/tmp/err.txt
+  CUPY_TEST_BACKENDS=wgpu CUPY_GOLDEN_TRACE=1 CUPY_GOLDEN_SKIP="$skip" timeout ${T:-75} bash .gpu/run.sh tests/${bin##*/} ${FILTER:-ufuncs::math_ufuncs_match_numpy} --test-threads=1 --nocapture >/tmp/out.txt 2>&1; cp /tmp/out.txt /tmp/err.txt
   rc=$?
   echo "=== attempt $i rc=$rc $(( $(date +%s) - start ))s traced=$(grep -c '^golden' /tmp/err.txt)"
   if grep -q "test result:" /tmp/out.txt; then

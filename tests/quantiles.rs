@@ -75,7 +75,16 @@ fn quantiles_match_numpy() {
     common::run_group(
         "quantiles",
         exec,
-        |_, _, _| Tol::Ulps(1),
+        // NumPy's lerp `a + (b - a) * t` in one rounding each; a GPU compiler may contract it
+        // into an fma (NVIDIA's Vulkan driver does: 4 ulps off NumPy on the H200 where the
+        // lerp cancels), so wgpu is held to 4 ulps and the other backends to 1.
+        |_, _, dev| {
+            if dev.kind() == cupy::BackendKind::Wgpu {
+                Tol::Ulps(4)
+            } else {
+                Tol::Ulps(1)
+            }
+        },
         |case, e| match case["error"].as_str().unwrap_or("") {
             "IndexError" => matches!(e, Error::IndexOutOfBounds { .. }),
             "ValueError" => {

@@ -364,3 +364,33 @@ pub fn apply_view(a: &Array, steps: &Value) -> Result<Array> {
 pub fn dtype_of(v: &Value) -> DType {
     DType::from_name(v.as_str().expect("dtype name")).expect("known dtype")
 }
+
+/// Whether `dev` flushes float32 subnormals to zero in arithmetic (NVIDIA's Vulkan driver does:
+/// its SPIR-V runs without `DenormPreserve`, which naga cannot request): the smallest subnormal
+/// added to itself on the device gives 0 there. Probed once per device.
+pub fn flushes_f32_subnormals(dev: &Device) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    let key = dev.label();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&f) = seen.lock().unwrap().get(&key) {
+        return f;
+    }
+    let tiny = f32::from_bits(1);
+    let flushes = Array::from_bytes_on(dev, &tiny.to_le_bytes(), &[1], DType::Float32)
+        .and_then(|x| cupy::add(&x, &x))
+        .and_then(|y| y.to_vec::<f32>())
+        .map(|v| v[0] == 0.0)
+        .unwrap_or(false);
+    seen.lock().unwrap().insert(key, flushes);
+    flushes
+}
+
+/// Whether a golden float32 array holds a subnormal value.
+pub fn has_f32_subnormal(a: &HostArray) -> bool {
+    a.dtype == DType::Float32
+        && a.f64s()
+            .iter()
+            .any(|&v| v != 0.0 && (v as f32).abs() < f32::MIN_POSITIVE)
+}

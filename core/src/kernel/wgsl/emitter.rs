@@ -349,6 +349,11 @@ impl WgslEmitter {
         // `s <= ay`, not `s == ay`: a driver that flushes subnormals (NVIDIA) halves `s` past a
         // subnormal `ay` to 0, and `s == ay` never held (an endless loop lost the H200's device).
         let g2 = self.guard_line("s > ay");
+        // Both loops are bounded by the doubling count (`s = ay * 2^k` exactly, so halving k
+        // times returns to `ay`): whatever a driver does with NaN tests, subnormals or
+        // `x == x` folding, neither loop can run forever (the H200's Vulkan driver hung in
+        // float64 `fmod` with unbounded loops). 2^-1074 .. 2^1024 is 2098 doublings; float32 277.
+        let kmax = if f64_ { 2100 } else { 280 };
         let fmod = format!("fmod_{t}");
         self.helper(&fmod, || {
             format!(
@@ -359,12 +364,14 @@ impl WgslEmitter {
   let ay = abs(y);
   if (ay == {z}) {{ return {nan}; }}
   var s = ay;
-  while (s <= r * {half} && s > {z}) {{ s = s * 2.0; }}
-{g1}  if (s == {z}) {{ return {nan}; }}
+  var k = 0u;
+  while (s <= r * {half} && s > {z} && k < {kmax}u) {{ s = s * 2.0; k = k + 1u; }}
+{g1}  if (s == {z} || k >= {kmax}u) {{ return {nan}; }}
   loop {{
     if (r >= s) {{ r = r - s; }}
-    if (s <= ay) {{ break; }}
+    if (s <= ay || k == 0u) {{ break; }}
     s = s * {half};
+    k = k - 1u;
   }}
 {g2}  return select(r, -r, x < {z});
 }}

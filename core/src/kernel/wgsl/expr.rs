@@ -130,6 +130,9 @@ impl WgslEmitter {
         Ok(match op {
             UnaryOp::Neg => match d {
                 DType::Bool => a,
+                // float32 (and float16/bfloat16, computed in f32) through the sign bit: NVIDIA's
+                // Vulkan compiler folds `-f32(bool)` to +0.0 for false (NumPy: -0.0).
+                _ if float && !f64_ => format!("bitcast<f32>(bitcast<u32>({a}) ^ 0x80000000u)"),
                 _ if float => format!("(-{a})"),
                 _ if d.is_signed_integer() => self.wrap(d, format!("(-{a})")),
                 _ => self.wrap(d, format!("({} - {a})", self.zero(d))),
