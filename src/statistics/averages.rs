@@ -106,6 +106,7 @@ pub(crate) fn mean_pair(name: &str, t: DType, opts: &Reduce, skip_nan: bool) -> 
             Expr::binary(BinaryOp::Add, Expr::var(0, acc), Expr::var(2, acc)),
             Expr::binary(BinaryOp::Add, Expr::var(1, it), Expr::var(3, it)),
         ],
+        fold: vec![],
         identity: vec![Scalar::zero(acc), Scalar::Int64(0)],
         post,
         output: out,

@@ -53,6 +53,8 @@ pub(crate) fn masked(mut k: ReduceKernel) -> ReduceKernel {
         .zip(&k.identity)
         .map(|(e, &id)| Expr::select(m.clone(), e.clone(), Expr::constant(id)))
         .collect();
+    // A masked-out element maps to the identity, not to one element: the fold would count it.
+    k.fold.clear();
     k
 }
 

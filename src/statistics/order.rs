@@ -77,6 +77,7 @@ fn ptp_kernel(t: DType, opts: &Reduce) -> Result<(ReduceKernel, Vec<Scalar>)> {
             Expr::binary(BinaryOp::Max, hi.clone(), bhi),
             Expr::binary(BinaryOp::Min, lo.clone(), blo),
         ],
+        fold: vec![],
         identity: vec![extreme_identity(v, true), extreme_identity(v, false)],
         post: Expr::binary(BinaryOp::Sub, hi, lo).cast(t),
         output: t,

@@ -231,6 +231,7 @@ impl WgpuBackend {
                 .map(|(j, d)| Expr::input(j, *d))
                 .collect(),
             combine: k.combine.clone(),
+            fold: vec![],
             identity: k.identity.clone(),
             post: k.post.clone(),
             output: k.output,

@@ -80,6 +80,26 @@ pub fn arg_extreme(input: DType, which: Extreme) -> ReduceKernel {
     } else {
         ordered
     };
+    // The fold: b is the next element (a later index), so ties keep a, unless a is still the
+    // identity (index i64::MAX), which every element replaces; NaN: the first one stays.
+    let seq_better = bin(
+        B::Or,
+        bin(better, vb.clone(), va.clone()),
+        bin(B::Eq, ia.clone(), Expr::constant(Scalar::Int64(i64::MAX))),
+    );
+    let b_next = if vt.is_float() || vt.is_complex() {
+        Expr::select(
+            Expr::unary(U::IsNan, va.clone()),
+            Expr::constant(Scalar::Bool(false)),
+            bin(B::Or, Expr::unary(U::IsNan, vb.clone()), seq_better),
+        )
+    } else {
+        seq_better
+    };
+    let fold = vec![
+        Expr::select(b_next.clone(), vb.clone(), va.clone()),
+        Expr::select(b_next, ib.clone(), ia.clone()),
+    ];
     let identity = match (vt, which) {
         (DType::Complex64, Extreme::Max) => {
             Scalar::Complex64(Complex::new(f32::NEG_INFINITY, f32::NEG_INFINITY))
@@ -106,6 +126,7 @@ pub fn arg_extreme(input: DType, which: Extreme) -> ReduceKernel {
             Expr::select(b_wins.clone(), vb, va),
             Expr::select(b_wins, ib, ia),
         ],
+        fold,
         identity: vec![identity, Scalar::Int64(i64::MAX)],
         post: Expr::var(1, it),
         output: it,
@@ -207,6 +228,26 @@ pub fn moments(input: DType, which: Moment) -> ReduceKernel {
         fzero,
     );
     let var = bin(B::Div, Expr::var(2, f), dof);
+    // The fold (real input): Welford's update with the element x = mean_b (n_b = 1, M2_b = 0):
+    // n = n_a + 1, mean = mean_a + (x - mean_a) / n, M2 = M2_a + (x - mean_a)(x - mean).
+    // From the identity it gives (1, x, 0) exactly. Complex input keeps the merge.
+    let fold = if mt.is_complex() {
+        vec![]
+    } else {
+        let n1 = bin(B::Add, na.clone(), nb.clone());
+        let d = bin(B::Sub, mb.clone(), ma.clone());
+        let mean1 = bin(
+            B::Add,
+            ma.clone(),
+            bin(B::Div, d.clone(), n1.clone().cast(f)),
+        );
+        let q1 = bin(
+            B::Add,
+            qa.clone(),
+            bin(B::Mul, d, bin(B::Sub, mb.clone(), mean1.clone())),
+        );
+        vec![n1, mean1, q1]
+    };
     let out = moments_dtype(input);
     let post = match which {
         Moment::Var => var,
@@ -224,6 +265,7 @@ pub fn moments(input: DType, which: Moment) -> ReduceKernel {
             Expr::constant(Scalar::zero(f)),
         ],
         combine: vec![n, pass(ma, mb, mean), pass(qa, qb, q)],
+        fold,
         identity: vec![Scalar::Int64(0), Scalar::zero(mt), Scalar::zero(f)],
         post,
         output: out,

@@ -333,6 +333,7 @@ pub(crate) fn seeded_kernel(
         acc: vec![c],
         map: vec![map],
         combine: vec![combine],
+        fold: vec![],
         identity: vec![seed],
         post: post.cast(lp.output),
         output: lp.output,

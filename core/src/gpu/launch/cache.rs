@@ -84,6 +84,7 @@ impl QuickKey for ReduceKernel {
         self.inputs.hash(h);
         self.params.hash(h);
         self.acc.hash(h);
+        self.fold.len().hash(h);
         self.output.hash(h);
     }
 }

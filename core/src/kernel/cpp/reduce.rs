@@ -234,6 +234,28 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
         let _ = writeln!(src, "  return {};\n}}", expr(&k.combine[0], &names)?);
     }
+    // fold: one element (b, mapped) into a running tuple (a) in a thread's sequential loop.
+    if k.fold.is_empty() {
+        let _ = writeln!(
+            src,
+            "CP_DEV {acc} {entry}_fold({acc} a_, {acc} b_) {{ return {entry}_combine(a_, b_); }}"
+        );
+    } else if tuple {
+        let _ = writeln!(src, "CP_DEV {acc} {entry}_fold({acc} a_, {acc} b_) {{");
+        for (j, d) in k.acc.iter().enumerate() {
+            let t = compute_type(*d);
+            let _ = writeln!(src, "  const {t} v{j} = a_.v{j};");
+            let _ = writeln!(src, "  const {t} v{} = b_.v{j};", n_acc + j);
+        }
+        let _ = writeln!(src, "  {acc} r;");
+        for (j, c) in k.fold.iter().enumerate() {
+            let _ = writeln!(src, "  r.v{j} = {};", expr(c, &names)?);
+        }
+        src.push_str("  return r;\n}\n");
+    } else {
+        let _ = writeln!(src, "CP_DEV {acc} {entry}_fold({acc} v0, {acc} v1) {{");
+        let _ = writeln!(src, "  return {};\n}}", expr(&k.fold[0], &names)?);
+    }
     let post_arg = if tuple { "acc_" } else { "v0" };
     let _ = writeln!(
         src,
@@ -310,7 +332,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     }
     let _ = writeln!(
         red_val,
-        "      acc = {entry}_combine(acc, {entry}_map({}));",
+        "      acc = {entry}_fold(acc, {entry}_map({}));",
         margs.join(", ")
     );
     let write = |pad: &str, split: &str| {
@@ -459,7 +481,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         }
         let _ = writeln!(
             src,
-            "          acc{u} = {entry}_combine(acc{u}, {entry}_map({}));",
+            "          acc{u} = {entry}_fold(acc{u}, {entry}_map({}));",
             margs.join(", ")
         );
         src.push_str(
@@ -478,7 +500,7 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     }
     let _ = writeln!(
         src,
-        "    for ({ut} r = r0 + nv * {rv}u + threadIdx.x; r < r1; r += bs) acc0 = {entry}_combine(acc0, {entry}_map({}));",
+        "    for ({ut} r = r0 + nv * {rv}u + threadIdx.x; r < r1; r += bs) acc0 = {entry}_fold(acc0, {entry}_map({}));",
         margs.join(", ")
     );
     let _ = writeln!(src, "    {acc} acc = acc0;");

@@ -37,6 +37,15 @@ pub struct ReduceKernel {
     /// Combine of tuples `a = Var(0..n)` and `b = Var(n..2n)`, one expression per accumulator
     /// (`combine[j]` of dtype `acc[j]`).
     pub combine: Vec<Expr>,
+    /// Optional (empty: `combine`): the tuple after folding one element into a running tuple,
+    /// `a = Var(0..n)` the running tuple, `b = Var(n..2n)` the element's `map`, where `b`'s
+    /// element comes after every element already in `a` (a higher reduced index) and `a` may
+    /// be the identity. It must give what `combine(a, b)` gives on such operands, up to float
+    /// rounding. A backend may use it in each thread's sequential loop, where it is cheaper
+    /// (`argmax` need not compare indices; `var` is Welford's update instead of Chan's merge);
+    /// backends that do not use it stay correct. Transforms that change what one mapped element
+    /// means (`where=` masking) must clear it.
+    pub fold: Vec<Expr>,
     /// Identity of `combine`, one value per accumulator (`identity[j]` of dtype `acc[j]`).
     pub identity: Vec<Scalar>,
     /// Final value from `Var(0..n)` (the reduced tuple), of dtype `output`.
@@ -62,6 +71,7 @@ impl ReduceKernel {
             acc: vec![acc],
             map: vec![Expr::input(0, input).cast(acc)],
             combine: vec![Expr::binary(combine, Expr::var(0, acc), Expr::var(1, acc))],
+            fold: vec![],
             identity: vec![identity.cast(acc)],
             post: Expr::var(0, acc).cast(output),
             output,
@@ -109,7 +119,13 @@ impl ReduceKernel {
                 out.push(*d);
             }
         }
-        for e in self.map.iter().chain(&self.combine).chain([&self.post]) {
+        for e in self
+            .map
+            .iter()
+            .chain(&self.combine)
+            .chain(&self.fold)
+            .chain([&self.post])
+        {
             e.dtypes(&mut out);
         }
         out
@@ -146,6 +162,22 @@ impl ReduceKernel {
                 ));
             }
         }
+        if !self.fold.is_empty() {
+            if self.fold.len() != n {
+                return bad(format!(
+                    "{n} accumulators but {} fold values",
+                    self.fold.len()
+                ));
+            }
+            for (j, f) in self.fold.iter().enumerate() {
+                if f.ty != self.acc[j] {
+                    return bad(format!(
+                        "accumulator {j} is {} but its fold is {}",
+                        self.acc[j], f.ty
+                    ));
+                }
+            }
+        }
         if self.post.ty != self.output {
             return bad(format!(
                 "post has dtype {} (output {})",
@@ -159,6 +191,7 @@ impl ReduceKernel {
             .iter()
             .map(|e| ("map", e, &none[..], true))
             .chain(self.combine.iter().map(|e| ("combine", e, &ab[..], false)))
+            .chain(self.fold.iter().map(|e| ("fold", e, &ab[..], false)))
             .chain([("post", &self.post, &self.acc[..], false)])
             .collect();
         for (what, e, vars, in_map) in parts {
@@ -171,8 +204,8 @@ impl ReduceKernel {
                     ExprKind::Input(_) | ExprKind::Index if !in_map => {
                         Some(format!("{what} reads {:?} (only map may)", node.kind))
                     }
-                    ExprKind::Param(_) if what == "combine" => {
-                        Some("combine reads a parameter (only map and post may)".to_string())
+                    ExprKind::Param(_) if what == "combine" || what == "fold" => {
+                        Some(format!("{what} reads a parameter (only map and post may)"))
                     }
                     ExprKind::Load { .. } => Some(format!("{what} loads a raw operand")),
                     _ => node_problem(node, &self.inputs, &self.params, vars, &[]),

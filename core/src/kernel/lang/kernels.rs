@@ -381,6 +381,7 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
         acc: vec![acc],
         map: vec![map],
         combine: vec![combine],
+        fold: vec![],
         identity: vec![identity],
         post,
         output: out_ty,
