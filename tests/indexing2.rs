@@ -1,0 +1,209 @@
+//! NumPy's indexing rules against NumPy goldens on every backend: `a[index]` with mixed
+//! basic and advanced items (`Array::get`), `a[index] = v` (`Array::set`), `a[index] += v`
+//! against `add.at`, `take`/`put` modes, `take_along_axis`/`put_along_axis`, `nonzero`,
+//! `argwhere`, `flatnonzero`; and that a refused index leaves the array untouched.
+
+use crate::common::{self, Golden, Operand, Tol};
+use cupy::{Array, Device, Error, IndexItem, IndexMode, Result, SliceItem};
+use serde_json::Value;
+
+/// The index of a case: its JSON items, arrays taken from `ops` (operand `k` is `ops[k]`).
+fn index(items: &Value, ops: &[Operand]) -> Vec<IndexItem> {
+    items
+        .as_array()
+        .expect("index")
+        .iter()
+        .map(|it| match it {
+            Value::Bool(b) => IndexItem::Bool(*b),
+            Value::Object(o) => {
+                IndexItem::Array(ops[o["arr"].as_u64().unwrap() as usize].array().clone())
+            }
+            other => IndexItem::Basic(common::slice_item(other)),
+        })
+        .collect()
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let kw = &case["kwargs"];
+    let axis = kw["axis"].as_i64().map(|a| a as isize);
+    let mode = kw["mode"]
+        .as_str()
+        .map(IndexMode::parse)
+        .transpose()?
+        .unwrap_or_default();
+    let a = ops[0].array();
+    let last = ops.len() - 1;
+    match case["op"].as_str().unwrap_or("") {
+        "getitem" => a.get(&index(&kw["index"], &ops[1..])),
+        op @ ("setitem" | "iadd" | "isub" | "imul") => {
+            let idx = index(&kw["index"], &ops[1..last]);
+            let v = ops[last].arg();
+            match op {
+                "setitem" => a.set(&idx, v)?,
+                "iadd" => a.index_add(&idx, v)?,
+                "isub" => a.index_sub(&idx, v)?,
+                _ => a.index_mul(&idx, v)?,
+            }
+            Ok(a.clone())
+        }
+        "add.at" => {
+            cupy::add_at(a, ops[1].array(), ops[2].array())?;
+            Ok(a.clone())
+        }
+        "take" => cupy::take_with(a, ops[1].array(), cupy::Take { axis, mode }),
+        "put" => {
+            cupy::put_with(a, ops[1].array(), ops[2].array(), mode)?;
+            Ok(a.clone())
+        }
+        "take_along_axis" => cupy::take_along_axis(a, ops[1].array(), axis),
+        "put_along_axis" => {
+            cupy::put_along_axis(a, ops[1].array(), ops[2].array(), axis)?;
+            Ok(a.clone())
+        }
+        "nonzero" => {
+            let rows = cupy::nonzero(a)?;
+            let refs: Vec<&Array> = rows.iter().collect();
+            cupy::stack(&refs, 0)
+        }
+        "argwhere" => cupy::argwhere(a),
+        "flatnonzero" => cupy::flatnonzero(a),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+#[test]
+fn indexing2_matches_numpy() {
+    common::run_group(
+        "indexing2",
+        exec,
+        |_, _, _| Tol::EXACT,
+        |case, e| match case["error"].as_str().unwrap_or("") {
+            "IndexError" => matches!(
+                e,
+                Error::IndexOutOfBounds { .. } | Error::IndexError { .. } | Error::TypeError { .. }
+            ),
+            "ValueError" => matches!(
+                e,
+                Error::ShapeMismatch { .. } | Error::InvalidArgument { .. }
+            ),
+            _ => common::generic_error_match(case, e),
+        },
+    );
+}
+
+/// Every refused index or value leaves the target as it was.
+#[test]
+fn refused_assignments_leave_the_array_unchanged() {
+    for dev in common::backends() {
+        let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let a = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        let oob = Array::from_slice_on(&dev, &[0i64, 3], &[2]).unwrap();
+        let oob4 = Array::from_slice_on(&dev, &[0i64, -5], &[2]).unwrap();
+        let mask = Array::from_slice_on(&dev, &[true, false], &[2]).unwrap();
+        let rows = Array::from_slice_on(&dev, &[0i64, 1], &[2]).unwrap();
+        let three = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+        let errs = [
+            a.set(&cupy::s![&oob], 1.0).unwrap_err(),
+            a.set(&cupy::s![.., &oob4], 1.0).unwrap_err(),
+            a.set(&cupy::s![&mask], 1.0).unwrap_err(),
+            a.set(&cupy::s![0, 0, 0], 1.0).unwrap_err(),
+            a.set(&cupy::s![&rows], &three).unwrap_err(),
+            a.index_add(&cupy::s![&oob], 1.0).unwrap_err(),
+            a.set(&cupy::s![5], 1.0).unwrap_err(),
+        ];
+        assert!(
+            matches!(
+                errs[0],
+                Error::IndexOutOfBounds {
+                    index: 3,
+                    axis: 0,
+                    size: 3,
+                    ..
+                }
+            ),
+            "{dev:?}: {:?}",
+            errs[0]
+        );
+        assert!(
+            matches!(errs[1], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[1]
+        );
+        assert!(
+            matches!(errs[2], Error::IndexError { .. }),
+            "{dev:?}: {:?}",
+            errs[2]
+        );
+        assert!(
+            errs[2].to_string().contains("boolean index did not match"),
+            "{}",
+            errs[2]
+        );
+        assert!(matches!(errs[3], Error::IndexError { .. }), "{:?}", errs[3]);
+        assert!(
+            errs[3].to_string().contains("too many indices"),
+            "{}",
+            errs[3]
+        );
+        assert!(
+            matches!(errs[4], Error::ShapeMismatch { .. }),
+            "{:?}",
+            errs[4]
+        );
+        assert!(
+            matches!(errs[5], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[5]
+        );
+        assert!(
+            matches!(errs[6], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[6]
+        );
+        assert_eq!(a.to_vec::<f32>().unwrap(), data, "{dev:?}: array changed");
+        let b = a.broadcast_to(&[2, 3, 4]).unwrap();
+        assert!(matches!(
+            b.set(&[SliceItem::Index(0)], 1.0),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
+/// `a[idx] += 1` applies a repeated index once; `add.at` applies every occurrence.
+#[test]
+fn index_add_applies_repeats_once_unlike_add_at() {
+    for dev in common::backends() {
+        let a = Array::zeros_on(&dev, &[4], cupy::DType::Float32).unwrap();
+        let b = a.copy().unwrap();
+        let idx = Array::from_slice_on(&dev, &[1i32, 1, 1, 3], &[4]).unwrap();
+        a.index_add(&cupy::s![&idx], 1.0f32).unwrap();
+        assert_eq!(
+            a.to_vec::<f32>().unwrap(),
+            vec![0.0, 1.0, 0.0, 1.0],
+            "{dev:?}"
+        );
+        let one = Array::full_on(&dev, &[], 1.0f32, cupy::DType::Float32).unwrap();
+        cupy::add_at(&b, &idx, &one).unwrap();
+        assert_eq!(
+            b.to_vec::<f32>().unwrap(),
+            vec![0.0, 3.0, 0.0, 1.0],
+            "{dev:?}"
+        );
+    }
+}
+
+/// A basic index gives a view (writes through it reach the base), an advanced one a copy.
+#[test]
+fn basic_get_is_a_view_advanced_get_a_copy() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+        let v = a.get(&cupy::s![.., 1..]).unwrap();
+        assert!(v.shares_memory_with(&a));
+        let idx = Array::from_slice_on(&dev, &[0i64], &[1]).unwrap();
+        let c = a.get(&cupy::s![&idx]).unwrap();
+        assert!(!c.shares_memory_with(&a));
+        v.fill(0).unwrap();
+        assert_eq!(a.to_vec::<i32>().unwrap(), vec![1, 0, 0, 4, 0, 0]);
+        assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2, 3]);
+    }
+}
