@@ -31,6 +31,9 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         .map(IndexMode::parse)
         .transpose()?
         .unwrap_or_default();
+    if ops.is_empty() {
+        return exec_more(case, ops);
+    }
     let a = ops[0].array();
     let last = ops.len() - 1;
     match case["op"].as_str().unwrap_or("") {
@@ -60,13 +63,104 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             cupy::put_along_axis(a, ops[1].array(), ops[2].array(), axis)?;
             Ok(a.clone())
         }
-        "nonzero" => {
-            let rows = cupy::nonzero(a)?;
-            let refs: Vec<&Array> = rows.iter().collect();
-            cupy::stack(&refs, 0)
-        }
+        "nonzero" => stack(&cupy::nonzero(a)?),
         "argwhere" => cupy::argwhere(a),
         "flatnonzero" => cupy::flatnonzero(a),
+        _ => exec_more(case, ops),
+    }
+}
+
+fn int(v: &Value) -> isize {
+    v.as_i64().unwrap() as isize
+}
+
+fn order(v: &Value) -> cupy::Order {
+    match v.as_str() {
+        Some("F") => cupy::Order::F,
+        _ => cupy::Order::C,
+    }
+}
+
+fn stack(rows: &[Array]) -> Result<Array> {
+    let refs: Vec<&Array> = rows.iter().collect();
+    cupy::stack(&refs, 0)
+}
+
+/// The diagonal, mask and grid routines.
+fn exec_more(case: &Value, ops: &[Operand]) -> Result<Array> {
+    let kw = &case["kwargs"];
+    let mode = kw["mode"]
+        .as_str()
+        .map(IndexMode::parse)
+        .transpose()?
+        .unwrap_or_default();
+    let arr = |k: usize| ops[k].array();
+    let all: Vec<&Array> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Arr(a) => Some(a),
+            Operand::Weak(_) => None,
+        })
+        .collect();
+    match case["op"].as_str().unwrap_or("") {
+        "diagonal" => cupy::diagonal(
+            arr(0),
+            int(&kw["offset"]),
+            int(&kw["axis1"]),
+            int(&kw["axis2"]),
+        ),
+        "diag" => cupy::diag(arr(0), int(&kw["k"])),
+        "diagflat" => cupy::diagflat(arr(0), int(&kw["k"])),
+        "tril" => cupy::tril(arr(0), int(&kw["k"])),
+        "triu" => cupy::triu(arr(0), int(&kw["k"])),
+        op @ ("tril_indices" | "triu_indices") => {
+            let n = kw["n"].as_u64().unwrap() as usize;
+            let m = kw["m"].as_u64().map(|m| m as usize);
+            let f = if op == "tril_indices" {
+                cupy::tril_indices
+            } else {
+                cupy::triu_indices
+            };
+            let (r, c) = f(n, int(&kw["k"]), m)?;
+            stack(&[r, c])
+        }
+        "fill_diagonal" => {
+            cupy::fill_diagonal(arr(0), ops[1].arg(), kw["wrap"].as_bool().unwrap())?;
+            Ok(arr(0).clone())
+        }
+        "putmask" => {
+            cupy::putmask(arr(0), arr(1), arr(2))?;
+            Ok(arr(0).clone())
+        }
+        "place" => {
+            cupy::place(arr(0), arr(1), arr(2))?;
+            Ok(arr(0).clone())
+        }
+        "compress" => cupy::compress(arr(0), arr(1), kw["axis"].as_i64().map(|a| a as isize)),
+        "extract" => cupy::extract(arr(0), arr(1)),
+        "choose" => cupy::choose(arr(0), &all[1..], mode),
+        "select" => {
+            let n = kw["n"].as_u64().unwrap() as usize;
+            let last = ops.len() - 1;
+            cupy::select(&all[..n], &all[n..2 * n], ops[last].arg())
+        }
+        "indices" => cupy::indices(&common::usizes(&kw["dims"]), cupy::DType::Int64),
+        "ix_get" => {
+            let ix = cupy::ix_(&all[1..])?;
+            let items: Vec<IndexItem> = ix.into_iter().map(IndexItem::Array).collect();
+            arr(0).get(&items)
+        }
+        "ravel_multi_index" => cupy::ravel_multi_index(
+            &all,
+            &common::usizes(&kw["dims"]),
+            mode,
+            order(&kw["order"]),
+        ),
+        "unravel_index" => stack(&cupy::unravel_index(
+            arr(0),
+            &common::usizes(&kw["shape"]),
+            order(&kw["order"]),
+        )?),
         op => panic!("unknown op {op}"),
     }
 }

@@ -15,6 +15,9 @@ mod nonzero;
 mod scatter;
 mod take_put;
 
+pub use diag::*;
+pub use grid::*;
+pub use mask::*;
 pub use nonzero::*;
 pub use scatter::*;
 pub use take_put::*;

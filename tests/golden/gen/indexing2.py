@@ -223,4 +223,170 @@ def gen_indexing2():
     record(g, "nz/zero_d/argwhere", "argwhere", [ia], lambda: np.argwhere(a))
     record(g, "nz/zero_d/nonzero", "nonzero", [ia], lambda: np.nonzero(a))
 
+    # diagonals and triangles
+    def one(cid, op, base, fn, kwargs, steps=()):
+        ia, a = operand(g, base, steps)
+        record(g, cid, op, [ia], lambda: fn(a), kwargs)
+
+    sq = np.arange(20, dtype=np.float32).reshape(4, 5)
+    for k in [0, 2, -1, 7]:
+        one(f"diagonal/k{k}", "diagonal", sq, lambda a, k=k: np.diagonal(a, k), {"offset": k, "axis1": 0, "axis2": 1})
+    one("diagonal/3d_axes", "diagonal", a3, lambda a: np.diagonal(a, 1, 2, 0), {"offset": 1, "axis1": 2, "axis2": 0})
+    one("diagonal/transposed", "diagonal", sq, lambda a: np.diagonal(a, -1), {"offset": -1, "axis1": 0, "axis2": 1}, [T()])
+    one("diagonal/1d", "diagonal", np.arange(3), lambda a: np.diagonal(a), {"offset": 0, "axis1": 0, "axis2": 1})
+    for k in [0, 1, -2]:
+        one(f"diag/1d_k{k}", "diag", np.array([1, 2, 3], np.int16), lambda a, k=k: np.diag(a, k), {"k": k})
+        one(f"diag/2d_k{k}", "diag", sq, lambda a, k=k: np.diag(a, k), {"k": k})
+    one("diag/reversed", "diag", np.arange(4.0), lambda a: np.diag(a), {"k": 0}, [sl([None, None, -1])])
+    one("diagflat/2d", "diagflat", np.array([[1, 2], [3, 4]], np.int32), lambda a: np.diagflat(a, 1), {"k": 1})
+    for k in [0, 1, -1, -5]:
+        one(f"tril/k{k}", "tril", sq, lambda a, k=k: np.tril(a, k), {"k": k})
+        one(f"triu/k{k}", "triu", sq, lambda a, k=k: np.triu(a, k), {"k": k})
+    one("tril/3d", "tril", a3, lambda a: np.tril(a), {"k": 0})
+    one("triu/bool", "triu", np.ones((3, 3), bool), lambda a: np.triu(a, 1), {"k": 1})
+    one("tril/1d", "tril", np.array([1, 2, 3], np.int8), lambda a: np.tril(a), {"k": 0})
+    one("triu/transposed", "triu", sq, lambda a: np.triu(a), {"k": 0}, [T()])
+    for (n, k, m) in [(4, 0, None), (3, 1, 5), (4, -2, 2), (0, 0, None)]:
+        record(g, f"tril_indices/{n}_{k}_{m}", "tril_indices", [], lambda n=n, k=k, m=m: np.array(np.tril_indices(n, k, m)).reshape(2, -1), {"n": n, "k": k, "m": m})
+        record(g, f"triu_indices/{n}_{k}_{m}", "triu_indices", [], lambda n=n, k=k, m=m: np.array(np.triu_indices(n, k, m)).reshape(2, -1), {"n": n, "k": k, "m": m})
+
+    def fill(cid, base, val, wrap, steps=()):
+        ia, a = operand(g, base, steps)
+        if isinstance(val, np.ndarray):
+            iv, v = operand(g, val)
+        else:
+            iv, v = weak(val)
+
+        def run():
+            b = a.copy()
+            np.fill_diagonal(b, v, wrap=wrap)
+            return b
+
+        record(g, cid, "fill_diagonal", [ia, iv], run, {"wrap": wrap})
+
+    fill("fill_diagonal/square", np.zeros((3, 3), np.float32), 5.0, False)
+    fill("fill_diagonal/tall", np.zeros((7, 3), np.int32), 1, False)
+    fill("fill_diagonal/tall_wrap", np.zeros((7, 3), np.int32), 1, True)
+    fill("fill_diagonal/wide", np.zeros((3, 5), np.int32), np.array([1, 2], np.int32), False)
+    fill("fill_diagonal/3d", np.zeros((2, 2, 2), np.float64), np.array([7.0, 8.0]), False)
+    fill("fill_diagonal/transposed", np.zeros((3, 4), np.float32), 2.0, False, [T()])
+
+    # putmask / place / compress / extract / choose / select
+    def inplace(cid, op, fn, bases):
+        ins, vals = [], []
+        for b in bases:
+            i, v = operand(g, b)
+            ins.append(i)
+            vals.append(v)
+
+        def run():
+            t = vals[0].copy()
+            fn(t, *vals[1:])
+            return t
+
+        record(g, cid, op, ins, run)
+
+    m34 = (a2 % 3 == 0)
+    inplace("putmask/cycled", "putmask", np.putmask, [a2, m34, np.array([-1, -2, -3], np.int32)])
+    inplace("putmask/float_values", "putmask", np.putmask, [a2, m34, np.array([0.5, 9.9])])
+    inplace("putmask/int_mask", "putmask", np.putmask, [np.arange(5.0), np.array([0, 2, 0, 1, 0]), np.array([100.0])])
+    inplace("putmask/size_mismatch", "putmask", np.putmask, [a2, np.array([True, False]), np.array([1], np.int32)])
+    inplace("place/cycled", "place", np.place, [a2, m34, np.array([-1, -2, -3], np.int32)])
+    inplace("place/none_true_empty_vals", "place", np.place, [a2, np.zeros((3, 4), bool), np.zeros(0, np.int32)])
+    inplace("place/empty_vals", "place", np.place, [a2, m34, np.zeros(0, np.int32)])
+    inplace("place/float_into_int", "place", np.place, [np.arange(6, dtype=np.int16), np.array([1, 0, 1, 0, 1, 0], bool), np.array([2.7, -3.2])])
+
+    def comp(cid, cond, base, axis, steps=()):
+        ic, c = operand(g, cond)
+        ia, a = operand(g, base, steps)
+        record(g, cid, "compress", [ic, ia], lambda: np.compress(c, a, axis=axis), {"axis": axis})
+
+    comp("compress/axis0", np.array([True, False, True]), a3, 0)
+    comp("compress/axis1_short", np.array([False, True]), a3, 1)
+    comp("compress/flat", np.array([1, 0, 0, 1, 1], np.int8), a2, None)
+    comp("compress/axis_last_transposed", np.array([True, True, False]), a2, -1, [T()])
+    comp("compress/too_long", np.array([False, False, False, True]), a3, 0)
+    comp("compress/none", np.zeros(3, bool), a3, 0)
+
+    def ext(cid, cond, base):
+        ic, c = operand(g, cond)
+        ia, a = operand(g, base)
+        record(g, cid, "extract", [ic, ia], lambda: np.extract(c, a))
+
+    ext("extract/mask", a3 % 5 == 2, a3)
+    ext("extract/int_cond", np.array([[0, 1], [2, 0]]), np.array([[1.5, 2.5], [3.5, 4.5]]))
+
+    def choose(cid, idx, choices, mode):
+        ii, i = operand(g, idx)
+        ins, cs = [ii], []
+        for c in choices:
+            ic, c = operand(g, c)
+            ins.append(ic)
+            cs.append(c)
+        record(g, cid, "choose", ins, lambda: np.choose(i, cs, mode=mode), {"mode": mode})
+
+    ch = [np.arange(4, dtype=np.int32), np.full(4, 10, np.int32), np.array([[-1], [-2]], np.int8)]
+    for mode in ["raise", "wrap", "clip"]:
+        choose(f"choose/{mode}", np.array([0, 1, 2, 1], np.int64), ch, mode)
+        choose(f"choose/{mode}_oob", np.array([[3, -1, 0, 5]], np.int16), ch, mode)
+    choose("choose/promote", np.array([1, 0], np.uint8), [np.array([1, 2], np.int8), np.array([0.5, 1.5], np.float32)], "raise")
+
+    def select(cid, conds, choices, default):
+        ins, cs, vs = [], [], []
+        for c in conds:
+            i, c = operand(g, c)
+            ins.append(i)
+            cs.append(c)
+        for v in choices:
+            i, v = operand(g, v)
+            ins.append(i)
+            vs.append(v)
+        if isinstance(default, np.ndarray):
+            idf, d = operand(g, default)
+        else:
+            idf, d = weak(default)
+        ins.append(idf)
+        record(g, cid, "select", ins, lambda: np.select(cs, vs, d), {"n": len(conds)})
+
+    x = np.arange(10, dtype=np.int32)
+    select("select/first_true_wins", [x < 3, x > 5, x < 8], [x, x ** 2, -x], 0)
+    select("select/default_array", [x % 2 == 0], [x * 10], np.full(10, -7, np.int32))
+    select("select/float_choice", [x < 5], [x.astype(np.float32) / 2], 1)
+    select("select/broadcast", [np.array([[True], [False]])], [np.arange(3, dtype=np.int64)], 9)
+    select("select/int8_weak", [x < 5], [x.astype(np.int8)], 100)
+    select("select/non_bool", [x], [x], 0)
+
+    # grids
+    for dims in [(2, 3), (4,), (2, 0, 3)]:
+        record(g, f"indices/{dims}", "indices", [], lambda dims=dims: np.indices(dims), {"dims": list(dims)})
+    ia, a = operand(g, np.array([0, 2], np.int64))
+    ib, b = operand(g, np.array([True, False, True, True]))
+    ic, c = operand(g, np.array([4, 0], np.int8))
+    record(g, "ix_/get", "ix_get", [operand(g, a3)[0], ia, ib, ic], lambda: a3[np.ix_(a, b, c)], {})
+
+    def rmi(cid, coords, dims, mode, order="C"):
+        ins, cs = [], []
+        for c in coords:
+            i, c = operand(g, c)
+            ins.append(i)
+            cs.append(c)
+        record(g, cid, "ravel_multi_index", ins, lambda: np.ravel_multi_index(tuple(cs), dims, mode=mode, order=order), {"dims": list(dims), "mode": mode, "order": order})
+
+    rmi("rmi/raise", [np.array([0, 1, 2]), np.array([[3], [0]], np.int32)], (3, 4), "raise")
+    rmi("rmi/F", [np.array([0, 1, 2]), np.array([3, 0, 1], np.int32)], (3, 4), "raise", "F")
+    rmi("rmi/wrap", [np.array([-1, 5]), np.array([7, -2])], (3, 4), "wrap")
+    rmi("rmi/clip", [np.array([-1, 5]), np.array([7, -2])], (3, 4), "clip")
+    rmi("rmi/invalid", [np.array([3]), np.array([0])], (3, 4), "raise")
+    rmi("rmi/uint8", [np.array([1, 2], np.uint8), np.array([0, 1], np.uint8), np.array([4, 0], np.uint8)], (3, 2, 5), "raise")
+
+    def unr(cid, idx, shape, order="C"):
+        ii, i = operand(g, idx)
+        record(g, cid, "unravel_index", [ii], lambda: np.array(np.unravel_index(i, shape, order=order)).reshape((len(shape),) + np.shape(i)), {"shape": list(shape), "order": order})
+
+    unr("unravel/C", np.array([0, 7, 11, 5]), (3, 4))
+    unr("unravel/F", np.array([[0, 7], [11, 5]], np.int32), (3, 4), "F")
+    unr("unravel/3d_uint16", np.array([59, 0, 33], np.uint16), (3, 4, 5))
+    unr("unravel/oob", np.array([12]), (3, 4))
+    unr("unravel/neg", np.array([-1]), (3, 4))
+
     g.write()
