@@ -301,3 +301,59 @@ fn basic_get_is_a_view_advanced_get_a_copy() {
         assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2, 3]);
     }
 }
+
+/// `a[mask] += v` (one select kernel, no count read) equals the gather/scatter path and
+/// NumPy's result, for a leading mask and for a full-shape mask; a value of the selection's
+/// shape takes the general path.
+#[test]
+fn masked_compound_assignment() {
+    for dev in common::backends() {
+        let data: Vec<i32> = (0..12).collect();
+        let a = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        let rows = Array::from_slice_on(&dev, &[true, false, true], &[3]).unwrap();
+        let inc = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[4]).unwrap();
+        a.index_add(&cupy::s![&rows], &inc).unwrap();
+        assert_eq!(
+            a.to_vec::<i32>().unwrap(),
+            vec![1, 3, 5, 7, 4, 5, 6, 7, 9, 11, 13, 15],
+            "{dev:?}"
+        );
+        let even = Array::from_slice_on(
+            &dev,
+            &data.iter().map(|v| v % 2 == 0).collect::<Vec<_>>(),
+            &[3, 4],
+        )
+        .unwrap();
+        let b = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        b.index_mul(&cupy::s![&even], 10).unwrap();
+        assert_eq!(
+            b.to_vec::<i32>().unwrap(),
+            vec![0, 1, 20, 3, 40, 5, 60, 7, 80, 9, 100, 11],
+            "{dev:?}"
+        );
+        // A value of the selection's shape (6 selected elements).
+        let six = Array::from_slice_on(&dev, &[1i32, 1, 1, 1, 1, 1], &[6]).unwrap();
+        b.index_sub(&cupy::s![&even], &six).unwrap();
+        assert_eq!(
+            b.to_vec::<i32>().unwrap(),
+            vec![-1, 1, 19, 3, 39, 5, 59, 7, 79, 9, 99, 11],
+            "{dev:?}"
+        );
+        // int += float is refused (same_kind), the array unchanged.
+        assert!(matches!(
+            b.index_add(&cupy::s![&even], 0.5),
+            Err(Error::TypeError { .. })
+        ));
+        assert_eq!(b.to_vec::<i32>().unwrap()[0], -1);
+        let c = cupy::choose(
+            &Array::from_slice_on(&dev, &[1i64, 0], &[2]).unwrap(),
+            &[
+                &inc.get(&cupy::s![..2]).unwrap(),
+                &six.get(&cupy::s![..2]).unwrap(),
+            ],
+            IndexMode::Raise,
+        )
+        .unwrap();
+        assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2]);
+    }
+}

@@ -236,18 +236,31 @@ fn check_writeable(op: &str, a: &Array) -> Result<()> {
 /// broadcasts to the remaining axes: one select kernel. `None` when the index is not of that
 /// form.
 fn set_by_mask(op: &str, a: &Array, items: &[IndexItem], value: &Array) -> Result<Option<()>> {
-    let [IndexItem::Array(m)] = items else {
+    let Some(m) = leading_mask(a, items) else {
         return Ok(None);
     };
-    let k = m.ndim();
-    if m.dtype() != DType::Bool
-        || k == 0
-        || k > a.ndim()
-        || m.shape() != &a.shape()[..k]
-        || value.ndim() > a.ndim() - k
-    {
+    if value.ndim() > a.ndim() - m.ndim() {
         return Ok(None);
     }
+    select_into(op, a, m, value).map(Some)
+}
+
+/// The mask of an index that is one boolean array over `a`'s leading axes.
+fn leading_mask<'i>(a: &Array, items: &'i [IndexItem]) -> Option<&'i Array> {
+    let [IndexItem::Array(m)] = items else {
+        return None;
+    };
+    let k = m.ndim();
+    if m.dtype() != DType::Bool || k == 0 || k > a.ndim() || m.shape() != &a.shape()[..k] {
+        return None;
+    }
+    Some(m)
+}
+
+/// `a = where(m, value, a)` with the leading mask `m` broadcast over `a`'s other axes and
+/// `value` broadcast to `a`'s shape, cast to `a`'s dtype: one kernel.
+fn select_into(op: &str, a: &Array, m: &Array, value: &Array) -> Result<()> {
+    let k = m.ndim();
     let rest = a.ndim() - k;
     let mut shape = m.shape().to_vec();
     shape.extend(vec![1; rest]);
@@ -283,7 +296,7 @@ fn set_by_mask(op: &str, a: &Array, items: &[IndexItem], value: &Array) -> Resul
         shape: None,
     }
     .run()?;
-    Ok(Some(()))
+    Ok(())
 }
 
 impl Array {
@@ -349,7 +362,21 @@ impl Array {
         let op = "setitem";
         check_writeable(op, self)?;
         let value = value.into();
-        match resolve(op, self, index)? {
+        let items: Vec<IndexItem> = index.iter().map(|i| i.to_index_item()).collect();
+        if let Some(m) = leading_mask(self, &items) {
+            // `a[mask] op= v` as `a = where(mask, op(a, v), a)`: no count read. Only when `v`
+            // broadcasts to `a`'s trailing axes (the selection's rows), as `set` requires.
+            let fits = match &value {
+                Arg::Array(v) => v.ndim() <= self.ndim() - m.ndim(),
+                _ => true,
+            };
+            if fits {
+                let tmp = Array::empty_on(self.device(), self.shape(), self.dtype())?;
+                apply(ufunc, &[Arg::Array(self), value], Some(&tmp))?;
+                return select_into(op, self, m, &tmp);
+            }
+        }
+        match resolve(op, self, &items)? {
             Resolved::Basic(v) => {
                 apply(ufunc, &[Arg::Array(&v), value], Some(&v))?;
                 Ok(())

@@ -315,3 +315,21 @@ pub fn select<'v>(
     Ok(acc)
 }
 routine!(select, Indexing, notes: "a chain of where kernels");
+
+impl Array {
+    /// `a.compress(condition, axis)`; see [`compress`].
+    ///
+    /// # Errors
+    /// As [`compress`].
+    pub fn compress(&self, condition: &Array, axis: Option<isize>) -> Result<Array> {
+        compress(condition, self, axis)
+    }
+
+    /// `a.choose(choices, mode)` (`a` holds the choice numbers); see [`choose`].
+    ///
+    /// # Errors
+    /// As [`choose`].
+    pub fn choose(&self, choices: &[&Array], mode: IndexMode) -> Result<Array> {
+        choose(self, choices, mode)
+    }
+}
