@@ -357,3 +357,18 @@ fn masked_compound_assignment() {
         assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2]);
     }
 }
+
+/// Index arrays and values that alias the target are read before it is written
+/// (`a[a_view] = a_other_view`). NumPy 2.2 reads them while writing (its result here is
+/// `[3, 0, 0, 3]`); docs/differences.md says so.
+#[test]
+fn aliased_index_and_value() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[2i64, 0, 1, 3], &[4]).unwrap();
+        let idx = a.get(&cupy::s![..3]).unwrap();
+        let val = a.get(&cupy::s![1..]).unwrap();
+        // Read first: idx = [2, 0, 1], val = [0, 1, 3].
+        a.set(&cupy::s![&idx], &val).unwrap();
+        assert_eq!(a.to_vec::<i64>().unwrap(), vec![1, 3, 0, 3], "{dev:?}");
+    }
+}

@@ -150,7 +150,11 @@ pub(crate) fn scatter_plan(op: &str, plan: &Plan, value: &Array) -> Result<()> {
         return Ok(());
     }
     let v = super::detached(&v, a)?;
-    let mut inputs = index_inputs(plan)?;
+    // Index arrays that live in the target's buffer are read before anything is written.
+    let mut inputs = index_inputs(plan)?
+        .iter()
+        .map(|x| super::detached(x, a))
+        .collect::<Result<Vec<_>>>()?;
     let nidx = inputs.len();
     inputs.push(v);
     let (addr, params) = address(plan);
