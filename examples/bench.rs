@@ -249,6 +249,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x2.t().copy().map(|_| ()));
         b.report(&case, r, gb(8.0 * n as f64));
     }
+    // Indexing (issue 15), the peers' cases: `a[a > 0.5] = 0` (one select kernel, no count
+    // read) and `a[idx]` with 2^(log_n - 2) random int64 indices (a min/max bounds check, then
+    // one gather kernel).
+    let case = format!("mask_assign_f32_{sfx}");
+    if b.want(&case) {
+        let r = (|| {
+            let xm = x.copy()?;
+            let m = cp::greater(&x, 0.5)?;
+            b.time(3, 10, || xm.set(&cp::s![&m], 0.0f32))
+        })();
+        b.report(&case, r, gb(9.0 * n as f64));
+    }
+    let glog = log_n - 2;
+    let case = format!("gather_f32_2^{glog}_of_{sfx}");
+    if b.want(&case) {
+        let r = (|| {
+            let k = 1usize << glog;
+            let host: Vec<i64> = (0..k as u64)
+                .map(|i| {
+                    let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i >> 7);
+                    (h % n as u64) as i64
+                })
+                .collect();
+            let idx = Array::from_slice_on(&dev, &host, &[k])?;
+            b.time(3, 10, || x.get(&cp::s![&idx]).map(|_| ()))
+        })();
+        b.report(&case, r, gb(16.0 * (1u64 << glog) as f64));
+    }
     // Sort: CuPy's `cp.sort(x[: 1 << 26])` (a copy of a slice of random floats).
     let sort_log = log_n - 2;
     let case = format!("sort_f32_2^{sort_log}");

@@ -93,11 +93,8 @@ pub use custom::fuse::{fuse, Fused, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
-pub use index::{SliceArg, ELLIPSIS, NEW_AXIS};
-pub use indexing::{
-    add_at, maximum_at, minimum_at, put, scatter_add, scatter_max, scatter_min, take, take_with,
-    Take,
-};
+pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
+pub use indexing::*;
 pub use linalg::{dot, matmul};
 pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
 pub use manipulation::dims::{

@@ -13,6 +13,7 @@ mod differences;
 mod errors;
 mod histograms;
 mod indexing;
+mod indexing2;
 mod linalg;
 mod loops;
 mod manipulation;

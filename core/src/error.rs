@@ -71,6 +71,16 @@ pub enum Error {
         /// The axis length.
         size: usize,
     },
+    /// An invalid index other than an out-of-bounds integer (NumPy's `IndexError`): too many
+    /// indices, a boolean index whose shape does not match the indexed axes, index arrays that
+    /// do not broadcast together, a non-integer index array.
+    #[error("{op}: {msg}")]
+    IndexError {
+        /// The op.
+        op: String,
+        /// What is wrong, in NumPy's words.
+        msg: String,
+    },
     /// A Python-int-like (weak) scalar that does not fit the array's dtype (NEP 50).
     #[error("{op}: Python integer {value} out of bounds for {dtype}")]
     ScalarOverflow {

@@ -1,9 +1,11 @@
-//! The `s![]` macro: NumPy basic indexing with Python's slice semantics.
+//! NumPy's index: the `s![]` macro and [`IndexItem`].
 //!
-//! `a.slice(&s![1, 2..8;2, ..;-1, NewAxis, Ellipsis])` is NumPy's `a[1, 2:8:2, ::-1, None, ...]`.
+//! `a.slice(&s![1, 2..8;2, ..;-1, NEW_AXIS, ELLIPSIS])` is NumPy's `a[1, 2:8:2, ::-1, None, ...]`.
 //! Unlike ndarray's `s!`, a negative step walks from `start` downwards exactly as Python does:
 //! `s![7..2;-2]` is `a[7:2:-2]`. Negative indices and bounds count from the end.
-//! [`Array::slice`] applies one.
+//! [`Array::slice`] applies a basic index (a view). An item may also be an integer or boolean
+//! array (`&idx`) or a boolean scalar (`true`): `a.get(&s![&rows, 1.., NEW_AXIS])` is NumPy's
+//! `a[rows, 1:, None]`, with NumPy's advanced-indexing rules ([`Array::get`], [`Array::set`]).
 
 use crate::array::Array;
 use cupy_core::error::{Error, Result};
@@ -15,59 +17,141 @@ pub const NEW_AXIS: SliceItem = SliceItem::NewAxis;
 /// `...` for `s![]`.
 pub const ELLIPSIS: SliceItem = SliceItem::Ellipsis;
 
-/// Something usable as one item of `s![]`: an integer, a range, [`SliceItem`].
+/// One item of a NumPy index (`a[1, 2:8:2, None, ..., idx, mask, True]`): a basic item, an
+/// integer or boolean array, or a boolean scalar. `s![]` builds a list of them.
+#[derive(Clone, Debug)]
+pub enum IndexItem {
+    /// An integer, a slice, `newaxis` or `...`.
+    Basic(SliceItem),
+    /// An integer array (any integer dtype; negative entries count from the end) or a boolean
+    /// array (selects where true, consuming as many axes as it has).
+    Array(Array),
+    /// A boolean scalar: a new axis of length 1 (`true`) or 0 (`false`).
+    Bool(bool),
+}
+
+impl From<SliceItem> for IndexItem {
+    fn from(s: SliceItem) -> IndexItem {
+        IndexItem::Basic(s)
+    }
+}
+
+impl PartialEq<SliceItem> for IndexItem {
+    fn eq(&self, other: &SliceItem) -> bool {
+        matches!(self, IndexItem::Basic(s) if s == other)
+    }
+}
+
+/// Anything a list of which is an index: [`SliceItem`] (a basic index) or [`IndexItem`].
+pub trait AsIndexItem {
+    /// The item.
+    fn to_index_item(&self) -> IndexItem;
+}
+
+impl AsIndexItem for SliceItem {
+    fn to_index_item(&self) -> IndexItem {
+        IndexItem::Basic(*self)
+    }
+}
+
+impl AsIndexItem for IndexItem {
+    fn to_index_item(&self) -> IndexItem {
+        self.clone()
+    }
+}
+
+/// Something usable as one item of `s![]`: an integer, a range, [`SliceItem`], an array
+/// (`&Array` or `Array`: an integer or boolean index array) or a `bool`.
 pub trait SliceArg {
     /// The item with step 1 (for ranges).
-    fn into_item(self) -> SliceItem;
+    fn into_item(self) -> IndexItem;
     /// The item with a step (`range;step` in `s![]`).
-    fn with_step(self, step: isize) -> SliceItem
+    fn with_step(self, step: isize) -> IndexItem
     where
         Self: Sized,
     {
         match self.into_item() {
-            SliceItem::Slice { start, stop, .. } => SliceItem::Slice { start, stop, step },
+            IndexItem::Basic(SliceItem::Slice { start, stop, .. }) => {
+                IndexItem::Basic(SliceItem::Slice { start, stop, step })
+            }
             other => other,
         }
     }
 }
 
-impl SliceArg for SliceItem {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for SliceItem {
+    fn basic(self) -> SliceItem {
         self
+    }
+}
+
+impl SliceArg for IndexItem {
+    fn into_item(self) -> IndexItem {
+        self
+    }
+}
+
+impl SliceArg for &Array {
+    fn into_item(self) -> IndexItem {
+        IndexItem::Array(self.clone())
+    }
+}
+
+impl SliceArg for Array {
+    fn into_item(self) -> IndexItem {
+        IndexItem::Array(self)
+    }
+}
+
+impl SliceArg for bool {
+    fn into_item(self) -> IndexItem {
+        IndexItem::Bool(self)
+    }
+}
+
+/// The basic items of `s![]` (integers and ranges), which become [`IndexItem::Basic`].
+pub trait BasicArg {
+    /// The item with step 1.
+    fn basic(self) -> SliceItem;
+}
+
+impl<T: BasicArg> SliceArg for T {
+    fn into_item(self) -> IndexItem {
+        IndexItem::Basic(self.basic())
     }
 }
 
 macro_rules! int_slice_arg {
     ($($t:ty),*) => {$(
-        impl SliceArg for $t {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for $t {
+            fn basic(self) -> SliceItem {
                 SliceItem::Index(self as isize)
             }
         }
-        impl SliceArg for Range<$t> {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for Range<$t> {
+            fn basic(self) -> SliceItem {
                 SliceItem::Slice { start: Some(self.start as isize), stop: Some(self.end as isize), step: 1 }
             }
         }
-        impl SliceArg for RangeFrom<$t> {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for RangeFrom<$t> {
+            fn basic(self) -> SliceItem {
                 SliceItem::Slice { start: Some(self.start as isize), stop: None, step: 1 }
             }
         }
-        impl SliceArg for RangeTo<$t> {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for RangeTo<$t> {
+            fn basic(self) -> SliceItem {
                 SliceItem::Slice { start: None, stop: Some(self.end as isize), step: 1 }
             }
         }
-        impl SliceArg for RangeInclusive<$t> {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for RangeInclusive<$t> {
+            fn basic(self) -> SliceItem {
                 let e = *self.end() as isize;
                 // Inclusive end: `a..=-1` runs to the last element.
                 SliceItem::Slice { start: Some(*self.start() as isize), stop: if e == -1 { None } else { Some(e + 1) }, step: 1 }
             }
         }
-        impl SliceArg for RangeToInclusive<$t> {
-            fn into_item(self) -> SliceItem {
+        impl BasicArg for RangeToInclusive<$t> {
+            fn basic(self) -> SliceItem {
                 let e = self.end as isize;
                 SliceItem::Slice { start: None, stop: if e == -1 { None } else { Some(e + 1) }, step: 1 }
             }
@@ -82,13 +166,13 @@ fn usize_index(v: usize) -> isize {
     isize::try_from(v).unwrap_or(isize::MAX)
 }
 
-impl SliceArg for usize {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for usize {
+    fn basic(self) -> SliceItem {
         SliceItem::Index(usize_index(self))
     }
 }
-impl SliceArg for Range<usize> {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for Range<usize> {
+    fn basic(self) -> SliceItem {
         SliceItem::Slice {
             start: Some(usize_index(self.start)),
             stop: Some(usize_index(self.end)),
@@ -96,8 +180,8 @@ impl SliceArg for Range<usize> {
         }
     }
 }
-impl SliceArg for RangeFrom<usize> {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for RangeFrom<usize> {
+    fn basic(self) -> SliceItem {
         SliceItem::Slice {
             start: Some(usize_index(self.start)),
             stop: None,
@@ -105,8 +189,8 @@ impl SliceArg for RangeFrom<usize> {
         }
     }
 }
-impl SliceArg for RangeTo<usize> {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for RangeTo<usize> {
+    fn basic(self) -> SliceItem {
         SliceItem::Slice {
             start: None,
             stop: Some(usize_index(self.end)),
@@ -115,8 +199,8 @@ impl SliceArg for RangeTo<usize> {
     }
 }
 
-impl SliceArg for RangeFull {
-    fn into_item(self) -> SliceItem {
+impl BasicArg for RangeFull {
+    fn basic(self) -> SliceItem {
         SliceItem::Slice {
             start: None,
             stop: None,
@@ -125,8 +209,10 @@ impl SliceArg for RangeFull {
     }
 }
 
-/// Builds a basic index for [`crate::Array::slice`]: `s![1, 2..8;2, ..;-1, NEW_AXIS, ELLIPSIS]`.
-/// Each item is an integer, a range (optionally `;step`), `NEW_AXIS` or `ELLIPSIS`.
+/// Builds an index (an array of [`IndexItem`]) for [`crate::Array::slice`] (basic items only)
+/// and [`crate::Array::get`]/[`crate::Array::set`]: `s![1, 2..8;2, ..;-1, NEW_AXIS, ELLIPSIS]`.
+/// Each item is an integer, a range (optionally `;step`), `NEW_AXIS`, `ELLIPSIS`, an integer
+/// or boolean array (`&idx`), or a `bool`.
 #[macro_export]
 macro_rules! s {
     (@acc [$($acc:expr,)*]) => { [$($acc,)*] };
@@ -151,9 +237,21 @@ impl Array {
     ///
     /// # Errors
     /// [`Error::IndexOutOfBounds`], [`Error::InvalidArgument`] (zero step, too many indices,
-    /// a result of more than 64 dimensions).
-    pub fn slice(&self, items: &[SliceItem]) -> Result<Array> {
-        let l = self.layout.slice(items)?;
+    /// a result of more than 64 dimensions, an array or boolean item: use [`Array::get`]).
+    pub fn slice<I: AsIndexItem>(&self, items: &[I]) -> Result<Array> {
+        let mut basic = Vec::with_capacity(items.len());
+        for it in items {
+            match it.to_index_item() {
+                IndexItem::Basic(b) => basic.push(b),
+                _ => {
+                    return Err(Error::invalid(
+                        "slice",
+                        "an array or boolean index is advanced indexing: use Array::get",
+                    ))
+                }
+            }
+        }
+        let l = self.layout.slice(&basic)?;
         if l.ndim() > cupy_core::layout::MAX_NDIM {
             return Err(Error::invalid(
                 "index",

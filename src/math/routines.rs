@@ -299,14 +299,14 @@ impl<'a, X: Into<Operand>, Y: Into<Operand>> WhereCondition<'a, X, Y> for Sym {
 /// `x` and `y` promoted together (NEP 50), `condition` taken as bool. A Rust integer outside
 /// the result dtype's range wraps, as NumPy 2.2 casts it (`where(c, int8_array, 1000)` holds
 /// -24). On a [`Sym`] condition it is the `fuse` select. The one-argument form
-/// (`nonzero`) is not here yet.
+/// is [`crate::nonzero`].
 ///
 /// # Errors
 /// As [`apply`].
 pub fn where_<'a, C: WhereCondition<'a, X, Y>, X, Y>(condition: C, x: X, y: Y) -> C::Output {
     condition.select(x, y)
 }
-routine!(where_ as "cupy.where (3 arguments)", Math, probe: |t| ufunc_kernel(&WHERE, t).map(Need::Kernel), notes: "where_(cond, x, y); the 1-argument form (nonzero) is not here yet");
+routine!(where_ as "cupy.where (3 arguments)", Math, probe: |t| ufunc_kernel(&WHERE, t).map(Need::Kernel), notes: "where_(cond, x, y); the 1-argument form is cupy::nonzero");
 
 fn where_arrays<'a>(cond: &'a Array, x: Arg<'a>, y: Arg<'a>) -> Result<Array> {
     let kinds: Vec<_> = [Arg::Array(cond), x.clone(), y.clone()]

@@ -195,6 +195,138 @@ fn scatter_kernel(d: DType, op: Option<AtomicOp>) -> Kernel {
     }
 }
 
+/// The kernel forms of the frontend's indexing routines (src/indexing/): the `nonzero`
+/// scatter (`If` around one raw store per axis), the advanced-index gather (coordinates by
+/// `Div`/`Mod` of the flat index, a narrow signed index compared before widening, a raw load),
+/// `unravel_index` (one output per axis), `putmask` (a select of a raw load) and the
+/// wrap/clip index modes.
+fn indexing_kernels() -> Vec<Kernel> {
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let bin = Expr::binary;
+    let coord = |div: usize, ext: usize| {
+        bin(
+            BinaryOp::Mod,
+            bin(BinaryOp::Div, Expr::index(), p(div)),
+            p(ext),
+        )
+    };
+    let slot = bin(
+        BinaryOp::Sub,
+        Expr::input(1, DType::Int64),
+        Expr::constant(Scalar::Int64(1)),
+    );
+    let nonzero = Kernel {
+        name: "ix_nonzero".into(),
+        inputs: vec![DType::Bool, DType::Int64],
+        outputs: vec![],
+        raws: vec![DType::Int64],
+        params: vec![DType::Int64; 5],
+        locals: vec![],
+        body: vec![Stmt::If {
+            cond: Expr::input(0, DType::Bool),
+            then_body: vec![
+                Stmt::StoreRaw {
+                    raw: 0,
+                    index: slot.clone(),
+                    value: coord(1, 2),
+                },
+                Stmt::StoreRaw {
+                    raw: 0,
+                    index: bin(BinaryOp::Add, p(0), slot),
+                    value: coord(3, 4),
+                },
+            ],
+            else_body: vec![],
+        }],
+    };
+    let j = Expr::input(0, DType::Int8);
+    let j64 = j.clone().cast(DType::Int64);
+    let wrapped = Expr::select(
+        bin(BinaryOp::Lt, j, Expr::constant(Scalar::Int8(0))),
+        bin(BinaryOp::Add, j64.clone(), p(4)),
+        j64,
+    );
+    let addr = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Add, p(0), bin(BinaryOp::Mul, coord(1, 2), p(3))),
+        bin(
+            BinaryOp::Add,
+            bin(BinaryOp::Mul, wrapped, p(5)),
+            bin(
+                BinaryOp::Mul,
+                Expr::input(1, DType::UInt16).cast(DType::Int64),
+                p(6),
+            ),
+        ),
+    );
+    let mut gather = Kernel::map(
+        "ix_getitem",
+        vec![DType::Int8, DType::UInt16],
+        vec![DType::Int64; 7],
+        Expr::load(0, DType::Float32, addr),
+    );
+    gather.raws = vec![DType::Float32];
+    let unravel = Kernel {
+        name: "ix_unravel".into(),
+        inputs: vec![DType::Int32],
+        outputs: vec![DType::Int64; 2],
+        raws: vec![],
+        params: vec![DType::Int64; 4],
+        locals: vec![],
+        body: (0..2)
+            .map(|d| Stmt::Store {
+                output: d,
+                value: bin(
+                    BinaryOp::Mod,
+                    bin(
+                        BinaryOp::Div,
+                        Expr::input(0, DType::Int32).cast(DType::Int64),
+                        p(2 * d),
+                    ),
+                    p(2 * d + 1),
+                ),
+            })
+            .collect(),
+    };
+    let mut putmask = Kernel::map(
+        "ix_putmask",
+        vec![DType::Int16, DType::Float64],
+        vec![DType::Int64],
+        Expr::select(
+            Expr::input(1, DType::Float64).cast(DType::Bool),
+            Expr::load(0, DType::Int8, bin(BinaryOp::Mod, Expr::index(), p(0))).cast(DType::Int16),
+            Expr::input(0, DType::Int16),
+        ),
+    );
+    putmask.raws = vec![DType::Int8];
+    let wrap = bin(BinaryOp::Mod, Expr::input(0, DType::Int64), p(0));
+    let clip = bin(
+        BinaryOp::Min,
+        Expr::select(
+            bin(
+                BinaryOp::Lt,
+                Expr::input(1, DType::Int16),
+                Expr::constant(Scalar::Int16(0)),
+            ),
+            Expr::constant(Scalar::Int64(0)),
+            Expr::input(1, DType::Int16).cast(DType::Int64),
+        ),
+        bin(BinaryOp::Sub, p(0), Expr::constant(Scalar::Int64(1))),
+    );
+    let mut modes = Kernel::map(
+        "ix_modes",
+        vec![DType::Int64, DType::Int16],
+        vec![DType::Int64],
+        bin(
+            BinaryOp::Add,
+            Expr::load(0, DType::BFloat16, wrap),
+            Expr::load(0, DType::BFloat16, clip),
+        ),
+    );
+    modes.raws = vec![DType::BFloat16];
+    vec![nonzero, gather, unravel, putmask, modes]
+}
+
 /// (kernel name, body without the prelude) of every kernel compiled per target, in modules.
 fn modules() -> Vec<(String, Vec<(String, String)>)> {
     let pre_len = prelude(Flavor::Hip).len();
@@ -330,6 +462,17 @@ fn modules() -> Vec<(String, Vec<(String, String)>)> {
     mods.push(("elementwise_complex".into(), complex_kernels(pre_len)));
     mods.push(("convolve2d".into(), conv));
     mods.push(("scatter".into(), scatter));
+    let mut ix = vec![];
+    for (j, k) in indexing_kernels().into_iter().enumerate() {
+        for (tag, spec) in &SPECS[..3] {
+            let mut k = k.clone();
+            k.name = format!("{}_{j}_{tag}", k.name);
+            let e = emit_elementwise(&k, spec, Flavor::Hip)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            ix.push((k.name.clone(), e.source[pre_len..].to_string()));
+        }
+    }
+    mods.push(("indexing".into(), ix));
     mods
 }
 

@@ -1,0 +1,245 @@
+//! Index grids and flat/multi-index conversion: `indices`, `ix_`, `ravel_multi_index`,
+//! `unravel_index` (elementwise IR kernels of index arithmetic).
+
+use super::take_put::IndexMode;
+use crate::array::Array;
+use crate::device::Device;
+use crate::launch::Elementwise;
+use crate::manipulation::shape::Order;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::layout::{shape_size, SliceItem};
+use cupy_core::scalar::Scalar;
+
+/// `numpy.indices(dimensions, dtype)`: an array of shape `(len(dimensions), *dimensions)`
+/// whose `d`-th sub-array holds the `d`-th coordinate of each position, on the current device.
+///
+/// # Errors
+/// [`Error::DTypeNotSupported`]; device errors.
+pub fn indices(dimensions: &[usize], dtype: DType) -> Result<Array> {
+    let device = Device::current()?;
+    let mut shape = vec![dimensions.len()];
+    shape.extend(dimensions);
+    let out = Array::empty_on(&device, &shape, dtype)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    for (d, &n) in dimensions.iter().enumerate() {
+        let mut s = vec![1isize; dimensions.len()];
+        s[d] = n as isize;
+        let r = Array::arange_on(&device, 0.0, n as f64, 1.0, dtype)?.reshape(&s)?;
+        out.slice(&[SliceItem::Index(d as isize)])?.copy_from(&r)?;
+    }
+    Ok(out)
+}
+routine!(indices, Indexing, notes: "one broadcast copy of an arange per axis");
+
+/// `numpy.ix_(*args)`: open-mesh index arrays: the `k`-th 1-d argument reshaped to length 1
+/// on every axis but `k` (a boolean argument becomes its `nonzero` indices), so that
+/// `a.get(&ix)` picks the cross product.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an argument that is not 1-d; [`Error::TypeError`] for a
+/// non-integer, non-bool argument.
+pub fn ix_(args: &[&Array]) -> Result<Vec<Array>> {
+    let n = args.len();
+    let mut out = Vec::with_capacity(n);
+    for (k, a) in args.iter().enumerate() {
+        if a.ndim() != 1 {
+            return Err(Error::invalid("ix_", "Cross index must be 1 dimensional"));
+        }
+        let a = if a.dtype() == DType::Bool {
+            super::nonzero::nonzero_rows("ix_", a)?.remove(0)
+        } else if a.dtype().is_integer() {
+            (*a).clone()
+        } else {
+            return Err(Error::TypeError {
+                op: "ix_".into(),
+                dtypes: vec![a.dtype()],
+                msg: "Cross index must be an integer or boolean array".into(),
+            });
+        };
+        let mut s = vec![1isize; n];
+        s[k] = a.size() as isize;
+        out.push(a.reshape(&s)?);
+    }
+    Ok(out)
+}
+routine!(ix_, Indexing, notes: "reshaped views (nonzero for a boolean argument)");
+
+/// Element strides of `dims` in `order` (C or F).
+fn order_strides(op: &str, dims: &[usize], order: Order) -> Result<Vec<i64>> {
+    let mut st = vec![0i64; dims.len()];
+    let mut acc = 1i64;
+    match order {
+        Order::C => {
+            for d in (0..dims.len()).rev() {
+                st[d] = acc;
+                acc = acc.wrapping_mul(dims[d] as i64);
+            }
+        }
+        Order::F => {
+            for d in 0..dims.len() {
+                st[d] = acc;
+                acc = acc.wrapping_mul(dims[d] as i64);
+            }
+        }
+        _ => return Err(Error::invalid(op, "only 'C' or 'F' order is permitted")),
+    }
+    Ok(st)
+}
+
+/// `numpy.ravel_multi_index(multi_index, dims, mode, order)`: the flat index (int64) of each
+/// coordinate tuple (the arrays of `multi_index` broadcast together) in an array of shape
+/// `dims`. `mode` applies to every axis (`Raise`: a coordinate outside `0..dims[d]` is an
+/// error; negative coordinates are invalid there, as NumPy).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a wrong number of arrays, an invalid coordinate (`Raise`), or
+/// an order other than C/F; [`Error::TypeError`] for non-integer arrays; [`Error::ShapeMismatch`].
+pub fn ravel_multi_index(
+    multi_index: &[&Array],
+    dims: &[usize],
+    mode: IndexMode,
+    order: Order,
+) -> Result<Array> {
+    let op = "ravel_multi_index";
+    if multi_index.len() != dims.len() || dims.is_empty() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "parameter multi_index must be a sequence of length {}",
+                dims.len()
+            ),
+        ));
+    }
+    let st = order_strides(op, dims, order)?;
+    for (d, x) in multi_index.iter().enumerate() {
+        if !x.dtype().is_integer() {
+            return Err(Error::TypeError {
+                op: op.into(),
+                dtypes: vec![x.dtype()],
+                msg: format!(
+                    "Cannot cast array data from {} to int64 according to the rule 'safe'",
+                    x.dtype()
+                ),
+            });
+        }
+        if mode == IndexMode::Raise && x.size() > 0 {
+            let lo = x.min()?.item()?.to_i128();
+            let hi = x.max()?.item()?.to_i128();
+            if lo < 0 || hi >= dims[d] as i128 {
+                return Err(Error::invalid(op, "invalid entry in coordinates array"));
+            }
+        }
+        if mode != IndexMode::Raise && dims[d] == 0 && x.size() > 0 {
+            return Err(Error::invalid(
+                op,
+                "cannot unravel if shape has zero entries (is empty).",
+            ));
+        }
+    }
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let mut params = vec![];
+    let mut e = Expr::constant(Scalar::Int64(0));
+    for (d, x) in multi_index.iter().enumerate() {
+        let base = params.len();
+        params.extend([Scalar::Int64(dims[d] as i64), Scalar::Int64(st[d])]);
+        let j = mode.position(Expr::input(d, x.dtype()), p(base));
+        e = Expr::binary(
+            BinaryOp::Add,
+            e,
+            Expr::binary(BinaryOp::Mul, j, p(base + 1)),
+        );
+    }
+    let k = Kernel::map(
+        "ravel_multi_index",
+        multi_index.iter().map(|x| x.dtype()).collect(),
+        vec![DType::Int64; params.len()],
+        e,
+    );
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: multi_index,
+        raws: &[],
+        params,
+        outs: vec![None],
+        device: None,
+        shape: None,
+    }
+    .run_one()
+}
+routine!(ravel_multi_index, Indexing, notes: "one index-arithmetic kernel; modes raise, wrap, clip; order C/F");
+
+/// `numpy.unravel_index(indices, shape, order)`: the coordinate arrays (int64, one per axis of
+/// `shape`, each of `indices`' shape) of flat indices into an array of `shape`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an index outside `0..prod(shape)` (NumPy's ValueError) or an
+/// order other than C/F; [`Error::TypeError`] for non-integer indices.
+pub fn unravel_index(indices: &Array, shape: &[usize], order: Order) -> Result<Vec<Array>> {
+    let op = "unravel_index";
+    if !indices.dtype().is_integer() {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![indices.dtype()],
+            msg: format!(
+                "Cannot cast array data from {} to int64 according to the rule 'safe'",
+                indices.dtype()
+            ),
+        });
+    }
+    let size = shape_size(shape);
+    if indices.size() > 0 {
+        let lo = indices.min()?.item()?.to_i128();
+        let hi = indices.max()?.item()?.to_i128();
+        for v in [lo, hi] {
+            if v < 0 || v >= size as i128 {
+                return Err(Error::invalid(
+                    op,
+                    format!("index {v} is out of bounds for array with size {size}"),
+                ));
+            }
+        }
+    }
+    let st = order_strides(op, shape, order)?;
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let j = Expr::input(0, indices.dtype()).cast(DType::Int64);
+    let mut params = vec![];
+    let mut body = vec![];
+    for (d, &n) in shape.iter().enumerate() {
+        let base = params.len();
+        params.extend([Scalar::Int64(st[d]), Scalar::Int64(n.max(1) as i64)]);
+        body.push(Stmt::Store {
+            output: d,
+            value: Expr::binary(
+                BinaryOp::Mod,
+                Expr::binary(BinaryOp::Div, j.clone(), p(base)),
+                p(base + 1),
+            ),
+        });
+    }
+    let k = Kernel {
+        name: "unravel_index".into(),
+        inputs: vec![indices.dtype()],
+        outputs: vec![DType::Int64; shape.len()],
+        raws: vec![],
+        params: vec![DType::Int64; params.len()],
+        locals: vec![],
+        body,
+    };
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[indices],
+        raws: &[],
+        params,
+        outs: vec![None; shape.len()],
+        device: None,
+        shape: None,
+    }
+    .run()
+}
+routine!(unravel_index, Indexing, notes: "one kernel with an output per axis");

@@ -1,0 +1,441 @@
+//! `take` and `put` (gather and scatter IR kernels) with NumPy's `mode`, and
+//! `take_along_axis`/`put_along_axis`.
+
+use super::{check_bounds, check_index_dtype, detached, gather, scatter, scatter_target};
+use crate::array::{same_device, Array};
+use crate::launch::Elementwise;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::layout::{normalize_axis, Layout};
+use cupy_core::scalar::Scalar;
+
+/// NumPy's `mode=` of `take`, `put`, `choose` and `ravel_multi_index`: what an index outside
+/// `-n..n` does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndexMode {
+    /// An `IndexOutOfBounds` error, nothing written (`'raise'`, the default); negative indices
+    /// count from the end.
+    #[default]
+    Raise,
+    /// Wrapped around modulo `n` (`'wrap'`).
+    Wrap,
+    /// Clipped to `0..n` (`'clip'`; a negative index becomes 0).
+    Clip,
+}
+
+impl IndexMode {
+    /// NumPy's mode name.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexMode::Raise => "raise",
+            IndexMode::Wrap => "wrap",
+            IndexMode::Clip => "clip",
+        }
+    }
+
+    /// Parses `'raise'`, `'wrap'` or `'clip'`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another name.
+    pub fn parse(s: &str) -> Result<IndexMode> {
+        match s {
+            "raise" => Ok(IndexMode::Raise),
+            "wrap" => Ok(IndexMode::Wrap),
+            "clip" => Ok(IndexMode::Clip),
+            _ => Err(Error::invalid(
+                "mode",
+                format!("clipmode must be one of 'clip', 'raise', or 'wrap' (got {s:?})"),
+            )),
+        }
+    }
+
+    /// The `Int64` position in `0..n` of index `j` (an expression of the index's own dtype)
+    /// under this mode (`Raise`: the index was checked, negative ones count from the end).
+    pub(crate) fn position(self, j: Expr, n: Expr) -> Expr {
+        let t = j.ty;
+        let signed = t.is_signed_integer();
+        match self {
+            IndexMode::Raise => super::get::wrap_native(j, n),
+            IndexMode::Wrap => Expr::binary(BinaryOp::Mod, j.cast(DType::Int64), n),
+            IndexMode::Clip => {
+                let j64 = j.clone().cast(DType::Int64);
+                let lo = if signed {
+                    Expr::select(
+                        Expr::binary(BinaryOp::Lt, j, Expr::constant(Scalar::zero(t))),
+                        Expr::constant(Scalar::Int64(0)),
+                        j64,
+                    )
+                } else {
+                    j64
+                };
+                let last = Expr::binary(BinaryOp::Sub, n, Expr::constant(Scalar::Int64(1)));
+                Expr::binary(BinaryOp::Min, lo, last)
+            }
+        }
+    }
+
+    /// The checks of this mode for `indices` into an axis of length `n`: bounds for `Raise`, a
+    /// non-empty axis for the others (when there are indices).
+    pub(crate) fn check(self, op: &str, indices: &Array, n: usize, axis: usize) -> Result<()> {
+        match self {
+            IndexMode::Raise => check_bounds(op, indices, n, axis),
+            _ if n == 0 && indices.size() > 0 => Err(Error::IndexError {
+                op: op.into(),
+                msg: "cannot do a non-empty take from an empty axes.".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Keyword arguments of [`take_with`]: NumPy's `axis=` (default `None`: index the flattened
+/// array) and `mode=`. An axis converts into it: `a.take_with(&idx, 0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Take {
+    /// The axis to gather along (`axis=`); `None`: the flattened array.
+    pub axis: Option<isize>,
+    /// Out-of-bounds indices (`mode=`, default `'raise'`).
+    pub mode: IndexMode,
+}
+axis_options!(Take);
+
+impl From<IndexMode> for Take {
+    fn from(mode: IndexMode) -> Take {
+        Take { axis: None, mode }
+    }
+}
+
+/// `numpy.take(a, indices)`: elements of the flattened `a` at `indices` (shape
+/// `indices.shape`). Negative indices count from the end (NumPy's default `mode='raise'`).
+///
+/// # Errors
+/// [`Error::TypeError`] for non-integer indices (NumPy: cannot cast safely to intp);
+/// [`Error::IndexOutOfBounds`] naming the first offending index (checked on the device before
+/// the gather, which costs one synchronisation); device errors.
+pub fn take(a: &Array, indices: &Array) -> Result<Array> {
+    take_with(a, indices, Take::default())
+}
+
+/// `numpy.take(a, indices, axis=...)`: elements of `a` at `indices` along `axis`; the result
+/// has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s dtype.
+///
+/// # Errors
+/// As [`take`]; [`Error::AxisOutOfRange`].
+pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Array> {
+    let Take { axis, mode } = opts.into();
+    let op = "take";
+    let device = same_device(op, [a, indices])?;
+    if !(indices.dtype().is_integer() || indices.dtype().is_bool()) {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![indices.dtype()],
+            msg: format!(
+                "cannot cast array data from {} to int64 according to the rule 'safe'",
+                indices.dtype()
+            ),
+        });
+    }
+    let (src, ax) = match axis {
+        None => (a.ravel()?, 0),
+        Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
+    };
+    let shape = src.shape().to_vec();
+    let n_axis = shape[ax];
+    let pre: usize = shape[..ax].iter().product();
+    let post: usize = shape[ax + 1..].iter().product();
+    let nidx = indices.size();
+    let mut out_shape: Vec<usize> = shape[..ax].to_vec();
+    out_shape.extend(indices.shape());
+    out_shape.extend(&shape[ax + 1..]);
+    let out = Array::empty_on(&device, &out_shape, a.dtype())?;
+    mode.check(op, indices, n_axis, ax)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    // Indices as a contiguous vector, viewed over the iteration space [pre, nidx, post].
+    let idx = indices.reshape(&[nidx as isize])?;
+    let idx = if idx.is_c_contiguous() {
+        idx
+    } else {
+        idx.copy()?
+    };
+    let idx_view = Array::from_parts(
+        device.clone(),
+        idx.buffer.clone(),
+        Layout {
+            shape: vec![pre, nidx, post],
+            strides: vec![0, 1, 0],
+            offset: idx.layout.offset,
+        },
+    )?;
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let bin = Expr::binary;
+    let i = Expr::index();
+    // Params: nidx*post, post, n_axis.
+    let wrapped = mode.position(Expr::input(0, indices.dtype()), p(2));
+    let outer = bin(BinaryOp::Div, i.clone(), p(0));
+    let inner = bin(BinaryOp::Mod, i, p(1));
+    let addr = bin(
+        BinaryOp::Add,
+        bin(
+            BinaryOp::Mul,
+            bin(BinaryOp::Add, bin(BinaryOp::Mul, outer, p(2)), wrapped),
+            p(1),
+        ),
+        inner,
+    );
+    let kernel = Kernel::map(
+        "take",
+        vec![indices.dtype()],
+        vec![DType::Int64; 3],
+        Expr::load(0, a.dtype(), addr),
+    );
+    let mut k = kernel;
+    k.raws = vec![a.dtype()];
+    let flat_out = out.reshape(&[pre as isize, nidx as isize, post as isize])?;
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[&idx_view],
+        raws: &[&src],
+        params: vec![
+            Scalar::Int64((nidx * post) as i64),
+            Scalar::Int64(post as i64),
+            Scalar::Int64(n_axis as i64),
+        ],
+        outs: vec![Some(&flat_out)],
+        device: Some(&device),
+        shape: Some(&[pre, nidx, post]),
+    }
+    .run()?;
+    Ok(out)
+}
+routine!(
+    take as "cupy.take / ndarray.take",
+    Indexing,
+    probe: gather,
+    notes: "gather as one IR kernel; mode raise (bounds checked first, one synchronisation), wrap, clip"
+);
+
+impl Array {
+    /// `a.take(indices)` (of the flattened array); see [`take`].
+    ///
+    /// # Errors
+    /// As [`take`].
+    pub fn take(&self, indices: &Array) -> Result<Array> {
+        take(self, indices)
+    }
+
+    /// `a.take(indices, axis=...)`; see [`take_with`].
+    ///
+    /// # Errors
+    /// As [`take_with`].
+    pub fn take_with(&self, indices: &Array, opts: impl Into<Take>) -> Result<Array> {
+        take_with(self, indices, opts)
+    }
+}
+
+/// `numpy.put(a, indices, values)` (`mode='raise'`): `a.flat[indices[k]] = values[k % len]`
+/// for every `k`, in place. Indices count in `a`'s C order (also for a non-contiguous `a`, which
+/// is written through a contiguous copy), negative ones from the end; `values` (any shape,
+/// flattened) repeat to the number of indices and are cast to `a`'s dtype as NumPy does
+/// (`casting='unsafe'`). Empty `indices` or `values` change nothing.
+///
+/// Repeated indices: NumPy keeps the value of the last occurrence; the cpu backend does the
+/// same, GPU backends keep one of the values written (which one is unspecified).
+///
+/// # Errors
+/// [`Error::TypeError`] for non-integer indices; [`Error::IndexOutOfBounds`] (checked before
+/// anything is written); [`Error::InvalidArgument`] for a broadcast (read-only) `a`; device
+/// errors.
+pub fn put(a: &Array, indices: &Array, values: &Array) -> Result<()> {
+    put_with(a, indices, values, IndexMode::Raise)
+}
+
+/// `numpy.put(a, indices, values, mode=...)`: as [`put`], out-of-bounds indices handled by
+/// `mode`.
+///
+/// # Errors
+/// As [`put`]; [`Error::IndexError`] for a non-empty `indices` into an empty `a` with
+/// `Wrap`/`Clip`.
+pub fn put_with(a: &Array, indices: &Array, values: &Array, mode: IndexMode) -> Result<()> {
+    let op = "put";
+    let device = same_device(op, [a, indices, values])?;
+    check_index_dtype(op, indices)?;
+    let l = a.layout();
+    if l.shape
+        .iter()
+        .zip(&l.strides)
+        .any(|(&d, &s)| d > 1 && s == 0)
+    {
+        return Err(Error::invalid(
+            op,
+            "put: output array is read-only (a broadcast view)",
+        ));
+    }
+    let n = a.size();
+    mode.check(op, indices, n, 0)?;
+    if indices.size() == 0 || values.size() == 0 {
+        return Ok(());
+    }
+    let (target, write_back) = scatter_target(a)?;
+    let idx = detached(&indices.ravel()?, &target)?;
+    let vals = detached(&values.ravel()?, &target)?;
+    let vals = if vals.is_c_contiguous() {
+        vals
+    } else {
+        vals.copy()?
+    };
+    let p = |k: usize| Expr::param(k, DType::Int64);
+    let at = mode.position(Expr::input(0, idx.dtype()), p(0));
+    let value = Expr::load(
+        1,
+        vals.dtype(),
+        Expr::binary(BinaryOp::Mod, Expr::index(), p(1)),
+    )
+    .cast(a.dtype());
+    let k = Kernel {
+        name: "put".into(),
+        inputs: vec![idx.dtype()],
+        outputs: vec![],
+        raws: vec![a.dtype(), vals.dtype()],
+        params: vec![DType::Int64; 2],
+        locals: vec![],
+        body: vec![Stmt::StoreRaw {
+            raw: 0,
+            index: at,
+            value,
+        }],
+    };
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[&idx],
+        raws: &[&target, &vals],
+        params: vec![Scalar::Int64(n as i64), Scalar::Int64(vals.size() as i64)],
+        outs: vec![],
+        device: Some(&device),
+        shape: None,
+    }
+    .run()?;
+    if write_back {
+        a.copy_from(&target)?;
+    }
+    Ok(())
+}
+routine!(
+    put as "cupy.put / ndarray.put",
+    Indexing,
+    probe: |t| Some(scatter(t, None)),
+    notes: "scatter (raw stores) as one IR kernel; put_with: modes raise, wrap, clip; repeated indices: cpu keeps the last value, GPUs one of them"
+);
+
+impl Array {
+    /// `a.put(indices, values)`; see [`put`].
+    ///
+    /// # Errors
+    /// As [`put`].
+    pub fn put(&self, indices: &Array, values: &Array) -> Result<()> {
+        put(self, indices, values)
+    }
+}
+
+/// The index `take_along_axis` and `put_along_axis` apply: `indices` at `axis`, and on every
+/// other axis `d` an `arange(shape[d])` shaped to broadcast against it (NumPy's
+/// `_make_along_axis_idx`).
+fn along_axis_index(
+    op: &str,
+    arr: &Array,
+    indices: &Array,
+    axis: Option<isize>,
+) -> Result<(Array, Vec<crate::IndexItem>)> {
+    if !indices.dtype().is_integer() {
+        return Err(Error::IndexError {
+            op: op.into(),
+            msg: "`indices` must be an integer array".into(),
+        });
+    }
+    let (arr, ax) = match axis {
+        None => {
+            if indices.ndim() != 1 {
+                return Err(Error::invalid(
+                    op,
+                    "when axis=None, `indices` must have a single dimension.",
+                ));
+            }
+            (arr.reshape(&[-1])?, 0)
+        }
+        Some(ax) => (arr.clone(), normalize_axis(op, ax, arr.ndim())?),
+    };
+    if indices.ndim() != arr.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "`indices` and `arr` must have the same number of dimensions (got {} and {})",
+                indices.ndim(),
+                arr.ndim()
+            ),
+        ));
+    }
+    let mut items = Vec::with_capacity(arr.ndim());
+    for d in 0..arr.ndim() {
+        if d == ax {
+            items.push(crate::IndexItem::Array(indices.clone()));
+            continue;
+        }
+        let n = arr.shape()[d];
+        let mut shape = vec![1isize; arr.ndim()];
+        shape[d] = n as isize;
+        let r =
+            Array::arange_on(arr.device(), 0.0, n as f64, 1.0, DType::Int64)?.reshape(&shape)?;
+        items.push(crate::IndexItem::Array(r));
+    }
+    Ok((arr, items))
+}
+
+/// `numpy.take_along_axis(arr, indices, axis)`: `arr[..., indices[i, j], ...]` along `axis`
+/// (`None`: the flattened array, with 1-d `indices`), `indices` broadcast against `arr` on the
+/// other axes; the result has the broadcast shape. Pairs with `argsort`/`argpartition`.
+///
+/// # Errors
+/// [`Error::IndexError`] for non-integer indices; [`Error::InvalidArgument`] when the numbers
+/// of dimensions differ; [`Error::IndexOutOfBounds`]; [`Error::AxisOutOfRange`].
+pub fn take_along_axis(arr: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
+    let (arr, items) = along_axis_index("take_along_axis", arr, indices, axis)?;
+    arr.get(&items)
+}
+routine!(take_along_axis, Indexing, probe: gather, notes: "one gather kernel (Array::get with broadcast aranges)");
+
+/// `numpy.put_along_axis(arr, indices, values, axis)`: `arr[..., indices[i, j], ...] =
+/// values` along `axis`, in place; `values` broadcast to the index's shape.
+///
+/// # Errors
+/// As [`take_along_axis`]; [`Error::ShapeMismatch`] when `values` do not broadcast.
+pub fn put_along_axis(
+    arr: &Array,
+    indices: &Array,
+    values: &Array,
+    axis: Option<isize>,
+) -> Result<()> {
+    let (view, items) = along_axis_index("put_along_axis", arr, indices, axis)?;
+    if axis.is_none() && !arr.is_c_contiguous() {
+        let flat = arr.copy()?.reshape(&[-1])?;
+        flat.set(&items, values)?;
+        return arr.copy_from(
+            &flat.reshape(&arr.shape().iter().map(|&d| d as isize).collect::<Vec<_>>())?,
+        );
+    }
+    view.set(&items, values)
+}
+routine!(put_along_axis, Indexing, probe: |t| Some(scatter(t, None)), notes: "one scatter kernel (Array::set with broadcast aranges)");
+
+impl Array {
+    /// `a.put(indices, values, mode=...)`; see [`put_with`].
+    ///
+    /// # Errors
+    /// As [`put_with`].
+    pub fn put_with(&self, indices: &Array, values: &Array, mode: IndexMode) -> Result<()> {
+        put_with(self, indices, values, mode)
+    }
+}

@@ -1,0 +1,374 @@
+//! NumPy's indexing rules against NumPy goldens on every backend: `a[index]` with mixed
+//! basic and advanced items (`Array::get`), `a[index] = v` (`Array::set`), `a[index] += v`
+//! against `add.at`, `take`/`put` modes, `take_along_axis`/`put_along_axis`, `nonzero`,
+//! `argwhere`, `flatnonzero`; and that a refused index leaves the array untouched.
+
+use crate::common::{self, Golden, Operand, Tol};
+use cupy::{Array, Device, Error, IndexItem, IndexMode, Result, SliceItem};
+use serde_json::Value;
+
+/// The index of a case: its JSON items, arrays taken from `ops` (operand `k` is `ops[k]`).
+fn index(items: &Value, ops: &[Operand]) -> Vec<IndexItem> {
+    items
+        .as_array()
+        .expect("index")
+        .iter()
+        .map(|it| match it {
+            Value::Bool(b) => IndexItem::Bool(*b),
+            Value::Object(o) => {
+                IndexItem::Array(ops[o["arr"].as_u64().unwrap() as usize].array().clone())
+            }
+            other => IndexItem::Basic(common::slice_item(other)),
+        })
+        .collect()
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let kw = &case["kwargs"];
+    let axis = kw["axis"].as_i64().map(|a| a as isize);
+    let mode = kw["mode"]
+        .as_str()
+        .map(IndexMode::parse)
+        .transpose()?
+        .unwrap_or_default();
+    if ops.is_empty() {
+        return exec_more(case, ops);
+    }
+    let a = ops[0].array();
+    let last = ops.len() - 1;
+    match case["op"].as_str().unwrap_or("") {
+        "getitem" => a.get(&index(&kw["index"], &ops[1..])),
+        op @ ("setitem" | "iadd" | "isub" | "imul") => {
+            let idx = index(&kw["index"], &ops[1..last]);
+            let v = ops[last].arg();
+            match op {
+                "setitem" => a.set(&idx, v)?,
+                "iadd" => a.index_add(&idx, v)?,
+                "isub" => a.index_sub(&idx, v)?,
+                _ => a.index_mul(&idx, v)?,
+            }
+            Ok(a.clone())
+        }
+        "add.at" => {
+            cupy::add_at(a, ops[1].array(), ops[2].array())?;
+            Ok(a.clone())
+        }
+        "take" => cupy::take_with(a, ops[1].array(), cupy::Take { axis, mode }),
+        "put" => {
+            cupy::put_with(a, ops[1].array(), ops[2].array(), mode)?;
+            Ok(a.clone())
+        }
+        "take_along_axis" => cupy::take_along_axis(a, ops[1].array(), axis),
+        "put_along_axis" => {
+            cupy::put_along_axis(a, ops[1].array(), ops[2].array(), axis)?;
+            Ok(a.clone())
+        }
+        "nonzero" => stack(&cupy::nonzero(a)?),
+        "argwhere" => cupy::argwhere(a),
+        "flatnonzero" => cupy::flatnonzero(a),
+        _ => exec_more(case, ops),
+    }
+}
+
+fn int(v: &Value) -> isize {
+    v.as_i64().unwrap() as isize
+}
+
+fn order(v: &Value) -> cupy::Order {
+    match v.as_str() {
+        Some("F") => cupy::Order::F,
+        _ => cupy::Order::C,
+    }
+}
+
+fn stack(rows: &[Array]) -> Result<Array> {
+    let refs: Vec<&Array> = rows.iter().collect();
+    cupy::stack(&refs, 0)
+}
+
+/// The diagonal, mask and grid routines.
+fn exec_more(case: &Value, ops: &[Operand]) -> Result<Array> {
+    let kw = &case["kwargs"];
+    let mode = kw["mode"]
+        .as_str()
+        .map(IndexMode::parse)
+        .transpose()?
+        .unwrap_or_default();
+    let arr = |k: usize| ops[k].array();
+    let all: Vec<&Array> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Arr(a) => Some(a),
+            Operand::Weak(_) => None,
+        })
+        .collect();
+    match case["op"].as_str().unwrap_or("") {
+        "diagonal" => cupy::diagonal(
+            arr(0),
+            int(&kw["offset"]),
+            int(&kw["axis1"]),
+            int(&kw["axis2"]),
+        ),
+        "diag" => cupy::diag(arr(0), int(&kw["k"])),
+        "diagflat" => cupy::diagflat(arr(0), int(&kw["k"])),
+        "tril" => cupy::tril(arr(0), int(&kw["k"])),
+        "triu" => cupy::triu(arr(0), int(&kw["k"])),
+        op @ ("tril_indices" | "triu_indices") => {
+            let n = kw["n"].as_u64().unwrap() as usize;
+            let m = kw["m"].as_u64().map(|m| m as usize);
+            let f = if op == "tril_indices" {
+                cupy::tril_indices
+            } else {
+                cupy::triu_indices
+            };
+            let (r, c) = f(n, int(&kw["k"]), m)?;
+            stack(&[r, c])
+        }
+        "fill_diagonal" => {
+            cupy::fill_diagonal(arr(0), ops[1].arg(), kw["wrap"].as_bool().unwrap())?;
+            Ok(arr(0).clone())
+        }
+        "putmask" => {
+            cupy::putmask(arr(0), arr(1), arr(2))?;
+            Ok(arr(0).clone())
+        }
+        "place" => {
+            cupy::place(arr(0), arr(1), arr(2))?;
+            Ok(arr(0).clone())
+        }
+        "compress" => cupy::compress(arr(0), arr(1), kw["axis"].as_i64().map(|a| a as isize)),
+        "extract" => cupy::extract(arr(0), arr(1)),
+        "choose" => cupy::choose(arr(0), &all[1..], mode),
+        "select" => {
+            let n = kw["n"].as_u64().unwrap() as usize;
+            let last = ops.len() - 1;
+            cupy::select(&all[..n], &all[n..2 * n], ops[last].arg())
+        }
+        "indices" => cupy::indices(&common::usizes(&kw["dims"]), cupy::DType::Int64),
+        "ix_get" => {
+            let ix = cupy::ix_(&all[1..])?;
+            let items: Vec<IndexItem> = ix.into_iter().map(IndexItem::Array).collect();
+            arr(0).get(&items)
+        }
+        "ravel_multi_index" => cupy::ravel_multi_index(
+            &all,
+            &common::usizes(&kw["dims"]),
+            mode,
+            order(&kw["order"]),
+        ),
+        "unravel_index" => stack(&cupy::unravel_index(
+            arr(0),
+            &common::usizes(&kw["shape"]),
+            order(&kw["order"]),
+        )?),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+#[test]
+fn indexing2_matches_numpy() {
+    common::run_group(
+        "indexing2",
+        exec,
+        |_, _, _| Tol::EXACT,
+        |case, e| match case["error"].as_str().unwrap_or("") {
+            "IndexError" => matches!(
+                e,
+                Error::IndexOutOfBounds { .. } | Error::IndexError { .. } | Error::TypeError { .. }
+            ),
+            "ValueError" => matches!(
+                e,
+                Error::ShapeMismatch { .. } | Error::InvalidArgument { .. }
+            ),
+            _ => common::generic_error_match(case, e),
+        },
+    );
+}
+
+/// Every refused index or value leaves the target as it was.
+#[test]
+fn refused_assignments_leave_the_array_unchanged() {
+    for dev in common::backends() {
+        let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let a = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        let oob = Array::from_slice_on(&dev, &[0i64, 3], &[2]).unwrap();
+        let oob4 = Array::from_slice_on(&dev, &[0i64, -5], &[2]).unwrap();
+        let mask = Array::from_slice_on(&dev, &[true, false], &[2]).unwrap();
+        let rows = Array::from_slice_on(&dev, &[0i64, 1], &[2]).unwrap();
+        let three = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+        let errs = [
+            a.set(&cupy::s![&oob], 1.0).unwrap_err(),
+            a.set(&cupy::s![.., &oob4], 1.0).unwrap_err(),
+            a.set(&cupy::s![&mask], 1.0).unwrap_err(),
+            a.set(&cupy::s![0, 0, 0], 1.0).unwrap_err(),
+            a.set(&cupy::s![&rows], &three).unwrap_err(),
+            a.index_add(&cupy::s![&oob], 1.0).unwrap_err(),
+            a.set(&cupy::s![5], 1.0).unwrap_err(),
+        ];
+        assert!(
+            matches!(
+                errs[0],
+                Error::IndexOutOfBounds {
+                    index: 3,
+                    axis: 0,
+                    size: 3,
+                    ..
+                }
+            ),
+            "{dev:?}: {:?}",
+            errs[0]
+        );
+        assert!(
+            matches!(errs[1], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[1]
+        );
+        assert!(
+            matches!(errs[2], Error::IndexError { .. }),
+            "{dev:?}: {:?}",
+            errs[2]
+        );
+        assert!(
+            errs[2].to_string().contains("boolean index did not match"),
+            "{}",
+            errs[2]
+        );
+        assert!(matches!(errs[3], Error::IndexError { .. }), "{:?}", errs[3]);
+        assert!(
+            errs[3].to_string().contains("too many indices"),
+            "{}",
+            errs[3]
+        );
+        assert!(
+            matches!(errs[4], Error::ShapeMismatch { .. }),
+            "{:?}",
+            errs[4]
+        );
+        assert!(
+            matches!(errs[5], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[5]
+        );
+        assert!(
+            matches!(errs[6], Error::IndexOutOfBounds { .. }),
+            "{:?}",
+            errs[6]
+        );
+        assert_eq!(a.to_vec::<f32>().unwrap(), data, "{dev:?}: array changed");
+        let b = a.broadcast_to(&[2, 3, 4]).unwrap();
+        assert!(matches!(
+            b.set(&[SliceItem::Index(0)], 1.0),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
+/// `a[idx] += 1` applies a repeated index once; `add.at` applies every occurrence.
+#[test]
+fn index_add_applies_repeats_once_unlike_add_at() {
+    for dev in common::backends() {
+        let a = Array::zeros_on(&dev, &[4], cupy::DType::Float32).unwrap();
+        let b = a.copy().unwrap();
+        let idx = Array::from_slice_on(&dev, &[1i32, 1, 1, 3], &[4]).unwrap();
+        a.index_add(&cupy::s![&idx], 1.0f32).unwrap();
+        assert_eq!(
+            a.to_vec::<f32>().unwrap(),
+            vec![0.0, 1.0, 0.0, 1.0],
+            "{dev:?}"
+        );
+        let one = Array::full_on(&dev, &[], 1.0f32, cupy::DType::Float32).unwrap();
+        cupy::add_at(&b, &idx, &one).unwrap();
+        assert_eq!(
+            b.to_vec::<f32>().unwrap(),
+            vec![0.0, 3.0, 0.0, 1.0],
+            "{dev:?}"
+        );
+    }
+}
+
+/// A basic index gives a view (writes through it reach the base), an advanced one a copy.
+#[test]
+fn basic_get_is_a_view_advanced_get_a_copy() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+        let v = a.get(&cupy::s![.., 1..]).unwrap();
+        assert!(v.shares_memory_with(&a));
+        let idx = Array::from_slice_on(&dev, &[0i64], &[1]).unwrap();
+        let c = a.get(&cupy::s![&idx]).unwrap();
+        assert!(!c.shares_memory_with(&a));
+        v.fill(0).unwrap();
+        assert_eq!(a.to_vec::<i32>().unwrap(), vec![1, 0, 0, 4, 0, 0]);
+        assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2, 3]);
+    }
+}
+
+/// `a[mask] += v` (one select kernel, no count read) equals the gather/scatter path and
+/// NumPy's result, for a leading mask and for a full-shape mask; a value of the selection's
+/// shape takes the general path.
+#[test]
+fn masked_compound_assignment() {
+    for dev in common::backends() {
+        let data: Vec<i32> = (0..12).collect();
+        let a = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        let rows = Array::from_slice_on(&dev, &[true, false, true], &[3]).unwrap();
+        let inc = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[4]).unwrap();
+        a.index_add(&cupy::s![&rows], &inc).unwrap();
+        assert_eq!(
+            a.to_vec::<i32>().unwrap(),
+            vec![1, 3, 5, 7, 4, 5, 6, 7, 9, 11, 13, 15],
+            "{dev:?}"
+        );
+        let even = Array::from_slice_on(
+            &dev,
+            &data.iter().map(|v| v % 2 == 0).collect::<Vec<_>>(),
+            &[3, 4],
+        )
+        .unwrap();
+        let b = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        b.index_mul(&cupy::s![&even], 10).unwrap();
+        assert_eq!(
+            b.to_vec::<i32>().unwrap(),
+            vec![0, 1, 20, 3, 40, 5, 60, 7, 80, 9, 100, 11],
+            "{dev:?}"
+        );
+        // A value of the selection's shape (6 selected elements).
+        let six = Array::from_slice_on(&dev, &[1i32, 1, 1, 1, 1, 1], &[6]).unwrap();
+        b.index_sub(&cupy::s![&even], &six).unwrap();
+        assert_eq!(
+            b.to_vec::<i32>().unwrap(),
+            vec![-1, 1, 19, 3, 39, 5, 59, 7, 79, 9, 99, 11],
+            "{dev:?}"
+        );
+        // int += float is refused (same_kind), the array unchanged.
+        assert!(matches!(
+            b.index_add(&cupy::s![&even], 0.5),
+            Err(Error::TypeError { .. })
+        ));
+        assert_eq!(b.to_vec::<i32>().unwrap()[0], -1);
+        let c = cupy::choose(
+            &Array::from_slice_on(&dev, &[1i64, 0], &[2]).unwrap(),
+            &[
+                &inc.get(&cupy::s![..2]).unwrap(),
+                &six.get(&cupy::s![..2]).unwrap(),
+            ],
+            IndexMode::Raise,
+        )
+        .unwrap();
+        assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 2]);
+    }
+}
+
+/// Index arrays and values that alias the target are read before it is written
+/// (`a[a_view] = a_other_view`). NumPy 2.2 reads them while writing (its result here is
+/// `[3, 0, 0, 3]`); docs/differences.md says so.
+#[test]
+fn aliased_index_and_value() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[2i64, 0, 1, 3], &[4]).unwrap();
+        let idx = a.get(&cupy::s![..3]).unwrap();
+        let val = a.get(&cupy::s![1..]).unwrap();
+        // Read first: idx = [2, 0, 1], val = [0, 1, 3].
+        a.set(&cupy::s![&idx], &val).unwrap();
+        assert_eq!(a.to_vec::<i64>().unwrap(), vec![1, 3, 0, 3], "{dev:?}");
+    }
+}
