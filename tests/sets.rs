@@ -41,7 +41,11 @@ fn rows_of(shape: &[usize], axis: Option<isize>) -> (usize, usize, usize) {
     match axis {
         None => (1, shape.iter().product(), 1),
         Some(ax) => {
-            let k = if ax < 0 { ax + shape.len() as isize } else { ax } as usize;
+            let k = if ax < 0 {
+                ax + shape.len() as isize
+            } else {
+                ax
+            } as usize;
             let outer = shape[..k].iter().product();
             let inner = shape[k + 1..].iter().product();
             (outer, shape[k], inner)
@@ -87,7 +91,10 @@ fn gather_checked(a: &Array, idx: &Array, axis: Option<isize>) -> Result<Array> 
                 let at = (o * n + j) * inner + i;
                 let s = ix[at];
                 if s < 0 || s as usize >= n || seen[s as usize] {
-                    return Err(Error::invalid("argpartition check", format!("row {o},{i} is no permutation")));
+                    return Err(Error::invalid(
+                        "argpartition check",
+                        format!("row {o},{i} is no permutation"),
+                    ));
                 }
                 seen[s as usize] = true;
                 out[at] = (o * n + s as usize) * inner + i;
@@ -95,7 +102,11 @@ fn gather_checked(a: &Array, idx: &Array, axis: Option<isize>) -> Result<Array> 
         }
     }
     let flat = a.reshape(&[-1])?;
-    let gi = Array::from_slice_on(a.device(), &out.iter().map(|&x| x as i64).collect::<Vec<_>>(), &[out.len()])?;
+    let gi = Array::from_slice_on(
+        a.device(),
+        &out.iter().map(|&x| x as i64).collect::<Vec<_>>(),
+        &[out.len()],
+    )?;
     let shape: Vec<isize> = match axis {
         None => vec![-1],
         Some(_) => shape.iter().map(|&d| d as isize).collect(),
@@ -126,7 +137,11 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             let (vals, base) = if op == "partition" {
                 (cupy::partition_with(a, kth.clone(), axis)?, a.clone())
             } else {
-                let a1 = if a.ndim() == 0 { a.reshape(&[1])? } else { a.clone() };
+                let a1 = if a.ndim() == 0 {
+                    a.reshape(&[1])?
+                } else {
+                    a.clone()
+                };
                 let idx = cupy::argpartition_with(a, kth.clone(), axis)?;
                 (gather_checked(&a1, &idx, axis)?, a1)
             };
@@ -139,7 +154,11 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             a,
             b(),
             cupy::SearchSorted {
-                side: if kw["side"] == "right" { cupy::Side::Right } else { cupy::Side::Left },
+                side: if kw["side"] == "right" {
+                    cupy::Side::Right
+                } else {
+                    cupy::Side::Left
+                },
                 sorter: ops.get(2).map(|o| o.array()),
             },
         ),
@@ -175,7 +194,11 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         }
         "unique_inverse" => {
             let r = cupy::unique_inverse(a)?;
-            Ok(if kw["part"] == 0 { r.values } else { r.inverse_indices })
+            Ok(if kw["part"] == 0 {
+                r.values
+            } else {
+                r.inverse_indices
+            })
         }
         "unique_all" => {
             let r = cupy::unique_all(a)?;
@@ -244,16 +267,31 @@ fn sets_api() {
             if cupy::searchsorted(&a, &v)?.to_vec::<i64>()? != vec![1, 0, 4] {
                 return Err("searchsorted default side".to_string().into());
             }
-            if cupy::searchsorted_with(&a, &v, cupy::Side::Right)?.to_vec::<i64>()? != vec![3, 0, 4] {
+            if cupy::searchsorted_with(&a, &v, cupy::Side::Right)?.to_vec::<i64>()? != vec![3, 0, 4]
+            {
                 return Err("searchsorted side=right".to_string().into());
             }
             let bad = Array::from_slice_on(&dev, &[0i64, 1, 2, 7], &[4])?;
-            let e = cupy::searchsorted_with(&a, &v, cupy::SearchSorted { side: cupy::Side::Left, sorter: Some(&bad) });
+            let e = cupy::searchsorted_with(
+                &a,
+                &v,
+                cupy::SearchSorted {
+                    side: cupy::Side::Left,
+                    sorter: Some(&bad),
+                },
+            );
             if !matches!(e, Err(Error::IndexOutOfBounds { .. })) {
                 return Err(format!("sorter index out of range: {e:?}").into());
             }
             let fs = Array::from_slice_on(&dev, &[0.0f64, 1.0, 2.0, 3.0], &[4])?;
-            let e = cupy::searchsorted_with(&a, &v, cupy::SearchSorted { side: cupy::Side::Left, sorter: Some(&fs) });
+            let e = cupy::searchsorted_with(
+                &a,
+                &v,
+                cupy::SearchSorted {
+                    side: cupy::Side::Left,
+                    sorter: Some(&fs),
+                },
+            );
             if !matches!(e, Err(Error::TypeError { .. })) {
                 return Err(format!("float sorter: {e:?}").into());
             }
@@ -268,8 +306,13 @@ fn sets_api() {
             if m.to_vec::<i32>()?[1] != 2 || m.to_vec::<i32>()?[4] != 8 {
                 return Err(format!("a.partition(1): {:?}", m.to_vec::<i32>()?).into());
             }
-            if !matches!(m.partition_with(0, None), Err(Error::InvalidArgument { .. })) {
-                return Err("in-place partition with axis=None is refused".to_string().into());
+            if !matches!(
+                m.partition_with(0, None),
+                Err(Error::InvalidArgument { .. })
+            ) {
+                return Err("in-place partition with axis=None is refused"
+                    .to_string()
+                    .into());
             }
             let p = m.argpartition([0isize, 2])?.to_vec::<i64>()?;
             if p != vec![0, 1, 2, 0, 1, 2] {

@@ -40,11 +40,7 @@ fn i64c(v: i64) -> Expr {
 pub(crate) fn sort_less(a: Expr, b: Expr) -> Expr {
     let t = a.ty;
     if t.is_bool() {
-        return bin(
-            BinaryOp::Lt,
-            a.cast(DType::UInt8),
-            b.cast(DType::UInt8),
-        );
+        return bin(BinaryOp::Lt, a.cast(DType::UInt8), b.cast(DType::UInt8));
     }
     if t.is_complex() {
         let (ar, ai) = (
@@ -89,11 +85,7 @@ pub(crate) fn sort_less(a: Expr, b: Expr) -> Expr {
 pub(crate) fn same(a: Expr, b: Expr, equal_nan: bool) -> Expr {
     let t = a.ty;
     if t.is_bool() {
-        return bin(
-            BinaryOp::Eq,
-            a.cast(DType::UInt8),
-            b.cast(DType::UInt8),
-        );
+        return bin(BinaryOp::Eq, a.cast(DType::UInt8), b.cast(DType::UInt8));
     }
     let eq = bin(BinaryOp::Eq, a.clone(), b.clone());
     if equal_nan && (t.is_float() || t.is_complex()) {
@@ -117,11 +109,7 @@ pub(crate) fn contiguous(a: &Array) -> Result<Array> {
 pub(crate) fn gather_rows(op: &str, src: &Array, idx: &Array) -> Result<Array> {
     let n = *idx.shape().last().unwrap_or(&1) as i64;
     let t = src.dtype();
-    let p = Expr::param(0, DType::Int64);
-    let row = bin(BinaryOp::Mul, bin(BinaryOp::Div, Expr::index(), p.clone()), p);
-    let at = bin(BinaryOp::Add, row, Expr::input(0, DType::Int64));
-    let mut k = Kernel::map("sort_gather", vec![DType::Int64], vec![DType::Int64], Expr::load(0, t, at));
-    k.raws = vec![t];
+    let k = gather_kernel(t);
     let out = Array::empty_on(src.device(), idx.shape(), t)?;
     if out.size() == 0 {
         return Ok(out);
@@ -139,6 +127,25 @@ pub(crate) fn gather_rows(op: &str, src: &Array, idx: &Array) -> Result<Array> {
     }
     .run()?;
     Ok(out)
+}
+
+/// The kernel of [`gather_rows`] for dtype `t` (param: the row length).
+pub(crate) fn gather_kernel(t: DType) -> Kernel {
+    let p = Expr::param(0, DType::Int64);
+    let row = bin(
+        BinaryOp::Mul,
+        bin(BinaryOp::Div, Expr::index(), p.clone()),
+        p,
+    );
+    let at = bin(BinaryOp::Add, row, Expr::input(0, DType::Int64));
+    let mut k = Kernel::map(
+        "sort_gather",
+        vec![DType::Int64],
+        vec![DType::Int64],
+        Expr::load(0, t, at),
+    );
+    k.raws = vec![t];
+    k
 }
 
 /// What [`search`] computes per value.
@@ -163,7 +170,10 @@ pub(crate) enum Find {
 pub(crate) fn search(op: &str, sorted: &Array, v: &Array, find: Find) -> Result<Array> {
     let t = sorted.dtype();
     if v.dtype() != t {
-        return Err(Error::invalid(op, "internal: search operands of different dtypes"));
+        return Err(Error::invalid(
+            op,
+            "internal: search operands of different dtypes",
+        ));
     }
     let n = sorted.size() as i64;
     let out_t = match find {
@@ -178,6 +188,28 @@ pub(crate) fn search(op: &str, sorted: &Array, v: &Array, find: Find) -> Result<
         return Ok(out);
     }
     let steps = 64 - (n as u64).leading_zeros() as i64;
+    let k = search_kernel(t, find);
+    let sorted = contiguous(sorted)?;
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[v],
+        raws: &[&sorted],
+        params: vec![Scalar::Int64(n), Scalar::Int64(steps)],
+        outs: vec![Some(&out)],
+        device: None,
+        shape: None,
+    }
+    .run()?;
+    Ok(out)
+}
+
+/// The kernel of [`search`] for comparison dtype `t` (params: the length, the step count).
+pub(crate) fn search_kernel(t: DType, find: Find) -> Kernel {
+    let out_t = match find {
+        Find::Position { .. } => DType::Int64,
+        Find::Member { .. } => DType::Bool,
+    };
     // locals: 0 lo, 1 hi, 2 loop, 3 mid, 4 x (element), 5 v (value)
     let var = |k: usize| {
         let ty = if k >= 4 { t } else { DType::Int64 };
@@ -205,7 +237,10 @@ pub(crate) fn search(op: &str, sorted: &Array, v: &Array, find: Find) -> Result<
                     var: 0,
                     value: bin(BinaryOp::Add, var(3), i64c(1)),
                 }],
-                else_body: vec![Stmt::Assign { var: 1, value: var(3) }],
+                else_body: vec![Stmt::Assign {
+                    var: 1,
+                    value: var(3),
+                }],
             },
         ],
         else_body: vec![],
@@ -226,7 +261,7 @@ pub(crate) fn search(op: &str, sorted: &Array, v: &Array, find: Find) -> Result<
             }
         }
     };
-    let k = Kernel {
+    Kernel {
         name: match find {
             Find::Position { right: false } => "searchsorted_left",
             Find::Position { right: true } => "searchsorted_right",
@@ -239,33 +274,35 @@ pub(crate) fn search(op: &str, sorted: &Array, v: &Array, find: Find) -> Result<
         params: vec![DType::Int64, DType::Int64],
         locals: vec![DType::Int64, DType::Int64, DType::Int64, DType::Int64, t, t],
         body: vec![
-            Stmt::Let { var: 5, value: Expr::input(0, t) },
-            Stmt::Let { var: 0, value: i64c(0) },
+            Stmt::Let {
+                var: 5,
+                value: Expr::input(0, t),
+            },
+            Stmt::Let {
+                var: 0,
+                value: i64c(0),
+            },
             Stmt::Let { var: 1, value: np },
-            Stmt::Let { var: 3, value: i64c(0) },
-            Stmt::Let { var: 4, value: var(5) },
+            Stmt::Let {
+                var: 3,
+                value: i64c(0),
+            },
+            Stmt::Let {
+                var: 4,
+                value: var(5),
+            },
             Stmt::For {
                 var: 2,
                 start: i64c(0),
                 end: Expr::param(1, DType::Int64),
                 body: vec![step],
             },
-            Stmt::Store { output: 0, value: result },
+            Stmt::Store {
+                output: 0,
+                value: result,
+            },
         ],
-    };
-    let sorted = contiguous(sorted)?;
-    Elementwise {
-        op,
-        kernel: &k,
-        inputs: &[v],
-        raws: &[&sorted],
-        params: vec![Scalar::Int64(n), Scalar::Int64(steps)],
-        outs: vec![Some(&out)],
-        device: None,
-        shape: None,
     }
-    .run()?;
-    Ok(out)
 }
 
 /// A source of [`compress`]: an array of the mask's length, or the element's own index.
@@ -280,7 +317,11 @@ pub(crate) enum Src<'a> {
 /// elements (int64, from [`crate::cumsum`]), the number of them, and for each source the
 /// elements where the mask is true, in order (`src[mask]`). One scan, one read of the count
 /// (a synchronisation: the result's length is data-dependent), one scatter kernel.
-pub(crate) fn compress(op: &str, mask: &Array, srcs: &[Src<'_>]) -> Result<(Array, usize, Vec<Array>)> {
+pub(crate) fn compress(
+    op: &str,
+    mask: &Array,
+    srcs: &[Src<'_>],
+) -> Result<(Array, usize, Vec<Array>)> {
     let dev = mask.device().clone();
     let n = mask.size();
     let pos = crate::cumsum(mask)?;
@@ -315,7 +356,11 @@ pub(crate) fn compress(op: &str, mask: &Array, srcs: &[Src<'_>]) -> Result<(Arra
             }
             Src::Index => Expr::index(),
         };
-        body.push(Stmt::StoreRaw { raw: k, index: at.clone(), value });
+        body.push(Stmt::StoreRaw {
+            raw: k,
+            index: at.clone(),
+            value,
+        });
     }
     let k = Kernel {
         name: "compress".into(),
@@ -355,15 +400,38 @@ pub(crate) fn generate(
     raws: &[&Array],
     params: Vec<Scalar>,
 ) -> Result<Array> {
-    let out = Array::empty_on(device, &[len], value.ty)?;
+    let k = generator(
+        op,
+        value,
+        raws.iter().map(|r| r.dtype()).collect(),
+        params.iter().map(|p| p.dtype()).collect(),
+    );
+    generate_with(op, device, len, &k, raws, params)
+}
+
+/// The kernel of [`generate`]: `out[i] = value` with these raw and parameter dtypes.
+pub(crate) fn generator(name: &str, value: Expr, raws: Vec<DType>, params: Vec<DType>) -> Kernel {
+    let mut k = Kernel::map(name, vec![], params, value);
+    k.raws = raws;
+    k
+}
+
+/// Runs a [`generator`] kernel over `0..len`.
+pub(crate) fn generate_with(
+    op: &str,
+    device: &Device,
+    len: usize,
+    k: &Kernel,
+    raws: &[&Array],
+    params: Vec<Scalar>,
+) -> Result<Array> {
+    let out = Array::empty_on(device, &[len], k.outputs[0])?;
     if len == 0 {
         return Ok(out);
     }
-    let mut k = Kernel::map(op, vec![], params.iter().map(|p| p.dtype()).collect(), value);
-    k.raws = raws.iter().map(|r| r.dtype()).collect();
     Elementwise {
         op,
-        kernel: &k,
+        kernel: k,
         inputs: &[],
         raws,
         params,
@@ -377,12 +445,57 @@ pub(crate) fn generate(
 
 /// The 1-D bool "starts a new run" mask of a sorted 1-D array: `i == 0 || !same(s[i], s[i-1])`.
 pub(crate) fn run_starts(op: &str, sorted: &Array, equal_nan: bool) -> Result<Array> {
-    let t = sorted.dtype();
+    let k = run_starts_kernel(sorted.dtype(), equal_nan);
+    generate_with(op, sorted.device(), sorted.size(), &k, &[sorted], vec![])
+}
+
+/// The kernel of [`run_starts`].
+pub(crate) fn run_starts_kernel(t: DType, equal_nan: bool) -> Kernel {
     let i = Expr::index();
-    let prev = bin(BinaryOp::Max, bin(BinaryOp::Sub, i.clone(), i64c(1)), i64c(0));
+    let prev = bin(
+        BinaryOp::Max,
+        bin(BinaryOp::Sub, i.clone(), i64c(1)),
+        i64c(0),
+    );
     let value = or(
         bin(BinaryOp::Eq, i.clone(), i64c(0)),
         not(same(Expr::load(0, t, i), Expr::load(0, t, prev), equal_nan)),
     );
-    generate(op, sorted.device(), sorted.size(), value, &[sorted], vec![])
+    generator("unique_runs", value, vec![t], vec![])
+}
+
+/// `setxor1d`'s mask over a sorted 1-D array: elements equal to neither neighbour (param: the
+/// length).
+pub(crate) fn singletons_kernel(t: DType) -> Kernel {
+    let i = Expr::index();
+    let one = i64c(1);
+    let last = bin(BinaryOp::Sub, Expr::param(0, DType::Int64), one.clone());
+    let prev = bin(
+        BinaryOp::Max,
+        bin(BinaryOp::Sub, i.clone(), one.clone()),
+        i64c(0),
+    );
+    let next = bin(
+        BinaryOp::Min,
+        bin(BinaryOp::Add, i.clone(), one),
+        last.clone(),
+    );
+    let x = Expr::load(0, t, i.clone());
+    let differs = |j: Expr| not(same(x.clone(), Expr::load(0, t, j), false));
+    let first = bin(BinaryOp::Eq, i.clone(), i64c(0));
+    let is_last = bin(BinaryOp::Eq, i, last);
+    let keep = and(or(first, differs(prev)), or(is_last, differs(next)));
+    generator("setxor_keep", keep, vec![t], vec![DType::Int64])
+}
+
+/// `unique(axis=...)`'s per-element "differs from the row above" over sorted `[n, m]` rows
+/// (param: `m`; row 0 never differs).
+pub(crate) fn row_differs_kernel(t: DType) -> Kernel {
+    let i = Expr::index();
+    let pm = Expr::param(0, DType::Int64);
+    let row = bin(BinaryOp::Div, i.clone(), pm.clone());
+    let up = bin(BinaryOp::Max, bin(BinaryOp::Sub, i.clone(), pm), i64c(0));
+    let differs = not(same(Expr::load(0, t, i), Expr::load(0, t, up), false));
+    let value = and(differs, bin(BinaryOp::Gt, row, i64c(0)));
+    generator("unique_rows", value, vec![t], vec![DType::Int64])
 }

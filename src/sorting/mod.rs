@@ -29,6 +29,8 @@ pub mod sort;
 pub mod unique;
 
 mod kernels;
+#[cfg(test)]
+mod tests;
 
 use crate::array::Array;
 use cupy_core::dtype::DType;
@@ -37,7 +39,9 @@ use cupy_core::layout::{normalize_axis, Layout};
 
 pub use partition::{argpartition, argpartition_with, partition, partition_with, Kth};
 pub use scan::{cumprod, cumprod_with, cumsum, cumsum_with, scan_dtype, Scan};
-pub use search::{digitize, digitize_with, searchsorted, searchsorted_with, Digitize, SearchSorted, Side};
+pub use search::{
+    digitize, digitize_with, searchsorted, searchsorted_with, Digitize, SearchSorted, Side,
+};
 pub use sets::{
     in1d, in1d_with, intersect1d, intersect1d_with, isin, isin_with, setdiff1d, setdiff1d_with,
     setxor1d, setxor1d_with, union1d, Intersect1d, Intersection, IsIn, SetOpts,

@@ -6,8 +6,8 @@
 //! (O(n log n) radix passes on GPUs, where a selection would save little): the result is one of
 //! the arrays NumPy may return, and `argpartition` equals `argsort(kind='stable')`.
 
-use super::sort::{argsort_with, sort_probe, sort_with};
 use super::at_least_1d;
+use super::sort::{argsort_with, sort_probe, sort_with};
 use crate::array::Array;
 use cupy_core::error::{Error, Result};
 use cupy_core::layout::normalize_axis;
@@ -79,7 +79,11 @@ pub fn partition(a: &Array, kth: impl Into<Kth>) -> Result<Array> {
 /// # Errors
 /// [`Error::InvalidArgument`] for a `kth` out of bounds (NumPy's ValueError);
 /// [`Error::AxisOutOfRange`] (a 0-d array has no axis -1, as in NumPy); as [`sort_with`].
-pub fn partition_with(a: &Array, kth: impl Into<Kth>, opts: impl Into<super::Sort>) -> Result<Array> {
+pub fn partition_with(
+    a: &Array,
+    kth: impl Into<Kth>,
+    opts: impl Into<super::Sort>,
+) -> Result<Array> {
     let axis = opts.into().axis;
     check_kth("partition", a, &kth.into(), axis)?;
     sort_with(a, axis)

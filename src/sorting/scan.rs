@@ -141,4 +141,3 @@ impl Array {
 fn scan_probe(_: DType) -> Option<Need> {
     Some(Need::Primitive(Primitive::Scan))
 }
-

@@ -92,7 +92,11 @@ fn one_d(op: &str, what: &str, a: &Array) -> Result<()> {
             format!(
                 "{what} must be 1-d, got shape {:?} (NumPy: object {} for desired array)",
                 a.shape(),
-                if a.ndim() > 1 { "too deep" } else { "of too small depth" }
+                if a.ndim() > 1 {
+                    "too deep"
+                } else {
+                    "of too small depth"
+                }
             ),
         ));
     }
@@ -119,7 +123,11 @@ pub fn searchsorted(a: &Array, v: &Array) -> Result<Array> {
 /// [`Error::IndexOutOfBounds`] for a `sorter` index outside `0..len(a)` (NumPy reads such
 /// indices unchecked; checked here, one synchronisation); [`Error::DeviceMismatch`]; dtype and
 /// device errors.
-pub fn searchsorted_with<'a>(a: &Array, v: &Array, opts: impl Into<SearchSorted<'a>>) -> Result<Array> {
+pub fn searchsorted_with<'a>(
+    a: &Array,
+    v: &Array,
+    opts: impl Into<SearchSorted<'a>>,
+) -> Result<Array> {
     let op = "searchsorted";
     let opts = opts.into();
     crate::array::same_device(op, [a, v].into_iter().chain(opts.sorter))?;
@@ -222,7 +230,11 @@ pub fn digitize_with(x: &Array, bins: &Array, opts: impl Into<Digitize>) -> Resu
         let i = Expr::index();
         let next = Expr::binary(BinaryOp::Add, i.clone(), Expr::constant(Scalar::Int64(1)));
         let pair = |cmp: BinaryOp| {
-            let flag = Expr::binary(cmp, Expr::load(0, t, i.clone()), Expr::load(0, t, next.clone()));
+            let flag = Expr::binary(
+                cmp,
+                Expr::load(0, t, i.clone()),
+                Expr::load(0, t, next.clone()),
+            );
             let b = super::kernels::contiguous(bins)?;
             let m = super::kernels::generate(op, bins.device(), n - 1, flag, &[&b], vec![])?;
             Ok::<bool, Error>(matches!(m.any()?.item()?, Scalar::Bool(true)))

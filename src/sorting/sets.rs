@@ -7,14 +7,13 @@
 //! and compaction. Operands are compared in their common dtype (NumPy's promotion, as its
 //! `concatenate`); NaN is never equal to NaN (so never a member, as NumPy's `isin`).
 
-use super::kernels::{compress, contiguous, generate, same, search, Find, Src};
+use super::kernels::{compress, contiguous, generate_with, search, Find, Src};
 use super::search::cast_to;
 use super::sort::sort_probe;
 use super::unique::{unique_with, Unique};
 use crate::array::{same_device, Array};
 use cupy_core::dtype::DType;
 use cupy_core::error::Result;
-use cupy_core::kernel::ir::{BinaryOp, Expr, UnaryOp};
 use cupy_core::scalar::Scalar;
 
 /// Keyword arguments of [`isin_with`] and [`in1d_with`]: NumPy's `assume_unique` (accepted;
@@ -120,12 +119,19 @@ pub fn intersect1d(ar1: &Array, ar2: &Array) -> Result<Array> {
 ///
 /// # Errors
 /// [`cupy_core::Error::DeviceMismatch`]; dtype refusals; device errors.
-pub fn intersect1d_with(ar1: &Array, ar2: &Array, opts: impl Into<Intersect1d>) -> Result<Intersection> {
+pub fn intersect1d_with(
+    ar1: &Array,
+    ar2: &Array,
+    opts: impl Into<Intersect1d>,
+) -> Result<Intersection> {
     let op = "intersect1d";
     let o = opts.into();
     same_device(op, [ar1, ar2])?;
     let t = common(ar1, ar2);
-    let (a1, a2) = (cast_to(&ar1.reshape(&[-1])?, t)?, cast_to(&ar2.reshape(&[-1])?, t)?);
+    let (a1, a2) = (
+        cast_to(&ar1.reshape(&[-1])?, t)?,
+        cast_to(&ar2.reshape(&[-1])?, t)?,
+    );
     // Sorted distinct values of each side, with their indices into the input.
     let sorted_unique = |a: &Array| -> Result<(Array, Option<Array>)> {
         if o.assume_unique {
@@ -207,7 +213,14 @@ pub fn setdiff1d_with(ar1: &Array, ar2: &Array, opts: impl Into<SetOpts>) -> Res
     } else {
         super::unique::unique(ar1)?
     };
-    let keep = isin_with(&a1, ar2, IsIn { assume_unique: true, invert: true })?;
+    let keep = isin_with(
+        &a1,
+        ar2,
+        IsIn {
+            assume_unique: true,
+            invert: true,
+        },
+    )?;
     Ok(compress(op, &keep, &[Src::Array(&a1)])?.2.remove(0))
 }
 routine!(setdiff1d, Sorting, probe: sort_probe, notes: "unique + inverted membership + compaction");
@@ -238,27 +251,15 @@ pub fn setxor1d_with(ar1: &Array, ar2: &Array, opts: impl Into<SetOpts>) -> Resu
     if n == 0 {
         return Ok(aux);
     }
-    let t = aux.dtype();
-    let i = Expr::index();
-    let one = Expr::constant(Scalar::Int64(1));
-    let last = Expr::binary(BinaryOp::Sub, Expr::param(0, DType::Int64), one.clone());
-    let prev = Expr::binary(
-        BinaryOp::Max,
-        Expr::binary(BinaryOp::Sub, i.clone(), one.clone()),
-        Expr::constant(Scalar::Int64(0)),
-    );
-    let next = Expr::binary(BinaryOp::Min, Expr::binary(BinaryOp::Add, i.clone(), one), last.clone());
-    let x = Expr::load(0, t, i.clone());
-    let differs = |j: Expr| Expr::unary(UnaryOp::Not, same(x.clone(), Expr::load(0, t, j), false));
-    let or = |a, b| Expr::binary(BinaryOp::Or, a, b);
-    let first = Expr::binary(BinaryOp::Eq, i.clone(), Expr::constant(Scalar::Int64(0)));
-    let is_last = Expr::binary(BinaryOp::Eq, i, last);
-    let keep = Expr::binary(
-        BinaryOp::And,
-        or(first, differs(prev)),
-        or(is_last, differs(next)),
-    );
-    let mask = generate(op, aux.device(), n, keep, &[&aux], vec![Scalar::Int64(n as i64)])?;
+    let k = super::kernels::singletons_kernel(aux.dtype());
+    let mask = generate_with(
+        op,
+        aux.device(),
+        n,
+        &k,
+        &[&aux],
+        vec![Scalar::Int64(n as i64)],
+    )?;
     Ok(compress(op, &mask, &[Src::Array(&aux)])?.2.remove(0))
 }
 routine!(setxor1d, Sorting, probe: sort_probe, notes: "sort + keep-singletons kernel + compaction");

@@ -121,7 +121,12 @@ pub(crate) fn composed_complex_argsort(op: &str, c: &Array, l: &Layout) -> Resul
 /// Sorts fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place, stably, returning the
 /// permutation (with `c`'s layout) when asked: the backend's primitive, or for complex keys it
 /// lacks, [`composed_complex_argsort`] and a gather.
-pub(crate) fn sort_rows(op: &str, c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
+pub(crate) fn sort_rows(
+    op: &str,
+    c: &Array,
+    l: &Layout,
+    with_indices: bool,
+) -> Result<Option<Array>> {
     let t = c.dtype();
     if !t.is_complex() || native_sort(c.device(), t) || c.size() == 0 {
         return primitive_sort(c, l, with_indices);
@@ -213,7 +218,9 @@ impl From<isize> for Lexsort {
 }
 impl From<i32> for Lexsort {
     fn from(axis: i32) -> Lexsort {
-        Lexsort { axis: axis as isize }
+        Lexsort {
+            axis: axis as isize,
+        }
     }
 }
 
@@ -265,8 +272,8 @@ pub fn lexsort_with(keys: &[&Array], opts: impl Into<Lexsort>) -> Result<Array> 
         let (c, inv, l) = rows(k, op, Some(axis), k.dtype())?;
         p = Some(match p {
             None => {
-                let q = sort_rows(op, &c, &l, true)?
-                    .ok_or_else(|| Error::invalid(op, "no indices"))?;
+                let q =
+                    sort_rows(op, &c, &l, true)?.ok_or_else(|| Error::invalid(op, "no indices"))?;
                 (q, inv, l)
             }
             Some((p, inv, l)) if c.size() > 0 => {
@@ -363,7 +370,11 @@ pub(crate) fn sort_probe(t: DType) -> Option<Need> {
         "sort_gather",
         vec![DType::Int64],
         vec![],
-        cupy_core::kernel::ir::Expr::load(0, t, cupy_core::kernel::ir::Expr::input(0, DType::Int64)),
+        cupy_core::kernel::ir::Expr::load(
+            0,
+            t,
+            cupy_core::kernel::ir::Expr::input(0, DType::Int64),
+        ),
     );
     k.raws = vec![t];
     Some(Need::Kernel(k))

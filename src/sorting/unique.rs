@@ -9,7 +9,7 @@
 //! the axis) sort lexicographically, one stable argsort per column, and compare elementwise
 //! (NaN rows never equal, as NumPy's structured comparison).
 
-use super::kernels::{compress, contiguous, gather_rows, generate, run_starts, same, Src};
+use super::kernels::{compress, contiguous, gather_rows, generate, generate_with, run_starts, Src};
 use super::sort::{sort_probe, sort_rows};
 use crate::array::Array;
 use cupy_core::dtype::DType;
@@ -202,7 +202,7 @@ fn unique_flat(a: &Array, o: &Unique) -> Result<UniqueResult> {
     let mask = run_starts("unique", &flat, o.equal_nan)?;
     let (_, mut r) = finish(&mask, perm.as_ref(), o, |starts| {
         let s = starts.reshape(&[1, starts.size() as isize])?;
-        Ok(gather_rows("unique", &flat, &s)?.reshape(&[-1])?)
+        gather_rows("unique", &flat, &s)?.reshape(&[-1])
     })?;
     if let Some(inv) = r.inverse.take() {
         // NumPy 2.2: the inverse has the input's shape for axis=None.
@@ -228,9 +228,8 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
             let col = rows2.slice(&crate::s![.., c])?.copy()?;
             let p2 = perm.reshape(&[1, n as isize])?;
             let k = gather_rows(op, &col, &p2)?;
-            let q = sort_rows(op, &k, &l, true)?.ok_or_else(|| {
-                cupy_core::Error::invalid(op, "no indices")
-            })?;
+            let q = sort_rows(op, &k, &l, true)?
+                .ok_or_else(|| cupy_core::Error::invalid(op, "no indices"))?;
             perm = gather_rows(op, &p2, &q)?.reshape(&[-1])?;
         }
     }
@@ -243,26 +242,22 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
     let mask = if n == 0 {
         Array::zeros_on(a.device(), &[0], DType::Bool)?
     } else {
-        let t = sorted.dtype();
-        let i = Expr::index();
-        let pm = Expr::param(0, DType::Int64);
-        let row = Expr::binary(BinaryOp::Div, i.clone(), pm.clone());
-        let up = Expr::binary(BinaryOp::Max, Expr::binary(BinaryOp::Sub, i.clone(), pm), Expr::constant(Scalar::Int64(0)));
-        let differs = Expr::unary(
-            cupy_core::kernel::ir::UnaryOp::Not,
-            same(Expr::load(0, t, i), Expr::load(0, t, up), false),
-        );
-        let diff = Expr::binary(
-            BinaryOp::And,
-            differs,
-            Expr::binary(BinaryOp::Gt, row, Expr::constant(Scalar::Int64(0))),
-        );
         let first_row = Array::zeros_on(a.device(), &[n], DType::Bool)?;
-        first_row.slice(&crate::s![0..1])?.fill(Scalar::Bool(true))?;
+        first_row
+            .slice(&crate::s![0..1])?
+            .fill(Scalar::Bool(true))?;
         if m == 0 {
             first_row
         } else {
-            let d = generate(op, a.device(), n * m, diff, &[&sorted], vec![Scalar::Int64(m as i64)])?;
+            let k = super::kernels::row_differs_kernel(sorted.dtype());
+            let d = generate_with(
+                op,
+                a.device(),
+                n * m,
+                &k,
+                &[&sorted],
+                vec![Scalar::Int64(m as i64)],
+            )?;
             let any = d.reshape(&[n as isize, m as isize])?.any_axis(1)?;
             crate::logical_or(&any, &first_row)?
         }
