@@ -321,6 +321,44 @@ fn sets_api() {
             if !matches!(cupy::lexsort(&[]), Err(Error::TypeError { .. })) {
                 return Err("lexsort of no keys".to_string().into());
             }
+            // Every return_* combination gives the parts of the all-true call.
+            let u = Array::from_slice_on(
+                &dev,
+                &[2.0f32, f32::NAN, 1.0, 2.0, f32::NAN, -0.0, 0.0],
+                &[7],
+            )?;
+            let all = cupy::unique_with(
+                &u,
+                cupy::Unique {
+                    return_index: true,
+                    return_inverse: true,
+                    return_counts: true,
+                    ..Default::default()
+                },
+            )?;
+            let v64 = |a: &Option<Array>| a.as_ref().map(|a| a.to_vec::<i64>()).transpose();
+            for bits in 0..8 {
+                let o = cupy::Unique {
+                    return_index: bits & 1 != 0,
+                    return_inverse: bits & 2 != 0,
+                    return_counts: bits & 4 != 0,
+                    ..Default::default()
+                };
+                let r = cupy::unique_with(&u, o)?;
+                let same_values = r.values.to_bytes()? == all.values.to_bytes()?;
+                let pick = |on: bool, a: &Option<Array>| if on { v64(a) } else { Ok(None) };
+                if !same_values
+                    || v64(&r.indices)? != pick(o.return_index, &all.indices)?
+                    || v64(&r.inverse)? != pick(o.return_inverse, &all.inverse)?
+                    || v64(&r.counts)? != pick(o.return_counts, &all.counts)?
+                {
+                    return Err(format!("unique return_* combination {o:?}").into());
+                }
+            }
+            if all.counts.as_ref().map(|c| c.to_vec::<i64>()).transpose()? != Some(vec![2, 1, 2, 2])
+            {
+                return Err(format!("unique counts (equal_nan): {:?}", all.counts).into());
+            }
             let x = Array::from_slice_on(&dev, &[1i64, 5, 3], &[3])?;
             let y = Array::from_slice_on(&dev, &[3i64, 4, 5], &[3])?;
             if cupy::intersect1d(&x, &y)?.to_vec::<i64>()? != vec![3, 5]

@@ -1,10 +1,10 @@
 //! Sorting, searching and counting (NumPy's family of that name) and the set routines:
 //!
-//! - [`scan`]: `cumsum`, `cumprod`;
-//! - [`sort`]: `sort`, `argsort`, `lexsort`, `sort_complex` (and the in-place method);
-//! - [`partition`]: `partition`, `argpartition`;
+//! - [`scan`](mod@scan): `cumsum`, `cumprod`;
+//! - [`sort`](mod@sort): `sort`, `argsort`, `lexsort`, `sort_complex` (and the in-place method);
+//! - [`partition`](mod@partition): `partition`, `argpartition`;
 //! - [`search`]: `argmax`, `argmin` (reductions), `searchsorted`, `digitize`;
-//! - [`unique`]: `unique` (return_index/inverse/counts, axis, equal_nan) and NumPy 2's
+//! - [`unique`](mod@unique): `unique` (return_index/inverse/counts, axis, equal_nan) and NumPy 2's
 //!   `unique_values`, `unique_counts`, `unique_inverse`, `unique_all`;
 //! - [`sets`]: `isin`, `in1d`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d`.
 //!
@@ -18,8 +18,8 @@
 //! order), ascending, NaN last; complex numbers sort lexicographically with NumPy's NaN classes
 //! (`R + Rj`, `R + nanj`, `nan + Rj`, `nan + nanj`). A backend whose sort primitive has no
 //! complex instantiation (cuda, hip) gets complex sorts composed from stable real sorts of the
-//! parts (see [`sort`]); everything else (binary search, compaction, run detection) is one
-//! IR kernel each ([`kernels`]), so every routine here is one code path on every backend.
+//! parts (see [`sort`](mod@sort)); everything else (binary search, compaction, run detection) is one
+//! IR kernel each (`kernels.rs`), so every routine here is one code path on every backend.
 
 pub mod partition;
 pub mod scan;

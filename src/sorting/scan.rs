@@ -11,6 +11,8 @@ use crate::array::Array;
 use crate::registry::Need;
 use cupy_core::backend::{Operand, Primitive, ScanCall, ScanOp};
 use cupy_core::dtype::{DType, Kind};
+#[allow(unused_imports)] // doc links
+use cupy_core::error::Error;
 use cupy_core::error::Result;
 
 /// Keyword arguments of [`cumsum_with`] and [`cumprod_with`]: NumPy's `axis=` (default `None`:

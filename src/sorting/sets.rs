@@ -2,7 +2,7 @@
 //! `setxor1d` (NumPy's API, results and dtypes).
 //!
 //! Membership is one binary-search kernel per element over the sorted second operand
-//! ([`super::kernels::search`]), so `isin` costs a sort of the test elements plus
+//! (one IR kernel), so `isin` costs a sort of the test elements plus
 //! `O(len(element) * log(len(test)))` work; the others compose `unique`, the sort, membership
 //! and compaction. Operands are compared in their common dtype (NumPy's promotion, as its
 //! `concatenate`); NaN is never equal to NaN (so never a member, as NumPy's `isin`).

@@ -75,7 +75,7 @@ pub fn unique(a: &Array) -> Result<Array> {
 /// equal_nan=...)`.
 ///
 /// # Errors
-/// [`cupy_core::Error::AxisOutOfRange`]; dtype refusals (as [`crate::sort`]); device errors.
+/// [`cupy_core::Error::AxisOutOfRange`]; dtype refusals (as [`crate::sort()`]); device errors.
 pub fn unique_with(a: &Array, opts: impl Into<Unique>) -> Result<UniqueResult> {
     let o = opts.into();
     match o.axis {
