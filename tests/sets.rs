@@ -318,6 +318,14 @@ fn sets_api() {
             if p != vec![0, 1, 2, 0, 1, 2] {
                 return Err(format!("argpartition: {p:?}").into());
             }
+            let keys = Array::from_slice_on(&dev, &[1i32, 0, 1, 0, 3, 3, 2, 2], &[2, 4])?;
+            if cupy::lexsort_array(&keys, -1)?.to_vec::<i64>()? != vec![3, 2, 1, 0] {
+                return Err("lexsort of a 2-d array".to_string().into());
+            }
+            let sv = Array::from_slice_on(&dev, &[1.5f64], &[1])?;
+            if a.searchsorted(&sv)?.to_vec::<i64>()? != vec![1] {
+                return Err("a.searchsorted".to_string().into());
+            }
             if !matches!(cupy::lexsort(&[]), Err(Error::TypeError { .. })) {
                 return Err("lexsort of no keys".to_string().into());
             }

@@ -499,3 +499,67 @@ pub(crate) fn row_differs_kernel(t: DType) -> Kernel {
     let value = and(differs, bin(BinaryOp::Gt, row, i64c(0)));
     generator("unique_rows", value, vec![t], vec![DType::Int64])
 }
+
+/// `src[idx]` for a 1-D `src` and int64 `idx` (any shape) known to be in `0..len(src)`: the
+/// gather of [`crate::take`] without its bounds check (no synchronisation).
+pub(crate) fn take_flat(op: &str, src: &Array, idx: &Array) -> Result<Array> {
+    let shape: Vec<isize> = idx.shape().iter().map(|&d| d as isize).collect();
+    take_rows(op, &src.reshape(&[-1, 1])?, idx)?.reshape(&shape)
+}
+
+/// Rows `src[idx[i], :]` of a 2-D `src` for int64 `idx` (any shape; result
+/// `idx.shape + [m]`), the indices known to be valid.
+pub(crate) fn take_rows(op: &str, src: &Array, idx: &Array) -> Result<Array> {
+    let m = src.shape()[1];
+    let k = take_rows_kernel(src.dtype());
+    let mut shape = idx.shape().to_vec();
+    shape.push(m);
+    let out = Array::empty_on(src.device(), &shape, src.dtype())?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    let idx = contiguous(idx)?;
+    // The indices viewed over [len, m] with a zero stride along the row.
+    let len = idx.size();
+    let view = Array::from_parts(
+        idx.device().clone(),
+        idx.buffer().clone(),
+        cupy_core::layout::Layout {
+            shape: vec![len, m],
+            strides: vec![1, 0],
+            offset: idx.layout().offset,
+        },
+    )?;
+    let src = contiguous(src)?;
+    let flat_out = out.reshape(&[len as isize, m as isize])?;
+    Elementwise {
+        op,
+        kernel: &k,
+        inputs: &[&view],
+        raws: &[&src],
+        params: vec![Scalar::Int64(m as i64)],
+        outs: vec![Some(&flat_out)],
+        device: None,
+        shape: None,
+    }
+    .run()?;
+    Ok(out)
+}
+
+/// The kernel of [`take_rows`] (param: the row length `m`).
+pub(crate) fn take_rows_kernel(t: DType) -> Kernel {
+    let m = Expr::param(0, DType::Int64);
+    let at = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Mul, Expr::input(0, DType::Int64), m.clone()),
+        bin(BinaryOp::Mod, Expr::index(), m),
+    );
+    let mut k = Kernel::map(
+        "sort_take_rows",
+        vec![DType::Int64],
+        vec![DType::Int64],
+        Expr::load(0, t, at),
+    );
+    k.raws = vec![t];
+    k
+}

@@ -47,7 +47,8 @@ pub use sets::{
     setxor1d, setxor1d_with, union1d, Intersect1d, Intersection, IsIn, SetOpts,
 };
 pub use sort::{
-    argsort, argsort_with, lexsort, lexsort_with, sort, sort_complex, sort_with, Lexsort, Sort,
+    argsort, argsort_with, lexsort, lexsort_array, lexsort_with, sort, sort_complex, sort_with,
+    Lexsort, Sort,
 };
 pub use unique::{
     unique, unique_all, unique_counts, unique_inverse, unique_values, unique_with, Unique,

@@ -168,7 +168,7 @@ pub fn searchsorted_with<'a>(
                     }
                 }
             }
-            crate::take(a, s)?
+            super::kernels::take_flat(op, a, &cast_to(s, DType::Int64)?)?
         }
     };
     let find = Find::Position {
@@ -182,6 +182,28 @@ routine!(
     probe: search_probe,
     notes: "binary search as one IR kernel (uniform loop); side=, sorter=; NaN and complex in NumPy's order"
 );
+
+impl Array {
+    /// `a.searchsorted(v)` (NumPy's `ndarray.searchsorted`); see [`searchsorted`].
+    ///
+    /// # Errors
+    /// As [`searchsorted_with`].
+    pub fn searchsorted(&self, v: &Array) -> Result<Array> {
+        searchsorted(self, v)
+    }
+
+    /// `a.searchsorted(v, side=..., sorter=...)`; see [`searchsorted_with`].
+    ///
+    /// # Errors
+    /// As [`searchsorted_with`].
+    pub fn searchsorted_with<'a>(
+        &self,
+        v: &Array,
+        opts: impl Into<SearchSorted<'a>>,
+    ) -> Result<Array> {
+        searchsorted_with(self, v, opts)
+    }
+}
 
 /// Keyword arguments of [`digitize_with`]: NumPy's `right=` (default false: `bins[i-1] <= x <
 /// bins[i]` for increasing bins).

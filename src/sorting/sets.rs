@@ -164,7 +164,7 @@ pub fn intersect1d_with(
     let (indices1, indices2) = match (i1, i2) {
         (Some(_), Some(i2)) => {
             let at = search(op, &u2, &values, Find::Position { right: false })?;
-            (outs.pop(), Some(crate::take(&i2, &at)?))
+            (outs.pop(), Some(super::kernels::take_flat(op, &i2, &at)?))
         }
         _ => (None, None),
     };

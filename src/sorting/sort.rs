@@ -288,6 +288,26 @@ pub fn lexsort_with(keys: &[&Array], opts: impl Into<Lexsort>) -> Result<Array> 
     let (p, inv, _) = p.ok_or_else(|| Error::invalid(op, "no keys"))?;
     back(p, inv)
 }
+/// `numpy.lexsort(keys)` for keys given as one array: its slices along axis 0 are the keys
+/// (the last one primary), sorted along `axis` of each (NumPy's `(k, m, n, ...)` form).
+///
+/// # Errors
+/// As [`lexsort_with`]; a 0-d `keys` is NumPy's TypeError.
+pub fn lexsort_array(keys: &Array, opts: impl Into<Lexsort>) -> Result<Array> {
+    if keys.ndim() == 0 {
+        return Err(Error::TypeError {
+            op: "lexsort".into(),
+            dtypes: vec![keys.dtype()],
+            msg: "need sequence of keys with len > 0 in lexsort".into(),
+        });
+    }
+    let rows: Vec<Array> = (0..keys.shape()[0])
+        .map(|i| keys.slice(&crate::s![i]))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Array> = rows.iter().collect();
+    lexsort_with(&refs, opts)
+}
+
 routine!(
     lexsort,
     Sorting,

@@ -27,6 +27,7 @@ fn every_kernel() -> Vec<Kernel> {
             v.push(search_kernel(t, find));
         }
         v.push(gather_kernel(t));
+        v.push(super::kernels::take_rows_kernel(t));
         v.push(run_starts_kernel(t, true));
         v.push(run_starts_kernel(t, false));
         v.push(singletons_kernel(t));

@@ -234,7 +234,7 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
         }
     }
     let sorted = if n > 0 {
-        crate::take_with(&rows2, &perm, 0)?
+        super::kernels::take_rows(op, &rows2, &perm)?
     } else {
         rows2.clone()
     };
@@ -266,7 +266,7 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
         if starts.size() == 0 {
             return Ok(sorted.clone());
         }
-        crate::take_with(&sorted, starts, 0)
+        super::kernels::take_rows(op, &sorted, starts)
     })?;
     let mut shape: Vec<isize> = vec![r.values.shape()[0] as isize];
     shape.extend(rest.iter().map(|&d| d as isize));
