@@ -9,6 +9,7 @@ use crate::registry::Need;
 use cupy_core::backend::{Operand, Primitive, SortCall};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
 use cupy_core::layout::Layout;
 
 /// Keyword arguments of [`sort_with`] and [`argsort_with`] (and the methods): NumPy's `axis=`,
@@ -81,14 +82,11 @@ fn refine(op: &str, p: &Array, key: &Array, l: &Layout) -> Result<Array> {
 /// class `2 * isnan(re) + isnan(im)`, so three stable argsorts, least significant key first
 /// (imaginary part, real part, class), each followed by a gather, give the permutation.
 pub(crate) fn composed_complex_argsort(op: &str, c: &Array, l: &Layout) -> Result<Array> {
-    use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, UnaryOp};
-    let t = c.dtype();
-    let part = |name: &str, e: Expr| -> Result<Array> {
-        let out = Array::empty_on(c.device(), c.shape(), e.ty)?;
-        let k = Kernel::map(name, vec![t], vec![], e);
+    let part = |k: &Kernel| -> Result<Array> {
+        let out = Array::empty_on(c.device(), c.shape(), k.outputs[0])?;
         crate::launch::Elementwise {
             op,
-            kernel: &k,
+            kernel: k,
             inputs: &[c],
             raws: &[],
             params: vec![],
@@ -99,10 +97,18 @@ pub(crate) fn composed_complex_argsort(op: &str, c: &Array, l: &Layout) -> Resul
         .run()?;
         Ok(out)
     };
+    let [kre, kim, kcls] = complex_key_kernels(c.dtype());
+    let (re, im, cls) = (part(&kre)?, part(&kim)?, part(&kcls)?);
+    let p = argsort_rows(&im, l)?;
+    let p = refine(op, &p, &re, l)?;
+    refine(op, &p, &cls, l)
+}
+
+/// The kernels of [`composed_complex_argsort`]'s keys of complex dtype `t`: real part,
+/// imaginary part, and the NaN class `2 * isnan(re) + isnan(im)` (uint8).
+pub(crate) fn complex_key_kernels(t: DType) -> [Kernel; 3] {
     let x = Expr::input(0, t);
     let nan = |e: Expr| Expr::unary(UnaryOp::IsNan, e).cast(DType::UInt8);
-    let re = part("sort_real", Expr::unary(UnaryOp::Real, x.clone()))?;
-    let im = part("sort_imag", Expr::unary(UnaryOp::Imag, x.clone()))?;
     let class = Expr::binary(
         BinaryOp::Add,
         Expr::binary(
@@ -110,12 +116,18 @@ pub(crate) fn composed_complex_argsort(op: &str, c: &Array, l: &Layout) -> Resul
             nan(Expr::unary(UnaryOp::Real, x.clone())),
             Expr::constant(cupy_core::Scalar::UInt8(2)),
         ),
-        nan(Expr::unary(UnaryOp::Imag, x)),
+        nan(Expr::unary(UnaryOp::Imag, x.clone())),
     );
-    let cls = part("sort_class", class)?;
-    let p = argsort_rows(&im, l)?;
-    let p = refine(op, &p, &re, l)?;
-    refine(op, &p, &cls, l)
+    [
+        Kernel::map(
+            "sort_real",
+            vec![t],
+            vec![],
+            Expr::unary(UnaryOp::Real, x.clone()),
+        ),
+        Kernel::map("sort_imag", vec![t], vec![], Expr::unary(UnaryOp::Imag, x)),
+        Kernel::map("sort_class", vec![t], vec![], class),
+    ]
 }
 
 /// Sorts fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place, stably, returning the
@@ -386,15 +398,11 @@ pub(crate) fn sort_probe(t: DType) -> Option<Need> {
     if !t.is_complex() {
         return Some(Need::Primitive(Primitive::Sort));
     }
-    let mut k = cupy_core::kernel::ir::Kernel::map(
+    let mut k = Kernel::map(
         "sort_gather",
         vec![DType::Int64],
         vec![],
-        cupy_core::kernel::ir::Expr::load(
-            0,
-            t,
-            cupy_core::kernel::ir::Expr::input(0, DType::Int64),
-        ),
+        Expr::load(0, t, Expr::input(0, DType::Int64)),
     );
     k.raws = vec![t];
     Some(Need::Kernel(k))

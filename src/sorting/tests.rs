@@ -33,6 +33,9 @@ fn every_kernel() -> Vec<Kernel> {
         v.push(singletons_kernel(t));
         v.push(row_differs_kernel(t));
     }
+    for t in [DType::Complex64, DType::Complex128] {
+        v.extend(super::sort::complex_key_kernels(t));
+    }
     for k in &v {
         k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
     }
