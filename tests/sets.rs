@@ -384,3 +384,104 @@ fn sets_api() {
     }
     t.finish();
 }
+
+/// Random 1-d operands with few distinct values (ties, NaN, ±0 for floats): every backend gives
+/// the same bytes for unique_all's parts (equal_nan=False), unique's values and counts
+/// (equal_nan=True), searchsorted on both sides and isin, and `values[inverse]` rebuilds the
+/// input with counts summing to its length.
+mod props {
+    use crate::common;
+    use cupy::{Array, DType, Result};
+    use proptest::prelude::*;
+
+    const DTYPES: [DType; 7] = [
+        DType::Bool,
+        DType::Int8,
+        DType::Int64,
+        DType::UInt16,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+    ];
+
+    fn data(dt: DType, n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let k = (s % 9) as i64 - 3;
+                match dt {
+                    DType::Bool => (k > 0) as i64 as f64,
+                    DType::UInt16 => (k + 3) as f64,
+                    d if d.is_float() && k == 5 => f64::NAN,
+                    d if d.is_float() && k == -3 => -0.0,
+                    _ => k as f64,
+                }
+            })
+            .collect()
+    }
+
+    fn upload(dev: &cupy::Device, v: &[f64], dt: DType) -> Result<Array> {
+        Array::from_slice_on(dev, v, &[v.len()])?.astype(dt)
+    }
+
+    fn run(dev: &cupy::Device, dt: DType, a: &[f64], b: &[f64]) -> Result<Vec<Vec<u8>>> {
+        let x = upload(dev, a, dt)?;
+        let y = cupy::sort(&upload(dev, b, dt)?)?;
+        let all = cupy::unique_all(&x)?;
+        let rebuilt = cupy::take(&all.values, &all.inverse_indices)?;
+        let total: i64 = all.counts.to_vec::<i64>()?.iter().sum();
+        let same = rebuilt.to_bytes()? == x.to_bytes()? || dt.is_float();
+        if !same || total != a.len() as i64 {
+            return Err(cupy::Error::invalid("props", "values[inverse] or counts"));
+        }
+        let u = cupy::unique_with(
+            &x,
+            cupy::Unique {
+                return_counts: true,
+                ..Default::default()
+            },
+        )?;
+        let mut out = vec![];
+        for arr in [
+            all.values,
+            all.indices,
+            all.inverse_indices,
+            all.counts,
+            u.values,
+            u.counts.unwrap(),
+            cupy::searchsorted(&y, &x)?,
+            cupy::searchsorted_with(&y, &x, cupy::Side::Right)?,
+            cupy::isin(&x, &y)?,
+        ] {
+            out.push(arr.to_bytes()?);
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn backends_agree_on_unique_and_search(
+            d in 0..DTYPES.len(), n in 0usize..300, m in 0usize..40, seed in any::<u64>()
+        ) {
+            let dt = DTYPES[d];
+            let (a, b) = (data(dt, n, seed), data(dt, m, seed ^ 0x9e37));
+            let mut first: Option<(String, Vec<Vec<u8>>)> = None;
+            for dev in common::backends() {
+                let r = match run(&dev, dt, &a, &b) {
+                    Ok(r) => r,
+                    Err(cupy::Error::DTypeNotSupported { .. }) => continue,
+                    Err(e) => return Err(TestCaseError::fail(format!("[{}] {dt} n={n}: {e}", dev.label()))),
+                };
+                match &first {
+                    None => first = Some((dev.label(), r)),
+                    Some((l0, r0)) => prop_assert_eq!(r0, &r, "{} vs {} differ for {} n={}", l0, dev.label(), dt, n),
+                }
+            }
+        }
+    }
+}
