@@ -105,10 +105,11 @@ fn one_d(op: &str, what: &str, a: &Array) -> Result<()> {
 
 /// `numpy.searchsorted(a, v)` (`side='left'`): for each element of `v`, the int64 index where
 /// it would be inserted into the sorted 1-D `a` to keep it sorted; the result has `v`'s shape.
+/// `v` is an array, or a Rust scalar (weak, as a Python scalar in NumPy 2: a 0-d result).
 ///
 /// # Errors
 /// As [`searchsorted_with`].
-pub fn searchsorted(a: &Array, v: &Array) -> Result<Array> {
+pub fn searchsorted<'v>(a: &Array, v: impl Into<crate::Arg<'v>>) -> Result<Array> {
     searchsorted_with(a, v, SearchSorted::default())
 }
 
@@ -121,15 +122,30 @@ pub fn searchsorted(a: &Array, v: &Array) -> Result<Array> {
 /// [`Error::InvalidArgument`] for an `a` that is not 1-d, or a `sorter` of another size or not
 /// 1-d (NumPy's ValueErrors); [`Error::TypeError`] for a non-integer `sorter`;
 /// [`Error::IndexOutOfBounds`] for a `sorter` index outside `0..len(a)` (NumPy reads such
-/// indices unchecked; checked here, one synchronisation); [`Error::DeviceMismatch`]; dtype and
-/// device errors.
-pub fn searchsorted_with<'a>(
+/// indices unchecked; checked here, one synchronisation); [`Error::ScalarOverflow`] for a
+/// weak integer `v` outside `a`'s integer dtype; [`Error::DeviceMismatch`]; dtype and device
+/// errors.
+pub fn searchsorted_with<'a, 'v>(
     a: &Array,
-    v: &Array,
+    v: impl Into<crate::Arg<'v>>,
     opts: impl Into<SearchSorted<'a>>,
 ) -> Result<Array> {
     let op = "searchsorted";
     let opts = opts.into();
+    // A Rust scalar `v` is weak (NEP 50): `searchsorted(uint8_array, 300)` is an overflow error.
+    let v_own;
+    let v = match v.into() {
+        crate::Arg::Array(v) => v,
+        crate::Arg::Weak(w) => {
+            let t = cupy_core::promote::result_type(op, &[a.dtype()], &[w])?;
+            v_own = Array::full_on(a.device(), &[], w.to_scalar(op, t)?, t)?;
+            &v_own
+        }
+        crate::Arg::Typed(x) => {
+            v_own = Array::full_on(a.device(), &[], x, x.dtype())?;
+            &v_own
+        }
+    };
     crate::array::same_device(op, [a, v].into_iter().chain(opts.sorter))?;
     one_d(op, "a", a)?;
     let t = common(a, v);
@@ -188,7 +204,7 @@ impl Array {
     ///
     /// # Errors
     /// As [`searchsorted_with`].
-    pub fn searchsorted(&self, v: &Array) -> Result<Array> {
+    pub fn searchsorted<'v>(&self, v: impl Into<crate::Arg<'v>>) -> Result<Array> {
         searchsorted(self, v)
     }
 
@@ -196,9 +212,9 @@ impl Array {
     ///
     /// # Errors
     /// As [`searchsorted_with`].
-    pub fn searchsorted_with<'a>(
+    pub fn searchsorted_with<'a, 'v>(
         &self,
-        v: &Array,
+        v: impl Into<crate::Arg<'v>>,
         opts: impl Into<SearchSorted<'a>>,
     ) -> Result<Array> {
         searchsorted_with(self, v, opts)
