@@ -84,6 +84,34 @@ pub(crate) fn cast_to(a: &Array, t: DType) -> Result<Array> {
     }
 }
 
+/// NumPy's `min_scalar_type` of an integer: the smallest unsigned dtype holding a
+/// non-negative value, the smallest signed one for a negative value (float64 past 64 bits).
+fn min_int_dtype(i: i128) -> DType {
+    let fits = |d: DType| {
+        let (lo, hi): (i128, i128) = match d {
+            DType::UInt8 => (0, u8::MAX as i128),
+            DType::UInt16 => (0, u16::MAX as i128),
+            DType::UInt32 => (0, u32::MAX as i128),
+            DType::UInt64 => (0, u64::MAX as i128),
+            DType::Int8 => (i8::MIN as i128, i8::MAX as i128),
+            DType::Int16 => (i16::MIN as i128, i16::MAX as i128),
+            DType::Int32 => (i32::MIN as i128, i32::MAX as i128),
+            _ => (i64::MIN as i128, i64::MAX as i128),
+        };
+        lo <= i && i <= hi
+    };
+    let order: &[DType] = if i >= 0 {
+        &[DType::UInt8, DType::UInt16, DType::UInt32, DType::UInt64]
+    } else {
+        &[DType::Int8, DType::Int16, DType::Int32, DType::Int64]
+    };
+    order
+        .iter()
+        .copied()
+        .find(|&d| fits(d))
+        .unwrap_or(DType::Float64)
+}
+
 /// A 1-D operand, or NumPy's ValueError.
 fn one_d(op: &str, what: &str, a: &Array) -> Result<()> {
     if a.ndim() != 1 {
@@ -122,9 +150,8 @@ pub fn searchsorted<'v>(a: &Array, v: impl Into<crate::Arg<'v>>) -> Result<Array
 /// [`Error::InvalidArgument`] for an `a` that is not 1-d, or a `sorter` of another size or not
 /// 1-d (NumPy's ValueErrors); [`Error::TypeError`] for a non-integer `sorter`;
 /// [`Error::IndexOutOfBounds`] for a `sorter` index outside `0..len(a)` (NumPy reads such
-/// indices unchecked; checked here, one synchronisation); [`Error::ScalarOverflow`] for a
-/// weak integer `v` outside `a`'s integer dtype; [`Error::DeviceMismatch`]; dtype and device
-/// errors.
+/// indices unchecked; checked here, one synchronisation); [`Error::DeviceMismatch`]; dtype and
+/// device errors.
 pub fn searchsorted_with<'a, 'v>(
     a: &Array,
     v: impl Into<crate::Arg<'v>>,
@@ -132,12 +159,19 @@ pub fn searchsorted_with<'a, 'v>(
 ) -> Result<Array> {
     let op = "searchsorted";
     let opts = opts.into();
-    // A Rust scalar `v` is weak (NEP 50): `searchsorted(uint8_array, 300)` is an overflow error.
+    // A Rust scalar `v` is weak (NEP 50), except that an integer outside `a`'s integer dtype
+    // widens it as NumPy's searchsorted does (`searchsorted(uint8_array, 300)` compares in
+    // uint16), instead of NEP 50's overflow error.
     let v_own;
     let v = match v.into() {
         crate::Arg::Array(v) => v,
         crate::Arg::Weak(w) => {
-            let t = cupy_core::promote::result_type(op, &[a.dtype()], &[w])?;
+            let mut t = cupy_core::promote::result_type(op, &[a.dtype()], &[w])?;
+            if let cupy_core::promote::WeakScalar::Int(i) = w {
+                if t.is_integer() && w.to_scalar(op, t).is_err() {
+                    t = cupy_core::promote::promote_types(t, min_int_dtype(i));
+                }
+            }
             v_own = Array::full_on(a.device(), &[], w.to_scalar(op, t)?, t)?;
             &v_own
         }
