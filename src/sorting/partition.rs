@@ -159,3 +159,9 @@ impl Array {
         argpartition(self, kth)
     }
 }
+routine!(
+    "ndarray.partition / ndarray.argpartition",
+    Sorting,
+    probe: sort_probe,
+    notes: "partition in place (a full stable sort)"
+);

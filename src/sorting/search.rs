@@ -254,6 +254,7 @@ impl Array {
         searchsorted_with(self, v, opts)
     }
 }
+routine!("ndarray.searchsorted", Sorting, probe: search_probe, notes: "as cupy.searchsorted");
 
 /// Keyword arguments of [`digitize_with`]: NumPy's `right=` (default false: `bins[i-1] <= x <
 /// bins[i]` for increasing bins).
