@@ -314,7 +314,7 @@ pub(crate) enum Src<'a> {
 }
 
 /// Stream compaction: for a 1-D bool `mask`, the inclusive running count `pos` of its true
-/// elements (int64, from [`crate::cumsum`]), the number of them, and for each source the
+/// elements (int32 below 2^31 elements, else int64; from [`crate::cumsum`]), the number of them, and for each source the
 /// elements where the mask is true, in order (`src[mask]`). One scan, one read of the count
 /// (a synchronisation: the result's length is data-dependent), one scatter kernel.
 pub(crate) fn compress(
@@ -324,7 +324,19 @@ pub(crate) fn compress(
 ) -> Result<(Array, usize, Vec<Array>)> {
     let dev = mask.device().clone();
     let n = mask.size();
-    let pos = crate::cumsum(mask)?;
+    // int32 running counts while they fit (half the bytes of int64).
+    let pos_t = if n < i32::MAX as usize {
+        DType::Int32
+    } else {
+        DType::Int64
+    };
+    let pos = crate::cumsum_with(
+        mask,
+        crate::Scan {
+            axis: None,
+            dtype: Some(pos_t),
+        },
+    )?;
     let count = if n == 0 {
         0
     } else {
@@ -345,8 +357,12 @@ pub(crate) fn compress(
     }
     let mut inputs: Vec<&Array> = vec![mask, &pos];
     let mut body = vec![];
-    let at = bin(BinaryOp::Sub, Expr::input(1, DType::Int64), i64c(1));
-    let mut in_dtypes = vec![DType::Bool, DType::Int64];
+    let at = bin(
+        BinaryOp::Sub,
+        Expr::input(1, pos_t).cast(DType::Int64),
+        i64c(1),
+    );
+    let mut in_dtypes = vec![DType::Bool, pos_t];
     for (k, s) in srcs.iter().enumerate() {
         let value = match s {
             Src::Array(a) => {

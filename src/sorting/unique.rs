@@ -126,7 +126,7 @@ fn inverse_of(perm: &Array, pos: &Array) -> Result<Array> {
     }
     let k = Kernel {
         name: "unique_inverse".into(),
-        inputs: vec![DType::Int64, DType::Int64],
+        inputs: vec![DType::Int64, pos.dtype()],
         outputs: vec![],
         raws: vec![DType::Int64],
         params: vec![],
@@ -136,7 +136,7 @@ fn inverse_of(perm: &Array, pos: &Array) -> Result<Array> {
             index: Expr::input(0, DType::Int64),
             value: Expr::binary(
                 BinaryOp::Sub,
-                Expr::input(1, DType::Int64),
+                Expr::input(1, pos.dtype()).cast(DType::Int64),
                 Expr::constant(Scalar::Int64(1)),
             ),
         }],
