@@ -134,8 +134,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                 k => vec![k.as_i64().unwrap() as isize],
             };
             let axis = axis_of(&kw["axis"]);
-            let (vals, base) = if op == "partition" {
-                (cupy::partition_with(a, kth.clone(), axis)?, a.clone())
+            let vals = if op == "partition" {
+                cupy::partition_with(a, kth.clone(), axis)?
             } else {
                 let a1 = if a.ndim() == 0 {
                     a.reshape(&[1])?
@@ -143,11 +143,10 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                     a.clone()
                 };
                 let idx = cupy::argpartition_with(a, kth.clone(), axis)?;
-                (gather_checked(&a1, &idx, axis)?, a1)
+                gather_checked(&a1, &idx, axis)?
             };
             let (v, shape) = host(&vals)?;
             check_partition(&v, &shape, axis, &kth)?;
-            let _ = base;
             cupy::sort_with(&vals, axis)
         }
         "searchsorted" => cupy::searchsorted_with(
