@@ -287,6 +287,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
         });
     }
+    // argsort and unique of the same keys (peers_baseline.py's cases): the sort with indices;
+    // the sort, run marks, a scan, one read of the count and the compaction.
+    for name in ["argsort", "unique"] {
+        let case = format!("{name}_f32_2^{sort_log}");
+        if b.want(&case) {
+            let xs = x.slice(&cp::s![0..1usize << sort_log])?;
+            let r = b.time(1, 3, || match name {
+                "argsort" => cp::argsort(&xs).map(|_| ()),
+                _ => cp::unique(&xs).map(|_| ()),
+            });
+            b.report(&case, r, |ms| {
+                vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
+            });
+        }
+    }
     // User kernels (issue 5): CuPy's ElementwiseKernel/ReductionKernel strings and fuse.
     let case = format!("squared_diff_f32_{sfx}");
     if b.want(&case) {

@@ -138,7 +138,13 @@ pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{
-    argsort, argsort_with, cumprod, cumprod_with, cumsum, cumsum_with, sort, sort_with, Scan, Sort,
+    argpartition, argpartition_with, argsort, argsort_with, cumprod, cumprod_with, cumsum,
+    cumsum_with, digitize, digitize_with, in1d, in1d_with, intersect1d, intersect1d_with, isin,
+    isin_with, lexsort, lexsort_array, lexsort_with, partition, partition_with, searchsorted,
+    searchsorted_with, setdiff1d, setdiff1d_with, setxor1d, setxor1d_with, sort, sort_complex,
+    sort_with, union1d, unique, unique_all, unique_counts, unique_inverse, unique_values,
+    unique_with, Digitize, Intersect1d, Intersection, IsIn, Kth, Lexsort, Scan, SearchSorted,
+    SetOpts, Side, Sort, Unique, UniqueAll, UniqueCounts, UniqueInverse, UniqueResult,
 };
 #[allow(ambiguous_glob_reexports)]
 pub use statistics::averages::*;

@@ -24,6 +24,7 @@ mod quantiles;
 mod raw;
 mod reductions;
 mod regressions;
+mod sets;
 mod signal;
 mod sorting;
 mod statistics;
