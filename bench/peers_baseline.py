@@ -1,0 +1,55 @@
+"""PyTorch beside CuPy on the GPU machine (CUDA events, median ms) for the cases that exist in
+examples/bench.rs: random, sort/argsort/unique (issue 15), argmax/var/median (issue 11), mask assignment and gather
+(issue 15). A trimmed copy of ../shared/bench/peers_baseline.py; extend it (fft, linalg, sparse) as those land.
+One JSON line per case and library."""
+import json, time
+import numpy as np, cupy as cp, torch
+
+def bench_cp(fn, reps=7, warm=2):
+    for _ in range(warm): fn()
+    cp.cuda.Device().synchronize(); ts = []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event(); s.record(); fn(); e.record(); e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e))
+    ts.sort(); return ts[len(ts) // 2]
+
+def bench_t(fn, reps=7, warm=2):
+    for _ in range(warm): fn()
+    torch.cuda.synchronize(); ts = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+    ts.sort(); return ts[len(ts) // 2]
+
+def out(case, lib, ms, **kw):
+    print(json.dumps(dict(case=case, lib=lib, ms=round(ms, 4), **kw)), flush=True)
+
+print(json.dumps(dict(torch=torch.__version__, cupy=cp.__version__, tf32=torch.backends.cuda.matmul.allow_tf32)), flush=True)
+dev = "cuda"
+N = 1 << 28
+xt = torch.rand(N, device=dev); out("randn_f32_2^28", "torch", bench_t(lambda: torch.randn(N, device=dev)))
+out("rand_f32_2^28", "torch", bench_t(lambda: torch.rand(N, device=dev)))
+out("rand_f32_2^28", "cupy", bench_cp(lambda: cp.random.random(N, dtype=cp.float32)))
+g = cp.random.default_rng(1)
+out("randn_f32_2^28_generator", "cupy", bench_cp(lambda: g.standard_normal(N, dtype=cp.float32)))
+x2 = xt.view(1 << 14, 1 << 14)
+out("transpose_copy_f32_16384^2", "torch", bench_t(lambda: x2.t().contiguous()))
+out("sum_axis0_f32_16384^2", "torch", bench_t(lambda: x2.sum(0)))
+xs = xt[: 1 << 26].clone()
+out("sort_f32_2^26", "torch", bench_t(lambda: torch.sort(xs)))
+out("argsort_f32_2^26", "torch", bench_t(lambda: torch.argsort(xs)))
+xc = cp.random.rand(1 << 26, dtype=cp.float32)
+out("argsort_f32_2^26", "cupy", bench_cp(lambda: cp.argsort(xc)))
+out("unique_f32_2^26", "cupy", bench_cp(lambda: cp.unique(xc), reps=3))
+out("unique_f32_2^26", "torch", bench_t(lambda: torch.unique(xs), reps=3))
+xa = cp.random.rand(N, dtype=cp.float32)
+out("argmax_f32_2^28", "cupy", bench_cp(lambda: xa.argmax())); out("argmax_f32_2^28", "torch", bench_t(lambda: xt.argmax()))
+out("var_f32_2^28", "cupy", bench_cp(lambda: xa.var())); out("var_f32_2^28", "torch", bench_t(lambda: xt.var()))
+out("median_f32_2^28", "cupy", bench_cp(lambda: cp.median(xa), reps=3)); out("median_f32_2^28", "torch", bench_t(lambda: xt.median(), reps=3))
+m = xa > 0.5
+out("mask_assign_f32_2^28", "cupy", bench_cp(lambda: xa.__setitem__(m, 0)))
+mt = xt > 0.5
+out("mask_assign_f32_2^28", "torch", bench_t(lambda: xt.__setitem__(mt, 0)))
+idx = cp.random.randint(0, N, 1 << 26, dtype=cp.int64); idt = torch.randint(0, N, (1 << 26,), device=dev)
+out("gather_f32_2^26_of_2^28", "cupy", bench_cp(lambda: xa[idx])); out("gather_f32_2^26_of_2^28", "torch", bench_t(lambda: xt[idt]))
+del xt, x2, xs, xc, xa, m, mt, idx, idt
