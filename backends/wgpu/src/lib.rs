@@ -14,7 +14,8 @@
 //! | float16, bfloat16 | `f32` holding a value of the type (kernels round on every cast/store) |
 //! | int64 / uint64 | native, needs the adapter's `SHADER_INT64`, else `DTypeNotSupported` |
 //! | float64 | native, needs `SHADER_F64`, else `DTypeNotSupported` ("float64 on a wgpu adapter without SHADER_F64") |
-//! | complex64 / complex128 | not supported yet (`DTypeNotSupported`) |
+//! | complex64 | `vec2<f32>` (re, im): NumPy's bytes |
+//! | complex128 | `vec2<f64>` (re, im), needs `SHADER_F64`, else `DTypeNotSupported` ("complex128 on a wgpu adapter without SHADER_F64") |
 //!
 //! `write`/`read` convert from/to NumPy's byte format. Allocations are rounded up to a multiple
 //! of four words so contiguous float32/int32 kernels can use `vec4` loads and stores.

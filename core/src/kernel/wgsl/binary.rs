@@ -112,9 +112,7 @@ impl WgslEmitter {
         }
         let z = self.zero(d);
         Ok(match op {
-            B::Complex => {
-                return Err(self.unsupported("complex", d, "complex numbers are not supported"))
-            }
+            B::Complex => return self.complex_binary(op, d, db, a, b),
             B::Add | B::Sub | B::Mul => {
                 let sym = match op {
                     B::Add => "+",

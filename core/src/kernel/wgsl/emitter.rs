@@ -64,6 +64,28 @@ pub(super) fn f64lit(x: f64) -> String {
     }
 }
 
+/// A +0 of part type `t` the shader compiler cannot see as a constant: the sign bit of meta
+/// word 0 (the launch's element or output count, always below 2^31). A driver without signed
+/// zeros (llvmpipe) rewrites `0 - x` as `-x` and `x + 0` as `x` when it sees a literal zero,
+/// which turned the +0 imaginary part of a real cast to complex into -0 after a division.
+pub(super) fn opaque_zero(t: &str) -> String {
+    let z = format!("bitcast<f32>({} & 0x80000000u)", word(0));
+    if t == "f64" {
+        format!("f64({z})")
+    } else {
+        z
+    }
+}
+
+/// `lit` unless `x` is +0, then [`opaque_zero`].
+fn opaque_or(x: f64, lit: String, t: &str) -> String {
+    if x == 0.0 && x.is_sign_positive() {
+        opaque_zero(t)
+    } else {
+        lit
+    }
+}
+
 pub(super) struct Ctx {
     pub(super) inputs: Vec<String>,
     pub(super) params: Vec<String>,
@@ -243,6 +265,8 @@ impl WgslEmitter {
             "f32" => ParamRepr::F32,
             "f64" => ParamRepr::F64,
             "i64" => ParamRepr::I64,
+            "vec2<f32>" => ParamRepr::C64,
+            "vec2<f64>" => ParamRepr::C128,
             _ => ParamRepr::U64,
         }
     }
@@ -286,7 +310,14 @@ impl WgslEmitter {
             Scalar::BFloat16(x) => f32lit(x.to_f32()),
             Scalar::Float32(x) => f32lit(x),
             Scalar::Float64(x) => f64lit(x),
-            Scalar::Complex64(_) | Scalar::Complex128(_) => "0".into(),
+            Scalar::Complex64(c) => {
+                let p = |x: f32| opaque_or(x as f64, f32lit(x), "f32");
+                format!("vec2<f32>({}, {})", p(c.re), p(c.im))
+            }
+            Scalar::Complex128(c) => {
+                let p = |x: f64| opaque_or(x, f64lit(x), "f64");
+                format!("vec2<f64>({}, {})", p(c.re), p(c.im))
+            }
         }
     }
 

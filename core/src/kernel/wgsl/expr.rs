@@ -74,11 +74,15 @@ impl WgslEmitter {
             }
             ExprKind::Unary(op, a) => {
                 let mut s = sub(self, a)?;
-                if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
-                    // Emitted twice: bind a compound operand once.
-                    s = self.bind(s);
+                if a.ty.is_complex() {
+                    self.complex_unary(*op, e.ty, a.ty, s)?
+                } else {
+                    if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
+                        // Emitted twice: bind a compound operand once.
+                        s = self.bind(s);
+                    }
+                    self.unary(*op, a.ty, s)?
                 }
-                self.unary(*op, a.ty, s)?
             }
             ExprKind::Binary(op, a, b) => {
                 if let Some((sym, l, r)) = self.narrow_comparison(*op, a, b) {
@@ -89,6 +93,10 @@ impl WgslEmitter {
                     };
                     let (x, y) = (side(self, l)?, side(self, r)?);
                     format!("({x} {sym} {y})")
+                } else if a.ty.is_complex() || b.ty.is_complex() || *op == BinaryOp::Complex {
+                    let x = sub(self, a)?;
+                    let y = sub(self, b)?;
+                    self.complex_binary(*op, a.ty, b.ty, x, y)?
                 } else {
                     let x = sub(self, a)?;
                     let mut y = sub(self, b)?;
@@ -100,7 +108,11 @@ impl WgslEmitter {
             }
             ExprKind::Cast(a) => {
                 let s = sub(self, a)?;
-                self.cast(s, a.ty, e.ty)
+                if a.ty.is_complex() || e.ty.is_complex() {
+                    self.complex_cast(s, a.ty, e.ty)?
+                } else {
+                    self.cast(s, a.ty, e.ty)
+                }
             }
             ExprKind::Select(cond, a, b) => {
                 let cs = sub(self, cond)?;
@@ -150,7 +162,7 @@ impl WgslEmitter {
             }
             UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => {
                 let name = format!("{op:?}").to_lowercase();
-                return Err(self.unsupported(&name, d, "complex numbers are not supported"));
+                return Err(self.unsupported(&name, d, "needs a complex operand"));
             }
             UnaryOp::Not => self.truthy(d, &a, true),
             UnaryOp::BitNot => match d {
@@ -230,6 +242,10 @@ impl WgslEmitter {
             return if negate { format!("(!{a})") } else { a.into() };
         }
         let z = self.zero(d);
+        if d.is_complex() {
+            let all = format!("all({a} == {z})");
+            return if negate { all } else { format!("(!{all})") };
+        }
         if negate {
             format!("({a} == {z})")
         } else {

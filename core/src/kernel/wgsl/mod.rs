@@ -12,7 +12,8 @@
 //! | float16, bfloat16 | `f32` holding a value of the type | `f32`, rounded on every cast and store |
 //! | float32 | `f32` | `f32` |
 //! | float64 | `f64` (needs `SHADER_F64`) | `f64` |
-//! | complex64/128 | refused (`DTypeNotSupported`) | |
+//! | complex64 | `vec2<f32>` (re, im) | `vec2<f32>` |
+//! | complex128 | `vec2<f64>` (needs `SHADER_F64`) | `vec2<f64>` |
 //!
 //! `Int64`/`UInt64` *expressions* of a kernel whose operands (inputs, outputs, raws) are not
 //! 64-bit integers are index arithmetic (`Index`, loop variables, `Load` indices): they are
@@ -231,6 +232,10 @@ pub enum ParamRepr {
     I64,
     /// `u64`
     U64,
+    /// `vec2<f32>` (complex64: re, im)
+    C64,
+    /// `vec2<f64>` (complex128: re, im)
+    C128,
 }
 
 /// Layout of the uniform `Meta` struct (binding 0).
@@ -250,7 +255,8 @@ impl MetaLayout {
         let mut out = vec![];
         for &p in params {
             let sz = match p {
-                ParamRepr::F64 | ParamRepr::I64 | ParamRepr::U64 => 8,
+                ParamRepr::F64 | ParamRepr::I64 | ParamRepr::U64 | ParamRepr::C64 => 8,
+                ParamRepr::C128 => 16,
                 _ => 4,
             };
             off = off.div_ceil(sz) * sz;
@@ -274,15 +280,23 @@ impl MetaLayout {
     pub fn pack(&self, params: &[Scalar], words: &[u32]) -> Vec<u8> {
         let mut out = vec![0u8; self.size()];
         for (&(off, repr), &p) in self.params.iter().zip(params) {
-            let mut put = |b: &[u8]| out[off..off + b.len()].copy_from_slice(b);
-            match repr {
-                ParamRepr::U32 => put(&(p.to_i128() as u32).to_le_bytes()),
-                ParamRepr::I32 => put(&(p.to_i128() as i32).to_le_bytes()),
-                ParamRepr::F32 => put(&(p.to_f64() as f32).to_le_bytes()),
-                ParamRepr::F64 => put(&p.to_f64().to_le_bytes()),
-                ParamRepr::I64 => put(&(p.to_i128() as i64).to_le_bytes()),
-                ParamRepr::U64 => put(&(p.to_i128() as u64).to_le_bytes()),
-            }
+            let b: Vec<u8> = match repr {
+                ParamRepr::U32 => (p.to_i128() as u32).to_le_bytes().to_vec(),
+                ParamRepr::I32 => (p.to_i128() as i32).to_le_bytes().to_vec(),
+                ParamRepr::F32 => (p.to_f64() as f32).to_le_bytes().to_vec(),
+                ParamRepr::F64 => p.to_f64().to_le_bytes().to_vec(),
+                ParamRepr::I64 => (p.to_i128() as i64).to_le_bytes().to_vec(),
+                ParamRepr::U64 => (p.to_i128() as u64).to_le_bytes().to_vec(),
+                ParamRepr::C64 => {
+                    let c = p.to_c128();
+                    [(c.re as f32).to_le_bytes(), (c.im as f32).to_le_bytes()].concat()
+                }
+                ParamRepr::C128 => {
+                    let c = p.to_c128();
+                    [c.re.to_le_bytes(), c.im.to_le_bytes()].concat()
+                }
+            };
+            out[off..off + b.len()].copy_from_slice(&b);
         }
         for (i, w) in words.iter().enumerate().take(self.n_words) {
             let o = self.words_offset + 4 * i;
@@ -364,7 +378,8 @@ pub fn scratch_words(k: &Kernel, wide_int64: bool) -> usize {
         .iter()
         .map(|d| match d {
             DType::Int64 | DType::UInt64 if narrow => 1,
-            DType::Int64 | DType::UInt64 | DType::Float64 => 2,
+            DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => 2,
+            DType::Complex128 => 4,
             _ => 1,
         })
         .sum()
@@ -415,11 +430,12 @@ pub fn vec4_eligible(k: &Kernel) -> bool {
     !nested && counts.iter().all(|&c| c == 1)
 }
 
-/// Bytes of the storage word of `dtype` on wgpu (`None` for complex).
+/// Bytes of the storage word of `dtype` on wgpu (complex: the `vec2` of its parts, NumPy's
+/// bytes).
 pub fn storage_bytes(dtype: DType) -> Option<usize> {
     match dtype {
-        DType::Complex64 | DType::Complex128 => None,
-        DType::Int64 | DType::UInt64 | DType::Float64 => Some(8),
+        DType::Complex128 => Some(16),
+        DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => Some(8),
         _ => Some(4),
     }
 }
@@ -433,9 +449,9 @@ pub fn storage_refusal(dtype: DType, shader_f64: bool, shader_int64: bool) -> Op
         DType::Int64 | DType::UInt64 if !shader_int64 => {
             Some(format!("{dtype} on a wgpu adapter without SHADER_INT64"))
         }
-        DType::Complex64 | DType::Complex128 => Some(format!(
-            "{dtype} is not implemented on the wgpu backend yet"
-        )),
+        DType::Complex128 if !shader_f64 => {
+            Some("complex128 on a wgpu adapter without SHADER_F64".into())
+        }
         _ => None,
     }
 }
@@ -443,6 +459,8 @@ pub fn storage_refusal(dtype: DType, shader_f64: bool, shader_int64: bool) -> Op
 mod atomic;
 mod binary;
 mod cast;
+mod complex;
+mod complex_lib;
 mod elementwise;
 mod emitter;
 mod expr;
