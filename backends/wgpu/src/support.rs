@@ -47,7 +47,8 @@ pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
 }
 
 /// The wgpu primitives: the WGSL GEMM for float32 and float64 (no float16 or complex kernel
-/// yet), the WGSL scan and sort for every non-complex dtype, raw WGSL kernels.
+/// yet), the WGSL scan and sort for every dtype (complex128 needs SHADER_F64, which the
+/// assumed adapter has), raw WGSL kernels.
 pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String> {
     match primitive {
         Primitive::Gemm => match dtype {
@@ -56,9 +57,6 @@ pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), 
                 "the wgpu GEMM kernel handles float32 and float64, not {d}"
             )),
         },
-        Primitive::Sort | Primitive::Scan if dtype.is_complex() => {
-            Err("complex dtypes are not supported on wgpu yet".into())
-        }
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
     }
 }

@@ -7,7 +7,8 @@
 //! `absolute`, `sqrt`, predicates and casts run.
 
 use super::complex_lib::{bit_helper, HELPERS};
-use super::emitter::{f32lit, f64lit, opaque_zero, WgslEmitter};
+use super::emitter::{f32lit, f64lit, WgslEmitter};
+use super::WgslOptions;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{BinaryOp, UnaryOp};
@@ -85,7 +86,8 @@ impl WgslEmitter {
         if h.f32_only && t == "f64" {
             return Err(self.c128_refusal(op));
         }
-        let src = match bit_helper(name, t, self.opts.shader_f64) {
+        let oz = self.opaque_zero(t);
+        let src = match bit_helper(name, t, self.opts.shader_f64, &oz) {
             Some(s) => s,
             None => {
                 let mut s = h.src.to_string();
@@ -128,7 +130,7 @@ impl WgslEmitter {
             UnaryOp::Abs => {
                 let v = call(self, "cx_abs")?;
                 if res.is_complex() {
-                    format!("vec2<{t}>({v}, {})", opaque_zero(t))
+                    format!("vec2<{t}>({v}, {})", self.opaque_zero(t))
                 } else {
                     self.cast(v, d.real_dtype(), res)
                 }
@@ -227,8 +229,32 @@ impl WgslEmitter {
             (false, _) => {
                 let t = self.part(to);
                 let re = self.cast(s, from, to.real_dtype());
-                format!("vec2<{t}>({re}, {})", opaque_zero(t))
+                format!("vec2<{t}>({re}, {})", self.opaque_zero(t))
             }
         })
     }
+}
+
+/// The WGSL source of the complex helpers `names` (e.g. `"cx_mul"`, `"cx_lt"`; with the helpers
+/// they call) for the parts of the complex `dtype`, for hand-written shaders (the wgpu backend's
+/// scan and sort), and the function name of each. `zero_word` is a `u32` expression of the
+/// shader that the backend knows to be below 2^31 (it makes zeros the compiler cannot fold).
+///
+/// # Errors
+/// `DTypeNotSupported` for a complex128 helper built on float64 transcendental builtins;
+/// `InvalidArgument` for an unknown name.
+pub fn complex_helpers(
+    names: &[&str],
+    dtype: DType,
+    opts: &WgslOptions,
+    zero_word: &str,
+) -> Result<(Vec<String>, String)> {
+    let mut em = WgslEmitter::new(opts, true, "complex helpers");
+    em.zero_word = zero_word.into();
+    let fns = names
+        .iter()
+        .map(|n| em.cx_helper(n, n, dtype))
+        .collect::<Result<Vec<_>>>()?;
+    let src = em.helpers.iter().map(|(_, s)| s.as_str()).collect();
+    Ok((fns, src))
 }

@@ -702,9 +702,8 @@ $GUARD    if (br < 0.0) { aa = cx_div_$T(vec2<$T>(1.0, 0.0), aa); }
 ];
 
 /// The sources of the helpers whose text depends on the part type's bit layout.
-pub(super) fn bit_helper(name: &str, t: &str, shader_f64: bool) -> Option<String> {
+pub(super) fn bit_helper(name: &str, t: &str, shader_f64: bool, oz: &str) -> Option<String> {
     let f32_ = t == "f32";
-    let oz = super::emitter::opaque_zero(t);
     Some(match name {
         // x itself through an operation with a value the compiler cannot know (+0 from the
         // meta words): llvmpipe's compiler reassociates float sums with constants and folds

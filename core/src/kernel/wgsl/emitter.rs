@@ -64,25 +64,17 @@ pub(super) fn f64lit(x: f64) -> String {
     }
 }
 
-/// A +0 of part type `t` the shader compiler cannot see as a constant: the sign bit of meta
-/// word 0 (the launch's element or output count, always below 2^31). A driver without signed
-/// zeros (llvmpipe) rewrites `0 - x` as `-x` and `x + 0` as `x` when it sees a literal zero,
-/// which turned the +0 imaginary part of a real cast to complex into -0 after a division.
-pub(super) fn opaque_zero(t: &str) -> String {
-    let z = format!("bitcast<f32>({} & 0x80000000u)", word(0));
+/// A +0 of part type `t` the shader compiler cannot see as a constant: the sign bit of `word`,
+/// a `u32` known to the backend (not the compiler) to be below 2^31 (meta word 0, the launch's
+/// element or output count, in the emitter's shaders). A driver without signed zeros (llvmpipe)
+/// rewrites `0 - x` as `-x` and `x + 0` as `x` when it sees a literal zero, which turned the +0
+/// imaginary part of a real cast to complex into -0 after a division.
+pub(super) fn opaque_zero_of(word: &str, t: &str) -> String {
+    let z = format!("bitcast<f32>({word} & 0x80000000u)");
     if t == "f64" {
         format!("f64({z})")
     } else {
         z
-    }
-}
-
-/// `lit` unless `x` is +0, then [`opaque_zero`].
-fn opaque_or(x: f64, lit: String, t: &str) -> String {
-    if x == 0.0 && x.is_sign_positive() {
-        opaque_zero(t)
-    } else {
-        lit
     }
 }
 
@@ -120,6 +112,8 @@ pub(super) struct WgslEmitter {
     pub(super) tmp: usize,
     /// The statement run when a loop ended early (see [`LoopMode::guard`](super::LoopMode::guard)).
     pub(super) guard: Option<String>,
+    /// A `u32` expression below 2^31 the compiler cannot know (see [`opaque_zero_of`]).
+    pub(super) zero_word: String,
 }
 
 /// Deepest expression (in IR nodes) emitted inline; deeper subtrees go through `let`
@@ -161,6 +155,7 @@ impl WgslEmitter {
             pre: vec![],
             tmp: 0,
             guard: None,
+            zero_word: word(0),
         }
     }
 
@@ -279,6 +274,20 @@ impl WgslEmitter {
         }
     }
 
+    /// A +0 of part type `t` the compiler cannot fold (see [`opaque_zero_of`]).
+    pub(super) fn opaque_zero(&self, t: &str) -> String {
+        opaque_zero_of(&self.zero_word, t)
+    }
+
+    /// `lit` unless `x` is +0, then [`WgslEmitter::opaque_zero`].
+    fn opaque_or(&self, x: f64, lit: String, t: &str) -> String {
+        if x == 0.0 && x.is_sign_positive() {
+            self.opaque_zero(t)
+        } else {
+            lit
+        }
+    }
+
     pub(super) fn zero(&self, d: DType) -> String {
         self.lit(Scalar::zero(d))
     }
@@ -311,11 +320,11 @@ impl WgslEmitter {
             Scalar::Float32(x) => f32lit(x),
             Scalar::Float64(x) => f64lit(x),
             Scalar::Complex64(c) => {
-                let p = |x: f32| opaque_or(x as f64, f32lit(x), "f32");
+                let p = |x: f32| self.opaque_or(x as f64, f32lit(x), "f32");
                 format!("vec2<f32>({}, {})", p(c.re), p(c.im))
             }
             Scalar::Complex128(c) => {
-                let p = |x: f64| opaque_or(x, f64lit(x), "f64");
+                let p = |x: f64| self.opaque_or(x, f64lit(x), "f64");
                 format!("vec2<f64>({}, {})", p(c.re), p(c.im))
             }
         }

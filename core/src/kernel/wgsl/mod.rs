@@ -468,6 +468,7 @@ mod interface;
 mod reduce;
 mod stmt;
 
+pub use complex::complex_helpers;
 pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with};
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
