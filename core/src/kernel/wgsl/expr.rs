@@ -77,7 +77,7 @@ impl WgslEmitter {
                 if a.ty.is_complex() {
                     self.complex_unary(*op, e.ty, a.ty, s)?
                 } else {
-                    if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
+                    if matches!(op, UnaryOp::Sqrt) {
                         // Emitted twice: bind a compound operand once.
                         s = self.bind(s);
                     }
@@ -192,7 +192,17 @@ impl WgslEmitter {
                 let z = self.zero(d);
                 match op {
                     UnaryOp::Sqrt => format!("select(sqrt({a}), {nan}, {a} < {z})"),
-                    UnaryOp::Log => format!("select(log({a}), {nan}, {a} < {z})"),
+                    // float32 exp/log in software (complex_lib's Cephes `r_exp`/`r_log`):
+                    // llvmpipe's builtins lose up to |x| ulps (exp) and all relative accuracy
+                    // near 1 (log), which the math library's log1p/expm1/arcsin need.
+                    UnaryOp::Log => {
+                        let h = self.cx_helper("log", "r_log", DType::Complex64)?;
+                        format!("{h}({a})")
+                    }
+                    UnaryOp::Exp => {
+                        let h = self.cx_helper("exp", "r_exp", DType::Complex64)?;
+                        format!("{h}({a})")
+                    }
                     UnaryOp::Tanh => {
                         let h = self.helper("tanh_f32", || {
                             "fn tanh_f32(x: f32) -> f32 { return select(tanh(clamp(x, -15.0f, 15.0f)), x, !(x == x)); }\n".into()
