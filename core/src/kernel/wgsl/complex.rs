@@ -6,7 +6,7 @@
 //! refused with `DTypeNotSupported` until software float64 math exists; `+ - * /`, comparisons,
 //! `absolute`, `sqrt`, predicates and casts run.
 
-use super::complex_lib::{bit_helper, HELPERS};
+use super::complex_lib::{bit_helper, sincos_large, HELPERS};
 use super::emitter::{f32lit, f64lit, WgslEmitter};
 use super::WgslOptions;
 use crate::dtype::DType;
@@ -87,10 +87,14 @@ impl WgslEmitter {
             return Err(self.c128_refusal(op));
         }
         let oz = self.opaque_zero(t);
-        let src = match bit_helper(name, t, self.opts.shader_f64, &oz) {
+        let src = match bit_helper(name, t, self.opts.shader_f64, self.opts.shader_int64, &oz) {
             Some(s) => s,
             None => {
                 let mut s = h.src.to_string();
+                if s.contains("$LARGE") {
+                    let wide = self.opts.shader_f64 && self.opts.shader_int64;
+                    s = s.replace("$LARGE", &sincos_large(wide));
+                }
                 if s.contains("$GUARD") {
                     s = s.replace("$GUARD", &self.guard_line("n >= mask"));
                 }

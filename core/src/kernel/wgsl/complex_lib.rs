@@ -178,19 +178,26 @@ fn r_log_$T(x0: $T) -> $T {
         "r_sincos",
         ["r_isfin"],
         true,
-        "// Cephes' sinf/cosf: reduction by pi/4 in three parts (exact for |x| < 8192), octant
-// polynomials; .x = sin, .y = cos.
+        "// Cephes' sinf/cosf: reduction by pi/4 in three parts below 8192, octant polynomials;
+// .x = sin, .y = cos. Past 8192: Payne-Hanek with 2/pi to 192 bits (ARM optimized-routines'
+// sincosf `reduce_large`) where the adapter has float64 and 64-bit integers, else a bounded
+// reduction that is not accurate.
 fn r_sincos_$T(x0: $T) -> vec2<$T> {
   if (!r_isfin_$T(x0)) { return vec2<$T>($NAN, $NAN); }
   let ax = abs(x0);
-  var j = u32(ax * 1.27323954473516f);
-  var y = f32(j);
-  if ((j & 1u) != 0u) {
-    j = j + 1u;
-    y = y + 1.0f;
-  }
+  var j: u32;
+  var r: f32;
+  if (ax < 8192.0f) {
+    j = u32(ax * 1.27323954473516f);
+    var y = f32(j);
+    if ((j & 1u) != 0u) {
+      j = j + 1u;
+      y = y + 1.0f;
+    }
+    r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+  } else {
+$LARGE  }
   j = j & 7u;
-  let r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
   let z = r * r;
   let sp = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
   let cp = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f)
@@ -702,7 +709,13 @@ $GUARD    if (br < 0.0) { aa = cx_div_$T(vec2<$T>(1.0, 0.0), aa); }
 ];
 
 /// The sources of the helpers whose text depends on the part type's bit layout.
-pub(super) fn bit_helper(name: &str, t: &str, shader_f64: bool, oz: &str) -> Option<String> {
+pub(super) fn bit_helper(
+    name: &str,
+    t: &str,
+    shader_f64: bool,
+    int64: bool,
+    oz: &str,
+) -> Option<String> {
     let f32_ = t == "f32";
     Some(match name {
         // x itself through an operation with a value the compiler cannot know (+0 from the
@@ -744,6 +757,12 @@ pub(super) fn bit_helper(name: &str, t: &str, shader_f64: bool, oz: &str) -> Opt
         "r_isnan" if f32_ => {
             "fn r_isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n".into()
         }
+        // From the bits where the adapter has 64-bit integers: llvmpipe's compiler assumes no
+        // NaNs and folds `x == x` to true.
+        "r_isnan" if int64 => "fn r_isnan_f64(x: f64) -> bool {
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
+}
+".into(),
         "r_isnan" => "fn r_isnan_f64(x: f64) -> bool { return !(x == x); }\n".into(),
         "r_signbit" if f32_ => {
             "fn r_signbit_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }\n".into()
@@ -762,4 +781,52 @@ pub(super) fn bit_helper(name: &str, t: &str, shader_f64: bool, oz: &str) -> Opt
         }
         _ => return None,
     })
+}
+
+/// The `$LARGE` branch of `r_sincos` (|x| >= 8192): sets the even octant `j` and the remainder
+/// `r` in [-pi/4, pi/4].
+pub(super) fn sincos_large(f64_and_int64: bool) -> String {
+    if !f64_and_int64 {
+        return "    // Without float64 and 64-bit integers: bounded, not accurate.
+    let q = floor(ax * 0.636619772f);
+    j = u32(q - 4.0f * floor(q * 0.25f)) * 2u;
+    r = clamp(ax - q * 1.5707963f, -0.7853982f, 0.7853982f);
+"
+        .into();
+    }
+    // 2/pi to 192 bits, as 24 windows of 32 bits 8 bits apart.
+    const TWO_OVER_PI: [u32; 6] = [
+        0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041,
+    ];
+    let bit = |k: usize| (TWO_OVER_PI[k / 32] >> (31 - k % 32)) & 1;
+    let words: Vec<String> = (0..24)
+        .map(|i| {
+            let lo = if i < 3 { 0 } else { 8 * (i - 3) };
+            let hi = 8 * (i + 1);
+            let mut w = 0u32;
+            for k in lo..hi {
+                w = (w << 1) | bit(k);
+            }
+            format!("{w:#x}u")
+        })
+        .collect();
+    let pi63 = super::emitter::f64lit(std::f64::consts::PI * 2f64.powi(-63));
+    format!(
+        "    // Payne-Hanek: the 24-bit mantissa times 96 bits of 2/pi chosen by the exponent gives
+    // x 2/pi in 2.62 fixed point: the quadrant in the top bits, the remainder below.
+    var tbl = array<u32, 24>({});
+    let xi = bitcast<u32>(ax);
+    let idx = (xi >> 26u) & 15u;
+    let m = ((xi & 0xffffffu) | 0x800000u) << ((xi >> 23u) & 7u);
+    let p0 = m * tbl[idx];
+    let p1 = u64(m) * u64(tbl[idx + 4u]);
+    let p2 = u64(m) * u64(tbl[idx + 8u]);
+    var res = ((p2 >> 32u) | (u64(p0) << 32u)) + p1;
+    let n = (res + (1lu << 61u)) >> 62u;
+    res = res - (n << 62u);
+    r = f32(f64(bitcast<i64>(res)) * {pi63});
+    j = u32(n & 3lu) * 2u;
+",
+        words.join(", ")
+    )
 }

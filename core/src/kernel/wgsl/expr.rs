@@ -199,8 +199,11 @@ impl WgslEmitter {
                         let h = self.cx_helper("log", "r_log", DType::Complex64)?;
                         format!("{h}({a})")
                     }
-                    UnaryOp::Exp => {
-                        let h = self.cx_helper("exp", "r_exp", DType::Complex64)?;
+                    UnaryOp::Exp | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan => {
+                        // ... and sin/cos/tan (Cephes, Payne-Hanek past 8192): llvmpipe's lose
+                        // accuracy with the argument.
+                        let f = format!("r_{name}");
+                        let h = self.cx_helper(&name, &f, DType::Complex64)?;
                         format!("{h}({a})")
                     }
                     UnaryOp::Tanh => {
