@@ -23,7 +23,13 @@
 //! llvmpipe, 2 GiB on an H200) and have fewer than 2^31 elements (32-bit index arithmetic);
 //! larger allocations are refused with a clear error for now.
 //!
-//! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64).
+//! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64), and
+//! so are the complex128 functions built on them: `exp log sin cos tan tanh power` and the math
+//! library's `exp2 expm1 log2 log10 log1p sinh cosh arcsin arccos arctan arcsinh arccosh
+//! arctanh angle` (a golden case of one is a skip until software float64 math exists).
+//! Complex64 runs every complex routine; complex128 its arithmetic, comparisons, `absolute`,
+//! `sqrt`, casts, reductions, matmul (the WGSL GEMM), sort and scans. Complex atomics
+//! (`add.at` of complex) are refused (WGSL has 32-bit atomics only).
 //!
 //! # Loop budgets (Mesa's llvmpipe)
 //! llvmpipe runs at most 65,535 loop passes per vector of invocations and dispatch, shared by all
