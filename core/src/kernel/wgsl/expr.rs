@@ -7,6 +7,16 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
 
+/// `Some(sign bit)` when `e` is a float zero constant.
+fn zero_const(e: &Expr) -> Option<bool> {
+    match e.kind {
+        ExprKind::Const(v) if e.ty.is_float() && v.to_f64() == 0.0 => {
+            Some(v.to_f64().is_sign_negative())
+        }
+        _ => None,
+    }
+}
+
 impl WgslEmitter {
     pub(super) fn expr(&mut self, e: &Expr, c: &Ctx) -> Result<String> {
         Ok(self.expr_d(e, c)?.0)
@@ -103,7 +113,13 @@ impl WgslEmitter {
                     if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                         y = self.bind(y);
                     }
-                    self.binary(*op, a.ty, b.ty, x, y)?
+                    let bits = self.vty(a.ty) == "f32"
+                        || (a.ty == DType::Float64 && self.opts.shader_int64);
+                    match (op, zero_const(a), zero_const(b)) {
+                        (BinaryOp::Mul, _, Some(neg)) if bits => self.times_zero(a.ty, x, neg)?,
+                        (BinaryOp::Mul, Some(neg), _) if bits => self.times_zero(a.ty, y, neg)?,
+                        _ => self.binary(*op, a.ty, b.ty, x, y)?,
+                    }
                 }
             }
             ExprKind::Cast(a) => {
@@ -122,6 +138,26 @@ impl WgslEmitter {
             }
         };
         Ok((s, depth + 1))
+    }
+
+    /// `x * ±0` for float32 (float64 with 64-bit integers) spelled out (a zero with the xor of the signs; NaN for an infinite
+    /// or NaN `x`): llvmpipe assumes no signed zeros and folds `x * 0` to `+0`, which lost the
+    /// sign the math library's `rint` takes from `x * 0`.
+    fn times_zero(&mut self, d: DType, x: String, neg: bool) -> Result<String> {
+        let x = self.bind(x);
+        if d == DType::Float64 {
+            let h = self.cx_helper("multiply", "r_isfin", DType::Complex128)?;
+            let flip = if neg { " ^ 0x8000000000000000lu" } else { "" };
+            let nan = f64lit(f64::NAN);
+            return Ok(format!(
+                "select({nan}, bitcast<f64>((bitcast<u64>({x}){flip}) & 0x8000000000000000lu), {h}({x}))"
+            ));
+        }
+        let h = self.cx_helper("multiply", "r_isfin", DType::Complex64)?;
+        let flip = if neg { " ^ 0x80000000u" } else { "" };
+        Ok(format!(
+            "select(bitcast<f32>(0x7fc00000u), bitcast<f32>((bitcast<u32>({x}){flip}) & 0x80000000u), {h}({x}))"
+        ))
     }
 
     pub(super) fn f64_refusal(&self, op: &str) -> Error {
