@@ -108,8 +108,12 @@ impl WgslEmitter {
                     let y = sub(self, b)?;
                     self.complex_binary(*op, a.ty, b.ty, x, y)?
                 } else {
-                    let x = sub(self, a)?;
+                    let mut x = sub(self, a)?;
                     let mut y = sub(self, b)?;
+                    if matches!(op, BinaryOp::Add | BinaryOp::Sub) {
+                        x = self.opaque_const(a, x);
+                        y = self.opaque_const(b, y);
+                    }
                     if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                         y = self.bind(y);
                     }
@@ -138,6 +142,28 @@ impl WgslEmitter {
             }
         };
         Ok((s, depth + 1))
+    }
+
+    /// `s` (the emission of `e`) hidden from the compiler when `e` is a nonzero float32/float64
+    /// constant of a sum: each use ORs in a different zero (the sign bit of meta word 0, which
+    /// is below 2^31, shifted), so the compiler can neither fold nor merge them. llvmpipe
+    /// reassociates sums with constants (`(1 + x) - 1` to `x`), which undid Kahan's log1p of the
+    /// math library (and so arcsinh, arcsin of small arguments).
+    fn opaque_const(&mut self, e: &Expr, s: String) -> String {
+        let ExprKind::Const(v) = e.kind else {
+            return s;
+        };
+        if !matches!(e.ty, DType::Float32 | DType::Float64) || v.to_f64() == 0.0 {
+            return s;
+        }
+        let k = self.tmp % 31;
+        self.tmp += 1;
+        let z = format!("(({} & 0x80000000u) >> {k}u)", self.zero_word);
+        if e.ty == DType::Float64 {
+            format!("({s} + f64(bitcast<f32>({z})))")
+        } else {
+            format!("bitcast<f32>(bitcast<u32>({s}) | {z})")
+        }
     }
 
     /// `x * ±0` for float32 (float64 with 64-bit integers) spelled out (a zero with the xor of the signs; NaN for an infinite
