@@ -204,3 +204,54 @@ fn payne_hanek_table_is_two_over_pi() {
     assert!(src.contains("0x95993c43u, 0x993c4390u, 0x3c439041u)"));
     assert!(!super::super::complex_lib::sincos_large(false).contains("u64"));
 }
+
+/// Guards against llvmpipe's fast-math folds: `x * 0` keeps the sign from the bits, constants
+/// of sums are hidden (each use distinct), reductions fold from the first element.
+#[test]
+fn fold_guards_are_emitted() {
+    let f = DType::Float32;
+    let mul0 = Kernel::map(
+        "mul0",
+        vec![f],
+        vec![],
+        Expr::binary(
+            B::Mul,
+            Expr::input(0, f),
+            Expr::constant(Scalar::Float32(-0.0)),
+        ),
+    );
+    let src = emit_elementwise(&mul0, &specs(&mul0)[0], &opts())
+        .unwrap()
+        .source;
+    assert!(src.contains("^ 0x80000000u) & 0x80000000u"), "{src}");
+    check_kernel(&mul0);
+    // (1 + x) - 1: two distinct opaque ones.
+    let one = || Expr::constant(Scalar::Float32(1.0));
+    let k = Kernel::map(
+        "kahan",
+        vec![f],
+        vec![],
+        Expr::binary(
+            B::Sub,
+            Expr::binary(B::Add, one(), Expr::input(0, f)),
+            one(),
+        ),
+    );
+    let src = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap().source;
+    assert!(src.contains(">> 0u)") && src.contains(">> 1u)"), "{src}");
+    check_kernel(&k);
+    let r = ReduceKernel::simple(
+        "fmax",
+        DType::Complex64,
+        DType::Complex64,
+        B::FMax,
+        Scalar::Complex64(num_complex::Complex::new(f32::NAN, f32::NAN)),
+        DType::Complex64,
+    );
+    let s = &rspecs(&r)[0];
+    let src = emit_reduction(&r, s, &opts()).unwrap().source;
+    assert!(
+        src.contains("if (fresh) { acc = v; fresh = false; }"),
+        "{src}"
+    );
+}
