@@ -6,8 +6,9 @@
 //! refused with `DTypeNotSupported` until software float64 math exists; `+ - * /`, comparisons,
 //! `absolute`, `sqrt`, predicates and casts run.
 
-use super::complex_lib::{bit_helper, sincos_large, HELPERS};
+use super::complex_lib::HELPERS;
 use super::emitter::{f32lit, f64lit, WgslEmitter};
+use super::real_lib::{bit_helper, sincos_large, REAL_HELPERS};
 use super::WgslOptions;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -81,6 +82,7 @@ impl WgslEmitter {
         }
         let h = HELPERS
             .iter()
+            .chain(REAL_HELPERS)
             .find(|h| h.name == name)
             .ok_or_else(|| Error::invalid("wgsl complex", format!("no helper {name}")))?;
         if h.f32_only && t == "f64" {

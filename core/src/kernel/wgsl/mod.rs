@@ -23,7 +23,9 @@
 //!
 //! Float64 transcendental functions (`exp`, `log`, `sin`, `cos`, `tan`, `tanh`, `pow`, `atan2`)
 //! are never emitted as WGSL builtins: Vulkan's GLSL.std.450 defines them for 16/32-bit floats
-//! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`.
+//! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`, as are
+//! the complex128 functions built on them. Float32 `exp`, `log`, `sin`, `cos`, `tan` and `atan2`
+//! are software (`real_lib.rs`): llvmpipe's builtins were tens of ulps off.
 //!
 //! # Scatter (raw operands written)
 //! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
@@ -65,7 +67,26 @@
 //! `emitter.rs` the emitter's state (`WgslEmitter`: value types, literals, conversions),
 //! `expr.rs`, `binary.rs`, `cast.rs` and `stmt.rs` the body, `atomic.rs` atomic updates,
 //! `interface.rs` the index width and binding/meta declarations, `elementwise.rs` and
-//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe.
+//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe; `complex.rs` the
+//! complex operators and casts over the WGSL helper libraries `complex_lib.rs` (NumPy's complex
+//! loops, C99 Annex G functions) and `real_lib.rs` (software float32 `exp log sin cos tan atan2`,
+//! an fma that is one rounding, guards against llvmpipe's fast-math folds), each helper
+//! emitted only when a kernel uses it.
+//!
+//! # Complex
+//! complex64/complex128 are `vec2<f32>`/`vec2<f64>` (re, im), NumPy's bytes. Every complex op
+//! of the IR is emitted with the C++ prelude's algorithms (see `complex_lib.rs`); complex128
+//! functions built on float64 transcendental builtins (`exp log sin cos tan tanh`, `**`) are
+//! refused with `DTypeNotSupported` like the float64 ones. [`complex_helpers`] hands the
+//! library to hand-written shaders (the backend's scan and sort).
+//!
+//! # llvmpipe's fast math
+//! Mesa's llvmpipe compiles shaders as if no NaNs, infinities or signed zeros existed and
+//! reassociates: it folds `y - y` to 0, `x * 0` to +0, `0 - x` to `-x` next to a literal zero,
+//! `(1 + x) - 1` to `x`, and splits `fma` into a multiply and an add. The emitter spells those
+//! out: NaN tests and signs from the bits, `x * ±0` from the sign bits, nonzero constants of
+//! sums and the +0 parts of complex literals and casts hidden behind a runtime zero (the sign
+//! bit of meta word 0, below 2^31), fma through float64 (float32) or Dekker's product (float64).
 
 use crate::dtype::DType;
 use crate::kernel::ir::{Kernel, Stmt};
@@ -465,6 +486,7 @@ mod elementwise;
 mod emitter;
 mod expr;
 mod interface;
+mod real_lib;
 mod reduce;
 mod stmt;
 

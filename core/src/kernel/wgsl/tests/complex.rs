@@ -198,11 +198,11 @@ fn complex_reductions_validate() {
 
 #[test]
 fn payne_hanek_table_is_two_over_pi() {
-    let src = super::super::complex_lib::sincos_large(true);
+    let src = super::super::real_lib::sincos_large(true);
     // ARM optimized-routines' __inv_pio4: windows of 2/pi's bits, 8 bits apart.
     assert!(src.contains("0xa2u, 0xa2f9u, 0xa2f983u, 0xa2f9836eu, 0xf9836e4eu, 0x836e4e44u"));
     assert!(src.contains("0x95993c43u, 0x993c4390u, 0x3c439041u)"));
-    assert!(!super::super::complex_lib::sincos_large(false).contains("u64"));
+    assert!(!super::super::real_lib::sincos_large(false).contains("u64"));
 }
 
 /// Guards against llvmpipe's fast-math folds: `x * 0` keeps the sign from the bits, constants
