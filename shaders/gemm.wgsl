@@ -1,5 +1,8 @@
 // Tiled batched GEMM: C[b] = A[b] @ B[b] for any strides (batch strides may be 0).
-// `ELEM` is replaced by the element type (f32 or f64) before compilation.
+// The Rust side replaces before compilation: `ELEM` the element type (f32, f64, vec2<f32> or
+// vec2<f64> for complex), `MADD` the body of `madd` (c + a b; complex: the complex product),
+// `BKV` the k slice (16; 8 for complex128, whose tiles would pass 16 KiB of workgroup memory),
+// `TILE` = 64 BKV and `LOADS` = TILE / 256.
 // A workgroup of 16x16 invocations computes a 64x64 tile of C, each invocation a 4x4 block;
 // the K dimension advances in slices of 16 staged through workgroup memory.
 // Out-of-range rows/columns/k are padded with zeros, so any m, n, k works.
@@ -21,10 +24,12 @@ struct Meta {
 
 const BM: u32 = 64u;
 const BN: u32 = 64u;
-const BK: u32 = 16u;
+const BK: u32 = BKVu;
 
-var<workgroup> As: array<T, 1024>; // [BK][BM]
-var<workgroup> Bs: array<T, 1024>; // [BK][BN]
+var<workgroup> As: array<T, TILE>; // [BK][BM]
+var<workgroup> Bs: array<T, TILE>; // [BK][BN]
+
+fn madd(c: T, a: T, b: T) -> T { return MADD; }
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -37,7 +42,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   var acc: array<T, 16>;
   for (var i = 0u; i < 16u; i++) { acc[i] = T(0); }
   for (var k0 = mt.kb; k0 < mt.ke; k0 += BK) {
-    for (var l = 0u; l < 4u; l++) {
+    for (var l = 0u; l < LOADSu; l++) {
       let e = li + l * 256u;
       // A tile: 64 rows x 16 k; consecutive invocations walk k (coalesced for row-major A).
       let mm = e / BK;
@@ -70,7 +75,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       }
       for (var i = 0u; i < 4u; i++) {
         for (var j = 0u; j < 4u; j++) {
-          acc[i * 4u + j] += a[i] * b[j];
+          acc[i * 4u + j] = madd(acc[i * 4u + j], a[i], b[j]);
         }
       }
     }

@@ -38,6 +38,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   let ibase = mt.in_off + i32(row) * mt.in_s0;
   let obase = mt.out_off + row * mt.n;
   var carry = A(IDENT);
+  // NumPy's accumulate copies the first element (the identity is never combined in: 1 * z is
+  // not z for a complex z with a NaN part, 0 + -0 is +0).
+  var first = mt.e_lo == 0u;
   if (mt.e_lo > 0u) { carry = CA[row]; }
   let e_hi = min(mt.e_hi, mt.n);
   for (var c0 = mt.e_lo; c0 < e_hi; c0 += 256u) {
@@ -56,9 +59,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     }
     workgroupBarrier();
     if (j < mt.n) {
-      Y[obase + j] = store_conv(combine(carry, sh[lid]));
+      Y[obase + j] = store_conv(select(combine(carry, sh[lid]), sh[lid], first));
     }
-    carry = combine(carry, sh[255]);
+    carry = select(combine(carry, sh[255]), sh[255], first);
+    first = false;
     workgroupBarrier();
   }
   if (lid == 0u && e_hi < mt.n) { CA[row] = carry; }

@@ -2,7 +2,9 @@
 //! (every pair of values with signed zeros, NaN and infinite parts, all view recipes), the math
 //! functions with C99 special values, casts to and from real dtypes, weak scalars and
 //! promotion, sum/prod/mean over axes, matmul (2-D, transposed, batched, mixed dtypes), and
-//! the ops NumPy has no complex loop for (TypeError). wgpu refuses complex (a skip).
+//! the ops NumPy has no complex loop for (TypeError). On wgpu the complex128 functions built on
+//! float64 transcendentals (`exp log sin cos tan tanh`, `power`) are refused (a skip); the rest
+//! passes there.
 //!
 //! Tolerances: `+ - *` (NumPy's fused multiply), `/` (Smith's method), `**` with small integer
 //! exponents, comparisons, maximum/minimum, predicates and casts are bit-exact on cpu, CUDA and
@@ -10,7 +12,8 @@
 //! `power` with other exponents call the math library: [`Tol::Complex`] with 8 ulps on the cpu
 //! backend (measured within 5 of NumPy: Kahan's tan/tanh formula over glibc's real functions)
 //! and 16 on CUDA/HIP, whose device libraries round the real functions less tightly (tanf,
-//! sinhf up to 4 ulps).
+//! sinhf up to 4 ulps). wgpu (complex64: the WGSL emitter's software float32 functions) is held
+//! to the cpu's 8 and passes on llvmpipe.
 //! Reductions and matmul: the summation-order bound ([`Tol::Scaled`]).
 
 use crate::common::{self, axes, Golden, Operand, Tol};

@@ -24,19 +24,35 @@ impl WgpuBackend {
         }
         let elem = match d {
             DType::Float32 => "f32",
-            DType::Float64 => {
+            DType::Complex64 => "vec2<f32>",
+            DType::Float64 | DType::Complex128 => {
                 self.check_dtype("matmul", d)?;
-                "f64"
+                if d == DType::Float64 {
+                    "f64"
+                } else {
+                    "vec2<f64>"
+                }
             }
             _ => {
                 return Err(dtype_unsupported(
                     "matmul",
                     d,
                     &self.info,
-                    format!("the wgpu GEMM kernel handles float32 and float64, not {d}"),
+                    format!(
+                        "the wgpu GEMM kernel handles float32, float64, complex64 and \
+                         complex128, not {d}"
+                    ),
                 ))
             }
         };
+        // Complex: the textbook product accumulated part by part (BLAS's cgemm/zgemm order of
+        // operations is unspecified too; results are within the summation bound).
+        let madd = if d.is_complex() {
+            "c + T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)"
+        } else {
+            "c + a * b"
+        };
+        let bk = if d == DType::Complex128 { 8 } else { 16 };
         let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
             if o.layout.shape.len() != 3 {
                 return Err(Error::invalid(
@@ -55,9 +71,14 @@ impl WgpuBackend {
             return Ok(());
         }
         let key = hash_of(&("gemm", elem));
-        let pipe = self.pipeline(key, &format!("gemm_{elem}"), &|| {
+        let pipe = self.pipeline(key, &format!("gemm_{}", d.name()), &|| {
             Ok((
-                GEMM_WGSL.replace("ELEM", elem),
+                GEMM_WGSL
+                    .replace("ELEM", elem)
+                    .replace("MADD", madd)
+                    .replace("BKV", &bk.to_string())
+                    .replace("TILE", &(64 * bk).to_string())
+                    .replace("LOADS", &(64 * bk / 256).to_string()),
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,

@@ -14,7 +14,8 @@
 //! | float16, bfloat16 | `f32` holding a value of the type (kernels round on every cast/store) |
 //! | int64 / uint64 | native, needs the adapter's `SHADER_INT64`, else `DTypeNotSupported` |
 //! | float64 | native, needs `SHADER_F64`, else `DTypeNotSupported` ("float64 on a wgpu adapter without SHADER_F64") |
-//! | complex64 / complex128 | not supported yet (`DTypeNotSupported`) |
+//! | complex64 | `vec2<f32>` (re, im): NumPy's bytes |
+//! | complex128 | `vec2<f64>` (re, im), needs `SHADER_F64`, else `DTypeNotSupported` ("complex128 on a wgpu adapter without SHADER_F64") |
 //!
 //! `write`/`read` convert from/to NumPy's byte format. Allocations are rounded up to a multiple
 //! of four words so contiguous float32/int32 kernels can use `vec4` loads and stores.
@@ -22,7 +23,13 @@
 //! llvmpipe, 2 GiB on an H200) and have fewer than 2^31 elements (32-bit index arithmetic);
 //! larger allocations are refused with a clear error for now.
 //!
-//! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64).
+//! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64), and
+//! so are the complex128 functions built on them: `exp log sin cos tan tanh power` and the math
+//! library's `exp2 expm1 log2 log10 log1p sinh cosh arcsin arccos arctan arcsinh arccosh
+//! arctanh angle` (a golden case of one is a skip until software float64 math exists).
+//! Complex64 runs every complex routine; complex128 its arithmetic, comparisons, `absolute`,
+//! `sqrt`, casts, reductions, matmul (the WGSL GEMM), sort and scans. Complex atomics
+//! (`add.at` of complex) are refused (WGSL has 32-bit atomics only).
 //!
 //! # Loop budgets (Mesa's llvmpipe)
 //! llvmpipe runs at most 65,535 loop passes per vector of invocations and dispatch, shared by all

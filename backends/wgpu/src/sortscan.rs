@@ -4,15 +4,17 @@
 //!   running total carried between chunks (any row length). Integers wrap (8/16-bit ones are
 //!   wrapped at the store), bool is `or`/`and`, float16/bfloat16 accumulate in float32 and are
 //!   rounded once per output element (NumPy rounds after every step; the difference is within
-//!   the scan's rounding-error bound).
+//!   the scan's rounding-error bound). Complex sums add the parts; complex products are NumPy's
+//!   multiply (the emitter's `cx_mul`).
 //! - Sort: a bitonic network over (key, original position) pairs with ties broken by position
 //!   (stable), NaN last, `-0.0 == 0.0`; then a gather writes the keys (and int64 values) in
-//!   sorted order from copies made by the first pass. Stages with distance < 1024 run in
+//!   sorted order from copies made by the first pass. Complex keys (`vec2`) sort in NumPy's
+//!   order: lexicographic, with the NaN classes `R + Rj`, `R + nanj`, `nan + Rj`, `nan + nanj`. Stages with distance < 1024 run in
 //!   workgroup memory, longer ones one dispatch each.
 
 use crate::{backend_err, hash_of, WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{ScanCall, ScanOp, SortCall};
-use cupy_core::kernel::wgsl::MetaLayout;
+use cupy_core::kernel::wgsl::{self, MetaLayout};
 use cupy_core::{DType, Error, Layout, Result};
 
 const SCAN_WGSL: &str = include_str!("../../../shaders/scan.wgsl");
@@ -42,6 +44,35 @@ const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
 /// Block of the sort's workgroup-local stages (the `sk`/`si` arrays in sort.wgsl).
 const SORT_BLOCK: usize = 1024;
 
+/// NumPy's sort order of complex keys (`npysort`'s `CFLOAT_LT`): lexicographic, with the NaN
+/// classes `R + Rj`, `R + nanj`, `nan + Rj`, `nan + nanj` in that order.
+fn complex_sort_less(d: DType) -> String {
+    let nan = |x: &str| {
+        if d == DType::Complex128 {
+            format!("!({x} == {x})")
+        } else {
+            format!("isnan_f32({x})")
+        }
+    };
+    format!(
+        "fn cx_sort_lt(a: K, b: K) -> bool {{
+  let an = {};
+  let bn = {};
+  let ain = {};
+  let bin_ = {};
+  if (a.x < b.x) {{ return !ain || bin_; }}
+  if (a.x > b.x) {{ return bin_ && !ain; }}
+  if (a.x == b.x || (an && bn)) {{ return a.y < b.y || (bin_ && !ain); }}
+  return bn;
+}}
+",
+        nan("a.x"),
+        nan("b.x"),
+        nan("a.y"),
+        nan("b.y")
+    )
+}
+
 /// The WGSL storage word type of a dtype (see the crate docs).
 fn word_type(d: DType) -> Option<&'static str> {
     Some(match d {
@@ -51,7 +82,8 @@ fn word_type(d: DType) -> Option<&'static str> {
         DType::Int64 => "i64",
         DType::UInt64 => "u64",
         DType::Float64 => "f64",
-        DType::Complex64 | DType::Complex128 => return None,
+        DType::Complex64 => "vec2<f32>",
+        DType::Complex128 => "vec2<f64>",
     })
 }
 
@@ -133,10 +165,20 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
     }
     let narrow = matches!(d, DType::Float16 | DType::BFloat16);
     let acc = if narrow { "f32" } else { elem };
+    let mut cx_helpers = String::new();
+    let cx_mul;
     let (ident, combine) = match (call.op, d) {
         (ScanOp::Sum, DType::Bool) => ("0", "a | b"),
         (ScanOp::Prod, DType::Bool) => ("1", "a & b"),
         (ScanOp::Sum, _) => ("0", "a + b"),
+        // NumPy's complex multiply (one fused multiply-add per part), from the emitter's
+        // library; `mt.batch` (below 2^31) makes its unfoldable zero.
+        (ScanOp::Prod, d) if d.is_complex() => {
+            let (names, src) = wgsl::complex_helpers(&["cx_mul"], d, &be.opts, "mt.batch")?;
+            cx_helpers = src;
+            cx_mul = format!("{}(a, b)", names[0]);
+            ("1.0, 0.0", cx_mul.as_str())
+        }
         (ScanOp::Prod, _) => ("1", "a * b"),
     };
     let (store, helpers) = match d {
@@ -148,6 +190,7 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
         DType::BFloat16 => ("round_bf16(v)", ROUND_BF16),
         _ => ("v", ""),
     };
+    let helpers = format!("{helpers}{cx_helpers}");
     let key = hash_of(&("scan", elem, d.name(), ident, combine, aliased));
     let pipe = be.pipeline(key, op, &|| {
         let mut src: String = SCAN_WGSL
@@ -165,7 +208,7 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
             .replace("COMBINE", combine)
             .replace("STORE", store)
             .replace("CAB", if aliased { "2" } else { "3" })
-            .replace("//HELPERS", helpers);
+            .replace("//HELPERS", &helpers);
         let rw = if aliased {
             vec![true, true]
         } else {
@@ -207,7 +250,13 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
 }
 
 /// The sections of sort.wgsl: the common header, then `init`, `local`, `global`, `gather`.
-fn sort_source(section: &str, elem: &str, less: &str, values: bool) -> Result<String> {
+fn sort_source(
+    section: &str,
+    elem: &str,
+    less: &str,
+    helpers: &str,
+    values: bool,
+) -> Result<String> {
     let mut parts = SORT_WGSL.split("//@@ ");
     let head = parts.next().unwrap_or_default();
     let body = parts
@@ -219,7 +268,10 @@ fn sort_source(section: &str, elem: &str, less: &str, values: bool) -> Result<St
         .filter(|l| values || !l.contains("/*V*/"))
         .collect::<Vec<_>>()
         .join("\n");
-    Ok(src.replace("ELEM", elem).replace("LESS", less))
+    Ok(src
+        .replace("fn key_less", &format!("{helpers}fn key_less"))
+        .replace("ELEM", elem)
+        .replace("LESS", less))
 }
 
 pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
@@ -277,7 +329,13 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
             "!isnan_f32(a) && (isnan_f32(b) || a < b)"
         }
         DType::Float64 => "(a == a) && (!(b == b) || a < b)",
+        DType::Complex64 | DType::Complex128 => "cx_sort_lt(a, b)",
         _ => "a < b",
+    };
+    let helpers = if d.is_complex() {
+        complex_sort_less(d)
+    } else {
+        String::new()
     };
     let has_v = vals.is_some();
     let tk = be.alloc_words(d, total)?;
@@ -289,10 +347,10 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
         None
     };
     let pipe = |section: &str, rw: Vec<bool>| {
-        let key = hash_of(&("sort", section, elem, less, has_v));
+        let key = hash_of(&("sort", section, elem, less, &helpers, has_v));
         be.pipeline(key, &format!("sort_{section}_{elem}"), &|| {
             Ok((
-                sort_source(section, elem, less, has_v)?,
+                sort_source(section, elem, less, &helpers, has_v)?,
                 meta(12),
                 rw.clone(),
             ))

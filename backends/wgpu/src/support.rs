@@ -46,19 +46,17 @@ pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The wgpu primitives: the WGSL GEMM for float32 and float64 (no float16 or complex kernel
-/// yet), the WGSL scan and sort for every non-complex dtype, raw WGSL kernels.
+/// The wgpu primitives: the WGSL GEMM for float32, float64, complex64 and complex128 (no
+/// float16 kernel yet), the WGSL scan and sort for every dtype (complex128 needs SHADER_F64, which the
+/// assumed adapter has), raw WGSL kernels.
 pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String> {
     match primitive {
         Primitive::Gemm => match dtype {
-            DType::Float32 | DType::Float64 => Ok(()),
+            DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => Ok(()),
             d => Err(format!(
-                "the wgpu GEMM kernel handles float32 and float64, not {d}"
+                "the wgpu GEMM kernel handles float32, float64, complex64 and complex128, not {d}"
             )),
         },
-        Primitive::Sort | Primitive::Scan if dtype.is_complex() => {
-            Err("complex dtypes are not supported on wgpu yet".into())
-        }
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
     }
 }

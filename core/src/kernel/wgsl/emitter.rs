@@ -64,6 +64,20 @@ pub(super) fn f64lit(x: f64) -> String {
     }
 }
 
+/// A +0 of part type `t` the shader compiler cannot see as a constant: the sign bit of `word`,
+/// a `u32` known to the backend (not the compiler) to be below 2^31 (meta word 0, the launch's
+/// element or output count, in the emitter's shaders). A driver without signed zeros (llvmpipe)
+/// rewrites `0 - x` as `-x` and `x + 0` as `x` when it sees a literal zero, which turned the +0
+/// imaginary part of a real cast to complex into -0 after a division.
+pub(super) fn opaque_zero_of(word: &str, t: &str) -> String {
+    let z = format!("bitcast<f32>({word} & 0x80000000u)");
+    if t == "f64" {
+        format!("f64({z})")
+    } else {
+        z
+    }
+}
+
 pub(super) struct Ctx {
     pub(super) inputs: Vec<String>,
     pub(super) params: Vec<String>,
@@ -98,6 +112,8 @@ pub(super) struct WgslEmitter {
     pub(super) tmp: usize,
     /// The statement run when a loop ended early (see [`LoopMode::guard`](super::LoopMode::guard)).
     pub(super) guard: Option<String>,
+    /// A `u32` expression below 2^31 the compiler cannot know (see [`opaque_zero_of`]).
+    pub(super) zero_word: String,
 }
 
 /// Deepest expression (in IR nodes) emitted inline; deeper subtrees go through `let`
@@ -139,6 +155,7 @@ impl WgslEmitter {
             pre: vec![],
             tmp: 0,
             guard: None,
+            zero_word: word(0),
         }
     }
 
@@ -243,6 +260,8 @@ impl WgslEmitter {
             "f32" => ParamRepr::F32,
             "f64" => ParamRepr::F64,
             "i64" => ParamRepr::I64,
+            "vec2<f32>" => ParamRepr::C64,
+            "vec2<f64>" => ParamRepr::C128,
             _ => ParamRepr::U64,
         }
     }
@@ -252,6 +271,20 @@ impl WgslEmitter {
             format!("(mt.p{k} != 0u)")
         } else {
             format!("mt.p{k}")
+        }
+    }
+
+    /// A +0 of part type `t` the compiler cannot fold (see [`opaque_zero_of`]).
+    pub(super) fn opaque_zero(&self, t: &str) -> String {
+        opaque_zero_of(&self.zero_word, t)
+    }
+
+    /// `lit` unless `x` is +0, then [`WgslEmitter::opaque_zero`].
+    fn opaque_or(&self, x: f64, lit: String, t: &str) -> String {
+        if x == 0.0 && x.is_sign_positive() {
+            self.opaque_zero(t)
+        } else {
+            lit
         }
     }
 
@@ -286,7 +319,14 @@ impl WgslEmitter {
             Scalar::BFloat16(x) => f32lit(x.to_f32()),
             Scalar::Float32(x) => f32lit(x),
             Scalar::Float64(x) => f64lit(x),
-            Scalar::Complex64(_) | Scalar::Complex128(_) => "0".into(),
+            Scalar::Complex64(c) => {
+                let p = |x: f32| self.opaque_or(x as f64, f32lit(x), "f32");
+                format!("vec2<f32>({}, {})", p(c.re), p(c.im))
+            }
+            Scalar::Complex128(c) => {
+                let p = |x: f64| self.opaque_or(x, f64lit(x), "f64");
+                format!("vec2<f64>({}, {})", p(c.re), p(c.im))
+            }
         }
     }
 

@@ -7,6 +7,16 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
 
+/// `Some(sign bit)` when `e` is a float zero constant.
+fn zero_const(e: &Expr) -> Option<bool> {
+    match e.kind {
+        ExprKind::Const(v) if e.ty.is_float() && v.to_f64() == 0.0 => {
+            Some(v.to_f64().is_sign_negative())
+        }
+        _ => None,
+    }
+}
+
 impl WgslEmitter {
     pub(super) fn expr(&mut self, e: &Expr, c: &Ctx) -> Result<String> {
         Ok(self.expr_d(e, c)?.0)
@@ -74,11 +84,15 @@ impl WgslEmitter {
             }
             ExprKind::Unary(op, a) => {
                 let mut s = sub(self, a)?;
-                if matches!(op, UnaryOp::Sqrt | UnaryOp::Log) {
-                    // Emitted twice: bind a compound operand once.
-                    s = self.bind(s);
+                if a.ty.is_complex() {
+                    self.complex_unary(*op, e.ty, a.ty, s)?
+                } else {
+                    if matches!(op, UnaryOp::Sqrt) {
+                        // Emitted twice: bind a compound operand once.
+                        s = self.bind(s);
+                    }
+                    self.unary(*op, a.ty, s)?
                 }
-                self.unary(*op, a.ty, s)?
             }
             ExprKind::Binary(op, a, b) => {
                 if let Some((sym, l, r)) = self.narrow_comparison(*op, a, b) {
@@ -89,18 +103,36 @@ impl WgslEmitter {
                     };
                     let (x, y) = (side(self, l)?, side(self, r)?);
                     format!("({x} {sym} {y})")
-                } else {
+                } else if a.ty.is_complex() || b.ty.is_complex() || *op == BinaryOp::Complex {
                     let x = sub(self, a)?;
+                    let y = sub(self, b)?;
+                    self.complex_binary(*op, a.ty, b.ty, x, y)?
+                } else {
+                    let mut x = sub(self, a)?;
                     let mut y = sub(self, b)?;
+                    if matches!(op, BinaryOp::Add | BinaryOp::Sub) {
+                        x = self.opaque_const(a, x);
+                        y = self.opaque_const(b, y);
+                    }
                     if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                         y = self.bind(y);
                     }
-                    self.binary(*op, a.ty, b.ty, x, y)?
+                    let bits = self.vty(a.ty) == "f32"
+                        || (a.ty == DType::Float64 && self.opts.shader_int64);
+                    match (op, zero_const(a), zero_const(b)) {
+                        (BinaryOp::Mul, _, Some(neg)) if bits => self.times_zero(a.ty, x, neg)?,
+                        (BinaryOp::Mul, Some(neg), _) if bits => self.times_zero(a.ty, y, neg)?,
+                        _ => self.binary(*op, a.ty, b.ty, x, y)?,
+                    }
                 }
             }
             ExprKind::Cast(a) => {
                 let s = sub(self, a)?;
-                self.cast(s, a.ty, e.ty)
+                if a.ty.is_complex() || e.ty.is_complex() {
+                    self.complex_cast(s, a.ty, e.ty)?
+                } else {
+                    self.cast(s, a.ty, e.ty)
+                }
             }
             ExprKind::Select(cond, a, b) => {
                 let cs = sub(self, cond)?;
@@ -110,6 +142,48 @@ impl WgslEmitter {
             }
         };
         Ok((s, depth + 1))
+    }
+
+    /// `s` (the emission of `e`) hidden from the compiler when `e` is a nonzero float32/float64
+    /// constant of a sum: each use ORs in a different zero (the sign bit of meta word 0, which
+    /// is below 2^31, shifted), so the compiler can neither fold nor merge them. llvmpipe
+    /// reassociates sums with constants (`(1 + x) - 1` to `x`), which undid Kahan's log1p of the
+    /// math library (and so arcsinh, arcsin of small arguments).
+    fn opaque_const(&mut self, e: &Expr, s: String) -> String {
+        let ExprKind::Const(v) = e.kind else {
+            return s;
+        };
+        if !matches!(e.ty, DType::Float32 | DType::Float64) || v.to_f64() == 0.0 {
+            return s;
+        }
+        let k = self.tmp % 31;
+        self.tmp += 1;
+        let z = format!("(({} & 0x80000000u) >> {k}u)", self.zero_word);
+        if e.ty == DType::Float64 {
+            format!("({s} + f64(bitcast<f32>({z})))")
+        } else {
+            format!("bitcast<f32>(bitcast<u32>({s}) | {z})")
+        }
+    }
+
+    /// `x * ±0` for float32 (float64 with 64-bit integers) spelled out (a zero with the xor of the signs; NaN for an infinite
+    /// or NaN `x`): llvmpipe assumes no signed zeros and folds `x * 0` to `+0`, which lost the
+    /// sign the math library's `rint` takes from `x * 0`.
+    fn times_zero(&mut self, d: DType, x: String, neg: bool) -> Result<String> {
+        let x = self.bind(x);
+        if d == DType::Float64 {
+            let h = self.cx_helper("multiply", "r_isfin", DType::Complex128)?;
+            let flip = if neg { " ^ 0x8000000000000000lu" } else { "" };
+            let nan = f64lit(f64::NAN);
+            return Ok(format!(
+                "select({nan}, bitcast<f64>((bitcast<u64>({x}){flip}) & 0x8000000000000000lu), {h}({x}))"
+            ));
+        }
+        let h = self.cx_helper("multiply", "r_isfin", DType::Complex64)?;
+        let flip = if neg { " ^ 0x80000000u" } else { "" };
+        Ok(format!(
+            "select(bitcast<f32>(0x7fc00000u), bitcast<f32>((bitcast<u32>({x}){flip}) & 0x80000000u), {h}({x}))"
+        ))
     }
 
     pub(super) fn f64_refusal(&self, op: &str) -> Error {
@@ -153,7 +227,7 @@ impl WgslEmitter {
             }
             UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj => {
                 let name = format!("{op:?}").to_lowercase();
-                return Err(self.unsupported(&name, d, "complex numbers are not supported"));
+                return Err(self.unsupported(&name, d, "needs a complex operand"));
             }
             UnaryOp::Not => self.truthy(d, &a, true),
             UnaryOp::BitNot => match d {
@@ -183,7 +257,20 @@ impl WgslEmitter {
                 let z = self.zero(d);
                 match op {
                     UnaryOp::Sqrt => format!("select(sqrt({a}), {nan}, {a} < {z})"),
-                    UnaryOp::Log => format!("select(log({a}), {nan}, {a} < {z})"),
+                    // float32 exp/log in software (complex_lib's Cephes `r_exp`/`r_log`):
+                    // llvmpipe's builtins lose up to |x| ulps (exp) and all relative accuracy
+                    // near 1 (log), which the math library's log1p/expm1/arcsin need.
+                    UnaryOp::Log => {
+                        let h = self.cx_helper("log", "r_log", DType::Complex64)?;
+                        format!("{h}({a})")
+                    }
+                    UnaryOp::Exp | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan => {
+                        // ... and sin/cos/tan (Cephes, Payne-Hanek past 8192): llvmpipe's lose
+                        // accuracy with the argument.
+                        let f = format!("r_{name}");
+                        let h = self.cx_helper(&name, &f, DType::Complex64)?;
+                        format!("{h}({a})")
+                    }
                     UnaryOp::Tanh => {
                         let h = self.helper("tanh_f32", || {
                             "fn tanh_f32(x: f32) -> f32 { return select(tanh(clamp(x, -15.0f, 15.0f)), x, !(x == x)); }\n".into()
@@ -233,6 +320,10 @@ impl WgslEmitter {
             return if negate { format!("(!{a})") } else { a.into() };
         }
         let z = self.zero(d);
+        if d.is_complex() {
+            let all = format!("all({a} == {z})");
+            return if negate { all } else { format!("(!{all})") };
+        }
         if negate {
             format!("({a} == {z})")
         } else {

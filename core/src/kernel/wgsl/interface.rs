@@ -111,6 +111,8 @@ pub(super) fn meta_decl(
             ParamRepr::F64 => "f64",
             ParamRepr::I64 => "i64",
             ParamRepr::U64 => "u64",
+            ParamRepr::C64 => "vec2<f32>",
+            ParamRepr::C128 => "vec2<f64>",
         };
         let _ = writeln!(s, "  p{k}: {t},");
     }

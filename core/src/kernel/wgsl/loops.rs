@@ -54,6 +54,8 @@ pub fn helper_passes(e: &Expr, narrow: bool) -> u64 {
                         66
                     }
                 }
+                // Complex `**` squares once per bit of an integer exponent below 100.
+                BinaryOp::Pow if d.is_complex() => 8,
                 _ => 0,
             };
         }
@@ -73,7 +75,7 @@ fn helper_loops(e: &Expr) -> u64 {
         if let ExprKind::Binary(op, a, _) = &x.kind {
             n += match op {
                 BinaryOp::FloorDiv | BinaryOp::Mod if a.ty.is_float() => 2,
-                BinaryOp::Pow if a.ty.is_integer() => 1,
+                BinaryOp::Pow if a.ty.is_integer() || a.ty.is_complex() => 1,
                 _ => 0,
             };
         }

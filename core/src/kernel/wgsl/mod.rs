@@ -12,7 +12,8 @@
 //! | float16, bfloat16 | `f32` holding a value of the type | `f32`, rounded on every cast and store |
 //! | float32 | `f32` | `f32` |
 //! | float64 | `f64` (needs `SHADER_F64`) | `f64` |
-//! | complex64/128 | refused (`DTypeNotSupported`) | |
+//! | complex64 | `vec2<f32>` (re, im) | `vec2<f32>` |
+//! | complex128 | `vec2<f64>` (needs `SHADER_F64`) | `vec2<f64>` |
 //!
 //! `Int64`/`UInt64` *expressions* of a kernel whose operands (inputs, outputs, raws) are not
 //! 64-bit integers are index arithmetic (`Index`, loop variables, `Load` indices): they are
@@ -22,7 +23,9 @@
 //!
 //! Float64 transcendental functions (`exp`, `log`, `sin`, `cos`, `tan`, `tanh`, `pow`, `atan2`)
 //! are never emitted as WGSL builtins: Vulkan's GLSL.std.450 defines them for 16/32-bit floats
-//! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`.
+//! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`, as are
+//! the complex128 functions built on them. Float32 `exp`, `log`, `sin`, `cos`, `tan` and `atan2`
+//! are software (`real_lib.rs`): llvmpipe's builtins were tens of ulps off.
 //!
 //! # Scatter (raw operands written)
 //! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
@@ -64,7 +67,26 @@
 //! `emitter.rs` the emitter's state (`WgslEmitter`: value types, literals, conversions),
 //! `expr.rs`, `binary.rs`, `cast.rs` and `stmt.rs` the body, `atomic.rs` atomic updates,
 //! `interface.rs` the index width and binding/meta declarations, `elementwise.rs` and
-//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe.
+//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe; `complex.rs` the
+//! complex operators and casts over the WGSL helper libraries `complex_lib.rs` (NumPy's complex
+//! loops, C99 Annex G functions) and `real_lib.rs` (software float32 `exp log sin cos tan atan2`,
+//! an fma that is one rounding, guards against llvmpipe's fast-math folds), each helper
+//! emitted only when a kernel uses it.
+//!
+//! # Complex
+//! complex64/complex128 are `vec2<f32>`/`vec2<f64>` (re, im), NumPy's bytes. Every complex op
+//! of the IR is emitted with the C++ prelude's algorithms (see `complex_lib.rs`); complex128
+//! functions built on float64 transcendental builtins (`exp log sin cos tan tanh`, `**`) are
+//! refused with `DTypeNotSupported` like the float64 ones. [`complex_helpers`] hands the
+//! library to hand-written shaders (the backend's scan and sort).
+//!
+//! # llvmpipe's fast math
+//! Mesa's llvmpipe compiles shaders as if no NaNs, infinities or signed zeros existed and
+//! reassociates: it folds `y - y` to 0, `x * 0` to +0, `0 - x` to `-x` next to a literal zero,
+//! `(1 + x) - 1` to `x`, and splits `fma` into a multiply and an add. The emitter spells those
+//! out: NaN tests and signs from the bits, `x * ±0` from the sign bits, nonzero constants of
+//! sums and the +0 parts of complex literals and casts hidden behind a runtime zero (the sign
+//! bit of meta word 0, below 2^31), fma through float64 (float32) or Dekker's product (float64).
 
 use crate::dtype::DType;
 use crate::kernel::ir::{Kernel, Stmt};
@@ -231,6 +253,10 @@ pub enum ParamRepr {
     I64,
     /// `u64`
     U64,
+    /// `vec2<f32>` (complex64: re, im)
+    C64,
+    /// `vec2<f64>` (complex128: re, im)
+    C128,
 }
 
 /// Layout of the uniform `Meta` struct (binding 0).
@@ -250,7 +276,8 @@ impl MetaLayout {
         let mut out = vec![];
         for &p in params {
             let sz = match p {
-                ParamRepr::F64 | ParamRepr::I64 | ParamRepr::U64 => 8,
+                ParamRepr::F64 | ParamRepr::I64 | ParamRepr::U64 | ParamRepr::C64 => 8,
+                ParamRepr::C128 => 16,
                 _ => 4,
             };
             off = off.div_ceil(sz) * sz;
@@ -274,15 +301,23 @@ impl MetaLayout {
     pub fn pack(&self, params: &[Scalar], words: &[u32]) -> Vec<u8> {
         let mut out = vec![0u8; self.size()];
         for (&(off, repr), &p) in self.params.iter().zip(params) {
-            let mut put = |b: &[u8]| out[off..off + b.len()].copy_from_slice(b);
-            match repr {
-                ParamRepr::U32 => put(&(p.to_i128() as u32).to_le_bytes()),
-                ParamRepr::I32 => put(&(p.to_i128() as i32).to_le_bytes()),
-                ParamRepr::F32 => put(&(p.to_f64() as f32).to_le_bytes()),
-                ParamRepr::F64 => put(&p.to_f64().to_le_bytes()),
-                ParamRepr::I64 => put(&(p.to_i128() as i64).to_le_bytes()),
-                ParamRepr::U64 => put(&(p.to_i128() as u64).to_le_bytes()),
-            }
+            let b: Vec<u8> = match repr {
+                ParamRepr::U32 => (p.to_i128() as u32).to_le_bytes().to_vec(),
+                ParamRepr::I32 => (p.to_i128() as i32).to_le_bytes().to_vec(),
+                ParamRepr::F32 => (p.to_f64() as f32).to_le_bytes().to_vec(),
+                ParamRepr::F64 => p.to_f64().to_le_bytes().to_vec(),
+                ParamRepr::I64 => (p.to_i128() as i64).to_le_bytes().to_vec(),
+                ParamRepr::U64 => (p.to_i128() as u64).to_le_bytes().to_vec(),
+                ParamRepr::C64 => {
+                    let c = p.to_c128();
+                    [(c.re as f32).to_le_bytes(), (c.im as f32).to_le_bytes()].concat()
+                }
+                ParamRepr::C128 => {
+                    let c = p.to_c128();
+                    [c.re.to_le_bytes(), c.im.to_le_bytes()].concat()
+                }
+            };
+            out[off..off + b.len()].copy_from_slice(&b);
         }
         for (i, w) in words.iter().enumerate().take(self.n_words) {
             let o = self.words_offset + 4 * i;
@@ -364,7 +399,8 @@ pub fn scratch_words(k: &Kernel, wide_int64: bool) -> usize {
         .iter()
         .map(|d| match d {
             DType::Int64 | DType::UInt64 if narrow => 1,
-            DType::Int64 | DType::UInt64 | DType::Float64 => 2,
+            DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => 2,
+            DType::Complex128 => 4,
             _ => 1,
         })
         .sum()
@@ -415,11 +451,12 @@ pub fn vec4_eligible(k: &Kernel) -> bool {
     !nested && counts.iter().all(|&c| c == 1)
 }
 
-/// Bytes of the storage word of `dtype` on wgpu (`None` for complex).
+/// Bytes of the storage word of `dtype` on wgpu (complex: the `vec2` of its parts, NumPy's
+/// bytes).
 pub fn storage_bytes(dtype: DType) -> Option<usize> {
     match dtype {
-        DType::Complex64 | DType::Complex128 => None,
-        DType::Int64 | DType::UInt64 | DType::Float64 => Some(8),
+        DType::Complex128 => Some(16),
+        DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => Some(8),
         _ => Some(4),
     }
 }
@@ -433,9 +470,9 @@ pub fn storage_refusal(dtype: DType, shader_f64: bool, shader_int64: bool) -> Op
         DType::Int64 | DType::UInt64 if !shader_int64 => {
             Some(format!("{dtype} on a wgpu adapter without SHADER_INT64"))
         }
-        DType::Complex64 | DType::Complex128 => Some(format!(
-            "{dtype} is not implemented on the wgpu backend yet"
-        )),
+        DType::Complex128 if !shader_f64 => {
+            Some("complex128 on a wgpu adapter without SHADER_F64".into())
+        }
         _ => None,
     }
 }
@@ -443,13 +480,17 @@ pub fn storage_refusal(dtype: DType, shader_f64: bool, shader_int64: bool) -> Op
 mod atomic;
 mod binary;
 mod cast;
+mod complex;
+mod complex_lib;
 mod elementwise;
 mod emitter;
 mod expr;
 mod interface;
+mod real_lib;
 mod reduce;
 mod stmt;
 
+pub use complex::complex_helpers;
 pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with};
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};

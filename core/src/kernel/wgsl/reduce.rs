@@ -135,6 +135,7 @@ pub fn emit_reduction_with(
     let group = spec.mode == ReduceMode::GroupPerOutput;
     if group {
         let _ = writeln!(decls, "var<workgroup> sh: array<{acc_t}, 256>;");
+        let _ = writeln!(decls, "var<workgroup> shv: array<u32, 256>;");
     }
     let nin = k.inputs.len();
     // word positions
@@ -177,7 +178,7 @@ pub fn emit_reduction_with(
         let _ = writeln!(m, "  let base{i} = {e};");
     }
     let ident = pack(k.identity.iter().map(|v| em.lit(*v)).collect());
-    let _ = writeln!(m, "  var acc: {acc_t} = {ident};");
+    let _ = writeln!(m, "  var acc: {acc_t} = {ident};\n  var fresh = true;");
     m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
     if group {
         m.push_str("  var r = r0 + lid;\n  for (; r < r1; r = r + 256u) {\n");
@@ -225,11 +226,16 @@ pub fn emit_reduction_with(
             .collect::<Result<Vec<_>>>()?,
     );
     em.flush_pre("    ", &mut m);
-    let _ = writeln!(m, "    acc = combine(acc, {mv});\n  }}");
+    // NumPy's reduce (and the cpu backend) folds from the first element; the identity only
+    // stands for an empty range (fmax's NaN identity is not neutral for a NaN element).
+    let _ = writeln!(
+        m,
+        "    let v = {mv};\n    if (fresh) {{ acc = v; fresh = false; }} else {{ acc = combine(acc, v); }}\n  }}"
+    );
     em.guard_after("r < r1", "  ", &mut m);
     if group {
         m.push_str(
-            "  sh[lid] = acc;\n  workgroupBarrier();\n  var s = 128u;\n  for (; s > 0u; s = s >> 1u) {\n    if (lid < s) { sh[lid] = combine(sh[lid], sh[lid + s]); }\n    workgroupBarrier();\n  }\n",
+            "  sh[lid] = acc;\n  shv[lid] = select(1u, 0u, fresh);\n  workgroupBarrier();\n  var s = 128u;\n  for (; s > 0u; s = s >> 1u) {\n    if (lid < s && shv[lid + s] != 0u) {\n      if (shv[lid] != 0u) { sh[lid] = combine(sh[lid], sh[lid + s]); } else { sh[lid] = sh[lid + s]; shv[lid] = 1u; }\n    }\n    workgroupBarrier();\n  }\n",
         );
         em.guard_after("s > 0u", "  ", &mut m);
         m.push_str("  if (lid != 0u) { return; }\n  acc = sh[0];\n");

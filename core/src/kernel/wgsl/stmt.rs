@@ -159,6 +159,48 @@ impl WgslEmitter {
                     );
                     w += 1;
                 }
+                "vec2<f32>" => {
+                    let _ = writeln!(
+                        rs,
+                        "      {l} = bitcast<vec2<f32>>(vec2<u32>({}, {}));",
+                        at(w),
+                        at(w + 1)
+                    );
+                    let _ = writeln!(
+                        sv,
+                        "      {{ let q = bitcast<vec2<u32>>({l}); {} = q.x; {} = q.y; }}",
+                        at(w),
+                        at(w + 1)
+                    );
+                    w += 1;
+                }
+                "vec2<f64>" => {
+                    if !self.opts.shader_int64 {
+                        return Err(self.unsupported(
+                            &self.kname,
+                            d,
+                            "a kernel split across dispatches (a loop past the driver's loop \
+                             limit) with a complex128 local needs SHADER_INT64",
+                        ));
+                    }
+                    let part = |k: usize| {
+                        format!(
+                            "bitcast<f64>(u64({}) | (u64({}) << 32u))",
+                            at(w + 2 * k),
+                            at(w + 2 * k + 1)
+                        )
+                    };
+                    let _ = writeln!(rs, "      {l} = vec2<f64>({}, {});", part(0), part(1));
+                    for (k, c) in ["x", "y"].iter().enumerate() {
+                        let _ = writeln!(
+                            sv,
+                            "      {{ let q = bitcast<u64>({l}.{c}); {} = u32(q & 0xfffffffflu); {} = u32(q >> 32u); }}",
+                            at(w + 2 * k),
+                            at(w + 2 * k + 1)
+                        );
+                    }
+                    w += 3;
+                }
                 _ => return Err(self.unsupported(&self.kname, d, "not storable in a window")),
             }
             w += 1;

@@ -131,6 +131,7 @@ const BINOPS: [BinaryOp; 23] = [
     B::Atan2,
 ];
 
+mod complex;
 mod deep;
 mod elementwise;
 mod loop_guard;
