@@ -3,15 +3,15 @@
 //! (`include/Random123/philox.h`: multipliers `0xD2511F53`/`0xCD9E8D57`, Weyl key increments
 //! `0x9E3779B9`/`0xBB67AE85`, ten rounds, the key bumped between rounds).
 //!
-//! [`philox4x32_10`] is the host reference; [`block`] emits the same function as kernel IR
-//! built from 32-bit integer operations only: the 32x32 -> 64 bit product each round needs is
-//! assembled from 16-bit halves (every backend has exact wrapping u32 `*`, `+`, shifts and
-//! xor; WGSL has no 64-bit integers without an extension), so the bits are the same on cpu,
-//! wgpu, CUDA and HIP.
+//! [`philox4x32_10`] is the host reference; `block` emits the same function as kernel IR
+//! built from 32-bit integer operations only: each round's 32x32 -> 64-bit product is the
+//! IR's `Mul` (low word) and `MulHi` (high word; `__umulhi` on CUDA/HIP, a u64 product on the
+//! cpu, 16-bit halves in WGSL, which has no 64-bit integers without an extension), so the bits
+//! are the same on cpu, wgpu, CUDA and HIP.
 
-use super::builder::{add, and, mul, shr, u32c, xor, Builder};
+use super::builder::{add, mul, u32c, xor, Builder};
 use cupy_core::dtype::DType;
-use cupy_core::kernel::ir::Expr;
+use cupy_core::kernel::ir::{BinaryOp, Expr};
 
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;
@@ -35,27 +35,10 @@ pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     c
 }
 
-/// The high 32 bits of `a * m` for a u32 expression `a` and a constant `m`, from 16-bit halves.
-fn mulhi_const(b: &mut Builder, a: &Expr, m: u32) -> Expr {
-    let (ml, mh) = (u32c(m & 0xffff), u32c(m >> 16));
-    let al = b.let_(and(a.clone(), u32c(0xffff)));
-    let ah = b.let_(shr(a.clone(), 16));
-    let t = b.let_(mul(al.clone(), ml.clone()));
-    let u = b.let_(add(mul(ah.clone(), ml), shr(t, 16)));
-    let v = b.let_(add(mul(al, mh.clone()), and(u.clone(), u32c(0xffff))));
-    b.let_(add(add(mul(ah, mh), shr(u, 16)), shr(v, 16)))
-}
-
-/// The high 32 bits of `a * m` for two u32 expressions (Lemire's bounded integers).
+/// The high 32 bits of `a * m` for two u32 expressions (the IR's [`BinaryOp::MulHi`]:
+/// one `mul.hi` on CUDA/HIP, a u64 product on the cpu, 16-bit halves in WGSL).
 pub(crate) fn mulhi(b: &mut Builder, a: &Expr, m: &Expr) -> Expr {
-    let al = b.let_(and(a.clone(), u32c(0xffff)));
-    let ah = b.let_(shr(a.clone(), 16));
-    let ml = b.let_(and(m.clone(), u32c(0xffff)));
-    let mh = b.let_(shr(m.clone(), 16));
-    let t = b.let_(mul(al.clone(), ml.clone()));
-    let u = b.let_(add(mul(ah.clone(), ml), shr(t, 16)));
-    let v = b.let_(add(mul(al, mh.clone()), and(u.clone(), u32c(0xffff))));
-    b.let_(add(add(mul(ah, mh), shr(u, 16)), shr(v, 16)))
+    b.let_(Expr::binary(BinaryOp::MulHi, a.clone(), m.clone()))
 }
 
 /// Emits Philox4x32-10 of the counter `ctr` (four u32 expressions) under `key` (two u32
@@ -70,9 +53,9 @@ pub(crate) fn block(b: &mut Builder, ctr: [Expr; 4], key: [Expr; 2]) -> [Expr; 4
                 b.let_(add(k[1].clone(), u32c(W1))),
             ];
         }
-        let hi0 = mulhi_const(b, &c[0], M0);
+        let hi0 = mulhi(b, &c[0], &u32c(M0));
         let lo0 = b.let_(mul(c[0].clone(), u32c(M0)));
-        let hi1 = mulhi_const(b, &c[2], M1);
+        let hi1 = mulhi(b, &c[2], &u32c(M1));
         let lo1 = b.let_(mul(c[2].clone(), u32c(M1)));
         let n0 = b.let_(xor(xor(hi1, c[1].clone()), k[0].clone()));
         let n2 = b.let_(xor(xor(hi0, c[3].clone()), k[1].clone()));
