@@ -776,3 +776,54 @@ fn seeding_calls_spawn_legacy_and_out() {
             .is_err());
     });
 }
+
+/// Every sampler kernel, emitted as HIP C++, compiles with AMD's hipRTC (gfx90a); the CUDA
+/// flavour is emitted too (NVRTC compiles it on the GPU machine). `CUPY_REQUIRE_HIP=1` turns a
+/// missing hipRTC into a failure.
+#[test]
+fn sampler_kernels_compile_with_hiprtc() {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+    };
+    let kernels = on_first(cupy::random::kernels::sampler_kernels);
+    assert!(kernels.len() >= 30, "{} kernels", kernels.len());
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        class: ElementwiseClass::Strided,
+        index64: false,
+    };
+    for k in &kernels {
+        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        emit_elementwise(k, &spec, Flavor::Cuda)
+            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
+    }
+    let rtc = match cupy_hip::result::Rtc::get() {
+        Ok(r) => r,
+        Err(e) => {
+            assert!(
+                std::env::var("CUPY_REQUIRE_HIP").as_deref() != Ok("1"),
+                "CUPY_REQUIRE_HIP=1 but hipRTC is not loadable: {e}"
+            );
+            eprintln!("NOTICE: skipping: hipRTC not loadable: {e}");
+            return;
+        }
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    for (n, k) in kernels.iter().enumerate() {
+        let mut k = k.clone();
+        k.name = format!("{}_{n}", k.name);
+        let e = emit_elementwise(&k, &spec, Flavor::Hip)
+            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
+        body.push_str(&e.source[pre.len()..]);
+    }
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    if let Err(e) = rtc.compile(&format!("{pre}{body}"), "random.hip", &opts) {
+        let log: Vec<&str> = e.log.lines().take(60).collect();
+        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
+    }
+    common::report(&format!(
+        "hip sampler_kernels_compile_with_hiprtc gfx90a {} kernels",
+        kernels.len()
+    ));
+}

@@ -139,6 +139,9 @@ impl Generator {
         params.extend(extra_params.iter().map(|(d, _)| *d));
         let raw_types: Vec<DType> = raw_arrays.iter().map(|a| a.dtype()).collect();
         let kernel: Kernel = b.finish(op, dtype, params, raw_types);
+        if super::kernels::collect(&kernel) {
+            return Err(Error::invalid(op, "kernel collected, not launched"));
+        }
         let mut values = self.next_call();
         values.extend(extra_params.into_iter().map(|(_, v)| v));
         let raw_refs: Vec<&Array> = raw_arrays.iter().collect();

@@ -35,6 +35,7 @@ pub(crate) mod builder;
 pub mod distributions;
 pub(crate) mod fmath;
 pub mod generator;
+pub mod kernels;
 pub mod legacy;
 pub mod philox;
 pub mod sampling;
