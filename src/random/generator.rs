@@ -118,6 +118,9 @@ impl Generator {
     ) -> Result<Array> {
         let device = match out {
             Some(o) => o.device().clone(),
+            None if super::kernels::collecting() => {
+                Device::get(cupy_core::backend::BackendKind::Cpu, 0)?
+            }
             None => Device::current()?,
         };
         let shape: Vec<usize> = match out {

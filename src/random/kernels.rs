@@ -22,14 +22,62 @@ pub(crate) fn collect(k: &Kernel) -> bool {
     })
 }
 
+/// True while [`sampler_kernels`] (or a probe) collects on this thread.
+pub(crate) fn collecting() -> bool {
+    COLLECT.with(|c| c.borrow().is_some())
+}
+
+/// The kernels `f` builds on this thread (launching none).
+fn collect_from(f: impl FnOnce(&mut super::Generator)) -> Vec<Kernel> {
+    COLLECT.with(|c| *c.borrow_mut() = Some(vec![]));
+    let mut g = default_rng(0);
+    f(&mut g);
+    COLLECT.with(|c| c.borrow_mut().take().unwrap_or_default())
+}
+
+/// Registry probe of the continuous samplers: float32 and float64 (the `random` kernel).
+pub(crate) fn probe_float(t: DType) -> Option<crate::registry::Need> {
+    if !matches!(t, DType::Float32 | DType::Float64) {
+        return None;
+    }
+    let k = collect_from(|g| {
+        let _ = g.random_with(&[1], t);
+    });
+    k.into_iter().next().map(crate::registry::Need::Kernel)
+}
+
+/// Registry probe of `integers`: every integer dtype (its kernel for the dtype).
+pub(crate) fn probe_int(t: DType) -> Option<crate::registry::Need> {
+    if !t.is_integer() {
+        return None;
+    }
+    let k = collect_from(|g| {
+        let _ = g.integers_with(0, 2, &[1], Integers::from(t));
+    });
+    k.into_iter().next().map(crate::registry::Need::Kernel)
+}
+
+/// Registry probe of the int64 samplers (Poisson's kernel: int64 output, float64 inside).
+pub(crate) fn probe_int64(t: DType) -> Option<crate::registry::Need> {
+    if t != DType::Int64 {
+        return None;
+    }
+    let k = collect_from(|g| {
+        let _ = g.poisson(2.0, &[1]);
+    });
+    k.into_iter().next().map(crate::registry::Need::Kernel)
+}
+
 /// Every sampler's kernel: random, uniform, the normal and exponential ziggurats and their
 /// transforms, gamma (shape below and above 1), integers (narrow and wide ranges), geometric,
 /// Poisson and binomial (both methods each), weighted choice and multinomial, in float32 and
-/// float64 where the sampler takes a dtype. Needs the current device only to build the
-/// ziggurat tables' operands (nothing is launched).
+/// float64 where the sampler takes a dtype. The cpu device holds the ziggurat tables' operands
+/// meanwhile (nothing is launched).
 pub fn sampler_kernels() -> Vec<Kernel> {
-    COLLECT.with(|c| *c.borrow_mut() = Some(vec![]));
-    let mut g = default_rng(0);
+    collect_from(sampler_calls)
+}
+
+fn sampler_calls(g: &mut super::Generator) {
     let s: &[usize] = &[4];
     for t in [DType::Float32, DType::Float64] {
         let _ = g.random_with(s, t);
@@ -57,5 +105,4 @@ pub fn sampler_kernels() -> Vec<Kernel> {
     let _ = g.binomial(1000, 0.3, s);
     let _ = g.choice(3, s, true, Some(&[0.2, 0.3, 0.5]));
     let _ = g.multinomial(5, &[0.5, 0.5], s);
-    COLLECT.with(|c| c.borrow_mut().take().unwrap_or_default())
 }

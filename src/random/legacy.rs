@@ -31,7 +31,7 @@ routine!(seed as "cupy.random.seed", Random);
 pub fn rand(shape: &[usize]) -> Result<Array> {
     with_global(|g| g.random(shape))
 }
-routine!(rand as "cupy.random.rand", Random);
+routine!(rand as "cupy.random.rand", Random, probe: super::kernels::probe_float);
 
 /// `numpy.random.random_sample(size)` (also `random`): float64 uniforms in `[0, 1)`;
 /// `dtype=float32` is CuPy's extension.
@@ -41,7 +41,7 @@ routine!(rand as "cupy.random.rand", Random);
 pub fn random_sample(shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
     with_global(|g| g.random_with(shape, opts))
 }
-routine!(random_sample as "cupy.random.random_sample", Random);
+routine!(random_sample as "cupy.random.random_sample", Random, probe: super::kernels::probe_float);
 
 /// `numpy.random.randn(*shape)`: float64 standard normals.
 ///
@@ -50,7 +50,7 @@ routine!(random_sample as "cupy.random.random_sample", Random);
 pub fn randn(shape: &[usize]) -> Result<Array> {
     with_global(|g| g.standard_normal(shape))
 }
-routine!(randn as "cupy.random.randn", Random);
+routine!(randn as "cupy.random.randn", Random, probe: super::kernels::probe_float);
 
 /// `cupy.random.randn` with `dtype=` (CuPy's extension: float32 or float64).
 ///
@@ -67,7 +67,7 @@ pub fn randn_with(shape: &[usize], dtype: DType) -> Result<Array> {
 pub fn randint(low: i64, high: i64, shape: &[usize]) -> Result<Array> {
     with_global(|g| g.integers(low, high, shape))
 }
-routine!(randint as "cupy.random.randint", Random);
+routine!(randint as "cupy.random.randint", Random, probe: super::kernels::probe_int);
 
 /// `numpy.random.randint(low, high, size, dtype=)`.
 ///

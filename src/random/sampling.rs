@@ -415,3 +415,27 @@ fn _keep(b: &mut Builder) -> Expr {
     let _ = (no_raws, Sample::default());
     b.let_(fc(F, 0.0))
 }
+
+routine!(
+    "cupy.random.Generator.permutation",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "stable argsort of float64 random keys"
+);
+routine!("cupy.random.Generator.shuffle", Random, probe: crate::random::kernels::probe_int64, notes: "in place, along axis 0");
+routine!("cupy.random.Generator.permuted", Random, probe: crate::random::kernels::probe_int64, notes: "axis= or flattened");
+routine!(
+    "cupy.random.Generator.choice",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "integer population; p= (binary search of the cdf; without replacement: Efraimidis-Spirakis keys)"
+);
+routine!("cupy.random.Generator.bytes", Random, probe: crate::random::kernels::probe_int64);
+routine!(
+    "cupy.random.Generator.multinomial",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "n categorical draws per row (O(n k) per row)"
+);
+routine!(
+    "cupy.random.Generator.multivariate_normal",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "method='cholesky' (host Cholesky of cov, float64)"
+);

@@ -56,3 +56,9 @@ impl SeedSequence {
             .collect()
     }
 }
+
+routine!(
+    "cupy.random.SeedSequence",
+    Random,
+    notes: "spawn(); SplitMix64 mixing (keys differ from NumPy's)"
+);

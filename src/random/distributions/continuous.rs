@@ -481,3 +481,32 @@ impl Generator {
         }
     }
 }
+
+routine!("cupy.random.Generator.random", Random, probe: crate::random::kernels::probe_float, notes: "float32 (24 bits) / float64 (53 bits), out=");
+routine!("cupy.random.Generator.uniform", Random, probe: crate::random::kernels::probe_float);
+routine!(
+    "cupy.random.Generator.standard_normal",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "256-layer ziggurat, tables in the source; float32/float64"
+);
+routine!("cupy.random.Generator.normal", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.lognormal", Random, probe: crate::random::kernels::probe_float, notes: "the project's own exp");
+routine!(
+    "cupy.random.Generator.standard_exponential",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "256-layer ziggurat"
+);
+routine!("cupy.random.Generator.exponential", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.laplace", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.logistic", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.gumbel", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.weibull", Random, probe: crate::random::kernels::probe_float, notes: "exp(log(e)/a), own log/exp");
+routine!("cupy.random.Generator.pareto", Random, probe: crate::random::kernels::probe_float);
+routine!(
+    "cupy.random.Generator.standard_gamma",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "Marsaglia-Tsang; shape < 1 boosted by u^(1/k)"
+);
+routine!("cupy.random.Generator.gamma", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.chisquare", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.beta", Random, probe: crate::random::kernels::probe_float, notes: "x / (x + y) of two gammas");

@@ -480,3 +480,20 @@ fn ln_gamma(x: f64) -> f64 {
     let series = iz * (1.0 / 12.0 + iz2 * (-1.0 / 360.0 + iz2 * (1.0 / 1260.0 - iz2 / 1680.0)));
     (z - 0.5) * z.ln() - z + 0.918_938_533_204_672_8 + series - prod.ln()
 }
+
+routine!(
+    "cupy.random.Generator.integers",
+    Random, probe: crate::random::kernels::probe_int,
+    notes: "Lemire's unbiased method (ranges <= 2^32), masked rejection above; dtype=, endpoint="
+);
+routine!("cupy.random.Generator.geometric", Random, probe: crate::random::kernels::probe_int64, notes: "inversion; float64 inside");
+routine!(
+    "cupy.random.Generator.poisson",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "multiplication (lam < 10) / Hörmann's PTRS; float64 inside"
+);
+routine!(
+    "cupy.random.Generator.binomial",
+    Random, probe: crate::random::kernels::probe_int64,
+    notes: "inversion (n p < 10) / Hörmann's BTRS; float64 inside"
+);
