@@ -17,6 +17,8 @@
 //! CUDA and HIP backends compile without FMA contraction (`--fmad=false`,
 //! `-ffp-contract=off`), so they round each operation as the cpu backend does.
 
+#![allow(clippy::excessive_precision)] // fdlibm's coefficients, as published
+
 use super::builder::{add, bin, div, fc, mul, sub, Builder};
 use cupy_core::dtype::DType;
 use cupy_core::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};

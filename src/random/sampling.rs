@@ -146,7 +146,7 @@ impl Generator {
                 return Err(Error::invalid(op, "p must have n entries"));
             }
             let s: f64 = p.iter().sum();
-            if p.iter().any(|&x| !(x >= 0.0)) || (s - 1.0).abs() > 1e-8 {
+            if p.iter().any(|&x| x.is_nan() || x < 0.0) || (s - 1.0).abs() > 1e-8 {
                 return Err(Error::invalid(
                     op,
                     "probabilities must be >= 0 and sum to 1",
@@ -257,7 +257,7 @@ impl Generator {
         let op = "multinomial";
         let k = pvals.len();
         let s: f64 = pvals.iter().sum();
-        if k == 0 || pvals.iter().any(|&x| !(x >= 0.0)) || s > 1.0 + 1e-12 {
+        if k == 0 || pvals.iter().any(|&x| x.is_nan() || x < 0.0) || s > 1.0 + 1e-12 {
             return Err(Error::invalid(
                 op,
                 "pvals must be >= 0 and sum to at most 1",
@@ -360,7 +360,7 @@ impl Generator {
                     s -= l[i * d + k] * l[j * d + k];
                 }
                 if i == j {
-                    if !(s > 0.0) {
+                    if s.is_nan() || s <= 0.0 {
                         return Err(Error::invalid(op, "cov is not positive definite"));
                     }
                     l[i * d + i] = s.sqrt();

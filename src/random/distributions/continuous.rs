@@ -32,7 +32,7 @@ fn check(op: &str, ok: bool, what: &str) -> Result<()> {
 
 impl Generator {
     /// A one-uniform sampler: `f(builder, u)` maps a uniform in `[0, 1)` to the output.
-    fn from_uniform(
+    fn sample_uniform(
         &mut self,
         op: &str,
         shape: &[usize],
@@ -52,7 +52,7 @@ impl Generator {
     }
 
     /// A ziggurat sampler: `f(builder, z)` maps a standard normal/exponential to the output.
-    fn from_ziggurat(
+    fn sample_ziggurat(
         &mut self,
         op: &str,
         zig: Zig,
@@ -92,7 +92,7 @@ impl Generator {
     /// # Errors
     /// As [`Generator::random`]; a dtype other than float32/float64.
     pub fn random_with(&mut self, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
-        self.from_uniform("random", shape, opts.into(), &[], &|_, u, _| u)
+        self.sample_uniform("random", shape, opts.into(), &[], &|_, u, _| u)
     }
 
     /// `Generator.uniform(low, high, size)`: `low + (high - low) u`.
@@ -111,7 +111,7 @@ impl Generator {
             (high - low).is_finite(),
             "high - low must be finite",
         )?;
-        self.from_uniform(
+        self.sample_uniform(
             "uniform",
             shape,
             opts.into(),
@@ -136,7 +136,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "standard_normal",
             Zig::Normal,
             shape,
@@ -158,7 +158,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("normal", scale >= 0.0, "scale < 0")?;
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "normal",
             Zig::Normal,
             shape,
@@ -180,7 +180,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("lognormal", sigma >= 0.0, "sigma < 0")?;
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "lognormal",
             Zig::Normal,
             shape,
@@ -206,7 +206,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "standard_exponential",
             Zig::Exponential,
             shape,
@@ -227,7 +227,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("exponential", scale >= 0.0, "scale < 0")?;
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "exponential",
             Zig::Exponential,
             shape,
@@ -251,7 +251,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("laplace", scale >= 0.0, "scale < 0")?;
-        self.from_uniform("laplace", shape, opts.into(), &[loc, scale], &|b, u, t| {
+        self.sample_uniform("laplace", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
             } else {
@@ -287,7 +287,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("logistic", scale >= 0.0, "scale < 0")?;
-        self.from_uniform("logistic", shape, opts.into(), &[loc, scale], &|b, u, t| {
+        self.sample_uniform("logistic", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
             } else {
@@ -312,7 +312,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("gumbel", scale >= 0.0, "scale < 0")?;
-        self.from_uniform("gumbel", shape, opts.into(), &[loc, scale], &|b, u, t| {
+        self.sample_uniform("gumbel", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
             } else {
@@ -333,7 +333,7 @@ impl Generator {
     pub fn weibull(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
         check("weibull", a >= 0.0, "a < 0")?;
         let inv = if a == 0.0 { 0.0 } else { 1.0 / a };
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "weibull",
             Zig::Exponential,
             shape,
@@ -352,7 +352,7 @@ impl Generator {
     /// As [`Generator::random_with`]; `a <= 0`.
     pub fn pareto(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
         check("pareto", a > 0.0, "a <= 0")?;
-        self.from_ziggurat(
+        self.sample_ziggurat(
             "pareto",
             Zig::Exponential,
             shape,

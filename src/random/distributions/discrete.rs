@@ -227,7 +227,7 @@ impl Generator {
     /// `lam < 0` or too large (`>= 2^62`); device errors.
     pub fn poisson(&mut self, lam: f64, shape: &[usize]) -> Result<Array> {
         let op = "poisson";
-        if !(lam >= 0.0 && lam < 4.6e18) {
+        if !(0.0..4.6e18).contains(&lam) {
             return Err(Error::invalid(op, "lam must be in [0, 2^62)"));
         }
         if lam < 10.0 {
