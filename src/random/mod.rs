@@ -1,5 +1,5 @@
 //! `cupy.random`: [`default_rng`] and [`Generator`], the legacy functions ([`rand`], [`randn`],
-//! [`randint`], [`random_sample`], [`seed`]) and [`SeedSequence`] spawning.
+//! [`randint`], [`random_sample`], [`seed()`]) and [`SeedSequence`] spawning.
 //!
 //! # Bit-identical on every backend
 //! The bit stream is Philox4x32-10 (Salmon et al., SC11; checked against Random123's
