@@ -40,6 +40,7 @@ pub mod legacy;
 pub mod philox;
 pub mod sampling;
 pub mod seed;
+#[rustfmt::skip]
 mod ziggurat_tables;
 
 pub use distributions::discrete::Integers;
