@@ -169,89 +169,98 @@ pub(crate) fn ziggurat(
         Zig::Normal => zt::NOR_R,
         Zig::Exponential => zt::EXP_R,
     };
-    b.for_(attempts, |b, k| {
-        b.if_(not(done.clone()), |b| {
-            let blk = b.let_(add(base.clone(), k.cast(DType::UInt32)));
-            let w = s.block(b, blk);
-            let (res, done, tail, tail_neg) =
-                (res.clone(), done.clone(), tail.clone(), tail_neg.clone());
-            b.if_else(
-                tail.clone(),
-                |b| {
-                    // Marsaglia's normal tail: x = -log(u1) / r, y = -log(u2), accept 2y > x^2.
-                    let e1 = neg_log1m(b, uniform01(t, &w, 0));
-                    let xx = b.let_(div(e1, fc(t, r)));
-                    let yy = neg_log1m(b, uniform01(t, &w, 2));
-                    let yy = b.let_(yy);
-                    let ok = bin(B::Gt, add(yy.clone(), yy), mul(xx.clone(), xx.clone()));
-                    b.if_(ok, |b| {
-                        let v = b.let_(add(fc(t, r), xx));
-                        b.assign(&res, Expr::select(tail_neg.clone(), neg(v.clone()), v));
+    // One attempt reads block `blk`. The first runs unconditionally; the rest sit behind
+    // one `if` so a group of lanes that all accepted skips the loop (the attempt numbers,
+    // hence the bits, are the same either way).
+    let attempt = |b: &mut Builder, blk: Expr| {
+        let w = s.block(b, blk);
+        let (res, done, tail, tail_neg) =
+            (res.clone(), done.clone(), tail.clone(), tail_neg.clone());
+        b.if_else(
+            tail.clone(),
+            |b| {
+                // Marsaglia's normal tail: x = -log(u1) / r, y = -log(u2), accept 2y > x^2.
+                let e1 = neg_log1m(b, uniform01(t, &w, 0));
+                let xx = b.let_(div(e1, fc(t, r)));
+                let yy = neg_log1m(b, uniform01(t, &w, 2));
+                let yy = b.let_(yy);
+                let ok = bin(B::Gt, add(yy.clone(), yy), mul(xx.clone(), xx.clone()));
+                b.if_(ok, |b| {
+                    let v = b.let_(add(fc(t, r), xx));
+                    b.assign(&res, Expr::select(tail_neg.clone(), neg(v.clone()), v));
+                    b.assign(&done, bool_c(true));
+                });
+            },
+            |b| {
+                let (idx, sign, mag) = zig_bits(b, zig, t, &w);
+                let i64idx = b.let_(idx.clone().cast(DType::Int64));
+                let wv = Expr::load(raw0 + 1, t, i64idx.clone());
+                let x = b.let_(mul(mag.clone().cast(t), wv));
+                let negative = b.let_(bin(B::Ne, sign, u32c(0)));
+                let sx = b.let_(Expr::select(negative.clone(), neg(x.clone()), x.clone()));
+                let kv = Expr::load(raw0, kt, i64idx.clone());
+                let fast = if kt == DType::UInt32 {
+                    lt(mag, kv)
+                } else {
+                    lt(mag.cast(t), kv)
+                };
+                b.if_else(
+                    fast,
+                    |b| {
+                        b.assign(&res, sx.clone());
                         b.assign(&done, bool_c(true));
-                    });
-                },
-                |b| {
-                    let (idx, sign, mag) = zig_bits(b, zig, t, &w);
-                    let i64idx = b.let_(idx.clone().cast(DType::Int64));
-                    let wv = Expr::load(raw0 + 1, t, i64idx.clone());
-                    let x = b.let_(mul(mag.clone().cast(t), wv));
-                    let negative = b.let_(bin(B::Ne, sign, u32c(0)));
-                    let sx = b.let_(Expr::select(negative.clone(), neg(x.clone()), x.clone()));
-                    let kv = Expr::load(raw0, kt, i64idx.clone());
-                    let fast = if kt == DType::UInt32 {
-                        lt(mag, kv)
-                    } else {
-                        lt(mag.cast(t), kv)
-                    };
-                    b.if_else(
-                        fast,
-                        |b| {
-                            b.assign(&res, sx.clone());
-                            b.assign(&done, bool_c(true));
-                        },
-                        |b| {
-                            b.if_else(
-                                bin(B::Eq, idx.clone(), u32c(0)),
-                                |b| match zig {
-                                    Zig::Normal => {
-                                        b.assign(&tail, bool_c(true));
-                                        b.assign(&tail_neg, negative.clone());
-                                        b.assign(&res, sx.clone());
-                                    }
-                                    Zig::Exponential => {
-                                        // Memoryless tail: r + a fresh exponential.
-                                        let e = neg_log1m(b, uniform01(t, &w, 2));
-                                        b.assign(&res, add(fc(t, r), e));
-                                        b.assign(&done, bool_c(true));
-                                    }
-                                },
-                                |b| {
-                                    let fi = Expr::load(raw0 + 2, t, i64idx.clone());
-                                    let fprev = Expr::load(
-                                        raw0 + 2,
-                                        t,
-                                        sub(
-                                            i64idx.clone(),
-                                            Expr::constant(cupy_core::scalar::Scalar::Int64(1)),
-                                        ),
-                                    );
-                                    let fi = b.let_(fi);
-                                    let u = uniform01(t, &w, 2);
-                                    let y = b.let_(add(fi.clone(), mul(u, sub(fprev, fi))));
-                                    let arg = match zig {
-                                        Zig::Normal => mul(mul(fc(t, -0.5), x.clone()), x.clone()),
-                                        Zig::Exponential => neg(x.clone()),
-                                    };
-                                    let e = exp(b, arg);
-                                    let e = b.let_(e);
+                    },
+                    |b| {
+                        b.if_else(
+                            bin(B::Eq, idx.clone(), u32c(0)),
+                            |b| match zig {
+                                Zig::Normal => {
+                                    b.assign(&tail, bool_c(true));
+                                    b.assign(&tail_neg, negative.clone());
                                     b.assign(&res, sx.clone());
-                                    b.if_(lt(y, e), |b| b.assign(&done, bool_c(true)));
-                                },
-                            );
-                        },
-                    );
-                },
-            );
+                                }
+                                Zig::Exponential => {
+                                    // Memoryless tail: r + a fresh exponential.
+                                    let e = neg_log1m(b, uniform01(t, &w, 2));
+                                    b.assign(&res, add(fc(t, r), e));
+                                    b.assign(&done, bool_c(true));
+                                }
+                            },
+                            |b| {
+                                let fi = Expr::load(raw0 + 2, t, i64idx.clone());
+                                let fprev = Expr::load(
+                                    raw0 + 2,
+                                    t,
+                                    sub(
+                                        i64idx.clone(),
+                                        Expr::constant(cupy_core::scalar::Scalar::Int64(1)),
+                                    ),
+                                );
+                                let fi = b.let_(fi);
+                                let u = uniform01(t, &w, 2);
+                                let y = b.let_(add(fi.clone(), mul(u, sub(fprev, fi))));
+                                let arg = match zig {
+                                    Zig::Normal => mul(mul(fc(t, -0.5), x.clone()), x.clone()),
+                                    Zig::Exponential => neg(x.clone()),
+                                };
+                                let e = exp(b, arg);
+                                let e = b.let_(e);
+                                b.assign(&res, sx.clone());
+                                b.if_(lt(y, e), |b| b.assign(&done, bool_c(true)));
+                            },
+                        );
+                    },
+                );
+            },
+        );
+    };
+    attempt(b, base.clone());
+    b.if_(not(done.clone()), |b| {
+        b.for_(attempts - 1, |b, k| {
+            b.if_(not(done.clone()), |b| {
+                let blk = b.let_(add(add(base.clone(), u32c(1)), k.cast(DType::UInt32)));
+                attempt(b, blk);
+            });
         });
     });
     res
@@ -282,37 +291,48 @@ pub(crate) fn gamma_mt(
     ));
     let res = b.var(fc(t, 0.0));
     let done = b.var(bool_c(false));
-    b.for_(attempts, |b, j| {
-        b.if_(not(done.clone()), |b| {
-            let blk = b.let_(add(base.clone(), mul(j.cast(DType::UInt32), u32c(16))));
-            let x = ziggurat(b, s, Zig::Normal, t, raw0, blk.clone(), 8);
-            let v = b.let_(add(fc(t, 1.0), mul(c.clone(), x.clone())));
-            let ublk = b.let_(add(blk, u32c(15)));
-            let wu = s.block(b, ublk);
-            let u = b.let_(uniform01(t, &wu, 0));
-            let v3 = b.let_(mul(mul(v.clone(), v.clone()), v.clone()));
-            let dv = b.let_(mul(d.clone(), v3.clone()));
-            b.assign(&res, dv.clone());
-            b.if_(bin(B::Gt, v, fc(t, 0.0)), |b| {
-                let x2 = b.let_(mul(x.clone(), x.clone()));
-                let squeeze = lt(
-                    u.clone(),
-                    sub(fc(t, 1.0), mul(fc(t, 0.0331), mul(x2.clone(), x2.clone()))),
-                );
-                b.if_else(
-                    squeeze,
-                    |b| b.assign(&done, bool_c(true)),
-                    |b| {
-                        let lu = log(b, u.clone());
-                        let lu = b.let_(lu);
-                        let lv = log(b, v3.clone());
-                        let rhs = add(
-                            mul(fc(t, 0.5), x2.clone()),
-                            mul(d.clone(), add(sub(fc(t, 1.0), v3.clone()), lv)),
-                        );
-                        b.if_(lt(lu, rhs), |b| b.assign(&done, bool_c(true)));
-                    },
-                );
+    // Attempt `j` reads blocks from `base + 16 j`; the first runs unconditionally, the rest
+    // behind one `if` (as in `ziggurat`).
+    let attempt = |b: &mut Builder, blk: Expr| {
+        let x = ziggurat(b, s, Zig::Normal, t, raw0, blk.clone(), 8);
+        let v = b.let_(add(fc(t, 1.0), mul(c.clone(), x.clone())));
+        let ublk = b.let_(add(blk, u32c(15)));
+        let wu = s.block(b, ublk);
+        let u = b.let_(uniform01(t, &wu, 0));
+        let v3 = b.let_(mul(mul(v.clone(), v.clone()), v.clone()));
+        let dv = b.let_(mul(d.clone(), v3.clone()));
+        b.assign(&res, dv.clone());
+        b.if_(bin(B::Gt, v, fc(t, 0.0)), |b| {
+            let x2 = b.let_(mul(x.clone(), x.clone()));
+            let squeeze = lt(
+                u.clone(),
+                sub(fc(t, 1.0), mul(fc(t, 0.0331), mul(x2.clone(), x2.clone()))),
+            );
+            b.if_else(
+                squeeze,
+                |b| b.assign(&done, bool_c(true)),
+                |b| {
+                    let lu = log(b, u.clone());
+                    let lu = b.let_(lu);
+                    let lv = log(b, v3.clone());
+                    let rhs = add(
+                        mul(fc(t, 0.5), x2.clone()),
+                        mul(d.clone(), add(sub(fc(t, 1.0), v3.clone()), lv)),
+                    );
+                    b.if_(lt(lu, rhs), |b| b.assign(&done, bool_c(true)));
+                },
+            );
+        });
+    };
+    attempt(b, base.clone());
+    b.if_(not(done.clone()), |b| {
+        b.for_(attempts - 1, |b, j| {
+            b.if_(not(done.clone()), |b| {
+                let blk = b.let_(add(
+                    base.clone(),
+                    mul(add(j.cast(DType::UInt32), u32c(1)), u32c(16)),
+                ));
+                attempt(b, blk);
             });
         });
     });
