@@ -108,6 +108,22 @@ impl Builder {
             body: b,
         });
     }
+    /// A rejection loop of at most `n` attempts: `attempt(self, k)` with `k` the attempt number
+    /// (a u32 expression), run while `done` is false. The first attempt runs unconditionally
+    /// (`done` must start false) and the others behind one `if`, so lanes that all accepted at
+    /// once skip the loop; either way attempt `k` is the `k`-th, so the bits do not depend on it.
+    pub fn retry(&mut self, done: &Expr, n: i64, attempt: impl Fn(&mut Builder, Expr)) {
+        attempt(self, u32c(0));
+        let d = done.clone();
+        self.if_(not(d.clone()), |b| {
+            b.for_(n - 1, |b, k| {
+                b.if_(not(d.clone()), |b| {
+                    let k1 = b.let_(add(k.cast(DType::UInt32), u32c(1)));
+                    attempt(b, k1);
+                });
+            });
+        });
+    }
     /// Stores `value` (cast to `ty`) into output 0.
     pub fn store(&mut self, value: Expr) {
         self.push(Stmt::Store { output: 0, value });

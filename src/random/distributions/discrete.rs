@@ -115,21 +115,19 @@ impl Generator {
             self.launch(op, shape, t, o.out.as_ref(), extra, &no_raws, &|b, st| {
                 let res = b.var(u32c(0));
                 let done = b.var(bool_c(false));
-                b.for_(8, |b, k| {
-                    b.if_(not(done.clone()), |b| {
-                        let w = st.block(b, k.cast(DType::UInt32));
-                        for word in w.iter() {
-                            let (res, done) = (res.clone(), done.clone());
-                            b.if_(not(done.clone()), |b| {
-                                let s = p(0, DType::UInt32);
-                                let lo = b.let_(mul(word.clone(), s.clone()));
-                                let hi = mulhi(b, word, &s);
-                                b.assign(&res, hi);
-                                let ok = bin(B::Ge, lo, p(1, DType::UInt32));
-                                b.if_(ok, |b| b.assign(&done, bool_c(true)));
-                            });
-                        }
-                    });
+                b.retry(&done, 8, |b, k| {
+                    let w = st.block(b, k);
+                    for word in w.iter() {
+                        let (res, done) = (res.clone(), done.clone());
+                        b.if_(not(done.clone()), |b| {
+                            let s = p(0, DType::UInt32);
+                            let lo = b.let_(mul(word.clone(), s.clone()));
+                            let hi = mulhi(b, word, &s);
+                            b.assign(&res, hi);
+                            let ok = bin(B::Ge, lo, p(1, DType::UInt32));
+                            b.if_(ok, |b| b.assign(&done, bool_c(true)));
+                        });
+                    }
                 });
                 b.store(add(p(2, t), res.cast(t)));
                 Ok(())
@@ -155,31 +153,29 @@ impl Generator {
                 let rh = b.var(u32c(0));
                 let rl = b.var(u32c(0));
                 let done = b.var(bool_c(false));
-                b.for_(16, |b, k| {
-                    b.if_(not(done.clone()), |b| {
-                        let w = st.block(b, k.cast(DType::UInt32));
-                        for j in 0..2 {
-                            let (rh, rl, done) = (rh.clone(), rl.clone(), done.clone());
-                            let (wl, wh) = (w[2 * j].clone(), w[2 * j + 1].clone());
-                            b.if_(not(done.clone()), |b| {
-                                let h = b.let_(and(wh, p(2, DType::UInt32)));
-                                let l = b.let_(and(wl, p(3, DType::UInt32)));
-                                b.assign(&rh, h.clone());
-                                b.assign(&rl, l.clone());
-                                let hr = p(0, DType::UInt32);
-                                let ok = bin(
-                                    B::Or,
-                                    lt(h.clone(), hr.clone()),
-                                    bin(
-                                        B::And,
-                                        bin(B::Eq, h, hr),
-                                        bin(B::Le, l, p(1, DType::UInt32)),
-                                    ),
-                                );
-                                b.if_(ok, |b| b.assign(&done, bool_c(true)));
-                            });
-                        }
-                    });
+                b.retry(&done, 16, |b, k| {
+                    let w = st.block(b, k);
+                    for j in 0..2 {
+                        let (rh, rl, done) = (rh.clone(), rl.clone(), done.clone());
+                        let (wl, wh) = (w[2 * j].clone(), w[2 * j + 1].clone());
+                        b.if_(not(done.clone()), |b| {
+                            let h = b.let_(and(wh, p(2, DType::UInt32)));
+                            let l = b.let_(and(wl, p(3, DType::UInt32)));
+                            b.assign(&rh, h.clone());
+                            b.assign(&rl, l.clone());
+                            let hr = p(0, DType::UInt32);
+                            let ok = bin(
+                                B::Or,
+                                lt(h.clone(), hr.clone()),
+                                bin(
+                                    B::And,
+                                    bin(B::Eq, h, hr),
+                                    bin(B::Le, l, p(1, DType::UInt32)),
+                                ),
+                            );
+                            b.if_(ok, |b| b.assign(&done, bool_c(true)));
+                        });
+                    }
                 });
                 let v = bin(B::Or, bin(B::Shl, rh.cast(t), u32c(32)), rl.cast(t));
                 b.store(add(p(4, t), v));
@@ -236,22 +232,20 @@ impl Generator {
                 let x = b.var(fc(F, 0.0));
                 let prod = b.var(fc(F, 1.0));
                 let done = b.var(bool_c(false));
-                b.for_(48, |b, k| {
-                    b.if_(not(done.clone()), |b| {
-                        let w = st.block(b, k.cast(DType::UInt32));
-                        for j in 0..2 {
-                            let (x, prod, done) = (x.clone(), prod.clone(), done.clone());
-                            let u = uniform01(F, &w, 2 * j);
-                            b.if_(not(done.clone()), |b| {
-                                b.assign(&prod, mul(prod.clone(), u));
-                                b.if_else(
-                                    bin(B::Gt, prod.clone(), p(0, F)),
-                                    |b| b.assign(&x, add(x.clone(), fc(F, 1.0))),
-                                    |b| b.assign(&done, bool_c(true)),
-                                );
-                            });
-                        }
-                    });
+                b.retry(&done, 48, |b, k| {
+                    let w = st.block(b, k);
+                    for j in 0..2 {
+                        let (x, prod, done) = (x.clone(), prod.clone(), done.clone());
+                        let u = uniform01(F, &w, 2 * j);
+                        b.if_(not(done.clone()), |b| {
+                            b.assign(&prod, mul(prod.clone(), u));
+                            b.if_else(
+                                bin(B::Gt, prod.clone(), p(0, F)),
+                                |b| b.assign(&x, add(x.clone(), fc(F, 1.0))),
+                                |b| b.assign(&done, bool_c(true)),
+                            );
+                        });
+                    }
                 });
                 b.store(x.cast(DType::Int64));
                 Ok(())
@@ -274,60 +268,58 @@ impl Generator {
         self.launch(op, shape, DType::Int64, None, extra, &no_raws, &|b, st| {
             let res = b.var(fc(F, 0.0));
             let done = b.var(bool_c(false));
-            b.for_(32, |b, k| {
-                b.if_(not(done.clone()), |b| {
-                    let w = st.block(b, k.cast(DType::UInt32));
-                    let u = b.let_(sub(uniform01(F, &w, 0), fc(F, 0.5)));
-                    let v = b.let_(uniform01(F, &w, 2));
-                    let us = b.let_(sub(fc(F, 0.5), Expr::unary(U::Abs, u.clone())));
-                    let kk = b.let_(Expr::unary(
-                        U::Floor,
-                        add(
-                            mul(add(div(mul(fc(F, 2.0), p(3, F)), us.clone()), p(2, F)), u),
-                            add(p(0, F), fc(F, 0.43)),
-                        ),
-                    ));
-                    b.assign(&res, bin(B::Max, kk.clone(), fc(F, 0.0)));
-                    let quick = bin(
-                        B::And,
-                        bin(B::Ge, us.clone(), fc(F, 0.07)),
-                        bin(B::Le, v.clone(), p(5, F)),
-                    );
-                    let (res, done) = (res.clone(), done.clone());
-                    b.if_else(
-                        quick,
-                        |b| b.assign(&done, bool_c(true)),
-                        |b| {
-                            let skip = bin(
-                                B::Or,
-                                lt(kk.clone(), fc(F, 0.0)),
-                                bin(
-                                    B::And,
-                                    lt(us.clone(), fc(F, 0.013)),
-                                    bin(B::Gt, v.clone(), us.clone()),
-                                ),
+            b.retry(&done, 32, |b, k| {
+                let w = st.block(b, k);
+                let u = b.let_(sub(uniform01(F, &w, 0), fc(F, 0.5)));
+                let v = b.let_(uniform01(F, &w, 2));
+                let us = b.let_(sub(fc(F, 0.5), Expr::unary(U::Abs, u.clone())));
+                let kk = b.let_(Expr::unary(
+                    U::Floor,
+                    add(
+                        mul(add(div(mul(fc(F, 2.0), p(3, F)), us.clone()), p(2, F)), u),
+                        add(p(0, F), fc(F, 0.43)),
+                    ),
+                ));
+                b.assign(&res, bin(B::Max, kk.clone(), fc(F, 0.0)));
+                let quick = bin(
+                    B::And,
+                    bin(B::Ge, us.clone(), fc(F, 0.07)),
+                    bin(B::Le, v.clone(), p(5, F)),
+                );
+                let (res, done) = (res.clone(), done.clone());
+                b.if_else(
+                    quick,
+                    |b| b.assign(&done, bool_c(true)),
+                    |b| {
+                        let skip = bin(
+                            B::Or,
+                            lt(kk.clone(), fc(F, 0.0)),
+                            bin(
+                                B::And,
+                                lt(us.clone(), fc(F, 0.013)),
+                                bin(B::Gt, v.clone(), us.clone()),
+                            ),
+                        );
+                        b.if_(not(skip), |b| {
+                            let lv = log(b, v.clone());
+                            let lv = b.let_(lv);
+                            let den =
+                                log(b, add(div(p(3, F), mul(us.clone(), us.clone())), p(2, F)));
+                            let den = b.let_(den);
+                            let lg = lgamma(b, add(kk.clone(), fc(F, 1.0)));
+                            let lg = b.let_(lg);
+                            let lhs = sub(add(lv, p(4, F)), den);
+                            let rhs = sub(
+                                add(Expr::unary(U::Neg, p(0, F)), mul(kk.clone(), p(1, F))),
+                                lg,
                             );
-                            b.if_(not(skip), |b| {
-                                let lv = log(b, v.clone());
-                                let lv = b.let_(lv);
-                                let den =
-                                    log(b, add(div(p(3, F), mul(us.clone(), us.clone())), p(2, F)));
-                                let den = b.let_(den);
-                                let lg = lgamma(b, add(kk.clone(), fc(F, 1.0)));
-                                let lg = b.let_(lg);
-                                let lhs = sub(add(lv, p(4, F)), den);
-                                let rhs = sub(
-                                    add(Expr::unary(U::Neg, p(0, F)), mul(kk.clone(), p(1, F))),
-                                    lg,
-                                );
-                                b.if_(bin(B::Le, lhs, rhs), |b| {
-                                    b.assign(&res, kk.clone());
-                                    b.assign(&done, bool_c(true));
-                                });
+                            b.if_(bin(B::Le, lhs, rhs), |b| {
+                                b.assign(&res, kk.clone());
+                                b.assign(&done, bool_c(true));
                             });
-                        },
-                    );
-                });
+                        });
+                    },
+                );
             });
             b.store(res.cast(DType::Int64));
             Ok(())
@@ -408,56 +400,54 @@ impl Generator {
         self.launch(op, shape, DType::Int64, None, extra, &no_raws, &|b, st| {
             let res = b.var(fc(F, 0.0));
             let done = b.var(bool_c(false));
-            b.for_(32, |b, k| {
-                b.if_(not(done.clone()), |b| {
-                    let w = st.block(b, k.cast(DType::UInt32));
-                    let u = b.let_(sub(uniform01(F, &w, 0), fc(F, 0.5)));
-                    let v = b.let_(uniform01(F, &w, 2));
-                    let us = b.let_(sub(fc(F, 0.5), Expr::unary(U::Abs, u.clone())));
-                    let kk = b.let_(Expr::unary(
-                        U::Floor,
-                        add(
-                            mul(add(div(mul(fc(F, 2.0), p(2, F)), us.clone()), p(1, F)), u),
-                            p(3, F),
-                        ),
-                    ));
-                    let inside = bin(
+            b.retry(&done, 32, |b, k| {
+                let w = st.block(b, k);
+                let u = b.let_(sub(uniform01(F, &w, 0), fc(F, 0.5)));
+                let v = b.let_(uniform01(F, &w, 2));
+                let us = b.let_(sub(fc(F, 0.5), Expr::unary(U::Abs, u.clone())));
+                let kk = b.let_(Expr::unary(
+                    U::Floor,
+                    add(
+                        mul(add(div(mul(fc(F, 2.0), p(2, F)), us.clone()), p(1, F)), u),
+                        p(3, F),
+                    ),
+                ));
+                let inside = bin(
+                    B::And,
+                    bin(B::Ge, kk.clone(), fc(F, 0.0)),
+                    bin(B::Le, kk.clone(), p(0, F)),
+                );
+                let (res, done) = (res.clone(), done.clone());
+                b.if_(inside, |b| {
+                    b.assign(&res, kk.clone());
+                    let quick = bin(
                         B::And,
-                        bin(B::Ge, kk.clone(), fc(F, 0.0)),
-                        bin(B::Le, kk.clone(), p(0, F)),
+                        bin(B::Ge, us.clone(), fc(F, 0.07)),
+                        bin(B::Le, v.clone(), p(4, F)),
                     );
-                    let (res, done) = (res.clone(), done.clone());
-                    b.if_(inside, |b| {
-                        b.assign(&res, kk.clone());
-                        let quick = bin(
-                            B::And,
-                            bin(B::Ge, us.clone(), fc(F, 0.07)),
-                            bin(B::Le, v.clone(), p(4, F)),
-                        );
-                        b.if_else(
-                            quick,
-                            |b| b.assign(&done, bool_c(true)),
-                            |b| {
-                                let lv = log(
-                                    b,
-                                    div(
-                                        mul(v.clone(), p(5, F)),
-                                        add(div(p(2, F), mul(us.clone(), us.clone())), p(1, F)),
-                                    ),
-                                );
-                                let lv = b.let_(lv);
-                                let g1 = lgamma(b, add(kk.clone(), fc(F, 1.0)));
-                                let g1 = b.let_(g1);
-                                let g2 = lgamma(b, add(sub(p(0, F), kk.clone()), fc(F, 1.0)));
-                                let g2 = b.let_(g2);
-                                let ub = add(
-                                    sub(sub(p(8, F), g1), g2),
-                                    mul(sub(kk.clone(), p(7, F)), p(6, F)),
-                                );
-                                b.if_(bin(B::Le, lv, ub), |b| b.assign(&done, bool_c(true)));
-                            },
-                        );
-                    });
+                    b.if_else(
+                        quick,
+                        |b| b.assign(&done, bool_c(true)),
+                        |b| {
+                            let lv = log(
+                                b,
+                                div(
+                                    mul(v.clone(), p(5, F)),
+                                    add(div(p(2, F), mul(us.clone(), us.clone())), p(1, F)),
+                                ),
+                            );
+                            let lv = b.let_(lv);
+                            let g1 = lgamma(b, add(kk.clone(), fc(F, 1.0)));
+                            let g1 = b.let_(g1);
+                            let g2 = lgamma(b, add(sub(p(0, F), kk.clone()), fc(F, 1.0)));
+                            let g2 = b.let_(g2);
+                            let ub = add(
+                                sub(sub(p(8, F), g1), g2),
+                                mul(sub(kk.clone(), p(7, F)), p(6, F)),
+                            );
+                            b.if_(bin(B::Le, lv, ub), |b| b.assign(&done, bool_c(true)));
+                        },
+                    );
                 });
             });
             b.store(add(p(9, F), mul(p(10, F), res)).cast(DType::Int64));
