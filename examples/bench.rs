@@ -339,6 +339,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })();
         b.report(&case, r, gb(4.0 * n as f64));
     }
+    // cupy.random: Philox4x32-10 kernels (bit-identical on every backend), float32 output.
+    let case = format!("randn_f32_{sfx}");
+    if b.want(&case) {
+        let mut rng = cp::random::default_rng(0);
+        let r = cp::with_device(&dev, || {
+            b.time(2, 5, || {
+                rng.standard_normal_with(&[n], DType::Float32).map(|_| ())
+            })
+        });
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
+    let case = format!("random_f32_{sfx}");
+    if b.want(&case) {
+        let mut rng = cp::random::default_rng(0);
+        let r = cp::with_device(&dev, || {
+            b.time(2, 5, || rng.random_with(&[n], DType::Float32).map(|_| ()))
+        });
+        b.report(&case, r, gb(4.0 * n as f64));
+    }
     // A 4-op chain `(x * 2 + y) * x - y`, fused into one kernel and as four ufunc calls.
     let case = format!("fused_chain4_f32_{sfx}");
     if b.want(&case) {

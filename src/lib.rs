@@ -67,6 +67,7 @@ pub mod launch;
 pub mod linalg;
 pub mod manipulation;
 pub mod math;
+pub mod random;
 pub mod scipy;
 // Before `sorting`: its `reductions!` declarations (argmax, argmin) use the macro.
 #[macro_use]

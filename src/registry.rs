@@ -145,6 +145,8 @@ pub enum Category {
     Sorting,
     /// `cupyx.scipy.signal`.
     Signal,
+    /// `cupy.random`: generators, distributions, permutations.
+    Random,
     /// User kernels: `ElementwiseKernel`, `ReductionKernel`, `fuse`, `RawKernel`.
     CustomKernels,
     /// Devices and configuration.
@@ -153,7 +155,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 15] = [
+    pub const ALL: [Category; 16] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -167,6 +169,7 @@ impl Category {
         Category::Linalg,
         Category::Sorting,
         Category::Signal,
+        Category::Random,
         Category::CustomKernels,
         Category::Devices,
     ];
@@ -187,6 +190,7 @@ impl Category {
             Category::Linalg => "linalg",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
+            Category::Random => "random",
             Category::CustomKernels => "custom kernels",
             Category::Devices => "devices",
         }

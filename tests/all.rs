@@ -21,6 +21,7 @@ mod nanstats;
 mod printing;
 mod props;
 mod quantiles;
+mod random;
 mod raw;
 mod reductions;
 mod regressions;

@@ -19,6 +19,7 @@
 //!   unless the base is 1 or -1 (NumPy raises there; kernels cannot).
 //! - Comparisons and logical ops return `Bool`. `And`/`Or`/`Xor` are logical on `Bool` and
 //!   bitwise on integers. `Shl`/`Shr` on integers; `Shr` is arithmetic for signed types.
+//!   `MulHi` takes two `UInt32` operands only (the high word of their 64-bit product).
 //! - Float16 and bfloat16 values are computed in float32 and rounded to their type on every
 //!   `Cast` and store, so results equal NumPy's (which computes them the same way).
 //! - `Cast` follows [`crate::Scalar::cast`] (complex -> real takes the real part, complex -> bool
@@ -191,6 +192,9 @@ pub enum BinaryOp {
     Shl,
     Shr,
     Atan2,
+    /// The high 32 bits of the full 64-bit product of two `UInt32` operands (`__umulhi`; the
+    /// low half is `Mul`). Exact on every backend; Philox's rounds are built from it.
+    MulHi,
     /// The complex number `a + b·i` from two reals of one dtype, float32 (result complex64) or
     /// float64 (result complex128); both parts are taken exactly (no arithmetic, so
     /// `Complex(inf, nan)` is `inf + nan·i`). Build it with [`Expr::complex`].

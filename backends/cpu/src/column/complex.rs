@@ -33,7 +33,7 @@ where
         Le => Col::B(zip(a, b, |x, y| cmath::le(x, y) as u8)),
         Gt => Col::B(zip(a, b, |x, y| cmath::lt(y, x) as u8)),
         Ge => Col::B(zip(a, b, |x, y| cmath::le(y, x) as u8)),
-        FloorDiv | Mod | And | Or | Xor | Shl | Shr | Atan2 | Complex => {
+        FloorDiv | Mod | And | Or | Xor | Shl | Shr | Atan2 | MulHi | Complex => {
             return Err(format!("{op:?} is not defined for complex operands"))
         }
     }

@@ -263,7 +263,7 @@ where
         Gt => Col::B(zip(a, b, |x, y| (x > y) as u8)),
         Ge => Col::B(zip(a, b, |x, y| (x >= y) as u8)),
         Atan2 => T::wrap(zip(a, b, |x, y| x.atan2(y))),
-        And | Or | Xor | Shl | Shr => return Err(format!("{op:?} needs integer operands")),
+        And | Or | Xor | Shl | Shr | MulHi => return Err(format!("{op:?} needs integer operands")),
     }
     .owned())
 }

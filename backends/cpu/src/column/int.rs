@@ -16,6 +16,8 @@ pub trait IntOps: Copy + Ord + Default + Elem {
     fn mod0(self, b: Self) -> Self;
     fn ipow(self, b: Self) -> Self;
     fn shl_np(self, b: Self) -> Self;
+    /// The high half of the double-width product (`BinaryOp::MulHi`).
+    fn mulhi(self, b: Self) -> Self;
     fn shr_np(self, b: Self) -> Self;
     fn not(self) -> Self;
     fn and(self, b: Self) -> Self;
@@ -118,6 +120,11 @@ macro_rules! int_ops {
             }
             #[inline(always)]
             #[allow(unused_comparisons)]
+            fn mulhi(self, b: Self) -> Self {
+                ((self as i128).wrapping_mul(b as i128) >> <$t>::BITS) as $t
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
             fn shl_np(self, b: Self) -> Self {
                 if b >= 0 as $t && (b as u64) < <$t>::BITS as u64 {
                     self << (b as u32)
@@ -191,6 +198,7 @@ pub(super) fn int_bin<T: IntOps>(
         Xor => T::wrap(zip(a, b, T::xor)),
         Shl => T::wrap(zip(a, b, T::shl_np)),
         Shr => T::wrap(zip(a, b, T::shr_np)),
+        MulHi => T::wrap(zip(a, b, T::mulhi)),
         Atan2 => return Err("atan2 needs float operands".into()),
         Complex => return Err("complex() needs float operands".into()),
     }
@@ -214,6 +222,7 @@ pub(super) fn bool_bin(op: BinaryOp, a: &D<'_, u8>, b: &D<'_, u8>) -> Result<Col
         Mod => zip(a, b, |x, y| (x.mod0(y) != 0) as u8),
         Shl => zip(a, b, |x, y| (x.shl_np(y) != 0) as u8),
         Shr => zip(a, b, |x, y| (x.shr_np(y) != 0) as u8),
+        MulHi => return Err("mulhi needs uint32 operands".into()),
         Atan2 => return Err("atan2 needs float operands".into()),
         Complex => return Err("complex() needs float operands".into()),
     };

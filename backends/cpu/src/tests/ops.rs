@@ -182,6 +182,18 @@ fn comparisons_logic_shifts() {
         vec![-4, 0, -1, 0]
     );
     assert_eq!(binop::<u8, u8>(B::Shr, &[255, 255], &[4, 8]), vec![15, 0]);
+    assert_eq!(
+        binop::<u32, u32>(
+            B::MulHi,
+            &[0xffff_ffff, 0xd251_1f53, 3],
+            &[0xffff_ffff, 0xcd9e_8d57, 5]
+        ),
+        vec![
+            0xffff_fffe,
+            ((0xd251_1f53u64 * 0xcd9e_8d57u64) >> 32) as u32,
+            0
+        ]
+    );
     // Shift amount of another dtype is cast to the shifted type.
     let be = be();
     let k = Kernel::map(

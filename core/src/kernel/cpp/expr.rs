@@ -168,6 +168,7 @@ fn binary_complex(op: BinaryOp, t: DType, x: &str, y: &str) -> Result<String> {
         | BinaryOp::Shl
         | BinaryOp::Shr
         | BinaryOp::Atan2
+        | BinaryOp::MulHi
         | BinaryOp::Complex => return Err(complex_unsupported(op, t)),
     })
 }
@@ -268,6 +269,10 @@ fn binary_int(op: BinaryOp, t: DType, x: &str, y: &str, yt: DType) -> Result<Str
         BinaryOp::Xor => format!("(({ct})(({x}) ^ ({y})))"),
         BinaryOp::Shl => format!("cp_shl<{ct}, {}>({x}, {y})", compute_type(yt)),
         BinaryOp::Shr => format!("cp_shr<{ct}, {}>({x}, {y})", compute_type(yt)),
+        // NVRTC and hipRTC turn this into one mul.hi.u32 / v_mul_hi_u32.
+        BinaryOp::MulHi => format!(
+            "((unsigned int)(((unsigned long long)({x}) * (unsigned long long)({y})) >> 32))"
+        ),
         BinaryOp::Atan2 => cast_expr(
             DType::Float64,
             t,

@@ -720,3 +720,30 @@ fn tuple_reduction_emits_a_struct_accumulator() {
     let s = emit_reduce(&k, &spec, Flavor::Cuda).unwrap().source;
     assert!(s.contains("float* partial") && !s.contains("_acc {"));
 }
+
+#[test]
+fn mulhi_is_a_64_bit_product_shifted() {
+    let u = DType::UInt32;
+    let k = Kernel::map(
+        "mulhi",
+        vec![u, u],
+        vec![],
+        Expr::binary(BinaryOp::MulHi, Expr::input(0, u), Expr::input(1, u)),
+    );
+    k.validate().unwrap();
+    let e = emit_elementwise(
+        &k,
+        &spec(1, ElementwiseClass::Contiguous, false),
+        Flavor::Cuda,
+    )
+    .unwrap();
+    assert!(e.source.contains("(unsigned long long)"), "{}", e.source);
+    let i = DType::Int32;
+    let bad = Kernel::map(
+        "mulhi",
+        vec![i, i],
+        vec![],
+        Expr::binary(BinaryOp::MulHi, Expr::input(0, i), Expr::input(1, i)),
+    );
+    assert!(bad.validate().is_err(), "MulHi of int32 must not validate");
+}

@@ -242,6 +242,11 @@ pub(crate) fn node_problem(
         {
             Some(format!("{op:?} of {} and {}", a.ty, b.ty))
         }
+        ExprKind::Binary(BinaryOp::MulHi, a, _)
+            if a.ty != DType::UInt32 || n.ty != DType::UInt32 =>
+        {
+            Some(format!("MulHi of {} typed {} (uint32 only)", a.ty, n.ty))
+        }
         ExprKind::Binary(BinaryOp::Complex, a, _)
             if !matches!(a.ty, DType::Float32 | DType::Float64) || n.ty != complex_of(a.ty) =>
         {

@@ -306,6 +306,13 @@ impl WgslEmitter {
                     )
                 }
             }
+            B::MulHi => {
+                if d != DType::UInt32 {
+                    return Err(self.unsupported("mulhi", d, "uint32 operands only"));
+                }
+                let h = self.helper("mulhi_u32", || MULHI_U32.into());
+                format!("{h}({a}, {b})")
+            }
             B::Atan2 => {
                 if f64_ {
                     return Err(self.f64_refusal("atan2"));
@@ -358,5 +365,18 @@ const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
     if (yint && abs(y) < 16777216.0f && fract(y * 0.5f) != 0.0f) { r = -r; }
   }
   return r;
+}
+";
+
+/// The high word of a 32x32-bit product from 16-bit halves (WGSL has no 64-bit integers
+/// without an extension); every partial sum stays below 2^32.
+const MULHI_U32: &str = "fn mulhi_u32(a: u32, b: u32) -> u32 {
+  let al = a & 0xffffu;
+  let ah = a >> 16u;
+  let bl = b & 0xffffu;
+  let bh = b >> 16u;
+  let u = ah * bl + ((al * bl) >> 16u);
+  let v = al * bh + (u & 0xffffu);
+  return ah * bh + (u >> 16u) + (v >> 16u);
 }
 ";

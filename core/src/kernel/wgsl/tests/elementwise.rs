@@ -274,3 +274,17 @@ fn widened_narrow_comparisons_are_emitted_narrow() {
         );
     }
 }
+
+#[test]
+fn mulhi_is_a_u32_helper_and_refused_for_other_dtypes() {
+    let k = bin(B::MulHi, DType::UInt32);
+    let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(
+        e.source.contains("fn mulhi_u32(a: u32, b: u32) -> u32"),
+        "{}",
+        e.source
+    );
+    check_kernel(&k);
+    let k = bin(B::MulHi, DType::Int32);
+    assert!(emit_elementwise(&k, &specs(&k)[0], &opts()).is_err());
+}

@@ -1,0 +1,512 @@
+//! Continuous distributions: `Generator.random`, `uniform`, `standard_normal`, `normal`,
+//! `lognormal`, `standard_exponential`, `exponential`, `laplace`, `logistic`, `gumbel`,
+//! `weibull`, `pareto`, `standard_gamma`, `gamma`, `chisquare`, `beta`. Each is one kernel;
+//! scalar parameters are kernel parameters (computed on the host in float64, then rounded to
+//! the output dtype once).
+
+use super::{gamma_mt, neg_log1m, table_types, tables, uniform01, ziggurat, Zig};
+use crate::array::Array;
+use crate::random::builder::{add, bin, div, fc, mul, sub, u32c, Builder};
+use crate::random::fmath::{exp, log, pow};
+use crate::random::generator::{float_dtype, no_raws, Generator, Sample};
+use crate::random::philox::Stream;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp as B, Expr};
+use cupy_core::scalar::Scalar;
+
+/// Parameter `k` (after the stream's) of dtype `t`.
+fn p(k: usize, t: DType) -> Expr {
+    Expr::param(crate::random::philox::STREAM_PARAMS + k, t)
+}
+fn pv(t: DType, v: f64) -> (DType, Scalar) {
+    (t, Scalar::Float64(v).cast(t))
+}
+fn check(op: &str, ok: bool, what: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(op, what.to_string()))
+    }
+}
+
+impl Generator {
+    /// A one-uniform sampler: `f(builder, u)` maps a uniform in `[0, 1)` to the output.
+    fn sample_uniform(
+        &mut self,
+        op: &str,
+        shape: &[usize],
+        opts: Sample,
+        params: &[f64],
+        f: &dyn Fn(&mut Builder, Expr, DType) -> Expr,
+    ) -> Result<Array> {
+        let t = float_dtype(op, &opts)?;
+        let extra = params.iter().map(|&v| pv(t, v)).collect();
+        self.launch(op, shape, t, opts.out.as_ref(), extra, &no_raws, &|b, s| {
+            let w = s.block_at(b, 0);
+            let u = b.let_(uniform01(t, &w, 0));
+            let v = f(b, u, t);
+            b.store(v);
+            Ok(())
+        })
+    }
+
+    /// A ziggurat sampler: `f(builder, z)` maps a standard normal/exponential to the output.
+    fn sample_ziggurat(
+        &mut self,
+        op: &str,
+        zig: Zig,
+        shape: &[usize],
+        opts: Sample,
+        params: &[f64],
+        f: &dyn Fn(&mut Builder, Expr, DType) -> Expr,
+    ) -> Result<Array> {
+        let t = float_dtype(op, &opts)?;
+        let extra = params.iter().map(|&v| pv(t, v)).collect();
+        let _ = table_types(t);
+        self.launch(
+            op,
+            shape,
+            t,
+            opts.out.as_ref(),
+            extra,
+            &|d| tables(d, zig, t),
+            &|b, s| {
+                let z = ziggurat(b, s, zig, t, 0, u32c(0), 8);
+                let v = f(b, z, t);
+                b.store(v);
+                Ok(())
+            },
+        )
+    }
+
+    /// `Generator.random(size)`: float64 uniforms in `[0, 1)` (53 random bits each).
+    ///
+    /// # Errors
+    /// Device errors; a shape of 2^32 elements or more.
+    pub fn random(&mut self, shape: &[usize]) -> Result<Array> {
+        self.random_with(shape, Sample::default())
+    }
+    /// `Generator.random(size, dtype=, out=)`: float32 takes 24 bits, float64 53.
+    ///
+    /// # Errors
+    /// As [`Generator::random`]; a dtype other than float32/float64.
+    pub fn random_with(&mut self, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
+        self.sample_uniform("random", shape, opts.into(), &[], &|_, u, _| u)
+    }
+
+    /// `Generator.uniform(low, high, size)`: `low + (high - low) u`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; non-finite bounds.
+    pub fn uniform(
+        &mut self,
+        low: f64,
+        high: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check(
+            "uniform",
+            (high - low).is_finite(),
+            "high - low must be finite",
+        )?;
+        self.sample_uniform(
+            "uniform",
+            shape,
+            opts.into(),
+            &[low, high - low],
+            &|_, u, t| add(p(0, t), mul(p(1, t), u)),
+        )
+    }
+
+    /// `Generator.standard_normal(size)`: float64 standard normals (the 256-layer ziggurat).
+    ///
+    /// # Errors
+    /// As [`Generator::random`].
+    pub fn standard_normal(&mut self, shape: &[usize]) -> Result<Array> {
+        self.standard_normal_with(shape, Sample::default())
+    }
+    /// `Generator.standard_normal(size, dtype=, out=)`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`].
+    pub fn standard_normal_with(
+        &mut self,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        self.sample_ziggurat(
+            "standard_normal",
+            Zig::Normal,
+            shape,
+            opts.into(),
+            &[],
+            &|_, z, _| z,
+        )
+    }
+
+    /// `Generator.normal(loc, scale, size)`: `loc + scale z`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `scale < 0`.
+    pub fn normal(
+        &mut self,
+        loc: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("normal", scale >= 0.0, "scale < 0")?;
+        self.sample_ziggurat(
+            "normal",
+            Zig::Normal,
+            shape,
+            opts.into(),
+            &[loc, scale],
+            &|_, z, t| add(p(0, t), mul(p(1, t), z)),
+        )
+    }
+
+    /// `Generator.lognormal(mean, sigma, size)`: `exp(mean + sigma z)`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `sigma < 0`.
+    pub fn lognormal(
+        &mut self,
+        mean: f64,
+        sigma: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("lognormal", sigma >= 0.0, "sigma < 0")?;
+        self.sample_ziggurat(
+            "lognormal",
+            Zig::Normal,
+            shape,
+            opts.into(),
+            &[mean, sigma],
+            &|b, z, t| exp(b, add(p(0, t), mul(p(1, t), z))),
+        )
+    }
+
+    /// `Generator.standard_exponential(size)`: float64 (the exponential ziggurat).
+    ///
+    /// # Errors
+    /// As [`Generator::random`].
+    pub fn standard_exponential(&mut self, shape: &[usize]) -> Result<Array> {
+        self.standard_exponential_with(shape, Sample::default())
+    }
+    /// `Generator.standard_exponential(size, dtype=, out=)` (`method="zig"`).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`].
+    pub fn standard_exponential_with(
+        &mut self,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        self.sample_ziggurat(
+            "standard_exponential",
+            Zig::Exponential,
+            shape,
+            opts.into(),
+            &[],
+            &|_, z, _| z,
+        )
+    }
+
+    /// `Generator.exponential(scale, size)`: `scale e`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `scale < 0`.
+    pub fn exponential(
+        &mut self,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("exponential", scale >= 0.0, "scale < 0")?;
+        self.sample_ziggurat(
+            "exponential",
+            Zig::Exponential,
+            shape,
+            opts.into(),
+            &[scale],
+            &|_, z, t| mul(p(0, t), z),
+        )
+    }
+
+    /// `Generator.laplace(loc, scale, size)` by inversion: `u < 1/2`: `loc + scale log(2u)`,
+    /// else `loc - scale log(2 - 2u)` (NumPy's formula; `u = 0` is redrawn as the smallest
+    /// positive uniform).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `scale < 0`.
+    pub fn laplace(
+        &mut self,
+        loc: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("laplace", scale >= 0.0, "scale < 0")?;
+        self.sample_uniform("laplace", shape, opts.into(), &[loc, scale], &|b, u, t| {
+            let tiny = if t == DType::Float32 {
+                2f64.powi(-24)
+            } else {
+                2f64.powi(-53)
+            };
+            let u = b.let_(bin(B::Max, u, fc(t, tiny)));
+            let lo = bin(B::Lt, u.clone(), fc(t, 0.5));
+            let a = b.let_(Expr::select(
+                lo.clone(),
+                add(u.clone(), u.clone()),
+                sub(fc(t, 2.0), add(u.clone(), u)),
+            ));
+            let l = log(b, a);
+            let l = b.let_(l);
+            Expr::select(
+                lo,
+                add(p(0, t), mul(p(1, t), l.clone())),
+                sub(p(0, t), mul(p(1, t), l)),
+            )
+        })
+    }
+
+    /// `Generator.logistic(loc, scale, size)`: `loc + scale log(u / (1 - u))` (`u = 0`
+    /// redrawn as the smallest positive uniform).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `scale < 0`.
+    pub fn logistic(
+        &mut self,
+        loc: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("logistic", scale >= 0.0, "scale < 0")?;
+        self.sample_uniform("logistic", shape, opts.into(), &[loc, scale], &|b, u, t| {
+            let tiny = if t == DType::Float32 {
+                2f64.powi(-24)
+            } else {
+                2f64.powi(-53)
+            };
+            let u = b.let_(bin(B::Max, u, fc(t, tiny)));
+            let l = log(b, div(u.clone(), sub(fc(t, 1.0), u)));
+            add(p(0, t), mul(p(1, t), l))
+        })
+    }
+
+    /// `Generator.gumbel(loc, scale, size)`: `loc - scale log(-log(1 - u))` (`u = 0` redrawn
+    /// as the smallest positive uniform).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `scale < 0`.
+    pub fn gumbel(
+        &mut self,
+        loc: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("gumbel", scale >= 0.0, "scale < 0")?;
+        self.sample_uniform("gumbel", shape, opts.into(), &[loc, scale], &|b, u, t| {
+            let tiny = if t == DType::Float32 {
+                2f64.powi(-24)
+            } else {
+                2f64.powi(-53)
+            };
+            let u = b.let_(bin(B::Max, u, fc(t, tiny)));
+            let e = neg_log1m(b, u);
+            let e = b.let_(e);
+            let l = log(b, e);
+            sub(p(0, t), mul(p(1, t), l))
+        })
+    }
+
+    /// `Generator.weibull(a, size)`: `e^(1/a)` for a standard exponential `e` (0 for `a = 0`).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `a < 0`.
+    pub fn weibull(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
+        check("weibull", a >= 0.0, "a < 0")?;
+        let inv = if a == 0.0 { 0.0 } else { 1.0 / a };
+        self.sample_ziggurat(
+            "weibull",
+            Zig::Exponential,
+            shape,
+            opts.into(),
+            &[inv, a],
+            &|b, z, t| {
+                let v = pow(b, z, p(0, t));
+                Expr::select(bin(B::Eq, p(1, t), fc(t, 0.0)), fc(t, 0.0), v)
+            },
+        )
+    }
+
+    /// `Generator.pareto(a, size)`: `exp(e / a) - 1` (Lomax, NumPy's form).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `a <= 0`.
+    pub fn pareto(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
+        check("pareto", a > 0.0, "a <= 0")?;
+        self.sample_ziggurat(
+            "pareto",
+            Zig::Exponential,
+            shape,
+            opts.into(),
+            &[1.0 / a],
+            &|b, z, t| sub(exp(b, mul(z, p(0, t))), fc(t, 1.0)),
+        )
+    }
+
+    /// `Generator.standard_gamma(shape_param, size)`: Marsaglia and Tsang's method; for
+    /// `k < 1`, `gamma(k + 1) u^(1/k)`; `k = 0` gives 0.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `k < 0`.
+    pub fn standard_gamma(
+        &mut self,
+        k: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        self.gamma_op("standard_gamma", k, 1.0, shape, opts.into())
+    }
+
+    /// `Generator.gamma(shape_param, scale, size)`: `scale` times [`Generator::standard_gamma`].
+    ///
+    /// # Errors
+    /// As [`Generator::standard_gamma`]; `scale < 0`.
+    pub fn gamma(
+        &mut self,
+        k: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("gamma", scale >= 0.0, "scale < 0")?;
+        self.gamma_op("gamma", k, scale, shape, opts.into())
+    }
+
+    /// `Generator.chisquare(df, size)`: `2 gamma(df / 2)`.
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `df <= 0`.
+    pub fn chisquare(
+        &mut self,
+        df: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("chisquare", df > 0.0, "df <= 0")?;
+        self.gamma_op("chisquare", df / 2.0, 2.0, shape, opts.into())
+    }
+
+    fn gamma_op(
+        &mut self,
+        op: &str,
+        k: f64,
+        scale: f64,
+        shape: &[usize],
+        opts: Sample,
+    ) -> Result<Array> {
+        check(op, k >= 0.0 && k.is_finite(), "shape < 0 or not finite")?;
+        let t = float_dtype(op, &opts)?;
+        let boost = k < 1.0;
+        let kk = if boost { k + 1.0 } else { k };
+        let inv = if k > 0.0 { 1.0 / k } else { 0.0 };
+        let extra = vec![pv(t, kk), pv(t, inv), pv(t, scale), pv(t, k)];
+        self.launch(
+            op,
+            shape,
+            t,
+            opts.out.as_ref(),
+            extra,
+            &|d| tables(d, Zig::Normal, t),
+            &|b, s: &Stream| {
+                let g = gamma_mt(b, s, t, 0, p(0, t), u32c(0), 16);
+                let v = if boost {
+                    // u^(1/k) from block 256 (past every attempt's blocks).
+                    let w = s.block_at(b, 256);
+                    let u = b.let_(uniform01(t, &w, 0));
+                    let tiny = if t == DType::Float32 {
+                        2f64.powi(-24)
+                    } else {
+                        2f64.powi(-53)
+                    };
+                    let u = bin(B::Max, u, fc(t, tiny));
+                    let f = pow(b, u, p(1, t));
+                    mul(g, f)
+                } else {
+                    g
+                };
+                let v = b.let_(mul(v, p(2, t)));
+                b.store(Expr::select(bin(B::Eq, p(3, t), fc(t, 0.0)), fc(t, 0.0), v));
+                Ok(())
+            },
+        )
+    }
+
+    /// `Generator.beta(a, b, size)`: `x / (x + y)` for `x ~ gamma(a)`, `y ~ gamma(b)` (two
+    /// gamma calls and one division).
+    ///
+    /// # Errors
+    /// As [`Generator::random_with`]; `a <= 0` or `b <= 0`.
+    pub fn beta(
+        &mut self,
+        a: f64,
+        b: f64,
+        shape: &[usize],
+        opts: impl Into<Sample>,
+    ) -> Result<Array> {
+        check("beta", a > 0.0 && b > 0.0, "a <= 0 or b <= 0")?;
+        let opts = opts.into();
+        let t = float_dtype("beta", &opts)?;
+        let shape: Vec<usize> = match &opts.out {
+            Some(o) => o.shape().to_vec(),
+            None => shape.to_vec(),
+        };
+        let x = self.gamma_op("beta", a, 1.0, &shape, Sample::from(t))?;
+        let y = self.gamma_op("beta", b, 1.0, &shape, Sample::from(t))?;
+        let s = (&x + &y)?;
+        match &opts.out {
+            Some(o) => {
+                o.copy_from(&(&x / &s)?)?;
+                Ok(o.clone())
+            }
+            None => &x / &s,
+        }
+    }
+}
+
+routine!("cupy.random.Generator.random", Random, probe: crate::random::kernels::probe_float, notes: "float32 (24 bits) / float64 (53 bits), out=");
+routine!("cupy.random.Generator.uniform", Random, probe: crate::random::kernels::probe_float);
+routine!(
+    "cupy.random.Generator.standard_normal",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "256-layer ziggurat, tables in the source; float32/float64"
+);
+routine!("cupy.random.Generator.normal", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.lognormal", Random, probe: crate::random::kernels::probe_float, notes: "the project's own exp");
+routine!(
+    "cupy.random.Generator.standard_exponential",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "256-layer ziggurat"
+);
+routine!("cupy.random.Generator.exponential", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.laplace", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.logistic", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.gumbel", Random, probe: crate::random::kernels::probe_float, notes: "inversion, own log");
+routine!("cupy.random.Generator.weibull", Random, probe: crate::random::kernels::probe_float, notes: "exp(log(e)/a), own log/exp");
+routine!("cupy.random.Generator.pareto", Random, probe: crate::random::kernels::probe_float);
+routine!(
+    "cupy.random.Generator.standard_gamma",
+    Random, probe: crate::random::kernels::probe_float,
+    notes: "Marsaglia-Tsang; shape < 1 boosted by u^(1/k)"
+);
+routine!("cupy.random.Generator.gamma", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.chisquare", Random, probe: crate::random::kernels::probe_float);
+routine!("cupy.random.Generator.beta", Random, probe: crate::random::kernels::probe_float, notes: "x / (x + y) of two gammas");

@@ -1,0 +1,716 @@
+//! `cupy::random`: Philox4x32-10 against Random123's known answers (host reference and the IR
+//! kernel on every backend), the bit-identity of every sampler across the listed backends (and
+//! of `random` against the host reference), and statistics at fixed seeds.
+//!
+//! Statistical thresholds (n = 2^16 samples unless stated): the Kolmogorov-Smirnov statistic
+//! `D` must stay below 1.95 / sqrt(n) (the asymptotic critical value at alpha = 0.001, so a
+//! correct sampler fails about once in a thousand seeds; the seeds are fixed, so a failure is
+//! a real change); chi-square statistics below the Wilson-Hilferty 1 - 10^-4 quantile of their
+//! degrees of freedom; means within 5 standard errors.
+
+use crate::common;
+mod stats;
+use cupy::random::{default_rng, philox4x32_10, Generator, Integers};
+use cupy::{with_device, Array, DType, Device, Result};
+use stats::*;
+
+/// Random123 `tests/kat_vectors` (commit 9545ff64), the three `philox4x32 10` lines: counter,
+/// key, output.
+const KAT: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
+    (
+        [0; 4],
+        [0; 2],
+        [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8],
+    ),
+    (
+        [u32::MAX; 4],
+        [u32::MAX; 2],
+        [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd],
+    ),
+    (
+        [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+        [0xa4093822, 0x299f31d0],
+        [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1],
+    ),
+];
+
+#[test]
+fn philox_known_answers_host_and_every_backend() {
+    for (c, k, want) in KAT {
+        assert_eq!(philox4x32_10(c, k), want, "host ctr {c:x?} key {k:x?}");
+    }
+    for dev in common::backends() {
+        for (c, k, want) in KAT {
+            let got = cupy::random::philox::philox4x32_10_on(&dev, &[c, [1, 2, 3, 4]], k).unwrap();
+            assert_eq!(got[0], want, "{} ctr {c:x?}", dev.label());
+            assert_eq!(got[1], philox4x32_10([1, 2, 3, 4], k), "{}", dev.label());
+        }
+    }
+}
+
+#[test]
+fn random_matches_the_host_reference() {
+    let n = 4096;
+    for dev in common::backends() {
+        let rng = default_rng(7);
+        let key = rng.key();
+        let (f32s, f64s) = with_device(&dev, || {
+            let mut rng = rng.clone();
+            let a = rng
+                .random_with(&[n], DType::Float32)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap();
+            let b = rng.random(&[n]).unwrap().to_vec::<f64>().unwrap();
+            (a, b)
+        });
+        for i in 0..n {
+            let w = philox4x32_10([i as u32, 0, 0, 0], key);
+            let u = (w[0] >> 8) as f32 * 2f32.powi(-24);
+            assert_eq!(
+                f32s[i].to_bits(),
+                u.to_bits(),
+                "{} f32 element {i}",
+                dev.label()
+            );
+            let w = philox4x32_10([i as u32, 0, 1, 0], key);
+            let d = ((w[0] >> 5) as f64 * 67108864.0 + (w[1] >> 6) as f64) / 9007199254740992.0;
+            assert_eq!(
+                f64s[i].to_bits(),
+                d.to_bits(),
+                "{} f64 element {i}",
+                dev.label()
+            );
+        }
+    }
+}
+
+type Sampler = fn(&mut Generator, DType) -> Result<Array>;
+
+/// Every sampler, by name, at a small shape; float samplers take the dtype.
+fn samplers() -> Vec<(&'static str, bool, Sampler)> {
+    vec![
+        ("random", true, |g, t| g.random_with(&[3000], t)),
+        ("uniform", true, |g, t| g.uniform(-2.0, 5.0, &[3000], t)),
+        ("standard_normal", true, |g, t| {
+            g.standard_normal_with(&[3000], t)
+        }),
+        // 2^16 draws: a few hundred wedge and a few dozen tail paths of each ziggurat.
+        ("standard_normal 2^16", true, |g, t| {
+            g.standard_normal_with(&[1 << 16], t)
+        }),
+        ("standard_exponential 2^16", true, |g, t| {
+            g.standard_exponential_with(&[1 << 16], t)
+        }),
+        ("normal", true, |g, t| g.normal(1.0, 3.0, &[3000], t)),
+        ("lognormal", true, |g, t| g.lognormal(0.5, 0.7, &[3000], t)),
+        ("standard_exponential", true, |g, t| {
+            g.standard_exponential_with(&[3000], t)
+        }),
+        ("exponential", true, |g, t| g.exponential(2.0, &[3000], t)),
+        ("laplace", true, |g, t| g.laplace(0.0, 1.5, &[3000], t)),
+        ("logistic", true, |g, t| g.logistic(1.0, 2.0, &[3000], t)),
+        ("gumbel", true, |g, t| g.gumbel(0.0, 1.0, &[3000], t)),
+        ("weibull", true, |g, t| g.weibull(1.7, &[3000], t)),
+        ("pareto", true, |g, t| g.pareto(3.0, &[3000], t)),
+        ("standard_gamma<1", true, |g, t| {
+            g.standard_gamma(0.4, &[3000], t)
+        }),
+        ("gamma", true, |g, t| g.gamma(3.5, 2.0, &[3000], t)),
+        ("chisquare", true, |g, t| g.chisquare(5.0, &[3000], t)),
+        ("beta", true, |g, t| g.beta(2.0, 5.0, &[3000], t)),
+        ("integers", false, |g, _| g.integers(-5, 1000, &[3000])),
+        ("integers_u8", false, |g, _| {
+            g.integers_with(
+                0,
+                255,
+                &[3000],
+                Integers {
+                    dtype: DType::UInt8,
+                    endpoint: true,
+                    out: None,
+                },
+            )
+        }),
+        ("integers_wide", false, |g, _| {
+            g.integers(i64::MIN, i64::MAX, &[3000])
+        }),
+        ("geometric", false, |g, _| g.geometric(0.1, &[3000])),
+        ("poisson_small", false, |g, _| g.poisson(3.5, &[3000])),
+        ("poisson_large", false, |g, _| g.poisson(250.0, &[3000])),
+        ("binomial_inv", false, |g, _| g.binomial(20, 0.3, &[3000])),
+        ("binomial_btrs", false, |g, _| {
+            g.binomial(1000, 0.7, &[3000])
+        }),
+        ("permutation", false, |g, _| g.permutation(3000)),
+        ("choice_p", false, |g, _| {
+            g.choice(5, &[3000], true, Some(&[0.1, 0.2, 0.3, 0.15, 0.25]))
+        }),
+        ("choice_noreplace_p", false, |g, _| {
+            g.choice(4000, &[300], false, Some(&vec![1.0 / 4000.0; 4000]))
+        }),
+        ("multinomial", false, |g, _| {
+            g.multinomial(20, &[0.2, 0.3, 0.5], &[200])
+        }),
+        ("multivariate_normal", false, |g, _| {
+            g.multivariate_normal(&[1.0, -1.0], &[2.0, 0.5, 0.5, 1.0], &[500])
+        }),
+        ("permuted", false, |g, _| {
+            let x = cupy::arange_with(0.0, 600.0, 1.0, DType::Float32)?.reshape(&[20, 30])?;
+            g.permuted(&x, Some(1))
+        }),
+    ]
+}
+
+#[test]
+fn every_sampler_is_bit_identical_across_backends() {
+    let devs = common::backends();
+    for (name, float, f) in samplers() {
+        let dtypes: &[DType] = if float {
+            &[DType::Float32, DType::Float64]
+        } else {
+            &[DType::Float64]
+        };
+        for &t in dtypes {
+            let mut first: Option<(String, Vec<u8>)> = None;
+            for dev in &devs {
+                let bytes = with_device(dev, || {
+                    let mut g = default_rng(2024);
+                    let _ = g.random(&[5]).unwrap(); // a second call: the call counter matters
+                    f(&mut g, t)
+                        .unwrap_or_else(|e| panic!("{name} {t} on {}: {e}", dev.label()))
+                        .to_bytes()
+                        .unwrap()
+                });
+                match &first {
+                    None => first = Some((dev.label(), bytes)),
+                    Some((l, b)) => {
+                        assert!(*b == bytes, "{name} {t}: {} and {l} differ", dev.label())
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn on_first<R>(f: impl FnOnce() -> R) -> R {
+    let d: Device = common::backends()[0].clone();
+    with_device(&d, f)
+}
+
+fn floats(a: Array) -> Vec<f64> {
+    match a.dtype() {
+        DType::Float32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .into_iter()
+            .map(f64::from)
+            .collect(),
+        _ => a.to_vec::<f64>().unwrap(),
+    }
+}
+
+#[test]
+fn continuous_distributions_pass_kolmogorov_smirnov() {
+    let n = 1usize << 16;
+    let crit = 1.95 / (n as f64).sqrt();
+    type Case = (&'static str, Sampler, Box<dyn Fn(f64) -> f64>);
+    let cases: Vec<Case> = vec![
+        (
+            "random",
+            |g, t| g.random_with(&[1 << 16], t),
+            Box::new(|x: f64| x.clamp(0.0, 1.0)),
+        ),
+        (
+            "uniform",
+            |g, t| g.uniform(-2.0, 5.0, &[1 << 16], t),
+            Box::new(|x: f64| ((x + 2.0) / 7.0).clamp(0.0, 1.0)),
+        ),
+        (
+            "standard_normal",
+            |g, t| g.standard_normal_with(&[1 << 16], t),
+            Box::new(norm_cdf),
+        ),
+        (
+            "normal",
+            |g, t| g.normal(1.0, 3.0, &[1 << 16], t),
+            Box::new(|x: f64| norm_cdf((x - 1.0) / 3.0)),
+        ),
+        (
+            "lognormal",
+            |g, t| g.lognormal(0.5, 0.7, &[1 << 16], t),
+            Box::new(|x: f64| {
+                if x <= 0.0 {
+                    0.0
+                } else {
+                    norm_cdf((x.ln() - 0.5) / 0.7)
+                }
+            }),
+        ),
+        (
+            "standard_exponential",
+            |g, t| g.standard_exponential_with(&[1 << 16], t),
+            Box::new(|x: f64| 1.0 - (-x.max(0.0)).exp()),
+        ),
+        (
+            "exponential",
+            |g, t| g.exponential(2.0, &[1 << 16], t),
+            Box::new(|x: f64| 1.0 - (-x.max(0.0) / 2.0).exp()),
+        ),
+        (
+            "laplace",
+            |g, t| g.laplace(0.0, 1.5, &[1 << 16], t),
+            Box::new(|x: f64| {
+                if x < 0.0 {
+                    0.5 * (x / 1.5).exp()
+                } else {
+                    1.0 - 0.5 * (-x / 1.5).exp()
+                }
+            }),
+        ),
+        (
+            "logistic",
+            |g, t| g.logistic(1.0, 2.0, &[1 << 16], t),
+            Box::new(|x: f64| 1.0 / (1.0 + (-(x - 1.0) / 2.0).exp())),
+        ),
+        (
+            "gumbel",
+            |g, t| g.gumbel(0.0, 1.0, &[1 << 16], t),
+            Box::new(|x: f64| (-(-x).exp()).exp()),
+        ),
+        (
+            "weibull",
+            |g, t| g.weibull(1.7, &[1 << 16], t),
+            Box::new(|x: f64| 1.0 - (-x.max(0.0).powf(1.7)).exp()),
+        ),
+        (
+            "pareto",
+            |g, t| g.pareto(3.0, &[1 << 16], t),
+            Box::new(|x: f64| 1.0 - (1.0 + x.max(0.0)).powf(-3.0)),
+        ),
+        (
+            "standard_gamma 0.4",
+            |g, t| g.standard_gamma(0.4, &[1 << 16], t),
+            Box::new(|x: f64| gamma_p(0.4, x)),
+        ),
+        (
+            "gamma 3.5",
+            |g, t| g.gamma(3.5, 2.0, &[1 << 16], t),
+            Box::new(|x: f64| gamma_p(3.5, x / 2.0)),
+        ),
+        (
+            "chisquare 5",
+            |g, t| g.chisquare(5.0, &[1 << 16], t),
+            Box::new(|x: f64| gamma_p(2.5, x / 2.0)),
+        ),
+    ];
+    on_first(|| {
+        for (name, f, cdf) in &cases {
+            for t in [DType::Float32, DType::Float64] {
+                let mut g = default_rng(12345);
+                let x = floats(f(&mut g, t).unwrap());
+                assert_eq!(x.len(), n);
+                let d = ks(x, cdf);
+                assert!(d < crit, "{name} {t}: KS D = {d:.5} >= {crit:.5}");
+            }
+        }
+    });
+}
+
+#[test]
+fn beta_moments() {
+    on_first(|| {
+        let mut g = default_rng(5);
+        let x = floats(g.beta(2.0, 5.0, &[1 << 16], DType::Float64).unwrap());
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let (mu, var) = (2.0 / 7.0, 10.0 / (49.0 * 8.0));
+        assert!(
+            (m - mu).abs() < 5.0 * (var / n).sqrt(),
+            "beta mean {m} vs {mu}"
+        );
+        let v = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n;
+        assert!((v - var).abs() < 0.05 * var, "beta var {v} vs {var}");
+        assert!(x.iter().all(|&v| (0.0..=1.0).contains(&v)));
+    });
+}
+
+#[test]
+fn discrete_distributions_pass_chi_square() {
+    on_first(|| {
+        let n = 1usize << 16;
+        let mut g = default_rng(99);
+        let ints = |a: Array| a.to_vec::<i64>().unwrap();
+        type Check = (&'static str, Vec<i64>, i64, i64, Box<dyn Fn(i64) -> f64>);
+        let checks: Vec<Check> = vec![
+            (
+                "integers 0..10",
+                ints(g.integers(0, 10, &[n]).unwrap()),
+                0,
+                9,
+                Box::new(|_| 0.1),
+            ),
+            (
+                "integers -3..=3",
+                ints(
+                    g.integers_with(
+                        -3,
+                        3,
+                        &[n],
+                        Integers {
+                            endpoint: true,
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap(),
+                ),
+                -3,
+                3,
+                Box::new(|_| 1.0 / 7.0),
+            ),
+            (
+                "poisson 3.5",
+                ints(g.poisson(3.5, &[n]).unwrap()),
+                0,
+                20,
+                Box::new(|k| (k as f64 * 3.5f64.ln() - 3.5 - ln_gamma(k as f64 + 1.0)).exp()),
+            ),
+            (
+                "poisson 250",
+                ints(g.poisson(250.0, &[n]).unwrap()),
+                180,
+                320,
+                Box::new(|k| (k as f64 * 250f64.ln() - 250.0 - ln_gamma(k as f64 + 1.0)).exp()),
+            ),
+            (
+                "binomial 20 0.3",
+                ints(g.binomial(20, 0.3, &[n]).unwrap()),
+                0,
+                20,
+                Box::new(|k| {
+                    (ln_choose(20.0, k as f64)
+                        + k as f64 * 0.3f64.ln()
+                        + (20 - k) as f64 * 0.7f64.ln())
+                    .exp()
+                }),
+            ),
+            (
+                "binomial 1000 0.7",
+                ints(g.binomial(1000, 0.7, &[n]).unwrap()),
+                630,
+                770,
+                Box::new(|k| {
+                    (ln_choose(1000.0, k as f64)
+                        + k as f64 * 0.7f64.ln()
+                        + (1000 - k) as f64 * 0.3f64.ln())
+                    .exp()
+                }),
+            ),
+            (
+                "geometric 0.2",
+                ints(g.geometric(0.2, &[n]).unwrap()),
+                1,
+                40,
+                Box::new(|k| {
+                    if k < 1 {
+                        0.0
+                    } else {
+                        0.8f64.powi(k as i32 - 1) * 0.2
+                    }
+                }),
+            ),
+        ];
+        for (name, x, lo, hi, pmf) in checks {
+            let (stat, dof) = chi2(&x, lo, hi, &pmf);
+            let crit = chi2_crit(dof);
+            assert!(
+                stat < crit,
+                "{name}: chi2 {stat:.1} >= {crit:.1} ({dof} dof)"
+            );
+        }
+    });
+}
+
+#[test]
+fn integers_bounds_dtypes_and_wide_ranges() {
+    on_first(|| {
+        let mut g = default_rng(3);
+        let x = g
+            .integers(-5, 7, &[10000])
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert!(x.iter().all(|&v| (-5..7).contains(&v)));
+        assert!(x.contains(&-5) && x.contains(&6));
+        let u = g
+            .integers_with(
+                250,
+                255,
+                &[1000],
+                Integers {
+                    dtype: DType::UInt8,
+                    endpoint: true,
+                    out: None,
+                },
+            )
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap();
+        assert!(u.iter().all(|&v| v >= 250) && u.contains(&255));
+        let w = g
+            .integers(i64::MIN, i64::MAX, &[4000])
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let neg = w.iter().filter(|&&v| v < 0).count();
+        assert!((1700..2300).contains(&neg), "wide range sign balance {neg}");
+        let big = g
+            .integers(0, 1 << 40, &[4000])
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert!(big.iter().all(|&v| (0..1 << 40).contains(&v)));
+        assert!(big.iter().any(|&v| v > 1 << 39));
+        assert!(g.integers(5, 5, &[3]).is_err());
+        assert!(g
+            .integers_with(0, 300, &[3], Integers::from(DType::UInt8))
+            .is_err());
+        assert_eq!(g.bytes(37).unwrap().len(), 37);
+    });
+}
+
+#[test]
+fn permutations_choice_and_multinomial_are_valid() {
+    on_first(|| {
+        let mut g = default_rng(11);
+        let mut p = g.permutation(1000).unwrap().to_vec::<i64>().unwrap();
+        p.sort();
+        assert_eq!(p, (0..1000).collect::<Vec<i64>>());
+        let x = cupy::arange_with(0.0, 50.0, 1.0, DType::Float64).unwrap();
+        g.shuffle(&x).unwrap();
+        let mut v = x.to_vec::<f64>().unwrap();
+        assert_ne!(v, (0..50).map(f64::from).collect::<Vec<_>>());
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(v, (0..50).map(f64::from).collect::<Vec<_>>());
+        let m = cupy::arange_with(0.0, 60.0, 1.0, DType::Float64)
+            .unwrap()
+            .reshape(&[6, 10])
+            .unwrap();
+        let pm = g.permuted(&m, Some(1)).unwrap().to_vec::<f64>().unwrap();
+        for r in 0..6 {
+            let mut row: Vec<f64> = pm[r * 10..r * 10 + 10].to_vec();
+            row.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            assert_eq!(
+                row,
+                (0..10).map(|c| (r * 10 + c) as f64).collect::<Vec<_>>()
+            );
+        }
+        let c = g
+            .choice(100, &[100], false, None)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let mut cs = c.clone();
+        cs.sort();
+        assert_eq!(cs, (0..100).collect::<Vec<i64>>());
+        let w = [0.0, 0.5, 0.0, 0.5];
+        let cw = g
+            .choice(4, &[2], false, Some(&w))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let mut cw2 = cw.clone();
+        cw2.sort();
+        assert_eq!(cw2, vec![1, 3]);
+        let cp = g
+            .choice(3, &[30000], true, Some(&[0.2, 0.0, 0.8]))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert!(!cp.contains(&1));
+        let twos = cp.iter().filter(|&&v| v == 2).count() as f64 / 30000.0;
+        assert!((twos - 0.8).abs() < 0.02, "choice p: {twos}");
+        assert!(g.choice(3, &[5], false, None).is_err());
+        let mn = g.multinomial(30, &[0.1, 0.6, 0.3], &[500]).unwrap();
+        assert_eq!(mn.shape(), &[500, 3]);
+        let mv = mn.to_vec::<i64>().unwrap();
+        let mut col = [0i64; 3];
+        for r in mv.chunks(3) {
+            assert_eq!(r.iter().sum::<i64>(), 30);
+            for k in 0..3 {
+                col[k] += r[k];
+            }
+        }
+        let share = col[1] as f64 / (30.0 * 500.0);
+        assert!((share - 0.6).abs() < 0.03, "multinomial share {share}");
+        let mvn = g
+            .multivariate_normal(&[1.0, -2.0], &[4.0, 1.2, 1.2, 1.0], &[20000])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let n = 20000.0;
+        let (mut s0, mut s1, mut s01) = (0.0, 0.0, 0.0);
+        for r in mvn.chunks(2) {
+            s0 += r[0];
+            s1 += r[1];
+        }
+        let (m0, m1) = (s0 / n, s1 / n);
+        for r in mvn.chunks(2) {
+            s01 += (r[0] - m0) * (r[1] - m1);
+        }
+        assert!(
+            (m0 - 1.0).abs() < 0.05 && (m1 + 2.0).abs() < 0.05,
+            "mvn means {m0} {m1}"
+        );
+        assert!((s01 / n - 1.2).abs() < 0.1, "mvn cov {}", s01 / n);
+    });
+}
+
+#[test]
+fn seeding_calls_spawn_legacy_and_out() {
+    on_first(|| {
+        let a = default_rng(1)
+            .random(&[8])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let b = default_rng(1)
+            .random(&[8])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let c = default_rng(2)
+            .random(&[8])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let mut g = default_rng(1);
+        let first = g.random(&[8]).unwrap().to_vec::<f64>().unwrap();
+        let second = g.random(&[8]).unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(first, a);
+        assert_ne!(first, second);
+        let kids = g.spawn(3);
+        let keys: Vec<[u32; 2]> = kids.iter().map(|k| k.key()).collect();
+        assert!(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != g.key());
+        let more = g.spawn(1);
+        assert!(
+            !keys.contains(&more[0].key()),
+            "later spawns continue the numbering"
+        );
+        cupy::random::seed(42);
+        let l1 = cupy::random::randn(&[4, 4])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let _ = cupy::random::rand(&[3]).unwrap();
+        cupy::random::seed(42);
+        let l2 = cupy::random::randn(&[4, 4])
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(l1, l2);
+        let ri = cupy::random::randint(0, 3, &[100])
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert!(ri.iter().all(|&v| (0..3).contains(&v)));
+        let rs = cupy::random::random_sample(&[5], DType::Float32).unwrap();
+        assert_eq!(rs.dtype(), DType::Float32);
+        // out= fills an existing array with the values a fresh call gives.
+        let out = cupy::zeros_with(&[4, 5], DType::Float32).unwrap();
+        let mut g1 = default_rng(9);
+        g1.standard_normal_with(&[], &out).unwrap();
+        let mut g2 = default_rng(9);
+        let fresh = g2.standard_normal_with(&[4, 5], DType::Float32).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), fresh.to_vec::<f32>().unwrap());
+        assert!(g2.random_with(&[3], DType::Int32).is_err());
+        assert!(g2
+            .normal(0.0, -1.0, &[3], cupy::random::Sample::default())
+            .is_err());
+    });
+}
+
+/// Every sampler kernel, emitted as HIP C++, compiles with AMD's hipRTC (gfx90a); the CUDA
+/// flavour is emitted too (NVRTC compiles it on the GPU machine). `CUPY_REQUIRE_HIP=1` turns a
+/// missing hipRTC into a failure.
+#[test]
+fn sampler_kernels_compile_with_hiprtc() {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+    };
+    let kernels = on_first(cupy::random::kernels::sampler_kernels);
+    assert!(kernels.len() >= 30, "{} kernels", kernels.len());
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        class: ElementwiseClass::Strided,
+        index64: false,
+    };
+    for k in &kernels {
+        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        emit_elementwise(k, &spec, Flavor::Cuda)
+            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
+    }
+    let rtc = match cupy_hip::result::Rtc::get() {
+        Ok(r) => r,
+        Err(e) => {
+            assert!(
+                std::env::var("CUPY_REQUIRE_HIP").as_deref() != Ok("1"),
+                "CUPY_REQUIRE_HIP=1 but hipRTC is not loadable: {e}"
+            );
+            eprintln!("NOTICE: skipping: hipRTC not loadable: {e}");
+            return;
+        }
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    for (n, k) in kernels.iter().enumerate() {
+        let mut k = k.clone();
+        k.name = format!("{}_{n}", k.name);
+        let e = emit_elementwise(&k, &spec, Flavor::Hip)
+            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
+        body.push_str(&e.source[pre.len()..]);
+    }
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    if let Err(e) = rtc.compile(&format!("{pre}{body}"), "random.hip", &opts) {
+        let log: Vec<&str> = e.log.lines().take(60).collect();
+        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
+    }
+    common::report(&format!(
+        "hip sampler_kernels_compile_with_hiprtc gfx90a {} kernels",
+        kernels.len()
+    ));
+}
+
+/// The ziggurats' tails: the share of standard normals beyond the tail start r = 3.6541 and of
+/// exponentials beyond r = 7.6971 (2^20 float32 draws each) within 5 standard deviations of
+/// the exact mass (2 (1 - Phi(r)) = 2.580e-4 and exp(-r) = 4.54e-4).
+#[test]
+fn ziggurat_tails_have_the_right_mass() {
+    on_first(|| {
+        let n = 1usize << 20;
+        let mut g = default_rng(77);
+        let z = floats(g.standard_normal_with(&[n], DType::Float32).unwrap());
+        let e = floats(g.standard_exponential_with(&[n], DType::Float32).unwrap());
+        for (name, count, p) in [
+            (
+                "normal",
+                z.iter().filter(|v| v.abs() > 3.654_152_885_361_009).count(),
+                2.0 * (1.0 - norm_cdf(3.654_152_885_361_009)),
+            ),
+            (
+                "exponential",
+                e.iter().filter(|&&v| v > 7.697_117_470_131_05).count(),
+                (-7.697_117_470_131_05f64).exp(),
+            ),
+        ] {
+            let mean = p * n as f64;
+            let sd = mean.sqrt();
+            assert!(
+                (count as f64 - mean).abs() < 5.0 * sd,
+                "{name} tail: {count} vs {mean:.1}"
+            );
+        }
+    });
+}
