@@ -212,6 +212,7 @@ impl WgslEmitter {
             | BinaryOp::Shl
             | BinaryOp::Shr
             | BinaryOp::Atan2
+            | BinaryOp::MulHi
             | BinaryOp::Complex => {
                 return Err(self.unsupported(
                     &opname,
