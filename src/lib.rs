@@ -73,6 +73,8 @@ pub mod scipy;
 #[macro_use]
 pub mod statistics;
 pub mod sorting;
+#[cfg(test)]
+mod testing;
 
 pub use array::index;
 

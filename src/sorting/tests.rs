@@ -8,9 +8,7 @@ use super::kernels::{
 };
 use crate::array::Array;
 use cupy_core::dtype::DType;
-use cupy_core::kernel::cpp::{
-    emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
-};
+use cupy_core::kernel::cpp::{prelude, Flavor};
 use cupy_core::kernel::ir::Kernel;
 use cupy_core::layout::Layout;
 
@@ -43,22 +41,7 @@ fn every_kernel() -> Vec<Kernel> {
 }
 
 fn sources(flavor: Flavor) -> Vec<String> {
-    let pre = prelude(flavor).len();
-    every_kernel()
-        .into_iter()
-        .enumerate()
-        .map(|(j, mut k)| {
-            k.name = format!("{}_{j}", k.name);
-            let spec = ElementwiseSpec {
-                ndim: 1 + j % 2,
-                class: ElementwiseClass::Strided,
-                index64: j % 3 == 0,
-            };
-            let e =
-                emit_elementwise(&k, &spec, flavor).unwrap_or_else(|e| panic!("{}: {e}", k.name));
-            e.source[pre..].to_string()
-        })
-        .collect()
+    crate::testing::elementwise_cpp_sources(every_kernel(), flavor)
 }
 
 #[test]

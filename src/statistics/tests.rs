@@ -5,9 +5,7 @@
 
 use super::keywords::{masked, with_initial};
 use cupy_core::dtype::DType;
-use cupy_core::kernel::cpp::{
-    emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor, ReduceSpec,
-};
+use cupy_core::kernel::cpp::{emit_reduce, prelude, Flavor, ReduceSpec};
 use cupy_core::kernel::ir::{Kernel, ReduceKernel};
 use cupy_core::scalar::Scalar;
 
@@ -71,22 +69,7 @@ pub(crate) fn every_statistics_kernel() -> Vec<Kernel> {
 /// The C++ of the statistics' elementwise kernels (their launch class rotating), without the
 /// prelude.
 fn elementwise_sources(flavor: Flavor) -> Vec<String> {
-    let pre = prelude(flavor).len();
-    every_statistics_kernel()
-        .into_iter()
-        .enumerate()
-        .map(|(j, mut k)| {
-            k.name = format!("{}_{j}", k.name);
-            let spec = ElementwiseSpec {
-                ndim: 1 + j % 2,
-                class: ElementwiseClass::Strided,
-                index64: j % 3 == 0,
-            };
-            let e =
-                emit_elementwise(&k, &spec, flavor).unwrap_or_else(|e| panic!("{}: {e}", k.name));
-            e.source[pre..].to_string()
-        })
-        .collect()
+    crate::testing::elementwise_cpp_sources(every_statistics_kernel(), flavor)
 }
 
 #[test]
