@@ -122,6 +122,10 @@ impl WgslEmitter {
                     match (op, zero_const(a), zero_const(b)) {
                         (BinaryOp::Mul, _, Some(neg)) if bits => self.times_zero(a.ty, x, neg)?,
                         (BinaryOp::Mul, Some(neg), _) if bits => self.times_zero(a.ty, y, neg)?,
+                        (BinaryOp::Mul, _, _) if bits => {
+                            let prod = self.binary(*op, a.ty, b.ty, x, y)?;
+                            self.opaque_product(a.ty, prod)
+                        }
                         _ => self.binary(*op, a.ty, b.ty, x, y)?,
                     }
                 }
@@ -163,6 +167,20 @@ impl WgslEmitter {
             format!("({s} + f64(bitcast<f32>({z})))")
         } else {
             format!("bitcast<f32>(bitcast<u32>({s}) | {z})")
+        }
+    }
+
+    /// A float product `p` the shader compiler cannot contract into a following add: its bits
+    /// XOR a zero it cannot see (the sign bit of meta word 0). NVIDIA's Vulkan driver fuses
+    /// `a * b + c` into an fma (naga emits no `NoContraction`), which changed NumPy's lerp of
+    /// `quantile` by 4 ulps and broke the bit-identity of `cupy::random`'s transforms on the
+    /// H200; IEEE's product followed by IEEE's sum is what every other backend computes.
+    fn opaque_product(&mut self, d: DType, p: String) -> String {
+        let z = format!("({} & 0x80000000u)", self.zero_word);
+        if d == DType::Float64 {
+            format!("bitcast<f64>(bitcast<u64>({p}) ^ u64({z}))")
+        } else {
+            format!("bitcast<f32>(bitcast<u32>({p}) ^ {z})")
         }
     }
 

@@ -87,6 +87,12 @@
 //! out: NaN tests and signs from the bits, `x * ±0` from the sign bits, nonzero constants of
 //! sums and the +0 parts of complex literals and casts hidden behind a runtime zero (the sign
 //! bit of meta word 0, below 2^31), fma through float64 (float32) or Dekker's product (float64).
+//!
+//! # NVIDIA's contraction
+//! NVIDIA's Vulkan driver fuses a product and a following sum into an fma (naga emits no
+//! `NoContraction`): every float product of an IR expression XORs the same runtime zero into
+//! its bits, so it stays IEEE's rounded product (float64 only with SHADER_INT64). The complex
+//! helper library's own products are not covered yet.
 
 use crate::dtype::DType;
 use crate::kernel::ir::{Kernel, Stmt};
