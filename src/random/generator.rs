@@ -123,11 +123,27 @@ impl Generator {
             }
             None => Device::current()?,
         };
-        let shape: Vec<usize> = match out {
-            Some(o) => o.shape().to_vec(),
-            None => shape.to_vec(),
+        // `shape` empty with `out=` is NumPy's `size=None`: out's shape.
+        let shape = match out {
+            Some(o) if shape.is_empty() => o.shape(),
+            _ => shape,
         };
-        let n: usize = shape.iter().product();
+        if let Some(o) = out {
+            if o.shape() != shape {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "size {shape:?} must match out.shape {:?} when used together",
+                        o.shape()
+                    ),
+                ));
+            }
+        }
+        let shape: Vec<usize> = shape.to_vec();
+        let n = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .unwrap_or(usize::MAX);
         if n as u64 >= 1u64 << 32 {
             return Err(Error::invalid(
                 op,

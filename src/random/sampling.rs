@@ -140,7 +140,13 @@ impl Generator {
         p: Option<&[f64]>,
     ) -> Result<Array> {
         let op = "choice";
-        let size: usize = shape.iter().product();
+        let size = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::invalid(op, format!("size {shape:?} overflows")))?;
+        if size == 0 {
+            return crate::zeros_with(shape, DType::Int64);
+        }
         if let Some(p) = p {
             if p.len() != n {
                 return Err(Error::invalid(op, "p must have n entries"));
@@ -163,6 +169,11 @@ impl Generator {
                     op,
                     "cannot take a larger sample than the population without replacement",
                 ));
+            }
+            if let Some(p) = p {
+                if p.iter().filter(|&&x| x > 0.0).count() < size {
+                    return Err(Error::invalid(op, "fewer non-zero entries in p than size"));
+                }
             }
             let perm = match p {
                 None => self.perm_indices(n)?,

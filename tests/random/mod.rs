@@ -714,3 +714,38 @@ fn ziggurat_tails_have_the_right_mass() {
         }
     });
 }
+
+/// What the fresh-clone review found (2026-12-01): each a clear `Err` (or NumPy's result), never a
+/// panic or a silently wrong spread.
+#[test]
+fn review_defects_are_errors() {
+    for dev in common::backends() {
+        with_device(&dev, || -> Result<()> {
+            let mut g = default_rng(7);
+            // Past the accurate range of the transformed-rejection samplers: refused.
+            assert!(g.poisson(1e8, &[4]).is_err());
+            assert!(g.binomial(1_000_000, 0.3, &[4]).is_err());
+            assert!(g.poisson(1e4, &[4]).is_ok());
+            // Fewer non-zero probabilities than the sample without replacement.
+            assert!(g.choice(3, &[3], false, Some(&[0.5, 0.5, 0.0])).is_err());
+            assert!(g.choice(3, &[2], false, Some(&[0.5, 0.5, 0.0])).is_ok());
+            // An empty sample of an empty population is NumPy's empty int64 array.
+            let e = g.choice(0, &[0], true, None)?;
+            assert_eq!((e.shape(), e.dtype()), (&[0usize][..], DType::Int64));
+            // A size that overflows is an error, not a panic.
+            assert!(g.random(&[usize::MAX, 2]).is_err());
+            // out= of another shape than size.
+            let out = Array::zeros_on(&dev, &[2], DType::Float64)?;
+            let r = g.random_with(
+                &[3],
+                cupy::random::Sample {
+                    out: Some(out),
+                    ..Default::default()
+                },
+            );
+            assert!(r.is_err());
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+    }
+}
