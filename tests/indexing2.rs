@@ -260,6 +260,13 @@ fn refused_assignments_leave_the_array_unchanged() {
             b.set(&[SliceItem::Index(0)], 1.0),
             Err(Error::InvalidArgument { .. })
         ));
+        // NaN or an infinity into an integer array: NumPy's "cannot convert float NaN to integer".
+        let ints = Array::from_slice_on(&dev, &[1i64, 2, 3], &[3]).unwrap();
+        for v in [f64::NAN, f64::INFINITY] {
+            let e = ints.set(&cupy::s![0], v).unwrap_err();
+            assert!(e.to_string().contains("cannot convert float"), "{e}");
+        }
+        assert_eq!(ints.to_vec::<i64>().unwrap(), [1, 2, 3]);
     }
 }
 

@@ -15,6 +15,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::layout::Layout;
+use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
 
 /// `j < 0 ? j + n : j` as `Int64`, comparing in the index's own dtype (llvmpipe mis-compares
@@ -215,6 +216,18 @@ fn assign(op: &str, dst: &Array, value: &Array) -> Result<()> {
 pub(crate) fn value_array(op: &str, a: &Array, value: Arg<'_>) -> Result<Array> {
     match value {
         Arg::Array(v) => Ok(v.clone()),
+        // NumPy: `int_array[i] = nan` is "cannot convert float NaN to integer" (and likewise
+        // infinities), not the 0 an unsafe cast gives.
+        Arg::Weak(WeakScalar::Float(f)) if !f.is_finite() && a.dtype().is_integer() => {
+            Err(Error::invalid(
+                op,
+                format!(
+                    "cannot convert float {} to integer (assignment into a {} array)",
+                    if f.is_nan() { "NaN" } else { "infinity" },
+                    a.dtype()
+                ),
+            ))
+        }
         Arg::Weak(w) => Array::full_on(a.device(), &[], w.to_scalar(op, a.dtype())?, a.dtype()),
         Arg::Typed(s) => Array::full_on(a.device(), &[], s, s.dtype()),
     }
