@@ -732,6 +732,37 @@ fn review_defects_are_errors() {
             // An empty sample of an empty population is NumPy's empty int64 array.
             let e = g.choice(0, &[0], true, None)?;
             assert_eq!((e.shape(), e.dtype()), (&[0usize][..], DType::Int64));
+            // The whole int32/uint32 range (2^32 values) is one raw word each.
+            for t in [DType::Int32, DType::UInt32] {
+                let (lo, hi) = if t == DType::Int32 {
+                    (i32::MIN as i128, i32::MAX as i128 + 1)
+                } else {
+                    (0, 1i128 << 32)
+                };
+                let opts = Integers {
+                    dtype: t,
+                    ..Default::default()
+                };
+                let x = g
+                    .integers_with(lo, hi, &[4096], opts)?
+                    .astype(DType::Int64)?;
+                let v = x.to_vec::<i64>()?;
+                assert!(
+                    v.iter().all(|&e| (lo as i64..hi as i64).contains(&e)),
+                    "{t}"
+                );
+                // Both halves of the range appear (2^-4096 to fail by chance).
+                let mid = ((lo + hi) / 2) as i64;
+                assert!(
+                    v.iter().any(|&e| e < mid) && v.iter().any(|&e| e >= mid),
+                    "{t}"
+                );
+            }
+            assert!(g
+                .integers(5, 5, &[1])
+                .unwrap_err()
+                .to_string()
+                .contains("(5, 5)"));
             // A size that overflows is an error, not a panic.
             assert!(g.random(&[usize::MAX, 2]).is_err());
             // out= of another shape than size.

@@ -72,8 +72,8 @@ impl Generator {
 
     /// `Generator.integers(low, high, size, dtype=, endpoint=, out=)`. Ranges up to 2^32
     /// values use Lemire's multiply-and-reject ("Fast random integer generation in an
-    /// interval", ACM TOMS 2019) on one word per attempt; wider ranges a masked two-word
-    /// draw with rejection. Both are unbiased (up to 32 / 32 attempts per element; the
+    /// interval", ACM TOMS 2019) on one word per attempt; exactly 2^32 values in a 4-byte
+    /// dtype one raw word; wider ranges a masked two-word draw with rejection. Both are unbiased (up to 32 / 32 attempts per element; the
     /// chance of exhausting them is below 2^-32 even for the worst range).
     ///
     /// # Errors
@@ -95,9 +95,14 @@ impl Generator {
                 msg: "dtype must be an integer type".into(),
             });
         }
+        let given_high = high;
         let high = if o.endpoint { high } else { high - 1 };
         if low > high {
-            return Err(Error::invalid(op, format!("low >= high ({low}, {high})")));
+            let rel = if o.endpoint { ">" } else { ">=" };
+            return Err(Error::invalid(
+                op,
+                format!("low {rel} high ({low}, {given_high})"),
+            ));
         }
         let (lo_t, hi_t) = cupy_core::promote::int_range(t);
         if low < lo_t || high > hi_t {
@@ -135,6 +140,15 @@ impl Generator {
                     }
                 });
                 b.store(add(p(2, t), res.cast(t)));
+                Ok(())
+            })
+        } else if span == 1u128 << 32 && t.itemsize() == 4 {
+            // Every value of a 4-byte dtype: one raw word plus low, in uint32 (wrapping), then
+            // reinterpreted as the dtype.
+            let extra = vec![pu(low as u32)];
+            self.launch(op, shape, t, o.out.as_ref(), extra, &no_raws, &|b, st| {
+                let w = st.block_at(b, 0);
+                b.store(add(w[0].clone(), p(0, DType::UInt32)).cast(t));
                 Ok(())
             })
         } else {
