@@ -189,16 +189,8 @@ fn ufunc_method_kernels_compile_with_hiprtc() {
         emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
         ReduceSpec,
     };
-    let rtc = match cupy_hip::result::Rtc::get() {
-        Ok(r) => r,
-        Err(e) => {
-            assert!(
-                std::env::var("CUPY_REQUIRE_HIP").as_deref() != Ok("1"),
-                "CUPY_REQUIRE_HIP=1 but hipRTC is not loadable: {e}"
-            );
-            eprintln!("NOTICE: skipping: hipRTC not loadable: {e}");
-            return;
-        }
+    let Some(rtc) = common::hiprtc_or_skip() else {
+        return;
     };
     let pre = prelude(Flavor::Hip);
     let dtypes = [
