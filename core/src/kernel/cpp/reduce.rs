@@ -217,44 +217,36 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     } else {
         let _ = writeln!(src, "  return {};\n}}", expr(&k.map[0], &names)?);
     }
-    // combine: the IR's Var(0..n) are a's members, Var(n..2n) b's.
-    if tuple {
-        let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} a_, {acc} b_) {{");
-        for (j, d) in k.acc.iter().enumerate() {
-            let t = compute_type(*d);
-            let _ = writeln!(src, "  const {t} v{j} = a_.v{j};");
-            let _ = writeln!(src, "  const {t} v{} = b_.v{j};", n_acc + j);
+    // combine and fold: functions of two tuples, the IR's Var(0..n) a's members, Var(n..2n)
+    // b's. The fold folds one mapped element (b) into a thread's running tuple (a); without
+    // its own expressions it is the combine.
+    let mut pair_fn = |fname: &str, exprs: &[crate::kernel::ir::Expr]| -> Result<()> {
+        if tuple {
+            let _ = writeln!(src, "CP_DEV {acc} {entry}_{fname}({acc} a_, {acc} b_) {{");
+            for (j, d) in k.acc.iter().enumerate() {
+                let t = compute_type(*d);
+                let _ = writeln!(src, "  const {t} v{j} = a_.v{j};");
+                let _ = writeln!(src, "  const {t} v{} = b_.v{j};", n_acc + j);
+            }
+            let _ = writeln!(src, "  {acc} r;");
+            for (j, c) in exprs.iter().enumerate() {
+                let _ = writeln!(src, "  r.v{j} = {};", expr(c, &names)?);
+            }
+            src.push_str("  return r;\n}\n");
+        } else {
+            let _ = writeln!(src, "CP_DEV {acc} {entry}_{fname}({acc} v0, {acc} v1) {{");
+            let _ = writeln!(src, "  return {};\n}}", expr(&exprs[0], &names)?);
         }
-        let _ = writeln!(src, "  {acc} r;");
-        for (j, c) in k.combine.iter().enumerate() {
-            let _ = writeln!(src, "  r.v{j} = {};", expr(c, &names)?);
-        }
-        src.push_str("  return r;\n}\n");
-    } else {
-        let _ = writeln!(src, "CP_DEV {acc} {entry}_combine({acc} v0, {acc} v1) {{");
-        let _ = writeln!(src, "  return {};\n}}", expr(&k.combine[0], &names)?);
-    }
-    // fold: one element (b, mapped) into a running tuple (a) in a thread's sequential loop.
+        Ok(())
+    };
+    pair_fn("combine", &k.combine)?;
     if k.fold.is_empty() {
         let _ = writeln!(
             src,
             "CP_DEV {acc} {entry}_fold({acc} a_, {acc} b_) {{ return {entry}_combine(a_, b_); }}"
         );
-    } else if tuple {
-        let _ = writeln!(src, "CP_DEV {acc} {entry}_fold({acc} a_, {acc} b_) {{");
-        for (j, d) in k.acc.iter().enumerate() {
-            let t = compute_type(*d);
-            let _ = writeln!(src, "  const {t} v{j} = a_.v{j};");
-            let _ = writeln!(src, "  const {t} v{} = b_.v{j};", n_acc + j);
-        }
-        let _ = writeln!(src, "  {acc} r;");
-        for (j, c) in k.fold.iter().enumerate() {
-            let _ = writeln!(src, "  r.v{j} = {};", expr(c, &names)?);
-        }
-        src.push_str("  return r;\n}\n");
     } else {
-        let _ = writeln!(src, "CP_DEV {acc} {entry}_fold({acc} v0, {acc} v1) {{");
-        let _ = writeln!(src, "  return {};\n}}", expr(&k.fold[0], &names)?);
+        pair_fn("fold", &k.fold)?;
     }
     let post_arg = if tuple { "acc_" } else { "v0" };
     let _ = writeln!(
