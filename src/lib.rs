@@ -63,6 +63,7 @@ pub mod creation;
 pub mod custom;
 pub mod device;
 pub mod indexing;
+pub mod io;
 pub mod launch;
 pub mod linalg;
 pub mod manipulation;
@@ -98,6 +99,7 @@ pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::*;
+pub use io::{load, load_npz, save, savez, savez_compressed, NpzFile};
 pub use linalg::{dot, matmul};
 pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
 pub use manipulation::dims::{

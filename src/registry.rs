@@ -151,11 +151,13 @@ pub enum Category {
     CustomKernels,
     /// Devices and configuration.
     Devices,
+    /// Input and output (`cupy.save`, `cupy.load`, `cupy.savez`).
+    Io,
 }
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 16] = [
+    pub const ALL: [Category; 17] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -172,6 +174,7 @@ impl Category {
         Category::Random,
         Category::CustomKernels,
         Category::Devices,
+        Category::Io,
     ];
 
     /// The name in the table's `category` column.
@@ -193,6 +196,7 @@ impl Category {
             Category::Random => "random",
             Category::CustomKernels => "custom kernels",
             Category::Devices => "devices",
+            Category::Io => "io",
         }
     }
 }

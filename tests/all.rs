@@ -14,6 +14,7 @@ mod errors;
 mod histograms;
 mod indexing;
 mod indexing2;
+mod io;
 mod linalg;
 mod loops;
 mod manipulation;
