@@ -29,7 +29,7 @@ echo "--- math wgpu"; grep -v '^golden' $L/math_wgpu.txt | grep -E "^FAIL|passed
 tar czf $OUT/logs.tgz -C $OUT logs && rm -rf $L; L=/tmp/blogs; mkdir -p $L
 s bench
 timeout ${TB:-65} bash .gpu/run.sh examples/bench --backend cuda >$OUT/bench_cuda.jsonl 2>$L/bench.err; echo "bench rc=$?"
-for c in exp_f32 add_f32_2^28; do timeout 15 bash .gpu/run.sh examples/bench --backend wgpu --only $c >>$OUT/bench_wgpu.jsonl 2>>$L/bench_wgpu.err; done
+for c in exp_f32 add_f32_2^28 add_alloc_f32_2^28; do timeout 15 bash .gpu/run.sh examples/bench --backend wgpu --only $c >>$OUT/bench_wgpu.jsonl 2>>$L/bench_wgpu.err; done
 s cupy
 PYTHONUNBUFFERED=1 timeout ${TP:-60} python3 bench/cupy_baseline.py >$OUT/cupy.jsonl 2>$L/cupy.err; echo "cupy rc=$?"
 PYTHONUNBUFFERED=1 timeout ${TP:-50} python3 bench/peers_baseline.py >$OUT/peers.jsonl 2>$L/peers.err; echo "peers rc=$?"; tail -2 $L/*.err | cut -c1-200

@@ -68,6 +68,7 @@ pub mod launch;
 pub mod linalg;
 pub mod manipulation;
 pub mod math;
+pub mod memory;
 pub mod random;
 pub mod scipy;
 // Before `sorting`: its `reductions!` declarations (argmax, argmin) use the macro.
@@ -141,6 +142,7 @@ pub use math::sumprod::{
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
+pub use memory::{get_default_memory_pool, MemoryPool};
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{
     argpartition, argpartition_with, argsort, argsort_with, cumprod, cumprod_with, cumsum,

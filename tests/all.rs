@@ -18,6 +18,7 @@ mod io;
 mod linalg;
 mod loops;
 mod manipulation;
+mod memory;
 mod nanstats;
 mod printing;
 mod props;

@@ -18,6 +18,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::gpu::pool::PoolStats;
 use crate::kernel::ir::{Kernel, ReduceKernel};
 use crate::layout::Layout;
 use crate::scalar::Scalar;
@@ -306,6 +307,34 @@ pub trait Backend: Send + Sync + fmt::Debug {
 
     /// Waits for all queued work.
     fn synchronize(&self) -> Result<()>;
+
+    /// The memory pool's counters (CuPy's `MemoryPool`); a backend without a pool reports
+    /// zeros.
+    fn pool_stats(&self) -> PoolStats {
+        PoolStats::default()
+    }
+
+    /// Frees every cached block of the pool (`MemoryPool.free_all_blocks`); returns the bytes
+    /// released. A backend without a pool has none.
+    ///
+    /// # Errors
+    /// Device errors while synchronizing.
+    fn pool_free_all_blocks(&self) -> Result<usize> {
+        Ok(0)
+    }
+
+    /// Limits the bytes the pool may hold (`MemoryPool.set_limit`); `None` removes the limit.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] where the backend has no pool.
+    fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
+        let _ = limit;
+        Err(Error::Unsupported {
+            op: "MemoryPool.set_limit".into(),
+            backend: self.info().label(),
+            reason: "this backend has no memory pool".into(),
+        })
+    }
 
     /// Reads `dst.len() / itemsize` elements from element `offset` into `dst` as NumPy bytes,
     /// after all queued work. The default goes through [`Backend::read`]; backends override it

@@ -48,6 +48,9 @@ pub const PAR_MIN: usize = 1 << 15;
 #[derive(Debug)]
 pub struct CpuBackend {
     info: DeviceInfo,
+    usage: Arc<mem::Usage>,
+    /// A `CUPY_GPU_MEMORY_LIMIT` that does not parse (cleared by `set_limit`).
+    env_error: std::sync::Mutex<Option<String>>,
 }
 
 /// Discovery of the host device (always exactly one).
@@ -122,8 +125,20 @@ impl Default for CpuBackend {
 impl CpuBackend {
     /// The host device.
     pub fn new() -> CpuBackend {
+        // CUPY_GPU_MEMORY_LIMIT applies to every device's pool; a value that does not parse
+        // makes every allocation fail with the reason.
+        let info = device_info();
+        let total = info.total_memory.map(|t| t as usize);
+        let (limit, env_error) = match cupy_core::gpu::pool::limit_from_env(total) {
+            Ok(l) => (l, None),
+            Err(e) => (None, Some(e)),
+        };
+        let usage = mem::Usage::default();
+        *usage.limit.lock().unwrap_or_else(|e| e.into_inner()) = limit;
         CpuBackend {
-            info: device_info(),
+            info,
+            usage: Arc::new(usage),
+            env_error: std::sync::Mutex::new(env_error),
         }
     }
 
@@ -323,8 +338,26 @@ impl Backend for CpuBackend {
     }
 
     fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer> {
+        if let Some(e) = &*self.env_error.lock().unwrap_or_else(|e| e.into_inner()) {
+            return Err(Error::invalid("alloc", e.clone()));
+        }
+        let limit = *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(limit) = limit {
+            let used = self.usage.used.load(std::sync::atomic::Ordering::SeqCst);
+            let bytes = len.saturating_mul(dtype.itemsize());
+            if used.saturating_add(bytes) > limit {
+                return Err(Error::OutOfMemory {
+                    device: self.label(),
+                    requested: bytes,
+                    detail: format!(
+                        "the pool's limit is {limit} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) \
+                         and {used} are in use"
+                    ),
+                });
+            }
+        }
         match CpuBuffer::new(dtype, len) {
-            Ok(b) => Ok(Arc::new(b)),
+            Ok(b) => Ok(Arc::new(b.counted(&self.usage))),
             Err(bytes) => Err(Error::OutOfMemory {
                 device: self.label(),
                 requested: bytes,
@@ -582,6 +615,22 @@ impl Backend for CpuBackend {
     }
 
     fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
+        let used = self.usage.used.load(std::sync::atomic::Ordering::SeqCst);
+        cupy_core::gpu::pool::PoolStats {
+            used_bytes: used,
+            total_bytes: used,
+            n_free_blocks: 0,
+            limit: *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+
+    fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
+        *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner()) = limit;
+        *self.env_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Ok(())
     }
 

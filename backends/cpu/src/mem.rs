@@ -34,6 +34,18 @@ pub struct CpuBuffer {
     bytes: usize,
     len: usize,
     dtype: DType,
+    /// The backend's byte count this allocation is part of (arrays; not internal temporaries).
+    usage: Option<std::sync::Arc<Usage>>,
+}
+
+/// Bytes held by the cpu backend's arrays, and the limit `MemoryPool.set_limit` put on them
+/// (the host has no cache: `total_bytes == used_bytes`, no free blocks).
+#[derive(Debug, Default)]
+pub struct Usage {
+    /// Bytes of live allocations.
+    pub used: std::sync::atomic::AtomicUsize,
+    /// The limit, if set.
+    pub limit: std::sync::Mutex<Option<usize>>,
 }
 
 // SAFETY: the buffer is plain memory; concurrent access is coordinated by the launches (see the
@@ -57,6 +69,7 @@ impl CpuBuffer {
                 bytes: 0,
                 len,
                 dtype,
+                usage: None,
             });
         }
         let layout = AllocLayout::from_size_align(bytes, ALIGN).map_err(|_| bytes)?;
@@ -68,7 +81,17 @@ impl CpuBuffer {
             bytes,
             len,
             dtype,
+            usage: None,
         })
+    }
+
+    /// Counts this allocation in `usage` until it drops.
+    pub fn counted(mut self, usage: &std::sync::Arc<Usage>) -> CpuBuffer {
+        usage
+            .used
+            .fetch_add(self.bytes, std::sync::atomic::Ordering::SeqCst);
+        self.usage = Some(usage.clone());
+        self
     }
     /// Base pointer.
     pub fn ptr(&self) -> *mut u8 {
@@ -82,6 +105,10 @@ impl CpuBuffer {
 
 impl Drop for CpuBuffer {
     fn drop(&mut self) {
+        if let Some(u) = &self.usage {
+            u.used
+                .fetch_sub(self.bytes, std::sync::atomic::Ordering::SeqCst);
+        }
         if self.bytes > 0 {
             // SAFETY: allocated in `new` with this layout.
             unsafe {

@@ -45,7 +45,7 @@ impl PoolDriver for CudaPoolDriver {
 }
 
 /// The pool shared by a backend and all its buffers.
-pub struct Pool(CachingPool<CudaPoolDriver>);
+pub struct Pool(pub(crate) CachingPool<CudaPoolDriver>);
 
 impl Pool {
     pub(crate) fn new(ctx: Arc<CudaContext>) -> Arc<Pool> {

@@ -697,4 +697,17 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(|e| self.err(format!("synchronize failed: {e:?}")))
     }
+    fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
+        self.pool.0.stats()
+    }
+
+    fn pool_free_all_blocks(&self) -> Result<usize> {
+        self.bind()?;
+        Ok(self.pool.trim())
+    }
+
+    fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
+        self.pool.0.set_limit(limit);
+        Ok(())
+    }
 }

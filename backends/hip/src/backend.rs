@@ -630,4 +630,18 @@ impl Backend for HipBackend {
         // SAFETY: our stream.
         unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
     }
+
+    fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
+        self.pool.inner.stats()
+    }
+
+    fn pool_free_all_blocks(&self) -> Result<usize> {
+        self.current()?;
+        Ok(self.pool.inner.trim())
+    }
+
+    fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
+        self.pool.inner.set_limit(limit);
+        Ok(())
+    }
 }

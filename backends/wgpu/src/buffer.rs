@@ -1,12 +1,14 @@
 //! Buffers: allocation (one storage word per element), host <-> device transfers and the
 //! conversions between NumPy bytes and storage words.
 
+use crate::pool::{size_class, BufferPool};
 use crate::{backend_err, WgpuBackend};
 use cupy_core::backend::{Backend, Buffer, DeviceBuffer};
 use cupy_core::kernel::wgsl::{self};
 use cupy_core::{DType, Error, Result};
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A device allocation (one storage word per element, see the crate docs).
 #[derive(Debug)]
@@ -15,6 +17,18 @@ pub struct WgpuBuffer {
     pub(crate) dtype: DType,
     pub(crate) len: usize,
     pub(crate) id: u64,
+    /// The size class the pool gave (bytes), and the pool it goes back to on drop.
+    class: u64,
+    pool: Option<Arc<BufferPool>>,
+}
+
+impl Drop for WgpuBuffer {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            // A clone is a second handle to the same buffer: the pool keeps it alive.
+            pool.give(self.buf.clone(), self.class);
+        }
+    }
 }
 
 impl DeviceBuffer for WgpuBuffer {
@@ -221,6 +235,44 @@ impl WgpuBackend {
                 ),
             });
         }
+        // Pooled by size class (a class never exceeds the binding cap by more than the 1/8
+        // rounding allows; if it would, the exact size is used).
+        let class = (size_class(size as usize) as u64).min(max).max(size);
+        let oom = |detail: String| Error::OutOfMemory {
+            device: self.label(),
+            requested: size as usize,
+            detail,
+        };
+        let cached = self.pool.take(class).map_err(oom)?;
+        let fresh = cached.is_none();
+        let buf = match cached {
+            Some(b) => b,
+            None => match self.create_storage(class) {
+                Ok(b) => b,
+                Err(_) => {
+                    // Out of memory: drop the cache and retry once (as the CUDA/HIP pools do).
+                    let freed = self.pool.trim();
+                    self.create_storage(class).map_err(|e| {
+                        oom(format!("{e} (released {freed} cached bytes and retried)"))
+                    })?
+                }
+            },
+        };
+        if fresh {
+            self.pool.created(class);
+        }
+        Ok(WgpuBuffer {
+            buf,
+            dtype,
+            len,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            class,
+            pool: Some(self.pool.clone()),
+        })
+    }
+
+    /// A new storage buffer of `size` bytes; `Err` with wgpu's out-of-memory report.
+    fn create_storage(&self, size: u64) -> std::result::Result<wgpu::Buffer, String> {
         let guard = self.scope.lock();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -233,19 +285,10 @@ impl WgpuBackend {
         });
         let err = pollster::block_on(scope.pop());
         drop(guard);
-        if let Some(e) = err {
-            return Err(Error::OutOfMemory {
-                device: self.label(),
-                requested: size as usize,
-                detail: e.to_string(),
-            });
+        match err {
+            Some(e) => Err(e.to_string()),
+            None => Ok(buf),
         }
-        Ok(WgpuBuffer {
-            buf,
-            dtype,
-            len,
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-        })
     }
 
     /// `Backend::write`: NumPy bytes into element `offset` of `dst` (queued in order).

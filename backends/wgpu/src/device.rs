@@ -249,6 +249,7 @@ impl WgpuBackend {
             scope: Mutex::default(),
             loop_budget: budget,
             guard,
+            pool: Arc::new(crate::pool::BufferPool::new()),
         })
     }
 

@@ -69,6 +69,7 @@ mod elementwise;
 mod gemm;
 mod guard;
 mod pipeline;
+mod pool;
 mod queue;
 mod raw;
 mod reduce;
@@ -125,6 +126,8 @@ pub struct WgpuBackend {
     loop_budget: Option<u64>,
     /// The loop guard (see [`wgsl::LoopMode`]): a 16-byte buffer, kernel names by guard word.
     guard: Option<LoopGuard>,
+    /// Cached storage buffers ([`pool`]).
+    pool: Arc<pool::BufferPool>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -225,5 +228,17 @@ impl Backend for WgpuBackend {
         self.wait()?;
         self.take_errors()?;
         self.check_guard()
+    }
+    fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
+        self.pool.stats()
+    }
+
+    fn pool_free_all_blocks(&self) -> Result<usize> {
+        Ok(self.pool.trim())
+    }
+
+    fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
+        self.pool.set_limit(limit);
+        Ok(())
     }
 }

@@ -59,6 +59,11 @@ struct PoolState {
     bins: HashMap<usize, Vec<u64>>,
     in_use: usize,
     cached: usize,
+    n_free: usize,
+    /// Most bytes in use plus cached ([`CachingPool::set_limit`]); `None`: no limit.
+    limit: Option<usize>,
+    /// A `CUPY_GPU_MEMORY_LIMIT` that does not parse: every allocation fails with it.
+    env_error: Option<String>,
 }
 
 /// Why [`CachingPool::take`] failed.
@@ -77,12 +82,41 @@ pub struct CachingPool<D: PoolDriver> {
 }
 
 impl<D: PoolDriver> CachingPool<D> {
-    /// An empty pool.
+    /// An empty pool, limited as `CUPY_GPU_MEMORY_LIMIT` says ([`limit_from_env`]).
     pub fn new(driver: D) -> Self {
+        let total = driver.mem_info().map(|(_, t)| t);
+        let (limit, env_error) = match limit_from_env(total) {
+            Ok(l) => (l, None),
+            Err(e) => (None, Some(e)),
+        };
         CachingPool {
             driver,
-            state: Mutex::new(PoolState::default()),
+            state: Mutex::new(PoolState {
+                limit,
+                env_error,
+                ..PoolState::default()
+            }),
         }
+    }
+
+    /// The pool's counters ([`PoolStats`]).
+    pub fn stats(&self) -> PoolStats {
+        let s = self.lock();
+        PoolStats {
+            used_bytes: s.in_use,
+            total_bytes: s.in_use + s.cached,
+            n_free_blocks: s.n_free,
+            limit: s.limit,
+        }
+    }
+
+    /// Sets the most bytes the pool may hold (in use plus cached), as CuPy's
+    /// `MemoryPool.set_limit`; `None` removes the limit. Blocks already held are kept; the
+    /// limit applies to later allocations.
+    pub fn set_limit(&self, limit: Option<usize>) {
+        let mut s = self.lock();
+        s.limit = limit;
+        s.env_error = None;
     }
 
     /// The driver.
@@ -106,12 +140,35 @@ impl<D: PoolDriver> CachingPool<D> {
     /// # Errors
     /// [`PoolError`] with the pool's and the device's state.
     pub fn take(&self, class: usize) -> Result<u64, PoolError> {
-        {
+        let over_limit = {
             let mut s = self.lock();
+            if let Some(e) = &s.env_error {
+                return Err(PoolError {
+                    out_of_memory: false,
+                    detail: e.clone(),
+                });
+            }
             if let Some(p) = s.bins.get_mut(&class).and_then(|v| v.pop()) {
                 s.cached -= class;
                 s.in_use += class;
+                s.n_free -= 1;
                 return Ok(p);
+            }
+            s.limit.is_some_and(|l| s.in_use + s.cached + class > l)
+        };
+        if over_limit {
+            // As CuPy: release the cache, then refuse if the blocks in use alone leave no room.
+            let freed = self.trim();
+            let s = self.lock();
+            if let Some(l) = s.limit.filter(|&l| s.in_use + class > l) {
+                return Err(PoolError {
+                    out_of_memory: true,
+                    detail: format!(
+                        "the pool's limit is {l} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) and \
+                         {} are in use (released {freed} cached bytes)",
+                        s.in_use
+                    ),
+                });
             }
         }
         let first = match self.driver.malloc(class) {
@@ -156,6 +213,7 @@ impl<D: PoolDriver> CachingPool<D> {
         let mut s = self.lock();
         s.in_use = s.in_use.saturating_sub(class);
         s.cached += class;
+        s.n_free += 1;
         s.bins.entry(class).or_default().push(ptr);
     }
 
@@ -172,7 +230,65 @@ impl<D: PoolDriver> CachingPool<D> {
             }
         }
         s.cached = 0;
+        s.n_free = 0;
         freed
+    }
+}
+
+/// The counters of a device's memory pool, as CuPy's `MemoryPool` reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Bytes of blocks in use by arrays and temporaries (`used_bytes()`).
+    pub used_bytes: usize,
+    /// Bytes the pool holds from the device: in use plus cached (`total_bytes()`).
+    pub total_bytes: usize,
+    /// Cached blocks ready for reuse (`n_free_blocks()`).
+    pub n_free_blocks: usize,
+    /// The limit on `total_bytes`, if one is set (`get_limit()`; CuPy reports 0 for none).
+    pub limit: Option<usize>,
+}
+
+impl PoolStats {
+    /// Cached bytes (`free_bytes()`): held from the device but not in use.
+    pub fn free_bytes(&self) -> usize {
+        self.total_bytes - self.used_bytes
+    }
+}
+
+/// Parses a memory limit as CuPy's `CUPY_GPU_MEMORY_LIMIT` takes it: a byte count (`"1073741824"`)
+/// or a percentage of the device's memory (`"50%"`, which needs `total`). Unset or empty: `None`.
+///
+/// # Errors
+/// A message naming the variable and its value when it is neither.
+pub fn parse_limit(value: &str, total: Option<usize>) -> Result<Option<usize>, String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let bad = || {
+        format!("CUPY_GPU_MEMORY_LIMIT={value:?} is neither a byte count nor a percentage such as \"50%\"")
+    };
+    if let Some(pct) = v.strip_suffix('%') {
+        let p: f64 = pct.trim().parse().map_err(|_| bad())?;
+        if !(0.0..=100.0).contains(&p) {
+            return Err(bad());
+        }
+        let total = total.ok_or_else(|| {
+            format!("CUPY_GPU_MEMORY_LIMIT={value:?}: the device's memory size is unknown")
+        })?;
+        return Ok(Some((total as f64 * p / 100.0) as usize));
+    }
+    v.parse::<usize>().map(Some).map_err(|_| bad())
+}
+
+/// [`parse_limit`] of the `CUPY_GPU_MEMORY_LIMIT` environment variable.
+///
+/// # Errors
+/// As [`parse_limit`].
+pub fn limit_from_env(total: Option<usize>) -> Result<Option<usize>, String> {
+    match std::env::var("CUPY_GPU_MEMORY_LIMIT") {
+        Ok(v) => parse_limit(&v, total),
+        Err(_) => Ok(None),
     }
 }
 
@@ -257,5 +373,51 @@ mod tests {
         assert!(pool.driver().syncs.load(Ordering::SeqCst) >= 1);
         pool.give(b, 1024);
         assert_eq!(pool.trim(), 1024);
+    }
+
+    #[test]
+    fn stats_and_limit() {
+        let pool = CachingPool::new(Fake {
+            cap: 1 << 20,
+            used: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
+            syncs: AtomicUsize::new(0),
+        });
+        pool.set_limit(Some(2048));
+        let a = pool.take(1024).unwrap();
+        pool.give(a, 1024);
+        assert_eq!(
+            pool.stats(),
+            PoolStats {
+                used_bytes: 0,
+                total_bytes: 1024,
+                n_free_blocks: 1,
+                limit: Some(2048)
+            }
+        );
+        assert_eq!(pool.stats().free_bytes(), 1024);
+        // 1024 cached + 1536 > 2048: the cache goes, then 1536 fits.
+        let b = pool.take(1536).unwrap();
+        assert_eq!(pool.stats().n_free_blocks, 0);
+        // 1536 in use + 1024 > 2048: refused, naming the limit; the pool is unchanged.
+        let e = pool.take(1024).unwrap_err();
+        assert!(
+            e.out_of_memory && e.detail.contains("limit is 2048"),
+            "{e:?}"
+        );
+        assert_eq!(pool.stats().used_bytes, 1536);
+        pool.give(b, 1536);
+        pool.set_limit(None);
+        assert!(pool.take(4096).is_ok());
+    }
+
+    #[test]
+    fn limit_values() {
+        assert_eq!(parse_limit("", None), Ok(None));
+        assert_eq!(parse_limit("1024", None), Ok(Some(1024)));
+        assert_eq!(parse_limit("50%", Some(1000)), Ok(Some(500)));
+        assert!(parse_limit("50%", None).unwrap_err().contains("unknown"));
+        assert!(parse_limit("lots", None).unwrap_err().contains("\"lots\""));
+        assert!(parse_limit("150%", Some(1)).is_err());
     }
 }
