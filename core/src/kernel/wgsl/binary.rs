@@ -188,7 +188,9 @@ impl WgslEmitter {
             }
             B::Pow => {
                 if f64_ {
-                    return Err(self.f64_refusal("pow"));
+                    // fdlibm's e_pow.c in software (real_lib64).
+                    let h = self.cx_helper("power", "r_pow", DType::Complex128)?;
+                    return Ok(format!("{h}({a}, {b})"));
                 }
                 if float {
                     let h = self.helper("pow_f32", || POW_F32.into());
@@ -315,7 +317,9 @@ impl WgslEmitter {
             }
             B::Atan2 => {
                 if f64_ {
-                    return Err(self.f64_refusal("atan2"));
+                    // fdlibm's e_atan2.c in software (real_lib64).
+                    let h = self.cx_helper("arctan2", "r_atan2", DType::Complex128)?;
+                    return Ok(format!("{h}({a}, {b})"));
                 }
                 if !float {
                     return Err(self.unsupported("atan2", d, "needs a float operand"));

@@ -6,9 +6,10 @@
 //! loops: `*` with one fused multiply-add per part, `/` by Smith's method, the lexicographic
 //! comparisons with NumPy's NaN rules, `npy_cpow`; the functions follow C99 Annex G (glibc's
 //! special values). Special values are returned as constants where the C++ computes them as
-//! `y - y` or `x * (y - y)` (llvmpipe folds those). Helpers marked `f32_only` call float32
-//! functions (Vulkan defines the transcendental builtins for 16/32-bit floats only): for `f64`
-//! the emitter refuses the kernel instead.
+//! `y - y` or `x * (y - y)` (llvmpipe folds those). Helpers marked `f32_only` have float32
+//! source (Cephes' single-precision algorithms); for `f64` the emitter takes the software
+//! float64 version of the same name from [`super::real_lib64`] (Vulkan defines the
+//! transcendental builtins for 16/32-bit floats only).
 //!
 //! Placeholders besides `$T`: `$INF`/`$NAN` (literals of the part type), `$BIG`/`$OVF`/`$TANH1`
 //! (thresholds of sinh/cosh and tanh, as `cp_r_big`/`cp_r_ovf`/`cp_r_tanh1`), `$HUGE`/`$TINY`
@@ -16,8 +17,8 @@
 //! `$SQDOWN` (sqrt), `$PI`/`$PI2`/`$PI4`/`$PI34` (atan2), `$GUARD` (the loop guard line),
 //! `$LARGE` (sin/cos past 8192).
 
-/// One helper: name (emitted as `{name}_{T}`), helpers it calls, whether it needs float32
-/// builtins, source.
+/// One helper: name (emitted as `{name}_{T}`), helpers it calls, whether its source is float32
+/// only (then float64 takes [`super::real_lib64`]'s), source.
 pub(super) struct Helper {
     pub(super) name: &'static str,
     pub(super) deps: &'static [&'static str],
@@ -163,7 +164,7 @@ fn cx_max_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> { return select(b, a, cx_nan_
     h!(
         "cx_exp",
         ["r_isfin", "r_exp", "r_sin", "r_cos"],
-        true,
+        false,
         "fn cx_exp_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -188,7 +189,7 @@ fn cx_max_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> { return select(b, a, cx_nan_
     h!(
         "cx_log",
         ["r_atan2", "r_isinf", "r_isnan", "r_log1p", "r_log", "r_hypot", "r_fma"],
-        true,
+        false,
         "// log|z| with log1p near the unit circle (|z|^2 - 1 formed with exact products).
 fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
@@ -257,7 +258,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_sinh",
         ["r_isfin", "r_isinf", "r_sinh", "r_cosh", "r_sin", "r_cos", "r_exp", "r_copysign"],
-        true,
+        false,
         "fn cx_sinh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -289,7 +290,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_cosh",
         ["r_isfin", "r_isinf", "r_isnan", "r_sinh", "r_cosh", "r_sin", "r_cos", "r_exp", "r_copysign", "r_zmul"],
-        true,
+        false,
         "fn cx_cosh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -321,7 +322,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_tanh",
         ["r_isfin", "r_isnan", "r_isinf", "r_copysign", "r_sin", "r_cos", "r_exp", "r_tan", "r_sinh"],
-        true,
+        false,
         "// Kahan's tanh (as FreeBSD's ctanh).
 fn cx_tanh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
@@ -348,7 +349,7 @@ fn cx_tanh_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_sin",
         ["r_isfin", "r_isinf", "cx_sinh"],
-        true,
+        false,
         "// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz) (glibc's signs).
 fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
   if (!r_isfin_$T(z.x) && r_isinf_$T(z.y)) { return vec2<$T>($NAN, $INF); }
@@ -360,13 +361,13 @@ fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_cos",
         ["cx_cosh"],
-        true,
+        false,
         "fn cx_cos_$T(z: vec2<$T>) -> vec2<$T> { return cx_cosh_$T(vec2<$T>(-z.y, z.x)); }\n"
     ),
     h!(
         "cx_tan",
         ["cx_tanh"],
-        true,
+        false,
         "fn cx_tan_$T(z: vec2<$T>) -> vec2<$T> {
   let w = cx_tanh_$T(vec2<$T>(-z.y, z.x));
   return vec2<$T>(w.y, -w.x);
@@ -376,7 +377,7 @@ fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_pow",
         ["cx_mulnf", "cx_div", "cx_exp", "cx_log"],
-        true,
+        false,
         "// NumPy's npy_cpow: z**0 = 1; 0**w = 0 when re(w) > 0, else NaN; integer exponents below
 // 100 by repeated unfused products (a negative one then 1/...); otherwise exp(w log z).
 fn cx_pow_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {

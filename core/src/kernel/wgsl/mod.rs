@@ -493,6 +493,7 @@ mod emitter;
 mod expr;
 mod interface;
 mod real_lib;
+mod real_lib64;
 mod reduce;
 mod stmt;
 

@@ -1,7 +1,9 @@
 //! The real float functions under the complex library ([`super::complex_lib`]), also used by
 //! the emitter for the IR's float32 `exp`/`log`/`sin`/`cos`/`tan`/`atan2`: Cephes'
 //! single-precision algorithms (Moshier), Kahan's log1p/expm1, exact special values, and the
-//! guards against llvmpipe's fast-math folds (`r_opq`, `r_ss`, `r_zmul`, `r_fma`).
+//! guards against llvmpipe's fast-math folds (`r_opq`, `r_ss`, `r_zmul`, `r_fma`) and NVIDIA's
+//! contraction of products into fmas (`r_pq`). float64 versions of the float32-only ones are
+//! in [`super::real_lib64`].
 
 use super::complex_lib::Helper;
 
@@ -17,6 +19,7 @@ pub(super) const REAL_HELPERS: &[Helper] = &[
     h!("r_signbit", [], false, ""),
     h!("r_copysign", ["r_signbit"], false, ""),
     h!("r_opq", [], false, ""),
+    h!("r_pq", [], false, ""),
     h!("r_fma", ["r_opq"], false, ""),
     h!(
         "r_isinf",
@@ -64,7 +67,7 @@ fn r_div0_$T(x: $T) -> $T {
     ),
     h!(
         "r_hypot",
-        ["r_isinf", "r_isnan", "r_fma"],
+        ["r_isinf", "r_isnan", "r_fma", "r_pq"],
         false,
         "// hypot without overflow or underflow: one power-of-two scaling into the safe range, then
 // Borges' fma-corrected sqrt(a^2 + b^2) (a >= b); an infinite part beats a NaN one.
@@ -81,11 +84,13 @@ fn r_hypot_$T(x: $T, y: $T) -> $T {
   if (m > $HUGE) { s = $DOWN; u = $UPINV; } else if (m < $TINY) { s = $UP; u = $DOWNINV; }
   let a = m * s;
   let b = n * s;
-  let h = sqrt(r_fma_$T(a, a, b * b));
-  let hs = h * h;
-  let aa = a * a;
+  // The products pass r_pq: the correction assumes each is rounded on its own (a driver that
+  // contracts hs - aa into an fma breaks it).
+  let h = sqrt(r_fma_$T(a, a, r_pq_$T(b * b)));
+  let hs = r_pq_$T(h * h);
+  let aa = r_pq_$T(a * a);
   let c = r_fma_$T(-b, b, hs - aa) + r_fma_$T(h, h, -hs) - r_fma_$T(a, a, -aa);
-  return (h - c / (2.0 * h)) * u;
+  return (h - c / r_pq_$T(2.0 * h)) * u;
 }
 "
     ),
@@ -197,19 +202,19 @@ $LARGE  }
     h!(
         "r_sin",
         ["r_sincos"],
-        true,
+        false,
         "fn r_sin_$T(x: $T) -> $T { return r_sincos_$T(x).x; }\n"
     ),
     h!(
         "r_cos",
         ["r_sincos"],
-        true,
+        false,
         "fn r_cos_$T(x: $T) -> $T { return r_sincos_$T(x).y; }\n"
     ),
     h!(
         "r_tan",
         ["r_sincos"],
-        true,
+        false,
         "fn r_tan_$T(x: $T) -> $T {
   let sc = r_sincos_$T(x);
   return sc.x / sc.y;
@@ -219,7 +224,7 @@ $LARGE  }
     h!(
         "r_log1p",
         ["r_isinf", "r_log", "r_opq"],
-        true,
+        false,
         "// Kahan's log1p: x * log(u) / (u - 1) with u = 1 + x.
 fn r_log1p_$T(x: $T) -> $T {
   let u = r_opq_$T(1.0 + x);
@@ -232,7 +237,7 @@ fn r_log1p_$T(x: $T) -> $T {
     h!(
         "r_expm1",
         ["r_isinf", "r_exp", "r_log"],
-        true,
+        false,
         "// Kahan's expm1: (u - 1) * x / log(u) with u = exp(x).
 fn r_expm1_$T(x: $T) -> $T {
   let u = r_exp_$T(x);
@@ -247,7 +252,7 @@ fn r_expm1_$T(x: $T) -> $T {
     h!(
         "r_sinh",
         ["r_exp", "r_expm1", "r_copysign"],
-        true,
+        false,
         "// sinh from expm1 (no cancellation), e^|x| / 2 as two half-size factors past 20.
 fn r_sinh_$T(x: $T) -> $T {
   let ax = abs(x);
@@ -266,7 +271,7 @@ fn r_sinh_$T(x: $T) -> $T {
     h!(
         "r_cosh",
         ["r_exp"],
-        true,
+        false,
         "fn r_cosh_$T(x: $T) -> $T {
   let ax = abs(x);
   if (ax > 20.0) {
@@ -331,6 +336,17 @@ pub(super) fn bit_helper(
             "fn r_opq_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) | bitcast<u32>({oz})); }}\n"
         ),
         "r_opq" => format!("fn r_opq_f64(x: f64) -> f64 {{ return x + {oz}; }}\n"),
+        // A product that the compiler cannot contract into a following add (as the emitter's
+        // `opaque_product`): its bits XOR a zero the compiler cannot see. NVIDIA's Vulkan
+        // compiler fuses `a * b + c` (naga emits no `NoContraction`), which breaks the error
+        // terms of compensated sums.
+        "r_pq" if f32_ => format!(
+            "fn r_pq_f32(p: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(p) ^ bitcast<u32>({oz})); }}\n"
+        ),
+        "r_pq" if int64 => format!(
+            "fn r_pq_f64(p: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(p) ^ u64(bitcast<u32>(f32({oz})))); }}\n"
+        ),
+        "r_pq" => format!("fn r_pq_f64(p: f64) -> f64 {{ return p + {oz}; }}\n"),
         // A fused multiply-add that is one rounding on every driver: llvmpipe lowers the fma
         // builtin to a multiply and an add. float32: exactly in float64 where the adapter has it
         // (the product is exact there; the sum's double rounding is off only at float32
