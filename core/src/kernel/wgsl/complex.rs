@@ -277,7 +277,8 @@ impl WgslEmitter {
 /// shader that the backend knows to be below 2^31 (it makes zeros the compiler cannot fold).
 ///
 /// # Errors
-/// `DTypeNotSupported` for a complex128 helper built on float64 transcendental builtins;
+/// `DTypeNotSupported` for a complex128 helper of the software float64 library on an adapter
+/// without `SHADER_INT64`;
 /// `InvalidArgument` for an unknown name.
 pub fn complex_helpers(
     names: &[&str],
