@@ -46,31 +46,34 @@ fn cx_mul_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
     ),
     h!(
         "cx_mulnf",
-        [],
+        ["r_pq"],
         false,
-        "// The unfused product of NumPy's nc_prod (power's repeated products).
+        "// The unfused product of NumPy's nc_prod (power's repeated products; r_pq keeps a driver
+// from fusing them).
 fn cx_mulnf_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
-  return vec2<$T>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+  return vec2<$T>(r_pq_$T(a.x * b.x) - r_pq_$T(a.y * b.y), r_pq_$T(a.x * b.y) + r_pq_$T(a.y * b.x));
 }
 "
     ),
     h!(
         "cx_div",
-        ["r_div0"],
+        ["r_div0", "r_pq"],
         false,
-        "// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|).
+        "// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|). Every
+// product passes r_pq: NumPy rounds each one (a driver that contracts them into fmas, as
+// NVIDIA's, was an ulp off).
 fn cx_div_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
   let abr = abs(b.x);
   let abi = abs(b.y);
   if (abr >= abi) {
     if (abr == 0.0 && abi == 0.0) { return vec2<$T>(r_div0_$T(a.x), r_div0_$T(a.y)); }
     let rat = b.y / b.x;
-    let scl = 1.0 / (b.x + b.y * rat);
-    return vec2<$T>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    let scl = 1.0 / (b.x + r_pq_$T(b.y * rat));
+    return vec2<$T>(r_pq_$T((a.x + r_pq_$T(a.y * rat)) * scl), r_pq_$T((a.y - r_pq_$T(a.x * rat)) * scl));
   }
   let rat = b.x / b.y;
-  let scl = 1.0 / (b.y + b.x * rat);
-  return vec2<$T>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+  let scl = 1.0 / (b.y + r_pq_$T(b.x * rat));
+  return vec2<$T>(r_pq_$T((r_pq_$T(a.x * rat) + a.y) * scl), r_pq_$T((r_pq_$T(a.y * rat) - a.x) * scl));
 }
 "
     ),
@@ -188,7 +191,7 @@ fn cx_max_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> { return select(b, a, cx_nan_
     ),
     h!(
         "cx_log",
-        ["r_atan2", "r_isinf", "r_isnan", "r_log1p", "r_log", "r_hypot", "r_fma"],
+        ["r_atan2", "r_isinf", "r_isnan", "r_log1p", "r_log", "r_hypot", "r_fma", "r_pq"],
         false,
         "// log|z| with log1p near the unit circle (|z|^2 - 1 formed with exact products).
 fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
@@ -206,9 +209,9 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
   }
   if (ax == 0.0) { return vec2<$T>(-$INF, im); }
   if (ax >= 0.5 && ax <= 1.5 && ay < 1.0) {
-    let s = ax * ax;
+    let s = r_pq_$T(ax * ax);
     let es = r_fma_$T(ax, ax, -s);
-    let p = ay * ay;
+    let p = r_pq_$T(ay * ay);
     let ep = r_fma_$T(ay, ay, -p);
     let r2 = s + p;
     if (r2 > 0.5 && r2 < 2.0) {

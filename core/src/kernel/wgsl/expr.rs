@@ -306,7 +306,16 @@ impl WgslEmitter {
                         "false".into()
                     });
                 }
-                if f64_ {
+                if f64_ && self.opts.shader_int64 {
+                    // From the bits (see `isnan`): NaN/infinity tests a fast-math compiler
+                    // cannot fold.
+                    let bits = format!("(bitcast<u64>({a}) & 0x7ffffffffffffffflu)");
+                    match op {
+                        UnaryOp::IsNan => format!("({bits} > 0x7ff0000000000000lu)"),
+                        UnaryOp::IsInf => format!("({bits} == 0x7ff0000000000000lu)"),
+                        _ => format!("({bits} < 0x7ff0000000000000lu)"),
+                    }
+                } else if f64_ {
                     let inf = f64lit(f64::INFINITY);
                     match op {
                         UnaryOp::IsNan => format!("(!({a} == {a}))"),
