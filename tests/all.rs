@@ -4,6 +4,8 @@
 
 mod common;
 
+mod accuracy64;
+
 mod complex;
 
 mod creation;

@@ -2,9 +2,8 @@
 //! (every pair of values with signed zeros, NaN and infinite parts, all view recipes), the math
 //! functions with C99 special values, casts to and from real dtypes, weak scalars and
 //! promotion, sum/prod/mean over axes, matmul (2-D, transposed, batched, mixed dtypes), and
-//! the ops NumPy has no complex loop for (TypeError). On wgpu the complex128 functions built on
-//! float64 transcendentals (`exp log sin cos tan tanh`, `power`) are refused (a skip); the rest
-//! passes there.
+//! the ops NumPy has no complex loop for (TypeError). On wgpu the complex128 functions run on the
+//! emitter's software float64 library; everything passes there.
 //!
 //! Tolerances: `+ - *` (NumPy's fused multiply), `/` (Smith's method), `**` with small integer
 //! exponents, comparisons, maximum/minimum, predicates and casts are bit-exact on cpu, CUDA and

@@ -106,7 +106,7 @@ pub struct ElementwiseKernel {
 routine!(
     ElementwiseKernel,
     CustomKernels,
-    notes: "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on every backend (wgpu: not the complex128 functions built on float64 transcendentals)"
+    notes: "CuPy's strings parsed to the IR; raw outputs and scatter writes (bounds-checked); complex<T> math on every backend"
 );
 
 impl std::fmt::Debug for ElementwiseKernel {

@@ -23,12 +23,11 @@
 //! llvmpipe, 2 GiB on an H200) and have fewer than 2^31 elements (32-bit index arithmetic);
 //! larger allocations are refused with a clear error for now.
 //!
-//! Float64 transcendental functions are refused (Vulkan's builtins return garbage for f64), and
-//! so are the complex128 functions built on them: `exp log sin cos tan tanh power` and the math
-//! library's `exp2 expm1 log2 log10 log1p sinh cosh arcsin arccos arctan arcsinh arccosh
-//! arctanh angle` (a golden case of one is a skip until software float64 math exists).
-//! Complex64 runs every complex routine; complex128 its arithmetic, comparisons, `absolute`,
-//! `sqrt`, casts, reductions, matmul (the WGSL GEMM), sort and scans. Complex atomics
+//! Float64 transcendental functions (`exp log sin cos tan tanh arctan2 power` and what the math
+//! library composes from them) are software WGSL (fdlibm's algorithms, `cupy_core`'s
+//! `kernel/wgsl/real_lib64.rs`): Vulkan's builtins return garbage for f64. They need
+//! `SHADER_INT64` besides `SHADER_F64` (refused with `DTypeNotSupported` without it).
+//! Complex64 and complex128 run every complex routine. Complex atomics
 //! (`add.at` of complex) are refused (WGSL has 32-bit atomics only).
 //!
 //! # Loop budgets (Mesa's llvmpipe)

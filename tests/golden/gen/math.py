@@ -80,6 +80,52 @@ def gen_math():
         for op in ["sinh", "cosh", "arcsinh"]:
             f = getattr(np, op)
             record(g, f"{op}/{dt}/edges", op, [ie], lambda: f(e))
+    # The hard ranges of the transcendentals (wgpu's software float64 library, CUDA/HIP/cpu
+    # libm): trig at huge arguments (Payne-Hanek reduction; the float64 closest to a multiple of
+    # pi/2, 6381956970095103 2^797, is in tests/accuracy64.rs: glibc and NumPy miss it by 8-14
+    # ulps), exp near overflow and underflow (subnormal results), log
+    # of subnormals and near 1, tanh's branch points, and pow's C99 Annex F special cases.
+    trig = np.array([1e6, -1e6, 1647099.0, 1e15, 1e22, -1e22, 1e300, 2.0 ** 1000, 1.5707963267948966,
+                     3.141592653589793, 1e-300, -0.0, 7.0e5 + 0.1,
+                     2.0 ** 60, 4.0e9 + 0.5], dtype="float64")
+    it, t = operand(g, trig)
+    for op in ["sin", "cos", "tan"]:
+        f = getattr(np, op)
+        record(g, f"{op}/float64/huge", op, [it], lambda: f(t))
+    t32 = np.array([1e6, -1e6, 8192.0, 1e15, 1e22, -1e22, 3e38, 1.5707964, 3.1415927, 12345.678],
+                   dtype="float32")
+    it32, tt32 = operand(g, t32)
+    for op in ["sin", "cos"]:
+        f = getattr(np, op)
+        record(g, f"{op}/float32/huge", op, [it32], lambda: f(tt32))
+    ex = np.array([709.78, 709.782712893383973096, 709.79, -708.39, -708.4, -740.0, -745.13, -745.2,
+                   1e-300, -1e-20, 0.34657359027997264, 1.0397207708399179, 300.5, -300.5],
+                  dtype="float64")
+    iex, eex = operand(g, ex)
+    record(g, "exp/float64/edges", "exp", [iex], lambda: np.exp(eex))
+    lg = np.array([5e-324, 1e-310, 2.2250738585072014e-308, 2.225073858507201e-308, 1.0000000000000002,
+                   0.9999999999999999, 1.7976931348623157e308, 0.7071067811865476, 1.4142135623730951,
+                   np.inf, 0.0, -0.0, -1.0], dtype="float64")
+    ilg, llg = operand(g, lg)
+    record(g, "log/float64/edges", "log", [ilg], lambda: np.log(llg))
+    th = np.array([22.0, 21.99, -22.5, 1.0, 0.99999, 1e-17, -1e-17, 0.5493061443340549, 1e-9, -3.0, 1e300,
+                   -np.inf], dtype="float64")
+    ith, tth = operand(g, th)
+    record(g, "tanh/float64/edges", "tanh", [ith], lambda: np.tanh(tth))
+    sp = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, np.inf, -np.inf, np.nan, 1e300, 1e-300,
+          2.0 ** 53 + 2.0, 0.9999999999999999, 1.0000000000000002]
+    px = np.array([a for a in sp for _ in sp], dtype="float64")
+    py = np.array([b for _ in sp for b in sp], dtype="float64")
+    ipx, ppx = operand(g, px)
+    ipy, ppy = operand(g, py)
+    with np.errstate(all="ignore"):
+        record(g, "power/float64/annex_f", "power", [ipx, ipy], lambda: np.power(ppx, ppy))
+        record(g, "arctan2/float64/annex_f", "arctan2", [ipx, ipy], lambda: np.arctan2(ppx, ppy))
+    pw = np.array([2.0, 10.0, 0.5, 1.5, 7.25, 1e-5, 123.456, 0.999, 1.001], dtype="float64")
+    pe = np.array([1023.5, -307.3, -1074.0, 1749.2, 356.0, 64.5, 147.0, 7.0e5, -7.0e5], dtype="float64")
+    ipw, ppw = operand(g, pw)
+    ipe, ppe = operand(g, pe)
+    record(g, "power/float64/ranges", "power", [ipw, ipe], lambda: np.power(ppw, ppe))
     # Integer fmod: signs and zero divisors.
     for dt in ["int8", "int32", "int64", "uint8"]:
         s = np.dtype(dt).kind == "i"

@@ -122,7 +122,10 @@ impl WgslEmitter {
                 self.wrap(d, format!("({a} {sym} {b})"))
             }
             B::Div => {
-                if float {
+                if float && !f64_ {
+                    let h = self.helper("fdiv_f32", || FDIV_F32.into());
+                    format!("{h}({a}, {b})")
+                } else if float {
                     format!("({a} / {b})")
                 } else {
                     let name = format!("div_{t}");
@@ -188,7 +191,9 @@ impl WgslEmitter {
             }
             B::Pow => {
                 if f64_ {
-                    return Err(self.f64_refusal("pow"));
+                    // fdlibm's e_pow.c in software (real_lib64).
+                    let h = self.cx_helper("power", "r_pow", DType::Complex128)?;
+                    return Ok(format!("{h}({a}, {b})"));
                 }
                 if float {
                     let h = self.helper("pow_f32", || POW_F32.into());
@@ -315,7 +320,9 @@ impl WgslEmitter {
             }
             B::Atan2 => {
                 if f64_ {
-                    return Err(self.f64_refusal("atan2"));
+                    // fdlibm's e_atan2.c in software (real_lib64).
+                    let h = self.cx_helper("arctan2", "r_atan2", DType::Complex128)?;
+                    return Ok(format!("{h}({a}, {b})"));
                 }
                 if !float {
                     return Err(self.unsupported("atan2", d, "needs a float operand"));
@@ -341,6 +348,23 @@ impl WgslEmitter {
         }
     }
 }
+
+/// float32 division correct on every driver: Vulkan bounds `OpFDiv` only for divisors in
+/// [2^-126, 2^126] (NVIDIA's driver divides by a reciprocal, which is 0 past 2^126: `hypot`
+/// of float32 near the overflow threshold lost its infinity), and a zero divisor's result is
+/// spelled out from the bits (a driver assuming no signed zeros gave `1 / -0 = +inf`, which
+/// broke `signbit` and so `fmod`'s sign of a zero).
+const FDIV_F32: &str = "fn fdiv_f32(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  if ((ub & 0x7fffffffu) == 0u) {
+    if ((ua & 0x7fffffffu) == 0u || (ua & 0x7fffffffu) > 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
+    return bitcast<f32>(0x7f800000u | ((ua ^ ub) & 0x80000000u));
+  }
+  let s = select(1.0f, 0.25f, (ub & 0x7fffffffu) > 0x7e800000u);
+  return (a * s) / (b * s);
+}
+";
 
 const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }

@@ -1,14 +1,14 @@
 //! complex64/complex128 as `vec2<f32>`/`vec2<f64>` (re, im): unary and binary operators, casts,
 //! and the helper library ([`super::complex_lib`]) emitted only when a kernel uses it.
 //!
-//! complex128 needs `SHADER_F64`; its functions built on float64 transcendental builtins (`exp`,
-//! `log`, `sin`, `cos`, `tan`, `tanh`, `**`, and what the math library composes from them) are
-//! refused with `DTypeNotSupported` until software float64 math exists; `+ - * /`, comparisons,
-//! `absolute`, `sqrt`, predicates and casts run.
+//! complex128 needs `SHADER_F64`; its functions built on float64 `exp`, `log`, `sin`, `cos`,
+//! `tan`, `atan2` use the software float64 library ([`super::real_lib64`], which also needs
+//! `SHADER_INT64`).
 
 use super::complex_lib::HELPERS;
 use super::emitter::{f32lit, f64lit, WgslEmitter};
 use super::real_lib::{bit_helper, sincos_large, REAL_HELPERS};
+use super::real_lib64::{REAL_HELPERS_F64, TWO_OVER_PI_1280};
 use super::WgslOptions;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -59,15 +59,26 @@ impl WgslEmitter {
         }
     }
 
-    /// The refusal of a complex128 function built on float64 transcendental builtins.
+    /// The refusal of a float64 helper that exists only in float32 (none today: every one has
+    /// a software float64 version in [`super::real_lib64`]).
     fn c128_refusal(&self, op: &str) -> Error {
         self.unsupported(
             op,
             DType::Complex128,
+            &format!("{op} on float64 parts has no software float64 version in the WGSL library"),
+        )
+    }
+
+    /// The refusal of software float64 math on an adapter without 64-bit integers (it works on
+    /// the bits of float64 values as `u64`).
+    fn int64_refusal(&self, op: &str, d: DType) -> Error {
+        let real = if d.is_complex() { d } else { DType::Float64 };
+        self.unsupported(
+            op,
+            real,
             &format!(
-                "{op} on complex128 is built on float64 exp/log/sin/cos/atan2, which Vulkan's \
-                 GLSL.std.450 defines for 16/32-bit floats only (drivers return garbage for f64); \
-                 software float64 math is not implemented yet"
+                "{op} on float64 is computed in software (Vulkan's GLSL.std.450 {op} is defined \
+                 for 16/32-bit floats only), which needs SHADER_INT64, and this adapter lacks it"
             ),
         )
     }
@@ -80,13 +91,24 @@ impl WgslEmitter {
         if self.helpers.iter().any(|(n, _)| *n == fname) {
             return Ok(fname);
         }
-        let h = HELPERS
-            .iter()
-            .chain(REAL_HELPERS)
-            .find(|h| h.name == name)
-            .ok_or_else(|| Error::invalid("wgsl complex", format!("no helper {name}")))?;
+        let f64_override = if t == "f64" {
+            REAL_HELPERS_F64.iter().find(|h| h.name == name)
+        } else {
+            None
+        };
+        let h = match f64_override {
+            Some(h) => h,
+            None => HELPERS
+                .iter()
+                .chain(REAL_HELPERS)
+                .find(|h| h.name == name)
+                .ok_or_else(|| Error::invalid("wgsl complex", format!("no helper {name}")))?,
+        };
         if h.f32_only && t == "f64" {
             return Err(self.c128_refusal(op));
+        }
+        if f64_override.is_some() && !self.opts.shader_int64 {
+            return Err(self.int64_refusal(op, d));
         }
         let oz = self.opaque_zero(t);
         let src = match bit_helper(name, t, self.opts.shader_f64, self.opts.shader_int64, &oz) {
@@ -96,6 +118,13 @@ impl WgslEmitter {
                 if s.contains("$LARGE") {
                     let wide = self.opts.shader_f64 && self.opts.shader_int64;
                     s = s.replace("$LARGE", &sincos_large(wide));
+                }
+                if s.contains("$TWOOPI") {
+                    let words: Vec<String> = TWO_OVER_PI_1280
+                        .iter()
+                        .map(|w| format!("{w:#x}u"))
+                        .collect();
+                    s = s.replace("$TWOOPI", &words.join(", "));
                 }
                 if s.contains("$GUARD") {
                     s = s.replace("$GUARD", &self.guard_line("n >= mask"));
@@ -248,7 +277,8 @@ impl WgslEmitter {
 /// shader that the backend knows to be below 2^31 (it makes zeros the compiler cannot fold).
 ///
 /// # Errors
-/// `DTypeNotSupported` for a complex128 helper built on float64 transcendental builtins;
+/// `DTypeNotSupported` for a complex128 helper of the software float64 library on an adapter
+/// without `SHADER_INT64`;
 /// `InvalidArgument` for an unknown name.
 pub fn complex_helpers(
     names: &[&str],

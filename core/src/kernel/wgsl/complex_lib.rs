@@ -6,9 +6,10 @@
 //! loops: `*` with one fused multiply-add per part, `/` by Smith's method, the lexicographic
 //! comparisons with NumPy's NaN rules, `npy_cpow`; the functions follow C99 Annex G (glibc's
 //! special values). Special values are returned as constants where the C++ computes them as
-//! `y - y` or `x * (y - y)` (llvmpipe folds those). Helpers marked `f32_only` call float32
-//! functions (Vulkan defines the transcendental builtins for 16/32-bit floats only): for `f64`
-//! the emitter refuses the kernel instead.
+//! `y - y` or `x * (y - y)` (llvmpipe folds those). Helpers marked `f32_only` have float32
+//! source (Cephes' single-precision algorithms); for `f64` the emitter takes the software
+//! float64 version of the same name from [`super::real_lib64`] (Vulkan defines the
+//! transcendental builtins for 16/32-bit floats only).
 //!
 //! Placeholders besides `$T`: `$INF`/`$NAN` (literals of the part type), `$BIG`/`$OVF`/`$TANH1`
 //! (thresholds of sinh/cosh and tanh, as `cp_r_big`/`cp_r_ovf`/`cp_r_tanh1`), `$HUGE`/`$TINY`
@@ -16,8 +17,8 @@
 //! `$SQDOWN` (sqrt), `$PI`/`$PI2`/`$PI4`/`$PI34` (atan2), `$GUARD` (the loop guard line),
 //! `$LARGE` (sin/cos past 8192).
 
-/// One helper: name (emitted as `{name}_{T}`), helpers it calls, whether it needs float32
-/// builtins, source.
+/// One helper: name (emitted as `{name}_{T}`), helpers it calls, whether its source is float32
+/// only (then float64 takes [`super::real_lib64`]'s), source.
 pub(super) struct Helper {
     pub(super) name: &'static str,
     pub(super) deps: &'static [&'static str],
@@ -45,31 +46,34 @@ fn cx_mul_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
     ),
     h!(
         "cx_mulnf",
-        [],
+        ["r_pq"],
         false,
-        "// The unfused product of NumPy's nc_prod (power's repeated products).
+        "// The unfused product of NumPy's nc_prod (power's repeated products; r_pq keeps a driver
+// from fusing them).
 fn cx_mulnf_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
-  return vec2<$T>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+  return vec2<$T>(r_pq_$T(a.x * b.x) - r_pq_$T(a.y * b.y), r_pq_$T(a.x * b.y) + r_pq_$T(a.y * b.x));
 }
 "
     ),
     h!(
         "cx_div",
-        ["r_div0"],
+        ["r_div0", "r_pq"],
         false,
-        "// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|).
+        "// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|). Every
+// product passes r_pq: NumPy rounds each one (a driver that contracts them into fmas, as
+// NVIDIA's, was an ulp off).
 fn cx_div_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
   let abr = abs(b.x);
   let abi = abs(b.y);
   if (abr >= abi) {
     if (abr == 0.0 && abi == 0.0) { return vec2<$T>(r_div0_$T(a.x), r_div0_$T(a.y)); }
     let rat = b.y / b.x;
-    let scl = 1.0 / (b.x + b.y * rat);
-    return vec2<$T>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    let scl = 1.0 / (b.x + r_pq_$T(b.y * rat));
+    return vec2<$T>(r_pq_$T((a.x + r_pq_$T(a.y * rat)) * scl), r_pq_$T((a.y - r_pq_$T(a.x * rat)) * scl));
   }
   let rat = b.x / b.y;
-  let scl = 1.0 / (b.y + b.x * rat);
-  return vec2<$T>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+  let scl = 1.0 / (b.y + r_pq_$T(b.x * rat));
+  return vec2<$T>(r_pq_$T((r_pq_$T(a.x * rat) + a.y) * scl), r_pq_$T((r_pq_$T(a.y * rat) - a.x) * scl));
 }
 "
     ),
@@ -163,7 +167,7 @@ fn cx_max_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> { return select(b, a, cx_nan_
     h!(
         "cx_exp",
         ["r_isfin", "r_exp", "r_sin", "r_cos"],
-        true,
+        false,
         "fn cx_exp_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -187,8 +191,8 @@ fn cx_max_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> { return select(b, a, cx_nan_
     ),
     h!(
         "cx_log",
-        ["r_atan2", "r_isinf", "r_isnan", "r_log1p", "r_log", "r_hypot", "r_fma"],
-        true,
+        ["r_atan2", "r_isinf", "r_isnan", "r_log1p", "r_log", "r_hypot", "r_fma", "r_pq"],
+        false,
         "// log|z| with log1p near the unit circle (|z|^2 - 1 formed with exact products).
 fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
@@ -205,9 +209,9 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
   }
   if (ax == 0.0) { return vec2<$T>(-$INF, im); }
   if (ax >= 0.5 && ax <= 1.5 && ay < 1.0) {
-    let s = ax * ax;
+    let s = r_pq_$T(ax * ax);
     let es = r_fma_$T(ax, ax, -s);
-    let p = ay * ay;
+    let p = r_pq_$T(ay * ay);
     let ep = r_fma_$T(ay, ay, -p);
     let r2 = s + p;
     if (r2 > 0.5 && r2 < 2.0) {
@@ -257,7 +261,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_sinh",
         ["r_isfin", "r_isinf", "r_sinh", "r_cosh", "r_sin", "r_cos", "r_exp", "r_copysign"],
-        true,
+        false,
         "fn cx_sinh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -289,7 +293,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_cosh",
         ["r_isfin", "r_isinf", "r_isnan", "r_sinh", "r_cosh", "r_sin", "r_cos", "r_exp", "r_copysign", "r_zmul"],
-        true,
+        false,
         "fn cx_cosh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
   let y = z.y;
@@ -321,7 +325,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_tanh",
         ["r_isfin", "r_isnan", "r_isinf", "r_copysign", "r_sin", "r_cos", "r_exp", "r_tan", "r_sinh"],
-        true,
+        false,
         "// Kahan's tanh (as FreeBSD's ctanh).
 fn cx_tanh_$T(z: vec2<$T>) -> vec2<$T> {
   let x = z.x;
@@ -348,7 +352,7 @@ fn cx_tanh_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_sin",
         ["r_isfin", "r_isinf", "cx_sinh"],
-        true,
+        false,
         "// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz) (glibc's signs).
 fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
   if (!r_isfin_$T(z.x) && r_isinf_$T(z.y)) { return vec2<$T>($NAN, $INF); }
@@ -360,13 +364,13 @@ fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_cos",
         ["cx_cosh"],
-        true,
+        false,
         "fn cx_cos_$T(z: vec2<$T>) -> vec2<$T> { return cx_cosh_$T(vec2<$T>(-z.y, z.x)); }\n"
     ),
     h!(
         "cx_tan",
         ["cx_tanh"],
-        true,
+        false,
         "fn cx_tan_$T(z: vec2<$T>) -> vec2<$T> {
   let w = cx_tanh_$T(vec2<$T>(-z.y, z.x));
   return vec2<$T>(w.y, -w.x);
@@ -376,7 +380,7 @@ fn cx_sin_$T(z: vec2<$T>) -> vec2<$T> {
     h!(
         "cx_pow",
         ["cx_mulnf", "cx_div", "cx_exp", "cx_log"],
-        true,
+        false,
         "// NumPy's npy_cpow: z**0 = 1; 0**w = 0 when re(w) > 0, else NaN; integer exponents below
 // 100 by repeated unfused products (a negative one then 1/...); otherwise exp(w log z).
 fn cx_pow_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {

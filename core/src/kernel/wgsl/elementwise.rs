@@ -21,8 +21,8 @@ pub(super) fn elementwise_n_words(k: &Kernel, spec: &ElementwiseSpec) -> usize {
 ///
 /// # Errors
 /// [`Error::DTypeNotSupported`] for a dtype or op the adapter cannot do (complex; float64
-/// without `SHADER_F64`; 64-bit integer operands without `SHADER_INT64`; float64
-/// transcendental functions), [`Error::InvalidArgument`] for an invalid kernel.
+/// without `SHADER_F64`; 64-bit integer operands, and the software float64 transcendental
+/// functions, without `SHADER_INT64`), [`Error::InvalidArgument`] for an invalid kernel.
 pub fn emit_elementwise(
     k: &Kernel,
     spec: &ElementwiseSpec,

@@ -471,6 +471,11 @@ impl WgslEmitter {
 
     pub(super) fn isnan(&mut self, d: DType, s: &str) -> String {
         match d {
+            // From the bits where the adapter has 64-bit integers: a compiler that assumes no
+            // NaNs (llvmpipe; NVIDIA's under its fast-math) folds `x == x` to true.
+            DType::Float64 if self.opts.shader_int64 => {
+                format!("((bitcast<u64>({s}) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu)")
+            }
             DType::Float64 => format!("(!({s} == {s}))"),
             _ => format!("{}({s})", self.helper("isnan_f32", || ISNAN_F32.into())),
         }

@@ -4,7 +4,7 @@ use super::binary::Narrowed;
 use super::emitter::{f32lit, f64lit, Ctx, WgslEmitter, INLINE_DEPTH};
 use super::storage_bytes;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
 
 /// `Some(sign bit)` when `e` is a float zero constant.
@@ -204,17 +204,6 @@ impl WgslEmitter {
         ))
     }
 
-    pub(super) fn f64_refusal(&self, op: &str) -> Error {
-        self.unsupported(
-            op,
-            DType::Float64,
-            &format!(
-                "{op} on float64: Vulkan's GLSL.std.450 {op} is defined for 16/32-bit floats only \
-                 (drivers return garbage for f64) and a software float64 {op} is not implemented yet"
-            ),
-        )
-    }
-
     fn unary(&mut self, op: UnaryOp, d: DType, a: String) -> Result<String> {
         let t = self.vty(d);
         let float = d.is_float();
@@ -265,7 +254,11 @@ impl WgslEmitter {
                     return Err(self.unsupported(&name, d, "needs a float operand"));
                 }
                 if f64_ && op != UnaryOp::Sqrt {
-                    return Err(self.f64_refusal(&name));
+                    // Software float64 (real_lib64's fdlibm ports): Vulkan's GLSL.std.450
+                    // builtins are defined for 16/32-bit floats only.
+                    let f = format!("r_{name}");
+                    let h = self.cx_helper(&name, &f, DType::Complex128)?;
+                    return Ok(format!("{h}({a})"));
                 }
                 let nan = if f64_ {
                     f64lit(f64::NAN)
@@ -313,7 +306,16 @@ impl WgslEmitter {
                         "false".into()
                     });
                 }
-                if f64_ {
+                if f64_ && self.opts.shader_int64 {
+                    // From the bits (see `isnan`): NaN/infinity tests a fast-math compiler
+                    // cannot fold.
+                    let bits = format!("(bitcast<u64>({a}) & 0x7ffffffffffffffflu)");
+                    match op {
+                        UnaryOp::IsNan => format!("({bits} > 0x7ff0000000000000lu)"),
+                        UnaryOp::IsInf => format!("({bits} == 0x7ff0000000000000lu)"),
+                        _ => format!("({bits} < 0x7ff0000000000000lu)"),
+                    }
+                } else if f64_ {
                     let inf = f64lit(f64::INFINITY);
                     match op {
                         UnaryOp::IsNan => format!("(!({a} == {a}))"),

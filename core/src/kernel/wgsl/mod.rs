@@ -23,9 +23,11 @@
 //!
 //! Float64 transcendental functions (`exp`, `log`, `sin`, `cos`, `tan`, `tanh`, `pow`, `atan2`)
 //! are never emitted as WGSL builtins: Vulkan's GLSL.std.450 defines them for 16/32-bit floats
-//! only and drivers return garbage for f64. They are refused with `DTypeNotSupported`, as are
-//! the complex128 functions built on them. Float32 `exp`, `log`, `sin`, `cos`, `tan` and `atan2`
-//! are software (`real_lib.rs`): llvmpipe's builtins were tens of ulps off.
+//! only and drivers return garbage for f64. They are software (`real_lib64.rs`: fdlibm's
+//! algorithms on `u64` bits, so they need `SHADER_INT64` too; refused with `DTypeNotSupported`
+//! without it), as are the complex128 functions built on them. Float32 `exp`, `log`, `sin`,
+//! `cos`, `tan` and `atan2` are software too (`real_lib.rs`): llvmpipe's builtins were tens of
+//! ulps off.
 //!
 //! # Scatter (raw operands written)
 //! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
@@ -76,8 +78,7 @@
 //! # Complex
 //! complex64/complex128 are `vec2<f32>`/`vec2<f64>` (re, im), NumPy's bytes. Every complex op
 //! of the IR is emitted with the C++ prelude's algorithms (see `complex_lib.rs`); complex128
-//! functions built on float64 transcendental builtins (`exp log sin cos tan tanh`, `**`) are
-//! refused with `DTypeNotSupported` like the float64 ones. [`complex_helpers`] hands the
+//! functions use the software float64 library (`real_lib64.rs`). [`complex_helpers`] hands the
 //! library to hand-written shaders (the backend's scan and sort).
 //!
 //! # llvmpipe's fast math
@@ -493,6 +494,7 @@ mod emitter;
 mod expr;
 mod interface;
 mod real_lib;
+mod real_lib64;
 mod reduce;
 mod stmt;
 

@@ -1,7 +1,9 @@
 //! The real float functions under the complex library ([`super::complex_lib`]), also used by
 //! the emitter for the IR's float32 `exp`/`log`/`sin`/`cos`/`tan`/`atan2`: Cephes'
 //! single-precision algorithms (Moshier), Kahan's log1p/expm1, exact special values, and the
-//! guards against llvmpipe's fast-math folds (`r_opq`, `r_ss`, `r_zmul`, `r_fma`).
+//! guards against llvmpipe's fast-math folds (`r_opq`, `r_ss`, `r_zmul`, `r_fma`) and NVIDIA's
+//! contraction of products into fmas (`r_pq`). float64 versions of the float32-only ones are
+//! in [`super::real_lib64`].
 
 use super::complex_lib::Helper;
 
@@ -17,19 +19,11 @@ pub(super) const REAL_HELPERS: &[Helper] = &[
     h!("r_signbit", [], false, ""),
     h!("r_copysign", ["r_signbit"], false, ""),
     h!("r_opq", [], false, ""),
+    h!("r_pq", [], false, ""),
+    h!("r_pos", [], false, ""),
     h!("r_fma", ["r_opq"], false, ""),
-    h!(
-        "r_isinf",
-        [],
-        false,
-        "fn r_isinf_$T(x: $T) -> bool { return abs(x) == $INF; }\n"
-    ),
-    h!(
-        "r_isfin",
-        [],
-        false,
-        "fn r_isfin_$T(x: $T) -> bool { return abs(x) < $INF; }\n"
-    ),
+    h!("r_isinf", [], false, ""),
+    h!("r_isfin", [], false, ""),
     h!(
         "r_ss",
         ["r_isfin"],
@@ -64,28 +58,40 @@ fn r_div0_$T(x: $T) -> $T {
     ),
     h!(
         "r_hypot",
-        ["r_isinf", "r_isnan", "r_fma"],
+        ["r_isinf", "r_isnan", "r_fma", "r_pq", "r_pos"],
         false,
         "// hypot without overflow or underflow: one power-of-two scaling into the safe range, then
-// Borges' fma-corrected sqrt(a^2 + b^2) (a >= b); an infinite part beats a NaN one.
+// Borges' fma-corrected sqrt(a^2 + b^2) (a >= b); an infinite part beats a NaN one. The
+// order, the zero test and the scaling up of tiny parts work on the bits (r_pos), so a
+// driver that flushes float32 subnormals (NVIDIA's) still scales them exactly.
 fn r_hypot_$T(x: $T, y: $T) -> $T {
   let ax = abs(x);
   let ay = abs(y);
   if (r_isinf_$T(ax) || r_isinf_$T(ay)) { return $INF; }
   if (r_isnan_$T(ax) || r_isnan_$T(ay)) { return ax + ay; }
-  let m = max(ax, ay);
-  let n = min(ax, ay);
-  if (m == 0.0) { return $T(0.0); }
-  var s = $T(1.0);
+  let mn = r_pminmax_$T(ax, ay);
+  let m = mn.y;
+  let n = mn.x;
+  if (r_pzero_$T(m)) { return $T(0.0); }
+  var a = m;
+  var b = n;
   var u = $T(1.0);
-  if (m > $HUGE) { s = $DOWN; u = $UPINV; } else if (m < $TINY) { s = $UP; u = $DOWNINV; }
-  let a = m * s;
-  let b = n * s;
-  let h = sqrt(r_fma_$T(a, a, b * b));
-  let hs = h * h;
-  let aa = a * a;
+  if (m > $HUGE) {
+    a = m * $DOWN;
+    b = n * $DOWN;
+    u = $UPINV;
+  } else if (m < $TINY) {
+    a = r_pup_$T(m);
+    b = r_pup_$T(n);
+    u = $DOWNINV;
+  }
+  // The products pass r_pq: the correction assumes each is rounded on its own (a driver that
+  // contracts hs - aa into an fma breaks it).
+  let h = sqrt(r_fma_$T(a, a, r_pq_$T(b * b)));
+  let hs = r_pq_$T(h * h);
+  let aa = r_pq_$T(a * a);
   let c = r_fma_$T(-b, b, hs - aa) + r_fma_$T(h, h, -hs) - r_fma_$T(a, a, -aa);
-  return (h - c / (2.0 * h)) * u;
+  return (h - c / r_pq_$T(2.0 * h)) * u;
 }
 "
     ),
@@ -197,19 +203,19 @@ $LARGE  }
     h!(
         "r_sin",
         ["r_sincos"],
-        true,
+        false,
         "fn r_sin_$T(x: $T) -> $T { return r_sincos_$T(x).x; }\n"
     ),
     h!(
         "r_cos",
         ["r_sincos"],
-        true,
+        false,
         "fn r_cos_$T(x: $T) -> $T { return r_sincos_$T(x).y; }\n"
     ),
     h!(
         "r_tan",
         ["r_sincos"],
-        true,
+        false,
         "fn r_tan_$T(x: $T) -> $T {
   let sc = r_sincos_$T(x);
   return sc.x / sc.y;
@@ -219,7 +225,7 @@ $LARGE  }
     h!(
         "r_log1p",
         ["r_isinf", "r_log", "r_opq"],
-        true,
+        false,
         "// Kahan's log1p: x * log(u) / (u - 1) with u = 1 + x.
 fn r_log1p_$T(x: $T) -> $T {
   let u = r_opq_$T(1.0 + x);
@@ -232,7 +238,7 @@ fn r_log1p_$T(x: $T) -> $T {
     h!(
         "r_expm1",
         ["r_isinf", "r_exp", "r_log"],
-        true,
+        false,
         "// Kahan's expm1: (u - 1) * x / log(u) with u = exp(x).
 fn r_expm1_$T(x: $T) -> $T {
   let u = r_exp_$T(x);
@@ -247,7 +253,7 @@ fn r_expm1_$T(x: $T) -> $T {
     h!(
         "r_sinh",
         ["r_exp", "r_expm1", "r_copysign"],
-        true,
+        false,
         "// sinh from expm1 (no cancellation), e^|x| / 2 as two half-size factors past 20.
 fn r_sinh_$T(x: $T) -> $T {
   let ax = abs(x);
@@ -266,7 +272,7 @@ fn r_sinh_$T(x: $T) -> $T {
     h!(
         "r_cosh",
         ["r_exp"],
-        true,
+        false,
         "fn r_cosh_$T(x: $T) -> $T {
   let ax = abs(x);
   if (ax > 20.0) {
@@ -331,6 +337,17 @@ pub(super) fn bit_helper(
             "fn r_opq_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) | bitcast<u32>({oz})); }}\n"
         ),
         "r_opq" => format!("fn r_opq_f64(x: f64) -> f64 {{ return x + {oz}; }}\n"),
+        // A product that the compiler cannot contract into a following add (as the emitter's
+        // `opaque_product`): its bits XOR a zero the compiler cannot see. NVIDIA's Vulkan
+        // compiler fuses `a * b + c` (naga emits no `NoContraction`), which breaks the error
+        // terms of compensated sums.
+        "r_pq" if f32_ => format!(
+            "fn r_pq_f32(p: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(p) ^ bitcast<u32>({oz})); }}\n"
+        ),
+        "r_pq" if int64 => format!(
+            "fn r_pq_f64(p: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(p) ^ u64(bitcast<u32>(f32({oz})))); }}\n"
+        ),
+        "r_pq" => format!("fn r_pq_f64(p: f64) -> f64 {{ return p + {oz}; }}\n"),
         // A fused multiply-add that is one rounding on every driver: llvmpipe lowers the fma
         // builtin to a multiply and an add. float32: exactly in float64 where the adapter has it
         // (the product is exact there; the sum's double rounding is off only at float32
@@ -360,6 +377,27 @@ pub(super) fn bit_helper(
   return s + (err + e);
 }
 ".into(),
+        // Non-negative values: (min, max), zero test, times $UP (2^100 / 2^600), from the bits
+        // for float32 (the integer order of non-negative floats is theirs; a flushing driver
+        // would take a subnormal for zero in float compares and products).
+        "r_pos" if f32_ => "fn r_pminmax_f32(a: f32, b: f32) -> vec2<f32> {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  return vec2<f32>(bitcast<f32>(min(ua, ub)), bitcast<f32>(max(ua, ub)));
+}
+fn r_pzero_f32(a: f32) -> bool { return bitcast<u32>(a) == 0u; }
+fn r_pup_f32(a: f32) -> f32 {
+  let u = bitcast<u32>(a);
+  if (u < 0x00800000u) { return f32(u) * bitcast<f32>(0x27000000u); }
+  return a * bitcast<f32>(0x71800000u);
+}
+"
+        .into(),
+        "r_pos" => "fn r_pminmax_f64(a: f64, b: f64) -> vec2<f64> { return vec2<f64>(min(a, b), max(a, b)); }
+fn r_pzero_f64(a: f64) -> bool { return a == 0.0lf; }
+fn r_pup_f64(a: f64) -> f64 { return a * 4.149515568880993e180lf; }
+"
+        .into(),
         "r_isnan" if f32_ => {
             "fn r_isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n".into()
         }
@@ -370,6 +408,24 @@ pub(super) fn bit_helper(
 }
 ".into(),
         "r_isnan" => "fn r_isnan_f64(x: f64) -> bool { return !(x == x); }\n".into(),
+        // Infinity and finiteness from the bits too (a fast-math compiler may assume neither
+        // NaNs nor infinities exist).
+        "r_isinf" if f32_ => {
+            "fn r_isinf_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n".into()
+        }
+        "r_isfin" if f32_ => {
+            "fn r_isfin_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }\n".into()
+        }
+        "r_isinf" if int64 => "fn r_isinf_f64(x: f64) -> bool {
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu;
+}
+".into(),
+        "r_isfin" if int64 => "fn r_isfin_f64(x: f64) -> bool {
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) < 0x7ff0000000000000lu;
+}
+".into(),
+        "r_isinf" => "fn r_isinf_f64(x: f64) -> bool { return abs(x) == f64(bitcast<f32>(0x7f800000u)); }\n".into(),
+        "r_isfin" => "fn r_isfin_f64(x: f64) -> bool { return abs(x) < f64(bitcast<f32>(0x7f800000u)); }\n".into(),
         "r_signbit" if f32_ => {
             "fn r_signbit_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }\n".into()
         }
