@@ -141,6 +141,8 @@ pub enum Category {
     Statistics,
     /// `cupy.matmul`, `cupy.dot`, ...
     Linalg,
+    /// `cupy.fft` and `cupyx.scipy.fft`.
+    Fft,
     /// Scans and sorts.
     Sorting,
     /// `cupyx.scipy.signal`.
@@ -155,7 +157,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 16] = [
+    pub const ALL: [Category; 17] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -167,6 +169,7 @@ impl Category {
         Category::Reduction,
         Category::Statistics,
         Category::Linalg,
+        Category::Fft,
         Category::Sorting,
         Category::Signal,
         Category::Random,
@@ -188,6 +191,7 @@ impl Category {
             Category::Reduction => "reduction",
             Category::Statistics => "statistics",
             Category::Linalg => "linalg",
+            Category::Fft => "fft",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
             Category::Random => "random",
