@@ -101,9 +101,6 @@ impl BackendProvider for HipProvider {
         primitive: cupy_core::backend::Primitive,
         dtype: DType,
     ) -> std::result::Result<(), String> {
-        if primitive == cupy_core::backend::Primitive::Fft {
-            return Err("rocFFT is not wired into the HIP backend yet".into());
-        }
         cupy_core::gpu::support::check_primitive(primitive, dtype)
     }
 
