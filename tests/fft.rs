@@ -205,3 +205,39 @@ fn fft_axis_and_out() {
     }
     t.finish();
 }
+
+/// `cupy.fft.config.get_plan_cache()`: cuda/hip keep an LRU of vendor plans (16 by default,
+/// resizable, clearable); cpu and wgpu report an empty cache of capacity 0.
+#[test]
+fn fft_plan_cache_control() {
+    let mut t = common::Tally::new("fft plan cache");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let cache = fft::config::PlanCache::of(&dev);
+            let x = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5])?;
+            fft::fft(&x)?;
+            fft::rfft(&x)?;
+            let vendor = matches!(dev.kind(), cupy::BackendKind::Cuda | cupy::BackendKind::Hip);
+            // Other tests share the device (and its cache), so only bounds are checked there.
+            let (size, cur) = (cache.get_size()?, cache.get_curr_size()?);
+            if vendor && (size != 16 || cur == 0 || cur > size) || !vendor && (size, cur) != (0, 0)
+            {
+                return Err(format!("capacity {size}, cached {cur}").into());
+            }
+            cache.set_size(1)?;
+            let cur = cache.get_curr_size()?;
+            cache.clear()?;
+            cache.set_size(if vendor { 16 } else { 0 })?;
+            if cur > 1 {
+                return Err(format!("{cur} plans cached after set_size(1)").into());
+            }
+            let y = fft::fft(&x)?.to_vec::<cupy::num_complex::Complex<f64>>()?;
+            if (y[0].re - 15.0).abs() > 1e-12 || y[0].im.abs() > 1e-12 {
+                return Err(format!("fft(x)[0] = {}", y[0]).into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "plan cache", r);
+    }
+    t.finish();
+}

@@ -153,8 +153,8 @@ impl FftCall<'_> {
 pub enum PlanCacheOp {
     /// Only report.
     Query,
-    /// Sets the capacity in plans (0 disables caching: plans are made and destroyed per call),
-    /// evicting the least recently used plans beyond it.
+    /// Sets the capacity in plans, evicting the least recently used plans beyond it (0: only
+    /// the plan of the latest call is kept, until the next call replaces it).
     SetSize(usize),
     /// Destroys every cached plan.
     Clear,

@@ -44,7 +44,7 @@ impl PlanCache {
     }
 
     /// Sets the capacity, evicting the least recently used plans beyond it (`set_size`; 0:
-    /// no caching).
+    /// only the latest call's plan is kept).
     ///
     /// # Errors
     /// Device errors.
