@@ -53,3 +53,16 @@ out("mask_assign_f32_2^28", "torch", bench_t(lambda: xt.__setitem__(mt, 0)))
 idx = cp.random.randint(0, N, 1 << 26, dtype=cp.int64); idt = torch.randint(0, N, (1 << 26,), device=dev)
 out("gather_f32_2^26_of_2^28", "cupy", bench_cp(lambda: xa[idx])); out("gather_f32_2^26_of_2^28", "torch", bench_t(lambda: xt[idt]))
 del xt, x2, xs, xc, xa, m, mt, idx, idt
+# FFTs (issue 14): the cases of examples/bench.rs, PyTorch's torch.fft beside CuPy's cupy.fft.
+nf = 1 << 24
+ct = torch.complex(torch.rand(nf, device=dev), torch.rand(nf, device=dev))
+out("fft_c64_2^24", "torch", bench_t(lambda: torch.fft.fft(ct)))
+rt = torch.rand(nf, device=dev)
+out("rfft_f32_2^24", "torch", bench_t(lambda: torch.fft.rfft(rt)))
+c2t = torch.complex(torch.rand(4096, 4096, device=dev, dtype=torch.float64), torch.rand(4096, 4096, device=dev, dtype=torch.float64))
+out("fft2_c128_4096^2", "torch", bench_t(lambda: torch.fft.fft2(c2t)))
+pt = torch.complex(torch.rand((1 << 20) + 7, device=dev), torch.rand((1 << 20) + 7, device=dev))
+out("fft_c64_prime_2^20+7", "torch", bench_t(lambda: torch.fft.fft(pt)))
+cc = (cp.random.rand((1 << 20) + 7) + 1j * cp.random.rand((1 << 20) + 7)).astype(cp.complex64)
+out("fft_c64_prime_2^20+7", "cupy", bench_cp(lambda: cp.fft.fft(cc)))
+del ct, rt, c2t, pt, cc

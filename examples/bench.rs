@@ -287,6 +287,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
         });
     }
+    // FFTs (issue 14): CuPy's `cp.fft.fft(c64)`, `cp.fft.rfft(f32)`, `cp.fft.fft2(c128)` and a
+    // prime-ish length (2^20 + 7 = 1048583 is prime: Bluestein / the vendor's chirp-z).
+    let fft_log = log_n - 4;
+    let cx = |n: usize| -> cp::Result<Array> {
+        let re = rand_f32(&dev, n, 3)?.astype(DType::Float64)?;
+        let im = rand_f32(&dev, n, 4)?.astype(DType::Float64)?;
+        let j = Array::from_slice_on(&dev, &[cp::num_complex::Complex::new(0.0f64, 1.0)], &[])?;
+        &re + &(&im * &j)?
+    };
+    let case = format!("fft_c64_2^{fft_log}");
+    if b.want(&case) {
+        let r = (|| {
+            let c = cx(1 << fft_log)?.astype(DType::Complex64)?;
+            b.time(3, 10, || cp::fft::fft(&c).map(|_| ()))
+        })();
+        b.report(&case, r, gb(16.0 * (1u64 << fft_log) as f64));
+    }
+    let case = format!("rfft_f32_2^{fft_log}");
+    if b.want(&case) {
+        let r = (|| {
+            let xr = x.slice(&cp::s![0..1usize << fft_log])?.copy()?;
+            b.time(3, 10, || cp::fft::rfft(&xr).map(|_| ()))
+        })();
+        b.report(&case, r, gb(12.0 * (1u64 << fft_log) as f64));
+    }
+    let fside = 1usize << (fft_log / 2);
+    let case = format!("fft2_c128_{fside}^2");
+    if b.want(&case) {
+        let r = (|| {
+            let c = cx(fside * fside)?.reshape(&[fside as isize, fside as isize])?;
+            b.time(2, 5, || cp::fft::fft2(&c).map(|_| ()))
+        })();
+        b.report(&case, r, gb(2.0 * 16.0 * (fside * fside) as f64));
+    }
+    let plog = log_n - 8;
+    let case = format!("fft_c64_prime_2^{plog}+7");
+    if b.want(&case) {
+        let r = (|| {
+            let c = cx((1 << plog) + 7)?.astype(DType::Complex64)?;
+            b.time(3, 10, || cp::fft::fft(&c).map(|_| ()))
+        })();
+        b.report(&case, r, gb(16.0 * ((1u64 << plog) + 7) as f64));
+    }
     // argsort and unique of the same keys (peers_baseline.py's cases): the sort with indices;
     // the sort, run marks, a scan, one read of the count and the compaction.
     for name in ["argsort", "unique"] {

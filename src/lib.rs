@@ -62,6 +62,7 @@ mod backends;
 pub mod creation;
 pub mod custom;
 pub mod device;
+pub mod fft;
 pub mod indexing;
 pub mod io;
 pub mod launch;

@@ -141,6 +141,8 @@ pub enum Category {
     Statistics,
     /// `cupy.matmul`, `cupy.dot`, ...
     Linalg,
+    /// `cupy.fft` and `cupyx.scipy.fft`.
+    Fft,
     /// Scans and sorts.
     Sorting,
     /// `cupyx.scipy.signal`.
@@ -169,6 +171,7 @@ impl Category {
         Category::Reduction,
         Category::Statistics,
         Category::Linalg,
+        Category::Fft,
         Category::Sorting,
         Category::Signal,
         Category::Random,
@@ -191,6 +194,7 @@ impl Category {
             Category::Reduction => "reduction",
             Category::Statistics => "statistics",
             Category::Linalg => "linalg",
+            Category::Fft => "fft",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
             Category::Random => "random",

@@ -398,6 +398,23 @@ pub trait Backend: Send + Sync + fmt::Debug {
             reason: "not implemented on this backend".into(),
         })
     }
+
+    /// Queues a batched 1-D FFT ([`crate::fft::FftCall`]).
+    fn fft(&self, call: &crate::fft::FftCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: format!("fft ({})", call.kind.name()),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
+
+    /// Controls the device's FFT plan cache (keyed by length, batch, kind, precision; the
+    /// device is the backend). The default: a backend without one reports an empty cache.
+    fn fft_plan_cache(&self, op: crate::fft::PlanCacheOp) -> Result<crate::fft::PlanCacheInfo> {
+        let _ = op;
+        Ok(crate::fft::PlanCacheInfo::default())
+    }
 }
 
 /// A backend primitive that is not an IR kernel, for capability queries
@@ -412,6 +429,8 @@ pub enum Primitive {
     Scan,
     /// [`Backend::raw_launch`] of backend-native source (the dtype is ignored).
     RawKernel,
+    /// [`Backend::fft`] of a complex dtype (complex64, complex128: the precision).
+    Fft,
 }
 
 /// Finds and opens the devices of one backend family. Probing never panics: a missing library or

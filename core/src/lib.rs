@@ -12,6 +12,7 @@ pub mod backend;
 pub mod discovery;
 pub mod dtype;
 pub mod error;
+pub mod fft;
 pub mod gpu;
 pub mod kernel;
 pub mod layout;

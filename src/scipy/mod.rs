@@ -1,3 +1,4 @@
 //! `cupyx.scipy`: SciPy-compatible routines.
 
+pub mod fft;
 pub mod signal;

@@ -16,6 +16,7 @@ mod cmath;
 mod column;
 mod cse;
 mod eval;
+mod fft;
 mod gemm;
 pub mod mem;
 mod reduce;
@@ -112,6 +113,7 @@ impl BackendProvider for CpuProvider {
             cupy_core::backend::Primitive::RawKernel => {
                 Err("the cpu backend has no native kernel language".into())
             }
+            cupy_core::backend::Primitive::Fft => cupy_core::gpu::support::fft_precision(_dtype),
         }
     }
 }
@@ -640,5 +642,9 @@ impl Backend for CpuBackend {
 
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
         sortscan::sort(self, call)
+    }
+
+    fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
+        fft::fft(self, call)
     }
 }

@@ -18,6 +18,7 @@
 
 pub mod alloc;
 pub mod compile;
+mod fft;
 mod gemm;
 mod transfer;
 
@@ -164,6 +165,7 @@ unsafe impl Sync for CudaFunction {}
 pub struct CudaBackend {
     // Field order is drop order: cuBLAS and modules go before the stream and context.
     blas: OnceLock<std::result::Result<gemm::Blas, Error>>,
+    fft_plans: fft::Plans,
     staging: transfer::Staging,
     info: DeviceInfo,
     sms: usize,
@@ -249,6 +251,7 @@ impl CudaBackend {
                 compiler: Compiler::new(cc, label),
                 kernels: Default::default(),
                 blas: OnceLock::new(),
+                fft_plans: Default::default(),
             })
         })
     }
@@ -689,6 +692,17 @@ impl Backend for CudaBackend {
 
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
         hk::sort(self, call)
+    }
+
+    fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
+        fft::fft(self, call)
+    }
+
+    fn fft_plan_cache(
+        &self,
+        op: cupy_core::fft::PlanCacheOp,
+    ) -> Result<cupy_core::fft::PlanCacheInfo> {
+        fft::plan_cache(self, op)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -28,6 +28,7 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+mod fft;
 mod gemm;
 mod memory;
 mod provider;
@@ -62,6 +63,8 @@ pub struct HipBackend {
     raw_modules: Mutex<HashMap<String, Handle>>,
     raw_funcs: Mutex<HashMap<(String, String), Handle>>,
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
+    /// rocFFT plans ([`fft`]).
+    fft_plans: fft::RocPlans,
     /// Serialises submissions to the stream.
     submit: Mutex<()>,
 }
@@ -126,6 +129,7 @@ impl HipBackend {
             raw_modules: Mutex::new(HashMap::new()),
             raw_funcs: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
+            fft_plans: Default::default(),
             submit: Mutex::new(()),
         })
     }
@@ -379,6 +383,11 @@ impl Drop for HipBackend {
         // SAFETY: our stream; everything below is destroyed once, after the stream drained.
         unsafe {
             let _ = self.hip.stream_sync(self.stream.0);
+            // rocFFT plans (their execution infos name our stream) go first.
+            self.fft_plans
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .control(cupy_core::fft::PlanCacheOp::Clear);
             if let Some(Ok(b)) = self
                 .blas
                 .get_mut()
@@ -623,6 +632,17 @@ impl Backend for HipBackend {
 
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
         sortscan::hk::sort(self, call)
+    }
+
+    fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
+        fft::fft(self, call)
+    }
+
+    fn fft_plan_cache(
+        &self,
+        op: cupy_core::fft::PlanCacheOp,
+    ) -> Result<cupy_core::fft::PlanCacheInfo> {
+        fft::plan_cache(self, op)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -799,3 +799,64 @@ impl Rocblas {
         })
     }
 }
+
+/// rocFFT, loaded (and `rocfft_setup` called) once per process.
+pub struct Rocfft {
+    /// Its function table.
+    pub api: crate::sys::rocfft::RocfftApi,
+    /// The library.
+    pub lib: Lib,
+}
+
+static ROCFFT: OnceLock<Result<Arc<Rocfft>, String>> = OnceLock::new();
+
+impl Rocfft {
+    /// Loads rocFFT once per process and runs `rocfft_setup`.
+    ///
+    /// # Errors
+    /// The paths tried, the missing symbol, or the failed setup.
+    pub fn get() -> Result<Arc<Rocfft>, String> {
+        ROCFFT
+            .get_or_init(|| {
+                let lib = open_first(
+                    "rocFFT (librocfft)",
+                    crate::sys::rocfft::LIB_NAMES,
+                    Some("rocfft_plan_create"),
+                )?;
+                // SAFETY: table written for rocFFT (sys::rocfft); library kept alongside.
+                let api = unsafe { crate::sys::rocfft::RocfftApi::load(&lib.lib) }
+                    .map_err(|e| format!("{}: {e}", lib.path))?;
+                let f = Rocfft { api, lib };
+                // SAFETY: no arguments; called once.
+                f.check("rocfft_setup", unsafe { (f.api.rocfft_setup)() })?;
+                Ok(Arc::new(f))
+            })
+            .clone()
+    }
+
+    /// Turns a `rocfft_status` into a `Result` naming the call and the status.
+    ///
+    /// # Errors
+    /// The call and status, as text.
+    pub fn check(&self, call: &str, s: crate::sys::rocfft::rocfft_status) -> Result<(), String> {
+        const NAMES: [&str; 9] = [
+            "rocfft_status_success",
+            "rocfft_status_failure",
+            "rocfft_status_invalid_arg_value",
+            "rocfft_status_invalid_dimensions",
+            "rocfft_status_invalid_array_type",
+            "rocfft_status_invalid_strides",
+            "rocfft_status_invalid_distance",
+            "rocfft_status_invalid_offset",
+            "rocfft_status_invalid_work_buffer",
+        ];
+        if s == crate::sys::rocfft::rocfft_status_success {
+            return Ok(());
+        }
+        let name = NAMES
+            .get(s as usize)
+            .copied()
+            .unwrap_or("unknown rocfft_status");
+        Err(format!("rocFFT {call} failed: {name} ({s})"))
+    }
+}

@@ -244,6 +244,7 @@ impl WgpuBackend {
             pending: Mutex::default(),
             pipes: Mutex::default(),
             raw_pipes: Mutex::default(),
+            fft_tables: Mutex::default(),
             errors,
             lost,
             scope: Mutex::default(),

@@ -65,6 +65,7 @@ use std::sync::{Arc, Mutex};
 mod buffer;
 mod device;
 mod elementwise;
+mod fft;
 mod gemm;
 mod guard;
 mod pipeline;
@@ -115,6 +116,8 @@ pub struct WgpuBackend {
     pending: Mutex<Pending>,
     pipes: Mutex<HashMap<u64, Arc<Pipe>>>,
     raw_pipes: Mutex<HashMap<u64, Arc<raw::RawPipe>>>,
+    /// The FFT's twiddle and chirp tables ([`fft`]).
+    fft_tables: fft::Tables,
     errors: Arc<Mutex<Vec<String>>>,
     /// Set once the device is lost (the driver's callback, or a panic inside `poll`): every later
     /// wait is an `Err` at once.
@@ -220,6 +223,10 @@ impl Backend for WgpuBackend {
 
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
         sortscan::sort(self, call)
+    }
+
+    fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
+        fft::fft(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -58,5 +58,7 @@ pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), 
             )),
         },
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+        // shaders/fft.wgsl: complex64, and complex128 with SHADER_F64 (assumed here).
+        Primitive::Fft => cupy_core::gpu::support::fft_precision(dtype),
     }
 }

@@ -58,5 +58,19 @@ pub fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String>
             Err("the GPU radix sort (hip-kernels/) has no complex instantiation".into())
         }
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+        Primitive::Fft => fft_precision(dtype),
+    }
+}
+
+/// The FFT primitive's answer for operands of `dtype` on every backend that has one: the
+/// transform runs in complex64 (float16, float32, complex64 operands) or complex128 (every other
+/// numeric dtype, as NumPy promotes them), both implemented; bfloat16 has no NumPy loop.
+///
+/// # Errors
+/// Why not, as text.
+pub fn fft_precision(dtype: DType) -> Result<(), String> {
+    match dtype {
+        DType::BFloat16 => Err("numpy.fft has no bfloat16 loop".into()),
+        _ => Ok(()),
     }
 }

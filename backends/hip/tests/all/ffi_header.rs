@@ -136,7 +136,8 @@ fn ffi_matches_rocm_headers() {
         "typedef struct { float x, y; } rocblas_float_complex;\n\
          typedef struct { double x, y; } rocblas_double_complex;\n\
          typedef int64_t rocblas_stride;\ntypedef void* rocblas_handle;\ntypedef void* hipStream_t;\n\
-         typedef void* rocfft_plan;\ntypedef void* rocfft_plan_description;\n",
+         typedef void* rocfft_plan;\ntypedef void* rocfft_plan_description;\n\
+         typedef void* rocfft_execution_info;\n",
     );
     for s in rocblas::RocblasApi::SIGNATURES
         .iter()
