@@ -20,14 +20,18 @@
 #include "portability.h"
 
 #define HK_SORT_SMALL 1024
-#define HK_TILE 8192
+#define HK_TILE 16384
 
 struct SortArgs {
   hk_u64 keys, vals, korig, vorig;   // vals/vorig 0 when no values are carried
-  hk_u64 mk_in, pos_in, mk_out, pos_out;
+  hk_u64 mk_in, pos_in, mk_out, pos_out;  // radix path: buffers A (in) and B (out)
   hk_u64 hist;
   hk_i64 batch, n, ntiles, shift;
   hk_u64 incl;  // inclusive scan of hist along each row (the plan runs scan.cu's cumsum)
+  hk_u64 ctl;     // radix path: u64 {AND, OR} of every mapped key
+  hk_i64 vmode;   // radix path: value carried, 0 none (unmap), 1 position, 2 original bits
+  hk_u64 flip;    // radix path, vmode 0: mapped key ^ flip = original bits
+  hk_i64 passes;  // radix path: digit passes of the key
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -108,79 +112,217 @@ __device__ void sort_block(const SortArgs& a) {
 template <class K>
 HK_DEV hk_u32 digit(K k, hk_i64 shift) { return (hk_u32)(k >> shift) & 0xffu; }
 
-template <class K>
-__device__ void sort_hist(const SortArgs& a) {
-  __shared__ hk_u32 cnt[256];
-  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  cnt[threadIdx.x] = 0;
-  HK_SYNC();
-  const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
-  const hk_i64 lo = (hk_i64)tile * HK_TILE;
-  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
-  for (hk_i64 i = lo + threadIdx.x; i < hi; i += HK_BLOCK) HK_ATOMIC_ADD(&cnt[digit(mk[i], a.shift)], 1u);
-  HK_SYNC();
-  ((hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile] = cnt[threadIdx.x];
+// ---- Rows longer than HK_SORT_SMALL: the radix passes ----------------------------------------
+// Pass p is live unless digit p of (AND ^ OR) of every mapped key is 0 (all keys share it); a
+// live pass reads buffer B when an odd number of live passes came before it, else A.
+HK_DEV hk_u64 sort_diff(const SortArgs& a) {
+  const hk_u64* c = (const hk_u64*)a.ctl;
+  return c[0] ^ c[1];
+}
+HK_DEV bool pass_live(hk_u64 diff, int p) { return ((diff >> (8 * p)) & 0xffu) != 0; }
+HK_DEV bool from_b(hk_u64 diff, int p) {
+  int c = 0;
+  for (int q = 0; q < p; ++q) c += pass_live(diff, q) ? 1 : 0;
+  return (c & 1) != 0;
 }
 
-// Moves one tile's pairs to their digit's slots, keeping input order (stable). Per chunk of
-// HK_BLOCK elements: each warp finds the lanes sharing a lane's digit with 9 ballots (digit bits
-// 0..7 plus the "no element" bit 8; the warp multisplit of Merrill & Grimshaw's radix sort), the
-// warps' per-digit counts are scanned in shared memory, and
-// slot = tile base[d] + earlier warps' count of d + earlier lanes of this warp with d.
-template <class K>
-__device__ void sort_scatter(const SortArgs& a) {
-  __shared__ hk_u32 base[256];
-  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
-  const unsigned lane = threadIdx.x % HK_WARP_SIZE, wid = threadIdx.x / HK_WARP_SIZE;
-  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
-  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  const hk_u64 h = (row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile;
-  base[threadIdx.x] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
-  const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
-  const hk_u32* pos = (const hk_u32*)a.pos_in + row * (hk_u64)a.n;
-  K* mko = (K*)a.mk_out + row * (hk_u64)a.n;
-  hk_u32* poso = (hk_u32*)a.pos_out + row * (hk_u64)a.n;
-  const hk_i64 lo = (hk_i64)tile * HK_TILE;
-  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
-  for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK) {
-    const hk_i64 i = c0 + threadIdx.x;
-    const bool valid = i < hi;
-    K k = 0;
-    hk_u32 p = 0, d = 256;  // 256: no element
-    if (valid) {
-      k = mk[i];
-      p = pos[i];
-      d = digit(k, a.shift);
-    }
-    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][threadIdx.x] = 0;
-    hk_lmask peers = ~(hk_lmask)0;
-    for (int bit = 0; bit < 9; ++bit) {
-      const bool set = (d >> bit) & 1u;
-      const hk_lmask bal = HK_BALLOT(set);
-      peers &= set ? bal : ~bal;
-    }
-    const hk_u32 rank = HK_POPC(peers & lt);
-    HK_SYNC();
-    if (valid && rank == 0) wcnt[wid][d] = HK_POPC(peers);
-    HK_SYNC();
-    hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
-    for (int w = 0; w < HK_MAX_WARPS; ++w) {
-      const hk_u32 c = wcnt[w][threadIdx.x];
-      wcnt[w][threadIdx.x] = run;
-      run += c;
-    }
-    HK_SYNC();
-    if (valid) {
-      const hk_u32 dst = base[d] + wcnt[wid][d] + rank;
-      mko[dst] = k;
-      poso[dst] = p;
-    }
-    HK_SYNC();
-    base[threadIdx.x] += run;
+struct SortAdd {
+  static __device__ __forceinline__ hk_u32 id() { return 0; }
+  static __device__ __forceinline__ hk_u32 f(hk_u32 x, hk_u32 y) { return x + y; }
+};
+
+extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_ctl(SortArgs a) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    ((hk_u64*)a.ctl)[0] = ~0ull;
+    ((hk_u64*)a.ctl)[1] = 0;
   }
 }
 
-#define HK_SORT_K(K)                                                                          \
+// Per-warp digit counters summed into the tile's column of the digit-major histogram.
+HK_DEV void write_tile_hist(const SortArgs& a, hk_u32 (*wh)[256], hk_u64 row, hk_u64 tile) {
+  HK_SYNC();
+  hk_u32 c = 0;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) c += wh[w][threadIdx.x];
+  ((hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile] = c;
+}
+
+template <class S, class R, class K>
+__device__ void sort_tinit(const SortArgs& a) {
+  __shared__ hk_u32 wh[HK_MAX_WARPS][256];
+  __shared__ K sand[HK_BLOCK], sor[HK_BLOCK];
+  const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  HK_SYNC();
+  const hk_u64 base = row * (hk_u64)a.n;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  K vand = ~(K)0, vor = 0;
+  for (hk_i64 i = lo + t; i < hi; i += HK_BLOCK) {
+    const hk_u64 g = base + (hk_u64)i;
+    const S x = ((const S*)a.keys)[g];
+    const K m = map_key(x);
+    ((K*)a.mk_in)[g] = m;
+    if (a.vmode == 1) {
+      ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
+      ((S*)a.korig)[g] = x;
+    } else if (a.vmode == 2) {
+      ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
+    }
+    if (a.vals) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
+    vand &= m;
+    vor |= m;
+    HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+  }
+  sand[t] = vand;
+  sor[t] = vor;
+  for (unsigned s = HK_BLOCK / 2; s > 0; s >>= 1) {
+    HK_SYNC();
+    if (t < s) {
+      sand[t] &= sand[t + s];
+      sor[t] |= sor[t + s];
+    }
+  }
+  if (t == 0) {
+    atomicAnd((hk_u64*)a.ctl, (hk_u64)sand[0]);
+    atomicOr((hk_u64*)a.ctl + 1, (hk_u64)sor[0]);
+  }
+  write_tile_hist(a, wh, row, tile);
+}
+
+// Digit counts of pass `shift / 8` (> 0) per (row, tile) of the buffer the pass reads.
+template <class K>
+__device__ void sort_hist(const SortArgs& a) {
+  __shared__ hk_u32 wh[HK_MAX_WARPS][256];
+  const hk_u64 diff = sort_diff(a);
+  const int p = (int)(a.shift / 8);
+  if (!pass_live(diff, p)) return;
+  const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  HK_SYNC();
+  const K* mk = (const K*)(from_b(diff, p) ? a.mk_out : a.mk_in) + row * (hk_u64)a.n;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  for (hk_i64 i = lo + t; i < hi; i += HK_BLOCK) HK_ATOMIC_ADD(&wh[wid][digit(mk[i], a.shift)], 1u);
+  write_tile_hist(a, wh, row, tile);
+}
+
+// Moves one tile's (key, value) pairs to their digit's slots, keeping input order (stable), in
+// sub-tiles of HK_BLOCK * IT elements. Warp w ranks the sub-tile's elements
+// [w * IT * WS, (w + 1) * IT * WS) in order, IT rounds of WS lanes (coalesced loads): the lanes
+// of a round sharing a digit find each other with 8 ballots (the warp multisplit of Merrill &
+// Grimshaw), and the warp's running count of that digit (wcnt, shared) gives the earlier ones.
+// Then, thread d owning digit d: an exclusive scan of digit d over the warps and one block scan
+// of the digit totals give every element its rank in the sub-tile, the pairs are staged in
+// shared memory in rank order, and rank i is written to
+// global slot = tile base[d] + (i - first rank of d): each digit's run is contiguous.
+template <class K, int IT>
+__device__ void sort_scatter(const SortArgs& a) {
+  __shared__ hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
+  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
+  __shared__ K sk[HK_BLOCK * IT];
+  __shared__ hk_u32 sv[HK_BLOCK * IT];
+  const hk_u64 diff = sort_diff(a);
+  const int p = (int)(a.shift / 8);
+  if (!pass_live(diff, p)) return;
+  const bool fb = from_b(diff, p), hv = a.vmode != 0;
+  const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  const hk_u64 h = (row * 256 + t) * (hk_u64)a.ntiles + tile;
+  gbase[t] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
+  const hk_u64 off = row * (hk_u64)a.n;
+  const K* mk = (const K*)(fb ? a.mk_out : a.mk_in) + off;
+  const hk_u32* vin = (const hk_u32*)(fb ? a.pos_out : a.pos_in) + off;
+  K* mko = (K*)(fb ? a.mk_in : a.mk_out) + off;
+  hk_u32* vout = (hk_u32*)(fb ? a.pos_in : a.pos_out) + off;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK * IT) {
+    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
+    HK_SYNC();
+    K k[IT];
+    hk_u32 v[IT], r[IT];
+    const hk_i64 wbase = c0 + (hk_i64)wid * IT * HK_WARP_SIZE + lane;
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
+      const bool valid = i < hi;
+      k[j] = valid ? mk[i] : (K)0;
+      v[j] = (valid && hv) ? vin[i] : 0u;
+      const hk_u32 d = digit(k[j], a.shift);
+      hk_lmask peers = HK_BALLOT(valid);
+#pragma unroll
+      for (int bit = 0; bit < 8; ++bit) {
+        const bool set = (d >> bit) & 1u;
+        const hk_lmask bal = HK_BALLOT(set);
+        peers &= set ? bal : ~bal;
+      }
+      const hk_u32 old = valid ? wcnt[wid][d] : 0u;
+      HK_SYNCWARP();
+      if (valid && (peers & lt) == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+      HK_SYNCWARP();
+      r[j] = old + (hk_u32)HK_POPC(peers & lt);
+    }
+    HK_SYNC();
+    hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
+    for (int w = 0; w < HK_MAX_WARPS; ++w) {
+      const hk_u32 c = wcnt[w][t];
+      wcnt[w][t] = run;
+      run += c;
+    }
+    const hk_u32 first = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
+    dstart[t] = first;
+    HK_SYNC();
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
+      if (i < hi) {
+        const hk_u32 d = digit(k[j], a.shift);
+        const hk_u32 rank = dstart[d] + wcnt[wid][d] + r[j];
+        sk[rank] = k[j];
+        sv[rank] = v[j];
+      }
+    }
+    HK_SYNC();
+    const hk_i64 left = hi - c0;
+    const int cnt = left < HK_BLOCK * IT ? (int)left : HK_BLOCK * IT;
+    for (int i = t; i < cnt; i += HK_BLOCK) {
+      const K kk = sk[i];
+      const hk_u32 d = digit(kk, a.shift);
+      const hk_u32 dst = gbase[d] + (hk_u32)i - dstart[d];
+      mko[dst] = kk;
+      if (hv) vout[dst] = sv[i];
+    }
+    HK_SYNC();
+    gbase[t] += run;
+  }
+}
+
+// The sorted keys (and values) from the buffer the last live pass wrote.
+template <class S, class R, class K>
+__device__ void sort_finish(const SortArgs& a) {
+  const hk_u64 total = (hk_u64)a.batch * (hk_u64)a.n;
+  const bool fb = from_b(sort_diff(a), (int)a.passes);
+  const K* mk = (const K*)(fb ? a.mk_out : a.mk_in);
+  const hk_u32* v = (const hk_u32*)(fb ? a.pos_out : a.pos_in);
+  for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
+       t += (hk_u64)gridDim.x * HK_BLOCK) {
+    if (a.vmode == 0) {
+      ((R*)a.keys)[t] = (R)(mk[t] ^ (K)a.flip);
+    } else if (a.vmode == 2) {
+      ((R*)a.keys)[t] = (R)v[t];
+    } else {
+      const hk_u64 src = (t / (hk_u64)a.n) * (hk_u64)a.n + v[t];
+      ((S*)a.keys)[t] = ((const S*)a.korig)[src];
+      if (a.vals) ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+    }
+  }
+}
+
+// Sub-tile items per thread: 16 for u32 keys, 8 for u64 (the staging stays under 48 KiB).
+#define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \
     sort_block<hk_##K>(a);                                                                    \
   }                                                                                           \
@@ -188,28 +330,34 @@ __device__ void sort_scatter(const SortArgs& a) {
     sort_hist<hk_##K>(a);                                                                     \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_scatter_##K(SortArgs a) {  \
-    sort_scatter<hk_##K>(a);                                                                  \
+    sort_scatter<hk_##K, IT>(a);                                                              \
   }
-HK_SORT_K(u32)
-HK_SORT_K(u64)
+HK_SORT_K(u32, 16)
+HK_SORT_K(u64, 8)
 
-#define HK_SORT_DT(DT, S, K)                                                                  \
+#define HK_SORT_DT(DT, S, R, K)                                                               \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_init_##DT(SortArgs a) {    \
     sort_init<S, K>(a);                                                                       \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_gather_##DT(SortArgs a) {  \
     sort_gather<S>(a);                                                                        \
+  }                                                                                           \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_tinit_##DT(SortArgs a) {   \
+    sort_tinit<S, R, K>(a);                                                                   \
+  }                                                                                           \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_finish_##DT(SortArgs a) {  \
+    sort_finish<S, R, K>(a);                                                                  \
   }
-HK_SORT_DT(bool, hk_u8, hk_u32)
-HK_SORT_DT(int8, hk_i8, hk_u32)
-HK_SORT_DT(int16, hk_i16, hk_u32)
-HK_SORT_DT(int32, hk_i32, hk_u32)
-HK_SORT_DT(int64, hk_i64, hk_u64)
-HK_SORT_DT(uint8, hk_u8, hk_u32)
-HK_SORT_DT(uint16, hk_u16, hk_u32)
-HK_SORT_DT(uint32, hk_u32, hk_u32)
-HK_SORT_DT(uint64, hk_u64, hk_u64)
-HK_SORT_DT(float16, f16_key, hk_u32)
-HK_SORT_DT(bfloat16, bf16_key, hk_u32)
-HK_SORT_DT(float32, float, hk_u32)
-HK_SORT_DT(float64, double, hk_u64)
+HK_SORT_DT(bool, hk_u8, hk_u8, hk_u32)
+HK_SORT_DT(int8, hk_i8, hk_u8, hk_u32)
+HK_SORT_DT(int16, hk_i16, hk_u16, hk_u32)
+HK_SORT_DT(int32, hk_i32, hk_u32, hk_u32)
+HK_SORT_DT(int64, hk_i64, hk_u64, hk_u64)
+HK_SORT_DT(uint8, hk_u8, hk_u8, hk_u32)
+HK_SORT_DT(uint16, hk_u16, hk_u16, hk_u32)
+HK_SORT_DT(uint32, hk_u32, hk_u32, hk_u32)
+HK_SORT_DT(uint64, hk_u64, hk_u64, hk_u64)
+HK_SORT_DT(float16, f16_key, hk_u16, hk_u32)
+HK_SORT_DT(bfloat16, bf16_key, hk_u16, hk_u32)
+HK_SORT_DT(float32, float, hk_u32, hk_u32)
+HK_SORT_DT(float64, double, hk_u64, hk_u64)

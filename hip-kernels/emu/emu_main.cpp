@@ -89,12 +89,29 @@ void test_scan_complex(const char* name, long batch, long n, bool prod, SF rows,
   printf("scan %s [%ld, %ld] ok\n", name, batch, n);
 }
 
+// The entries of one key dtype (radix_sort.cu), launched as plan.rs launches them.
+struct SortEntries {
+  void (*init)(SortArgs);
+  void (*gather)(SortArgs);
+  void (*blk)(SortArgs);
+  void (*tinit)(SortArgs);
+  void (*finish)(SortArgs);
+  void (*hist)(SortArgs);
+  void (*scat)(SortArgs);
+};
+#define SORT_ENTRIES(DT, K) \
+  SortEntries { cupy_sort_init_##DT, cupy_sort_gather_##DT, cupy_sort_block_##K, cupy_sort_tinit_##DT, \
+                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K }
+
+// Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
+// and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
+// keys-only integers 0 (flip = the sign bit), keys-only floats of <= 4 bytes 2, else 1.
 template <class S, class K>
-void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), void (*gather)(SortArgs),
-               void (*blk)(SortArgs), void (*hist)(SortArgs), void (*scat)(SortArgs), int passes,
-               std::function<S(std::mt19937&, long)> gen, std::function<bool(S, S)> less) {
+void test_sort(const char* name, long batch, long n, SortEntries e, int passes, bool with_vals,
+               int vmode, unsigned long long flip, std::function<S(std::mt19937&, long)> gen,
+               std::function<bool(S, S)> less) {
   long total = batch * n;
-  std::mt19937 rng(7);
+  std::mt19937 rng(7 + n);
   std::vector<S> keys(total), orig(total), korig(total);
   for (long i = 0; i < total; ++i) keys[i] = gen(rng, i);
   orig = keys;
@@ -102,14 +119,19 @@ void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), voi
   for (long i = 0; i < total; ++i) vals[i] = i % n;
   std::vector<K> mk0(total), mk1(total);
   std::vector<hk_u32> pos0(total), pos1(total);
-  SortArgs a{(hk_u64)keys.data(), (hk_u64)vals.data(), (hk_u64)korig.data(), (hk_u64)vorig.data(),
-             (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(), (hk_u64)pos1.data(), 0,
-             batch, n, 0, 0};
-  launch(std::min<long>(65536, (total + 255) / 256), 1, [&] { init(a); });
+  std::vector<hk_u64> ctl(2);
+  SortArgs a{(hk_u64)keys.data(), with_vals ? (hk_u64)vals.data() : 0, (hk_u64)korig.data(),
+             (hk_u64)vorig.data(), (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(),
+             (hk_u64)pos1.data(), 0, batch, n, 0, 0, 0, (hk_u64)ctl.data(), vmode, flip, passes};
+  unsigned grid = (unsigned)std::min<long>(65536, (total + 255) / 256);
   std::vector<hk_u32> h, hi;
-  if (n <= 1024) {
-    launch(batch, 1, [&] { blk(a); });
+  if (n <= HK_SORT_SMALL) {
+    a.vals = (hk_u64)vals.data();  // the block path always carries positions
+    launch(grid, 1, [&] { e.init(a); });
+    launch(batch, 1, [&] { e.blk(a); });
     a.pos_in = a.pos_out;
+    launch(grid, 1, [&] { e.gather(a); });
+    if (!with_vals) for (long i = 0; i < total; ++i) vals[i] = i % n;  // unchecked
   } else {
     long nt = (n + HK_TILE - 1) / HK_TILE;
     h.assign(batch * 256 * nt, 0);
@@ -117,27 +139,30 @@ void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), voi
     a.hist = (hk_u64)h.data();
     a.incl = (hk_u64)hi.data();
     a.ntiles = nt;
+    launch(1, 1, [&] { cupy_sort_ctl(a); });
+    launch(nt, batch, [&] { e.tinit(a); });
     for (int p = 0; p < passes; ++p) {
       a.shift = 8 * p;
-      launch(nt, batch, [&] { hist(a); });
+      if (p > 0) launch(nt, batch, [&] { e.hist(a); });
       for (long b = 0; b < batch; ++b)  // the plan runs scan.cu's cumsum here (tested above)
         std::partial_sum(h.begin() + b * 256 * nt, h.begin() + (b + 1) * 256 * nt, hi.begin() + b * 256 * nt);
-      launch(nt, batch, [&] { scat(a); });
-      std::swap(a.mk_in, a.mk_out);
-      std::swap(a.pos_in, a.pos_out);
+      launch(nt, batch, [&] { e.scat(a); });
     }
+    launch(grid, 1, [&] { e.finish(a); });
   }
-  launch(std::min<long>(65536, (total + 255) / 256), 1, [&] { gather(a); });
+  int live = 0;
+  for (int p = 0; p < passes; ++p) live += pass_live(ctl[0] ^ ctl[1], p);
   for (long b = 0; b < batch; ++b) {
     std::vector<long> idx(n);
     std::iota(idx.begin(), idx.end(), 0);
     std::stable_sort(idx.begin(), idx.end(), [&](long i, long j) { return less(orig[b * n + i], orig[b * n + j]); });
     for (long j = 0; j < n; ++j) {
-      CHECK(vals[b * n + j] == idx[j], "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
-      CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s key mismatch at %ld", name, j);
+      if (with_vals)
+        CHECK(vals[b * n + j] == idx[j], "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
+      CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
     }
   }
-  printf("sort %s [%ld, %ld] ok\n", name, batch, n);
+  printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes)\n", name, batch, n, with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live);
 }
 
 bool fless(float a, float b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; }
@@ -149,14 +174,51 @@ int main() {
   test_scan_complex<hk_c128>("c128 sum", 1, 20000, false, cupy_scan_sum_complex128, cupy_scan_totals_sum_complex128, cupy_scan_prefixes_sum_complex128, cupy_scan_apply_sum_complex128);
   test_scan_complex<hk_c128>("c128 prod", 2, 700, true, cupy_scan_prod_complex128, cupy_scan_totals_prod_complex128, cupy_scan_prefixes_prod_complex128, cupy_scan_apply_prod_complex128);
   test_scan_complex<hk_c64>("c64 prod", 1, 20000, true, cupy_scan_prod_complex64, cupy_scan_totals_prod_complex64, cupy_scan_prefixes_prod_complex64, cupy_scan_apply_prod_complex64);
-  auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
-  test_sort<float, hk_u32>("f32", 3, 700, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
-  test_sort<float, hk_u32>("f32", 2, 5000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 20000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
+  auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
+  auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };
+  SortEntries ef = SORT_ENTRIES(float32, u32);
+  // sizes around the block path, the sub-tile (4096 for u32 keys) and the tile (HK_TILE)
+  test_sort<float, hk_u32>("f32", 3, 700, ef, 4, true, 1, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, 1, ef, 4, true, 1, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, 1024, ef, 4, false, 2, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, true, 1, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, false, 2, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
+  test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
+  test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
   auto gi = [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)(r() % 200) - 100 + ((r() & 1) ? (1ll << 40) : -(1ll << 40)); };
-  test_sort<hk_i64, hk_u64>("i64", 1, 9000, cupy_sort_init_int64, cupy_sort_gather_int64, cupy_sort_block_u64, cupy_sort_hist_u64, cupy_sort_scatter_u64, 8, gi, [](hk_i64 a, hk_i64 b){return a < b;});
+  auto li64 = [](hk_i64 a, hk_i64 b) { return a < b; };
+  SortEntries ei64 = SORT_ENTRIES(int64, u64);
+  test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
+  test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
+  test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
+  auto gd = [](std::mt19937& r, long i) -> double { switch (i % 11) { case 2: return (i & 32) ? NAN : -NAN; case 4: return -0.0; case 5: return 0.0; case 6: return -INFINITY; default: return ((int)(r() % 61) - 30) * 0.25; } };
+  auto dless = [](double a, double b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; };
+  SortEntries ef64 = SORT_ENTRIES(float64, u64);
+  test_sort<double, hk_u64>("f64", 2, 3001, ef64, 8, false, 1, 0, gd, dless);
+  test_sort<double, hk_u64>("f64", 1, 2500, ef64, 8, true, 1, 0, gd, dless);
   auto g8 = [](std::mt19937& r, long) -> hk_i8 { return (hk_i8)(r() % 256); };
-  test_sort<hk_i8, hk_u32>("i8", 1, 3000, cupy_sort_init_int8, cupy_sort_gather_int8, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 1, g8, [](hk_i8 a, hk_i8 b){return a < b;});
+  auto l8 = [](hk_i8 a, hk_i8 b) { return a < b; };
+  test_sort<hk_i8, hk_u32>("i8", 1, 3000, SORT_ENTRIES(int8, u32), 1, true, 1, 0, g8, l8);
+  test_sort<hk_i8, hk_u32>("i8", 2, 3000, SORT_ENTRIES(int8, u32), 1, false, 0, 0x80, g8, l8);
+  test_sort<hk_u8, hk_u32>("bool", 1, 2000, SORT_ENTRIES(bool, u32), 1, true, 1, 0, [](std::mt19937& r, long) -> hk_u8 { return (hk_u8)(r() & 1); }, [](hk_u8 a, hk_u8 b) { return a < b; });
+  auto l16 = [](hk_i16 a, hk_i16 b) { return a < b; };
+  test_sort<hk_i16, hk_u32>("i16", 1, 4500, SORT_ENTRIES(int16, u32), 2, false, 0, 0x8000, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16);
+  test_sort<hk_u16, hk_u32>("u16", 1, 1500, SORT_ENTRIES(uint16, u32), 2, true, 1, 0, [](std::mt19937& r, long) -> hk_u16 { return (hk_u16)(r() % 300); }, [](hk_u16 a, hk_u16 b) { return a < b; });
+  auto l32 = [](hk_i32 a, hk_i32 b) { return a < b; };
+  // every key equal: every pass skipped; keys sharing the high bytes: those passes skipped
+  test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937&, long) -> hk_i32 { return -5; }, l32);
+  test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, false, 0, 0x80000000u, [](std::mt19937&, long) -> hk_i32 { return 7; }, l32);
+  test_sort<hk_i32, hk_u32>("i32 small", 2, 5000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> hk_i32 { return (hk_i32)(r() % 200); }, l32);
+  test_sort<hk_u32, hk_u32>("u32", 1, 6000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)r(); }, [](hk_u32 a, hk_u32 b) { return a < b; });
+  test_sort<hk_u64, hk_u64>("u64", 1, 5000, SORT_ENTRIES(uint64, u64), 8, true, 1, 0, [](std::mt19937& r, long) -> hk_u64 { return ((hk_u64)r() << 32) | r(); }, [](hk_u64 a, hk_u64 b) { return a < b; });
+  auto h2f = [](hk_u16 h) { return hk_h2f(h); };
+  auto hless = [h2f](f16_key a, f16_key b) { return fless(h2f(a.b), h2f(b.b)); };
+  test_sort<f16_key, hk_u32>("f16", 1, 3000, SORT_ENTRIES(float16, u32), 4, false, 2, 0, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 7 == 0 ? sp[(i / 7) % 4] : (hk_u16)(r() % 65536)}; }, hless);
+  auto bless = [](bf16_key a, bf16_key b) { return fless(hk_bf2f(a.b), hk_bf2f(b.b)); };
+  test_sort<bf16_key, hk_u32>("bf16", 1, 2100, SORT_ENTRIES(bfloat16, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> bf16_key { return bf16_key{(hk_u16)(r() % 65536)}; }, bless);
   printf("%d failures\n", fails);
   return fails != 0;
 }

@@ -20,7 +20,7 @@ pub const BLOCK: u32 = 256;
 /// Rows up to this length are sorted by one block in shared memory (`HK_SORT_SMALL`).
 pub const SORT_SMALL: usize = 1024;
 /// Elements per tile of the radix passes (`HK_TILE`).
-pub const SORT_TILE: usize = 8192;
+pub const SORT_TILE: usize = 16384;
 
 /// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
 /// `#include "portability.h"` line replaced by the header (no include paths are needed).
@@ -66,9 +66,11 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
             ]
         })
         .collect();
+    v.push("cupy_sort_ctl".into());
     for d in dts {
-        v.push(format!("cupy_sort_init_{d}"));
-        v.push(format!("cupy_sort_gather_{d}"));
+        for e in ["init", "gather", "tinit", "finish"] {
+            v.push(format!("cupy_sort_{e}_{d}"));
+        }
     }
     v
 }
@@ -133,13 +135,13 @@ pub struct SortArgs {
     pub korig: u64,
     /// Copy of the values, or 0.
     pub vorig: u64,
-    /// Mapped keys read by a pass.
+    /// Mapped keys read by a pass (radix path: buffer A).
     pub mk_in: u64,
-    /// Positions read by a pass.
+    /// Positions read by a pass (radix path: buffer A's values).
     pub pos_in: u64,
-    /// Mapped keys written by a pass.
+    /// Mapped keys written by a pass (radix path: buffer B).
     pub mk_out: u64,
-    /// Positions written by a pass.
+    /// Positions written by a pass (radix path: buffer B's values).
     pub pos_out: u64,
     /// Digit counts (`batch * 256 * ntiles` u32).
     pub hist: u64,
@@ -153,6 +155,14 @@ pub struct SortArgs {
     pub shift: i64,
     /// Inclusive scan of `hist` along each row (same shape).
     pub incl: u64,
+    /// Radix path: `u64 {AND, OR}` of every mapped key (which passes are live).
+    pub ctl: u64,
+    /// Radix path: the value carried, 0 none, 1 row position, 2 original bits ([`sort_vmode`]).
+    pub vmode: i64,
+    /// Radix path with `vmode` 0: mapped key ^ flip = the original bits.
+    pub flip: u64,
+    /// Radix path: digit passes of the key.
+    pub passes: i64,
 }
 
 impl ScanArgs {
@@ -192,6 +202,10 @@ impl SortArgs {
             self.ntiles as u64,
             self.shift as u64,
             self.incl,
+            self.ctl,
+            self.vmode as u64,
+            self.flip,
+            self.passes as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -252,4 +266,4 @@ impl HkModule {
 
 mod plan;
 
-pub use plan::{launch_scan, launch_sort, scan, sort, Launcher};
+pub use plan::{launch_scan, launch_sort, scan, sort, sort_vmode, Launcher};

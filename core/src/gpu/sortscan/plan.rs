@@ -119,7 +119,6 @@ pub fn launch_sort(
     batch: usize,
     n: usize,
 ) -> crate::Result<()> {
-    use crate::DType;
     let total = batch * n;
     if total == 0 {
         return Ok(());
@@ -130,8 +129,25 @@ pub fn launch_sort(
             format!("rows of {n} elements: the GPU sort indexes rows with 32 bits"),
         ));
     }
+    if n <= SORT_SMALL {
+        sort_small(l, dtype, keys, vals, batch, n)
+    } else {
+        sort_radix(l, dtype, keys, vals, batch, n)
+    }
+}
+
+/// Rows of at most [`SORT_SMALL`] elements: one block per row ranks them in shared memory.
+fn sort_small(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    vals: Option<u64>,
+    batch: usize,
+    n: usize,
+) -> crate::Result<()> {
+    use crate::DType;
+    let total = batch * n;
     let item = dtype.itemsize();
-    let kname = sort_key(item);
     let kdt = if item == 8 {
         DType::UInt64
     } else {
@@ -144,7 +160,6 @@ pub fn launch_sort(
     };
     let (_mk0, mk0) = l.temp(kdt, total)?;
     let (_pos0, pos0) = l.temp(DType::UInt32, total)?;
-    let (_mk1, mk1) = l.temp(kdt, total)?;
     let (_pos1, pos1) = l.temp(DType::UInt32, total)?;
     let mut a = SortArgs {
         keys,
@@ -153,94 +168,162 @@ pub fn launch_sort(
         vorig: vorig.as_ref().map_or(0, |v| v.1),
         mk_in: mk0,
         pos_in: pos0,
-        mk_out: mk1,
         pos_out: pos1,
-        hist: 0,
         batch: batch as i64,
         n: n as i64,
-        ntiles: 0,
-        shift: 0,
-        incl: 0,
+        ..SortArgs::default()
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
+    let kname = sort_key(item);
+    let grid = (stride_blocks(total), 1);
+    l.run(m, &format!("cupy_sort_init_{dn}"), grid, &a.bytes())?;
+    let gx = batch.min(65535);
     l.run(
         m,
-        &format!("cupy_sort_init_{dn}"),
-        (stride_blocks(total), 1),
+        &format!("cupy_sort_block_{kname}"),
+        (gx as u32, batch.div_ceil(gx) as u32),
         &a.bytes(),
     )?;
-    let final_pos;
-    let _hist;
-    if n <= SORT_SMALL {
-        let gx = batch.min(65535);
-        l.run(
-            m,
-            &format!("cupy_sort_block_{kname}"),
-            (gx as u32, batch.div_ceil(gx) as u32),
-            &a.bytes(),
-        )?;
-        final_pos = pos1;
+    a.pos_in = pos1;
+    l.run(m, &format!("cupy_sort_gather_{dn}"), grid, &a.bytes())
+}
+
+/// What the radix passes carry with each mapped key (`SortArgs::vmode`) and the xor that
+/// unmaps a key when nothing is carried (`SortArgs::flip`): integer maps are bijective, so a
+/// keys-only integer sort carries nothing (0); a keys-only float sort of up to 4 bytes carries
+/// the original bits (2); argsort and keys-only float64 carry the row position (1) and gather.
+pub fn sort_vmode(dtype: crate::DType, with_values: bool) -> (i64, u64) {
+    let item = dtype.itemsize();
+    if with_values {
+        (1, 0)
+    } else if dtype.is_float() {
+        (if item <= 4 { 2 } else { 1 }, 0)
+    } else if dtype.is_signed_integer() {
+        (0, 1u64 << (8 * item - 1))
     } else {
-        let ntiles = n.div_ceil(SORT_TILE);
-        let m_row = 256 * ntiles;
-        let (h, hist) = l.temp(DType::UInt32, batch * m_row)?;
-        let (hi, incl) = l.temp(DType::UInt32, batch * m_row)?;
-        _hist = (h, hi);
-        a.hist = hist;
-        a.incl = incl;
-        a.ntiles = ntiles as i64;
-        let passes = sort_passes(dn, item);
-        let ksz = if item == 8 { 8u64 } else { 4 };
-        // Rows in chunks of at most 65535 (grid y), pointers moved to the chunk.
-        let chunk = |a: &SortArgs, r0: usize| {
-            let rows = (batch - r0).min(65535);
-            let off = (r0 * n) as u64;
-            let hoff = (r0 * m_row * 4) as u64;
-            SortArgs {
-                mk_in: a.mk_in + off * ksz,
-                pos_in: a.pos_in + off * 4,
-                mk_out: a.mk_out + off * ksz,
-                pos_out: a.pos_out + off * 4,
-                hist: a.hist + hoff,
-                incl: a.incl + hoff,
-                batch: rows as i64,
-                ..*a
-            }
-        };
-        for p in 0..passes {
-            a.shift = 8 * p as i64;
-            for r0 in (0..batch).step_by(65535) {
-                let c = chunk(&a, r0);
-                let g = (ntiles as u32, c.batch as u32);
-                l.run(m, &format!("cupy_sort_hist_{kname}"), g, &c.bytes())?;
-            }
-            // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
-            launch_scan(
-                l,
-                false,
-                DType::UInt32,
-                hist,
-                incl,
-                batch,
-                m_row,
-                m_row as isize,
-                1,
-            )?;
-            for r0 in (0..batch).step_by(65535) {
-                let c = chunk(&a, r0);
-                let g = (ntiles as u32, c.batch as u32);
-                l.run(m, &format!("cupy_sort_scatter_{kname}"), g, &c.bytes())?;
-            }
-            std::mem::swap(&mut a.mk_in, &mut a.mk_out);
-            std::mem::swap(&mut a.pos_in, &mut a.pos_out);
-        }
-        final_pos = a.pos_in;
+        (0, 0)
     }
-    a.pos_in = final_pos;
+}
+
+/// Longer rows: the LSD radix sort (see radix_sort.cu), passes skipped on the device.
+fn sort_radix(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    vals: Option<u64>,
+    batch: usize,
+    n: usize,
+) -> crate::Result<()> {
+    use crate::DType;
+    let total = batch * n;
+    let item = dtype.itemsize();
+    let kname = sort_key(item);
+    let (kdt, ksz) = if item == 8 {
+        (DType::UInt64, 8u64)
+    } else {
+        (DType::UInt32, 4)
+    };
+    let (vmode, flip) = sort_vmode(dtype, vals.is_some());
+    let korig = if vmode == 1 {
+        Some(l.temp(dtype, total)?)
+    } else {
+        None
+    };
+    let vorig = match vals {
+        Some(_) => Some(l.temp(DType::Int64, total)?),
+        None => None,
+    };
+    let (_mk0, mk0) = l.temp(kdt, total)?;
+    let (_mk1, mk1) = l.temp(kdt, total)?;
+    let (v0, v1) = if vmode != 0 {
+        (
+            Some(l.temp(DType::UInt32, total)?),
+            Some(l.temp(DType::UInt32, total)?),
+        )
+    } else {
+        (None, None)
+    };
+    let ntiles = n.div_ceil(SORT_TILE);
+    let m_row = 256 * ntiles;
+    let (_hist, hist) = l.temp(DType::UInt32, batch * m_row)?;
+    let (_incl, incl) = l.temp(DType::UInt32, batch * m_row)?;
+    let (_ctl, ctl) = l.temp(DType::UInt64, 2)?;
+    let passes = sort_passes(dtype.name(), item);
+    let mut a = SortArgs {
+        keys,
+        vals: vals.unwrap_or(0),
+        korig: korig.as_ref().map_or(0, |v| v.1),
+        vorig: vorig.as_ref().map_or(0, |v| v.1),
+        mk_in: mk0,
+        pos_in: v0.as_ref().map_or(0, |v| v.1),
+        mk_out: mk1,
+        pos_out: v1.as_ref().map_or(0, |v| v.1),
+        hist,
+        batch: batch as i64,
+        n: n as i64,
+        ntiles: ntiles as i64,
+        shift: 0,
+        incl,
+        ctl,
+        vmode,
+        flip,
+        passes: passes as i64,
+    };
+    let m = HkModule::RadixSort;
+    let dn = dtype.name();
+    // Rows in chunks of at most 65535 (grid y), row pointers moved to the chunk.
+    let chunk = |a: &SortArgs, r0: usize| {
+        let rows = (batch - r0).min(65535);
+        let off = (r0 * n) as u64;
+        let hoff = (r0 * m_row * 4) as u64;
+        let at = |p: u64, size: u64| if p == 0 { 0 } else { p + off * size };
+        SortArgs {
+            keys: at(a.keys, item as u64),
+            vals: at(a.vals, 8),
+            korig: at(a.korig, item as u64),
+            vorig: at(a.vorig, 8),
+            mk_in: at(a.mk_in, ksz),
+            pos_in: at(a.pos_in, 4),
+            mk_out: at(a.mk_out, ksz),
+            pos_out: at(a.pos_out, 4),
+            hist: a.hist + hoff,
+            incl: a.incl + hoff,
+            batch: rows as i64,
+            ..*a
+        }
+    };
+    let tiled = |a: &SortArgs, entry: &str| -> crate::Result<()> {
+        for r0 in (0..batch).step_by(65535) {
+            let c = chunk(a, r0);
+            l.run(m, entry, (ntiles as u32, c.batch as u32), &c.bytes())?;
+        }
+        Ok(())
+    };
+    l.run(m, "cupy_sort_ctl", (1, 1), &a.bytes())?;
+    tiled(&a, &format!("cupy_sort_tinit_{dn}"))?;
+    for p in 0..passes {
+        a.shift = 8 * p as i64;
+        if p > 0 {
+            tiled(&a, &format!("cupy_sort_hist_{kname}"))?;
+        }
+        // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
+        launch_scan(
+            l,
+            false,
+            DType::UInt32,
+            hist,
+            incl,
+            batch,
+            m_row,
+            m_row as isize,
+            1,
+        )?;
+        tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+    }
     l.run(
         m,
-        &format!("cupy_sort_gather_{dn}"),
+        &format!("cupy_sort_finish_{dn}"),
         (stride_blocks(total), 1),
         &a.bytes(),
     )
