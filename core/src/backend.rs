@@ -275,6 +275,19 @@ pub struct SortCall<'a> {
     pub values: Option<Operand<'a>>,
 }
 
+/// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of
+/// row `b` sorted in NumPy order (ascending, NaN last; which of several equal elements, e.g.
+/// `-0.0` or `0.0`, or which NaN, is unspecified). The keys are not modified.
+#[derive(Clone, Debug)]
+pub struct SelectCall<'a> {
+    /// Keys, C-contiguous layout shape `[batch, n]`.
+    pub keys: Operand<'a>,
+    /// The ranks, each `< n`.
+    pub kth: &'a [usize],
+    /// Output, C-contiguous layout shape `[batch, kth.len()]`, the keys' dtype.
+    pub out: Operand<'a>,
+}
+
 /// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.
 pub trait Backend: Send + Sync + fmt::Debug {
     /// What the device is.
@@ -365,6 +378,17 @@ pub trait Backend: Send + Sync + fmt::Debug {
         let _ = call;
         Err(Error::Unsupported {
             op: "sort".into(),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
+
+    /// Queues a selection ([`SelectCall`]). Callers fall back to [`Backend::sort`] on
+    /// [`Error::Unsupported`] (the default).
+    fn select(&self, call: &SelectCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: "select".into(),
             backend: self.info().label(),
             reason: "not implemented on this backend".into(),
         })

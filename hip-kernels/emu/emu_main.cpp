@@ -165,8 +165,48 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
   printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes)\n", name, batch, n, with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live);
 }
 
+
+// Radix select as plan.rs launches it (digits from select_digits), checked against
+// std::stable_sort: the selected keys equal the sorted row's (as values: -0.0 == 0.0, NaN == NaN).
+template <class S, class K>
+void test_select(const char* name, long batch, long n, std::vector<long> kth, std::vector<std::pair<int, int>> digits,
+                 std::function<S(std::mt19937&, long)> gen, std::function<bool(S, S)> less,
+                 std::function<bool(S, S)> same) {
+  std::mt19937 rng(11 + n);
+  std::vector<S> keys(batch * n);
+  for (long i = 0; i < batch * n; ++i) keys[i] = gen(rng, i);
+  const long mt = (long)kth.size();
+  std::vector<S> out(batch * mt);
+  std::vector<hk_u64> state(batch * HK_SEL_MAX * 2);
+  std::vector<hk_u32> hist(batch * HK_SEL_MAX * HK_SEL_BINS, 7);  // garbage: init zeroes it
+  long nt = (n + HK_SEL_TILE - 1) / HK_SEL_TILE;
+  for (long j0 = 0; j0 < mt; j0 += HK_SEL_MAX) {
+    long m = std::min<long>(HK_SEL_MAX, mt - j0);
+    auto k = [&](long j) -> hk_i64 { return j < m ? kth[j0 + j] : 0; };
+    SelectArgs a{(hk_u64)keys.data(), (hk_u64)out.data(), (hk_u64)state.data(), (hk_u64)hist.data(),
+                 batch, n, nt, 0, 0, m, mt, j0, k(0), k(1), k(2), k(3)};
+    launch(batch, 1, [&] { cupy_select_init(a); });
+    for (auto [sh, bits] : digits) {
+      a.shift = sh;
+      a.bits = bits;
+      launch(nt, batch, [&] { select_hist<S, K>(a); });
+      launch(batch, 1, [&] { select_pick<K>(a); });
+    }
+    launch(1, 1, [&] { select_out<S, K>(a); });
+  }
+  for (long b = 0; b < batch; ++b) {
+    std::vector<S> row(keys.begin() + b * n, keys.begin() + (b + 1) * n);
+    std::stable_sort(row.begin(), row.end(), less);
+    for (long j = 0; j < mt; ++j)
+      CHECK(same(out[b * mt + j], row[kth[j]]), "select %s [%ld,%ld] row %ld kth %ld: wrong key", name, batch, n, b, kth[j]);
+  }
+  printf("select %s [%ld, %ld] %zu ranks ok\n", name, batch, n, kth.size());
+}
+
 bool fless(float a, float b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; }
-int main() {
+int main(int argc, char** argv) {
+  const bool select_only = argc > 1;  // `emu select`: the selection tests alone
+  if (!select_only) {
   test_scan<float>("f32", 3, 700, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<float>("f32", 1, 40000, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<hk_i64>("i64", 2, 20000, cupy_scan_sum_int64, cupy_scan_totals_sum_int64, cupy_scan_prefixes_sum_int64, cupy_scan_apply_sum_int64, false);
@@ -174,51 +214,64 @@ int main() {
   test_scan_complex<hk_c128>("c128 sum", 1, 20000, false, cupy_scan_sum_complex128, cupy_scan_totals_sum_complex128, cupy_scan_prefixes_sum_complex128, cupy_scan_apply_sum_complex128);
   test_scan_complex<hk_c128>("c128 prod", 2, 700, true, cupy_scan_prod_complex128, cupy_scan_totals_prod_complex128, cupy_scan_prefixes_prod_complex128, cupy_scan_apply_prod_complex128);
   test_scan_complex<hk_c64>("c64 prod", 1, 20000, true, cupy_scan_prod_complex64, cupy_scan_totals_prod_complex64, cupy_scan_prefixes_prod_complex64, cupy_scan_apply_prod_complex64);
+  }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };
   SortEntries ef = SORT_ENTRIES(float32, u32);
   // sizes around the block path, the sub-tile (4096 for u32 keys) and the tile (HK_TILE)
-  test_sort<float, hk_u32>("f32", 3, 700, ef, 4, true, 1, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 1, ef, 4, true, 1, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 1024, ef, 4, false, 2, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, true, 1, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, false, 2, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
-  test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
-  test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 3, 700, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1024, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
   auto gi = [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)(r() % 200) - 100 + ((r() & 1) ? (1ll << 40) : -(1ll << 40)); };
   auto li64 = [](hk_i64 a, hk_i64 b) { return a < b; };
   SortEntries ei64 = SORT_ENTRIES(int64, u64);
-  test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
-  test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
-  test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
   auto gd = [](std::mt19937& r, long i) -> double { switch (i % 11) { case 2: return (i & 32) ? NAN : -NAN; case 4: return -0.0; case 5: return 0.0; case 6: return -INFINITY; default: return ((int)(r() % 61) - 30) * 0.25; } };
   auto dless = [](double a, double b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; };
   SortEntries ef64 = SORT_ENTRIES(float64, u64);
-  test_sort<double, hk_u64>("f64", 2, 3001, ef64, 8, false, 1, 0, gd, dless);
-  test_sort<double, hk_u64>("f64", 1, 2500, ef64, 8, true, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64", 2, 3001, ef64, 8, false, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64", 1, 2500, ef64, 8, true, 1, 0, gd, dless);
   auto g8 = [](std::mt19937& r, long) -> hk_i8 { return (hk_i8)(r() % 256); };
   auto l8 = [](hk_i8 a, hk_i8 b) { return a < b; };
-  test_sort<hk_i8, hk_u32>("i8", 1, 3000, SORT_ENTRIES(int8, u32), 1, true, 1, 0, g8, l8);
-  test_sort<hk_i8, hk_u32>("i8", 2, 3000, SORT_ENTRIES(int8, u32), 1, false, 0, 0x80, g8, l8);
-  test_sort<hk_u8, hk_u32>("bool", 1, 2000, SORT_ENTRIES(bool, u32), 1, true, 1, 0, [](std::mt19937& r, long) -> hk_u8 { return (hk_u8)(r() & 1); }, [](hk_u8 a, hk_u8 b) { return a < b; });
+  if (!select_only) test_sort<hk_i8, hk_u32>("i8", 1, 3000, SORT_ENTRIES(int8, u32), 1, true, 1, 0, g8, l8);
+  if (!select_only) test_sort<hk_i8, hk_u32>("i8", 2, 3000, SORT_ENTRIES(int8, u32), 1, false, 0, 0x80, g8, l8);
+  if (!select_only) test_sort<hk_u8, hk_u32>("bool", 1, 2000, SORT_ENTRIES(bool, u32), 1, true, 1, 0, [](std::mt19937& r, long) -> hk_u8 { return (hk_u8)(r() & 1); }, [](hk_u8 a, hk_u8 b) { return a < b; });
   auto l16 = [](hk_i16 a, hk_i16 b) { return a < b; };
-  test_sort<hk_i16, hk_u32>("i16", 1, 4500, SORT_ENTRIES(int16, u32), 2, false, 0, 0x8000, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16);
-  test_sort<hk_u16, hk_u32>("u16", 1, 1500, SORT_ENTRIES(uint16, u32), 2, true, 1, 0, [](std::mt19937& r, long) -> hk_u16 { return (hk_u16)(r() % 300); }, [](hk_u16 a, hk_u16 b) { return a < b; });
+  if (!select_only) test_sort<hk_i16, hk_u32>("i16", 1, 4500, SORT_ENTRIES(int16, u32), 2, false, 0, 0x8000, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16);
+  if (!select_only) test_sort<hk_u16, hk_u32>("u16", 1, 1500, SORT_ENTRIES(uint16, u32), 2, true, 1, 0, [](std::mt19937& r, long) -> hk_u16 { return (hk_u16)(r() % 300); }, [](hk_u16 a, hk_u16 b) { return a < b; });
   auto l32 = [](hk_i32 a, hk_i32 b) { return a < b; };
   // every key equal: every pass skipped; keys sharing the high bytes: those passes skipped
-  test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937&, long) -> hk_i32 { return -5; }, l32);
-  test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, false, 0, 0x80000000u, [](std::mt19937&, long) -> hk_i32 { return 7; }, l32);
-  test_sort<hk_i32, hk_u32>("i32 small", 2, 5000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> hk_i32 { return (hk_i32)(r() % 200); }, l32);
-  test_sort<hk_u32, hk_u32>("u32", 1, 6000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)r(); }, [](hk_u32 a, hk_u32 b) { return a < b; });
-  test_sort<hk_u64, hk_u64>("u64", 1, 5000, SORT_ENTRIES(uint64, u64), 8, true, 1, 0, [](std::mt19937& r, long) -> hk_u64 { return ((hk_u64)r() << 32) | r(); }, [](hk_u64 a, hk_u64 b) { return a < b; });
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937&, long) -> hk_i32 { return -5; }, l32);
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, false, 0, 0x80000000u, [](std::mt19937&, long) -> hk_i32 { return 7; }, l32);
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 small", 2, 5000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> hk_i32 { return (hk_i32)(r() % 200); }, l32);
+  if (!select_only) test_sort<hk_u32, hk_u32>("u32", 1, 6000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)r(); }, [](hk_u32 a, hk_u32 b) { return a < b; });
+  if (!select_only) test_sort<hk_u64, hk_u64>("u64", 1, 5000, SORT_ENTRIES(uint64, u64), 8, true, 1, 0, [](std::mt19937& r, long) -> hk_u64 { return ((hk_u64)r() << 32) | r(); }, [](hk_u64 a, hk_u64 b) { return a < b; });
   auto h2f = [](hk_u16 h) { return hk_h2f(h); };
   auto hless = [h2f](f16_key a, f16_key b) { return fless(h2f(a.b), h2f(b.b)); };
-  test_sort<f16_key, hk_u32>("f16", 1, 3000, SORT_ENTRIES(float16, u32), 4, false, 2, 0, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 7 == 0 ? sp[(i / 7) % 4] : (hk_u16)(r() % 65536)}; }, hless);
+  if (!select_only) test_sort<f16_key, hk_u32>("f16", 1, 3000, SORT_ENTRIES(float16, u32), 4, false, 2, 0, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 7 == 0 ? sp[(i / 7) % 4] : (hk_u16)(r() % 65536)}; }, hless);
   auto bless = [](bf16_key a, bf16_key b) { return fless(hk_bf2f(a.b), hk_bf2f(b.b)); };
-  test_sort<bf16_key, hk_u32>("bf16", 1, 2100, SORT_ENTRIES(bfloat16, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> bf16_key { return bf16_key{(hk_u16)(r() % 65536)}; }, bless);
+  if (!select_only) test_sort<bf16_key, hk_u32>("bf16", 1, 2100, SORT_ENTRIES(bfloat16, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> bf16_key { return bf16_key{(hk_u16)(r() % 65536)}; }, bless);
+  std::vector<std::pair<int, int>> d32 = {{21, 11}, {10, 11}, {0, 10}}, d64 = {{53, 11}, {42, 11}, {31, 11}, {20, 11}, {9, 11}, {0, 9}};
+  auto fsame = [](float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  test_select<float, hk_u32>("f32", 1, 1, {0}, d32, gf, fless, fsame);
+  test_select<float, hk_u32>("f32", 3, 1001, {0, 499, 500, 1000, 3, 7}, d32, gf, fless, fsame);
+  test_select<float, hk_u32>("f32 uniform", 1, HK_SEL_TILE + 3, {HK_SEL_TILE / 2, HK_SEL_TILE / 2 + 1, HK_SEL_TILE + 2}, d32, gfu, fless, fsame);
+  test_select<float, hk_u32>("f32 no nan", 2, 4000, {1999, 2000, 3999}, d32, [](std::mt19937& r, long) -> float { return (float)((int)(r() % 2001) - 1000) * 0.125f; }, fless, fsame);
+  test_select<double, hk_u64>("f64", 2, 3001, {1500, 0, 3000}, d64, gd, dless, [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; });
+  test_select<hk_i64, hk_u64>("i64", 1, 5000, {2499, 2500, 4999}, d64, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64, [](hk_i64 x, hk_i64 y) { return x == y; });
+  test_select<hk_i8, hk_u32>("i8", 2, 777, {388, 0, 776}, {{0, 8}}, g8, l8, [](hk_i8 x, hk_i8 y) { return x == y; });
+  test_select<hk_i16, hk_u32>("i16", 1, 999, {499, 998}, {{5, 11}, {0, 5}}, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16, [](hk_i16 x, hk_i16 y) { return x == y; });
+  test_select<hk_u32, hk_u32>("u32 equal", 1, 3000, {0, 1500, 2999}, d32, [](std::mt19937&, long) -> hk_u32 { return 42; }, [](hk_u32 a, hk_u32 b) { return a < b; }, [](hk_u32 x, hk_u32 y) { return x == y; });
+  test_select<f16_key, hk_u32>("f16", 1, 2001, {1000, 2000, 5}, d32, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 97 == 0 ? sp[(i / 97) % 4] : (hk_u16)(r() % 65536)}; }, hless, [h2f](f16_key x, f16_key y) { float a = h2f(x.b), b = h2f(y.b); return (std::isnan(a) && std::isnan(b)) || a == b; });
   printf("%d failures\n", fails);
   return fails != 0;
 }

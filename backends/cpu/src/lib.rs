@@ -592,4 +592,8 @@ impl Backend for CpuBackend {
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
         sortscan::sort(self, call)
     }
+
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        sortscan::select(self, call)
+    }
 }

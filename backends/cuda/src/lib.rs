@@ -691,6 +691,10 @@ impl Backend for CudaBackend {
         hk::sort(self, call)
     }
 
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        hk::select(self, call)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.bind()?;
         self.stream

@@ -625,6 +625,10 @@ impl Backend for HipBackend {
         sortscan::hk::sort(self, call)
     }
 
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        sortscan::hk::select(self, call)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.current()?;
         // SAFETY: our stream.

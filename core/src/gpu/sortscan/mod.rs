@@ -67,10 +67,15 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
         })
         .collect();
     v.push("cupy_sort_ctl".into());
+    v.push("cupy_select_init".into());
+    v.push("cupy_select_pick_u32".into());
+    v.push("cupy_select_pick_u64".into());
     for d in dts {
         for e in ["init", "gather", "tinit", "finish"] {
             v.push(format!("cupy_sort_{e}_{d}"));
         }
+        v.push(format!("cupy_select_hist_{d}"));
+        v.push(format!("cupy_select_out_{d}"));
     }
     v
 }
@@ -163,6 +168,78 @@ pub struct SortArgs {
     pub flip: u64,
     /// Radix path: digit passes of the key.
     pub passes: i64,
+}
+
+/// Ranks selected per launch of the radix select (`HK_SEL_MAX`).
+pub const SEL_MAX: usize = 4;
+/// Bins of one select digit (`HK_SEL_BINS`, 11 bits).
+pub const SEL_BINS: usize = 2048;
+/// Elements per block of the select histogram (`HK_SEL_TILE`).
+pub const SEL_TILE: usize = 65536;
+
+/// Arguments of the radix select entries of radix_sort.cu (`struct SelectArgs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelectArgs {
+    /// Keys `[batch, n]`, C-contiguous.
+    pub keys: u64,
+    /// Output `[batch, mtot]`, C-contiguous, the keys' dtype.
+    pub out: u64,
+    /// Per (row, rank) `{prefix, remaining rank}` (`u64 [batch][SEL_MAX][2]`).
+    pub state: u64,
+    /// Per (row, rank) digit counts (`u32 [batch][SEL_MAX][SEL_BINS]`).
+    pub hist: u64,
+    /// Rows.
+    pub batch: i64,
+    /// Row length.
+    pub n: i64,
+    /// Tiles of `SEL_TILE` per row.
+    pub ntiles: i64,
+    /// Lowest bit of this pass's digit.
+    pub shift: i64,
+    /// Bits of this pass's digit.
+    pub bits: i64,
+    /// Ranks of this launch (at most `SEL_MAX`).
+    pub m: i64,
+    /// Output columns.
+    pub mtot: i64,
+    /// First output column of this launch.
+    pub j0: i64,
+    /// Rank 0 of this launch.
+    pub k0: i64,
+    /// Rank 1.
+    pub k1: i64,
+    /// Rank 2.
+    pub k2: i64,
+    /// Rank 3.
+    pub k3: i64,
+}
+
+impl SelectArgs {
+    /// The bytes the kernel's one parameter is made of.
+    pub fn bytes(&self) -> Vec<u8> {
+        [
+            self.keys,
+            self.out,
+            self.state,
+            self.hist,
+            self.batch as u64,
+            self.n as u64,
+            self.ntiles as u64,
+            self.shift as u64,
+            self.bits as u64,
+            self.m as u64,
+            self.mtot as u64,
+            self.j0 as u64,
+            self.k0 as u64,
+            self.k1 as u64,
+            self.k2 as u64,
+            self.k3 as u64,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+    }
 }
 
 impl ScanArgs {
@@ -266,4 +343,7 @@ impl HkModule {
 
 mod plan;
 
-pub use plan::{launch_scan, launch_sort, scan, sort, sort_vmode, Launcher};
+pub use plan::{
+    launch_scan, launch_select, launch_sort, scan, select, select_digits, sort, sort_vmode,
+    Launcher,
+};

@@ -2,8 +2,8 @@
 //! the [`Launcher`] of every [`GpuDriver`](crate::gpu::launch::GpuDriver).
 
 use super::{
-    assemble, sort_key, sort_passes, HkModule, ScanArgs, SortArgs, BLOCK, SCAN_TILE, SORT_SMALL,
-    SORT_TILE,
+    assemble, sort_key, sort_passes, HkModule, ScanArgs, SelectArgs, SortArgs, BLOCK, SCAN_TILE,
+    SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL, SORT_TILE,
 };
 
 /// What a backend provides to run the hand-written kernels: temporaries from its pool and
@@ -354,7 +354,8 @@ impl<T: crate::gpu::launch::GpuDriver> Launcher for T {
             msg: format!("{}: no entry {entry}", module.name()),
         })?;
         let mut a = args.to_vec();
-        // SAFETY: every entry of hip-kernels/ takes one struct (`ScanArgs` or `SortArgs`, whose
+        // SAFETY: every entry of hip-kernels/ takes one struct (`ScanArgs`, `SortArgs` or
+        // `SelectArgs`, whose
         // `bytes()` these are); its addresses are checked operands or temporaries sized by the
         // plans above.
         unsafe { self.launch(f, [grid.0, grid.1, 1], [BLOCK, 1, 1], &mut a, entry) }
@@ -480,4 +481,145 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
     }
     be.activate()?;
     launch_sort(be, d, k.at(kl.offset), vals, batch, n)
+}
+
+/// The digits `(shift, bits)` of the radix select, most significant first, covering every bit
+/// a mapped key of the dtype can have set (narrow integers are zero above their width).
+pub fn select_digits(dtype: crate::DType) -> &'static [(i64, i64)] {
+    use crate::DType::*;
+    match dtype {
+        Bool | Int8 | UInt8 => &[(0, 8)],
+        Int16 | UInt16 => &[(5, 11), (0, 5)],
+        Int64 | UInt64 | Float64 => &[(53, 11), (42, 11), (31, 11), (20, 11), (9, 11), (0, 9)],
+        _ => &[(21, 11), (10, 11), (0, 10)],
+    }
+}
+
+/// Queues `out[b, j] = sorted(keys[b])[kth[j]]` for C-contiguous `[batch, n]` keys and a
+/// C-contiguous `[batch, kth.len()]` output of their dtype (radix select, see radix_sort.cu).
+pub fn launch_select(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    out: u64,
+    batch: usize,
+    n: usize,
+    kth: &[usize],
+) -> crate::Result<()> {
+    use crate::DType;
+    if batch == 0 || kth.is_empty() {
+        return Ok(());
+    }
+    let item = dtype.itemsize() as u64;
+    let ntiles = n.div_ceil(SEL_TILE);
+    let (_state, state) = l.temp(DType::UInt64, batch * SEL_MAX * 2)?;
+    let (_hist, hist) = l.temp(DType::UInt32, batch * SEL_MAX * SEL_BINS)?;
+    let m = HkModule::RadixSort;
+    let dn = dtype.name();
+    let kname = sort_key(dtype.itemsize());
+    let gx = batch.min(65535);
+    let rows_grid = (gx as u32, batch.div_ceil(gx) as u32);
+    for (g, ks) in kth.chunks(SEL_MAX).enumerate() {
+        let k = |j: usize| ks.get(j).map_or(0, |&k| k as i64);
+        let mut a = SelectArgs {
+            keys,
+            out,
+            state,
+            hist,
+            batch: batch as i64,
+            n: n as i64,
+            ntiles: ntiles as i64,
+            shift: 0,
+            bits: 0,
+            m: ks.len() as i64,
+            mtot: kth.len() as i64,
+            j0: (g * SEL_MAX) as i64,
+            k0: k(0),
+            k1: k(1),
+            k2: k(2),
+            k3: k(3),
+        };
+        l.run(m, "cupy_select_init", rows_grid, &a.bytes())?;
+        for &(shift, bits) in select_digits(dtype) {
+            a.shift = shift;
+            a.bits = bits;
+            for r0 in (0..batch).step_by(65535) {
+                let rows = (batch - r0).min(65535);
+                let c = SelectArgs {
+                    keys: keys + (r0 * n) as u64 * item,
+                    state: state + (r0 * SEL_MAX * 2 * 8) as u64,
+                    hist: hist + (r0 * SEL_MAX * SEL_BINS * 4) as u64,
+                    batch: rows as i64,
+                    ..a
+                };
+                l.run(
+                    m,
+                    &format!("cupy_select_hist_{dn}"),
+                    (ntiles as u32, rows as u32),
+                    &c.bytes(),
+                )?;
+            }
+            l.run(
+                m,
+                &format!("cupy_select_pick_{kname}"),
+                rows_grid,
+                &a.bytes(),
+            )?;
+        }
+        l.run(
+            m,
+            &format!("cupy_select_out_{dn}"),
+            (stride_blocks(batch * ks.len()), 1),
+            &a.bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// `Backend::select` of a C++ GPU backend: checks the call, then [`launch_select`].
+///
+/// # Errors
+/// `DTypeNotSupported` (complex), `InvalidArgument` (layouts, dtypes, ranks out of range),
+/// compile, allocation and launch errors.
+pub fn select<D: crate::gpu::launch::GpuDriver>(
+    be: &D,
+    call: &crate::backend::SelectCall<'_>,
+) -> crate::Result<()> {
+    use crate::gpu::launch::{check_dtypes, check_operand};
+    use crate::Error;
+    let op = "select";
+    let d = call.keys.buffer.dtype();
+    check_dtypes(be, op, &[d])?;
+    no_complex(be, op, d)?;
+    let (kl, ol) = (&call.keys.layout, &call.out.layout);
+    two_d(op, "keys", kl)?;
+    two_d(op, "out", ol)?;
+    let k = check_operand(be, op, &call.keys, d)?;
+    let o = check_operand(be, op, &call.out, d)?;
+    let (batch, n) = (kl.shape[0], kl.shape[1]);
+    if !kl.is_c_contiguous() || !ol.is_c_contiguous() || ol.shape != [batch, call.kth.len()] {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "keys {:?} and out {:?}: both C-contiguous, out [batch, {}]",
+                kl.shape,
+                ol.shape,
+                call.kth.len()
+            ),
+        ));
+    }
+    if let Some(&bad) = call.kth.iter().find(|&&k| k >= n) {
+        return Err(Error::invalid(
+            op,
+            format!("rank {bad} out of range for rows of {n}"),
+        ));
+    }
+    if n >= (1usize << 32) {
+        return Err(Error::invalid(op, format!("rows of {n} elements")));
+    }
+    if batch * call.kth.len() == 0 {
+        return Ok(());
+    }
+    be.activate()?;
+    launch_select(be, d, k.at(kl.offset), o.at(ol.offset), batch, n, call.kth)
 }
