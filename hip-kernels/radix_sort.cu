@@ -28,10 +28,11 @@ struct SortArgs {
   hk_u64 hist;
   hk_i64 batch, n, ntiles, shift;
   hk_u64 incl;  // inclusive scan of hist along each row (the plan runs scan.cu's cumsum)
-  hk_u64 ctl;     // radix path: u64 {AND, OR} of every mapped key
+  hk_u64 ctl;     // radix path: u64 {AND, OR} of every mapped key, any NaN/-0.0 (lossy only)
   hk_i64 vmode;   // radix path: value carried, 0 none (unmap), 1 position, 2 original bits
   hk_u64 flip;    // radix path, vmode 0: mapped key ^ flip = original bits
   hk_i64 passes;  // radix path: digit passes of the key
+  hk_i64 lossy;   // radix path: a keys-only float sort (values dropped where no key is special)
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -135,7 +136,25 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_ctl(SortArgs a)
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     ((hk_u64*)a.ctl)[0] = ~0ull;
     ((hk_u64*)a.ctl)[1] = 0;
+    ((hk_u64*)a.ctl)[2] = 0;
   }
+}
+
+// Keys whose map is not invertible (float NaN and -0.0): a keys-only float sort whose row
+// holds none moves the mapped keys alone and unmaps them.
+template <class S>
+HK_DEV bool sort_special(S) { return false; }
+HK_DEV bool special_f32_bits(hk_u32 u) { return (u & 0x7fffffffu) > 0x7f800000u || u == 0x80000000u; }
+HK_DEV bool sort_special(float x) { return special_f32_bits(__float_as_uint(x)); }
+HK_DEV bool sort_special(f16_key x) { return special_f32_bits(__float_as_uint(hk_h2f(x.b))); }
+HK_DEV bool sort_special(bf16_key x) { return special_f32_bits(__float_as_uint(hk_bf2f(x.b))); }
+HK_DEV bool sort_special(double x) {
+  const hk_u64 u = (hk_u64)__double_as_longlong(x);
+  return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull || u == 0x8000000000000000ull;
+}
+// Values are carried unless the sort is keys-only-lossy (a float) and no key is special.
+HK_DEV bool sort_carries(const SortArgs& a) {
+  return a.vmode != 0 && !(a.lossy && ((const hk_u64*)a.ctl)[2] == 0);
 }
 
 // Per-warp digit counters summed into the tile's column of the digit-major histogram.
@@ -150,11 +169,14 @@ template <class S, class R, class K>
 __device__ void sort_tinit(const SortArgs& a) {
   __shared__ hk_u32 wh[HK_MAX_WARPS][256];
   __shared__ K sand[HK_BLOCK], sor[HK_BLOCK];
+  __shared__ int sspecial;
   const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
   for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  if (t == 0) sspecial = 0;
   HK_SYNC();
   const hk_u64 base = row * (hk_u64)a.n;
+  bool special = false;
   const hk_i64 lo = (hk_i64)tile * HK_TILE;
   const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   K vand = ~(K)0, vor = 0;
@@ -172,8 +194,10 @@ __device__ void sort_tinit(const SortArgs& a) {
     if (a.vals) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
     vand &= m;
     vor |= m;
+    special = special || sort_special(x);
     HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
   }
+  if (special) sspecial = 1;
   sand[t] = vand;
   sor[t] = vor;
   for (unsigned s = HK_BLOCK / 2; s > 0; s >>= 1) {
@@ -186,6 +210,7 @@ __device__ void sort_tinit(const SortArgs& a) {
   if (t == 0) {
     atomicAnd((hk_u64*)a.ctl, (hk_u64)sand[0]);
     atomicOr((hk_u64*)a.ctl + 1, (hk_u64)sor[0]);
+    if (a.lossy && sspecial) atomicOr((hk_u64*)a.ctl + 2, 1ull);
   }
   write_tile_hist(a, wh, row, tile);
 }
@@ -226,7 +251,7 @@ __device__ void sort_scatter(const SortArgs& a) {
   const hk_u64 diff = sort_diff(a);
   const int p = (int)(a.shift / 8);
   if (!pass_live(diff, p)) return;
-  const bool fb = from_b(diff, p), hv = a.vmode != 0;
+  const bool fb = from_b(diff, p), hv = sort_carries(a);
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
   const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
@@ -300,6 +325,23 @@ __device__ void sort_scatter(const SortArgs& a) {
   }
 }
 
+// The inverse of map_key (a NaN comes back as a NaN, -0.0 as +0.0).
+HK_DEV float unmap_f32(hk_u32 m) { return __uint_as_float((m & 0x80000000u) ? (m & 0x7fffffffu) : ~m); }
+HK_DEV void unmap_to(hk_u32 m, hk_u8* o) { *o = (hk_u8)m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i8* o) { *o = (hk_i8)(hk_u8)(m ^ 0x80u); }
+HK_DEV void unmap_to(hk_u32 m, hk_u16* o) { *o = (hk_u16)m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i16* o) { *o = (hk_i16)(hk_u16)(m ^ 0x8000u); }
+HK_DEV void unmap_to(hk_u32 m, hk_u32* o) { *o = m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i32* o) { *o = (hk_i32)(m ^ 0x80000000u); }
+HK_DEV void unmap_to(hk_u64 m, hk_u64* o) { *o = m; }
+HK_DEV void unmap_to(hk_u64 m, hk_i64* o) { *o = (hk_i64)(m ^ 0x8000000000000000ull); }
+HK_DEV void unmap_to(hk_u32 m, float* o) { *o = unmap_f32(m); }
+HK_DEV void unmap_to(hk_u32 m, f16_key* o) { o->b = hk_f2h(unmap_f32(m)); }
+HK_DEV void unmap_to(hk_u32 m, bf16_key* o) { o->b = hk_f2bf(unmap_f32(m)); }
+HK_DEV void unmap_to(hk_u64 m, double* o) {
+  *o = __longlong_as_double((hk_i64)((m & 0x8000000000000000ull) ? (m & 0x7fffffffffffffffull) : ~m));
+}
+
 // The sorted keys (and values) from the buffer the last live pass wrote.
 template <class S, class R, class K>
 __device__ void sort_finish(const SortArgs& a) {
@@ -307,9 +349,12 @@ __device__ void sort_finish(const SortArgs& a) {
   const bool fb = from_b(sort_diff(a), (int)a.passes);
   const K* mk = (const K*)(fb ? a.mk_out : a.mk_in);
   const hk_u32* v = (const hk_u32*)(fb ? a.pos_out : a.pos_in);
+  const bool unmap = !sort_carries(a) && a.vmode != 0;  // a float row without NaN or -0.0
   for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
        t += (hk_u64)gridDim.x * HK_BLOCK) {
-    if (a.vmode == 0) {
+    if (unmap) {
+      unmap_to(mk[t], (S*)a.keys + t);
+    } else if (a.vmode == 0) {
       ((R*)a.keys)[t] = (R)(mk[t] ^ (K)a.flip);
     } else if (a.vmode == 2) {
       ((R*)a.keys)[t] = (R)v[t];
@@ -475,23 +520,6 @@ __device__ void select_pick(const SelectArgs& a) {
     for (int q = 0; q < PER; ++q) h[threadIdx.x * PER + q] = 0;
     HK_SYNC();
   }
-}
-
-// Unmapping the selected key (the inverse of map_key; NaN -> a NaN, -0.0 -> +0.0).
-HK_DEV float unmap_f32(hk_u32 m) { return __uint_as_float((m & 0x80000000u) ? (m & 0x7fffffffu) : ~m); }
-HK_DEV void unmap_to(hk_u32 m, hk_u8* o) { *o = (hk_u8)m; }
-HK_DEV void unmap_to(hk_u32 m, hk_i8* o) { *o = (hk_i8)(hk_u8)(m ^ 0x80u); }
-HK_DEV void unmap_to(hk_u32 m, hk_u16* o) { *o = (hk_u16)m; }
-HK_DEV void unmap_to(hk_u32 m, hk_i16* o) { *o = (hk_i16)(hk_u16)(m ^ 0x8000u); }
-HK_DEV void unmap_to(hk_u32 m, hk_u32* o) { *o = m; }
-HK_DEV void unmap_to(hk_u32 m, hk_i32* o) { *o = (hk_i32)(m ^ 0x80000000u); }
-HK_DEV void unmap_to(hk_u64 m, hk_u64* o) { *o = m; }
-HK_DEV void unmap_to(hk_u64 m, hk_i64* o) { *o = (hk_i64)(m ^ 0x8000000000000000ull); }
-HK_DEV void unmap_to(hk_u32 m, float* o) { *o = unmap_f32(m); }
-HK_DEV void unmap_to(hk_u32 m, f16_key* o) { o->b = hk_f2h(unmap_f32(m)); }
-HK_DEV void unmap_to(hk_u32 m, bf16_key* o) { o->b = hk_f2bf(unmap_f32(m)); }
-HK_DEV void unmap_to(hk_u64 m, double* o) {
-  *o = __longlong_as_double((hk_i64)((m & 0x8000000000000000ull) ? (m & 0x7fffffffffffffffull) : ~m));
 }
 
 template <class S, class K>

@@ -168,6 +168,9 @@ pub struct SortArgs {
     pub flip: u64,
     /// Radix path: digit passes of the key.
     pub passes: i64,
+    /// Radix path: 1 for a keys-only float sort (values dropped on the device where no key is
+    /// NaN or -0.0).
+    pub lossy: i64,
 }
 
 /// Ranks selected per launch of the radix select (`HK_SEL_MAX`).
@@ -283,6 +286,7 @@ impl SortArgs {
             self.vmode as u64,
             self.flip,
             self.passes as u64,
+            self.lossy as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())

@@ -248,7 +248,7 @@ fn sort_radix(
     let m_row = 256 * ntiles;
     let (_hist, hist) = l.temp(DType::UInt32, batch * m_row)?;
     let (_incl, incl) = l.temp(DType::UInt32, batch * m_row)?;
-    let (_ctl, ctl) = l.temp(DType::UInt64, 2)?;
+    let (_ctl, ctl) = l.temp(DType::UInt64, 3)?;
     let passes = sort_passes(dtype.name(), item);
     let mut a = SortArgs {
         keys,
@@ -269,6 +269,7 @@ fn sort_radix(
         vmode,
         flip,
         passes: passes as i64,
+        lossy: (vals.is_none() && dtype.is_float()) as i64,
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
