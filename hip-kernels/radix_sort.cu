@@ -33,6 +33,7 @@ struct SortArgs {
   hk_u64 flip;    // radix path, vmode 0: mapped key ^ flip = original bits
   hk_i64 passes;  // radix path: digit passes of the key
   hk_i64 lossy;   // radix path: a keys-only float sort (values dropped where no key is special)
+  hk_i64 iota;    // radix path: the values are the row positions (argsort): written, not moved
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -152,7 +153,8 @@ HK_DEV bool sort_special(double x) {
   const hk_u64 u = (hk_u64)__double_as_longlong(x);
   return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull || u == 0x8000000000000000ull;
 }
-// Values are carried unless the sort is keys-only-lossy (a float) and no key is special.
+// Values are carried unless the sort is keys-only-lossy (a float) and no key is special
+// (ctl[2]: any key of the sort special, set by the init for every float sort).
 HK_DEV bool sort_carries(const SortArgs& a) {
   return a.vmode != 0 && !(a.lossy && ((const hk_u64*)a.ctl)[2] == 0);
 }
@@ -187,11 +189,11 @@ __device__ void sort_tinit(const SortArgs& a) {
     ((K*)a.mk_in)[g] = m;
     if (a.vmode == 1) {
       ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
-      ((S*)a.korig)[g] = x;
+      if (a.korig) ((S*)a.korig)[g] = x;
     } else if (a.vmode == 2) {
       ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
     }
-    if (a.vals) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
+    if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
     vand &= m;
     vor |= m;
     special = special || sort_special(x);
@@ -210,7 +212,7 @@ __device__ void sort_tinit(const SortArgs& a) {
   if (t == 0) {
     atomicAnd((hk_u64*)a.ctl, (hk_u64)sand[0]);
     atomicOr((hk_u64*)a.ctl + 1, (hk_u64)sor[0]);
-    if (a.lossy && sspecial) atomicOr((hk_u64*)a.ctl + 2, 1ull);
+    if (sspecial) atomicOr((hk_u64*)a.ctl + 2, 1ull);
   }
   write_tile_hist(a, wh, row, tile);
 }
@@ -350,6 +352,9 @@ __device__ void sort_finish(const SortArgs& a) {
   const K* mk = (const K*)(fb ? a.mk_out : a.mk_in);
   const hk_u32* v = (const hk_u32*)(fb ? a.pos_out : a.pos_in);
   const bool unmap = !sort_carries(a) && a.vmode != 0;  // a float row without NaN or -0.0
+  // argsort: keys unmapped where the map is invertible (integers: no copy was made; floats
+  // without NaN or -0.0), else gathered from the copy
+  const bool exact = !a.korig || ((const hk_u64*)a.ctl)[2] == 0;
   for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
        t += (hk_u64)gridDim.x * HK_BLOCK) {
     if (unmap) {
@@ -360,8 +365,16 @@ __device__ void sort_finish(const SortArgs& a) {
       ((R*)a.keys)[t] = (R)v[t];
     } else {
       const hk_u64 src = (t / (hk_u64)a.n) * (hk_u64)a.n + v[t];
-      ((S*)a.keys)[t] = ((const S*)a.korig)[src];
-      if (a.vals) ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+      if (exact) {
+        unmap_to(mk[t], (S*)a.keys + t);
+      } else {
+        ((S*)a.keys)[t] = ((const S*)a.korig)[src];
+      }
+      if (a.iota) {
+        ((hk_i64*)a.vals)[t] = (hk_i64)v[t];
+      } else if (a.vals) {
+        ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+      }
     }
   }
 }

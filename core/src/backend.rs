@@ -273,6 +273,9 @@ pub struct SortCall<'a> {
     pub keys: Operand<'a>,
     /// Values moved with the keys (`int64`, same layout), if any.
     pub values: Option<Operand<'a>>,
+    /// The caller's promise that `values` hold each element's position in its row
+    /// (`0..n`, argsort): a backend may write the sorted positions instead of moving them.
+    pub values_are_positions: bool,
 }
 
 /// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of

@@ -107,8 +107,9 @@ struct SortEntries {
 // Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
 // and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
 // keys-only integers 0 (flip = the sign bit), keys-only floats of <= 4 bytes 2, else 1.
+// with_vals: 0 keys only, 1 argsort of values 1 + 3 * position, 2 argsort of positions (iota).
 template <class S, class K>
-void test_sort(const char* name, long batch, long n, SortEntries e, int passes, bool with_vals,
+void test_sort(const char* name, long batch, long n, SortEntries e, int passes, int with_vals,
                int vmode, unsigned long long flip, std::function<S(std::mt19937&, long)> gen,
                std::function<bool(S, S)> less) {
   long total = batch * n;
@@ -117,14 +118,19 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
   for (long i = 0; i < total; ++i) keys[i] = gen(rng, i);
   orig = keys;
   std::vector<hk_i64> vals(total), vorig(total);
-  for (long i = 0; i < total; ++i) vals[i] = i % n;
+  auto val_of = [&](long pos) -> hk_i64 { return with_vals == 2 ? pos : 1 + 3 * pos; };
+  for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);
   std::vector<K> mk0(total), mk1(total);
   std::vector<hk_u32> pos0(total), pos1(total);
   std::vector<hk_u64> ctl(3);
   const bool lossy = !with_vals && (vmode == 2 || (vmode == 1 && std::is_same<S, double>::value));
-  SortArgs a{(hk_u64)keys.data(), with_vals ? (hk_u64)vals.data() : 0, (hk_u64)korig.data(),
-             (hk_u64)vorig.data(), (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(),
-             (hk_u64)pos1.data(), 0, batch, n, 0, 0, 0, (hk_u64)ctl.data(), vmode, flip, passes, lossy};
+  // as plan.rs: the key copy for floats only (vmode 1), the value copy unless iota
+  const bool is_float = std::is_floating_point<S>::value || std::is_same<S, f16_key>::value || std::is_same<S, bf16_key>::value;
+  const bool radix = n > HK_SORT_SMALL;
+  SortArgs a{(hk_u64)keys.data(), with_vals ? (hk_u64)vals.data() : 0,
+             (!radix || (vmode == 1 && is_float)) ? (hk_u64)korig.data() : 0,
+             (with_vals == 1 || !radix) ? (hk_u64)vorig.data() : 0, (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(),
+             (hk_u64)pos1.data(), 0, batch, n, 0, 0, 0, (hk_u64)ctl.data(), vmode, flip, passes, lossy, with_vals == 2};
   unsigned grid = (unsigned)std::min<long>(65536, (total + 255) / 256);
   std::vector<hk_u32> h, hi;
   if (n <= HK_SORT_SMALL) {
@@ -133,7 +139,7 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     launch(batch, 1, [&] { e.blk(a); });
     a.pos_in = a.pos_out;
     launch(grid, 1, [&] { e.gather(a); });
-    if (!with_vals) for (long i = 0; i < total; ++i) vals[i] = i % n;  // unchecked
+    if (!with_vals) for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);  // unchecked
   } else {
     long nt = (n + HK_TILE - 1) / HK_TILE;
     h.assign(batch * 256 * nt, 0);
@@ -160,11 +166,11 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     std::stable_sort(idx.begin(), idx.end(), [&](long i, long j) { return less(orig[b * n + i], orig[b * n + j]); });
     for (long j = 0; j < n; ++j) {
       if (with_vals)
-        CHECK(vals[b * n + j] == idx[j], "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
+        CHECK(vals[b * n + j] == val_of(idx[j]), "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
       CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
     }
   }
-  printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", name, batch, n, with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
+  printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
 }
 
 
@@ -228,6 +234,8 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, false, 2, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 iota", 3, 5001, ef, 4, 2, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
@@ -235,6 +243,7 @@ int main(int argc, char** argv) {
   auto li64 = [](hk_i64 a, hk_i64 b) { return a < b; };
   SortEntries ei64 = SORT_ENTRIES(int64, u64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64 iota", 2, 3000, ei64, 8, 2, 1, 0, gi, li64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
   auto gd = [](std::mt19937& r, long i) -> double { switch (i % 11) { case 2: return (i & 32) ? NAN : -NAN; case 4: return -0.0; case 5: return 0.0; case 6: return -INFINITY; default: return ((int)(r() % 61) - 30) * 0.25; } };
@@ -242,6 +251,7 @@ int main(int argc, char** argv) {
   SortEntries ef64 = SORT_ENTRIES(float64, u64);
   if (!select_only) test_sort<double, hk_u64>("f64", 2, 3001, ef64, 8, false, 1, 0, gd, dless);
   if (!select_only) test_sort<double, hk_u64>("f64", 1, 2500, ef64, 8, true, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64 iota", 1, 2500, ef64, 8, 2, 1, 0, gd, dless);
   if (!select_only) test_sort<double, hk_u64>("f64 plain", 1, 4099, ef64, 8, false, 1, 0, [](std::mt19937& r, long) -> double { return ((int)(r() % 2001) - 1000) * 0.001 + 1e-9 * (r() % 7); }, dless);
   auto g8 = [](std::mt19937& r, long) -> hk_i8 { return (hk_i8)(r() % 256); };
   auto l8 = [](hk_i8 a, hk_i8 b) { return a < b; };

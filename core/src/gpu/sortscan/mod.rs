@@ -171,6 +171,9 @@ pub struct SortArgs {
     /// Radix path: 1 for a keys-only float sort (values dropped on the device where no key is
     /// NaN or -0.0).
     pub lossy: i64,
+    /// Radix path: 1 when the values are the row positions (argsort): written from the
+    /// carried positions, never copied or gathered.
+    pub iota: i64,
 }
 
 /// Ranks selected per launch of the radix select (`HK_SEL_MAX`).
@@ -287,6 +290,7 @@ impl SortArgs {
             self.flip,
             self.passes as u64,
             self.lossy as u64,
+            self.iota as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())

@@ -111,6 +111,9 @@ pub fn launch_scan(
 
 /// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at
 /// `vals`, moved with them).
+///
+/// `iota`: the values are each element's position in its row (argsort), so the radix path
+/// writes them from the positions it carries instead of copying and gathering them.
 pub fn launch_sort(
     l: &dyn Launcher,
     dtype: crate::DType,
@@ -118,6 +121,7 @@ pub fn launch_sort(
     vals: Option<u64>,
     batch: usize,
     n: usize,
+    iota: bool,
 ) -> crate::Result<()> {
     let total = batch * n;
     if total == 0 {
@@ -132,7 +136,7 @@ pub fn launch_sort(
     if n <= SORT_SMALL {
         sort_small(l, dtype, keys, vals, batch, n)
     } else {
-        sort_radix(l, dtype, keys, vals, batch, n)
+        sort_radix(l, dtype, keys, vals, batch, n, iota)
     }
 }
 
@@ -214,6 +218,7 @@ fn sort_radix(
     vals: Option<u64>,
     batch: usize,
     n: usize,
+    iota: bool,
 ) -> crate::Result<()> {
     use crate::DType;
     let total = batch * n;
@@ -225,14 +230,15 @@ fn sort_radix(
         (DType::UInt32, 4)
     };
     let (vmode, flip) = sort_vmode(dtype, vals.is_some());
-    let korig = if vmode == 1 {
+    // the copy of the keys only where the map may not be invertible (floats: NaN, -0.0)
+    let korig = if vmode == 1 && dtype.is_float() {
         Some(l.temp(dtype, total)?)
     } else {
         None
     };
     let vorig = match vals {
-        Some(_) => Some(l.temp(DType::Int64, total)?),
-        None => None,
+        Some(_) if !iota => Some(l.temp(DType::Int64, total)?),
+        _ => None,
     };
     let (_mk0, mk0) = l.temp(kdt, total)?;
     let (_mk1, mk1) = l.temp(kdt, total)?;
@@ -270,6 +276,7 @@ fn sort_radix(
         flip,
         passes: passes as i64,
         lossy: (vals.is_none() && dtype.is_float()) as i64,
+        iota: (iota && vals.is_some()) as i64,
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
@@ -481,7 +488,15 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
         return Ok(());
     }
     be.activate()?;
-    launch_sort(be, d, k.at(kl.offset), vals, batch, n)
+    launch_sort(
+        be,
+        d,
+        k.at(kl.offset),
+        vals,
+        batch,
+        n,
+        call.values_are_positions,
+    )
 }
 
 /// The digits `(shift, bits)` of the radix select, most significant first, covering every bit
