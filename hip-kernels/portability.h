@@ -16,10 +16,14 @@
 // HIP's shuffles take no mask (ROCm 5.x); width = the whole wavefront.
 #define HK_SHFL_UP(v, d) __shfl_up((v), (d), HK_WARP_SIZE)
 #define HK_SHFL(v, l) __shfl((v), (l), HK_WARP_SIZE)
+// A wavefront runs in lockstep: only the compiler must not move shared accesses across.
+#define HK_SYNCWARP() __builtin_amdgcn_wave_barrier()
 #else
 #define HK_CUDA 1
 #define HK_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d), HK_WARP_SIZE)
 #define HK_SHFL(v, l) __shfl_sync(0xffffffffu, (v), (l), HK_WARP_SIZE)
+// Orders the shared-memory accesses of a warp's lanes (independent thread scheduling).
+#define HK_SYNCWARP() __syncwarp()
 #endif
 
 #define HK_SYNC() __syncthreads()

@@ -20,14 +20,20 @@
 #include "portability.h"
 
 #define HK_SORT_SMALL 1024
-#define HK_TILE 8192
+#define HK_TILE 16384
 
 struct SortArgs {
   hk_u64 keys, vals, korig, vorig;   // vals/vorig 0 when no values are carried
-  hk_u64 mk_in, pos_in, mk_out, pos_out;
+  hk_u64 mk_in, pos_in, mk_out, pos_out;  // radix path: buffers A (in) and B (out)
   hk_u64 hist;
   hk_i64 batch, n, ntiles, shift;
   hk_u64 incl;  // inclusive scan of hist along each row (the plan runs scan.cu's cumsum)
+  hk_u64 ctl;     // radix path: u64 {AND, OR} of every mapped key, any NaN/-0.0 (lossy only)
+  hk_i64 vmode;   // radix path: value carried, 0 none (unmap), 1 position, 2 original bits
+  hk_u64 flip;    // radix path, vmode 0: mapped key ^ flip = original bits
+  hk_i64 passes;  // radix path: digit passes of the key
+  hk_i64 lossy;   // radix path: a keys-only float sort (values dropped where no key is special)
+  hk_i64 iota;    // radix path: the values are the row positions (argsort): written, not moved
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -108,79 +114,273 @@ __device__ void sort_block(const SortArgs& a) {
 template <class K>
 HK_DEV hk_u32 digit(K k, hk_i64 shift) { return (hk_u32)(k >> shift) & 0xffu; }
 
-template <class K>
-__device__ void sort_hist(const SortArgs& a) {
-  __shared__ hk_u32 cnt[256];
-  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  cnt[threadIdx.x] = 0;
-  HK_SYNC();
-  const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
-  const hk_i64 lo = (hk_i64)tile * HK_TILE;
-  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
-  for (hk_i64 i = lo + threadIdx.x; i < hi; i += HK_BLOCK) HK_ATOMIC_ADD(&cnt[digit(mk[i], a.shift)], 1u);
-  HK_SYNC();
-  ((hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile] = cnt[threadIdx.x];
+// ---- Rows longer than HK_SORT_SMALL: the radix passes ----------------------------------------
+// Pass p is live unless digit p of (AND ^ OR) of every mapped key is 0 (all keys share it); a
+// live pass reads buffer B when an odd number of live passes came before it, else A.
+HK_DEV hk_u64 sort_diff(const SortArgs& a) {
+  const hk_u64* c = (const hk_u64*)a.ctl;
+  return c[0] ^ c[1];
+}
+HK_DEV bool pass_live(hk_u64 diff, int p) { return ((diff >> (8 * p)) & 0xffu) != 0; }
+HK_DEV bool from_b(hk_u64 diff, int p) {
+  int c = 0;
+  for (int q = 0; q < p; ++q) c += pass_live(diff, q) ? 1 : 0;
+  return (c & 1) != 0;
 }
 
-// Moves one tile's pairs to their digit's slots, keeping input order (stable). Per chunk of
-// HK_BLOCK elements: each warp finds the lanes sharing a lane's digit with 9 ballots (digit bits
-// 0..7 plus the "no element" bit 8; the warp multisplit of Merrill & Grimshaw's radix sort), the
-// warps' per-digit counts are scanned in shared memory, and
-// slot = tile base[d] + earlier warps' count of d + earlier lanes of this warp with d.
-template <class K>
-__device__ void sort_scatter(const SortArgs& a) {
-  __shared__ hk_u32 base[256];
-  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
-  const unsigned lane = threadIdx.x % HK_WARP_SIZE, wid = threadIdx.x / HK_WARP_SIZE;
-  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
-  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  const hk_u64 h = (row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile;
-  base[threadIdx.x] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
-  const K* mk = (const K*)a.mk_in + row * (hk_u64)a.n;
-  const hk_u32* pos = (const hk_u32*)a.pos_in + row * (hk_u64)a.n;
-  K* mko = (K*)a.mk_out + row * (hk_u64)a.n;
-  hk_u32* poso = (hk_u32*)a.pos_out + row * (hk_u64)a.n;
-  const hk_i64 lo = (hk_i64)tile * HK_TILE;
-  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
-  for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK) {
-    const hk_i64 i = c0 + threadIdx.x;
-    const bool valid = i < hi;
-    K k = 0;
-    hk_u32 p = 0, d = 256;  // 256: no element
-    if (valid) {
-      k = mk[i];
-      p = pos[i];
-      d = digit(k, a.shift);
-    }
-    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][threadIdx.x] = 0;
-    hk_lmask peers = ~(hk_lmask)0;
-    for (int bit = 0; bit < 9; ++bit) {
-      const bool set = (d >> bit) & 1u;
-      const hk_lmask bal = HK_BALLOT(set);
-      peers &= set ? bal : ~bal;
-    }
-    const hk_u32 rank = HK_POPC(peers & lt);
-    HK_SYNC();
-    if (valid && rank == 0) wcnt[wid][d] = HK_POPC(peers);
-    HK_SYNC();
-    hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
-    for (int w = 0; w < HK_MAX_WARPS; ++w) {
-      const hk_u32 c = wcnt[w][threadIdx.x];
-      wcnt[w][threadIdx.x] = run;
-      run += c;
-    }
-    HK_SYNC();
-    if (valid) {
-      const hk_u32 dst = base[d] + wcnt[wid][d] + rank;
-      mko[dst] = k;
-      poso[dst] = p;
-    }
-    HK_SYNC();
-    base[threadIdx.x] += run;
+struct SortAdd {
+  static __device__ __forceinline__ hk_u32 id() { return 0; }
+  static __device__ __forceinline__ hk_u32 f(hk_u32 x, hk_u32 y) { return x + y; }
+};
+
+extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_ctl(SortArgs a) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    ((hk_u64*)a.ctl)[0] = ~0ull;
+    ((hk_u64*)a.ctl)[1] = 0;
+    ((hk_u64*)a.ctl)[2] = 0;
   }
 }
 
-#define HK_SORT_K(K)                                                                          \
+// Keys whose map is not invertible (float NaN and -0.0): a keys-only float sort whose row
+// holds none moves the mapped keys alone and unmaps them.
+template <class S>
+HK_DEV bool sort_special(S) { return false; }
+HK_DEV bool special_f32_bits(hk_u32 u) { return (u & 0x7fffffffu) > 0x7f800000u || u == 0x80000000u; }
+HK_DEV bool sort_special(float x) { return special_f32_bits(__float_as_uint(x)); }
+HK_DEV bool sort_special(f16_key x) { return special_f32_bits(__float_as_uint(hk_h2f(x.b))); }
+HK_DEV bool sort_special(bf16_key x) { return special_f32_bits(__float_as_uint(hk_bf2f(x.b))); }
+HK_DEV bool sort_special(double x) {
+  const hk_u64 u = (hk_u64)__double_as_longlong(x);
+  return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull || u == 0x8000000000000000ull;
+}
+// Values are carried unless the sort is keys-only-lossy (a float) and no key is special
+// (ctl[2]: any key of the sort special, set by the init for every float sort).
+HK_DEV bool sort_carries(const SortArgs& a) {
+  return a.vmode != 0 && !(a.lossy && ((const hk_u64*)a.ctl)[2] == 0);
+}
+
+// Per-warp digit counters summed into the tile's column of the digit-major histogram.
+HK_DEV void write_tile_hist(const SortArgs& a, hk_u32 (*wh)[256], hk_u64 row, hk_u64 tile) {
+  HK_SYNC();
+  hk_u32 c = 0;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) c += wh[w][threadIdx.x];
+  ((hk_u32*)a.hist)[(row * 256 + threadIdx.x) * (hk_u64)a.ntiles + tile] = c;
+}
+
+template <class S, class R, class K>
+__device__ void sort_tinit(const SortArgs& a) {
+  __shared__ hk_u32 wh[HK_MAX_WARPS][256];
+  __shared__ K sand[HK_BLOCK], sor[HK_BLOCK];
+  __shared__ int sspecial;
+  const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  if (t == 0) sspecial = 0;
+  HK_SYNC();
+  const hk_u64 base = row * (hk_u64)a.n;
+  bool special = false;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  K vand = ~(K)0, vor = 0;
+  for (hk_i64 i = lo + t; i < hi; i += HK_BLOCK) {
+    const hk_u64 g = base + (hk_u64)i;
+    const S x = ((const S*)a.keys)[g];
+    const K m = map_key(x);
+    ((K*)a.mk_in)[g] = m;
+    if (a.vmode == 1) {
+      ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
+      if (a.korig) ((S*)a.korig)[g] = x;
+    } else if (a.vmode == 2) {
+      ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
+    }
+    if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
+    vand &= m;
+    vor |= m;
+    special = special || sort_special(x);
+    HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+  }
+  if (special) sspecial = 1;
+  sand[t] = vand;
+  sor[t] = vor;
+  for (unsigned s = HK_BLOCK / 2; s > 0; s >>= 1) {
+    HK_SYNC();
+    if (t < s) {
+      sand[t] &= sand[t + s];
+      sor[t] |= sor[t + s];
+    }
+  }
+  if (t == 0) {
+    atomicAnd((hk_u64*)a.ctl, (hk_u64)sand[0]);
+    atomicOr((hk_u64*)a.ctl + 1, (hk_u64)sor[0]);
+    if (sspecial) atomicOr((hk_u64*)a.ctl + 2, 1ull);
+  }
+  write_tile_hist(a, wh, row, tile);
+}
+
+// Digit counts of pass `shift / 8` (> 0) per (row, tile) of the buffer the pass reads.
+template <class K>
+__device__ void sort_hist(const SortArgs& a) {
+  __shared__ hk_u32 wh[HK_MAX_WARPS][256];
+  const hk_u64 diff = sort_diff(a);
+  const int p = (int)(a.shift / 8);
+  if (!pass_live(diff, p)) return;
+  const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  HK_SYNC();
+  const K* mk = (const K*)(from_b(diff, p) ? a.mk_out : a.mk_in) + row * (hk_u64)a.n;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  for (hk_i64 i = lo + t; i < hi; i += HK_BLOCK) HK_ATOMIC_ADD(&wh[wid][digit(mk[i], a.shift)], 1u);
+  write_tile_hist(a, wh, row, tile);
+}
+
+// Moves one tile's (key, value) pairs to their digit's slots, keeping input order (stable), in
+// sub-tiles of HK_BLOCK * IT elements. Warp w ranks the sub-tile's elements
+// [w * IT * WS, (w + 1) * IT * WS) in order, IT rounds of WS lanes (coalesced loads): the lanes
+// of a round sharing a digit find each other with 8 ballots (the warp multisplit of Merrill &
+// Grimshaw), and the warp's running count of that digit (wcnt, shared) gives the earlier ones.
+// Then, thread d owning digit d: an exclusive scan of digit d over the warps and one block scan
+// of the digit totals give every element its rank in the sub-tile, the pairs are staged in
+// shared memory in rank order, and rank i is written to
+// global slot = tile base[d] + (i - first rank of d): each digit's run is contiguous.
+template <class K, int IT>
+__device__ void sort_scatter(const SortArgs& a) {
+  __shared__ hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
+  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
+  __shared__ K sk[HK_BLOCK * IT];
+  __shared__ hk_u32 sv[HK_BLOCK * IT];
+  const hk_u64 diff = sort_diff(a);
+  const int p = (int)(a.shift / 8);
+  if (!pass_live(diff, p)) return;
+  const bool fb = from_b(diff, p), hv = sort_carries(a);
+  const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  const hk_u64 h = (row * 256 + t) * (hk_u64)a.ntiles + tile;
+  gbase[t] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
+  const hk_u64 off = row * (hk_u64)a.n;
+  const K* mk = (const K*)(fb ? a.mk_out : a.mk_in) + off;
+  const hk_u32* vin = (const hk_u32*)(fb ? a.pos_out : a.pos_in) + off;
+  K* mko = (K*)(fb ? a.mk_in : a.mk_out) + off;
+  hk_u32* vout = (hk_u32*)(fb ? a.pos_in : a.pos_out) + off;
+  const hk_i64 lo = (hk_i64)tile * HK_TILE;
+  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK * IT) {
+    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
+    HK_SYNC();
+    K k[IT];
+    hk_u32 v[IT], r[IT];
+    const hk_i64 wbase = c0 + (hk_i64)wid * IT * HK_WARP_SIZE + lane;
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
+      const bool valid = i < hi;
+      k[j] = valid ? mk[i] : (K)0;
+      v[j] = (valid && hv) ? vin[i] : 0u;
+      const hk_u32 d = digit(k[j], a.shift);
+      hk_lmask peers = HK_BALLOT(valid);
+#pragma unroll
+      for (int bit = 0; bit < 8; ++bit) {
+        const bool set = (d >> bit) & 1u;
+        const hk_lmask bal = HK_BALLOT(set);
+        peers &= set ? bal : ~bal;
+      }
+      const hk_u32 old = valid ? wcnt[wid][d] : 0u;
+      HK_SYNCWARP();
+      if (valid && (peers & lt) == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+      HK_SYNCWARP();
+      r[j] = old + (hk_u32)HK_POPC(peers & lt);
+    }
+    HK_SYNC();
+    hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
+    for (int w = 0; w < HK_MAX_WARPS; ++w) {
+      const hk_u32 c = wcnt[w][t];
+      wcnt[w][t] = run;
+      run += c;
+    }
+    const hk_u32 first = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
+    dstart[t] = first;
+    HK_SYNC();
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
+      if (i < hi) {
+        const hk_u32 d = digit(k[j], a.shift);
+        const hk_u32 rank = dstart[d] + wcnt[wid][d] + r[j];
+        sk[rank] = k[j];
+        sv[rank] = v[j];
+      }
+    }
+    HK_SYNC();
+    const hk_i64 left = hi - c0;
+    const int cnt = left < HK_BLOCK * IT ? (int)left : HK_BLOCK * IT;
+    for (int i = t; i < cnt; i += HK_BLOCK) {
+      const K kk = sk[i];
+      const hk_u32 d = digit(kk, a.shift);
+      const hk_u32 dst = gbase[d] + (hk_u32)i - dstart[d];
+      mko[dst] = kk;
+      if (hv) vout[dst] = sv[i];
+    }
+    HK_SYNC();
+    gbase[t] += run;
+  }
+}
+
+// The inverse of map_key (a NaN comes back as a NaN, -0.0 as +0.0).
+HK_DEV float unmap_f32(hk_u32 m) { return __uint_as_float((m & 0x80000000u) ? (m & 0x7fffffffu) : ~m); }
+HK_DEV void unmap_to(hk_u32 m, hk_u8* o) { *o = (hk_u8)m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i8* o) { *o = (hk_i8)(hk_u8)(m ^ 0x80u); }
+HK_DEV void unmap_to(hk_u32 m, hk_u16* o) { *o = (hk_u16)m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i16* o) { *o = (hk_i16)(hk_u16)(m ^ 0x8000u); }
+HK_DEV void unmap_to(hk_u32 m, hk_u32* o) { *o = m; }
+HK_DEV void unmap_to(hk_u32 m, hk_i32* o) { *o = (hk_i32)(m ^ 0x80000000u); }
+HK_DEV void unmap_to(hk_u64 m, hk_u64* o) { *o = m; }
+HK_DEV void unmap_to(hk_u64 m, hk_i64* o) { *o = (hk_i64)(m ^ 0x8000000000000000ull); }
+HK_DEV void unmap_to(hk_u32 m, float* o) { *o = unmap_f32(m); }
+HK_DEV void unmap_to(hk_u32 m, f16_key* o) { o->b = hk_f2h(unmap_f32(m)); }
+HK_DEV void unmap_to(hk_u32 m, bf16_key* o) { o->b = hk_f2bf(unmap_f32(m)); }
+HK_DEV void unmap_to(hk_u64 m, double* o) {
+  *o = __longlong_as_double((hk_i64)((m & 0x8000000000000000ull) ? (m & 0x7fffffffffffffffull) : ~m));
+}
+
+// The sorted keys (and values) from the buffer the last live pass wrote.
+template <class S, class R, class K>
+__device__ void sort_finish(const SortArgs& a) {
+  const hk_u64 total = (hk_u64)a.batch * (hk_u64)a.n;
+  const bool fb = from_b(sort_diff(a), (int)a.passes);
+  const K* mk = (const K*)(fb ? a.mk_out : a.mk_in);
+  const hk_u32* v = (const hk_u32*)(fb ? a.pos_out : a.pos_in);
+  const bool unmap = !sort_carries(a) && a.vmode != 0;  // a float row without NaN or -0.0
+  // argsort: keys unmapped where the map is invertible (integers: no copy was made; floats
+  // without NaN or -0.0), else gathered from the copy
+  const bool exact = !a.korig || ((const hk_u64*)a.ctl)[2] == 0;
+  for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
+       t += (hk_u64)gridDim.x * HK_BLOCK) {
+    if (unmap) {
+      unmap_to(mk[t], (S*)a.keys + t);
+    } else if (a.vmode == 0) {
+      ((R*)a.keys)[t] = (R)(mk[t] ^ (K)a.flip);
+    } else if (a.vmode == 2) {
+      ((R*)a.keys)[t] = (R)v[t];
+    } else {
+      const hk_u64 src = (t / (hk_u64)a.n) * (hk_u64)a.n + v[t];
+      if (exact) {
+        unmap_to(mk[t], (S*)a.keys + t);
+      } else {
+        ((S*)a.keys)[t] = ((const S*)a.korig)[src];
+      }
+      if (a.iota) {
+        ((hk_i64*)a.vals)[t] = (hk_i64)v[t];
+      } else if (a.vals) {
+        ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+      }
+    }
+  }
+}
+
+// Sub-tile items per thread: 16 for u32 keys, 8 for u64 (the staging stays under 48 KiB).
+#define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \
     sort_block<hk_##K>(a);                                                                    \
   }                                                                                           \
@@ -188,28 +388,188 @@ __device__ void sort_scatter(const SortArgs& a) {
     sort_hist<hk_##K>(a);                                                                     \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_scatter_##K(SortArgs a) {  \
-    sort_scatter<hk_##K>(a);                                                                  \
+    sort_scatter<hk_##K, IT>(a);                                                              \
   }
-HK_SORT_K(u32)
-HK_SORT_K(u64)
+HK_SORT_K(u32, 16)
+HK_SORT_K(u64, 8)
 
-#define HK_SORT_DT(DT, S, K)                                                                  \
+#define HK_SORT_DT(DT, S, R, K)                                                               \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_init_##DT(SortArgs a) {    \
     sort_init<S, K>(a);                                                                       \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_gather_##DT(SortArgs a) {  \
     sort_gather<S>(a);                                                                        \
+  }                                                                                           \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_tinit_##DT(SortArgs a) {   \
+    sort_tinit<S, R, K>(a);                                                                   \
+  }                                                                                           \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_finish_##DT(SortArgs a) {  \
+    sort_finish<S, R, K>(a);                                                                  \
   }
-HK_SORT_DT(bool, hk_u8, hk_u32)
-HK_SORT_DT(int8, hk_i8, hk_u32)
-HK_SORT_DT(int16, hk_i16, hk_u32)
-HK_SORT_DT(int32, hk_i32, hk_u32)
-HK_SORT_DT(int64, hk_i64, hk_u64)
-HK_SORT_DT(uint8, hk_u8, hk_u32)
-HK_SORT_DT(uint16, hk_u16, hk_u32)
-HK_SORT_DT(uint32, hk_u32, hk_u32)
-HK_SORT_DT(uint64, hk_u64, hk_u64)
-HK_SORT_DT(float16, f16_key, hk_u32)
-HK_SORT_DT(bfloat16, bf16_key, hk_u32)
-HK_SORT_DT(float32, float, hk_u32)
-HK_SORT_DT(float64, double, hk_u64)
+HK_SORT_DT(bool, hk_u8, hk_u8, hk_u32)
+HK_SORT_DT(int8, hk_i8, hk_u8, hk_u32)
+HK_SORT_DT(int16, hk_i16, hk_u16, hk_u32)
+HK_SORT_DT(int32, hk_i32, hk_u32, hk_u32)
+HK_SORT_DT(int64, hk_i64, hk_u64, hk_u64)
+HK_SORT_DT(uint8, hk_u8, hk_u8, hk_u32)
+HK_SORT_DT(uint16, hk_u16, hk_u16, hk_u32)
+HK_SORT_DT(uint32, hk_u32, hk_u32, hk_u32)
+HK_SORT_DT(uint64, hk_u64, hk_u64, hk_u64)
+HK_SORT_DT(float16, f16_key, hk_u16, hk_u32)
+HK_SORT_DT(bfloat16, bf16_key, hk_u16, hk_u32)
+HK_SORT_DT(float32, float, hk_u32, hk_u32)
+HK_SORT_DT(float64, double, hk_u64, hk_u64)
+
+// ---- Selection: order statistics without a sort ----------------------------------------------
+// out[b, j0 + j] = the kth[j]-th smallest key of row b (NumPy order, NaN last), j < m <= 4, by
+// MSD radix select on the mapped keys: per digit of HK_SEL_BITS (from the top), a histogram of
+// the keys whose higher digits equal the prefix found so far, then the bucket holding the
+// remaining rank is appended to the prefix (u32 keys: 3 digits, u64: 6). Each pass reads the
+// keys once; nothing is moved. The selected key is unmapped (a NaN comes back as a NaN, -0.0 as
+// +0.0: they are equal to it in the order).
+//   cupy_select_init        state[b][j] = {prefix 0, rank kth[j]}, histograms zeroed
+//   cupy_select_hist_<dt>   per (row, tile of HK_SEL_TILE): counts of the matching keys' digit
+//                           in shared memory, added to the row's global histogram
+//   cupy_select_pick_<K>    per row: the bucket holding the rank, prefix and rank updated,
+//                           histogram zeroed for the next pass
+//   cupy_select_out_<dt>    the unmapped prefixes
+#define HK_SEL_BITS 11
+#define HK_SEL_BINS (1 << HK_SEL_BITS)
+#define HK_SEL_MAX 4
+#define HK_SEL_TILE 65536
+
+struct SelectArgs {
+  hk_u64 keys, out, state, hist;  // state: u64 [batch][HK_SEL_MAX][2]; hist: u32 [batch][MAX][BINS]
+  hk_i64 batch, n, ntiles;
+  hk_i64 shift, bits;  // this pass's digit: bits [shift, shift + bits)
+  hk_i64 m, mtot, j0;  // m ranks of this launch, written to out columns j0.. of mtot
+  hk_i64 k0, k1, k2, k3;
+};
+
+template <class K>
+HK_DEV K sel_mask(const SelectArgs& a) {  // the bits above the digit (already fixed)
+  const int top = (int)(a.shift + a.bits);
+  return top >= (int)(8 * sizeof(K)) ? (K)0 : (K)(~(K)0 << top);
+}
+
+extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_select_init(SelectArgs a) {
+  const hk_u64 row = hk_block_id();
+  if (row >= (hk_u64)a.batch) return;
+  hk_u64* st = (hk_u64*)a.state + row * HK_SEL_MAX * 2;
+  if (threadIdx.x < HK_SEL_MAX) {
+    const hk_i64 ks[4] = {a.k0, a.k1, a.k2, a.k3};
+    st[2 * threadIdx.x] = 0;
+    st[2 * threadIdx.x + 1] = (hk_u64)ks[threadIdx.x];
+  }
+  hk_u32* h = (hk_u32*)a.hist + row * HK_SEL_MAX * HK_SEL_BINS;
+  for (int i = threadIdx.x; i < HK_SEL_MAX * HK_SEL_BINS; i += HK_BLOCK) h[i] = 0;
+}
+
+template <class S, class K>
+__device__ void select_hist(const SelectArgs& a) {
+  __shared__ hk_u32 sh[HK_SEL_MAX][HK_SEL_BINS];
+  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  const int m = (int)a.m;
+  for (int i = threadIdx.x; i < HK_SEL_MAX * HK_SEL_BINS; i += HK_BLOCK) sh[i / HK_SEL_BINS][i % HK_SEL_BINS] = 0;
+  const hk_u64* st = (const hk_u64*)a.state + row * HK_SEL_MAX * 2;
+  K pre[HK_SEL_MAX];
+#pragma unroll
+  for (int j = 0; j < HK_SEL_MAX; ++j) pre[j] = j < m ? (K)st[2 * j] : (K)0;
+  const K mask = sel_mask<K>(a);
+  const hk_u32 dm = (1u << a.bits) - 1u;
+  HK_SYNC();
+  const S* keys = (const S*)a.keys + row * (hk_u64)a.n;
+  const hk_i64 lo = (hk_i64)tile * HK_SEL_TILE;
+  const hk_i64 hi = lo + HK_SEL_TILE < a.n ? lo + HK_SEL_TILE : a.n;
+  for (hk_i64 i = lo + threadIdx.x; i < hi; i += HK_BLOCK) {
+    const K mk = map_key(keys[i]);
+    const hk_u32 d = (hk_u32)(mk >> a.shift) & dm;
+#pragma unroll
+    for (int j = 0; j < HK_SEL_MAX; ++j)
+      if (j < m && (mk & mask) == pre[j]) HK_ATOMIC_ADD(&sh[j][d], 1u);
+  }
+  HK_SYNC();
+  hk_u32* h = (hk_u32*)a.hist + row * HK_SEL_MAX * HK_SEL_BINS;
+  for (int i = threadIdx.x; i < m * HK_SEL_BINS; i += HK_BLOCK) {
+    const hk_u32 c = sh[i / HK_SEL_BINS][i % HK_SEL_BINS];
+    if (c) HK_ATOMIC_ADD(&h[i], c);
+  }
+}
+
+// One block per row: thread t owns bins [t * PER, (t + 1) * PER) of the digit.
+template <class K>
+__device__ void select_pick(const SelectArgs& a) {
+  __shared__ hk_u32 sums[HK_MAX_WARPS];
+  const hk_u64 row = hk_block_id();
+  if (row >= (hk_u64)a.batch) return;
+  const int PER = HK_SEL_BINS / HK_BLOCK;
+  hk_u64* st = (hk_u64*)a.state + row * HK_SEL_MAX * 2;
+  hk_u32* hrow = (hk_u32*)a.hist + row * HK_SEL_MAX * HK_SEL_BINS;
+  const hk_u32 nb = 1u << a.bits;
+  for (int j = 0; j < (int)a.m; ++j) {
+    hk_u32* h = hrow + j * HK_SEL_BINS;
+    hk_u32 c[HK_SEL_BINS / HK_BLOCK];
+    hk_u32 s = 0;
+    for (int q = 0; q < PER; ++q) {
+      const hk_u32 b = threadIdx.x * PER + q;
+      c[q] = b < nb ? h[b] : 0u;
+      s += c[q];
+    }
+    const hk_u32 before = hk_block_scan<hk_u32, SortAdd>(s, sums) - s;
+    const hk_u64 k = st[2 * j + 1];  // read by every thread before the one owner writes
+    HK_SYNC();
+    if (k >= before && k < (hk_u64)before + s) {
+      hk_u32 acc = before;
+      for (int q = 0; q < PER; ++q) {
+        if (k < (hk_u64)acc + c[q]) {
+          const hk_u64 b = threadIdx.x * PER + q;
+          st[2 * j] |= b << a.shift;
+          st[2 * j + 1] = k - acc;
+          break;
+        }
+        acc += c[q];
+      }
+    }
+    for (int q = 0; q < PER; ++q) h[threadIdx.x * PER + q] = 0;
+    HK_SYNC();
+  }
+}
+
+template <class S, class K>
+__device__ void select_out(const SelectArgs& a) {
+  const hk_u64 total = (hk_u64)a.batch * (hk_u64)a.m;
+  for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
+       t += (hk_u64)gridDim.x * HK_BLOCK) {
+    const hk_u64 row = t / (hk_u64)a.m, j = t % (hk_u64)a.m;
+    const K mk = (K)((const hk_u64*)a.state)[(row * HK_SEL_MAX + j) * 2];
+    unmap_to(mk, (S*)a.out + row * (hk_u64)a.mtot + (hk_u64)a.j0 + j);
+  }
+}
+
+#define HK_SELECT_K(K)                                                                       \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_select_pick_##K(SelectArgs a) { \
+    select_pick<hk_##K>(a);                                                                  \
+  }
+HK_SELECT_K(u32)
+HK_SELECT_K(u64)
+
+#define HK_SELECT_DT(DT, S, K)                                                               \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_select_hist_##DT(SelectArgs a) { \
+    select_hist<S, K>(a);                                                                    \
+  }                                                                                          \
+  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_select_out_##DT(SelectArgs a) {  \
+    select_out<S, K>(a);                                                                     \
+  }
+HK_SELECT_DT(bool, hk_u8, hk_u32)
+HK_SELECT_DT(int8, hk_i8, hk_u32)
+HK_SELECT_DT(int16, hk_i16, hk_u32)
+HK_SELECT_DT(int32, hk_i32, hk_u32)
+HK_SELECT_DT(int64, hk_i64, hk_u64)
+HK_SELECT_DT(uint8, hk_u8, hk_u32)
+HK_SELECT_DT(uint16, hk_u16, hk_u32)
+HK_SELECT_DT(uint32, hk_u32, hk_u32)
+HK_SELECT_DT(uint64, hk_u64, hk_u64)
+HK_SELECT_DT(float16, f16_key, hk_u32)
+HK_SELECT_DT(bfloat16, bf16_key, hk_u32)
+HK_SELECT_DT(float32, float, hk_u32)
+HK_SELECT_DT(float64, double, hk_u64)

@@ -274,6 +274,22 @@ pub struct SortCall<'a> {
     pub keys: Operand<'a>,
     /// Values moved with the keys (`int64`, same layout), if any.
     pub values: Option<Operand<'a>>,
+    /// The caller's promise that `values` hold each element's position in its row
+    /// (`0..n`, argsort): a backend may write the sorted positions instead of moving them.
+    pub values_are_positions: bool,
+}
+
+/// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of
+/// row `b` sorted in NumPy order (ascending, NaN last; which of several equal elements, e.g.
+/// `-0.0` or `0.0`, or which NaN, is unspecified). The keys are not modified.
+#[derive(Clone, Debug)]
+pub struct SelectCall<'a> {
+    /// Keys, C-contiguous layout shape `[batch, n]`.
+    pub keys: Operand<'a>,
+    /// The ranks, each `< n`.
+    pub kth: &'a [usize],
+    /// Output, C-contiguous layout shape `[batch, kth.len()]`, the keys' dtype.
+    pub out: Operand<'a>,
 }
 
 /// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.
@@ -404,6 +420,17 @@ pub trait Backend: Send + Sync + fmt::Debug {
         let _ = call;
         Err(Error::Unsupported {
             op: format!("fft ({})", call.kind.name()),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
+
+    /// Queues a selection ([`SelectCall`]). Callers fall back to [`Backend::sort`] on
+    /// [`Error::Unsupported`] (the default).
+    fn select(&self, call: &SelectCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: "select".into(),
             backend: self.info().label(),
             reason: "not implemented on this backend".into(),
         })

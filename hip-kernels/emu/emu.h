@@ -25,7 +25,10 @@ std::vector<std::barrier<>*> g_warp_barriers;
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 inline long long __double_as_longlong(double d) { long long u; memcpy(&u, &d, 8); return u; }
+inline double __longlong_as_double(long long u) { double d; memcpy(&d, &u, 8); return d; }
 template <class T> T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+template <class T> T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <class T> T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 // warp shuffle emulation: every lane of the warp calls it (convergent code).
 static unsigned long long g_slots[256][2];
 template <class T> T shfl_up(T v, unsigned d) {
@@ -48,6 +51,7 @@ inline unsigned long long ballot(bool p) {
   return r;
 }
 #define __ballot_sync(m, p) ballot((p))
+#define __syncwarp() g_warp_barriers[threadIdx.x / HK_WARP_SIZE]->arrive_and_wait()
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 #define __shfl_sync(m, v, l, w) (v)

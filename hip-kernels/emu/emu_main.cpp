@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <type_traits>
 static int fails = 0;
 #define CHECK(c, ...) do { if (!(c)) { printf(__VA_ARGS__); printf("\n"); if (++fails > 20) exit(1);} } while (0)
 
@@ -89,27 +90,56 @@ void test_scan_complex(const char* name, long batch, long n, bool prod, SF rows,
   printf("scan %s [%ld, %ld] ok\n", name, batch, n);
 }
 
+// The entries of one key dtype (radix_sort.cu), launched as plan.rs launches them.
+struct SortEntries {
+  void (*init)(SortArgs);
+  void (*gather)(SortArgs);
+  void (*blk)(SortArgs);
+  void (*tinit)(SortArgs);
+  void (*finish)(SortArgs);
+  void (*hist)(SortArgs);
+  void (*scat)(SortArgs);
+};
+#define SORT_ENTRIES(DT, K) \
+  SortEntries { cupy_sort_init_##DT, cupy_sort_gather_##DT, cupy_sort_block_##K, cupy_sort_tinit_##DT, \
+                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K }
+
+// Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
+// and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
+// keys-only integers 0 (flip = the sign bit), keys-only floats of <= 4 bytes 2, else 1.
+// with_vals: 0 keys only, 1 argsort of values 1 + 3 * position, 2 argsort of positions (iota).
 template <class S, class K>
-void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), void (*gather)(SortArgs),
-               void (*blk)(SortArgs), void (*hist)(SortArgs), void (*scat)(SortArgs), int passes,
-               std::function<S(std::mt19937&, long)> gen, std::function<bool(S, S)> less) {
+void test_sort(const char* name, long batch, long n, SortEntries e, int passes, int with_vals,
+               int vmode, unsigned long long flip, std::function<S(std::mt19937&, long)> gen,
+               std::function<bool(S, S)> less) {
   long total = batch * n;
-  std::mt19937 rng(7);
+  std::mt19937 rng(7 + n);
   std::vector<S> keys(total), orig(total), korig(total);
   for (long i = 0; i < total; ++i) keys[i] = gen(rng, i);
   orig = keys;
   std::vector<hk_i64> vals(total), vorig(total);
-  for (long i = 0; i < total; ++i) vals[i] = i % n;
+  auto val_of = [&](long pos) -> hk_i64 { return with_vals == 2 ? pos : 1 + 3 * pos; };
+  for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);
   std::vector<K> mk0(total), mk1(total);
   std::vector<hk_u32> pos0(total), pos1(total);
-  SortArgs a{(hk_u64)keys.data(), (hk_u64)vals.data(), (hk_u64)korig.data(), (hk_u64)vorig.data(),
-             (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(), (hk_u64)pos1.data(), 0,
-             batch, n, 0, 0};
-  launch(std::min<long>(65536, (total + 255) / 256), 1, [&] { init(a); });
+  std::vector<hk_u64> ctl(3);
+  const bool lossy = !with_vals && (vmode == 2 || (vmode == 1 && std::is_same<S, double>::value));
+  // as plan.rs: the key copy for floats only (vmode 1), the value copy unless iota
+  const bool is_float = std::is_floating_point<S>::value || std::is_same<S, f16_key>::value || std::is_same<S, bf16_key>::value;
+  const bool radix = n > HK_SORT_SMALL;
+  SortArgs a{(hk_u64)keys.data(), with_vals ? (hk_u64)vals.data() : 0,
+             (!radix || (vmode == 1 && is_float)) ? (hk_u64)korig.data() : 0,
+             (with_vals == 1 || !radix) ? (hk_u64)vorig.data() : 0, (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(),
+             (hk_u64)pos1.data(), 0, batch, n, 0, 0, 0, (hk_u64)ctl.data(), vmode, flip, passes, lossy, with_vals == 2};
+  unsigned grid = (unsigned)std::min<long>(65536, (total + 255) / 256);
   std::vector<hk_u32> h, hi;
-  if (n <= 1024) {
-    launch(batch, 1, [&] { blk(a); });
+  if (n <= HK_SORT_SMALL) {
+    a.vals = (hk_u64)vals.data();  // the block path always carries positions
+    launch(grid, 1, [&] { e.init(a); });
+    launch(batch, 1, [&] { e.blk(a); });
     a.pos_in = a.pos_out;
+    launch(grid, 1, [&] { e.gather(a); });
+    if (!with_vals) for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);  // unchecked
   } else {
     long nt = (n + HK_TILE - 1) / HK_TILE;
     h.assign(batch * 256 * nt, 0);
@@ -117,31 +147,74 @@ void test_sort(const char* name, long batch, long n, void (*init)(SortArgs), voi
     a.hist = (hk_u64)h.data();
     a.incl = (hk_u64)hi.data();
     a.ntiles = nt;
+    launch(1, 1, [&] { cupy_sort_ctl(a); });
+    launch(nt, batch, [&] { e.tinit(a); });
     for (int p = 0; p < passes; ++p) {
       a.shift = 8 * p;
-      launch(nt, batch, [&] { hist(a); });
+      if (p > 0) launch(nt, batch, [&] { e.hist(a); });
       for (long b = 0; b < batch; ++b)  // the plan runs scan.cu's cumsum here (tested above)
         std::partial_sum(h.begin() + b * 256 * nt, h.begin() + (b + 1) * 256 * nt, hi.begin() + b * 256 * nt);
-      launch(nt, batch, [&] { scat(a); });
-      std::swap(a.mk_in, a.mk_out);
-      std::swap(a.pos_in, a.pos_out);
+      launch(nt, batch, [&] { e.scat(a); });
     }
+    launch(grid, 1, [&] { e.finish(a); });
   }
-  launch(std::min<long>(65536, (total + 255) / 256), 1, [&] { gather(a); });
+  int live = 0;
+  for (int p = 0; p < passes; ++p) live += pass_live(ctl[0] ^ ctl[1], p);
   for (long b = 0; b < batch; ++b) {
     std::vector<long> idx(n);
     std::iota(idx.begin(), idx.end(), 0);
     std::stable_sort(idx.begin(), idx.end(), [&](long i, long j) { return less(orig[b * n + i], orig[b * n + j]); });
     for (long j = 0; j < n; ++j) {
-      CHECK(vals[b * n + j] == idx[j], "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
-      CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s key mismatch at %ld", name, j);
+      if (with_vals)
+        CHECK(vals[b * n + j] == val_of(idx[j]), "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
+      CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
     }
   }
-  printf("sort %s [%ld, %ld] ok\n", name, batch, n);
+  printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
+}
+
+
+// Radix select as plan.rs launches it (digits from select_digits), checked against
+// std::stable_sort: the selected keys equal the sorted row's (as values: -0.0 == 0.0, NaN == NaN).
+template <class S, class K>
+void test_select(const char* name, long batch, long n, std::vector<long> kth, std::vector<std::pair<int, int>> digits,
+                 std::function<S(std::mt19937&, long)> gen, std::function<bool(S, S)> less,
+                 std::function<bool(S, S)> same) {
+  std::mt19937 rng(11 + n);
+  std::vector<S> keys(batch * n);
+  for (long i = 0; i < batch * n; ++i) keys[i] = gen(rng, i);
+  const long mt = (long)kth.size();
+  std::vector<S> out(batch * mt);
+  std::vector<hk_u64> state(batch * HK_SEL_MAX * 2);
+  std::vector<hk_u32> hist(batch * HK_SEL_MAX * HK_SEL_BINS, 7);  // garbage: init zeroes it
+  long nt = (n + HK_SEL_TILE - 1) / HK_SEL_TILE;
+  for (long j0 = 0; j0 < mt; j0 += HK_SEL_MAX) {
+    long m = std::min<long>(HK_SEL_MAX, mt - j0);
+    auto k = [&](long j) -> hk_i64 { return j < m ? kth[j0 + j] : 0; };
+    SelectArgs a{(hk_u64)keys.data(), (hk_u64)out.data(), (hk_u64)state.data(), (hk_u64)hist.data(),
+                 batch, n, nt, 0, 0, m, mt, j0, k(0), k(1), k(2), k(3)};
+    launch(batch, 1, [&] { cupy_select_init(a); });
+    for (auto [sh, bits] : digits) {
+      a.shift = sh;
+      a.bits = bits;
+      launch(nt, batch, [&] { select_hist<S, K>(a); });
+      launch(batch, 1, [&] { select_pick<K>(a); });
+    }
+    launch(1, 1, [&] { select_out<S, K>(a); });
+  }
+  for (long b = 0; b < batch; ++b) {
+    std::vector<S> row(keys.begin() + b * n, keys.begin() + (b + 1) * n);
+    std::stable_sort(row.begin(), row.end(), less);
+    for (long j = 0; j < mt; ++j)
+      CHECK(same(out[b * mt + j], row[kth[j]]), "select %s [%ld,%ld] row %ld kth %ld: wrong key", name, batch, n, b, kth[j]);
+  }
+  printf("select %s [%ld, %ld] %zu ranks ok\n", name, batch, n, kth.size());
 }
 
 bool fless(float a, float b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; }
-int main() {
+int main(int argc, char** argv) {
+  const bool select_only = argc > 1;  // `emu select`: the selection tests alone
+  if (!select_only) {
   test_scan<float>("f32", 3, 700, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<float>("f32", 1, 40000, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<hk_i64>("i64", 2, 20000, cupy_scan_sum_int64, cupy_scan_totals_sum_int64, cupy_scan_prefixes_sum_int64, cupy_scan_apply_sum_int64, false);
@@ -149,14 +222,70 @@ int main() {
   test_scan_complex<hk_c128>("c128 sum", 1, 20000, false, cupy_scan_sum_complex128, cupy_scan_totals_sum_complex128, cupy_scan_prefixes_sum_complex128, cupy_scan_apply_sum_complex128);
   test_scan_complex<hk_c128>("c128 prod", 2, 700, true, cupy_scan_prod_complex128, cupy_scan_totals_prod_complex128, cupy_scan_prefixes_prod_complex128, cupy_scan_apply_prod_complex128);
   test_scan_complex<hk_c64>("c64 prod", 1, 20000, true, cupy_scan_prod_complex64, cupy_scan_totals_prod_complex64, cupy_scan_prefixes_prod_complex64, cupy_scan_apply_prod_complex64);
-  auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
-  test_sort<float, hk_u32>("f32", 3, 700, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
-  test_sort<float, hk_u32>("f32", 2, 5000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
-  test_sort<float, hk_u32>("f32", 1, 20000, cupy_sort_init_float32, cupy_sort_gather_float32, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 4, gf, fless);
+  }
+  auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
+  auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };
+  SortEntries ef = SORT_ENTRIES(float32, u32);
+  // sizes around the block path, the sub-tile (4096 for u32 keys) and the tile (HK_TILE)
+  if (!select_only) test_sort<float, hk_u32>("f32", 3, 700, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1024, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 1025, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 iota", 3, 5001, ef, 4, 2, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
   auto gi = [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)(r() % 200) - 100 + ((r() & 1) ? (1ll << 40) : -(1ll << 40)); };
-  test_sort<hk_i64, hk_u64>("i64", 1, 9000, cupy_sort_init_int64, cupy_sort_gather_int64, cupy_sort_block_u64, cupy_sort_hist_u64, cupy_sort_scatter_u64, 8, gi, [](hk_i64 a, hk_i64 b){return a < b;});
+  auto li64 = [](hk_i64 a, hk_i64 b) { return a < b; };
+  SortEntries ei64 = SORT_ENTRIES(int64, u64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64 iota", 2, 3000, ei64, 8, 2, 1, 0, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
+  auto gd = [](std::mt19937& r, long i) -> double { switch (i % 11) { case 2: return (i & 32) ? NAN : -NAN; case 4: return -0.0; case 5: return 0.0; case 6: return -INFINITY; default: return ((int)(r() % 61) - 30) * 0.25; } };
+  auto dless = [](double a, double b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; };
+  SortEntries ef64 = SORT_ENTRIES(float64, u64);
+  if (!select_only) test_sort<double, hk_u64>("f64", 2, 3001, ef64, 8, false, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64", 1, 2500, ef64, 8, true, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64 iota", 1, 2500, ef64, 8, 2, 1, 0, gd, dless);
+  if (!select_only) test_sort<double, hk_u64>("f64 plain", 1, 4099, ef64, 8, false, 1, 0, [](std::mt19937& r, long) -> double { return ((int)(r() % 2001) - 1000) * 0.001 + 1e-9 * (r() % 7); }, dless);
   auto g8 = [](std::mt19937& r, long) -> hk_i8 { return (hk_i8)(r() % 256); };
-  test_sort<hk_i8, hk_u32>("i8", 1, 3000, cupy_sort_init_int8, cupy_sort_gather_int8, cupy_sort_block_u32, cupy_sort_hist_u32, cupy_sort_scatter_u32, 1, g8, [](hk_i8 a, hk_i8 b){return a < b;});
+  auto l8 = [](hk_i8 a, hk_i8 b) { return a < b; };
+  if (!select_only) test_sort<hk_i8, hk_u32>("i8", 1, 3000, SORT_ENTRIES(int8, u32), 1, true, 1, 0, g8, l8);
+  if (!select_only) test_sort<hk_i8, hk_u32>("i8", 2, 3000, SORT_ENTRIES(int8, u32), 1, false, 0, 0x80, g8, l8);
+  if (!select_only) test_sort<hk_u8, hk_u32>("bool", 1, 2000, SORT_ENTRIES(bool, u32), 1, true, 1, 0, [](std::mt19937& r, long) -> hk_u8 { return (hk_u8)(r() & 1); }, [](hk_u8 a, hk_u8 b) { return a < b; });
+  auto l16 = [](hk_i16 a, hk_i16 b) { return a < b; };
+  if (!select_only) test_sort<hk_i16, hk_u32>("i16", 1, 4500, SORT_ENTRIES(int16, u32), 2, false, 0, 0x8000, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16);
+  if (!select_only) test_sort<hk_u16, hk_u32>("u16", 1, 1500, SORT_ENTRIES(uint16, u32), 2, true, 1, 0, [](std::mt19937& r, long) -> hk_u16 { return (hk_u16)(r() % 300); }, [](hk_u16 a, hk_u16 b) { return a < b; });
+  auto l32 = [](hk_i32 a, hk_i32 b) { return a < b; };
+  // every key equal: every pass skipped; keys sharing the high bytes: those passes skipped
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937&, long) -> hk_i32 { return -5; }, l32);
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, false, 0, 0x80000000u, [](std::mt19937&, long) -> hk_i32 { return 7; }, l32);
+  if (!select_only) test_sort<hk_i32, hk_u32>("i32 small", 2, 5000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> hk_i32 { return (hk_i32)(r() % 200); }, l32);
+  if (!select_only) test_sort<hk_u32, hk_u32>("u32", 1, 6000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)r(); }, [](hk_u32 a, hk_u32 b) { return a < b; });
+  if (!select_only) test_sort<hk_u64, hk_u64>("u64", 1, 5000, SORT_ENTRIES(uint64, u64), 8, true, 1, 0, [](std::mt19937& r, long) -> hk_u64 { return ((hk_u64)r() << 32) | r(); }, [](hk_u64 a, hk_u64 b) { return a < b; });
+  auto h2f = [](hk_u16 h) { return hk_h2f(h); };
+  auto hless = [h2f](f16_key a, f16_key b) { return fless(h2f(a.b), h2f(b.b)); };
+  if (!select_only) test_sort<f16_key, hk_u32>("f16", 1, 3000, SORT_ENTRIES(float16, u32), 4, false, 2, 0, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 7 == 0 ? sp[(i / 7) % 4] : (hk_u16)(r() % 65536)}; }, hless);
+  if (!select_only) test_sort<f16_key, hk_u32>("f16 plain", 2, 1500, SORT_ENTRIES(float16, u32), 4, false, 2, 0, [](std::mt19937& r, long) -> f16_key { hk_u16 b = (hk_u16)(r() % 0x7c00); return f16_key{(hk_u16)(b == 0 ? 1 : b | ((r() & 1) << 15))}; }, hless);
+  auto bless = [](bf16_key a, bf16_key b) { return fless(hk_bf2f(a.b), hk_bf2f(b.b)); };
+  if (!select_only) test_sort<bf16_key, hk_u32>("bf16", 1, 2100, SORT_ENTRIES(bfloat16, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> bf16_key { return bf16_key{(hk_u16)(r() % 65536)}; }, bless);
+  std::vector<std::pair<int, int>> d32 = {{21, 11}, {10, 11}, {0, 10}}, d64 = {{53, 11}, {42, 11}, {31, 11}, {20, 11}, {9, 11}, {0, 9}};
+  auto fsame = [](float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  test_select<float, hk_u32>("f32", 1, 1, {0}, d32, gf, fless, fsame);
+  test_select<float, hk_u32>("f32", 3, 1001, {0, 499, 500, 1000, 3, 7}, d32, gf, fless, fsame);
+  test_select<float, hk_u32>("f32 uniform", 1, HK_SEL_TILE + 3, {HK_SEL_TILE / 2, HK_SEL_TILE / 2 + 1, HK_SEL_TILE + 2}, d32, gfu, fless, fsame);
+  test_select<float, hk_u32>("f32 no nan", 2, 4000, {1999, 2000, 3999}, d32, [](std::mt19937& r, long) -> float { return (float)((int)(r() % 2001) - 1000) * 0.125f; }, fless, fsame);
+  test_select<double, hk_u64>("f64", 2, 3001, {1500, 0, 3000}, d64, gd, dless, [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; });
+  test_select<hk_i64, hk_u64>("i64", 1, 5000, {2499, 2500, 4999}, d64, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64, [](hk_i64 x, hk_i64 y) { return x == y; });
+  test_select<hk_i8, hk_u32>("i8", 2, 777, {388, 0, 776}, {{0, 8}}, g8, l8, [](hk_i8 x, hk_i8 y) { return x == y; });
+  test_select<hk_i16, hk_u32>("i16", 1, 999, {499, 998}, {{5, 11}, {0, 5}}, [](std::mt19937& r, long) -> hk_i16 { return (hk_i16)(r() % 65536); }, l16, [](hk_i16 x, hk_i16 y) { return x == y; });
+  test_select<hk_u32, hk_u32>("u32 equal", 1, 3000, {0, 1500, 2999}, d32, [](std::mt19937&, long) -> hk_u32 { return 42; }, [](hk_u32 a, hk_u32 b) { return a < b; }, [](hk_u32 x, hk_u32 y) { return x == y; });
+  test_select<f16_key, hk_u32>("f16", 1, 2001, {1000, 2000, 5}, d32, [](std::mt19937& r, long i) -> f16_key { const hk_u16 sp[4] = {0x7e00, 0xfe01, 0x8000, 0x0000}; return f16_key{i % 97 == 0 ? sp[(i / 97) % 4] : (hk_u16)(r() % 65536)}; }, hless, [h2f](f16_key x, f16_key y) { float a = h2f(x.b), b = h2f(y.b); return (std::isnan(a) && std::isnan(b)) || a == b; });
   printf("%d failures\n", fails);
   return fails != 0;
 }

@@ -59,6 +59,7 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
                 buffer: &v.buffer,
                 layout: l.clone(),
             }),
+            values_are_positions: true,
         })?;
     }
     Ok(idx)

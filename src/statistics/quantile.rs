@@ -369,8 +369,44 @@ fn order_stat(
     // sorted rows [batch, n], NaN last
     let perm: Vec<isize> = keep.iter().chain(&red).map(|&i| i as isize).collect();
     let rows = a.transpose(&perm)?.reshape(&[batch as isize, n as isize])?;
-    let sorted = crate::sorting::sort_with(&rows, -1)?;
-    let counts: Option<Vec<i64>> = if nan && has_nan {
+    let per_row_counts = nan && has_nan;
+    // the same positions in every row: selected (with the last, for the NaN check) where the
+    // backend selects, else the rows sorted
+    let selected = if per_row_counts {
+        None
+    } else {
+        let method = match stat {
+            Stat::Quantile { method, .. } => Some(method),
+            Stat::Median => None,
+        };
+        let mut at: Vec<usize> = qs
+            .iter()
+            .flat_map(|&q| {
+                let p = match method {
+                    Some(m) => pick(m, g, n, q),
+                    None => median_pick(n),
+                };
+                [p.prev as usize, p.next as usize]
+            })
+            .collect();
+        if has_nan {
+            at.push(n - 1);
+        }
+        at.sort_unstable();
+        at.dedup();
+        select_rows(&rows, &at)?.map(|sel| (sel, at))
+    };
+    let (sorted, positions) = match selected {
+        Some((sel, at)) => (sel, Some(at)),
+        None => (crate::sorting::sort_with(&rows, -1)?, None),
+    };
+    // the row length of `sorted` and where a sorted position is in it
+    let row_len = positions.as_ref().map_or(n, |p| p.len());
+    let place = |i: i64| match &positions {
+        Some(p) => p.binary_search(&(i as usize)).map_or(i, |j| j as i64),
+        None => i,
+    };
+    let counts: Option<Vec<i64>> = if per_row_counts {
         let mut k = ReduceKernel::simple(
             "count_valid",
             v,
@@ -402,22 +438,7 @@ fn order_stat(
         }
         match method {
             Some(m) => pick(m, g, cnt, q),
-            None => {
-                let h = (cnt / 2) as i64;
-                if cnt % 2 == 1 {
-                    Pick {
-                        prev: h,
-                        next: h,
-                        gamma: 0.0,
-                    }
-                } else {
-                    Pick {
-                        prev: h - 1,
-                        next: h,
-                        gamma: 1.0,
-                    }
-                }
-            }
+            None => median_pick(cnt),
         }
     };
     let k = qs.len();
@@ -432,8 +453,8 @@ fn order_stat(
     }
     let dev = a.device();
     let shape2 = [k, cols];
-    let prev: Vec<i64> = picks.iter().map(|p| p.prev).collect();
-    let next: Vec<i64> = picks.iter().map(|p| p.next).collect();
+    let prev: Vec<i64> = picks.iter().map(|p| place(p.prev)).collect();
+    let next: Vec<i64> = picks.iter().map(|p| place(p.next)).collect();
     let gamma: Vec<f64> = picks.iter().map(|p| p.gamma).collect();
     let prev = Array::from_slice_on(dev, &prev, &shape2)?;
     let next = Array::from_slice_on(dev, &next, &shape2)?;
@@ -449,7 +470,7 @@ fn order_stat(
         Array::empty_on(dev, &full, out_dtype)?
     } else {
         let refs: Vec<&Array> = ins.iter().collect();
-        let params = vec![Scalar::Int64(batch as i64), Scalar::Int64(n as i64)];
+        let params = vec![Scalar::Int64(batch as i64), Scalar::Int64(row_len as i64)];
         elementwise(&kernel, &refs, &[&sorted], params)?.remove(0)
     };
     let shape: Vec<isize> = q_shape
@@ -458,6 +479,60 @@ fn order_stat(
         .map(|&d| d as isize)
         .collect();
     finish(r.reshape(&shape)?)
+}
+
+/// The median's positions in a sorted row of `cnt` elements: the middle one, or the two middle
+/// ones (weight 1: their mean).
+fn median_pick(cnt: usize) -> Pick {
+    let h = (cnt / 2) as i64;
+    if cnt % 2 == 1 {
+        Pick {
+            prev: h,
+            next: h,
+            gamma: 0.0,
+        }
+    } else {
+        Pick {
+            prev: h - 1,
+            next: h,
+            gamma: 1.0,
+        }
+    }
+}
+
+/// Most ranks selected instead of sorting the rows (each 4 costs the GPU select about one
+/// read of the keys per digit).
+const MAX_SELECT: usize = 12;
+
+/// `[batch, at.len()]`: element `at[j]` of each sorted row of `rows` (`[batch, n]`), by the
+/// backend's select; `None` where it has none (then the caller sorts) or `at` is long.
+fn select_rows(rows: &Array, at: &[usize]) -> Result<Option<Array>> {
+    if at.len() > MAX_SELECT || rows.dtype().is_complex() {
+        return Ok(None);
+    }
+    let c = if rows.is_c_contiguous() {
+        rows.clone()
+    } else {
+        rows.copy()?
+    };
+    let batch = c.shape()[0];
+    let out = Array::empty_on(c.device(), &[batch, at.len()], c.dtype())?;
+    let r = c.device.backend().select(&cupy_core::backend::SelectCall {
+        keys: cupy_core::backend::Operand {
+            buffer: &c.buffer,
+            layout: c.layout.clone(),
+        },
+        kth: at,
+        out: cupy_core::backend::Operand {
+            buffer: &out.buffer,
+            layout: out.layout.clone(),
+        },
+    });
+    match r {
+        Ok(()) => Ok(Some(out)),
+        Err(Error::Unsupported { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// `numpy.median(a)`: the median of the flattened array (the mean of the two middle values of

@@ -647,4 +647,8 @@ impl Backend for CpuBackend {
     fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
         fft::fft(self, call)
     }
+
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        sortscan::select(self, call)
+    }
 }

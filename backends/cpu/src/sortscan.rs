@@ -14,7 +14,7 @@
 
 use crate::mem::{check_layout, disjoint, CpuBuffer};
 use crate::CpuBackend;
-use cupy_core::backend::{ScanCall, ScanOp, SortCall};
+use cupy_core::backend::{ScanCall, ScanOp, SelectCall, SortCall};
 use cupy_core::{DType, Error, Layout, Result};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -347,6 +347,92 @@ pub(crate) fn sort(be: &CpuBackend, call: &SortCall<'_>) -> Result<()> {
         DType::Float64 => sort_rows::<f64>(k, vals, off, batch, n),
         DType::Complex64 => sort_rows::<Complex<f32>>(k, vals, off, batch, n),
         DType::Complex128 => sort_rows::<Complex<f64>>(k, vals, off, batch, n),
+    }
+    Ok(())
+}
+
+/// `out[b, j]` = element `kth[j]` of row `b` of `keys` in sort order, by `select_nth_unstable`
+/// on a copy of the row (largest rank first, each later one within the part before it).
+fn select_rows<T: SortElem>(
+    keys: Ptr,
+    koff: usize,
+    out: Ptr,
+    ooff: usize,
+    batch: usize,
+    n: usize,
+    kth: &[usize],
+) {
+    let m = kth.len();
+    // SAFETY: the layouts were checked: `batch * n` keys from `koff`, `batch * m` outputs from
+    // `ooff`, distinct buffers (the output is written, the keys only read).
+    let k: &[T] = unsafe { std::slice::from_raw_parts((keys.0 as *const T).add(koff), batch * n) };
+    let o: &mut [T] =
+        unsafe { std::slice::from_raw_parts_mut((out.0 as *mut T).add(ooff), batch * m) };
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| kth[b].cmp(&kth[a]));
+    let one = |(kr, or): (&[T], &mut [T])| {
+        let mut row = kr.to_vec();
+        let mut upper = n;
+        for &j in &order {
+            let r = kth[j];
+            if r < upper {
+                row[..upper].select_nth_unstable_by(r, T::cmp);
+                upper = r;
+            }
+            or[j] = row[r];
+        }
+    };
+    if batch > 1 && batch * n >= PAR_MIN {
+        k.par_chunks(n).zip(o.par_chunks_mut(m)).for_each(one);
+    } else {
+        k.chunks(n).zip(o.chunks_mut(m)).for_each(one);
+    }
+}
+
+pub(crate) fn select(be: &CpuBackend, call: &SelectCall<'_>) -> Result<()> {
+    let op = "select";
+    let dt = call.keys.buffer.dtype();
+    let kb: &CpuBuffer = be.buf(op, "keys", call.keys.buffer, None)?;
+    let ob: &CpuBuffer = be.buf(op, "out", call.out.buffer, Some(dt))?;
+    let (kl, ol) = (&call.keys.layout, &call.out.layout);
+    two_d(op, "keys", kl)?;
+    two_d(op, "out", ol)?;
+    let (batch, n) = (kl.shape[0], kl.shape[1]);
+    let m = call.kth.len();
+    check_layout(op, "keys", kl, &kl.shape, kb.len_elems())?;
+    check_layout(op, "out", ol, &[batch, m], ob.len_elems())?;
+    if !kl.is_c_contiguous() || !ol.is_c_contiguous() {
+        return Err(Error::invalid(op, "keys and out must be C-contiguous"));
+    }
+    if let Some(&bad) = call.kth.iter().find(|&&k| k >= n) {
+        return Err(Error::invalid(
+            op,
+            format!("rank {bad} out of range for rows of {n}"),
+        ));
+    }
+    if ob.ptr() == kb.ptr() && ob.bytes() > 0 {
+        return Err(Error::invalid(op, "keys and out share a buffer"));
+    }
+    if batch * m == 0 {
+        return Ok(());
+    }
+    let (k, ko, o, oo) = (Ptr(kb.ptr()), kl.offset, Ptr(ob.ptr()), ol.offset);
+    let kth = call.kth;
+    match dt {
+        DType::Bool | DType::UInt8 => select_rows::<u8>(k, ko, o, oo, batch, n, kth),
+        DType::Int8 => select_rows::<i8>(k, ko, o, oo, batch, n, kth),
+        DType::Int16 => select_rows::<i16>(k, ko, o, oo, batch, n, kth),
+        DType::Int32 => select_rows::<i32>(k, ko, o, oo, batch, n, kth),
+        DType::Int64 => select_rows::<i64>(k, ko, o, oo, batch, n, kth),
+        DType::UInt16 => select_rows::<u16>(k, ko, o, oo, batch, n, kth),
+        DType::UInt32 => select_rows::<u32>(k, ko, o, oo, batch, n, kth),
+        DType::UInt64 => select_rows::<u64>(k, ko, o, oo, batch, n, kth),
+        DType::Float16 => select_rows::<f16>(k, ko, o, oo, batch, n, kth),
+        DType::BFloat16 => select_rows::<bf16>(k, ko, o, oo, batch, n, kth),
+        DType::Float32 => select_rows::<f32>(k, ko, o, oo, batch, n, kth),
+        DType::Float64 => select_rows::<f64>(k, ko, o, oo, batch, n, kth),
+        DType::Complex64 => select_rows::<Complex<f32>>(k, ko, o, oo, batch, n, kth),
+        DType::Complex128 => select_rows::<Complex<f64>>(k, ko, o, oo, batch, n, kth),
     }
     Ok(())
 }

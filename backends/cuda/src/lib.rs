@@ -705,6 +705,10 @@ impl Backend for CudaBackend {
         fft::plan_cache(self, op)
     }
 
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        hk::select(self, call)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.bind()?;
         self.stream

@@ -645,6 +645,10 @@ impl Backend for HipBackend {
         fft::plan_cache(self, op)
     }
 
+    fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
+        sortscan::hk::select(self, call)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.current()?;
         // SAFETY: our stream.

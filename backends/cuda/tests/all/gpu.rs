@@ -1197,6 +1197,7 @@ fn dtype_refusal_before_work() {
     let sort = be.sort(&cupy_core::backend::SortCall {
         keys: op(),
         values: None,
+        values_are_positions: false,
     });
     let e = sort.unwrap_err();
     assert!(

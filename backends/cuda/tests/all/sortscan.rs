@@ -145,6 +145,8 @@ fn sort_matches_host_every_dtype() {
                     buffer: &vb,
                     layout: l.clone(),
                 }),
+                // the values are positions either way: both promises checked
+                values_are_positions: n % 2 == 1,
             })
             .unwrap();
             let (gk, gv) = (download(&be, &kb), download(&be, &vb));

@@ -39,10 +39,13 @@ mod tests {
         for d in hk::DTYPES {
             assert!(scan.contains(&format!("HK_SCAN_ENTRIES({d})")), "scan {d}");
             assert!(sort.contains(&format!("HK_SORT_DT({d},")), "sort {d}");
+            assert!(sort.contains(&format!("HK_SELECT_DT({d},")), "select {d}");
         }
-        assert!(sort.contains("HK_SORT_K(u32)") && sort.contains("HK_SORT_K(u64)"));
+        assert!(sort.contains("HK_SORT_K(u32, 16)") && sort.contains("HK_SORT_K(u64, 8)"));
+        assert!(sort.contains("HK_SELECT_K(u32)") && sort.contains("HK_SELECT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
-        assert_eq!(hk::SortArgs::default().bytes().len(), 14 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 20 * 8);
+        assert_eq!(hk::SelectArgs::default().bytes().len(), 16 * 8);
     }
 
     /// One recorded launch: module, entry, grid, argument words.
@@ -154,7 +157,7 @@ mod tests {
         use cupy_core::DType;
         // Rows that fit a block: init, one block per row, gather from the second positions.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Float32, 0x100, None, 2, 1000).unwrap();
+        hk::launch_sort(&r, DType::Float32, 0x100, None, 2, 1000, false).unwrap();
         assert_eq!(
             *r.temps.borrow(),
             vec![
@@ -162,7 +165,6 @@ mod tests {
                 (DType::UInt32, 2000, 0x2_0000_0000),
                 (DType::UInt32, 2000, 0x3_0000_0000),
                 (DType::UInt32, 2000, 0x4_0000_0000),
-                (DType::UInt32, 2000, 0x5_0000_0000),
             ]
         );
         assert_eq!(
@@ -173,32 +175,79 @@ mod tests {
                 ("cupy_sort_gather_float32".into(), (8, 1)),
             ]
         );
-        assert_eq!(r.runs.borrow()[2].3[5], 0x5_0000_0000); // pos_in = pos1
-                                                            // Radix path for int64 keys with values: 8 passes of hist/scan/scatter, ping-pong.
+        assert_eq!(r.runs.borrow()[2].3[5], 0x4_0000_0000); // pos_in = pos1
+                                                            // Radix path for int64 keys with values: the control words, the init (digit-0 counts),
+                                                            // then per pass hist (not the first), scan, scatter; the finish. No key copy (an
+                                                            // integer map is invertible); the values copied (not positions).
         let r = Rec::default();
         let n = hk::SORT_TILE + 1000; // two tiles
-        hk::launch_sort(&r, DType::Int64, 0x100, Some(0x900), 3, n).unwrap();
+        hk::launch_sort(&r, DType::Int64, 0x100, Some(0x900), 3, n, false).unwrap();
         let temps = r.temps.borrow();
-        assert_eq!(temps.len(), 8);
-        assert_eq!((temps[1].0, temps[2].0), (DType::Int64, DType::UInt64));
-        assert_eq!(temps[6], (DType::UInt32, 3 * 256 * 2, 0x7_0000_0000)); // counts
-        assert_eq!(temps[7], (DType::UInt32, 3 * 256 * 2, 0x8_0000_0000)); // their scan
+        let kinds: Vec<DType> = temps.iter().map(|t| t.0).collect();
+        use DType::{Int64, UInt32, UInt64};
+        assert_eq!(
+            kinds,
+            [Int64, UInt64, UInt64, UInt32, UInt32, UInt32, UInt32, UInt64]
+        );
+        assert_eq!(temps[5], (UInt32, 3 * 256 * 2, 0x6_0000_0000)); // counts
+        assert_eq!(temps[7].1, 3); // ctl
         let e = entries(&r);
-        assert_eq!(e.len(), 2 + 8 * 3);
-        assert_eq!(e[1], ("cupy_sort_hist_u64".into(), (2, 3)));
+        assert_eq!(e.len(), 1 + 1 + 2 + 7 * 3 + 1);
+        assert_eq!(e[0], ("cupy_sort_ctl".into(), (1, 1)));
+        assert_eq!(e[1], ("cupy_sort_tinit_int64".into(), (2, 3)));
         assert_eq!(e[2], ("cupy_scan_sum_uint32".into(), (3, 1)));
         assert_eq!(e[3], ("cupy_sort_scatter_u64".into(), (2, 3)));
+        assert_eq!(e[4], ("cupy_sort_hist_u64".into(), (2, 3)));
+        assert_eq!(e[25].0, "cupy_sort_finish_int64");
         let runs = r.runs.borrow();
         assert_eq!(runs[4].3[12], 8); // second pass shift
-        assert_eq!(runs[25].3[5], 0x4_0000_0000); // even passes: positions back in pos0
-        assert_eq!(runs[25].3[1], 0x900);
-        // float16 keys: 4 passes on u32 keys.
+        let f = &runs[25].3;
+        assert_eq!((f[1], f[2], f[3]), (0x900, 0, 0x1_0000_0000)); // vals, no korig, vorig
+        assert_eq!((f[15], f[17], f[18], f[19]), (1, 8, 0, 0)); // vmode, passes, lossy, iota
+                                                                // argsort of float32 positions: the key copy (NaN, -0.0), no value copy.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Float16, 0x100, None, 1, 5000).unwrap();
-        assert_eq!(entries(&r).len(), 2 + 4 * 3);
+        hk::launch_sort(&r, DType::Float32, 0x100, Some(0x900), 1, n, true).unwrap();
+        assert_eq!(r.temps.borrow()[0].0, DType::Float32);
+        let f = r.runs.borrow().last().unwrap().3.clone();
+        assert_eq!((f[2], f[3], f[15], f[19]), (0x1_0000_0000, 0, 1, 1));
+        // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Float16, 0x100, None, 1, 5000, false).unwrap();
+        assert_eq!(entries(&r).len(), 1 + 1 + 2 + 3 * 3 + 1);
+        let f = r.runs.borrow().last().unwrap().3.clone();
+        assert_eq!((f[15], f[18]), (2, 1));
+        // int32 keys only: nothing carried, unmapped by the sign bit.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Int32, 0x100, None, 1, 5000, false).unwrap();
+        let f = r.runs.borrow().last().unwrap().3.clone();
+        assert_eq!((f[5], f[7], f[15], f[16]), (0, 0, 0, 0x8000_0000));
         // Rows of 2^32 elements or more are refused before any work.
         let r = Rec::default();
-        assert!(hk::launch_sort(&r, DType::UInt8, 0, None, 1, 1 << 32).is_err());
+        assert!(hk::launch_sort(&r, DType::UInt8, 0, None, 1, 1 << 32, false).is_err());
         assert!(r.runs.borrow().is_empty() && r.temps.borrow().is_empty());
+    }
+
+    #[test]
+    fn select_plans() {
+        use cupy_core::DType;
+        // 5 ranks: two launches of at most 4; per launch init, 3 digits of (hist, pick), out.
+        let r = Rec::default();
+        let n = hk::SEL_TILE + 5;
+        hk::launch_select(&r, DType::Float32, 0x100, 0x200, 2, n, &[0, 1, 2, 3, n - 1]).unwrap();
+        let e = entries(&r);
+        assert_eq!(e.len(), 2 * (1 + 3 * 2 + 1));
+        assert_eq!(e[0], ("cupy_select_init".into(), (2, 1)));
+        assert_eq!(e[1], ("cupy_select_hist_float32".into(), (2, 2)));
+        assert_eq!(e[2], ("cupy_select_pick_u32".into(), (2, 1)));
+        assert_eq!(e[7].0, "cupy_select_out_float32");
+        let runs = r.runs.borrow();
+        // SelectArgs words: shift 7, bits 8, m 9, mtot 10, j0 11, k0.. 12..
+        assert_eq!((runs[1].3[7], runs[1].3[8]), (21, 11));
+        assert_eq!((runs[8].3[9], runs[8].3[10], runs[8].3[11]), (1, 5, 4));
+        assert_eq!(runs[8].3[12], (n - 1) as u64);
+        // int8: one 8-bit digit
+        let r = Rec::default();
+        hk::launch_select(&r, DType::Int8, 0x100, 0x200, 1, 10, &[4]).unwrap();
+        assert_eq!(entries(&r).len(), 1 + 2 + 1);
     }
 }

@@ -1,7 +1,7 @@
 //! Runs the hand-written kernels of `hip-kernels/` on the CPU through a small emulation of the
-//! CUDA subset they use (`hip-kernels/emu/`), for warp sizes 32 and 64, and checks scans and
-//! sorts (block path, radix path, multi-block scan; NaN, -0.0, int64 values) against host
-//! results. No GPU needed: this checks the kernels' logic, hipRTC/NVRTC check that they compile.
+//! CUDA subset they use (`hip-kernels/emu/`), for warp sizes 32 and 64, and checks scans, sorts
+//! (block path, radix path at tile and sub-tile boundaries, every key dtype, keys-only and
+//! argsort, skipped passes; NaN, -0.0, ties) and the radix select against host results. No GPU needed: this checks the kernels' logic, hipRTC/NVRTC check that they compile.
 
 use crate::hk_sources;
 use std::path::PathBuf;

@@ -20,7 +20,7 @@ pub const BLOCK: u32 = 256;
 /// Rows up to this length are sorted by one block in shared memory (`HK_SORT_SMALL`).
 pub const SORT_SMALL: usize = 1024;
 /// Elements per tile of the radix passes (`HK_TILE`).
-pub const SORT_TILE: usize = 8192;
+pub const SORT_TILE: usize = 16384;
 
 /// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
 /// `#include "portability.h"` line replaced by the header (no include paths are needed).
@@ -66,9 +66,16 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
             ]
         })
         .collect();
+    v.push("cupy_sort_ctl".into());
+    v.push("cupy_select_init".into());
+    v.push("cupy_select_pick_u32".into());
+    v.push("cupy_select_pick_u64".into());
     for d in dts {
-        v.push(format!("cupy_sort_init_{d}"));
-        v.push(format!("cupy_sort_gather_{d}"));
+        for e in ["init", "gather", "tinit", "finish"] {
+            v.push(format!("cupy_sort_{e}_{d}"));
+        }
+        v.push(format!("cupy_select_hist_{d}"));
+        v.push(format!("cupy_select_out_{d}"));
     }
     v
 }
@@ -133,13 +140,13 @@ pub struct SortArgs {
     pub korig: u64,
     /// Copy of the values, or 0.
     pub vorig: u64,
-    /// Mapped keys read by a pass.
+    /// Mapped keys read by a pass (radix path: buffer A).
     pub mk_in: u64,
-    /// Positions read by a pass.
+    /// Positions read by a pass (radix path: buffer A's values).
     pub pos_in: u64,
-    /// Mapped keys written by a pass.
+    /// Mapped keys written by a pass (radix path: buffer B).
     pub mk_out: u64,
-    /// Positions written by a pass.
+    /// Positions written by a pass (radix path: buffer B's values).
     pub pos_out: u64,
     /// Digit counts (`batch * 256 * ntiles` u32).
     pub hist: u64,
@@ -153,6 +160,92 @@ pub struct SortArgs {
     pub shift: i64,
     /// Inclusive scan of `hist` along each row (same shape).
     pub incl: u64,
+    /// Radix path: `u64 {AND, OR}` of every mapped key (which passes are live).
+    pub ctl: u64,
+    /// Radix path: the value carried, 0 none, 1 row position, 2 original bits ([`sort_vmode`]).
+    pub vmode: i64,
+    /// Radix path with `vmode` 0: mapped key ^ flip = the original bits.
+    pub flip: u64,
+    /// Radix path: digit passes of the key.
+    pub passes: i64,
+    /// Radix path: 1 for a keys-only float sort (values dropped on the device where no key is
+    /// NaN or -0.0).
+    pub lossy: i64,
+    /// Radix path: 1 when the values are the row positions (argsort): written from the
+    /// carried positions, never copied or gathered.
+    pub iota: i64,
+}
+
+/// Ranks selected per launch of the radix select (`HK_SEL_MAX`).
+pub const SEL_MAX: usize = 4;
+/// Bins of one select digit (`HK_SEL_BINS`, 11 bits).
+pub const SEL_BINS: usize = 2048;
+/// Elements per block of the select histogram (`HK_SEL_TILE`).
+pub const SEL_TILE: usize = 65536;
+
+/// Arguments of the radix select entries of radix_sort.cu (`struct SelectArgs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelectArgs {
+    /// Keys `[batch, n]`, C-contiguous.
+    pub keys: u64,
+    /// Output `[batch, mtot]`, C-contiguous, the keys' dtype.
+    pub out: u64,
+    /// Per (row, rank) `{prefix, remaining rank}` (`u64 [batch][SEL_MAX][2]`).
+    pub state: u64,
+    /// Per (row, rank) digit counts (`u32 [batch][SEL_MAX][SEL_BINS]`).
+    pub hist: u64,
+    /// Rows.
+    pub batch: i64,
+    /// Row length.
+    pub n: i64,
+    /// Tiles of `SEL_TILE` per row.
+    pub ntiles: i64,
+    /// Lowest bit of this pass's digit.
+    pub shift: i64,
+    /// Bits of this pass's digit.
+    pub bits: i64,
+    /// Ranks of this launch (at most `SEL_MAX`).
+    pub m: i64,
+    /// Output columns.
+    pub mtot: i64,
+    /// First output column of this launch.
+    pub j0: i64,
+    /// Rank 0 of this launch.
+    pub k0: i64,
+    /// Rank 1.
+    pub k1: i64,
+    /// Rank 2.
+    pub k2: i64,
+    /// Rank 3.
+    pub k3: i64,
+}
+
+impl SelectArgs {
+    /// The bytes the kernel's one parameter is made of.
+    pub fn bytes(&self) -> Vec<u8> {
+        [
+            self.keys,
+            self.out,
+            self.state,
+            self.hist,
+            self.batch as u64,
+            self.n as u64,
+            self.ntiles as u64,
+            self.shift as u64,
+            self.bits as u64,
+            self.m as u64,
+            self.mtot as u64,
+            self.j0 as u64,
+            self.k0 as u64,
+            self.k1 as u64,
+            self.k2 as u64,
+            self.k3 as u64,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+    }
 }
 
 impl ScanArgs {
@@ -192,6 +285,12 @@ impl SortArgs {
             self.ntiles as u64,
             self.shift as u64,
             self.incl,
+            self.ctl,
+            self.vmode as u64,
+            self.flip,
+            self.passes as u64,
+            self.lossy as u64,
+            self.iota as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -252,4 +351,7 @@ impl HkModule {
 
 mod plan;
 
-pub use plan::{launch_scan, launch_sort, scan, sort, Launcher};
+pub use plan::{
+    launch_scan, launch_select, launch_sort, scan, select, select_digits, sort, sort_vmode,
+    Launcher,
+};

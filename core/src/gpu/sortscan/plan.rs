@@ -2,8 +2,8 @@
 //! the [`Launcher`] of every [`GpuDriver`](crate::gpu::launch::GpuDriver).
 
 use super::{
-    assemble, sort_key, sort_passes, HkModule, ScanArgs, SortArgs, BLOCK, SCAN_TILE, SORT_SMALL,
-    SORT_TILE,
+    assemble, sort_key, sort_passes, HkModule, ScanArgs, SelectArgs, SortArgs, BLOCK, SCAN_TILE,
+    SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL, SORT_TILE,
 };
 
 /// What a backend provides to run the hand-written kernels: temporaries from its pool and
@@ -111,6 +111,9 @@ pub fn launch_scan(
 
 /// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at
 /// `vals`, moved with them).
+///
+/// `iota`: the values are each element's position in its row (argsort), so the radix path
+/// writes them from the positions it carries instead of copying and gathering them.
 pub fn launch_sort(
     l: &dyn Launcher,
     dtype: crate::DType,
@@ -118,8 +121,8 @@ pub fn launch_sort(
     vals: Option<u64>,
     batch: usize,
     n: usize,
+    iota: bool,
 ) -> crate::Result<()> {
-    use crate::DType;
     let total = batch * n;
     if total == 0 {
         return Ok(());
@@ -130,8 +133,25 @@ pub fn launch_sort(
             format!("rows of {n} elements: the GPU sort indexes rows with 32 bits"),
         ));
     }
+    if n <= SORT_SMALL {
+        sort_small(l, dtype, keys, vals, batch, n)
+    } else {
+        sort_radix(l, dtype, keys, vals, batch, n, iota)
+    }
+}
+
+/// Rows of at most [`SORT_SMALL`] elements: one block per row ranks them in shared memory.
+fn sort_small(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    vals: Option<u64>,
+    batch: usize,
+    n: usize,
+) -> crate::Result<()> {
+    use crate::DType;
+    let total = batch * n;
     let item = dtype.itemsize();
-    let kname = sort_key(item);
     let kdt = if item == 8 {
         DType::UInt64
     } else {
@@ -144,7 +164,6 @@ pub fn launch_sort(
     };
     let (_mk0, mk0) = l.temp(kdt, total)?;
     let (_pos0, pos0) = l.temp(DType::UInt32, total)?;
-    let (_mk1, mk1) = l.temp(kdt, total)?;
     let (_pos1, pos1) = l.temp(DType::UInt32, total)?;
     let mut a = SortArgs {
         keys,
@@ -153,94 +172,166 @@ pub fn launch_sort(
         vorig: vorig.as_ref().map_or(0, |v| v.1),
         mk_in: mk0,
         pos_in: pos0,
-        mk_out: mk1,
         pos_out: pos1,
-        hist: 0,
         batch: batch as i64,
         n: n as i64,
-        ntiles: 0,
-        shift: 0,
-        incl: 0,
+        ..SortArgs::default()
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
+    let kname = sort_key(item);
+    let grid = (stride_blocks(total), 1);
+    l.run(m, &format!("cupy_sort_init_{dn}"), grid, &a.bytes())?;
+    let gx = batch.min(65535);
     l.run(
         m,
-        &format!("cupy_sort_init_{dn}"),
-        (stride_blocks(total), 1),
+        &format!("cupy_sort_block_{kname}"),
+        (gx as u32, batch.div_ceil(gx) as u32),
         &a.bytes(),
     )?;
-    let final_pos;
-    let _hist;
-    if n <= SORT_SMALL {
-        let gx = batch.min(65535);
-        l.run(
-            m,
-            &format!("cupy_sort_block_{kname}"),
-            (gx as u32, batch.div_ceil(gx) as u32),
-            &a.bytes(),
-        )?;
-        final_pos = pos1;
+    a.pos_in = pos1;
+    l.run(m, &format!("cupy_sort_gather_{dn}"), grid, &a.bytes())
+}
+
+/// What the radix passes carry with each mapped key (`SortArgs::vmode`) and the xor that
+/// unmaps a key when nothing is carried (`SortArgs::flip`): integer maps are bijective, so a
+/// keys-only integer sort carries nothing (0); a keys-only float sort of up to 4 bytes carries
+/// the original bits (2); argsort and keys-only float64 carry the row position (1) and gather.
+pub fn sort_vmode(dtype: crate::DType, with_values: bool) -> (i64, u64) {
+    let item = dtype.itemsize();
+    if with_values {
+        (1, 0)
+    } else if dtype.is_float() {
+        (if item <= 4 { 2 } else { 1 }, 0)
+    } else if dtype.is_signed_integer() {
+        (0, 1u64 << (8 * item - 1))
     } else {
-        let ntiles = n.div_ceil(SORT_TILE);
-        let m_row = 256 * ntiles;
-        let (h, hist) = l.temp(DType::UInt32, batch * m_row)?;
-        let (hi, incl) = l.temp(DType::UInt32, batch * m_row)?;
-        _hist = (h, hi);
-        a.hist = hist;
-        a.incl = incl;
-        a.ntiles = ntiles as i64;
-        let passes = sort_passes(dn, item);
-        let ksz = if item == 8 { 8u64 } else { 4 };
-        // Rows in chunks of at most 65535 (grid y), pointers moved to the chunk.
-        let chunk = |a: &SortArgs, r0: usize| {
-            let rows = (batch - r0).min(65535);
-            let off = (r0 * n) as u64;
-            let hoff = (r0 * m_row * 4) as u64;
-            SortArgs {
-                mk_in: a.mk_in + off * ksz,
-                pos_in: a.pos_in + off * 4,
-                mk_out: a.mk_out + off * ksz,
-                pos_out: a.pos_out + off * 4,
-                hist: a.hist + hoff,
-                incl: a.incl + hoff,
-                batch: rows as i64,
-                ..*a
-            }
-        };
-        for p in 0..passes {
-            a.shift = 8 * p as i64;
-            for r0 in (0..batch).step_by(65535) {
-                let c = chunk(&a, r0);
-                let g = (ntiles as u32, c.batch as u32);
-                l.run(m, &format!("cupy_sort_hist_{kname}"), g, &c.bytes())?;
-            }
-            // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
-            launch_scan(
-                l,
-                false,
-                DType::UInt32,
-                hist,
-                incl,
-                batch,
-                m_row,
-                m_row as isize,
-                1,
-            )?;
-            for r0 in (0..batch).step_by(65535) {
-                let c = chunk(&a, r0);
-                let g = (ntiles as u32, c.batch as u32);
-                l.run(m, &format!("cupy_sort_scatter_{kname}"), g, &c.bytes())?;
-            }
-            std::mem::swap(&mut a.mk_in, &mut a.mk_out);
-            std::mem::swap(&mut a.pos_in, &mut a.pos_out);
-        }
-        final_pos = a.pos_in;
+        (0, 0)
     }
-    a.pos_in = final_pos;
+}
+
+/// Longer rows: the LSD radix sort (see radix_sort.cu), passes skipped on the device.
+fn sort_radix(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    vals: Option<u64>,
+    batch: usize,
+    n: usize,
+    iota: bool,
+) -> crate::Result<()> {
+    use crate::DType;
+    let total = batch * n;
+    let item = dtype.itemsize();
+    let kname = sort_key(item);
+    let (kdt, ksz) = if item == 8 {
+        (DType::UInt64, 8u64)
+    } else {
+        (DType::UInt32, 4)
+    };
+    let (vmode, flip) = sort_vmode(dtype, vals.is_some());
+    // the copy of the keys only where the map may not be invertible (floats: NaN, -0.0)
+    let korig = if vmode == 1 && dtype.is_float() {
+        Some(l.temp(dtype, total)?)
+    } else {
+        None
+    };
+    let vorig = match vals {
+        Some(_) if !iota => Some(l.temp(DType::Int64, total)?),
+        _ => None,
+    };
+    let (_mk0, mk0) = l.temp(kdt, total)?;
+    let (_mk1, mk1) = l.temp(kdt, total)?;
+    let (v0, v1) = if vmode != 0 {
+        (
+            Some(l.temp(DType::UInt32, total)?),
+            Some(l.temp(DType::UInt32, total)?),
+        )
+    } else {
+        (None, None)
+    };
+    let ntiles = n.div_ceil(SORT_TILE);
+    let m_row = 256 * ntiles;
+    let (_hist, hist) = l.temp(DType::UInt32, batch * m_row)?;
+    let (_incl, incl) = l.temp(DType::UInt32, batch * m_row)?;
+    let (_ctl, ctl) = l.temp(DType::UInt64, 3)?;
+    let passes = sort_passes(dtype.name(), item);
+    let mut a = SortArgs {
+        keys,
+        vals: vals.unwrap_or(0),
+        korig: korig.as_ref().map_or(0, |v| v.1),
+        vorig: vorig.as_ref().map_or(0, |v| v.1),
+        mk_in: mk0,
+        pos_in: v0.as_ref().map_or(0, |v| v.1),
+        mk_out: mk1,
+        pos_out: v1.as_ref().map_or(0, |v| v.1),
+        hist,
+        batch: batch as i64,
+        n: n as i64,
+        ntiles: ntiles as i64,
+        shift: 0,
+        incl,
+        ctl,
+        vmode,
+        flip,
+        passes: passes as i64,
+        lossy: (vals.is_none() && dtype.is_float()) as i64,
+        iota: (iota && vals.is_some()) as i64,
+    };
+    let m = HkModule::RadixSort;
+    let dn = dtype.name();
+    // Rows in chunks of at most 65535 (grid y), row pointers moved to the chunk.
+    let chunk = |a: &SortArgs, r0: usize| {
+        let rows = (batch - r0).min(65535);
+        let off = (r0 * n) as u64;
+        let hoff = (r0 * m_row * 4) as u64;
+        let at = |p: u64, size: u64| if p == 0 { 0 } else { p + off * size };
+        SortArgs {
+            keys: at(a.keys, item as u64),
+            vals: at(a.vals, 8),
+            korig: at(a.korig, item as u64),
+            vorig: at(a.vorig, 8),
+            mk_in: at(a.mk_in, ksz),
+            pos_in: at(a.pos_in, 4),
+            mk_out: at(a.mk_out, ksz),
+            pos_out: at(a.pos_out, 4),
+            hist: a.hist + hoff,
+            incl: a.incl + hoff,
+            batch: rows as i64,
+            ..*a
+        }
+    };
+    let tiled = |a: &SortArgs, entry: &str| -> crate::Result<()> {
+        for r0 in (0..batch).step_by(65535) {
+            let c = chunk(a, r0);
+            l.run(m, entry, (ntiles as u32, c.batch as u32), &c.bytes())?;
+        }
+        Ok(())
+    };
+    l.run(m, "cupy_sort_ctl", (1, 1), &a.bytes())?;
+    tiled(&a, &format!("cupy_sort_tinit_{dn}"))?;
+    for p in 0..passes {
+        a.shift = 8 * p as i64;
+        if p > 0 {
+            tiled(&a, &format!("cupy_sort_hist_{kname}"))?;
+        }
+        // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
+        launch_scan(
+            l,
+            false,
+            DType::UInt32,
+            hist,
+            incl,
+            batch,
+            m_row,
+            m_row as isize,
+            1,
+        )?;
+        tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+    }
     l.run(
         m,
-        &format!("cupy_sort_gather_{dn}"),
+        &format!("cupy_sort_finish_{dn}"),
         (stride_blocks(total), 1),
         &a.bytes(),
     )
@@ -271,7 +362,8 @@ impl<T: crate::gpu::launch::GpuDriver> Launcher for T {
             msg: format!("{}: no entry {entry}", module.name()),
         })?;
         let mut a = args.to_vec();
-        // SAFETY: every entry of hip-kernels/ takes one struct (`ScanArgs` or `SortArgs`, whose
+        // SAFETY: every entry of hip-kernels/ takes one struct (`ScanArgs`, `SortArgs` or
+        // `SelectArgs`, whose
         // `bytes()` these are); its addresses are checked operands or temporaries sized by the
         // plans above.
         unsafe { self.launch(f, [grid.0, grid.1, 1], [BLOCK, 1, 1], &mut a, entry) }
@@ -396,5 +488,154 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
         return Ok(());
     }
     be.activate()?;
-    launch_sort(be, d, k.at(kl.offset), vals, batch, n)
+    launch_sort(
+        be,
+        d,
+        k.at(kl.offset),
+        vals,
+        batch,
+        n,
+        call.values_are_positions,
+    )
+}
+
+/// The digits `(shift, bits)` of the radix select, most significant first, covering every bit
+/// a mapped key of the dtype can have set (narrow integers are zero above their width).
+pub fn select_digits(dtype: crate::DType) -> &'static [(i64, i64)] {
+    use crate::DType::*;
+    match dtype {
+        Bool | Int8 | UInt8 => &[(0, 8)],
+        Int16 | UInt16 => &[(5, 11), (0, 5)],
+        Int64 | UInt64 | Float64 => &[(53, 11), (42, 11), (31, 11), (20, 11), (9, 11), (0, 9)],
+        _ => &[(21, 11), (10, 11), (0, 10)],
+    }
+}
+
+/// Queues `out[b, j] = sorted(keys[b])[kth[j]]` for C-contiguous `[batch, n]` keys and a
+/// C-contiguous `[batch, kth.len()]` output of their dtype (radix select, see radix_sort.cu).
+pub fn launch_select(
+    l: &dyn Launcher,
+    dtype: crate::DType,
+    keys: u64,
+    out: u64,
+    batch: usize,
+    n: usize,
+    kth: &[usize],
+) -> crate::Result<()> {
+    use crate::DType;
+    if batch == 0 || kth.is_empty() {
+        return Ok(());
+    }
+    let item = dtype.itemsize() as u64;
+    let ntiles = n.div_ceil(SEL_TILE);
+    let (_state, state) = l.temp(DType::UInt64, batch * SEL_MAX * 2)?;
+    let (_hist, hist) = l.temp(DType::UInt32, batch * SEL_MAX * SEL_BINS)?;
+    let m = HkModule::RadixSort;
+    let dn = dtype.name();
+    let kname = sort_key(dtype.itemsize());
+    let gx = batch.min(65535);
+    let rows_grid = (gx as u32, batch.div_ceil(gx) as u32);
+    for (g, ks) in kth.chunks(SEL_MAX).enumerate() {
+        let k = |j: usize| ks.get(j).map_or(0, |&k| k as i64);
+        let mut a = SelectArgs {
+            keys,
+            out,
+            state,
+            hist,
+            batch: batch as i64,
+            n: n as i64,
+            ntiles: ntiles as i64,
+            shift: 0,
+            bits: 0,
+            m: ks.len() as i64,
+            mtot: kth.len() as i64,
+            j0: (g * SEL_MAX) as i64,
+            k0: k(0),
+            k1: k(1),
+            k2: k(2),
+            k3: k(3),
+        };
+        l.run(m, "cupy_select_init", rows_grid, &a.bytes())?;
+        for &(shift, bits) in select_digits(dtype) {
+            a.shift = shift;
+            a.bits = bits;
+            for r0 in (0..batch).step_by(65535) {
+                let rows = (batch - r0).min(65535);
+                let c = SelectArgs {
+                    keys: keys + (r0 * n) as u64 * item,
+                    state: state + (r0 * SEL_MAX * 2 * 8) as u64,
+                    hist: hist + (r0 * SEL_MAX * SEL_BINS * 4) as u64,
+                    batch: rows as i64,
+                    ..a
+                };
+                l.run(
+                    m,
+                    &format!("cupy_select_hist_{dn}"),
+                    (ntiles as u32, rows as u32),
+                    &c.bytes(),
+                )?;
+            }
+            l.run(
+                m,
+                &format!("cupy_select_pick_{kname}"),
+                rows_grid,
+                &a.bytes(),
+            )?;
+        }
+        l.run(
+            m,
+            &format!("cupy_select_out_{dn}"),
+            (stride_blocks(batch * ks.len()), 1),
+            &a.bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// `Backend::select` of a C++ GPU backend: checks the call, then [`launch_select`].
+///
+/// # Errors
+/// `DTypeNotSupported` (complex), `InvalidArgument` (layouts, dtypes, ranks out of range),
+/// compile, allocation and launch errors.
+pub fn select<D: crate::gpu::launch::GpuDriver>(
+    be: &D,
+    call: &crate::backend::SelectCall<'_>,
+) -> crate::Result<()> {
+    use crate::gpu::launch::{check_dtypes, check_operand};
+    use crate::Error;
+    let op = "select";
+    let d = call.keys.buffer.dtype();
+    check_dtypes(be, op, &[d])?;
+    no_complex(be, op, d)?;
+    let (kl, ol) = (&call.keys.layout, &call.out.layout);
+    two_d(op, "keys", kl)?;
+    two_d(op, "out", ol)?;
+    let k = check_operand(be, op, &call.keys, d)?;
+    let o = check_operand(be, op, &call.out, d)?;
+    let (batch, n) = (kl.shape[0], kl.shape[1]);
+    if !kl.is_c_contiguous() || !ol.is_c_contiguous() || ol.shape != [batch, call.kth.len()] {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "keys {:?} and out {:?}: both C-contiguous, out [batch, {}]",
+                kl.shape,
+                ol.shape,
+                call.kth.len()
+            ),
+        ));
+    }
+    if let Some(&bad) = call.kth.iter().find(|&&k| k >= n) {
+        return Err(Error::invalid(
+            op,
+            format!("rank {bad} out of range for rows of {n}"),
+        ));
+    }
+    if n >= (1usize << 32) {
+        return Err(Error::invalid(op, format!("rows of {n} elements")));
+    }
+    if batch * call.kth.len() == 0 {
+        return Ok(());
+    }
+    be.activate()?;
+    launch_select(be, d, k.at(kl.offset), o.at(ol.offset), batch, n, call.kth)
 }
