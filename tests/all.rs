@@ -15,6 +15,7 @@ mod histograms;
 mod indexing;
 mod indexing2;
 mod linalg;
+mod linalg_decomp;
 mod loops;
 mod manipulation;
 mod nanstats;

@@ -1,15 +1,49 @@
 //! matmul/dot against NumPy goldens (2-D, transposed and strided operands, 1-D promotion,
-//! batched broadcasting, odd sizes, k = 0, mixed dtypes).
+//! batched broadcasting, odd sizes, k = 0, mixed dtypes), and the unique outputs of the
+//! factorizations (det, slogdet, inv, solve, cholesky, eigvalsh, sorted eigvals, svdvals, pinv,
+//! matrix_rank, lstsq) with their errors. Non-unique factors are checked by reconstruction in
+//! `linalg_decomp.rs`.
 
 use crate::common::{self, Golden, Operand};
 use cupy::{Array, Device, Error, Result};
 use serde_json::Value;
 
+/// Eigenvalues in the goldens' order: by (real part to 4 decimals, imaginary part), so the
+/// order of a conjugate pair does not hinge on last bits.
+fn esort(w: &Array) -> Result<Array> {
+    let dev = w.device().clone();
+    if !w.dtype().is_complex() {
+        return cupy::sort(w);
+    }
+    let v: Vec<cupy::num_complex::Complex<f64>> = w.astype(cupy::DType::Complex128)?.to_vec()?;
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    let key = |c: &cupy::num_complex::Complex<f64>| ((c.re * 1e4).round(), c.im);
+    idx.sort_by(|&i, &j| key(&v[i]).partial_cmp(&key(&v[j])).unwrap());
+    let sorted: Vec<cupy::num_complex::Complex<f64>> = idx.iter().map(|&i| v[i]).collect();
+    Array::from_slice_on(&dev, &sorted, &[sorted.len()])?.astype(w.dtype())
+}
+
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
-    let (a, b) = (ops[0].array(), ops[1].array());
+    let a = ops[0].array();
+    let b = || ops[1].array();
+    use cupy::linalg as la;
     match case["op"].as_str().unwrap() {
-        "matmul" => cupy::matmul(a, b),
-        "dot" => cupy::dot(a, b),
+        "matmul" => cupy::matmul(a, b()),
+        "dot" => cupy::dot(a, b()),
+        "det" => la::det(a),
+        "slogdet_sign" => Ok(la::slogdet(a)?.0),
+        "slogdet_logabs" => Ok(la::slogdet(a)?.1),
+        "inv" => la::inv(a),
+        "solve" => la::solve(a, b()),
+        "cholesky" => la::cholesky(a),
+        "cholesky_upper" => la::cholesky_with(a, true),
+        "eigvalsh" => la::eigvalsh(a),
+        "eigvalsh_U" => la::eigvalsh_with(a, "U"),
+        "eigvals_sorted" => esort(&la::eigvals(a)?),
+        "svdvals" => la::svdvals(a),
+        "pinv" => la::pinv(a),
+        "matrix_rank" => la::matrix_rank(a),
+        "lstsq_x" => Ok(la::lstsq(a, b())?.x),
         op => panic!("linalg op {op}"),
     }
 }
@@ -20,9 +54,17 @@ fn linalg_matches_numpy() {
         "linalg",
         exec,
         |g, case, _| common::scaled_tol(g, case),
-        |case, e| {
+        |case, e| match case["error"].as_str().unwrap() {
             // NumPy: ValueError "matmul: Input operand 1 has a mismatch in its core dimension".
-            case["error"] == "ValueError" && matches!(e, Error::ShapeMismatch { .. })
+            "ValueError" => matches!(e, Error::ShapeMismatch { .. }),
+            // LinAlgError: the same kind, with NumPy's message.
+            "LinAlgError" => {
+                matches!(e, Error::LinAlgError { reason, .. } if case["message"] == reason.as_str())
+            }
+            "TypeError" => {
+                matches!(e, Error::TypeError { msg, .. } if case["message"] == msg.as_str())
+            }
+            _ => false,
         },
     );
 }

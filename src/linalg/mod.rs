@@ -1,4 +1,22 @@
-//! Matrix products: `matmul` (with NumPy's 1-D promotion and batch broadcasting) and `dot`.
+//! `cupy.linalg`: matrix products (`matmul` with NumPy's 1-D promotion and batch broadcasting,
+//! `dot`, and the products composed from them), the factorizations (through one backend
+//! primitive, `Backend::linalg`), norms and `einsum`.
+//!
+//! Files by concern: [`solve`] (LU, Cholesky, least squares), [`eigen`] (QR, eigen and singular
+//! value decompositions), `primitive` (the path to the backend and its host hybrid).
+
+pub mod eigen;
+mod primitive;
+pub mod solve;
+
+pub use eigen::{
+    eig, eigh, eigh_with, eigvals, eigvalsh, eigvalsh_with, qr, qr_mode, svd, svd_with, svdvals,
+    Svd, SvdResult,
+};
+pub use solve::{
+    cholesky, cholesky_with, det, inv, lstsq, lstsq_with, matrix_rank, pinv, pinv_with, slogdet,
+    solve, tensorinv, tensorsolve, Lstsq,
+};
 
 use crate::array::{check_dtype, same_device, Array};
 use cupy_core::backend::{GemmCall, Operand};

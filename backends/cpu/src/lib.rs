@@ -17,6 +17,7 @@ mod column;
 mod cse;
 mod eval;
 mod gemm;
+pub mod linalg;
 pub mod mem;
 mod reduce;
 mod sortscan;
@@ -104,6 +105,7 @@ impl BackendProvider for CpuProvider {
         match primitive {
             // faer (floats, complex) and exact integer loops; sorts and scans of every dtype.
             cupy_core::backend::Primitive::Gemm
+            | cupy_core::backend::Primitive::Linalg
             | cupy_core::backend::Primitive::Sort
             | cupy_core::backend::Primitive::Scan => Ok(()),
             cupy_core::backend::Primitive::RawKernel => {
@@ -591,5 +593,9 @@ impl Backend for CpuBackend {
 
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
         sortscan::sort(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        linalg::via_host(self, call)
     }
 }
