@@ -98,6 +98,7 @@ pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::*;
+pub use linalg::products::{cross, inner, kron, outer, tensordot, trace, vdot, TensorAxes};
 pub use linalg::{dot, matmul};
 pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
 pub use manipulation::dims::{

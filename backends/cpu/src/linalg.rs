@@ -14,7 +14,7 @@
 use cupy_core::backend::{Backend, LinalgCall, LinalgOp, QrMode};
 use cupy_core::{DType, Error, Result};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
-use faer::{Mat, MatRef, Side};
+use faer::{MatRef, Side};
 use num_complex::Complex;
 use rayon::prelude::*;
 
