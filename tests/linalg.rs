@@ -5,6 +5,7 @@
 //! `linalg_decomp.rs`.
 
 use crate::common::{self, Golden, Operand};
+use cupy::linalg as la;
 use cupy::{Array, Device, Error, Result};
 use serde_json::Value;
 
@@ -26,7 +27,7 @@ fn esort(w: &Array) -> Result<Array> {
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
     let a = ops[0].array();
     let b = || ops[1].array();
-    use cupy::linalg as la;
+
     match case["op"].as_str().unwrap() {
         "matmul" => cupy::matmul(a, b()),
         "dot" => cupy::dot(a, b()),
@@ -44,6 +45,69 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         "pinv" => la::pinv(a),
         "matrix_rank" => la::matrix_rank(a),
         "lstsq_x" => Ok(la::lstsq(a, b())?.x),
+        _ => exec_composed(case, ops),
+    }
+}
+
+/// A norm order from the goldens' JSON: null, a number, "fro", "nuc", "inf", "-inf".
+fn ord(v: &Value) -> Option<la::NormOrd> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(match s.as_str() {
+            "fro" => la::NormOrd::Fro,
+            "nuc" => la::NormOrd::Nuc,
+            "inf" => la::NormOrd::P(f64::INFINITY),
+            "-inf" => la::NormOrd::P(f64::NEG_INFINITY),
+            o => panic!("ord {o}"),
+        }),
+        v => Some(la::NormOrd::P(v.as_f64().unwrap())),
+    }
+}
+
+fn exec_composed(case: &Value, ops: &[Operand]) -> Result<Array> {
+    let a = ops[0].array();
+    let b = || ops[1].array();
+    let kw = &case["kwargs"];
+    let axes = || kw.get("axis").map(common::isizes);
+    match case["op"].as_str().unwrap() {
+        "vdot" => cupy::vdot(a, b()),
+        "inner" => cupy::inner(a, b()),
+        "outer" => cupy::outer(a, b()),
+        "tensordot" => {
+            let ax = &kw["axes"];
+            if let Some(n) = ax.as_u64() {
+                cupy::tensordot(a, b(), n as usize)
+            } else {
+                let p = cupy::TensorAxes::Pairs(common::isizes(&ax[0]), common::isizes(&ax[1]));
+                cupy::tensordot(a, b(), p)
+            }
+        }
+        "kron" => cupy::kron(a, b()),
+        "cross" => cupy::cross(a, b()),
+        "trace" => cupy::trace(a, kw["offset"].as_i64().unwrap() as isize, 0, 1),
+        "matrix_power" => la::matrix_power(a, kw["n"].as_i64().unwrap()),
+        "multi_dot" => {
+            let v: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+            la::multi_dot(&v)
+        }
+        "vecdot" => la::vecdot(a, b(), -1),
+        "matrix_transpose" => la::matrix_transpose(a),
+        "diagonal" => la::diagonal(a, kw["offset"].as_i64().unwrap() as isize),
+        "norm" => la::norm_with(
+            a,
+            la::Norm {
+                ord: ord(kw.get("ord").unwrap_or(&Value::Null)),
+                axis: axes(),
+                keepdims: kw.get("keepdims").and_then(Value::as_bool).unwrap_or(false),
+            },
+        ),
+        "vector_norm" => la::vector_norm(a, axes().as_deref(), false, kw["ord"].as_f64().unwrap()),
+        "matrix_norm" => la::matrix_norm(a, false, ord(&kw["ord"]).unwrap()),
+        "cond" => la::cond_with(a, ord(kw.get("p").unwrap_or(&Value::Null))),
+        "einsum" => {
+            let v: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+            cupy::einsum(kw["subscripts"].as_str().unwrap(), &v)
+        }
         op => panic!("linalg op {op}"),
     }
 }
@@ -55,8 +119,12 @@ fn linalg_matches_numpy() {
         exec,
         |g, case, _| common::scaled_tol(g, case),
         |case, e| match case["error"].as_str().unwrap() {
-            // NumPy: ValueError "matmul: Input operand 1 has a mismatch in its core dimension".
-            "ValueError" => matches!(e, Error::ShapeMismatch { .. }),
+            // NumPy: ValueError "matmul: Input operand 1 has a mismatch in its core dimension";
+            // einsum's and cross's argument errors.
+            "ValueError" => matches!(
+                e,
+                Error::ShapeMismatch { .. } | Error::InvalidArgument { .. }
+            ),
             // LinAlgError: the same kind, with NumPy's message.
             "LinAlgError" => {
                 matches!(e, Error::LinAlgError { reason, .. } if case["message"] == reason.as_str())

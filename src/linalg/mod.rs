@@ -6,6 +6,7 @@
 //! value decompositions), `primitive` (the path to the backend and its host hybrid).
 
 pub mod eigen;
+pub mod einsum;
 pub mod norms;
 mod primitive;
 pub mod products;
@@ -15,6 +16,7 @@ pub use eigen::{
     eig, eigh, eigh_with, eigvals, eigvalsh, eigvalsh_with, qr, qr_mode, svd, svd_with, svdvals,
     Svd, SvdResult,
 };
+pub use einsum::einsum;
 pub use norms::{cond, cond_with, matrix_norm, norm, norm_with, vector_norm, Norm, NormOrd};
 pub use products::{
     cross, diagonal, inner, kron, linalg_trace as trace, matrix_power, matrix_transpose, multi_dot,

@@ -231,7 +231,7 @@ routine!(cond as "cupy.linalg.cond", Linalg, probe: super::solve::linalg_probe, 
 
 /// `numpy.linalg.cond(x, p)`: `p = None`/`2` (`s_max / s_min`), `-2` (`s_min / s_max`), or any
 /// matrix-norm order (`norm(x, p) * norm(inv(x), p)`, square input; a singular matrix gives
-/// inf as NumPy).
+/// inf as NumPy; the result has the input's dtype, complex included, as NumPy's).
 ///
 /// # Errors
 /// [`Error::LinAlgError`] "cond is not defined on empty arrays", or non-square input for a
@@ -276,7 +276,9 @@ pub fn cond_with(x: &Array, p: Option<NormOrd>) -> Result<Array> {
             };
             let a = matrix_norm(x, false, ord)?;
             let b = matrix_norm(&inv, false, ord)?;
-            crate::math::arithmetic::multiply(&a, &b)
+            // NumPy casts this branch's result to the input's (complex) dtype.
+            let t = super::primitive::linalg_dtype(op, &[x.dtype()])?;
+            crate::math::arithmetic::multiply(&a, &b)?.astype(t)
         }
     }
 }

@@ -146,3 +146,81 @@ def add_factorizations(g):
     case("solve/float64/mismatch", "solve", [np.eye(3), np.ones((4,))], L.solve)
     case("eigvals/float64/nan", "eigvals_sorted", [np.array([[np.nan, 1.0], [1.0, 2.0]])], L.eigvals)
     case("svdvals/float64/nan", "svdvals", [np.array([[np.nan, 1.0], [1.0, 2.0]])], L.svdvals)
+
+
+def ordj(o):
+    if o is None or isinstance(o, str):
+        return o
+    if np.isinf(o):
+        return "inf" if o > 0 else "-inf"
+    return o
+
+
+def add_composed(g):
+    """The composed products, norms, cond and einsum."""
+    rng = np.random.default_rng(2024)
+    L = np.linalg
+
+    def case(cid, op, arrays, fn, kwargs=None, views=None, scale=None):
+        views = views or [[] for _ in arrays]
+        ins, vals = [], []
+        for a, v in zip(arrays, views):
+            i, x = operand(g, a, v)
+            ins.append(i)
+            vals.append(x)
+
+        def extra(r):
+            if r.dtype.kind not in "fc":
+                return {}
+            n = max([int(np.prod(x.shape)) for x in vals] + [1])
+            big = max([float(np.max(np.abs(x), initial=0.0)) for x in vals] + [1.0])
+            return {"scale_max": (scale or 1.0) * big * big * 4.0, "n": int(min(n, 64))}
+
+        record(g, cid, op, ins, lambda: fn(*vals), kwargs or {}, extra)
+
+    for dt in LA_DTYPES:
+        a, b = rand(rng, (3, 4), dt), rand(rng, (4, 5), dt)
+        v, w = rand(rng, (6,), dt), rand(rng, (6,), dt)
+        case(f"vdot/{dt}", "vdot", [v, w], np.vdot)
+        case(f"inner/{dt}", "inner", [a, rand(rng, (2, 4), dt)], np.inner)
+        case(f"outer/{dt}", "outer", [v, rand(rng, (3,), dt)], np.outer)
+        case(f"tensordot/{dt}/2", "tensordot", [rand(rng, (2, 3, 4), dt), rand(rng, (3, 4, 5), dt)], lambda x, y: np.tensordot(x, y, 2), {"axes": 2})
+        case(f"tensordot/{dt}/pairs", "tensordot", [rand(rng, (3, 4, 2), dt), rand(rng, (4, 3), dt)], lambda x, y: np.tensordot(x, y, ([0, 1], [1, 0])), {"axes": [[0, 1], [1, 0]]})
+        case(f"kron/{dt}", "kron", [rand(rng, (2, 3), dt), rand(rng, (3, 2), dt)], np.kron)
+        case(f"cross/{dt}/3", "cross", [rand(rng, (4, 3), dt), rand(rng, (3,), dt)], np.cross)
+        case(f"trace/{dt}", "trace", [rand(rng, (4, 5), dt)], lambda x: np.trace(x, 1), {"offset": 1})
+        case(f"matrix_power/{dt}/5", "matrix_power", [rand(rng, (3, 3), dt)], lambda x: L.matrix_power(x, 5), {"n": 5})
+        case(f"matrix_power/{dt}/-2", "matrix_power", [well(rng, 3, dt)], lambda x: L.matrix_power(x, -2), {"n": -2}, scale=10.0)
+        case(f"multi_dot/{dt}", "multi_dot", [rand(rng, (5,), dt), rand(rng, (5, 3), dt), rand(rng, (3, 7), dt), rand(rng, (7,), dt)], lambda *x: L.multi_dot(x))
+        case(f"vecdot/{dt}", "vecdot", [rand(rng, (3, 4), dt), rand(rng, (4,), dt)], L.vecdot)
+        case(f"matrix_transpose/{dt}", "matrix_transpose", [rand(rng, (2, 3, 4), dt)], L.matrix_transpose)
+        case(f"diagonal/{dt}", "diagonal", [rand(rng, (2, 3, 4), dt)], lambda x: L.diagonal(x, offset=-1), {"offset": -1})
+        x = rand(rng, (3, 4), dt)
+        for o in [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]:
+            case(f"norm/{dt}/matrix/{ordj(o)}", "norm", [x], lambda y, o=o: L.norm(y, o), {"ord": ordj(o)}, scale=4.0)
+        vv = rand(rng, (7,), dt)
+        for o in [None, 1, 2, 3, 0, np.inf, -np.inf, 0.5]:
+            case(f"norm/{dt}/vector/{ordj(o)}", "norm", [vv], lambda y, o=o: L.norm(y, o), {"ord": ordj(o)}, scale=8.0)
+        x3 = rand(rng, (2, 3, 4), dt)
+        case(f"norm/{dt}/axis1_keepdims", "norm", [x3], lambda y: L.norm(y, axis=1, keepdims=True), {"axis": [1], "keepdims": True})
+        case(f"norm/{dt}/axes02_ord1", "norm", [x3], lambda y: L.norm(y, 1, axis=(0, 2)), {"ord": 1, "axis": [0, 2]})
+        case(f"norm/{dt}/axes21_inf", "norm", [x3], lambda y: L.norm(y, np.inf, axis=(2, 1)), {"ord": "inf", "axis": [2, 1]})
+        case(f"norm/{dt}/flat3d", "norm", [x3], L.norm)
+        case(f"vector_norm/{dt}/axes", "vector_norm", [x3], lambda y: L.vector_norm(y, axis=(0, 2), ord=3), {"axis": [0, 2], "ord": 3})
+        case(f"matrix_norm/{dt}/batched_nuc", "matrix_norm", [x3], lambda y: L.matrix_norm(y, ord="nuc"), {"ord": "nuc"}, scale=8.0)
+        case(f"cond/{dt}/none", "cond", [well(rng, 4, dt)], L.cond, scale=16.0)
+        case(f"cond/{dt}/fro", "cond", [well(rng, 4, dt)], lambda y: L.cond(y, "fro"), {"p": "fro"}, scale=16.0)
+        case(f"einsum/{dt}/matmul", "einsum", [a, b], lambda x, y: np.einsum("ij,jk->ik", x, y), {"subscripts": "ij,jk->ik"})
+        case(f"einsum/{dt}/implicit", "einsum", [b, a], lambda x, y: np.einsum("jk,ij", x, y), {"subscripts": "jk,ij"})
+        case(f"einsum/{dt}/trace", "einsum", [rand(rng, (4, 4), dt)], lambda x: np.einsum("ii", x), {"subscripts": "ii"})
+        case(f"einsum/{dt}/diag", "einsum", [rand(rng, (4, 4), dt)], lambda x: np.einsum("ii->i", x), {"subscripts": "ii->i"})
+        case(f"einsum/{dt}/batched_ellipsis", "einsum", [rand(rng, (2, 3, 4), dt), rand(rng, (4, 5), dt)], lambda x, y: np.einsum("...ij,jk->...ik", x, y), {"subscripts": "...ij,jk->...ik"})
+        case(f"einsum/{dt}/three", "einsum", [rand(rng, (3, 4), dt), rand(rng, (4, 5), dt), rand(rng, (5, 2), dt)], lambda x, y, z: np.einsum("ab,bc,cd->da", x, y, z, optimize="greedy"), {"subscripts": "ab,bc,cd->da"})
+        case(f"einsum/{dt}/outer_sum", "einsum", [rand(rng, (3, 4), dt), rand(rng, (5,), dt)], lambda x, y: np.einsum("ij,k->jk", x, y), {"subscripts": "ij,k->jk"})
+        case(f"einsum/{dt}/transpose_T", "einsum", [rand(rng, (3, 4, 2), dt)], lambda x: np.einsum("ijk->kij", x), {"subscripts": "ijk->kij"}, views=[[T()]])
+        case(f"einsum/{dt}/bcast_ellipsis", "einsum", [rand(rng, (2, 1, 3), dt), rand(rng, (4, 3), dt)], lambda x, y: np.einsum("...j,...j->...", x, y), {"subscripts": "...j,...j->..."})
+    case("einsum/int64/sum", "einsum", [np.arange(12, dtype=np.int64).reshape(3, 4)], lambda x: np.einsum("ij->", x), {"subscripts": "ij->"})
+    case("norm/int32/vector", "norm", [np.array([3, 4], dtype=np.int32)], L.norm, {"ord": None})
+    case("einsum/float64/bad_label", "einsum", [np.ones((2, 2))], lambda x: np.einsum("ij->ik", x), {"subscripts": "ij->ik"})
+    case("einsum/float64/wrong_count", "einsum", [np.ones((2, 2))], lambda x: np.einsum("ij,jk->ik", x), {"subscripts": "ij,jk->ik"})
+    case("cross/float64/bad_len", "cross", [np.ones((4,)), np.ones((4,))], np.cross)
