@@ -53,3 +53,25 @@ out("mask_assign_f32_2^28", "torch", bench_t(lambda: xt.__setitem__(mt, 0)))
 idx = cp.random.randint(0, N, 1 << 26, dtype=cp.int64); idt = torch.randint(0, N, (1 << 26,), device=dev)
 out("gather_f32_2^26_of_2^28", "cupy", bench_cp(lambda: xa[idx])); out("gather_f32_2^26_of_2^28", "torch", bench_t(lambda: xt[idt]))
 del xt, x2, xs, xc, xa, m, mt, idx, idt
+# linalg (issue 13): PyTorch's side of cupy_baseline.py's linalg cases, same names.
+torch.backends.cuda.matmul.allow_tf32 = False
+for n in (4096, 10000):
+    at = torch.randn(n, n, device=dev, dtype=torch.float64)
+    out(f"inv_f64_{n}", "torch", bench_t(lambda: torch.linalg.inv(at), reps=3))
+    out(f"solve_f64_{n}_k16", "torch", bench_t(lambda: torch.linalg.solve(at, at[:, :16]), reps=3))
+    del at
+for n in (1024, 2048):
+    at = torch.randn(n, n, device=dev, dtype=torch.float64) @ torch.randn(n, n, device=dev, dtype=torch.float64)
+    out(f"eig_f64_{n}", "torch", bench_t(lambda: torch.linalg.eig(at), reps=3))
+    st = at + at.T
+    out(f"eigh_f64_{n}", "torch", bench_t(lambda: torch.linalg.eigh(st), reps=3))
+    out(f"svd_f64_{n}", "torch", bench_t(lambda: torch.linalg.svd(at), reps=3))
+    del at, st
+bt = torch.rand(100000, 3, 3, device=dev) + 3 * torch.eye(3, device=dev)
+out("inv_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.inv(bt)))
+out("solve_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.solve(bt, torch.rand(100000, 3, 1, device=dev))))
+try:
+    out("eigh_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.eigh(bt + bt.transpose(1, 2))))
+except Exception as e:  # cuSOLVER's syevBatched failed here before (issue 13)
+    out("eigh_f32_100000x3x3", "torch", -1, error=repr(e)[:200])
+del bt

@@ -139,8 +139,8 @@ fn matrix_norm_axes(x: &Array, r: isize, c: isize, keepdims: bool, ord: NormOrd)
     let min = |x: &Array, o: Reduce| x.min_with(o);
     match ord {
         NormOrd::Fro => two_norm(&x, Axes::Some(vec![r as isize, c as isize]), keepdims),
-        NormOrd::P(p) if p == 1.0 => two(r, c, &sum, &max),
-        NormOrd::P(p) if p == -1.0 => two(r, c, &sum, &min),
+        NormOrd::P(1.0) => two(r, c, &sum, &max),
+        NormOrd::P(-1.0) => two(r, c, &sum, &min),
         NormOrd::P(p) if p == f64::INFINITY => two(c, r, &sum, &max),
         NormOrd::P(p) if p == f64::NEG_INFINITY => two(c, r, &sum, &min),
         NormOrd::Nuc | NormOrd::P(_) => {

@@ -205,9 +205,7 @@ pub fn tensorsolve(a: &Array, b: &Array) -> Result<Array> {
     if a.size() != prod * prod {
         return Err(Error::linalg(
             op,
-            format!(
-                "Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"
-            ),
+            "Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])",
         ));
     }
     let a2 = a.reshape(&[prod as isize, prod as isize])?;

@@ -491,7 +491,7 @@ fn one_matrix<T: La>(
                             let s = num_traits::Float::sqrt(s);
                             if s > zero_re {
                                 for i in 0..n {
-                                    v[i * n + j] = v[i * n + j] / s;
+                                    v[i * n + j] /= s;
                                 }
                             }
                         }
