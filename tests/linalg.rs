@@ -45,6 +45,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         "pinv" => la::pinv(a),
         "matrix_rank" => la::matrix_rank(a),
         "lstsq_x" => Ok(la::lstsq(a, b())?.x),
+        "qr_raw_h" => Ok(la::qr_mode(a, "raw")?.remove(0)),
+        "qr_raw_tau" => Ok(la::qr_mode(a, "raw")?.remove(1)),
         _ => exec_composed(case, ops),
     }
 }

@@ -111,6 +111,12 @@ def add_factorizations(g):
         case(f"pinv/{dt}/7x4", "pinv", [r74], L.pinv)
         case(f"matrix_rank/{dt}/7x4", "matrix_rank", [r74], L.matrix_rank)
         case(f"lstsq_x/{dt}/7x4", "lstsq_x", [r74, rand(rng, (7, 2), dt)], lambda a, b: L.lstsq(a, b)[0])
+    # qr(mode="raw") is LAPACK's geqrf output: unique given LAPACK's reflector convention.
+    for dt in LA_DTYPES:
+        for shape in [(5, 3), (3, 5)]:
+            x = rand(rng, shape, dt)
+            case(f"qr_raw_h/{dt}/{shape[0]}x{shape[1]}", "qr_raw_h", [x], lambda a: L.qr(a, mode="raw")[0])
+            case(f"qr_raw_tau/{dt}/{shape[0]}x{shape[1]}", "qr_raw_tau", [x], lambda a: L.qr(a, mode="raw")[1])
     # Integers promote to float64.
     ai = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]], dtype=np.int32)
     case("det/int32/3", "det", [ai], L.det)
