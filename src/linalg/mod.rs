@@ -2,7 +2,7 @@
 //! `dot`, and the products composed from them), the factorizations (through one backend
 //! primitive, `Backend::linalg`), norms and `einsum`.
 //!
-//! Files by concern: [`solve`] (LU, Cholesky, least squares), [`eigen`] (QR, eigen and singular
+//! Files by concern: [`mod@solve`] (LU, Cholesky, least squares), [`eigen`] (QR, eigen and singular
 //! value decompositions), `primitive` (the path to the backend and its host hybrid).
 
 pub mod eigen;
