@@ -66,3 +66,25 @@ out("fft_c64_prime_2^20+7", "torch", bench_t(lambda: torch.fft.fft(pt)))
 cc = (cp.random.rand((1 << 20) + 7) + 1j * cp.random.rand((1 << 20) + 7)).astype(cp.complex64)
 out("fft_c64_prime_2^20+7", "cupy", bench_cp(lambda: cp.fft.fft(cc)))
 del ct, rt, c2t, pt, cc
+# linalg (issue 13): PyTorch's side of cupy_baseline.py's linalg cases, same names.
+torch.backends.cuda.matmul.allow_tf32 = False
+for n in (4096, 10000):
+    at = torch.randn(n, n, device=dev, dtype=torch.float64)
+    out(f"inv_f64_{n}", "torch", bench_t(lambda: torch.linalg.inv(at), reps=3))
+    out(f"solve_f64_{n}_k16", "torch", bench_t(lambda: torch.linalg.solve(at, at[:, :16]), reps=3))
+    del at
+for n in (1024, 2048):
+    at = torch.randn(n, n, device=dev, dtype=torch.float64) @ torch.randn(n, n, device=dev, dtype=torch.float64)
+    out(f"eig_f64_{n}", "torch", bench_t(lambda: torch.linalg.eig(at), reps=3))
+    st = at + at.T
+    out(f"eigh_f64_{n}", "torch", bench_t(lambda: torch.linalg.eigh(st), reps=3))
+    out(f"svd_f64_{n}", "torch", bench_t(lambda: torch.linalg.svd(at), reps=3))
+    del at, st
+bt = torch.rand(100000, 3, 3, device=dev) + 3 * torch.eye(3, device=dev)
+out("inv_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.inv(bt)))
+out("solve_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.solve(bt, torch.rand(100000, 3, 1, device=dev))))
+try:
+    out("eigh_f32_100000x3x3", "torch", bench_t(lambda: torch.linalg.eigh(bt + bt.transpose(1, 2))))
+except Exception as e:  # cuSOLVER's syevBatched failed here before (issue 13)
+    out("eigh_f32_100000x3x3", "torch", -1, error=repr(e)[:200])
+del bt

@@ -144,6 +144,102 @@ fn rand_f32(dev: &Device, n: usize, seed: u32) -> cp::Result<Array> {
     Array::from_slice_on(dev, &host, &[n])
 }
 
+/// A random `[batch.., n, n]` float64 matrix stack (float32 when `f32`), made comfortably
+/// non-singular by `n` on the diagonal.
+fn rand_mats(dev: &Device, batch: usize, n: usize, f32: bool, seed: u32) -> cp::Result<Array> {
+    let a =
+        rand_f32(dev, batch * n * n, seed)?.reshape(&[batch as isize, n as isize, n as isize])?;
+    let dt = if f32 { DType::Float32 } else { DType::Float64 };
+    let e = Array::eye_on(dev, n, None, 0, dt)?;
+    let a = cp::add(&a.astype(dt)?, &cp::multiply(&e, n as f64)?)?;
+    if batch == 1 {
+        a.reshape(&[n as isize, n as isize])
+    } else {
+        Ok(a)
+    }
+}
+
+/// The linalg cases of `bench/cupy_baseline.py` (issue 13): inv/solve f64 at 4096 and 10000,
+/// eig/eigh/svd f64 at 1024 and 2048, and 100,000 batched 3x3 float32 inv/solve/eigh.
+fn linalg_cases(b: &Bench, dev: &Device, quick: bool) {
+    use cp::linalg as la;
+    let big: &[usize] = if quick { &[256] } else { &[4096, 10000] };
+    for &n in big {
+        let case = format!("inv_f64_{n}");
+        if b.want(&case) {
+            let r = rand_mats(dev, 1, n, false, 21)
+                .and_then(|a| b.time(1, 3, || la::inv(&a).map(|_| ())));
+            b.report(&case, r, |ms| {
+                vec![("GFLOPs", 2.0 * (n as f64).powi(3) / ms / 1e6)]
+            });
+        }
+        let case = format!("solve_f64_{n}_k16");
+        if b.want(&case) {
+            let r = (|| {
+                let a = rand_mats(dev, 1, n, false, 22)?;
+                let rhs = rand_f32(dev, n * 16, 23)?
+                    .reshape(&[n as isize, 16])?
+                    .astype(DType::Float64)?;
+                b.time(1, 3, || la::solve(&a, &rhs).map(|_| ()))
+            })();
+            b.report(&case, r, |_| vec![]);
+        }
+    }
+    let mid: &[usize] = if quick { &[128] } else { &[1024, 2048] };
+    for &n in mid {
+        let a = rand_mats(dev, 1, n, false, 24);
+        let case = format!("eig_f64_{n}");
+        if b.want(&case) {
+            let r = a
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|a| b.time(1, 3, || la::eig(a).map(|_| ())));
+            b.report(&case, r, |_| vec![]);
+        }
+        let case = format!("eigh_f64_{n}");
+        if b.want(&case) {
+            let r = a.as_ref().map_err(Clone::clone).and_then(|a| {
+                let s = cp::add(a, &a.t())?;
+                b.time(1, 3, || la::eigh(&s).map(|_| ()))
+            });
+            b.report(&case, r, |_| vec![]);
+        }
+        let case = format!("svd_f64_{n}");
+        if b.want(&case) {
+            let r = a
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|a| b.time(1, 3, || la::svd(a).map(|_| ())));
+            b.report(&case, r, |_| vec![]);
+        }
+    }
+    let batch = if quick { 1000 } else { 100_000 };
+    let case = format!("inv_f32_{batch}x3x3");
+    if b.want(&case) {
+        let r = rand_mats(dev, batch, 3, true, 25)
+            .and_then(|a| b.time(2, 10, || la::inv(&a).map(|_| ())));
+        b.report(&case, r, |_| vec![]);
+    }
+    let case = format!("solve_f32_{batch}x3x3");
+    if b.want(&case) {
+        let r = (|| {
+            let a = rand_mats(dev, batch, 3, true, 26)?;
+            let rhs = rand_f32(dev, batch * 3, 27)?.reshape(&[batch as isize, 3, 1])?;
+            b.time(2, 10, || la::solve(&a, &rhs).map(|_| ()))
+        })();
+        b.report(&case, r, |_| vec![]);
+    }
+    let case = format!("eigh_f32_{batch}x3x3");
+    if b.want(&case) {
+        let r = (|| {
+            let a = rand_mats(dev, batch, 3, true, 28)?;
+            let s = cp::add(&a, &a.swapaxes(-1, -2)?)?;
+            b.time(2, 10, || la::eigh(&s).map(|_| ()))
+        })();
+        b.report(&case, r, |_| vec![]);
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -484,6 +580,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })();
         b.report(&case, r, |_| vec![]);
     }
+
+    linalg_cases(&b, &dev, quick);
 
     let case = if quick {
         "h2d_pageable_4MiB".to_string()

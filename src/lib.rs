@@ -102,7 +102,8 @@ pub use device::{config_string, set_default_device, show_config, with_device, De
 pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::*;
 pub use io::{load, load_npz, save, savez, savez_compressed, NpzFile};
-pub use linalg::{dot, matmul};
+pub use linalg::products::{cross, inner, kron, outer, tensordot, trace, vdot, TensorAxes};
+pub use linalg::{dot, einsum, matmul};
 pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
 pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,

@@ -159,7 +159,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 17] = [
+    pub const ALL: [Category; 18] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,

@@ -19,6 +19,7 @@ mod indexing;
 mod indexing2;
 mod io;
 mod linalg;
+mod linalg_decomp;
 mod loops;
 mod manipulation;
 mod memory;

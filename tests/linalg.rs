@@ -1,15 +1,115 @@
 //! matmul/dot against NumPy goldens (2-D, transposed and strided operands, 1-D promotion,
-//! batched broadcasting, odd sizes, k = 0, mixed dtypes).
+//! batched broadcasting, odd sizes, k = 0, mixed dtypes), and the unique outputs of the
+//! factorizations (det, slogdet, inv, solve, cholesky, eigvalsh, sorted eigvals, svdvals, pinv,
+//! matrix_rank, lstsq) with their errors. Non-unique factors are checked by reconstruction in
+//! `linalg_decomp.rs`.
 
 use crate::common::{self, Golden, Operand};
+use cupy::linalg as la;
 use cupy::{Array, Device, Error, Result};
 use serde_json::Value;
 
+/// Eigenvalues in the goldens' order: by (real part to 4 decimals, imaginary part), so the
+/// order of a conjugate pair does not hinge on last bits.
+fn esort(w: &Array) -> Result<Array> {
+    let dev = w.device().clone();
+    if !w.dtype().is_complex() {
+        return cupy::sort(w);
+    }
+    let v: Vec<cupy::num_complex::Complex<f64>> = w.astype(cupy::DType::Complex128)?.to_vec()?;
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    let key = |c: &cupy::num_complex::Complex<f64>| ((c.re * 1e4).round(), c.im);
+    idx.sort_by(|&i, &j| key(&v[i]).partial_cmp(&key(&v[j])).unwrap());
+    let sorted: Vec<cupy::num_complex::Complex<f64>> = idx.iter().map(|&i| v[i]).collect();
+    Array::from_slice_on(&dev, &sorted, &[sorted.len()])?.astype(w.dtype())
+}
+
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
-    let (a, b) = (ops[0].array(), ops[1].array());
+    let a = ops[0].array();
+    let b = || ops[1].array();
+
     match case["op"].as_str().unwrap() {
-        "matmul" => cupy::matmul(a, b),
-        "dot" => cupy::dot(a, b),
+        "matmul" => cupy::matmul(a, b()),
+        "dot" => cupy::dot(a, b()),
+        "det" => la::det(a),
+        "slogdet_sign" => Ok(la::slogdet(a)?.0),
+        "slogdet_logabs" => Ok(la::slogdet(a)?.1),
+        "inv" => la::inv(a),
+        "solve" => la::solve(a, b()),
+        "cholesky" => la::cholesky(a),
+        "cholesky_upper" => la::cholesky_with(a, true),
+        "eigvalsh" => la::eigvalsh(a),
+        "eigvalsh_U" => la::eigvalsh_with(a, "U"),
+        "eigvals_sorted" => esort(&la::eigvals(a)?),
+        "svdvals" => la::svdvals(a),
+        "pinv" => la::pinv(a),
+        "matrix_rank" => la::matrix_rank(a),
+        "lstsq_x" => Ok(la::lstsq(a, b())?.x),
+        "qr_raw_h" => Ok(la::qr_mode(a, "raw")?.remove(0)),
+        "qr_raw_tau" => Ok(la::qr_mode(a, "raw")?.remove(1)),
+        _ => exec_composed(case, ops),
+    }
+}
+
+/// A norm order from the goldens' JSON: null, a number, "fro", "nuc", "inf", "-inf".
+fn ord(v: &Value) -> Option<la::NormOrd> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(match s.as_str() {
+            "fro" => la::NormOrd::Fro,
+            "nuc" => la::NormOrd::Nuc,
+            "inf" => la::NormOrd::P(f64::INFINITY),
+            "-inf" => la::NormOrd::P(f64::NEG_INFINITY),
+            o => panic!("ord {o}"),
+        }),
+        v => Some(la::NormOrd::P(v.as_f64().unwrap())),
+    }
+}
+
+fn exec_composed(case: &Value, ops: &[Operand]) -> Result<Array> {
+    let a = ops[0].array();
+    let b = || ops[1].array();
+    let kw = &case["kwargs"];
+    let axes = || kw.get("axis").map(common::isizes);
+    match case["op"].as_str().unwrap() {
+        "vdot" => cupy::vdot(a, b()),
+        "inner" => cupy::inner(a, b()),
+        "outer" => cupy::outer(a, b()),
+        "tensordot" => {
+            let ax = &kw["axes"];
+            if let Some(n) = ax.as_u64() {
+                cupy::tensordot(a, b(), n as usize)
+            } else {
+                let p = cupy::TensorAxes::Pairs(common::isizes(&ax[0]), common::isizes(&ax[1]));
+                cupy::tensordot(a, b(), p)
+            }
+        }
+        "kron" => cupy::kron(a, b()),
+        "cross" => cupy::cross(a, b()),
+        "trace" => cupy::trace(a, kw["offset"].as_i64().unwrap() as isize, 0, 1),
+        "matrix_power" => la::matrix_power(a, kw["n"].as_i64().unwrap()),
+        "multi_dot" => {
+            let v: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+            la::multi_dot(&v)
+        }
+        "vecdot" => la::vecdot(a, b(), -1),
+        "matrix_transpose" => la::matrix_transpose(a),
+        "diagonal" => la::diagonal(a, kw["offset"].as_i64().unwrap() as isize),
+        "norm" => la::norm_with(
+            a,
+            la::Norm {
+                ord: ord(kw.get("ord").unwrap_or(&Value::Null)),
+                axis: axes(),
+                keepdims: kw.get("keepdims").and_then(Value::as_bool).unwrap_or(false),
+            },
+        ),
+        "vector_norm" => la::vector_norm(a, axes().as_deref(), false, kw["ord"].as_f64().unwrap()),
+        "matrix_norm" => la::matrix_norm(a, false, ord(&kw["ord"]).unwrap()),
+        "cond" => la::cond_with(a, ord(kw.get("p").unwrap_or(&Value::Null))),
+        "einsum" => {
+            let v: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+            cupy::einsum(kw["subscripts"].as_str().unwrap(), &v)
+        }
         op => panic!("linalg op {op}"),
     }
 }
@@ -20,9 +120,21 @@ fn linalg_matches_numpy() {
         "linalg",
         exec,
         |g, case, _| common::scaled_tol(g, case),
-        |case, e| {
-            // NumPy: ValueError "matmul: Input operand 1 has a mismatch in its core dimension".
-            case["error"] == "ValueError" && matches!(e, Error::ShapeMismatch { .. })
+        |case, e| match case["error"].as_str().unwrap() {
+            // NumPy: ValueError "matmul: Input operand 1 has a mismatch in its core dimension";
+            // einsum's and cross's argument errors.
+            "ValueError" => matches!(
+                e,
+                Error::ShapeMismatch { .. } | Error::InvalidArgument { .. }
+            ),
+            // LinAlgError: the same kind, with NumPy's message.
+            "LinAlgError" => {
+                matches!(e, Error::LinAlgError { reason, .. } if case["message"] == reason.as_str())
+            }
+            "TypeError" => {
+                matches!(e, Error::TypeError { msg, .. } if case["message"] == msg.as_str())
+            }
+            _ => false,
         },
     );
 }

@@ -172,6 +172,16 @@ pub enum Error {
         /// The offending line and a caret under the column.
         snippet: String,
     },
+    /// A linear-algebra routine cannot produce its result for this input (NumPy's
+    /// `numpy.linalg.LinAlgError`): a singular matrix, one that is not positive definite, an
+    /// iteration that did not converge, an operand of the wrong dimensions.
+    #[error("{op}: {reason}")]
+    LinAlgError {
+        /// The op, e.g. `"inv"`.
+        op: String,
+        /// NumPy's message, e.g. `"Singular matrix"`.
+        reason: String,
+    },
     /// A driver or runtime call failed.
     #[error("{backend}: {msg}")]
     Backend {
@@ -186,6 +196,14 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// Shorthand for [`Error::LinAlgError`].
+    pub fn linalg(op: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::LinAlgError {
+            op: op.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid(op: impl Into<String>, msg: impl Into<String>) -> Error {
         Error::InvalidArgument {

@@ -1,4 +1,31 @@
-//! Matrix products: `matmul` (with NumPy's 1-D promotion and batch broadcasting) and `dot`.
+//! `cupy.linalg`: matrix products (`matmul` with NumPy's 1-D promotion and batch broadcasting,
+//! `dot`, and the products composed from them), the factorizations (through one backend
+//! primitive, `Backend::linalg`), norms and `einsum`.
+//!
+//! Files by concern: [`mod@solve`] (LU, Cholesky, least squares), [`eigen`] (QR, eigen and singular
+//! value decompositions), `primitive` (the path to the backend and its host hybrid).
+
+pub mod eigen;
+pub mod einsum;
+pub mod norms;
+mod primitive;
+pub mod products;
+pub mod solve;
+
+pub use eigen::{
+    eig, eigh, eigh_with, eigvals, eigvalsh, eigvalsh_with, qr, qr_mode, svd, svd_with, svdvals,
+    Svd, SvdResult,
+};
+pub use einsum::einsum;
+pub use norms::{cond, cond_with, matrix_norm, norm, norm_with, vector_norm, Norm, NormOrd};
+pub use products::{
+    cross, diagonal, inner, kron, linalg_trace as trace, matrix_power, matrix_transpose, multi_dot,
+    outer, tensordot, vdot, vecdot, TensorAxes,
+};
+pub use solve::{
+    cholesky, cholesky_with, det, inv, lstsq, lstsq_with, matrix_rank, pinv, pinv_with, slogdet,
+    solve, tensorinv, tensorsolve, Lstsq,
+};
 
 use crate::array::{check_dtype, same_device, Array};
 use cupy_core::backend::{GemmCall, Operand};

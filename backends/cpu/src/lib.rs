@@ -18,6 +18,7 @@ mod cse;
 mod eval;
 mod fft;
 mod gemm;
+pub mod linalg;
 pub mod mem;
 mod reduce;
 mod sortscan;
@@ -108,6 +109,7 @@ impl BackendProvider for CpuProvider {
         match primitive {
             // faer (floats, complex) and exact integer loops; sorts and scans of every dtype.
             cupy_core::backend::Primitive::Gemm
+            | cupy_core::backend::Primitive::Linalg
             | cupy_core::backend::Primitive::Sort
             | cupy_core::backend::Primitive::Scan => Ok(()),
             cupy_core::backend::Primitive::RawKernel => {
@@ -650,5 +652,9 @@ impl Backend for CpuBackend {
 
     fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
         sortscan::select(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        linalg::via_host(self, call)
     }
 }

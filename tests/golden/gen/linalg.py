@@ -1,6 +1,7 @@
 """Linear algebra goldens: matmul and dot over dtypes, batches, broadcasts and views."""
 
 from .common import *  # noqa: F401,F403
+from .linalg_fact import add_composed, add_factorizations
 
 
 def gen_linalg():
@@ -57,4 +58,6 @@ def gen_linalg():
     bools = rng.integers(0, 2, (4, 7)).astype(bool)
     add("matmul/bool/2d", "matmul", bools, [], bools.T.copy(), [])
     add("matmul/bool@int32", "matmul", bools, [], r(7, 2, dt="int32"), [])
+    add_factorizations(g)
+    add_composed(g)
     g.write()
