@@ -57,22 +57,22 @@ fn cx_mulnf_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
     ),
     h!(
         "cx_div",
-        ["r_div0", "r_pq"],
+        ["r_div0", "r_pq", "r_div"],
         false,
         "// NumPy's divide loop (Smith's method; a zero divisor gives re/|0|, im/|0|). Every
 // product passes r_pq: NumPy rounds each one (a driver that contracts them into fmas, as
-// NVIDIA's, was an ulp off).
+// NVIDIA's, was an ulp off); the quotients are r_div's (correctly rounded).
 fn cx_div_$T(a: vec2<$T>, b: vec2<$T>) -> vec2<$T> {
   let abr = abs(b.x);
   let abi = abs(b.y);
   if (abr >= abi) {
     if (abr == 0.0 && abi == 0.0) { return vec2<$T>(r_div0_$T(a.x), r_div0_$T(a.y)); }
-    let rat = b.y / b.x;
-    let scl = 1.0 / (b.x + r_pq_$T(b.y * rat));
+    let rat = r_div_$T(b.y, b.x);
+    let scl = r_div_$T(1.0, b.x + r_pq_$T(b.y * rat));
     return vec2<$T>(r_pq_$T((a.x + r_pq_$T(a.y * rat)) * scl), r_pq_$T((a.y - r_pq_$T(a.x * rat)) * scl));
   }
-  let rat = b.x / b.y;
-  let scl = 1.0 / (b.y + r_pq_$T(b.x * rat));
+  let rat = r_div_$T(b.x, b.y);
+  let scl = r_div_$T(1.0, b.y + r_pq_$T(b.x * rat));
   return vec2<$T>(r_pq_$T((r_pq_$T(a.x * rat) + a.y) * scl), r_pq_$T((r_pq_$T(a.y * rat) - a.x) * scl));
 }
 "

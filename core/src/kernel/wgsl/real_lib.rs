@@ -22,6 +22,7 @@ pub(super) const REAL_HELPERS: &[Helper] = &[
     h!("r_pq", [], false, ""),
     h!("r_pos", [], false, ""),
     h!("r_fma", ["r_opq"], false, ""),
+    h!("r_div", ["r_fma"], false, ""),
     h!("r_isinf", [], false, ""),
     h!("r_isfin", [], false, ""),
     h!(
@@ -376,6 +377,27 @@ pub(super) fn bit_helper(
         // (the product is exact there; the sum's double rounding is off only at float32
         // ties), else the builtin (fused on GPUs). float64: Dekker's exact product (Veltkamp
         // splits) and Knuth's two-sum, rounded once at the end.
+        // A correctly rounded quotient on drivers whose division is not (NVIDIA's Vulkan
+        // driver divides through an approximate reciprocal: complex division and pow were ulps
+        // off there). float32: in float64 where the adapter has it (a float64 quotient within an
+        // ulp of float64 rounds to the correct float32 but for near-ties; Figueroa: double
+        // rounding of a quotient is innocuous when 53 >= 2 * 24 + 2). float64: one correction by
+        // the exact residual a - q b (Dekker's product in r_fma) where it cannot overflow; an
+        // exact quotient (llvmpipe's) is left as it is, the residual being below half an ulp.
+        "r_div" if f32_ && shader_f64 => {
+            "fn r_div_f32(a: f32, b: f32) -> f32 { return f32(f64(a) / f64(b)); }\n".into()
+        }
+        "r_div" if f32_ => "fn r_div_f32(a: f32, b: f32) -> f32 { return a / b; }\n".into(),
+        "r_div" => "fn r_div_f64(a: f64, b: f64) -> f64 {
+  let q = a / b;
+  if (q == 0.0lf || !(abs(q) < 1e280lf) || !(abs(a) < 1e280lf) || !(abs(b) < 1e280lf)
+      || abs(a) < 1e-280lf || abs(b) < 1e-280lf) {
+    return q;
+  }
+  let r = r_fma_f64(-q, b, a);
+  return q + r / b;
+}
+".into(),
         "r_fma" if f32_ && shader_f64 => {
             "fn r_fma_f32(a: f32, b: f32, c: f32) -> f32 { return f32(f64(a) * f64(b) + f64(c)); }\n".into()
         }

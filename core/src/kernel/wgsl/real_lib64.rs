@@ -73,7 +73,7 @@ fn r_ldexp_f64(x: f64, k: i32) -> f64 {
     ),
     h!(
         "r_exp",
-        ["r_isnan", "r_ldexp", "r_opq", "r_pq"],
+        ["r_isnan", "r_ldexp", "r_opq", "r_pq", "r_div"],
         "// fdlibm e_exp.c: x = k ln2 + (hi - lo), |r| <= ln2 / 2, exp(r) = 1 + r + r c / (2 - c)
 // with c = r - r^2 (P1 + ... + P5 r^8); then 2^k.
 fn r_exp_f64(x: f64) -> f64 {
@@ -89,14 +89,14 @@ fn r_exp_f64(x: f64) -> f64 {
   let c = r - t * (1.66666666666666019037e-01lf + t * (-2.77777777770155933842e-03lf
     + t * (6.61375632143793436117e-05lf + t * (-1.65339022054652515390e-06lf
     + t * 4.13813679705723846039e-08lf))));
-  let y = 1.0lf + (r_opq_f64(r_opq_f64(r_pq_f64(r * c) / (2.0lf - c)) - lo) + hi);
+  let y = 1.0lf + (r_opq_f64(r_opq_f64(r_div_f64(r_pq_f64(r * c), 2.0lf - c)) - lo) + hi);
   return r_ldexp_f64(y, i32(k));
 }
 "
     ),
     h!(
         "r_log",
-        ["r_isnan", "r_w64", "r_pq", "r_opq"],
+        ["r_isnan", "r_w64", "r_pq", "r_opq", "r_div"],
         "// fdlibm e_log.c: x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2), s = f / (2 + f),
 // log(1 + f) = f - (hfsq - s (hfsq + R(s^2))), R of degree 7 (Lg1..Lg7); + k ln2 (hi, lo).
 fn r_log_f64(x0: f64) -> f64 {
@@ -118,7 +118,7 @@ fn r_log_f64(x0: f64) -> f64 {
   let m = r_mk_f64(hx, r_lo_f64(x));
   let f = m - 1.0lf;
   let hfsq = r_pq_f64(0.5lf * f * f);
-  let s = f / (2.0lf + f);
+  let s = r_div_f64(f, 2.0lf + f);
   let z = s * s;
   let w = z * z;
   let t1 = w * (3.999999999940941908e-01lf + w * (2.222219843214978396e-01lf
@@ -515,7 +515,7 @@ fn r_tanh_f64(x: f64) -> f64 {
     ),
     h!(
         "r_pow",
-        ["r_isnan", "r_isinf", "r_w64", "r_ldexp", "r_opq", "r_copysign"],
+        ["r_isnan", "r_isinf", "r_w64", "r_ldexp", "r_opq", "r_copysign", "r_div"],
         "// fdlibm e_pow.c: C99 Annex F's special values; log2|x| = t1 + t2 to about 2^-64 (the
 // (x - 1)/(x + 1) series, 21-bit splits), y log2|x| = p_h + p_l, 2^(p_h + p_l) with
 // e_exp.c's polynomial.
@@ -601,7 +601,7 @@ fn r_pow_f64(x: f64, y: f64) -> f64 {
     let dp_l = select(0.0lf, 1.35003920212974897128e-08lf, k == 1u);
     // ss = s_h + s_l = (x - bp) / (x + bp).
     let u = ax - bp;
-    let v = 1.0lf / (ax + bp);
+    let v = r_div_f64(1.0lf, ax + bp);
     let ss = u * v;
     let s_h = r_trunc32_f64(ss);
     var t_h = r_mk_f64(((ix >> 1u) | 0x20000000u) + 0x00080000u + (k << 18u), 0u);
@@ -660,7 +660,7 @@ fn r_pow_f64(x: f64, y: f64) -> f64 {
   let q = z - tz * (1.66666666666666019037e-01lf + tz * (-2.77777777770155933842e-03lf
     + tz * (6.61375632143793436117e-05lf + tz * (-1.65339022054652515390e-06lf
     + tz * 4.13813679705723846039e-08lf))));
-  let rr = (z * q) / (q - 2.0lf) - (w + z * w);
+  let rr = r_div_f64(z * q, q - 2.0lf) - (w + z * w);
   z = 1.0lf - r_opq_f64(rr - z);
   return s * r_ldexp_f64(z, n);
 }
