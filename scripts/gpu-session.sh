@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One full H200 call (copy into .gpu/ after ../shared/scripts/gpu-stage.sh, run with carry [".gpu"]):
+# One full H200 call (after ../shared/scripts/gpu-stage.sh and scripts/gpu-prune.sh, run with carry [".gpu"]):
 #   bash .gpu/gpu-session.sh
 # The facade on cuda and on wgpu in parallel (cuda needs > 5 min on a fresh machine: NVRTC compiles
 # thousands of kernels; raise TC), the wgpu math goldens traced, the crates, random:: on cpu,cuda,wgpu
