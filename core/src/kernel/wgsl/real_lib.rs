@@ -98,7 +98,7 @@ fn r_hypot_$T(x: $T, y: $T) -> $T {
     ),
     h!(
         "r_exp",
-        ["r_isnan", "r_ldexp", "r_pq"],
+        ["r_isnan", "r_ldexp"],
         true,
         "// Cephes' expf: Cody-Waite reduction by ln 2, degree-6 polynomial (llvmpipe's builtin
 // exp is exp2(x log2 e), which loses |x| ulps).
@@ -106,17 +106,11 @@ fn r_exp_$T(x: $T) -> $T {
   if (r_isnan_$T(x)) { return x; }
   if (x > 88.72284f) { return $INF; }
   if (x < -103.97208f) { return 0.0; }
-  // Every product passes r_pq (rounded on its own, as the cpu backend and NumPy evaluate it):
-  // a driver that contracts them into fmas (NVIDIA's) would give other bits.
-  let k = floor(r_pq_$T(x * 1.44269504088896341f) + 0.5f);
-  let r = (x - r_pq_$T(k * 0.693359375f)) - r_pq_$T(k * (-2.12194440e-4f));
-  let z = r_pq_$T(r * r);
-  var p = r_pq_$T(1.9875691500e-4f * r) + 1.3981999507e-3f;
-  p = r_pq_$T(p * r) + 8.3334519073e-3f;
-  p = r_pq_$T(p * r) + 4.1665795894e-2f;
-  p = r_pq_$T(p * r) + 1.6666665459e-1f;
-  p = r_pq_$T(p * r) + 5.0000001201e-1f;
-  p = (r_pq_$T(p * z) + r) + 1.0f;
+  let k = floor(x * 1.44269504088896341f + 0.5f);
+  let r = (x - k * 0.693359375f) - k * (-2.12194440e-4f);
+  let z = r * r;
+  let p = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r
+    + 4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r + 1.0f;
   return r_ldexp_$T(p, i32(k));
 }
 "
@@ -135,7 +129,7 @@ fn r_ldexp_$T(x: $T, k: i32) -> $T {
     ),
     h!(
         "r_log",
-        ["r_isnan", "r_pq"],
+        ["r_isnan"],
         true,
         "// Cephes' logf: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a degree-9 polynomial in m - 1.
 fn r_log_$T(x0: $T) -> $T {
@@ -159,26 +153,19 @@ fn r_log_$T(x0: $T) -> $T {
     m = m - 1.0f;
   }
   let fe = f32(e);
-  // Products through r_pq, as in r_exp.
-  let z = r_pq_$T(m * m);
-  var y = r_pq_$T(7.0376836292e-2f * m) - 1.1514610310e-1f;
-  y = r_pq_$T(y * m) + 1.1676998740e-1f;
-  y = r_pq_$T(y * m) - 1.2420140846e-1f;
-  y = r_pq_$T(y * m) + 1.4249322787e-1f;
-  y = r_pq_$T(y * m) - 1.6668057665e-1f;
-  y = r_pq_$T(y * m) + 2.0000714765e-1f;
-  y = r_pq_$T(y * m) - 2.4999993993e-1f;
-  y = r_pq_$T(y * m) + 3.3333331174e-1f;
-  y = r_pq_$T(r_pq_$T(y * m) * z);
-  y = y + r_pq_$T((-2.12194440e-4f) * fe);
-  y = y - r_pq_$T(0.5f * z);
-  return (m + y) + r_pq_$T(0.693359375f * fe);
+  let z = m * m;
+  var y = ((((((((7.0376836292e-2f * m - 1.1514610310e-1f) * m + 1.1676998740e-1f) * m
+    - 1.2420140846e-1f) * m + 1.4249322787e-1f) * m - 1.6668057665e-1f) * m
+    + 2.0000714765e-1f) * m - 2.4999993993e-1f) * m + 3.3333331174e-1f) * m * z;
+  y = y + (-2.12194440e-4f) * fe;
+  y = y - 0.5f * z;
+  return (m + y) + 0.693359375f * fe;
 }
 "
     ),
     h!(
         "r_sincos",
-        ["r_isfin", "r_pq"],
+        ["r_isfin"],
         true,
         "// Cephes' sinf/cosf: reduction by pi/4 in three parts below 8192, octant polynomials;
 // .x = sin, .y = cos. Past 8192: Payne-Hanek with 2/pi to 192 bits (ARM optimized-routines'
@@ -196,19 +183,14 @@ fn r_sincos_$T(x0: $T) -> vec2<$T> {
       j = j + 1u;
       y = y + 1.0f;
     }
-    r = ((ax - r_pq_$T(y * 0.78515625f)) - r_pq_$T(y * 2.4187564849853515625e-4f))
-      - r_pq_$T(y * 3.77489497744594108e-8f);
+    r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
   } else {
 $LARGE  }
   j = j & 7u;
-  // Products through r_pq, as in r_exp.
-  let z = r_pq_$T(r * r);
-  var sp = r_pq_$T(-1.9515295891e-4f * z) + 8.3321608736e-3f;
-  sp = r_pq_$T(sp * z) - 1.6666654611e-1f;
-  sp = r_pq_$T(r_pq_$T(sp * z) * r) + r;
-  var cp = r_pq_$T(2.443315711809948e-5f * z) - 1.388731625493765e-3f;
-  cp = r_pq_$T(cp * z) + 4.166664568298827e-2f;
-  cp = (r_pq_$T(r_pq_$T(cp * z) * z) - r_pq_$T(0.5f * z)) + 1.0f;
+  let z = r * r;
+  let sp = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+  let cp = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f)
+    * z * z - 0.5f * z + 1.0f;
   let swap = (j & 2u) != 0u;
   var s = select(sp, cp, swap);
   var c = select(cp, sp, swap);
@@ -305,7 +287,7 @@ fn r_sinh_$T(x: $T) -> $T {
     ),
     h!(
         "r_atan2",
-        ["r_isnan", "r_isinf", "r_signbit", "r_copysign", "r_pq"],
+        ["r_isnan", "r_isinf", "r_signbit", "r_copysign"],
         true,
         "// atan2 with C99's special values spelled out (zeros, infinities); elsewhere Cephes'
 // atanf of the smaller over the larger magnitude (reduced by tan(pi/8)), then the octant.
@@ -323,18 +305,13 @@ fn r_atan2_$T(y: $T, x: $T) -> $T {
   var a: f32;
   if (t > 0.4142135623730950f) {
     let u = (t - 1.0f) / (t + 1.0f);
-    let z = r_pq_$T(u * u);
-    var q = r_pq_$T(8.05374449538e-2f * z) - 1.38776856032e-1f;
-    q = r_pq_$T(q * z) + 1.99777106478e-1f;
-    q = r_pq_$T(q * z) - 3.33329491539e-1f;
-    a = 0.785398163397448f + (r_pq_$T(r_pq_$T(q * z) * u) + u);
+    let z = u * u;
+    a = 0.785398163397448f + ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z
+      + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * u + u);
   } else {
-    // Products through r_pq, as in r_exp.
-    let z = r_pq_$T(t * t);
-    var q = r_pq_$T(8.05374449538e-2f * z) - 1.38776856032e-1f;
-    q = r_pq_$T(q * z) + 1.99777106478e-1f;
-    q = r_pq_$T(q * z) - 3.33329491539e-1f;
-    a = r_pq_$T(r_pq_$T(q * z) * t) + t;
+    let z = t * t;
+    a = (((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z
+      - 3.33329491539e-1f) * z * t + t;
   }
   if (swap) { a = 1.5707963267948966f - a; }
   if (xneg) { a = 3.14159265358979f - a; }
