@@ -51,8 +51,6 @@ pub const PAR_MIN: usize = 1 << 15;
 pub struct CpuBackend {
     info: DeviceInfo,
     usage: Arc<mem::Usage>,
-    /// A `CUPY_GPU_MEMORY_LIMIT` that does not parse (cleared by `set_limit`).
-    env_error: std::sync::Mutex<Option<String>>,
 }
 
 /// Discovery of the host device (always exactly one).
@@ -133,16 +131,12 @@ impl CpuBackend {
         // makes every allocation fail with the reason.
         let info = device_info();
         let total = info.total_memory.map(|t| t as usize);
-        let (limit, env_error) = match cupy_core::gpu::pool::limit_from_env(total) {
-            Ok(l) => (l, None),
-            Err(e) => (None, Some(e)),
-        };
         let usage = mem::Usage::default();
-        *usage.limit.lock().unwrap_or_else(|e| e.into_inner()) = limit;
+        *usage.limit.lock().unwrap_or_else(|e| e.into_inner()) =
+            cupy_core::gpu::pool::PoolLimit::from_env(total);
         CpuBackend {
             info,
             usage: Arc::new(usage),
-            env_error: std::sync::Mutex::new(env_error),
         }
     }
 
@@ -342,21 +336,17 @@ impl Backend for CpuBackend {
     }
 
     fn alloc(&self, dtype: DType, len: usize) -> Result<Buffer> {
-        if let Some(e) = &*self.env_error.lock().unwrap_or_else(|e| e.into_inner()) {
-            return Err(Error::invalid("alloc", e.clone()));
-        }
-        let limit = *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(limit) = limit {
+        {
+            let limit = self.usage.limit.lock().unwrap_or_else(|e| e.into_inner());
+            limit.env_ok().map_err(|e| Error::invalid("alloc", e))?;
             let used = self.usage.used.load(std::sync::atomic::Ordering::SeqCst);
             let bytes = len.saturating_mul(dtype.itemsize());
-            if used.saturating_add(bytes) > limit {
+            if limit.exceeded_by(used.saturating_add(bytes)) {
+                // Nothing is cached on the host, so nothing was released.
                 return Err(Error::OutOfMemory {
                     device: self.label(),
                     requested: bytes,
-                    detail: format!(
-                        "the pool's limit is {limit} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) \
-                         and {used} are in use"
-                    ),
+                    detail: limit.refusal(used, 0),
                 });
             }
         }
@@ -628,13 +618,21 @@ impl Backend for CpuBackend {
             used_bytes: used,
             total_bytes: used,
             n_free_blocks: 0,
-            limit: *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner()),
+            limit: self
+                .usage
+                .limit
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(),
         }
     }
 
     fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
-        *self.usage.limit.lock().unwrap_or_else(|e| e.into_inner()) = limit;
-        *self.env_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.usage
+            .limit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .set(limit);
         Ok(())
     }
 

@@ -44,8 +44,8 @@ pub struct CpuBuffer {
 pub struct Usage {
     /// Bytes of live allocations.
     pub used: std::sync::atomic::AtomicUsize,
-    /// The limit, if set.
-    pub limit: std::sync::Mutex<Option<usize>>,
+    /// The limit (`set_limit`, `CUPY_GPU_MEMORY_LIMIT`).
+    pub limit: std::sync::Mutex<cupy_core::gpu::pool::PoolLimit>,
 }
 
 // SAFETY: the buffer is plain memory; concurrent access is coordinated by the launches (see the

@@ -7,7 +7,7 @@
 //! (`free_all_blocks`, out-of-memory, the limit) is also immediate: wgpu keeps a buffer alive until
 //! the queued work using it is done.
 
-use cupy_core::gpu::pool::{limit_from_env, PoolStats};
+use cupy_core::gpu::pool::{PoolLimit, PoolStats};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -19,8 +19,7 @@ struct State {
     in_use: usize,
     cached: usize,
     n_free: usize,
-    limit: Option<usize>,
-    env_error: Option<String>,
+    limit: PoolLimit,
 }
 
 /// The cached storage buffers of one device.
@@ -38,14 +37,9 @@ impl BufferPool {
     /// An empty pool, limited by `CUPY_GPU_MEMORY_LIMIT` when it is a byte count (wgpu does
     /// not report the device's memory size, so a percentage is an error at allocation).
     pub(crate) fn new() -> BufferPool {
-        let (limit, env_error) = match limit_from_env(None) {
-            Ok(l) => (l, None),
-            Err(e) => (None, Some(e)),
-        };
         BufferPool {
             state: Mutex::new(State {
-                limit,
-                env_error,
+                limit: PoolLimit::from_env(None),
                 ..State::default()
             }),
         }
@@ -60,25 +54,17 @@ impl BufferPool {
     /// no room after the cache was dropped (or `CUPY_GPU_MEMORY_LIMIT` does not parse).
     pub(crate) fn take(&self, class: u64) -> Result<Option<wgpu::Buffer>, String> {
         let mut s = self.lock();
-        if let Some(e) = &s.env_error {
-            return Err(e.clone());
-        }
+        s.limit.env_ok()?;
         if let Some(b) = s.bins.get_mut(&class).and_then(|v| v.pop()) {
             s.cached -= class as usize;
             s.in_use += class as usize;
             s.n_free -= 1;
             return Ok(Some(b));
         }
-        if let Some(limit) = s.limit {
-            if s.in_use + s.cached + class as usize > limit {
-                let freed = drop_cache(&mut s);
-                if s.in_use + class as usize > limit {
-                    return Err(format!(
-                        "the pool's limit is {limit} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) \
-                         and {} are in use (released {freed} cached bytes)",
-                        s.in_use
-                    ));
-                }
+        if s.limit.exceeded_by(s.in_use + s.cached + class as usize) {
+            let freed = drop_cache(&mut s);
+            if s.limit.exceeded_by(s.in_use + class as usize) {
+                return Err(s.limit.refusal(s.in_use, freed));
             }
         }
         Ok(None)
@@ -109,14 +95,12 @@ impl BufferPool {
             used_bytes: s.in_use,
             total_bytes: s.in_use + s.cached,
             n_free_blocks: s.n_free,
-            limit: s.limit,
+            limit: s.limit.get(),
         }
     }
 
     pub(crate) fn set_limit(&self, limit: Option<usize>) {
-        let mut s = self.lock();
-        s.limit = limit;
-        s.env_error = None;
+        self.lock().limit.set(limit);
     }
 }
 

@@ -60,10 +60,8 @@ struct PoolState {
     in_use: usize,
     cached: usize,
     n_free: usize,
-    /// Most bytes in use plus cached ([`CachingPool::set_limit`]); `None`: no limit.
-    limit: Option<usize>,
-    /// A `CUPY_GPU_MEMORY_LIMIT` that does not parse: every allocation fails with it.
-    env_error: Option<String>,
+    /// Most bytes in use plus cached ([`CachingPool::set_limit`]).
+    limit: PoolLimit,
 }
 
 /// Why [`CachingPool::take`] failed.
@@ -85,15 +83,10 @@ impl<D: PoolDriver> CachingPool<D> {
     /// An empty pool, limited as `CUPY_GPU_MEMORY_LIMIT` says ([`limit_from_env`]).
     pub fn new(driver: D) -> Self {
         let total = driver.mem_info().map(|(_, t)| t);
-        let (limit, env_error) = match limit_from_env(total) {
-            Ok(l) => (l, None),
-            Err(e) => (None, Some(e)),
-        };
         CachingPool {
             driver,
             state: Mutex::new(PoolState {
-                limit,
-                env_error,
+                limit: PoolLimit::from_env(total),
                 ..PoolState::default()
             }),
         }
@@ -106,7 +99,7 @@ impl<D: PoolDriver> CachingPool<D> {
             used_bytes: s.in_use,
             total_bytes: s.in_use + s.cached,
             n_free_blocks: s.n_free,
-            limit: s.limit,
+            limit: s.limit.get(),
         }
     }
 
@@ -114,9 +107,7 @@ impl<D: PoolDriver> CachingPool<D> {
     /// `MemoryPool.set_limit`; `None` removes the limit. Blocks already held are kept; the
     /// limit applies to later allocations.
     pub fn set_limit(&self, limit: Option<usize>) {
-        let mut s = self.lock();
-        s.limit = limit;
-        s.env_error = None;
+        self.lock().limit.set(limit);
     }
 
     /// The driver.
@@ -142,10 +133,10 @@ impl<D: PoolDriver> CachingPool<D> {
     pub fn take(&self, class: usize) -> Result<u64, PoolError> {
         let over_limit = {
             let mut s = self.lock();
-            if let Some(e) = &s.env_error {
+            if let Err(detail) = s.limit.env_ok() {
                 return Err(PoolError {
                     out_of_memory: false,
-                    detail: e.clone(),
+                    detail,
                 });
             }
             if let Some(p) = s.bins.get_mut(&class).and_then(|v| v.pop()) {
@@ -154,20 +145,16 @@ impl<D: PoolDriver> CachingPool<D> {
                 s.n_free -= 1;
                 return Ok(p);
             }
-            s.limit.is_some_and(|l| s.in_use + s.cached + class > l)
+            s.limit.exceeded_by(s.in_use + s.cached + class)
         };
         if over_limit {
             // As CuPy: release the cache, then refuse if the blocks in use alone leave no room.
             let freed = self.trim();
             let s = self.lock();
-            if let Some(l) = s.limit.filter(|&l| s.in_use + class > l) {
+            if s.limit.exceeded_by(s.in_use + class) {
                 return Err(PoolError {
                     out_of_memory: true,
-                    detail: format!(
-                        "the pool's limit is {l} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) and \
-                         {} are in use (released {freed} cached bytes)",
-                        s.in_use
-                    ),
+                    detail: s.limit.refusal(s.in_use, freed),
                 });
             }
         }
@@ -279,6 +266,70 @@ pub fn parse_limit(value: &str, total: Option<usize>) -> Result<Option<usize>, S
         return Ok(Some((total as f64 * p / 100.0) as usize));
     }
     v.parse::<usize>().map(Some).map_err(|_| bad())
+}
+
+/// A pool's limit on the bytes it holds: `set_limit`'s value, else `CUPY_GPU_MEMORY_LIMIT`'s as
+/// read when the pool was made. A variable that does not parse is kept as the error every
+/// allocation reports, until `set_limit` replaces it. Shared by the CUDA/HIP pool, the wgpu
+/// buffer pool and the cpu backend's count.
+#[derive(Clone, Debug, Default)]
+pub struct PoolLimit {
+    limit: Option<usize>,
+    env_error: Option<String>,
+}
+
+impl PoolLimit {
+    /// The limit `CUPY_GPU_MEMORY_LIMIT` sets ([`limit_from_env`]; `total`: the device's bytes,
+    /// for a percentage).
+    pub fn from_env(total: Option<usize>) -> PoolLimit {
+        match limit_from_env(total) {
+            Ok(limit) => PoolLimit {
+                limit,
+                env_error: None,
+            },
+            Err(e) => PoolLimit {
+                limit: None,
+                env_error: Some(e),
+            },
+        }
+    }
+
+    /// The limit in bytes, if there is one.
+    pub fn get(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// Sets (or with `None` removes) the limit; a bad `CUPY_GPU_MEMORY_LIMIT` is forgotten.
+    pub fn set(&mut self, limit: Option<usize>) {
+        self.limit = limit;
+        self.env_error = None;
+    }
+
+    /// `Err` with the reason when `CUPY_GPU_MEMORY_LIMIT` did not parse.
+    ///
+    /// # Errors
+    /// The parse error's message.
+    pub fn env_ok(&self) -> Result<(), String> {
+        match &self.env_error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether holding `bytes` would pass the limit.
+    pub fn exceeded_by(&self, bytes: usize) -> bool {
+        self.limit.is_some_and(|l| bytes > l)
+    }
+
+    /// The out-of-memory detail of a refused allocation: the limit, the bytes in use and the
+    /// cached bytes released before refusing.
+    pub fn refusal(&self, in_use: usize, released: usize) -> String {
+        format!(
+            "the pool's limit is {} bytes (set_limit or CUPY_GPU_MEMORY_LIMIT) and {in_use} are \
+             in use (released {released} cached bytes)",
+            self.limit.unwrap_or(0)
+        )
+    }
 }
 
 /// [`parse_limit`] of the `CUPY_GPU_MEMORY_LIMIT` environment variable.
