@@ -25,6 +25,10 @@ impl Builder {
             stack: vec![vec![]],
         }
     }
+    /// Appends statement `s` to the open body.
+    pub fn push_stmt(&mut self, s: Stmt) {
+        self.push(s);
+    }
     fn push(&mut self, s: Stmt) {
         self.stack.last_mut().expect("open body").push(s);
     }
@@ -145,6 +149,12 @@ impl Builder {
             locals: self.locals,
             body: self.stack.pop().expect("body"),
         }
+    }
+    /// The finished kernel without inputs or outputs: it writes raw operands only.
+    pub fn finish_raw(self, name: &str, params: Vec<DType>, raws: Vec<DType>) -> Kernel {
+        let mut k = self.finish(name, DType::Bool, params, raws);
+        k.outputs.clear();
+        k
     }
 }
 

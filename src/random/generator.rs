@@ -1,6 +1,7 @@
 //! [`Generator`] (`numpy.random.Generator` / `cupy.random.Generator`): a Philox4x32-10 key and a
 //! call counter; every sampling call launches one kernel whose element `i` reads the Philox
-//! blocks of counter `(i, k, call_lo, call_hi)`.
+//! blocks of counter `(i, k, call_lo, call_hi)`, or, for the packed samplers (`packed.rs`),
+//! shares the blocks of its item with the other lanes of the item.
 
 use super::builder::Builder;
 use super::philox::Stream;
@@ -103,19 +104,14 @@ impl Generator {
         ]
     }
 
-    /// Runs a sampler kernel built by `build` for `shape` (or `opts.out`'s shape), with
-    /// `extra` parameters after the stream's and raw operands `raws` (device arrays).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch(
-        &mut self,
+    /// The device, shape and element count of a sampling call for `shape` (or `out`'s shape,
+    /// when `shape` is empty: NumPy's `size=None`), checked: `out`'s shape must match, and one
+    /// call samples fewer than 2^32 elements.
+    pub(crate) fn target(
         op: &str,
         shape: &[usize],
-        dtype: DType,
         out: Option<&Array>,
-        extra_params: Vec<(DType, Scalar)>,
-        raws: &dyn Fn(&Device) -> Result<Vec<Array>>,
-        build: &dyn Fn(&mut Builder, &Stream) -> Result<()>,
-    ) -> Result<Array> {
+    ) -> Result<(Device, Vec<usize>, usize)> {
         let device = match out {
             Some(o) => o.device().clone(),
             None if super::kernels::collecting() => {
@@ -150,6 +146,23 @@ impl Generator {
                 format!("{n} elements: one call samples fewer than 2^32 (Philox's per-element counter word)"),
             ));
         }
+        Ok((device, shape, n))
+    }
+
+    /// Runs a sampler kernel built by `build` for `shape` (or `opts.out`'s shape), with
+    /// `extra` parameters after the stream's and raw operands `raws` (device arrays).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch(
+        &mut self,
+        op: &str,
+        shape: &[usize],
+        dtype: DType,
+        out: Option<&Array>,
+        extra_params: Vec<(DType, Scalar)>,
+        raws: &dyn Fn(&Device) -> Result<Vec<Array>>,
+        build: &dyn Fn(&mut Builder, &Stream) -> Result<()>,
+    ) -> Result<Array> {
+        let (device, shape, _) = Self::target(op, shape, out)?;
         let raw_arrays = raws(&device)?;
         let mut b = Builder::new();
         let s = Stream::new(&mut b);

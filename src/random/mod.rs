@@ -3,10 +3,15 @@
 //!
 //! # Bit-identical on every backend
 //! The bit stream is Philox4x32-10 (Salmon et al., SC11; checked against Random123's
-//! known-answer vectors). Each sampling call is one kernel of the project's IR: element `i` of
-//! call `c` under key `k` reads Philox blocks of counter `(i, j, c_lo, c_hi)`, `j = 0, 1, ...`
-//! for its successive draws (so a rejection loop's `j`-th attempt reads the same bits
-//! wherever it runs). The kernels use only integer operations and exactly rounded float
+//! known-answer vectors). Each sampling call is one kernel of the project's IR. In most
+//! samplers element `i` of call `c` under key `k` reads Philox blocks of counter
+//! `(i, j, c_lo, c_hi)`, `j = 0, 1, ...` for its successive draws (so a rejection loop's `j`-th
+//! attempt reads the same bits wherever it runs). The uniform and ziggurat samplers (`random`,
+//! `uniform`, `standard_normal`, `normal`, `lognormal`, the exponentials and the distributions
+//! mapped from one uniform) are *packed* instead (`src/random/packed.rs`): with `m = ceil(n / L)`,
+//! element `q m + r` is lane `q` of item `r`, which computes blocks `(r, 0, c)` (and `(r, 1, c)`)
+//! once for its `L` lanes (float32: 4 uniforms or 7 ziggurat draws; float64: 2 or 3), and an
+//! element's further draws read blocks `(q m + r, 2, c), (q m + r, 3, c), ...`. The kernels use only integer operations and exactly rounded float
 //! operations (`+ - * /`, `sqrt`, `floor`, conversions, comparisons): the 32x32-bit products
 //! are built from 16-bit halves, uniforms from exact integer-to-float conversions, normals
 //! and exponentials from the 256-layer ziggurat with tables in the source
@@ -37,6 +42,7 @@ pub(crate) mod fmath;
 pub mod generator;
 pub mod kernels;
 pub mod legacy;
+pub(crate) mod packed;
 pub mod philox;
 pub mod sampling;
 pub mod seed;

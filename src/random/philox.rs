@@ -87,6 +87,14 @@ impl Stream {
             call: [Expr::param(2, DType::UInt32), Expr::param(3, DType::UInt32)],
         }
     }
+    /// The stream of element `index` (a u32 expression) under the same key and call.
+    pub fn at(&self, index: Expr) -> Stream {
+        Stream {
+            index,
+            key: self.key.clone(),
+            call: self.call.clone(),
+        }
+    }
     /// The parameter dtypes [`Stream::new`] reads.
     pub fn params() -> Vec<DType> {
         vec![DType::UInt32; STREAM_PARAMS]

@@ -48,9 +48,13 @@ fn philox_known_answers_host_and_every_backend() {
     }
 }
 
+/// `random` is a packed launch (`cupy::random` module docs): with `m = ceil(n / lanes)` items,
+/// element `q m + r` is lane `q` of item `r`, which reads Philox block `(r, 0, call)`: float32
+/// takes word `q` (4 lanes), float64 words `2q, 2q + 1` (2 lanes). An odd `n` checks the
+/// short last item.
 #[test]
 fn random_matches_the_host_reference() {
-    let n = 4096;
+    let n = 4097;
     for dev in common::backends() {
         let rng = default_rng(7);
         let key = rng.key();
@@ -64,19 +68,26 @@ fn random_matches_the_host_reference() {
             let b = rng.random(&[n]).unwrap().to_vec::<f64>().unwrap();
             (a, b)
         });
-        for i in 0..n {
-            let w = philox4x32_10([i as u32, 0, 0, 0], key);
-            let u = (w[0] >> 8) as f32 * 2f32.powi(-24);
+        let m = n.div_ceil(4);
+        for (i, got) in f32s.iter().enumerate() {
+            let (q, r) = (i / m, i % m);
+            let w = philox4x32_10([r as u32, 0, 0, 0], key);
+            let u = (w[q] >> 8) as f32 * 2f32.powi(-24);
             assert_eq!(
-                f32s[i].to_bits(),
+                got.to_bits(),
                 u.to_bits(),
                 "{} f32 element {i}",
                 dev.label()
             );
-            let w = philox4x32_10([i as u32, 0, 1, 0], key);
-            let d = ((w[0] >> 5) as f64 * 67108864.0 + (w[1] >> 6) as f64) / 9007199254740992.0;
+        }
+        let m = n.div_ceil(2);
+        for (i, got) in f64s.iter().enumerate() {
+            let (q, r) = (i / m, i % m);
+            let w = philox4x32_10([r as u32, 0, 1, 0], key);
+            let d = ((w[2 * q] >> 5) as f64 * 67108864.0 + (w[2 * q + 1] >> 6) as f64)
+                / 9007199254740992.0;
             assert_eq!(
-                f64s[i].to_bits(),
+                got.to_bits(),
                 d.to_bits(),
                 "{} f64 element {i}",
                 dev.label()

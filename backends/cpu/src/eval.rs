@@ -18,8 +18,12 @@ pub struct Env<'a> {
     pub vars: Vec<Option<Col<'a>>>,
     /// Logical dtypes of the locals (for zero-initialising).
     pub var_types: &'a [DType],
-    /// `Index` of lane `j` is `index.0 + j * index.1`.
+    /// `Index` of lane `j` is `index.0 + j * index.1`...
     pub index: (i64, i64),
+    /// ... unless it is `index_lanes[j]` (a compacted block, see `compact.rs`).
+    pub index_lanes: Option<Vec<i64>>,
+    /// How the whole kernel uses its locals (lets a compacted branch skip its temporaries).
+    pub var_use: Option<&'a crate::compact::KernelVarUse>,
     /// Raw operands.
     pub raws: &'a [RawView],
     /// Type-checking pass: no memory is touched, both arms of every `If` and one trip of every
@@ -96,7 +100,9 @@ impl<'a> Env<'a> {
             },
             ExprKind::Index => {
                 let (s, st) = self.index;
-                if self.dry {
+                if let Some(l) = &self.index_lanes {
+                    Col::I64(D::V(Cow::Borrowed(&l[..])))
+                } else if self.dry {
                     Col::I64(D::U(s))
                 } else {
                     Col::I64(D::V(Cow::Owned(
@@ -242,13 +248,18 @@ impl<'a> Env<'a> {
                                     c.iter().zip(m).map(|(&c, &m)| (c ^ 1) & m).collect(),
                                 ),
                             };
-                            let (t_any, t_all) = any_all(&tm);
-                            if !then_body.is_empty() && t_any {
-                                self.exec(then_body, if t_all { None } else { Some(&tm) }, sink)?;
-                            }
-                            let (e_any, e_all) = any_all(&em);
-                            if !else_body.is_empty() && e_any {
-                                self.exec(else_body, if e_all { None } else { Some(&em) }, sink)?;
+                            for (body, m) in [(then_body, &tm), (else_body, &em)] {
+                                let taken = m.iter().map(|&x| x as usize).sum::<usize>();
+                                if body.is_empty() || taken == 0 {
+                                    continue;
+                                }
+                                if taken == m.len() {
+                                    self.exec(body, None, sink)?;
+                                } else if crate::compact::worth_compacting(taken, self.n) {
+                                    self.exec_compact(body, m, sink)?;
+                                } else {
+                                    self.exec(body, Some(m), sink)?;
+                                }
                             }
                         }
                         _ => return Err("if condition is not bool".into()),
@@ -287,6 +298,14 @@ impl<'a> Env<'a> {
 }
 
 impl Env<'_> {
+    /// The `Index` of lane `j`.
+    pub(crate) fn index_of(&self, j: usize) -> i64 {
+        match &self.index_lanes {
+            Some(l) => l[j],
+            None => self.index.0 + j as i64 * self.index.1,
+        }
+    }
+
     /// `Store` of exp, log, sin, cos, tanh or pow of float32/float64 operands straight into a
     /// contiguous output of the same dtype (the vector routines write the output block, no
     /// temporary column and no copy); false (nothing stored) when the pattern does not fit.
@@ -316,9 +335,4 @@ impl Env<'_> {
         // `into` refuses operands whose memory overlaps it.
         Ok(unsafe { column::vmath_into(op, &a, b.as_ref(), dst, self.n) })
     }
-}
-
-fn any_all(m: &[u8]) -> (bool, bool) {
-    let ones = m.iter().map(|&x| x as usize).sum::<usize>();
-    (ones > 0, ones == m.len())
 }

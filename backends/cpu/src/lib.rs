@@ -14,6 +14,7 @@
 
 mod cmath;
 mod column;
+mod compact;
 mod cse;
 mod eval;
 mod fft;
@@ -487,6 +488,8 @@ impl Backend for CpuBackend {
                 vars: vec![None; k.locals.len()],
                 var_types: &k.locals,
                 index: (0, 1),
+                index_lanes: None,
+                var_use: None,
                 raws: &raws,
                 dry: true,
             };
@@ -496,6 +499,7 @@ impl Backend for CpuBackend {
         if size == 0 {
             return Ok(());
         }
+        let var_use = compact::KernelVarUse::of(&k.body, k.locals.len());
         let mut has_loop = false;
         cupy_core::kernel::ir::Stmt::visit_all(&k.body, &mut |s| {
             if matches!(s, cupy_core::kernel::ir::Stmt::For { .. }) {
@@ -554,6 +558,8 @@ impl Backend for CpuBackend {
                     vars: vec![None; k.locals.len()],
                     var_types: &k.locals,
                     index: (0, 1),
+                    index_lanes: None,
+                    var_use: Some(&var_use),
                     raws: &raws,
                     dry: false,
                 };
@@ -582,6 +588,8 @@ impl Backend for CpuBackend {
                 vars: vec![None; k.locals.len()],
                 var_types: &k.locals,
                 index: (start as i64, 1),
+                index_lanes: None,
+                var_use: Some(&var_use),
                 raws: &raws,
                 dry: false,
             };

@@ -246,6 +246,8 @@ impl Ctx<'_> {
             vars: vec![],
             var_types: &self.no_vars,
             index,
+            index_lanes: None,
+            var_use: None,
             raws: &[],
             dry: false,
         }

@@ -4,7 +4,7 @@
 //! scalar parameters are kernel parameters (computed on the host in float64, then rounded to
 //! the output dtype once).
 
-use super::{gamma_mt, neg_log1m, table_types, tables, uniform01, ziggurat, Zig};
+use super::{gamma_mt, neg_log1m, table_types, tables, uniform01, zig_lanes, ziggurat_lanes, Zig};
 use crate::array::Array;
 use crate::random::builder::{add, bin, div, fc, mul, sub, u32c, Builder};
 use crate::random::fmath::{exp, log, pow};
@@ -42,13 +42,28 @@ impl Generator {
     ) -> Result<Array> {
         let t = float_dtype(op, &opts)?;
         let extra = params.iter().map(|&v| pv(t, v)).collect();
-        self.launch(op, shape, t, opts.out.as_ref(), extra, &no_raws, &|b, s| {
-            let w = s.block_at(b, 0);
-            let u = b.let_(uniform01(t, &w, 0));
-            let v = f(b, u, t);
-            b.store(v);
-            Ok(())
-        })
+        // Packed: float32 takes one word a lane (4 lanes), float64 two (2 lanes).
+        let per = if t == DType::Float32 { 1 } else { 2 };
+        let lanes = 4 / per;
+        self.launch_packed(
+            op,
+            shape,
+            t,
+            opts.out.as_ref(),
+            extra,
+            &no_raws,
+            lanes,
+            1,
+            &|b, _, l| {
+                Ok((0..lanes)
+                    .map(|q| {
+                        let u = b.let_(uniform01(t, &l.words, q * per));
+                        let v = f(b, u, t);
+                        b.let_(v)
+                    })
+                    .collect())
+            },
+        )
     }
 
     /// A ziggurat sampler: `f(builder, z)` maps a standard normal/exponential to the output.
@@ -64,18 +79,24 @@ impl Generator {
         let t = float_dtype(op, &opts)?;
         let extra = params.iter().map(|&v| pv(t, v)).collect();
         let _ = table_types(t);
-        self.launch(
+        let (lanes, _) = zig_lanes(t);
+        self.launch_packed(
             op,
             shape,
             t,
             opts.out.as_ref(),
             extra,
             &|d| tables(d, zig, t),
-            &|b, s| {
-                let z = ziggurat(b, s, zig, t, 0, u32c(0), 8);
-                let v = f(b, z, t);
-                b.store(v);
-                Ok(())
+            lanes,
+            2,
+            &|b, s, l| {
+                let z = ziggurat_lanes(b, s, zig, t, 0, l, 8);
+                Ok(z.into_iter()
+                    .map(|z| {
+                        let v = f(b, z, t);
+                        b.let_(v)
+                    })
+                    .collect())
             },
         )
     }

@@ -1,0 +1,414 @@
+//! The two ziggurats of Marsaglia and Tsang ("The Ziggurat Method for Generating Random
+//! Variables", J. Stat. Software 5(8), 2000): 256 layers, tables as raw operands
+//! (`ziggurat_tables.rs`), the normal's tail by Marsaglia's method and the exponential's by
+//! memorylessness. [`ziggurat`] draws one value from an element's own stream;
+//! [`ziggurat_lanes`] draws the lanes of a packed launch (several elements from one pair of
+//! Philox blocks, see [`crate::random::packed`]).
+
+use super::{neg_log1m, uniform01};
+use crate::array::Array;
+use crate::device::Device;
+use crate::random::builder::{
+    add, and, bin, bool_c, div, fc, lt, mul, neg, not, shr, sub, u32c, Builder,
+};
+use crate::random::fmath::exp;
+use crate::random::philox::Stream;
+use crate::random::ziggurat_tables as zt;
+use cupy_core::dtype::DType;
+use cupy_core::error::Result;
+use cupy_core::kernel::ir::{BinaryOp as B, Expr};
+use std::sync::{Arc, Mutex};
+/// Which ziggurat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Zig {
+    /// The standard normal (tail start 3.654...).
+    Normal,
+    /// The standard exponential (tail start 7.697...).
+    Exponential,
+}
+
+type TableCache = Mutex<Vec<(usize, Zig, DType, Arc<Vec<Array>>)>>;
+static TABLES: TableCache = Mutex::new(Vec::new());
+
+/// The ziggurat tables `[k, w, f]` of `zig` for dtype `t` on `device` (uploaded once per
+/// device): `k` is uint32 for float32 (23-bit magnitudes), float64 for float64 (52-bit).
+pub(crate) fn tables(device: &Device, zig: Zig, t: DType) -> Result<Vec<Array>> {
+    let id = Arc::as_ptr(device.backend()) as *const () as usize;
+    let mut cache = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, _, v)) = cache
+        .iter()
+        .find(|(i, z, d, _)| *i == id && *z == zig && *d == t)
+    {
+        return Ok(v.as_ref().clone());
+    }
+    let n = [256];
+    let v = match (zig, t) {
+        (Zig::Normal, DType::Float32) => vec![
+            Array::from_slice_on(device, &zt::KNOR_F32, &n)?,
+            f32_table(device, &zt::WNOR_F32)?,
+            f32_table(device, &zt::FNOR_F32)?,
+        ],
+        (Zig::Normal, _) => vec![
+            Array::from_slice_on(device, &zt::KNOR_F64, &n)?,
+            Array::from_slice_on(device, &zt::WNOR_F64, &n)?,
+            Array::from_slice_on(device, &zt::FNOR_F64, &n)?,
+        ],
+        (Zig::Exponential, DType::Float32) => vec![
+            Array::from_slice_on(device, &zt::KEXP_F32, &n)?,
+            f32_table(device, &zt::WEXP_F32)?,
+            f32_table(device, &zt::FEXP_F32)?,
+        ],
+        (Zig::Exponential, _) => vec![
+            Array::from_slice_on(device, &zt::KEXP_F64, &n)?,
+            Array::from_slice_on(device, &zt::WEXP_F64, &n)?,
+            Array::from_slice_on(device, &zt::FEXP_F64, &n)?,
+        ],
+    };
+    cache.push((id, zig, t, Arc::new(v.clone())));
+    Ok(v)
+}
+
+fn f32_table(device: &Device, v: &[f64; 256]) -> Result<Array> {
+    let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+    Array::from_slice_on(device, &f, &[256])
+}
+
+/// The raw operand dtypes of a ziggurat's tables for float dtype `t`.
+pub(crate) fn table_types(t: DType) -> [DType; 3] {
+    if t == DType::Float32 {
+        [DType::UInt32, t, t]
+    } else {
+        [t; 3]
+    }
+}
+
+/// The magnitude, layer and sign of a ziggurat draw from block words `w`: float32 takes one
+/// word (layer bits 0..8, sign bit 8, magnitude bits 9..32 for the normal; the exponential
+/// skips bit 0 and has no sign), float64 two (52 magnitude bits).
+fn zig_bits(b: &mut Builder, zig: Zig, t: DType, w: &[Expr]) -> (Expr, Expr, Expr) {
+    let (idx, sign, mag) = match (zig, t) {
+        (Zig::Normal, DType::Float32) => (
+            and(w[0].clone(), u32c(0xff)),
+            and(shr(w[0].clone(), 8), u32c(1)),
+            shr(w[0].clone(), 9),
+        ),
+        (Zig::Exponential, DType::Float32) => (
+            and(shr(w[0].clone(), 1), u32c(0xff)),
+            u32c(0),
+            shr(w[0].clone(), 9),
+        ),
+        (Zig::Normal, _) => (
+            and(w[0].clone(), u32c(0xff)),
+            and(shr(w[0].clone(), 8), u32c(1)),
+            // bits 9..61 of (w1:w0): 23 from w0, 29 from w1.
+            b.let_(add(
+                mul(
+                    and(w[1].clone(), u32c(0x1fff_ffff)).cast(t),
+                    fc(t, 2f64.powi(23)),
+                ),
+                shr(w[0].clone(), 9).cast(t),
+            )),
+        ),
+        (Zig::Exponential, _) => (
+            and(shr(w[0].clone(), 3), u32c(0xff)),
+            u32c(0),
+            // bits 11..63: 21 from w0, 31 from w1.
+            b.let_(add(
+                mul(
+                    and(w[1].clone(), u32c(0x7fff_ffff)).cast(t),
+                    fc(t, 2f64.powi(21)),
+                ),
+                shr(w[0].clone(), 11).cast(t),
+            )),
+        ),
+    };
+    (b.let_(idx), b.let_(sign), b.let_(mag))
+}
+
+/// The state of one ziggurat draw (locals): the value so far, whether it is final, and
+/// whether the normal's tail loop is running (with its sign).
+struct ZigState {
+    res: Expr,
+    done: Expr,
+    tail: Expr,
+    tail_neg: Expr,
+}
+
+impl ZigState {
+    fn new(b: &mut Builder, t: DType) -> ZigState {
+        ZigState {
+            res: b.var(fc(t, 0.0)),
+            done: b.var(bool_c(false)),
+            tail: b.var(bool_c(false)),
+            tail_neg: b.var(bool_c(false)),
+        }
+    }
+}
+
+/// The tail start `r` of `zig`.
+fn tail_start(zig: Zig) -> f64 {
+    match zig {
+        Zig::Normal => zt::NOR_R,
+        Zig::Exponential => zt::EXP_R,
+    }
+}
+
+/// A layer draw from the words `w` (one for float32, two for float64): its layer, magnitude,
+/// value `x = mag w[layer]`, sign, and whether it lies in the layer's rectangle (`fast`).
+struct LayerDraw {
+    idx: Expr,
+    layer: Expr,
+    x: Expr,
+    negative: Expr,
+    signed: Expr,
+    fast: Expr,
+}
+
+fn layer_draw(b: &mut Builder, zig: Zig, t: DType, raw0: usize, w: &[Expr]) -> LayerDraw {
+    let [kt, _, _] = table_types(t);
+    let (idx, sign, mag) = zig_bits(b, zig, t, w);
+    let layer = b.let_(idx.clone().cast(DType::Int64));
+    let wv = Expr::load(raw0 + 1, t, layer.clone());
+    let x = b.let_(mul(mag.clone().cast(t), wv));
+    let negative = b.let_(bin(B::Ne, sign, u32c(0)));
+    let signed = b.let_(Expr::select(negative.clone(), neg(x.clone()), x.clone()));
+    let kv = Expr::load(raw0, kt, layer.clone());
+    let fast = if kt == DType::UInt32 {
+        lt(mag, kv)
+    } else {
+        lt(mag.cast(t), kv)
+    };
+    LayerDraw {
+        idx,
+        layer,
+        x,
+        negative,
+        signed,
+        fast: b.let_(fast),
+    }
+}
+
+/// A layer draw outside its rectangle: layer 0 enters the normal's tail loop (or, for the
+/// exponential, returns `r` plus a fresh exponential); another layer takes the wedge test
+/// `f[i] + u (f[i-1] - f[i]) < f(x)`. `u` builds the one extra uniform either needs.
+fn layer_slow(
+    b: &mut Builder,
+    zig: Zig,
+    t: DType,
+    raw0: usize,
+    d: &LayerDraw,
+    u: &dyn Fn(&mut Builder) -> Expr,
+    st: &ZigState,
+) {
+    let r = tail_start(zig);
+    b.if_else(
+        bin(B::Eq, d.idx.clone(), u32c(0)),
+        |b| match zig {
+            Zig::Normal => {
+                b.assign(&st.tail, bool_c(true));
+                b.assign(&st.tail_neg, d.negative.clone());
+                b.assign(&st.res, d.signed.clone());
+            }
+            Zig::Exponential => {
+                // Memoryless tail: r + a fresh exponential.
+                let uv = u(b);
+                let e = neg_log1m(b, uv);
+                b.assign(&st.res, add(fc(t, r), e));
+                b.assign(&st.done, bool_c(true));
+            }
+        },
+        |b| {
+            let fi = b.let_(Expr::load(raw0 + 2, t, d.layer.clone()));
+            let fprev = Expr::load(
+                raw0 + 2,
+                t,
+                sub(
+                    d.layer.clone(),
+                    Expr::constant(cupy_core::scalar::Scalar::Int64(1)),
+                ),
+            );
+            let uv = u(b);
+            let y = b.let_(add(fi.clone(), mul(uv, sub(fprev, fi))));
+            let x = d.x.clone();
+            let arg = match zig {
+                Zig::Normal => mul(mul(fc(t, -0.5), x.clone()), x),
+                Zig::Exponential => neg(x),
+            };
+            let e = exp(b, arg);
+            let e = b.let_(e);
+            b.assign(&st.res, d.signed.clone());
+            b.if_(lt(y, e), |b| b.assign(&st.done, bool_c(true)));
+        },
+    );
+}
+
+/// One attempt from the block words `w`: a tail step while the tail loop runs (Marsaglia:
+/// `x = -log(u1) / r`, `y = -log(u2)`, accept `2y > x^2`), otherwise a layer draw from `w[0..2]`
+/// with its extra uniform from `w[2..4]`.
+fn attempt(b: &mut Builder, zig: Zig, t: DType, raw0: usize, w: &[Expr; 4], st: &ZigState) {
+    let r = tail_start(zig);
+    b.if_else(
+        st.tail.clone(),
+        |b| {
+            let e1 = neg_log1m(b, uniform01(t, w, 0));
+            let xx = b.let_(div(e1, fc(t, r)));
+            let yy = neg_log1m(b, uniform01(t, w, 2));
+            let yy = b.let_(yy);
+            let ok = bin(B::Gt, add(yy.clone(), yy), mul(xx.clone(), xx.clone()));
+            b.if_(ok, |b| {
+                let v = b.let_(add(fc(t, r), xx));
+                b.assign(
+                    &st.res,
+                    Expr::select(st.tail_neg.clone(), neg(v.clone()), v),
+                );
+                b.assign(&st.done, bool_c(true));
+            });
+        },
+        |b| {
+            let d = layer_draw(b, zig, t, raw0, w);
+            b.if_else(
+                d.fast.clone(),
+                |b| {
+                    b.assign(&st.res, d.signed.clone());
+                    b.assign(&st.done, bool_c(true));
+                },
+                |b| layer_slow(b, zig, t, raw0, &d, &|_| uniform01(t, w, 2), st),
+            );
+        },
+    );
+}
+
+/// Attempts `first, first + 1, ...` (blocks of `s`) while `st` is not done, `n` at most.
+/// They sit behind one `if` so a group of lanes that all accepted skips the loop (the attempt
+/// numbers, hence the bits, are the same either way).
+fn retry(
+    b: &mut Builder,
+    s: &Stream,
+    zig: Zig,
+    t: DType,
+    raw0: usize,
+    first: Expr,
+    n: i64,
+    st: &ZigState,
+) {
+    b.if_(not(st.done.clone()), |b| {
+        b.for_(n, |b, k| {
+            b.if_(not(st.done.clone()), |b| {
+                let blk = b.let_(add(first.clone(), k.cast(DType::UInt32)));
+                let w = s.block(b, blk);
+                attempt(b, zig, t, raw0, &w, st);
+            });
+        });
+    });
+}
+
+/// A ziggurat sample of `zig` in dtype `t` (tables are raw operands `raw0..raw0 + 3`), from
+/// blocks `base, base + 1, ...` of the element's stream, at most `attempts` of them. Returns a
+/// local. Layers are accepted at once 98.9% (normal) / 98.8% (exponential) of the time; a
+/// rejected wedge point starts over, the normal's tail repeats Marsaglia's tail step. After
+/// `attempts` rejections (probability below 10^-15 for 8) the last candidate is kept, so the
+/// result is deterministic.
+pub(crate) fn ziggurat(
+    b: &mut Builder,
+    s: &Stream,
+    zig: Zig,
+    t: DType,
+    raw0: usize,
+    base: Expr,
+    attempts: i64,
+) -> Expr {
+    let st = ZigState::new(b, t);
+    let w = s.block(b, base.clone());
+    attempt(b, zig, t, raw0, &w, &st);
+    let first = b.let_(add(base, u32c(1)));
+    retry(b, s, zig, t, raw0, first, attempts - 1, &st);
+    st.res
+}
+
+/// Lanes of `zig` per packed item for dtype `t` and the words each takes: float32 7 lanes of
+/// one word from two blocks (the eighth word is the spare uniform), float64 3 lanes of two.
+pub(crate) fn zig_lanes(t: DType) -> (usize, usize) {
+    if t == DType::Float32 {
+        (7, 1)
+    } else {
+        (3, 2)
+    }
+}
+
+/// The ziggurat samples of a packed item's lanes (see [`zig_lanes`]; tables at `raw0`).
+///
+/// Every lane first draws a layer from its own word(s) of the item's two blocks; the ~1% whose
+/// draw falls outside its rectangle are finished afterwards, one at a time in lane order, by
+/// one copy of the slow path (so a group of GPU threads runs it about once per item, not once
+/// per lane). The first of them takes its extra uniform from the item's spare word(s), the
+/// others from block 2 of their element's stream; later attempts read blocks 3, 4, ... of it
+/// (at most `attempts` in all). Lanes past the end (`valid` false) are not finished.
+pub(crate) fn ziggurat_lanes(
+    b: &mut Builder,
+    s: &Stream,
+    zig: Zig,
+    t: DType,
+    raw0: usize,
+    lanes: &crate::random::packed::Lanes,
+    attempts: i64,
+) -> Vec<Expr> {
+    let (count, per) = zig_lanes(t);
+    let spare = &lanes.words[count * per..];
+    let mut res = Vec::with_capacity(count);
+    let mut done = Vec::with_capacity(count);
+    for q in 0..count {
+        let d = layer_draw(b, zig, t, raw0, &lanes.words[q * per..(q + 1) * per]);
+        res.push(b.var(d.signed.clone()));
+        done.push(b.var(bin(B::Or, d.fast, not(lanes.valid[q].clone()))));
+    }
+    b.for_(count as i64, |b, it| {
+        let all_done = done[1..]
+            .iter()
+            .fold(done[0].clone(), |a, d| bin(B::And, a, d.clone()));
+        b.if_(not(all_done), |b| {
+            // The first unfinished lane: its number, word(s) and element.
+            let mut cur = u32c(count as u32);
+            let mut words: Vec<Expr> = lanes.words[..per].to_vec();
+            let mut element = lanes.elements[0].clone();
+            for q in (0..count).rev() {
+                let open = not(done[q].clone());
+                cur = Expr::select(open.clone(), u32c(q as u32), cur);
+                for (k, w) in words.iter_mut().enumerate() {
+                    *w = Expr::select(open.clone(), lanes.words[q * per + k].clone(), w.clone());
+                }
+                element = Expr::select(open, lanes.elements[q].clone(), element);
+            }
+            let cur = b.let_(cur);
+            let words: Vec<Expr> = words.into_iter().map(|w| b.let_(w)).collect();
+            let es = s.at(b.let_(element));
+            let first = b.let_(bin(
+                B::Eq,
+                it.clone(),
+                Expr::constant(cupy_core::scalar::Scalar::Int64(0)),
+            ));
+            let st = ZigState::new(b, t);
+            let d = layer_draw(b, zig, t, raw0, &words);
+            let extra = |b: &mut Builder| {
+                let uv = b.var(fc(t, 0.0));
+                b.if_else(
+                    first.clone(),
+                    |b| b.assign(&uv, uniform01(t, spare, 0)),
+                    |b| {
+                        let w = es.block_at(b, 2);
+                        b.assign(&uv, uniform01(t, &w, 2));
+                    },
+                );
+                uv
+            };
+            layer_slow(b, zig, t, raw0, &d, &extra, &st);
+            retry(b, &es, zig, t, raw0, u32c(3), attempts - 1, &st);
+            for q in 0..count {
+                b.if_(bin(B::Eq, cur.clone(), u32c(q as u32)), |b| {
+                    b.assign(&res[q], st.res.clone());
+                    b.assign(&done[q], bool_c(true));
+                });
+            }
+        });
+    });
+    res
+}

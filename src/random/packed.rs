@@ -1,0 +1,142 @@
+//! Packed launches: one GPU thread samples several elements from one pair of Philox blocks.
+//!
+//! A Philox4x32-10 block costs ten rounds of 32x32-bit products and gives 128 bits, while a
+//! float32 uniform needs 24 of them: a kernel that computes one block per element is bound by
+//! those products, not by memory. A packed launch runs `m = ceil(n / lanes)` items instead;
+//! item `r` computes blocks `(r, 0, call)` (and `(r, 1, call)`) of the counter space once, and
+//! its lane `q` is element `e = q m + r`, so each of a thread's stores is coalesced with its
+//! neighbours'. Draws an element needs beyond its lane's words (a rejection sampler's later
+//! attempts) come from blocks `(e, 2), (e, 3), ...`, which no item block can equal. The bits
+//! depend only on the seed, call number, shape and dtype, as for a one-element-per-thread
+//! launch, so they are the same on every backend.
+
+use super::builder::{lt, Builder};
+use super::generator::Generator;
+use super::philox::Stream;
+use crate::array::Array;
+use crate::device::Device;
+use crate::launch::Elementwise;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Stmt};
+use cupy_core::scalar::Scalar;
+
+/// The lanes of one packed item, as the sampler body sees them.
+pub(crate) struct Lanes {
+    /// The item's Philox words: 4 per block, blocks `(r, 0)`, `(r, 1)`, ... in order.
+    pub words: Vec<Expr>,
+    /// Each lane's element index (`UInt32` locals).
+    pub elements: Vec<Expr>,
+    /// Whether each lane's element exists (`Bool` locals; the last item may be short).
+    pub valid: Vec<Expr>,
+}
+
+impl Generator {
+    /// Runs a packed sampler (see the module docs): `lanes` elements per item from `blocks`
+    /// Philox blocks; `build` returns each lane's value (dtype `dtype`). Parameters as
+    /// [`Generator::launch`]; the output is written through a raw operand after `raws`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_packed(
+        &mut self,
+        op: &str,
+        shape: &[usize],
+        dtype: DType,
+        out: Option<&Array>,
+        extra_params: Vec<(DType, Scalar)>,
+        raws: &dyn Fn(&Device) -> Result<Vec<Array>>,
+        lanes: usize,
+        blocks: u32,
+        build: &dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>>,
+    ) -> Result<Array> {
+        let (device, shape, n) = Self::target(op, shape, out)?;
+        let mut raw_arrays = raws(&device)?;
+        let items = n.div_ceil(lanes);
+        let mut b = Builder::new();
+        let s = Stream::new(&mut b);
+        let first_own = super::philox::STREAM_PARAMS + extra_params.len();
+        let items_param = Expr::param(first_own, DType::Int64);
+        let n_param = Expr::param(first_own + 1, DType::Int64);
+        let item = Expr::index();
+        let mut words = vec![];
+        for k in 0..blocks {
+            words.extend(s.block_at(&mut b, k));
+        }
+        let mut elements = vec![];
+        let mut valid = vec![];
+        for q in 0..lanes {
+            let e = b.let_(Expr::binary(
+                BinaryOp::Add,
+                item.clone(),
+                Expr::binary(
+                    BinaryOp::Mul,
+                    Expr::constant(Scalar::Int64(q as i64)),
+                    items_param.clone(),
+                ),
+            ));
+            valid.push(b.let_(lt(e.clone(), n_param.clone())));
+            elements.push(b.let_(e.cast(DType::UInt32)));
+        }
+        let l = Lanes {
+            words,
+            elements,
+            valid,
+        };
+        let values = build(&mut b, &s, &l)?;
+        if values.len() != lanes {
+            return Err(Error::invalid(op, "packed sampler: one value per lane"));
+        }
+        let out_raw = raw_arrays.len();
+        for (q, v) in values.into_iter().enumerate() {
+            let index = l.elements[q].clone().cast(DType::Int64);
+            b.if_(l.valid[q].clone(), |b| {
+                b.push_stmt(Stmt::StoreRaw {
+                    raw: out_raw,
+                    index,
+                    value: v,
+                })
+            });
+        }
+        let mut params = Stream::params();
+        params.extend(extra_params.iter().map(|(d, _)| *d));
+        params.extend([DType::Int64, DType::Int64]);
+        let mut raw_types: Vec<DType> = raw_arrays.iter().map(|a| a.dtype()).collect();
+        raw_types.push(dtype);
+        let kernel = b.finish_raw(op, params, raw_types);
+        if super::kernels::collect(&kernel) {
+            return Err(Error::invalid(op, "kernel collected, not launched"));
+        }
+        // The output: `out` itself when C-contiguous, else a new array (copied into `out`).
+        let direct = out.filter(|o| o.is_c_contiguous()).cloned();
+        let target = match &direct {
+            Some(o) => o.clone(),
+            None => Array::empty_on(&device, &shape, dtype)?,
+        };
+        if n > 0 {
+            let mut values = self.next_call();
+            values.extend(extra_params.into_iter().map(|(_, v)| v));
+            values.extend([Scalar::Int64(items as i64), Scalar::Int64(n as i64)]);
+            raw_arrays.push(target.clone());
+            let raw_refs: Vec<&Array> = raw_arrays.iter().collect();
+            Elementwise {
+                op,
+                kernel: &kernel,
+                inputs: &[],
+                raws: &raw_refs,
+                params: values,
+                outs: vec![],
+                device: Some(&device),
+                shape: Some(&[items]),
+            }
+            .run()?;
+        } else {
+            let _ = self.next_call();
+        }
+        match out {
+            Some(o) if direct.is_none() => {
+                crate::manipulation::basic::copyto(o, &target)?;
+                Ok(o.clone())
+            }
+            _ => Ok(target),
+        }
+    }
+}
