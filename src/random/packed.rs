@@ -18,8 +18,10 @@ use crate::device::Device;
 use crate::launch::Elementwise;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
-use cupy_core::kernel::ir::{BinaryOp, Expr, Stmt};
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::scalar::Scalar;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The lanes of one packed item, as the sampler body sees them.
 pub(crate) struct Lanes {
@@ -34,7 +36,9 @@ pub(crate) struct Lanes {
 impl Generator {
     /// Runs a packed sampler (see the module docs): `lanes` elements per item from `blocks`
     /// Philox blocks; `build` returns each lane's value (dtype `dtype`). Parameters as
-    /// [`Generator::launch`]; the output is written through a raw operand after `raws`.
+    /// [`Generator::launch`]; the output is written through a raw operand after `raws`. The
+    /// built kernel is cached by op name, dtype, packing and operand dtypes, so `build` must
+    /// depend on nothing else (runtime values are parameters).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn launch_packed(
         &mut self,
@@ -51,57 +55,29 @@ impl Generator {
         let (device, shape, n) = Self::target(op, shape, out)?;
         let mut raw_arrays = raws(&device)?;
         let items = n.div_ceil(lanes);
-        let mut b = Builder::new();
-        let s = Stream::new(&mut b);
-        let first_own = super::philox::STREAM_PARAMS + extra_params.len();
-        let items_param = Expr::param(first_own, DType::Int64);
-        let n_param = Expr::param(first_own + 1, DType::Int64);
-        let item = Expr::index();
-        let mut words = vec![];
-        for k in 0..blocks {
-            words.extend(s.block_at(&mut b, k));
-        }
-        let mut elements = vec![];
-        let mut valid = vec![];
-        for q in 0..lanes {
-            let e = b.let_(Expr::binary(
-                BinaryOp::Add,
-                item.clone(),
-                Expr::binary(
-                    BinaryOp::Mul,
-                    Expr::constant(Scalar::Int64(q as i64)),
-                    items_param.clone(),
-                ),
-            ));
-            valid.push(b.let_(lt(e.clone(), n_param.clone())));
-            elements.push(b.let_(e.cast(DType::UInt32)));
-        }
-        let l = Lanes {
-            words,
-            elements,
-            valid,
-        };
-        let values = build(&mut b, &s, &l)?;
-        if values.len() != lanes {
-            return Err(Error::invalid(op, "packed sampler: one value per lane"));
-        }
-        let out_raw = raw_arrays.len();
-        for (q, v) in values.into_iter().enumerate() {
-            let index = l.elements[q].clone().cast(DType::Int64);
-            b.if_(l.valid[q].clone(), |b| {
-                b.push_stmt(Stmt::StoreRaw {
-                    raw: out_raw,
-                    index,
-                    value: v,
-                })
-            });
-        }
-        let mut params = Stream::params();
-        params.extend(extra_params.iter().map(|(d, _)| *d));
-        params.extend([DType::Int64, DType::Int64]);
         let mut raw_types: Vec<DType> = raw_arrays.iter().map(|a| a.dtype()).collect();
         raw_types.push(dtype);
-        let kernel = b.finish_raw(op, params, raw_types);
+        let extra_types: Vec<DType> = extra_params.iter().map(|(d, _)| *d).collect();
+        let key = KernelKey {
+            op: op.to_string(),
+            dtype,
+            lanes,
+            blocks,
+            params: extra_types.clone(),
+            raws: raw_types.clone(),
+        };
+        let cached = lock().get(&key).cloned();
+        let (kernel, dtypes) = match cached {
+            Some(k) => k,
+            None => {
+                let kernel = build_packed(op, lanes, blocks, extra_types, raw_types, build)?;
+                kernel.validate()?;
+                let entry = Arc::new(kernel);
+                let dtypes = Arc::new(entry.dtypes());
+                lock().insert(key, (entry.clone(), dtypes.clone()));
+                (entry, dtypes)
+            }
+        };
         if super::kernels::collect(&kernel) {
             return Err(Error::invalid(op, "kernel collected, not launched"));
         }
@@ -127,7 +103,7 @@ impl Generator {
                 device: Some(&device),
                 shape: Some(&[items]),
             }
-            .run()?;
+            .run_validated(&dtypes)?;
         } else {
             let _ = self.next_call();
         }
@@ -139,4 +115,88 @@ impl Generator {
             _ => Ok(target),
         }
     }
+}
+
+/// What a packed kernel's IR depends on: the sampler (its op name and dtype; runtime values are
+/// parameters), the packing, and the operand dtypes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct KernelKey {
+    op: String,
+    dtype: DType,
+    lanes: usize,
+    blocks: u32,
+    params: Vec<DType>,
+    raws: Vec<DType>,
+}
+
+type KernelCache = HashMap<KernelKey, (Arc<Kernel>, Arc<Vec<DType>>)>;
+
+/// Built packed kernels: the IR of a ziggurat sampler has thousands of nodes, and building,
+/// validating and hashing it on every call cost more host time than the H200 took to run it.
+fn lock() -> std::sync::MutexGuard<'static, KernelCache> {
+    static CACHE: OnceLock<Mutex<KernelCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// The IR of a packed sampler (see [`Generator::launch_packed`]).
+fn build_packed(
+    op: &str,
+    lanes: usize,
+    blocks: u32,
+    extra_types: Vec<DType>,
+    raw_types: Vec<DType>,
+    build: &dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>>,
+) -> Result<Kernel> {
+    let mut b = Builder::new();
+    let s = Stream::new(&mut b);
+    let first_own = super::philox::STREAM_PARAMS + extra_types.len();
+    let items_param = Expr::param(first_own, DType::Int64);
+    let n_param = Expr::param(first_own + 1, DType::Int64);
+    let item = Expr::index();
+    let mut words = vec![];
+    for k in 0..blocks {
+        words.extend(s.block_at(&mut b, k));
+    }
+    let mut elements = vec![];
+    let mut valid = vec![];
+    for q in 0..lanes {
+        let e = b.let_(Expr::binary(
+            BinaryOp::Add,
+            item.clone(),
+            Expr::binary(
+                BinaryOp::Mul,
+                Expr::constant(Scalar::Int64(q as i64)),
+                items_param.clone(),
+            ),
+        ));
+        valid.push(b.let_(lt(e.clone(), n_param.clone())));
+        elements.push(b.let_(e.cast(DType::UInt32)));
+    }
+    let l = Lanes {
+        words,
+        elements,
+        valid,
+    };
+    let values = build(&mut b, &s, &l)?;
+    if values.len() != lanes {
+        return Err(Error::invalid(op, "packed sampler: one value per lane"));
+    }
+    let out_raw = raw_types.len() - 1;
+    for (q, v) in values.into_iter().enumerate() {
+        let index = l.elements[q].clone().cast(DType::Int64);
+        b.if_(l.valid[q].clone(), |b| {
+            b.push_stmt(Stmt::StoreRaw {
+                raw: out_raw,
+                index,
+                value: v,
+            })
+        });
+    }
+    let mut params = Stream::params();
+    params.extend(extra_types);
+    params.extend([DType::Int64, DType::Int64]);
+    Ok(b.finish_raw(op, params, raw_types))
 }

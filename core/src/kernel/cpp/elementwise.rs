@@ -29,9 +29,14 @@ pub fn vector_width(k: &Kernel) -> usize {
         .iter()
         .chain(&k.outputs)
         .map(|d| d.itemsize())
-        .max()
-        .unwrap_or(1);
-    (16 / widest).max(1)
+        .max();
+    // A kernel without elementwise operands (it writes raw operands only, as the packed random
+    // samplers do) runs one item per thread: consecutive threads then write neighbouring
+    // elements, where 16 items per thread would scatter each warp's stores.
+    match widest {
+        Some(w) => (16 / w).max(1),
+        None => 1,
+    }
 }
 
 /// Emits an elementwise kernel (see the module docs).

@@ -68,6 +68,14 @@ pub(super) fn stmts(
             } => {
                 let _ = writeln!(s, "{pad}{{");
                 let _ = writeln!(s, "{pad}  const cp_i64 e{var} = {};", expr(end, n)?);
+                // A long body is not unrolled: NVRTC unrolls constant-trip loops, and nested
+                // rejection loops (the ziggurat's, each attempt a Philox block and a log or
+                // exp) then grow the kernel past the instruction cache.
+                let mut len = 0usize;
+                Stmt::visit_all(body, &mut |_| len += 1);
+                if len > UNROLL_MAX_STATEMENTS {
+                    let _ = writeln!(s, "{pad}  #pragma unroll 1");
+                }
                 let _ = writeln!(
                     s,
                     "{pad}  for (v{var} = {}; v{var} < e{var}; ++v{var}) {{",
@@ -81,6 +89,9 @@ pub(super) fn stmts(
     }
     Ok(())
 }
+
+/// The longest loop body (in statements, nested ones counted) left to the compiler to unroll.
+const UNROLL_MAX_STATEMENTS: usize = 64;
 
 /// Outputs stored by a top-level (unconditional) `Store`.
 pub(super) fn definitely_stored(k: &Kernel) -> Vec<bool> {
