@@ -9,7 +9,12 @@ use num_complex::Complex;
 /// Casts between scalars ([`Scalar::cast`]) follow C/NumPy `astype` rules: float to integer
 /// truncates toward zero (out-of-range values saturate, where C leaves them undefined), integer
 /// to narrower integer wraps, anything to bool is `!= 0`, complex to real drops the imaginary part.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// Equality is identity: the same dtype and the same bytes (a NaN equals itself, `0.0` and
+/// `-0.0` differ), consistent with `Hash`. Kernel caches key on IR constants this way; with
+/// IEEE equality a kernel holding a NaN constant never found itself in the cache and was
+/// re-emitted and reloaded on every call.
+#[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub enum Scalar {
     Bool(bool),
@@ -27,6 +32,19 @@ pub enum Scalar {
     Float64(f64),
     Complex64(Complex<f32>),
     Complex128(Complex<f64>),
+}
+
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Scalar) -> bool {
+        if self.dtype() != other.dtype() {
+            return false;
+        }
+        let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
+        let n = self.dtype().itemsize();
+        self.write_le_bytes(&mut a[..n]);
+        other.write_le_bytes(&mut b[..n]);
+        a[..n] == b[..n]
+    }
 }
 
 impl Eq for Scalar {}
