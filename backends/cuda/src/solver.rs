@@ -28,7 +28,8 @@
 //!
 //! Batches loop the per-matrix calls on the stream with one workspace (from the backend's
 //! pool, sized by the `_bufferSize` query), since the calls are ordered.
-//! A missing libcusolver, or any cuSOLVER symbol, makes the call `Unsupported`.
+//! A missing libcusolver, or any cuSOLVER symbol, makes the call `Unsupported`, as does
+//! `CUPY_CUSOLVER=0` (to compare with, or fall back to, the host round trip).
 
 use crate::solver_kernels as sk;
 use crate::{CudaBackend, CudaBuffer};
@@ -223,6 +224,13 @@ pub(crate) fn linalg(be: &CudaBackend, call: &LinalgCall<'_>) -> Result<()> {
                 "cuSOLVER is used for float32, float64, complex64 and complex128, not {}",
                 call.dtype
             ),
+        ));
+    }
+    if std::env::var("CUPY_CUSOLVER").is_ok_and(|v| v == "0") {
+        return Err(unsupported(
+            be,
+            op,
+            "CUPY_CUSOLVER=0 (host round trip requested)",
         ));
     }
     if matches!(call.op, LinalgOp::Eig { .. }) {
