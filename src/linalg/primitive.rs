@@ -2,8 +2,8 @@
 //! stacked-matrix checks, a C-contiguous `[batch, m, n]` operand, one [`Backend::linalg`] call
 //! and one read of the batch's `info`.
 //!
-//! A backend without a native `linalg` (today: wgpu, cuda, hip) answers `Unsupported`; the call
-//! then runs on the host through the cpu backend's faer implementation
+//! A backend without a native `linalg` (today: wgpu, hip, and cuda for `eig` or when
+//! libcusolver cannot be loaded) answers `Unsupported`; the call then runs on the host through the cpu backend's faer implementation
 //! ([`cupy_cpu::linalg::via_host`]: read the buffers, factor, write back). This hybrid is listed
 //! in `docs/backends.md`.
 //!

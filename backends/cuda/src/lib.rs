@@ -1,7 +1,7 @@
 //! cupy-cuda: the CUDA backend of cupy-rs.
 //!
 //! Everything NVIDIA is loaded at run time through cudarc's dynamic loading (libcuda, libnvrtc,
-//! libcublas), so this crate builds without a CUDA install and a machine without the libraries
+//! libcublas, libcusolver), so this crate builds without a CUDA install and a machine without the libraries
 //! reports why in [`CudaProvider::probe`] instead of panicking.
 //!
 //! - One context (the device's primary context) and one stream per backend; all work is queued on
@@ -13,13 +13,16 @@
 //!   the scan/sort plans of `hip-kernels/` are shared with the HIP backend
 //!   ([`cupy_core::gpu::launch`], [`cupy_core::gpu::sortscan`]): this crate implements
 //!   [`GpuDriver`] with its driver calls.
-//! - GEMM through cuBLAS (the `gemm` module).
+//! - GEMM through cuBLAS (the `gemm` module); dense linear algebra through cuSOLVER (the
+//!   `solver` module, loaded on the first `linalg` call; `eig` still runs on the host).
 #![warn(missing_docs)]
 
 pub mod alloc;
 pub mod compile;
 mod fft;
 mod gemm;
+mod solver;
+mod solver_kernels;
 mod transfer;
 
 // The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
@@ -165,6 +168,8 @@ unsafe impl Sync for CudaFunction {}
 pub struct CudaBackend {
     // Field order is drop order: cuBLAS and modules go before the stream and context.
     blas: OnceLock<std::result::Result<gemm::Blas, Error>>,
+    // cuSOLVER, opened on the first linalg call (`Err`: why it is unavailable).
+    solver: OnceLock<std::result::Result<solver::Solver, String>>,
     fft_plans: fft::Plans,
     staging: transfer::Staging,
     info: DeviceInfo,
@@ -251,6 +256,7 @@ impl CudaBackend {
                 compiler: Compiler::new(cc, label),
                 kernels: Default::default(),
                 blas: OnceLock::new(),
+                solver: OnceLock::new(),
                 fft_plans: Default::default(),
             })
         })
@@ -669,6 +675,10 @@ impl Backend for CudaBackend {
 
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
         gemm::gemm(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        solver::linalg(self, call)
     }
 
     fn native_language(&self) -> Option<NativeLanguage> {

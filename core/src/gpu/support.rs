@@ -58,8 +58,9 @@ pub fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String>
             Err("the GPU radix sort (hip-kernels/) has no complex instantiation".into())
         }
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
-        // Dense factorizations: the cpu backend's faer through a host round trip (the
-        // "hybrid" of docs/backends.md) until the native path exists; NumPy promotes integers.
+        // Dense factorizations: cuSOLVER on cuda (eig, and a missing libcusolver, fall back),
+        // elsewhere the cpu backend's faer through a host round trip (the "hybrid" of
+        // docs/backends.md); NumPy promotes integers.
         Primitive::Linalg => match dtype {
             DType::Float16 | DType::BFloat16 => {
                 Err("array type float16 is unsupported in linalg".into())
