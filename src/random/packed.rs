@@ -23,6 +23,9 @@ use cupy_core::scalar::Scalar;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// A packed sampler's body: each lane's value from the builder, the item's stream and its lanes.
+pub(crate) type LaneBody<'a> = dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>> + 'a;
+
 /// The lanes of one packed item, as the sampler body sees them.
 pub(crate) struct Lanes {
     /// The item's Philox words: 4 per block, blocks `(r, 0)`, `(r, 1)`, ... in order.
@@ -50,7 +53,7 @@ impl Generator {
         raws: &dyn Fn(&Device) -> Result<Vec<Array>>,
         lanes: usize,
         blocks: u32,
-        build: &dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>>,
+        build: &LaneBody<'_>,
     ) -> Result<Array> {
         let (device, shape, n) = Self::target(op, shape, out)?;
         let mut raw_arrays = raws(&device)?;
@@ -148,7 +151,7 @@ fn build_packed(
     blocks: u32,
     extra_types: Vec<DType>,
     raw_types: Vec<DType>,
-    build: &dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>>,
+    build: &LaneBody<'_>,
 ) -> Result<Kernel> {
     let mut b = Builder::new();
     let s = Stream::new(&mut b);

@@ -69,11 +69,11 @@ impl VarUse {
         };
         Stmt::visit_all(body, &mut |s| {
             match s {
-                Stmt::Let { var, .. } | Stmt::Assign { var, .. } | Stmt::For { var, .. } => {
-                    if *var < nvars {
-                        u.writes[*var] += 1;
-                        u.let_only[*var] &= matches!(s, Stmt::Let { .. });
-                    }
+                Stmt::Let { var, .. } | Stmt::Assign { var, .. } | Stmt::For { var, .. }
+                    if *var < nvars =>
+                {
+                    u.writes[*var] += 1;
+                    u.let_only[*var] &= matches!(s, Stmt::Let { .. });
                 }
                 _ => {}
             }
@@ -219,8 +219,8 @@ impl Env<'_> {
             n: self.n,
         };
         sub.exec(body, None, &csink)?;
-        for k in 0..nvars {
-            if !keep[k] || used.writes[k] == 0 {
+        for (k, &kept) in keep.iter().enumerate() {
+            if !kept || used.writes[k] == 0 {
                 continue;
             }
             let Some(new) = sub.vars[k].take() else {

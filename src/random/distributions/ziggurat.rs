@@ -281,6 +281,7 @@ fn attempt(b: &mut Builder, zig: Zig, t: DType, raw0: usize, w: &[Expr; 4], st: 
 /// Attempts `first, first + 1, ...` (blocks of `s`) while `st` is not done, `n` at most.
 /// They sit behind one `if` so a group of lanes that all accepted skips the loop (the attempt
 /// numbers, hence the bits, are the same either way).
+#[allow(clippy::too_many_arguments)]
 fn retry(
     b: &mut Builder,
     s: &Stream,
