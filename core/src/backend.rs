@@ -402,6 +402,47 @@ pub struct LinalgCall<'a> {
     pub info: &'a Buffer,
 }
 
+impl LinalgCall<'_> {
+    /// Element counts of the call's inputs and outputs, in order (the shapes [`LinalgOp`]
+    /// documents, times the batch); backends check their buffers against them.
+    pub fn lens(&self) -> (Vec<usize>, Vec<usize>) {
+        let (b, m, n, r) = (self.batch, self.m, self.n, self.nrhs);
+        let k = m.min(n);
+        let ins = match self.op {
+            LinalgOp::Solve => vec![b * n * n, b * n * r],
+            _ => vec![b * m * n],
+        };
+        let outs = match self.op {
+            LinalgOp::Solve => vec![b * n * r],
+            LinalgOp::Inv | LinalgOp::Cholesky { .. } => vec![b * n * n],
+            LinalgOp::Det => vec![b],
+            LinalgOp::Slogdet => vec![b, b],
+            LinalgOp::Qr { mode } => match mode {
+                QrMode::Reduced => vec![b * m * k, b * k * n],
+                QrMode::Complete => vec![b * m * m, b * m * n],
+                QrMode::Raw => vec![b * n * m, b * k],
+            },
+            LinalgOp::Eigh { vectors, .. } | LinalgOp::Eig { vectors } => {
+                if vectors {
+                    vec![b * n, b * n * n]
+                } else {
+                    vec![b * n]
+                }
+            }
+            LinalgOp::Svd { full, vectors } => {
+                if !vectors {
+                    vec![b * k]
+                } else if full {
+                    vec![b * k, b * m * m, b * n * n]
+                } else {
+                    vec![b * k, b * m * k, b * k * n]
+                }
+            }
+        };
+        (ins, outs)
+    }
+}
+
 // ---- end of dense linear algebra ----
 
 /// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.

@@ -119,44 +119,6 @@ macro_rules! complex_la {
 complex_la!(f32);
 complex_la!(f64);
 
-/// Element counts of the call's inputs and outputs, in order.
-fn lens(call: &LinalgCall<'_>) -> (Vec<usize>, Vec<usize>) {
-    let (b, m, n, r) = (call.batch, call.m, call.n, call.nrhs);
-    let k = m.min(n);
-    let ins = match call.op {
-        LinalgOp::Solve => vec![b * n * n, b * n * r],
-        _ => vec![b * m * n],
-    };
-    let outs = match call.op {
-        LinalgOp::Solve => vec![b * n * r],
-        LinalgOp::Inv | LinalgOp::Cholesky { .. } => vec![b * n * n],
-        LinalgOp::Det => vec![b],
-        LinalgOp::Slogdet => vec![b, b],
-        LinalgOp::Qr { mode } => match mode {
-            QrMode::Reduced => vec![b * m * k, b * k * n],
-            QrMode::Complete => vec![b * m * m, b * m * n],
-            QrMode::Raw => vec![b * n * m, b * k],
-        },
-        LinalgOp::Eigh { vectors, .. } | LinalgOp::Eig { vectors } => {
-            if vectors {
-                vec![b * n, b * n * n]
-            } else {
-                vec![b * n]
-            }
-        }
-        LinalgOp::Svd { full, vectors } => {
-            if !vectors {
-                vec![b * k]
-            } else if full {
-                vec![b * k, b * m * m, b * n * n]
-            } else {
-                vec![b * k, b * m * k, b * k * n]
-            }
-        }
-    };
-    (ins, outs)
-}
-
 /// The dtype of each output of `op` for a matrix of dtype `t`.
 fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
     let r = t.real_dtype();
@@ -193,7 +155,7 @@ pub fn check_call(be: &dyn Backend, call: &LinalgCall<'_>) -> Result<()> {
             reason: "linalg factorizations take float32, float64, complex64 or complex128".into(),
         });
     }
-    let (ins, outs) = lens(call);
+    let (ins, outs) = call.lens();
     let odt = out_dtypes(call.op, call.dtype);
     if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
         return Err(Error::invalid(
@@ -238,7 +200,7 @@ pub fn check_call(be: &dyn Backend, call: &LinalgCall<'_>) -> Result<()> {
 /// As [`check_call`]; `be`'s read/write errors.
 pub fn via_host(be: &dyn Backend, call: &LinalgCall<'_>) -> Result<()> {
     check_call(be, call)?;
-    let (ins, _) = lens(call);
+    let (ins, _) = call.lens();
     let mut host = Vec::with_capacity(ins.len());
     for (b, &l) in call.inputs.iter().zip(&ins) {
         host.push(be.read(b, 0, l)?);

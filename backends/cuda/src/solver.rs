@@ -116,40 +116,6 @@ fn cuda_type(dt: DType) -> cs::cudaDataType {
     }
 }
 
-/// Element counts of the call's inputs and outputs, in order (as the cpu backend's check).
-fn lens(call: &LinalgCall<'_>) -> (Vec<usize>, Vec<usize>) {
-    let (b, m, n, r) = (call.batch, call.m, call.n, call.nrhs);
-    let k = m.min(n);
-    let ins = match call.op {
-        LinalgOp::Solve => vec![b * n * n, b * n * r],
-        _ => vec![b * m * n],
-    };
-    let outs = match call.op {
-        LinalgOp::Solve => vec![b * n * r],
-        LinalgOp::Inv | LinalgOp::Cholesky { .. } => vec![b * n * n],
-        LinalgOp::Det => vec![b],
-        LinalgOp::Slogdet => vec![b, b],
-        LinalgOp::Qr { mode } => match mode {
-            QrMode::Reduced => vec![b * m * k, b * k * n],
-            QrMode::Complete => vec![b * m * m, b * m * n],
-            QrMode::Raw => vec![b * n * m, b * k],
-        },
-        LinalgOp::Eigh { vectors, .. } | LinalgOp::Eig { vectors } => {
-            if vectors {
-                vec![b * n, b * n * n]
-            } else {
-                vec![b * n]
-            }
-        }
-        LinalgOp::Svd { full, vectors } => match (vectors, full) {
-            (false, _) => vec![b * k],
-            (true, true) => vec![b * k, b * m * m, b * n * n],
-            (true, false) => vec![b * k, b * m * k, b * k * n],
-        },
-    };
-    (ins, outs)
-}
-
 /// The dtype of each output of `op` for a matrix of dtype `t`.
 fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
     let r = t.real_dtype();
@@ -170,7 +136,7 @@ pub(crate) struct Bufs<'a> {
 
 fn check<'a>(be: &CudaBackend, call: &LinalgCall<'a>) -> Result<Bufs<'a>> {
     let op = call.op.name();
-    let (ins, outs) = lens(call);
+    let (ins, outs) = call.lens();
     let odt = out_dtypes(call.op, call.dtype);
     if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
         return Err(Error::invalid(
