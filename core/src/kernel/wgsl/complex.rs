@@ -6,8 +6,8 @@
 //! `SHADER_INT64`).
 
 use super::complex_lib::HELPERS;
-use super::emitter::{f32lit, f64lit, WgslEmitter};
-use super::real_lib::{bit_helper, sincos_large, REAL_HELPERS};
+use super::emitter::{f32lit, f64lit, opaque_infinity, opaque_zero_u32, WgslEmitter};
+use super::real_lib::{bit_helper, sincos_large, BitOpts, REAL_HELPERS};
 use super::real_lib64::{REAL_HELPERS_F64, TWO_OVER_PI_1280};
 use super::WgslOptions;
 use crate::dtype::DType;
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::kernel::ir::{BinaryOp, UnaryOp};
 
 /// The placeholder values of the part type `t` (longest names first: `$T` is a prefix of some).
-fn substitutions(t: &str) -> Vec<(&'static str, String)> {
+fn substitutions(t: &str, int64: bool, zero_word: &str) -> Vec<(&'static str, String)> {
     let f = |x: f64| {
         if t == "f32" {
             f32lit(x as f32)
@@ -44,7 +44,7 @@ fn substitutions(t: &str) -> Vec<(&'static str, String)> {
         ("$PI4", f(0.25 * pi)),
         ("$PI2", f(0.5 * pi)),
         ("$PI", f(pi)),
-        ("$INF", f(f64::INFINITY)),
+        ("$INF", opaque_infinity(t, int64, zero_word)),
         ("$NAN", f(f64::NAN)),
     ]
 }
@@ -111,7 +111,14 @@ impl WgslEmitter {
             return Err(self.int64_refusal(op, d));
         }
         let oz = self.opaque_zero(t);
-        let src = match bit_helper(name, t, self.opts.shader_f64, self.opts.shader_int64, &oz) {
+        let zu = opaque_zero_u32(&self.zero_word);
+        let bits = BitOpts {
+            shader_f64: self.opts.shader_f64,
+            int64: self.opts.shader_int64,
+            oz: &oz,
+            zu: &zu,
+        };
+        let src = match bit_helper(name, t, &bits) {
             Some(s) => s,
             None => {
                 let mut s = h.src.to_string();
@@ -129,7 +136,7 @@ impl WgslEmitter {
                 if s.contains("$GUARD") {
                     s = s.replace("$GUARD", &self.guard_line("n >= mask"));
                 }
-                for (k, v) in substitutions(t) {
+                for (k, v) in substitutions(t, self.opts.shader_int64, &self.zero_word) {
                     s = s.replace(k, &v);
                 }
                 s.replace("$T", t)

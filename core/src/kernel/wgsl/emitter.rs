@@ -78,6 +78,28 @@ pub(super) fn opaque_zero_of(word: &str, t: &str) -> String {
     }
 }
 
+/// A `u32` zero the shader compiler cannot see as a constant: `word >> 31` (see
+/// [`opaque_zero_of`] for why `word` is below 2^31).
+pub(super) fn opaque_zero_u32(word: &str) -> String {
+    format!("({word} >> 31u)")
+}
+
+/// +infinity of part type `t` built from bits the compiler cannot fold ([`opaque_zero_u32`]).
+/// WGSL lets an implementation assume that no infinities or NaNs occur, and NVIDIA's Vulkan
+/// compiler acts on it: arithmetic on a literal infinity (`inf * sin(y)`) was folded to a
+/// finite value there. A float64 infinity needs `SHADER_INT64` for its bit cast; without it
+/// the literal is kept.
+pub(super) fn opaque_infinity(t: &str, int64: bool, word: &str) -> String {
+    let z = opaque_zero_u32(word);
+    if t == "f32" {
+        format!("bitcast<f32>(0x7f800000u + {z})")
+    } else if int64 {
+        format!("bitcast<f64>(0x7ff0000000000000lu + u64({z}))")
+    } else {
+        f64lit(f64::INFINITY)
+    }
+}
+
 pub(super) struct Ctx {
     pub(super) inputs: Vec<String>,
     pub(super) params: Vec<String>,
@@ -139,10 +161,6 @@ const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
 }
-";
-
-const ISNAN_F32: &str =
-    "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 ";
 
 impl WgslEmitter {
@@ -473,11 +491,23 @@ impl WgslEmitter {
         match d {
             // From the bits where the adapter has 64-bit integers: a compiler that assumes no
             // NaNs (llvmpipe; NVIDIA's under its fast-math) folds `x == x` to true.
+            // The bound passes an opaque zero (see `real_lib::bit_helper`).
             DType::Float64 if self.opts.shader_int64 => {
-                format!("((bitcast<u64>({s}) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu)")
+                let z = opaque_zero_u32(&self.zero_word);
+                format!(
+                    "((bitcast<u64>({s}) & 0x7ffffffffffffffflu) > (0x7ff0000000000000lu + u64({z})))"
+                )
             }
             DType::Float64 => format!("(!({s} == {s}))"),
-            _ => format!("{}({s})", self.helper("isnan_f32", || ISNAN_F32.into())),
+            _ => {
+                let z = opaque_zero_u32(&self.zero_word);
+                let name = self.helper("isnan_f32", || {
+                    format!(
+                        "fn isnan_f32(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) > (0x7f800000u + {z}); }}\n"
+                    )
+                });
+                format!("{name}({s})")
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Expressions: the recursive walk (with `let` hoisting of deep subtrees) and unary operators.
 
 use super::binary::Narrowed;
-use super::emitter::{f32lit, f64lit, Ctx, WgslEmitter, INLINE_DEPTH};
+use super::emitter::{f32lit, f64lit, opaque_zero_u32, Ctx, WgslEmitter, INLINE_DEPTH};
 use super::storage_bytes;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -309,11 +309,17 @@ impl WgslEmitter {
                 if f64_ && self.opts.shader_int64 {
                     // From the bits (see `isnan`): NaN/infinity tests a fast-math compiler
                     // cannot fold.
+                    // The bound passes an opaque zero: a compiler that assumes no NaNs or
+                    // infinities folds a literal bound (see `real_lib::bit_helper`).
                     let bits = format!("(bitcast<u64>({a}) & 0x7ffffffffffffffflu)");
+                    let inf = format!(
+                        "(0x7ff0000000000000lu + u64({}))",
+                        opaque_zero_u32(&self.zero_word)
+                    );
                     match op {
-                        UnaryOp::IsNan => format!("({bits} > 0x7ff0000000000000lu)"),
-                        UnaryOp::IsInf => format!("({bits} == 0x7ff0000000000000lu)"),
-                        _ => format!("({bits} < 0x7ff0000000000000lu)"),
+                        UnaryOp::IsNan => format!("({bits} > {inf})"),
+                        UnaryOp::IsInf => format!("({bits} == {inf})"),
+                        _ => format!("({bits} < {inf})"),
                     }
                 } else if f64_ {
                     let inf = f64lit(f64::INFINITY);
@@ -324,10 +330,11 @@ impl WgslEmitter {
                     }
                 } else {
                     let bits = format!("(bitcast<u32>({a}) & 0x7fffffffu)");
+                    let inf = format!("(0x7f800000u + {})", opaque_zero_u32(&self.zero_word));
                     match op {
-                        UnaryOp::IsNan => format!("({bits} > 0x7f800000u)"),
-                        UnaryOp::IsInf => format!("({bits} == 0x7f800000u)"),
-                        _ => format!("({bits} < 0x7f800000u)"),
+                        UnaryOp::IsNan => format!("({bits} > {inf})"),
+                        UnaryOp::IsInf => format!("({bits} == {inf})"),
+                        _ => format!("({bits} < {inf})"),
                     }
                 }
             }

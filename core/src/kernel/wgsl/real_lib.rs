@@ -21,7 +21,7 @@ pub(super) const REAL_HELPERS: &[Helper] = &[
     h!("r_opq", [], false, ""),
     h!("r_pq", [], false, ""),
     h!("r_pos", [], false, ""),
-    h!("r_fma", ["r_opq"], false, ""),
+    h!("r_fma", ["r_opq", "r_pq"], false, ""),
     h!("r_div", ["r_fma"], false, ""),
     h!("r_isinf", [], false, ""),
     h!("r_isfin", [], false, ""),
@@ -321,14 +321,26 @@ fn r_atan2_$T(y: $T, x: $T) -> $T {
     ),
 ];
 
+/// What the bit-layout helpers ([`bit_helper`]) depend on besides the part type.
+pub(super) struct BitOpts<'a> {
+    /// The adapter has `SHADER_F64`.
+    pub shader_f64: bool,
+    /// The adapter has `SHADER_INT64`.
+    pub int64: bool,
+    /// A +0 of the part type the compiler cannot fold (`opaque_zero_of`).
+    pub oz: &'a str,
+    /// A `u32` zero the compiler cannot fold (`opaque_zero_u32`).
+    pub zu: &'a str,
+}
+
 /// The sources of the helpers whose text depends on the part type's bit layout.
-pub(super) fn bit_helper(
-    name: &str,
-    t: &str,
-    shader_f64: bool,
-    int64: bool,
-    oz: &str,
-) -> Option<String> {
+///
+/// The NaN/infinity tests compare the magnitude bits with a bound the compiler cannot see
+/// (`0x7f800000 + zu`): WGSL allows a compiler to assume no NaNs or infinities exist, and
+/// NVIDIA's folds a test on the bits of a computed value (`isfinite(abs(x))`, `isinf(-y)`)
+/// into a constant when the bound is a literal.
+pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String> {
+    let (shader_f64, int64, oz, zu) = (o.shader_f64, o.int64, o.oz, o.zu);
     let f32_ = t == "f32";
     Some(match name {
         // x itself through an operation with a value the compiler cannot know (+0 from the
@@ -380,7 +392,9 @@ pub(super) fn bit_helper(
         }
         "r_fma" if f32_ => "fn r_fma_f32(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }\n".into(),
         "r_fma" => "fn r_fma_f64(a: f64, b: f64, c: f64) -> f64 {
-  let p = a * b;
+  // p passes r_pq: a compiler that contracts p + c into fma(a, b, c) breaks the two-sum below
+  // (NVIDIA's: r_div, and so pow, were 1 ulp off there, pow's error then growing to 50).
+  let p = r_pq_f64(a * b);
   // Exact (or as exact as the split allows) where a*b is 0, c is 0, or the split would
   // overflow; every intermediate passes r_opq so the compiler cannot fold the error terms.
   if (p == 0.0 || c == 0.0 || !(abs(p) < 1e300lf) || abs(a) > 1e290lf || abs(b) > 1e290lf) {
@@ -420,32 +434,32 @@ fn r_pzero_f64(a: f64) -> bool { return a == 0.0lf; }
 fn r_pup_f64(a: f64) -> f64 { return a * 4.149515568880993e180lf; }
 "
         .into(),
-        "r_isnan" if f32_ => {
-            "fn r_isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n".into()
-        }
+        "r_isnan" if f32_ => format!(
+            "fn r_isnan_f32(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) > (0x7f800000u + {zu}); }}\n"
+        ),
         // From the bits where the adapter has 64-bit integers: llvmpipe's compiler assumes no
         // NaNs and folds `x == x` to true.
-        "r_isnan" if int64 => "fn r_isnan_f64(x: f64) -> bool {
-  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
-}
-".into(),
+        "r_isnan" if int64 => format!("fn r_isnan_f64(x: f64) -> bool {{
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > (0x7ff0000000000000lu + u64({zu}));
+}}
+"),
         "r_isnan" => "fn r_isnan_f64(x: f64) -> bool { return !(x == x); }\n".into(),
         // Infinity and finiteness from the bits too (a fast-math compiler may assume neither
         // NaNs nor infinities exist).
-        "r_isinf" if f32_ => {
-            "fn r_isinf_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n".into()
-        }
-        "r_isfin" if f32_ => {
-            "fn r_isfin_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }\n".into()
-        }
-        "r_isinf" if int64 => "fn r_isinf_f64(x: f64) -> bool {
-  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu;
-}
-".into(),
-        "r_isfin" if int64 => "fn r_isfin_f64(x: f64) -> bool {
-  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) < 0x7ff0000000000000lu;
-}
-".into(),
+        "r_isinf" if f32_ => format!(
+            "fn r_isinf_f32(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) == (0x7f800000u + {zu}); }}\n"
+        ),
+        "r_isfin" if f32_ => format!(
+            "fn r_isfin_f32(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) < (0x7f800000u + {zu}); }}\n"
+        ),
+        "r_isinf" if int64 => format!("fn r_isinf_f64(x: f64) -> bool {{
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == (0x7ff0000000000000lu + u64({zu}));
+}}
+"),
+        "r_isfin" if int64 => format!("fn r_isfin_f64(x: f64) -> bool {{
+  return (bitcast<u64>(x) & 0x7ffffffffffffffflu) < (0x7ff0000000000000lu + u64({zu}));
+}}
+"),
         "r_isinf" => "fn r_isinf_f64(x: f64) -> bool { return abs(x) == f64(bitcast<f32>(0x7f800000u)); }\n".into(),
         "r_isfin" => "fn r_isfin_f64(x: f64) -> bool { return abs(x) < f64(bitcast<f32>(0x7f800000u)); }\n".into(),
         "r_signbit" if f32_ => {
