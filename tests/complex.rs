@@ -167,7 +167,13 @@ fn complex_abs_extreme_parts() {
             let v: Vec<Complex<f32>> = z32.iter().map(|&(a, b)| Complex::new(a, b)).collect();
             let a = Array::from_slice_on(&dev, &v, &[v.len()])?;
             let got = cupy::apply(&cupy::ufuncs::absolute, &[(&a).into()], None)?;
+            // A device that flushes float32 subnormals (NVIDIA's Vulkan driver) cannot return
+            // the subnormal results; those cases are skipped there (docs/differences.md).
+            let flush = common::flushes_f32_subnormals(&dev);
             for (k, (g, w)) in got.to_vec::<f32>()?.iter().zip(want32).enumerate() {
+                if flush && w != 0.0 && w.abs() < f32::MIN_POSITIVE {
+                    continue;
+                }
                 if g.to_bits().abs_diff(w.to_bits()) > 1 {
                     return Err(format!("|{:?}| = {g:e}, want {w:e}", z32[k]).into());
                 }

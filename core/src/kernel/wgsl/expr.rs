@@ -163,7 +163,10 @@ impl WgslEmitter {
         let k = self.tmp % 31;
         self.tmp += 1;
         let z = format!("(({} & 0x80000000u) >> {k}u)", self.zero_word);
-        if e.ty == DType::Float64 {
+        if e.ty == DType::Float64 && self.opts.shader_int64 {
+            // Through the bits: `x + ±0` is no barrier for a compiler without signed zeros.
+            format!("bitcast<f64>(bitcast<u64>({s}) | u64({z}))")
+        } else if e.ty == DType::Float64 {
             format!("({s} + f64(bitcast<f32>({z})))")
         } else {
             format!("bitcast<f32>(bitcast<u32>({s}) | {z})")

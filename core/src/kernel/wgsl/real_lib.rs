@@ -349,6 +349,12 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
         "r_opq" if f32_ => format!(
             "fn r_opq_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) | bitcast<u32>({oz})); }}\n"
         ),
+        // float64 through the bits where the adapter has 64-bit integers: `x + ±0` is no barrier
+        // for a compiler that assumes no signed zeros (WGSL allows it; NVIDIA's folded it, and
+        // Dekker's splits in r_fma with it: pow was 50 ulps off there).
+        "r_opq" if int64 => format!(
+            "fn r_opq_f64(x: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(x) | u64({zu})); }}\n"
+        ),
         "r_opq" => format!("fn r_opq_f64(x: f64) -> f64 {{ return x + {oz}; }}\n"),
         // A product that the compiler cannot contract into a following add (as the emitter's
         // `opaque_product`): its bits XOR a zero the compiler cannot see. NVIDIA's Vulkan
@@ -358,7 +364,7 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
             "fn r_pq_f32(p: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(p) ^ bitcast<u32>({oz})); }}\n"
         ),
         "r_pq" if int64 => format!(
-            "fn r_pq_f64(p: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(p) ^ u64(bitcast<u32>(f32({oz})))); }}\n"
+            "fn r_pq_f64(p: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(p) ^ u64({zu})); }}\n"
         ),
         "r_pq" => format!("fn r_pq_f64(p: f64) -> f64 {{ return p + {oz}; }}\n"),
         // A fused multiply-add that is one rounding on every driver: llvmpipe lowers the fma
