@@ -297,6 +297,16 @@ impl WgslEmitter {
         opaque_zero_of(&self.zero_word, t)
     }
 
+    /// +infinity (or -infinity) of part type `t` as [`opaque_infinity`].
+    pub(super) fn infinity(&self, t: &str, negative: bool) -> String {
+        let inf = opaque_infinity(t, self.opts.shader_int64, &self.zero_word);
+        if negative {
+            format!("(-{inf})")
+        } else {
+            inf
+        }
+    }
+
     /// `lit` unless `x` is +0, then [`WgslEmitter::opaque_zero`].
     fn opaque_or(&self, x: f64, lit: String, t: &str) -> String {
         if x == 0.0 && x.is_sign_positive() {
@@ -335,6 +345,9 @@ impl WgslEmitter {
             }
             Scalar::Float16(x) => f32lit(x.to_f32()),
             Scalar::BFloat16(x) => f32lit(x.to_f32()),
+            // Infinities from bits the compiler cannot fold (see `opaque_infinity`).
+            Scalar::Float32(x) if x.is_infinite() => self.infinity("f32", x < 0.0),
+            Scalar::Float64(x) if x.is_infinite() => self.infinity("f64", x < 0.0),
             Scalar::Float32(x) => f32lit(x),
             Scalar::Float64(x) => f64lit(x),
             Scalar::Complex64(c) => {

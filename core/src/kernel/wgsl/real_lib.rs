@@ -98,19 +98,24 @@ fn r_hypot_$T(x: $T, y: $T) -> $T {
     ),
     h!(
         "r_exp",
-        ["r_isnan", "r_ldexp"],
+        ["r_isnan", "r_ldexp", "r_pq"],
         true,
         "// Cephes' expf: Cody-Waite reduction by ln 2, degree-6 polynomial (llvmpipe's builtin
-// exp is exp2(x log2 e), which loses |x| ulps).
+// exp is exp2(x log2 e), which loses |x| ulps). Every product passes r_pq, so a driver that
+// contracts `a * b + c` into fmas (NVIDIA's) gives the bits of the other backends.
 fn r_exp_$T(x: $T) -> $T {
   if (r_isnan_$T(x)) { return x; }
   if (x > 88.72284f) { return $INF; }
   if (x < -103.97208f) { return 0.0; }
-  let k = floor(x * 1.44269504088896341f + 0.5f);
-  let r = (x - k * 0.693359375f) - k * (-2.12194440e-4f);
-  let z = r * r;
-  let p = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r
-    + 4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r + 1.0f;
+  let k = floor(r_pq_$T(x * 1.44269504088896341f) + 0.5f);
+  let r = (x - r_pq_$T(k * 0.693359375f)) - r_pq_$T(k * (-2.12194440e-4f));
+  let z = r_pq_$T(r * r);
+  var p = r_pq_$T(1.9875691500e-4f * r) + 1.3981999507e-3f;
+  p = r_pq_$T(p * r) + 8.3334519073e-3f;
+  p = r_pq_$T(p * r) + 4.1665795894e-2f;
+  p = r_pq_$T(p * r) + 1.6666665459e-1f;
+  p = r_pq_$T(p * r) + 5.0000001201e-1f;
+  p = r_pq_$T(p * z) + r + 1.0f;
   return r_ldexp_$T(p, i32(k));
 }
 "
