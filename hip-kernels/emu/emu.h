@@ -22,6 +22,7 @@ std::vector<std::barrier<>*> g_warp_barriers;
 #define __forceinline__ inline
 #define __launch_bounds__(x)
 #define __shared__ static
+inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 inline long long __double_as_longlong(double d) { long long u; memcpy(&u, &d, 8); return u; }

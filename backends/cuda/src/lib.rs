@@ -14,7 +14,8 @@
 //!   ([`cupy_core::gpu::launch`], [`cupy_core::gpu::sortscan`]): this crate implements
 //!   [`GpuDriver`] with its driver calls.
 //! - GEMM through cuBLAS (the `gemm` module); dense linear algebra through cuSOLVER (the
-//!   `solver` module, loaded on the first `linalg` call; `eig` still runs on the host).
+//!   `solver` module implements the library calls of [`cupy_core::gpu::solver`]'s shared
+//!   plans; loaded on the first `linalg` call; `eig` still runs on the host).
 #![warn(missing_docs)]
 
 pub mod alloc;
@@ -22,7 +23,6 @@ pub mod compile;
 mod fft;
 mod gemm;
 mod solver;
-mod solver_kernels;
 mod transfer;
 
 // The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
@@ -678,7 +678,7 @@ impl Backend for CudaBackend {
     }
 
     fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
-        solver::linalg(self, call)
+        cupy_core::gpu::solver::linalg(self, call)
     }
 
     fn native_language(&self) -> Option<NativeLanguage> {

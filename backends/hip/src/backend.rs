@@ -1,10 +1,11 @@
 //! The HIP backend: [`HipProvider`] (discovery) and [`HipBackend`] (one device, one stream, a
-//! caching allocator, a module cache, rocBLAS for GEMM).
+//! caching allocator, a module cache, rocBLAS for GEMM, rocFFT, rocSOLVER for linalg).
 //!
 //! Elementwise and reduction launches, the kernel caches, the disk cache and the scan/sort plans
 //! are shared with the CUDA backend ([`cupy_core::gpu::launch`],
 //! [`cupy_core::gpu::disk_cache`], [`cupy_core::gpu::sortscan`]); this file implements their
-//! [`GpuDriver`] trait with HIP calls.
+//! [`GpuDriver`] trait with HIP calls. The linalg plans are shared too
+//! ([`cupy_core::gpu::solver`]); `solver.rs` implements their `SolverDriver` with rocSOLVER.
 
 use crate::cache;
 use crate::kernels;
@@ -26,12 +27,13 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 mod fft;
 mod gemm;
 mod memory;
 mod provider;
+mod solver;
 mod sortscan;
 
 use gemm::*;
@@ -39,6 +41,7 @@ use memory::*;
 pub use memory::{Handle, HipBuffer};
 use provider::*;
 pub use provider::{probe_devices, HipProvider};
+pub use solver::{load_rocsolver, unavailable_reason as rocsolver_unavailable_reason};
 
 struct Blas {
     api: Arc<Rocblas>,
@@ -65,6 +68,8 @@ pub struct HipBackend {
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
     /// rocFFT plans ([`fft`]).
     fft_plans: fft::RocPlans,
+    /// rocSOLVER and its handle ([`solver`]), opened on the first `linalg` call.
+    solver: OnceLock<std::result::Result<solver::RocSolver, String>>,
     /// Serialises submissions to the stream.
     submit: Mutex<()>,
 }
@@ -130,6 +135,7 @@ impl HipBackend {
             raw_funcs: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             fft_plans: Default::default(),
+            solver: OnceLock::new(),
             submit: Mutex::new(()),
         })
     }
@@ -388,6 +394,9 @@ impl Drop for HipBackend {
                 .get_mut()
                 .unwrap_or_else(|e| e.into_inner())
                 .control(cupy_core::fft::PlanCacheOp::Clear);
+            if let Some(Ok(s)) = self.solver.take() {
+                s.destroy();
+            }
             if let Some(Ok(b)) = self
                 .blas
                 .get_mut()
@@ -647,6 +656,10 @@ impl Backend for HipBackend {
 
     fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
         sortscan::hk::select(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        cupy_core::gpu::solver::linalg(self, call)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -301,6 +301,23 @@ impl Hip {
         )
     }
 
+    /// `hipMemsetAsync` of `bytes` bytes at `dst` to `value`.
+    ///
+    /// # Safety
+    /// The range is valid device memory of `bytes` bytes.
+    pub unsafe fn memset_async(
+        &self,
+        dst: u64,
+        value: u8,
+        bytes: usize,
+        stream: h::hipStream_t,
+    ) -> Result<(), HipError> {
+        self.check(
+            "hipMemsetAsync",
+            (self.api.hipMemsetAsync)(dst as *mut c_void, value as i32, bytes, stream),
+        )
+    }
+
     /// `hipStreamCreate` on the current device.
     pub fn stream_create(&self) -> Result<h::hipStream_t, HipError> {
         let mut s: h::hipStream_t = std::ptr::null_mut();
@@ -858,5 +875,50 @@ impl Rocfft {
             .copied()
             .unwrap_or("unknown rocfft_status");
         Err(format!("rocFFT {call} failed: {name} ({s})"))
+    }
+}
+
+/// The loaded rocSOLVER (it takes rocBLAS handles: [`Rocblas`] is loaded alongside).
+#[derive(Debug)]
+pub struct Rocsolver {
+    /// Its function table.
+    pub api: crate::sys::rocsolver::RocsolverApi,
+    /// The library.
+    pub lib: Lib,
+}
+
+static ROCSOLVER: OnceLock<Result<Arc<Rocsolver>, String>> = OnceLock::new();
+
+impl Rocsolver {
+    /// Loads rocSOLVER once per process (`librocsolver.so.1`/`.so.0`, in `$ROCM_PATH/lib`,
+    /// `$HIP_PATH/lib`, `/opt/rocm/lib`, then the system loader path).
+    ///
+    /// # Errors
+    /// Names rocSOLVER and every path tried, or the missing symbol.
+    pub fn get() -> Result<Arc<Rocsolver>, String> {
+        ROCSOLVER
+            .get_or_init(|| {
+                let lib = open_first(
+                    "rocSOLVER (librocsolver)",
+                    crate::sys::rocsolver::LIB_NAMES,
+                    Some("rocsolver_dgetrf_strided_batched"),
+                )?;
+                // SAFETY: table written for rocSOLVER (sys::rocsolver); library kept alongside.
+                let api = unsafe { crate::sys::rocsolver::RocsolverApi::load(&lib.lib) }
+                    .map_err(|e| format!("rocSOLVER {}: {e}", lib.path))?;
+                Ok(Arc::new(Rocsolver { api, lib }))
+            })
+            .clone()
+    }
+
+    /// The library's version string (`rocsolver_get_version_string`).
+    pub fn version(&self) -> String {
+        let mut buf = vec![0 as c_char; 128];
+        // SAFETY: writes at most `len` bytes, NUL-terminated, into our buffer.
+        let s = unsafe { (self.api.rocsolver_get_version_string)(buf.as_mut_ptr(), buf.len()) };
+        if s != b::rocblas_status_success {
+            return String::new();
+        }
+        cstr(buf.as_ptr())
     }
 }

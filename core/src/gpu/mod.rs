@@ -10,13 +10,17 @@
 //!   empty/corrupt entries).
 //! - [`sortscan`]: the hand-written scan and sort kernels of `hip-kernels/` (embedded) and their
 //!   launch plans, generic over the same trait.
+//! - [`solver`]: dense linear algebra (`Backend::linalg`): the per-op plans over the library
+//!   calls of a [`solver::SolverDriver`] (cuSOLVER, rocSOLVER) and their helper kernels
+//!   (`hip-kernels/solver.cu`).
 //!
-//! What differs per backend is what its [`launch::GpuDriver`] and [`pool::PoolDriver`]
-//! implementations say: see `docs/backends.md`.
+//! What differs per backend is what its [`launch::GpuDriver`], [`pool::PoolDriver`] and
+//! [`solver::SolverDriver`] implementations say: see `docs/backends.md`.
 
 pub mod disk_cache;
 pub mod launch;
 pub mod pool;
+pub mod solver;
 pub mod sortscan;
 pub mod support;
 

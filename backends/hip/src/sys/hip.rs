@@ -107,6 +107,7 @@ fn_table! {
         fn hipMemGetInfo(*mut size_t, *mut size_t) -> hipError_t;
         fn hipMemcpy(*mut c_void, *const c_void, size_t, hipMemcpyKind) -> hipError_t;
         fn hipMemcpyAsync(*mut c_void, *const c_void, size_t, hipMemcpyKind, hipStream_t) -> hipError_t;
+        fn hipMemsetAsync(*mut c_void, c_int, size_t, hipStream_t) -> hipError_t;
         fn hipMemcpyHtoD(hipDeviceptr_t, *mut c_void, size_t) -> hipError_t;
         fn hipMemcpyDtoH(*mut c_void, hipDeviceptr_t, size_t) -> hipError_t;
         fn hipStreamCreate(*mut hipStream_t) -> hipError_t;
