@@ -2,6 +2,9 @@
 //! stacked-matrix checks, a C-contiguous `[batch, m, n]` operand, one [`Backend::linalg`] call
 //! and one read of the batch's `info`.
 //!
+//! Square float32/float64 matrices up to [`crate::linalg::small::SMALL_MAX_N`] take the one-kernel path of
+//! [`crate::linalg::small`] instead (on every backend but cpu by default; `CUPY_LINALG_SMALL`).
+//!
 //! A backend without a native `linalg` (today: wgpu, hip, and cuda for `eig` or when
 //! libcusolver cannot be loaded) answers `Unsupported`; the call then runs on the host through the cpu backend's faer implementation
 //! ([`cupy_cpu::linalg::via_host`]: read the buffers, factor, write back). This hybrid is listed
@@ -145,6 +148,19 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
         return Ok((outs, Vec::new()));
     }
     let info = Array::empty_on(device, &[batch], DType::Int32)?;
+    if super::small::wanted(device, f.op, a.dtype(), m, n) {
+        match super::small::run(f.op, a, f.b, &outs, &info) {
+            Ok(()) => {
+                let info = info.to_vec::<i32>()?;
+                return Ok((outs, info));
+            }
+            // A device without the dtype (float64 on some wgpu adapters) keeps the usual path
+            // unless the kernels were forced on.
+            Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })
+                if super::small::small_mode() == super::small::SmallMode::Auto => {}
+            Err(e) => return Err(e),
+        }
+    }
     let mut inputs = vec![&a.buffer];
     if let Some(b) = f.b {
         inputs.push(&b.buffer);
