@@ -147,13 +147,14 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
     if batch == 0 {
         return Ok((outs, Vec::new()));
     }
-    let info = Array::empty_on(device, &[batch], DType::Int32)?;
     if super::small::wanted(device, f.op, a.dtype(), m, n) {
-        match super::small::run(f.op, a, f.b, &outs, &info) {
-            Ok(()) => {
+        match super::small::run(f.op, a, f.b, &outs) {
+            Ok(Some(info)) => {
                 let info = info.to_vec::<i32>()?;
                 return Ok((outs, info));
             }
+            // det, slogdet, eigh: nothing to read back.
+            Ok(None) => return Ok((outs, vec![0; batch])),
             // A device without the dtype (float64 on some wgpu adapters) keeps the usual path
             // unless the kernels were forced on.
             Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })
@@ -161,6 +162,7 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
             Err(e) => return Err(e),
         }
     }
+    let info = Array::empty_on(device, &[batch], DType::Int32)?;
     let mut inputs = vec![&a.buffer];
     if let Some(b) = f.b {
         inputs.push(&b.buffer);

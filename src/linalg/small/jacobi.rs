@@ -1,6 +1,6 @@
 //! `eigh`/`eigvalsh` by cyclic Jacobi, every rotation unrolled.
 
-use super::{bin, i32c, i64c, sel, un, Ctx};
+use super::{bin, i64c, sel, un, Ctx};
 use crate::random::builder::{add, div, mul, sub, Builder};
 use cupy_core::dtype::DType;
 use cupy_core::kernel::ir::{BinaryOp as B, Expr, Stmt, UnaryOp as U};
@@ -97,8 +97,8 @@ fn rotate(
     }
 }
 
-/// `eigh` (raws `a, w, v, info`) or `eigvalsh` (raws `a, w, info`), reading the lower triangle
-/// or (`upper`) the upper one; `info` is 0.
+/// `eigh` (raws `a, w, v`) or `eigvalsh` (raws `a, w`), reading the lower triangle or
+/// (`upper`) the upper one.
 pub(super) fn eigh(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, upper: bool, vectors: bool) {
     let n = k.n;
     // A matrix holding NaN or inf anywhere gives NaN (the cpu backend's rule).
@@ -157,14 +157,11 @@ pub(super) fn eigh(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, upper: bool, vec
             value: nan(wi),
         });
     }
-    let mut info_raw = 2;
     if vectors {
         let v: Vec<Vec<Expr>> = v
             .into_iter()
             .map(|row| row.into_iter().map(nan).collect())
             .collect();
         k.store_matrix(b, 2, &v);
-        info_raw = 3;
     }
-    k.store_scalar(b, info_raw, i32c(0));
 }

@@ -168,7 +168,7 @@ pub(super) fn inv(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>) {
     k.store_scalar(b, 2, lu.info);
 }
 
-/// `det` (raws `a, det, info`) or `slogdet` (raws `a, sign, logabsdet, info`); `info` is 0.
+/// `det` (raws `a, det`) or `slogdet` (raws `a, sign, logabsdet`).
 pub(super) fn det(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, slog: bool) {
     let lu = factor(b, k, a);
     let n = k.n;
@@ -178,7 +178,6 @@ pub(super) fn det(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, slog: bool) {
             d = b.let_(mul(d, lu.m[s][s].clone()));
         }
         k.store_scalar(b, 1, d);
-        k.store_scalar(b, 2, i32c(0));
         return;
     }
     let (mut sign, mut logabs, mut any_zero) = (
@@ -197,7 +196,6 @@ pub(super) fn det(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, slog: bool) {
     let logabs = sel(any_zero, k.c(f64::NEG_INFINITY), logabs);
     k.store_scalar(b, 1, sign);
     k.store_scalar(b, 2, logabs);
-    k.store_scalar(b, 3, i32c(0));
 }
 
 /// `cholesky`: raws `a, factor, info`. Reads the lower triangle, or the upper one (`upper`,

@@ -143,8 +143,20 @@ pub(crate) fn wanted(device: &Device, op: LinalgOp, dtype: DType, m: usize, n: u
         }
 }
 
+/// True for the ops whose matrices can fail (`solve`, `inv`, `cholesky`): their kernels write
+/// an `info` per matrix. `det`, `slogdet` and `eigh` cannot fail here (a singular matrix has
+/// determinant 0, Jacobi runs a fixed number of sweeps), so their kernels have no `info` and the
+/// call needs no read back (no synchronization).
+pub fn reports_info(op: LinalgOp) -> bool {
+    matches!(
+        op,
+        LinalgOp::Solve | LinalgOp::Inv | LinalgOp::Cholesky { .. }
+    )
+}
+
 /// Runs `op` on the batch: `a [batch, n, n]` (and `b [batch, n, k]` for `Solve`), dense from
-/// element 0; `outs` in [`LinalgOp`]'s order and `info int32 [batch]` already allocated.
+/// element 0, into `outs` (in [`LinalgOp`]'s order, already allocated). Returns the `int32
+/// [batch]` info array for the ops of [`reports_info`], `None` for the others (every info 0).
 ///
 /// # Errors
 /// Launch errors (a dtype the device lacks: `DTypeNotSupported`).
@@ -153,11 +165,16 @@ pub(crate) fn run(
     a: &Array,
     b: Option<&Array>,
     outs: &[Array],
-    info: &Array,
-) -> Result<()> {
-    let n = a.shape()[a.ndim() - 1];
-    let batch = info.size();
+) -> Result<Option<Array>> {
+    let nd = a.ndim();
+    let n = a.shape()[nd - 1];
+    let batch: usize = a.shape()[..nd - 2].iter().product();
     let (kernel, dtypes) = cached(op, n, a.dtype())?;
+    let info = if reports_info(op) {
+        Some(Array::empty_on(a.device(), &[batch], DType::Int32)?)
+    } else {
+        None
+    };
     let mut raws: Vec<&Array> = vec![a];
     let mut params = vec![];
     if let Some(b) = b {
@@ -165,7 +182,7 @@ pub(crate) fn run(
         params.push(Scalar::Int64(b.shape()[b.ndim() - 1] as i64));
     }
     raws.extend(outs);
-    raws.push(info);
+    raws.extend(info.as_ref());
     Elementwise {
         op: op.name(),
         kernel: &kernel,
@@ -177,7 +194,7 @@ pub(crate) fn run(
         shape: Some(&[batch]),
     }
     .run_validated(&dtypes)?;
-    Ok(())
+    Ok(info)
 }
 
 type Cached = (Arc<Kernel>, Arc<Vec<DType>>);
@@ -203,8 +220,8 @@ fn cached(op: LinalgOp, n: usize, t: DType) -> Result<Cached> {
 }
 
 /// The IR kernel of `op` for `n x n` matrices of `t` (see the module docs). Its raw operands are
-/// `a`, (`b`), the outputs in [`LinalgOp`]'s order and `info`; `Solve` has one `Int64`
-/// parameter, the number of right-hand sides.
+/// `a`, (`b`), the outputs in [`LinalgOp`]'s order and, for the ops of [`reports_info`],
+/// `info`; `Solve` has one `Int64` parameter, the number of right-hand sides.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when [`covers`] is false.
@@ -235,12 +252,7 @@ pub fn kernel(op: LinalgOp, n: usize, t: DType) -> Result<Kernel> {
         LinalgOp::Det | LinalgOp::Slogdet => {
             let slog = op == LinalgOp::Slogdet;
             lu::det(&mut b, &k, a, slog);
-            let mut r = vec![t, t];
-            if slog {
-                r.push(t);
-            }
-            r.push(DType::Int32);
-            (r, vec![])
+            (vec![t; 2 + slog as usize], vec![])
         }
         LinalgOp::Cholesky { upper } => {
             lu::cholesky(&mut b, &k, a, upper);
@@ -248,12 +260,7 @@ pub fn kernel(op: LinalgOp, n: usize, t: DType) -> Result<Kernel> {
         }
         LinalgOp::Eigh { upper, vectors } => {
             jacobi::eigh(&mut b, &k, a, upper, vectors);
-            let mut r = vec![t, t];
-            if vectors {
-                r.push(t);
-            }
-            r.push(DType::Int32);
-            (r, vec![])
+            (vec![t; 2 + vectors as usize], vec![])
         }
         _ => unreachable!("covers() admits only the ops above"),
     };
@@ -336,7 +343,7 @@ impl Ctx {
             }
         }
     }
-    /// Stores one value per matrix (`det`, `info`, ...) into raw operand `raw`.
+    /// Stores one value per matrix (`det`, `info`) into raw operand `raw`.
     pub fn store_scalar(&self, b: &mut Builder, raw: usize, v: Expr) {
         b.push_stmt(Stmt::StoreRaw {
             raw,
