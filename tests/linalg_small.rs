@@ -420,6 +420,34 @@ fn small_edge_cases() {
             })?;
             let l1 = host(&cupy::linalg::cholesky(&one.get(&cupy::s![0])?)?)?;
             check(l1 == [2.0], || format!("cholesky 1x1 {l1:?}"))?;
+            // Already diagonal (every rotation is the identity, 0/0 caught): sorted exactly,
+            // V a permutation. Then a repeated eigenvalue: Q diag(2, 2, 5) Q^T.
+            let d = upload(
+                &dev,
+                &[3.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0],
+                &[3, 3],
+                f,
+            )?;
+            let (w, v) = cupy::linalg::eigh(&d)?;
+            let (w, v) = (host(&w)?, host(&v)?);
+            check(w == [1.0, 2.0, 3.0], || format!("eigh(diag) w {w:?}"))?;
+            check(v == [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], || {
+                format!("eigh(diag) v {v:?}")
+            })?;
+            let (c, s) = (0.6f64, 0.8f64);
+            let q = [c, -s, 0.0, s * c, c * c, -s, s * s, s * c, c];
+            let qd: Vec<f64> = (0..9).map(|e| q[e] * [2.0, 2.0, 5.0][e % 3]).collect();
+            let m = mm(&qd, &t(&q, 3), 3, 3, 3);
+            for ty in [DType::Float32, f] {
+                let w = host(&cupy::linalg::eigvalsh(&upload(&dev, &m, &[3, 3], ty)?)?)?;
+                let tol = TOL_FACTOR * 3.0 * eps(ty) * 5.0;
+                check(
+                    (w[0] - 2.0).abs() < tol
+                        && (w[1] - 2.0).abs() < tol
+                        && (w[2] - 5.0).abs() < tol,
+                    || format!("eigvalsh of a repeated pair ({ty}) {w:?}"),
+                )?;
+            }
             // NaN input: no hang; NaN results as the backends' linalg gives them.
             let nan = upload(
                 &dev,

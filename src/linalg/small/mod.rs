@@ -26,8 +26,7 @@
 //!   unrolled; then the diagonal is sorted ascending by a compare-exchange network that carries
 //!   `V`'s columns (unit-norm eigenvectors: `V` is a product of rotations).
 //!
-//! Non-finite input follows the cpu backend ([`docs/backends.md`](../../docs/backends.md),
-//! "Non-finite input"): LU and Cholesky propagate NaN as LAPACK does (Cholesky reports a NaN
+//! Non-finite input follows the cpu backend (`docs/backends.md`, "Non-finite input"): LU and Cholesky propagate NaN as LAPACK does (Cholesky reports a NaN
 //! pivot as not positive definite); `eigh` returns NaN eigenvalues and vectors for a matrix
 //! holding NaN or inf anywhere, with `info` 0. Nothing loops on data, so nothing can hang.
 //! Failed matrices (`info != 0`) of `solve`/`inv`/`cholesky` get NaN outputs, as on cpu.
