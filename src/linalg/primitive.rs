@@ -126,7 +126,8 @@ pub(crate) struct Factor<'a> {
 
 /// Runs `f`: allocates the outputs (batch shape prepended), calls the backend (or the host
 /// hybrid) and reads `info` once. Returns the outputs and the per-matrix info (empty for an
-/// empty batch, whose outputs are empty arrays).
+/// empty batch, whose outputs are empty arrays), or, on the small-matrix path, one entry: 0, or
+/// the code of a failed matrix. Callers test it with [`check_info`] (any non-zero entry).
 ///
 /// # Errors
 /// Backend errors.
@@ -149,12 +150,10 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
     }
     if super::small::wanted(device, f.op, a.dtype(), m, n) {
         match super::small::run(f.op, a, f.b, &outs) {
-            Ok(Some(info)) => {
-                let info = info.to_vec::<i32>()?;
-                return Ok((outs, info));
-            }
+            // One code for the whole batch (0: none failed).
+            Ok(Some(code)) => return Ok((outs, code.to_vec::<i32>()?)),
             // det, slogdet, eigh: nothing to read back.
-            Ok(None) => return Ok((outs, vec![0; batch])),
+            Ok(None) => return Ok((outs, vec![0])),
             // A device without the dtype (float64 on some wgpu adapters) keeps the usual path
             // unless the kernels were forced on.
             Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })

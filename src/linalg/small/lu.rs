@@ -118,7 +118,7 @@ fn nan_if(k: &Ctx, failed: &Expr, v: Expr) -> Expr {
     sel(failed.clone(), k.c(f64::NAN), v)
 }
 
-/// `solve`: raws `a, b [n, k], x [n, k], info`; parameter 0 is `k`.
+/// `solve`: raws `a, b [n, k], x [n, k], failure`; parameter 0 is `k`.
 pub(super) fn solve(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>) {
     let lu = factor(b, k, a);
     let n = k.n;
@@ -147,10 +147,10 @@ pub(super) fn solve(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>) {
             });
         }
     });
-    k.store_scalar(b, 3, lu.info);
+    k.report(b, 3, lu.info);
 }
 
-/// `inv`: raws `a, inv, info`; the identity's columns solved as right-hand sides.
+/// `inv`: raws `a, inv, failure`; the identity's columns solved as right-hand sides.
 pub(super) fn inv(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>) {
     let lu = factor(b, k, a);
     let n = k.n;
@@ -165,7 +165,7 @@ pub(super) fn inv(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>) {
         }
     }
     k.store_matrix(b, 1, &out);
-    k.store_scalar(b, 2, lu.info);
+    k.report(b, 2, lu.info);
 }
 
 /// `det` (raws `a, det`) or `slogdet` (raws `a, sign, logabsdet`).
@@ -198,7 +198,7 @@ pub(super) fn det(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, slog: bool) {
     k.store_scalar(b, 2, logabs);
 }
 
-/// `cholesky`: raws `a, factor, info`. Reads the lower triangle, or the upper one (`upper`,
+/// `cholesky`: raws `a, factor, failure`. Reads the lower triangle, or the upper one (`upper`,
 /// as `L^T` of its transpose) and writes `L` or `L^T` with zeros in the other triangle.
 pub(super) fn cholesky(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, upper: bool) {
     let n = k.n;
@@ -247,5 +247,5 @@ pub(super) fn cholesky(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, upper: bool)
         })
         .collect();
     k.store_matrix(b, 1, &out);
-    k.store_scalar(b, 2, info);
+    k.report(b, 2, info);
 }

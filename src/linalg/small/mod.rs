@@ -29,7 +29,8 @@
 //! Non-finite input follows the cpu backend (`docs/backends.md`, "Non-finite input"): LU and Cholesky propagate NaN as LAPACK does (Cholesky reports a NaN
 //! pivot as not positive definite); `eigh` returns NaN eigenvalues and vectors for a matrix
 //! holding NaN or inf anywhere, with `info` 0. Nothing loops on data, so nothing can hang.
-//! Failed matrices (`info != 0`) of `solve`/`inv`/`cholesky` get NaN outputs, as on cpu.
+//! Failed matrices (`info != 0`) of `solve`/`inv`/`cholesky` get NaN outputs, as on cpu, and
+//! the call reads back one failure code for the whole batch (NumPy's batched `LinAlgError`).
 //!
 //! Where it runs is [`SmallMode`]: `CUPY_LINALG_SMALL=auto` (default) uses these kernels on
 //! every backend but cpu (which keeps faer, parallel over the batch); `1` forces them on every
@@ -142,10 +143,9 @@ pub(crate) fn wanted(device: &Device, op: LinalgOp, dtype: DType, m: usize, n: u
         }
 }
 
-/// True for the ops whose matrices can fail (`solve`, `inv`, `cholesky`): their kernels write
-/// an `info` per matrix. `det`, `slogdet` and `eigh` cannot fail here (a singular matrix has
-/// determinant 0, Jacobi runs a fixed number of sweeps), so their kernels have no `info` and the
-/// call needs no read back (no synchronization).
+/// True for the ops whose matrices can fail (`solve`, `inv`, `cholesky`): their kernels report
+/// a failure. `det`, `slogdet` and `eigh` cannot fail here (a singular matrix has determinant 0,
+/// Jacobi runs a fixed number of sweeps), so their calls read nothing back (no synchronization).
 pub fn reports_info(op: LinalgOp) -> bool {
     matches!(
         op,
@@ -154,8 +154,11 @@ pub fn reports_info(op: LinalgOp) -> bool {
 }
 
 /// Runs `op` on the batch: `a [batch, n, n]` (and `b [batch, n, k]` for `Solve`), dense from
-/// element 0, into `outs` (in [`LinalgOp`]'s order, already allocated). Returns the `int32
-/// [batch]` info array for the ops of [`reports_info`], `None` for the others (every info 0).
+/// element 0, into `outs` (in [`LinalgOp`]'s order, already allocated). For the ops of
+/// [`reports_info`] it returns an `int32 [1]` array that holds 0, or the code of a failed matrix
+/// (`info` as [`LinalgOp`] documents it; which one when several failed is unspecified): NumPy's
+/// batched rule needs only whether any matrix failed, and one element is a 4-byte read where a
+/// per-matrix `info` would be `4 * batch` bytes. `None` for the other ops.
 ///
 /// # Errors
 /// Launch errors (a dtype the device lacks: `DTypeNotSupported`).
@@ -169,8 +172,8 @@ pub(crate) fn run(
     let n = a.shape()[nd - 1];
     let batch: usize = a.shape()[..nd - 2].iter().product();
     let (kernel, dtypes) = cached(op, n, a.dtype())?;
-    let info = if reports_info(op) {
-        Some(Array::empty_on(a.device(), &[batch], DType::Int32)?)
+    let failure = if reports_info(op) {
+        Some(Array::zeros_on(a.device(), &[1], DType::Int32)?)
     } else {
         None
     };
@@ -181,7 +184,7 @@ pub(crate) fn run(
         params.push(Scalar::Int64(b.shape()[b.ndim() - 1] as i64));
     }
     raws.extend(outs);
-    raws.extend(info.as_ref());
+    raws.extend(failure.as_ref());
     Elementwise {
         op: op.name(),
         kernel: &kernel,
@@ -193,7 +196,7 @@ pub(crate) fn run(
         shape: Some(&[batch]),
     }
     .run_validated(&dtypes)?;
-    Ok(info)
+    Ok(failure)
 }
 
 type Cached = (Arc<Kernel>, Arc<Vec<DType>>);
@@ -219,8 +222,9 @@ fn cached(op: LinalgOp, n: usize, t: DType) -> Result<Cached> {
 }
 
 /// The IR kernel of `op` for `n x n` matrices of `t` (see the module docs). Its raw operands are
-/// `a`, (`b`), the outputs in [`LinalgOp`]'s order and, for the ops of [`reports_info`],
-/// `info`; `Solve` has one `Int64` parameter, the number of right-hand sides.
+/// `a`, (`b`), the outputs in [`LinalgOp`]'s order and, for the ops of [`reports_info`], an
+/// `int32 [1]` failure code (written only by failed matrices, see [`run`]); `Solve` has one
+/// `Int64` parameter, the number of right-hand sides.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when [`covers`] is false.
@@ -342,12 +346,24 @@ impl Ctx {
             }
         }
     }
-    /// Stores one value per matrix (`det`, `info`) into raw operand `raw`.
+    /// Stores one value per matrix (`det`, `sign`, `logabsdet`) into raw operand `raw`.
     pub fn store_scalar(&self, b: &mut Builder, raw: usize, v: Expr) {
         b.push_stmt(Stmt::StoreRaw {
             raw,
             index: Expr::index(),
             value: v,
+        });
+    }
+    /// A failed matrix (`info != 0`) writes its `info` into element 0 of raw operand `raw`; the
+    /// others write nothing (racing writers all write non-zero codes).
+    pub fn report(&self, b: &mut Builder, raw: usize, info: Expr) {
+        let failed = bin(BinaryOp::Ne, info.clone(), i32c(0));
+        b.if_(failed, |b| {
+            b.push_stmt(Stmt::StoreRaw {
+                raw,
+                index: i64c(0),
+                value: info,
+            })
         });
     }
     /// A constant of the dtype.
