@@ -223,8 +223,8 @@ fn cached(op: LinalgOp, n: usize, t: DType) -> Result<Cached> {
 
 /// The IR kernel of `op` for `n x n` matrices of `t` (see the module docs). Its raw operands are
 /// `a`, (`b`), the outputs in [`LinalgOp`]'s order and, for the ops of [`reports_info`], an
-/// `int32 [1]` failure code (zeroed before the launch, written only by failed matrices); `Solve` has one
-/// `Int64` parameter, the number of right-hand sides.
+/// `int32 [1]` failure code (zeroed before the launch, written only by failed matrices);
+/// `Solve` has one `Int64` parameter, the number of right-hand sides.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when [`covers`] is false.
