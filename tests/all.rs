@@ -20,6 +20,7 @@ mod indexing2;
 mod io;
 mod linalg;
 mod linalg_decomp;
+mod linalg_small;
 mod loops;
 mod manipulation;
 mod memory;

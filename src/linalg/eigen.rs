@@ -98,7 +98,7 @@ fn eigh_impl(op: &str, a: &Array, uplo_s: &str, vectors: bool) -> Result<Vec<Arr
 pub fn eigh(a: &Array) -> Result<(Array, Array)> {
     eigh_with(a, "L")
 }
-routine!(eigh as "cupy.linalg.eigh", Linalg, probe: linalg_probe, notes: "UPLO in eigh_with (faer; cuda: cuSOLVER; hip/wgpu: host hybrid)");
+routine!(eigh as "cupy.linalg.eigh", Linalg, probe: linalg_probe, notes: "UPLO in eigh_with (faer; cuda: cuSOLVER; hip/wgpu: host hybrid; n <= 4 float32/float64 off cpu: Jacobi in one IR kernel)");
 
 /// `numpy.linalg.eigh(a, UPLO)`: reads the `"L"`ower or `"U"`pper triangle.
 ///

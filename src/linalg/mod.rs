@@ -3,13 +3,15 @@
 //! primitive, `Backend::linalg`), norms and `einsum`.
 //!
 //! Files by concern: [`mod@solve`] (LU, Cholesky, least squares), [`eigen`] (QR, eigen and singular
-//! value decompositions), `primitive` (the path to the backend and its host hybrid).
+//! value decompositions), `primitive` (the path to the backend and its host hybrid), [`small`]
+//! (batched small matrices in one IR kernel).
 
 pub mod eigen;
 pub mod einsum;
 pub mod norms;
 mod primitive;
 pub mod products;
+pub mod small;
 pub mod solve;
 
 pub use eigen::{

@@ -2,6 +2,9 @@
 //! stacked-matrix checks, a C-contiguous `[batch, m, n]` operand, one [`Backend::linalg`] call
 //! and one read of the batch's `info`.
 //!
+//! Square float32/float64 matrices up to [`crate::linalg::small::SMALL_MAX_N`] take the one-kernel path of
+//! [`crate::linalg::small`] instead (on every backend but cpu by default; `CUPY_LINALG_SMALL`).
+//!
 //! A backend without a native `linalg` (today: wgpu, hip, and cuda for `eig` or when
 //! libcusolver cannot be loaded) answers `Unsupported`; the call then runs on the host through the cpu backend's faer implementation
 //! ([`cupy_cpu::linalg::via_host`]: read the buffers, factor, write back). This hybrid is listed
@@ -123,7 +126,8 @@ pub(crate) struct Factor<'a> {
 
 /// Runs `f`: allocates the outputs (batch shape prepended), calls the backend (or the host
 /// hybrid) and reads `info` once. Returns the outputs and the per-matrix info (empty for an
-/// empty batch, whose outputs are empty arrays).
+/// empty batch, whose outputs are empty arrays), or, on the small-matrix path, one entry: 0, or
+/// the code of a failed matrix. Callers test it with [`check_info`] (any non-zero entry).
 ///
 /// # Errors
 /// Backend errors.
@@ -143,6 +147,19 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
     }
     if batch == 0 {
         return Ok((outs, Vec::new()));
+    }
+    if super::small::wanted(device, f.op, a.dtype(), m, n) {
+        match super::small::run(f.op, a, f.b, &outs) {
+            // One code for the whole batch (0: none failed).
+            Ok(Some(code)) => return Ok((outs, code.to_vec::<i32>()?)),
+            // det, slogdet, eigh: nothing to read back.
+            Ok(None) => return Ok((outs, vec![0])),
+            // A device without the dtype (float64 on some wgpu adapters) keeps the usual path
+            // unless the kernels were forced on.
+            Err(Error::DTypeNotSupported { .. } | Error::Unsupported { .. })
+                if super::small::small_mode() == super::small::SmallMode::Auto => {}
+            Err(e) => return Err(e),
+        }
     }
     let info = Array::empty_on(device, &[batch], DType::Int32)?;
     let mut inputs = vec![&a.buffer];

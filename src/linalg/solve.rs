@@ -80,7 +80,7 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
         Ok(x)
     }
 }
-routine!(solve as "cupy.linalg.solve", Linalg, probe: linalg_probe, notes: "LU with partial pivoting (faer; cuda: cuSOLVER; hip/wgpu: host hybrid)");
+routine!(solve as "cupy.linalg.solve", Linalg, probe: linalg_probe, notes: "LU with partial pivoting (faer; cuda: cuSOLVER; hip/wgpu: host hybrid; n <= 4 float32/float64 off cpu: one IR kernel)");
 
 /// `numpy.linalg.inv(a)`: the inverse of each `[..., M, M]` matrix.
 ///
@@ -105,7 +105,7 @@ pub fn inv(a: &Array) -> Result<Array> {
     check_info(op, &info, "Singular matrix")?;
     Ok(outs.into_iter().next().expect("one output"))
 }
-routine!(inv as "cupy.linalg.inv", Linalg, probe: linalg_probe, notes: "LU with partial pivoting (faer; cuda: cuSOLVER; hip/wgpu: host hybrid)");
+routine!(inv as "cupy.linalg.inv", Linalg, probe: linalg_probe, notes: "LU with partial pivoting (faer; cuda: cuSOLVER; hip/wgpu: host hybrid; n <= 4 float32/float64 off cpu: one IR kernel)");
 
 /// `numpy.linalg.det(a)`: the determinant of each `[..., M, M]` matrix (LU's diagonal product);
 /// a singular matrix gives 0, not an error.
