@@ -254,6 +254,36 @@ SK_ENTRIES(float64, double, double)
 SK_ENTRIES(complex64, sc32, float)
 SK_ENTRIES(complex128, sc64, double)
 
+// geev's right eigenvectors of a real matrix as complex columns: VR (column-major n x n,
+// batch stride n * n, real) holds a conjugate pair w[j], w[j + 1] (w[j].y > 0) as
+// VR[:, j] +- i VR[:, j + 1] (LAPACK's packing); out is row-major [n, n] complex with v[:, j]
+// in column j. Slots: total, n, w (complex), vr, out.
+template <class T, class C>
+HK_DEV void sk_geev_vr(const SolverArgs& a) {
+  hk_i64 total = (hk_i64)a.s[0], n = (hk_i64)a.s[1];
+  hk_i64 t = sk_gid();
+  if (t >= total) return;
+  const C* w = (const C*)a.s[2];
+  const T* vr = (const T*)a.s[3];
+  hk_i64 b = t / (n * n), e = t % (n * n), i = e / n, j = e % n;
+  const T* m = vr + b * n * n;
+  T im = w[b * n + j].y;
+  C r;
+  if (im > (T)0) {
+    r.x = m[j * n + i];
+    r.y = m[(j + 1) * n + i];
+  } else if (im < (T)0) {
+    r.x = m[(j - 1) * n + i];
+    r.y = -m[j * n + i];
+  } else {
+    r.x = m[j * n + i];
+    r.y = (T)0;
+  }
+  ((C*)a.s[4])[t] = r;
+}
+extern "C" __global__ void cupy_solver_geev_vr_float32(SolverArgs a) { sk_geev_vr<float, sc32>(a); }
+extern "C" __global__ void cupy_solver_geev_vr_float64(SolverArgs a) { sk_geev_vr<double, sc64>(a); }
+
 // info[m] = value for every flagged matrix. Slots: batch, flags, info, value.
 extern "C" __global__ void cupy_solver_nf_info(SolverArgs a) {
   hk_i64 batch = (hk_i64)a.s[0];

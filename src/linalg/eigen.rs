@@ -176,7 +176,7 @@ pub fn eig(a: &Array) -> Result<(Array, Array)> {
     let vecs = v.pop().expect("v");
     Ok((v.pop().expect("w"), vecs))
 }
-routine!(eig as "cupy.linalg.eig", Linalg, probe: linalg_probe, notes: "faer's QR algorithm; cuda/hip/wgpu: host hybrid");
+routine!(eig as "cupy.linalg.eig", Linalg, probe: linalg_probe, notes: "faer's QR algorithm; cuda: cuSOLVER Xgeev; hip/wgpu: host hybrid");
 
 /// `numpy.linalg.eigvals(a)`: the eigenvalues of each matrix (in no particular order).
 ///

@@ -90,12 +90,9 @@ impl SolverDriver for CudaBackend {
     const LIBRARY: &'static str = "cuSOLVER";
     const PIVOT: DType = DType::Int64;
 
-    fn refusal(&self, op: LinalgOp) -> Option<String> {
+    fn refusal(&self, _op: LinalgOp) -> Option<String> {
         if std::env::var("CUPY_CUSOLVER").is_ok_and(|v| v == "0") {
             return Some("CUPY_CUSOLVER=0 (host round trip requested)".into());
-        }
-        if matches!(op, LinalgOp::Eig { .. }) {
-            return Some("eig is not native on cuda (host round trip)".into());
         }
         None
     }

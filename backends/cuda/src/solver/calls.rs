@@ -48,6 +48,15 @@ fn jobz(vectors: bool) -> cs::cusolverEigMode_t {
     }
 }
 
+/// The complex dtype of `t`'s precision (geev's eigenvalues).
+fn complex_of(t: DType) -> DType {
+    if t.real_dtype() == DType::Float32 {
+        DType::Complex64
+    } else {
+        DType::Complex128
+    }
+}
+
 fn svd_job(j: SvdJob) -> std::ffi::c_schar {
     (match j {
         SvdJob::None => b'N',
@@ -150,6 +159,42 @@ pub(super) fn workspace(s: &Solver, call: &LapackCall) -> std::result::Result<Wo
                 )
             };
             ok("cusolverDnXsyevd_bufferSize", st)?;
+        }
+        Lapack::Geev {
+            vectors,
+            n,
+            a,
+            w,
+            vr,
+            ..
+        } => {
+            let ni = n as i64;
+            let cty = cuda_type(complex_of(call.dtype));
+            // SAFETY: valid handle; out-parameters (VL is not referenced: NOVECTOR).
+            let st = unsafe {
+                cs::cusolverDnXgeev_bufferSize(
+                    h,
+                    p,
+                    CUSOLVER_EIG_MODE_NOVECTOR,
+                    jobz(vectors),
+                    ni,
+                    ty,
+                    vp(a),
+                    ni,
+                    cty,
+                    vp(w),
+                    ty,
+                    std::ptr::null(),
+                    ni,
+                    ty,
+                    vp(vr),
+                    ni,
+                    ty,
+                    &mut dev,
+                    &mut host,
+                )
+            };
+            ok("cusolverDnXgeev_bufferSize", st)?;
         }
         Lapack::Gesvd {
             job,
@@ -372,6 +417,50 @@ pub(super) unsafe fn lapack(
                     )
                 };
                 ok("cusolverDnXsyevd", st)?;
+            }
+        }
+        Lapack::Geev {
+            vectors,
+            n,
+            a,
+            w,
+            vr,
+            info,
+        } => {
+            let (ni, nn) = (n as i64, (n * n) as u64);
+            let cty = cuda_type(complex_of(call.dtype));
+            let csz = 2 * rsz;
+            for b in 0..batch {
+                let vrb = if vectors { vr + b * nn * isz } else { 0 };
+                // SAFETY: matrix b, its eigenvalues, vectors and info lie in their buffers;
+                // workspaces as queried; VL is not referenced (NOVECTOR).
+                let st = unsafe {
+                    cs::cusolverDnXgeev(
+                        h,
+                        p,
+                        CUSOLVER_EIG_MODE_NOVECTOR,
+                        jobz(vectors),
+                        ni,
+                        ty,
+                        vp(a + b * nn * isz),
+                        ni,
+                        cty,
+                        vp(w + b * n as u64 * csz),
+                        ty,
+                        std::ptr::null_mut(),
+                        ni,
+                        ty,
+                        vp(vrb),
+                        ni,
+                        ty,
+                        vp(wp),
+                        dev,
+                        host_ptr(hw),
+                        host,
+                        ip(info + b * 4),
+                    )
+                };
+                ok("cusolverDnXgeev", st)?;
             }
         }
         Lapack::Gesvd {

@@ -33,7 +33,7 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
             LinalgOp::Eigh { upper, vectors } => self.eigh(upper, vectors),
             LinalgOp::Svd { full, vectors } => self.svd(full, vectors),
             LinalgOp::Qr { mode } => self.qr(mode),
-            LinalgOp::Eig { .. } => Err(super::unsupported(self.be, "eig", "not native")),
+            LinalgOp::Eig { vectors } => self.eig(vectors),
         }
     }
 

@@ -17,6 +17,10 @@ pub const FAMILIES: [&str; 9] = [
     "det", "slogdet", "eye", "tri_zero", "nf_flag", "nf_zero", "nf_nan", "qr_r", "qr_q",
 ];
 
+/// The kernel families of [`SOLVER_CU`] instantiated for float32 and float64 only (`geev_vr`:
+/// a real matrix's packed eigenvectors as complex columns).
+pub const REAL_FAMILIES: [&str; 1] = ["geev_vr"];
+
 /// The dtypes the solver paths take (NumPy names, the entries' suffixes).
 pub const DTYPES: [&str; 4] = ["float32", "float64", "complex64", "complex128"];
 
@@ -66,6 +70,9 @@ pub fn entries() -> Vec<String> {
         .iter()
         .flat_map(|f| DTYPES.map(|d| format!("cupy_solver_{f}_{d}")))
         .collect();
+    for f in REAL_FAMILIES {
+        v.extend(["float32", "float64"].map(|d| format!("cupy_solver_{f}_{d}")));
+    }
     v.push(NF_INFO.into());
     v
 }
@@ -78,7 +85,7 @@ pub fn entry(family: &str, dt: DType) -> Result<String> {
     if family == "nf_info" {
         return Ok(NF_INFO.into());
     }
-    if !is_solver_dtype(dt) {
+    if !is_solver_dtype(dt) || (REAL_FAMILIES.contains(&family) && dt.is_complex()) {
         return Err(Error::invalid(family, format!("no solver kernel for {dt}")));
     }
     Ok(format!("cupy_solver_{family}_{}", dt.name()))

@@ -183,6 +183,25 @@ pub enum Lapack {
         /// Status per matrix.
         info: u64,
     },
+    /// geev of the general `n x n` matrices at `a` (stride `n * n`; destroyed): eigenvalues at
+    /// `w` (the complex dtype of the matrices', stride `n`), right eigenvectors at `vr` (the
+    /// matrices' dtype, `n x n`, stride `n * n`; for a real matrix a conjugate pair `w[j]`,
+    /// `w[j + 1]` is packed as LAPACK's `VR[:, j] +- i VR[:, j + 1]`), `vr` 0 without
+    /// `vectors`. `info > 0` when the QR algorithm did not converge.
+    Geev {
+        /// Right eigenvectors too.
+        vectors: bool,
+        /// Order.
+        n: usize,
+        /// Matrices (destroyed).
+        a: u64,
+        /// Eigenvalues (complex).
+        w: u64,
+        /// Right eigenvectors, or 0.
+        vr: u64,
+        /// Status per matrix.
+        info: u64,
+    },
     /// gesvd of the `rows x cols` matrices at `a` (stride `rows * cols`, `rows >= cols`;
     /// destroyed): singular values at `s` (real dtype, stride `cols`), `U` at `u` (`rows x
     /// ucols`, `ucols` = `rows` for [`SvdJob::All`], else `cols`) and `VT` at `vt` (`cols x
@@ -314,6 +333,14 @@ pub fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
     match op {
         LinalgOp::Slogdet => vec![t, r],
         LinalgOp::Eigh { .. } => vec![r, t],
+        LinalgOp::Eig { .. } => {
+            let c = if r == DType::Float32 {
+                DType::Complex64
+            } else {
+                DType::Complex128
+            };
+            vec![c, c]
+        }
         LinalgOp::Svd { .. } => vec![r, t, t],
         _ => vec![t, t],
     }

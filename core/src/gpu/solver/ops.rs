@@ -8,6 +8,10 @@ use crate::backend::{LinalgOp, QrMode};
 use crate::dtype::DType;
 use crate::error::Result;
 
+/// `info` of a matrix holding NaN or infinity (the cpu backend's `INFO_NONFINITE`: NumPy's
+/// "Array must not contain infs or NaNs" for `eig`).
+const INFO_NONFINITE: i32 = -1;
+
 impl<D: SolverDriver> Ctx<'_, '_, D> {
     /// solve, inv, det and slogdet: LU of `A` (copied transposed: column-major `A`).
     pub(super) fn lu_ops(&self) -> Result<()> {
@@ -17,8 +21,13 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
         let (_lu, lu) = self.scratch(dt, batch * n * n)?;
         let (_pb, pv) = self.scratch(D::PIVOT, batch * n)?;
         let (lup, piv) = (lu.ptr, pv.ptr);
+        // A matrix holding NaN or infinity is factored as zeros and its outputs are NaN with
+        // info 0 (NumPy's LAPACK propagates NaN; cuSOLVER's getrf pivoted past a NaN and
+        // returned finite factors on the H200).
+        let mut flags = None;
         if n > 0 {
             self.transpose(a, lu, (batch, n, n), false)?;
+            flags = Some(self.nonfinite(a.ptr, lup, n * n)?);
             self.lapack(self.call(Lapack::Getrf {
                 n,
                 a: lup,
@@ -28,6 +37,29 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
         } else {
             self.info_zero()?;
         }
+        self.lu_outputs(lup, piv)?;
+        if let Some((_fb, f)) = flags {
+            let outs = &self.bufs.outs;
+            let (k, real) = (self.call.nrhs, dt.real_dtype());
+            match self.call.op {
+                LinalgOp::Det => self.nan_flagged(f, outs[0].ptr, 1, dt)?,
+                LinalgOp::Slogdet => {
+                    self.nan_flagged(f, outs[0].ptr, 1, dt)?;
+                    self.nan_flagged(f, outs[1].ptr, 1, real)?;
+                }
+                LinalgOp::Inv => self.nan_flagged(f, outs[0].ptr, n * n, dt)?,
+                LinalgOp::Solve if k > 0 => self.nan_flagged(f, outs[0].ptr, n * k, dt)?,
+                _ => {}
+            }
+            self.info_flagged(f, 0)?;
+        }
+        Ok(())
+    }
+
+    /// The outputs of [`Ctx::lu_ops`] from the factors at `lup` and the pivots at `piv`.
+    fn lu_outputs(&self, lup: u64, piv: u64) -> Result<()> {
+        let (n, batch, dt) = (self.call.n, self.call.batch, self.dt);
+        let info = self.bufs.info.ptr;
         let outs = &self.bufs.outs;
         let (nb, bb) = (n as u64, batch as u64);
         let piv32 = (D::PIVOT == DType::Int32) as u64;
@@ -131,6 +163,46 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
             self.nan_flagged(flags, v.ptr, nn, dt)?;
         }
         self.info_flagged(flags, 0)
+    }
+
+    /// eig/eigvals: geev of the transposed copy (column-major `A`), the right eigenvectors
+    /// transposed into the row-major output (a real matrix's packed pairs unpacked by
+    /// `geev_vr`); a non-finite matrix gives info [`INFO_NONFINITE`] (NumPy's "Array must not
+    /// contain infs or NaNs") and is factored as zeros.
+    pub(super) fn eig(&self, vectors: bool) -> Result<()> {
+        let (n, batch, dt) = (self.call.n, self.call.batch, self.dt);
+        if n == 0 {
+            return self.info_zero();
+        }
+        let nn = n * n;
+        let (a, w) = (self.bufs.ins[0], self.bufs.outs[0]);
+        let (_work, work) = self.scratch(dt, batch * nn)?;
+        self.transpose(a, work, (batch, n, n), false)?;
+        let (_fb, flags) = self.nonfinite(a.ptr, work.ptr, nn)?;
+        let (_vb, vr) = self.scratch(dt, if vectors { batch * nn } else { 1 })?;
+        self.lapack(self.call(Lapack::Geev {
+            vectors,
+            n,
+            a: work.ptr,
+            w: w.ptr,
+            vr: if vectors { vr.ptr } else { 0 },
+            info: self.bufs.info.ptr,
+        }))?;
+        if vectors {
+            let v = self.bufs.outs[1];
+            if dt.is_complex() {
+                self.transpose(vr, v, (batch, n, n), false)?;
+            } else {
+                let total = batch * nn;
+                self.kernel(
+                    "geev_vr",
+                    dt,
+                    total,
+                    &[total as u64, n as u64, w.ptr, vr.ptr, v.ptr],
+                )?;
+            }
+        }
+        self.info_flagged(flags, INFO_NONFINITE)
     }
 
     /// svd: gesvd on a column-major matrix with rows >= cols (the plain copy when `m <= n`,

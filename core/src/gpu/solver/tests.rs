@@ -1,13 +1,24 @@
 //! Unit tests of the solver plumbing that needs no GPU (the plans run on the H200 and, for HIP,
 //! are compiled; their kernels are compiled by hipRTC in cupy-hip's tests).
 
-use super::kernels::{entries, entry, SolverArgs, DTYPES, FAMILIES, NF_INFO, SOLVER_CU};
+use super::kernels::{
+    entries, entry, SolverArgs, DTYPES, FAMILIES, NF_INFO, REAL_FAMILIES, SOLVER_CU,
+};
 use super::*;
 
 #[test]
 fn source_declares_every_entry() {
     let e = entries();
-    assert_eq!(e.len(), FAMILIES.len() * DTYPES.len() + 1);
+    assert_eq!(
+        e.len(),
+        FAMILIES.len() * DTYPES.len() + REAL_FAMILIES.len() * 2 + 1
+    );
+    for f in REAL_FAMILIES {
+        for d in ["float32", "float64"] {
+            assert!(SOLVER_CU.contains(&format!("void cupy_solver_{f}_{d}(SolverArgs a)")));
+        }
+        assert!(entry(f, DType::Complex64).is_err());
+    }
     assert!(SOLVER_CU.contains(&format!("void {NF_INFO}(SolverArgs a)")));
     for f in FAMILIES {
         assert!(
