@@ -5,6 +5,7 @@
 mod common;
 
 mod accuracy64;
+mod atomics64;
 
 mod complex;
 
@@ -22,6 +23,7 @@ mod linalg;
 mod linalg_decomp;
 mod loops;
 mod manipulation;
+mod matmul_half;
 mod memory;
 mod nanstats;
 mod printing;

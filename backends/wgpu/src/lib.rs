@@ -128,6 +128,9 @@ pub struct WgpuBackend {
     loop_budget: Option<u64>,
     /// The loop guard (see [`wgsl::LoopMode`]): a 16-byte buffer, kernel names by guard word.
     guard: Option<LoopGuard>,
+    /// The lock buffer of 64-bit atomic updates on pairs of 32-bit words (adapters without
+    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see `wgsl::atomic_lock`), made on first use.
+    atomic_lock: std::sync::OnceLock<wgpu::Buffer>,
     /// Cached storage buffers ([`pool`]).
     pool: Arc<pool::BufferPool>,
 }
