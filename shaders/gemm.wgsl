@@ -2,12 +2,14 @@
 // The Rust side replaces before compilation: `ELEM` the element type (f32, f64, vec2<f32> or
 // vec2<f64> for complex), `MADD` the body of `madd` (c + a b; complex: the complex product),
 // `BKV` the k slice (16; 8 for complex128, whose tiles would pass 16 KiB of workgroup memory),
-// `TILE` = 64 BKV and `LOADS` = TILE / 256.
+// `TILE` = 64 BKV, `LOADS` = TILE / 256, `FIN` the rounding of the final C (float16/bfloat16,
+// held as f32 words: `round_f16(x)`, its function inserted after `madd`; else `x`).
 // A workgroup of 16x16 invocations computes a 64x64 tile of C, each invocation a 4x4 block;
 // the K dimension advances in slices of 16 staged through workgroup memory.
 // Out-of-range rows/columns/k are padded with zeros, so any m, n, k works.
 // One dispatch covers k in [kb, ke) (kb a multiple of 16) and stores C, or adds to C when
 // `accum` is set: drivers that cap shader loops (Mesa's llvmpipe) get K in several dispatches.
+// Only the dispatch with `last` set rounds C (float16/bfloat16: f32 accumulation, one rounding).
 alias T = ELEM;
 
 struct Meta {
@@ -15,7 +17,7 @@ struct Meta {
   a_off: i32, a_sb: i32, a_sm: i32, a_sk: i32,
   b_off: i32, b_sb: i32, b_sk: i32, b_sn: i32,
   c_off: i32, c_sb: i32, c_sm: i32, c_sn: i32,
-  kb: u32, ke: u32, accum: u32, pad0: u32,
+  kb: u32, ke: u32, accum: u32, last: u32,
 }
 @group(0) @binding(0) var<uniform> mt: Meta;
 @group(0) @binding(1) var<storage, read> A: array<T>;
@@ -30,6 +32,8 @@ var<workgroup> As: array<T, TILE>; // [BK][BM]
 var<workgroup> Bs: array<T, TILE>; // [BK][BN]
 
 fn madd(c: T, a: T, b: T) -> T { return MADD; }
+HELPERS
+fn fin(x: T) -> T { if (mt.last != 0u) { return FIN; } return x; }
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -89,9 +93,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       if (r < mt.m && c < mt.n) {
         let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
         if (mt.accum != 0u) {
-          C[ci] = C[ci] + acc[i * 4u + j];
+          C[ci] = fin(C[ci] + acc[i * 4u + j]);
         } else {
-          C[ci] = acc[i * 4u + j];
+          C[ci] = fin(acc[i * 4u + j]);
         }
       }
     }

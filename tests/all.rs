@@ -5,6 +5,7 @@
 mod common;
 
 mod accuracy64;
+mod atomics64;
 
 mod complex;
 
@@ -23,6 +24,7 @@ mod linalg_decomp;
 mod linalg_small;
 mod loops;
 mod manipulation;
+mod matmul_half;
 mod memory;
 mod nanstats;
 mod printing;

@@ -150,8 +150,9 @@ pub(crate) fn scatter_op(
 ///
 /// Integer sums wrap; bool "sums" are logical or. Float sums of repeated indices are added in
 /// an unspecified order on GPUs (results may differ from NumPy's sequential order by
-/// rounding). On wgpu only dtypes held in 32-bit words are supported (64-bit types are refused
-/// with [`Error::DTypeNotSupported`]: WGSL has only 32-bit atomics). Tuple and slice indices of
+/// rounding). On wgpu int64/uint64/float64 updates are 64-bit atomics where the adapter has
+/// them, else pairs of 32-bit words (carry adds; a spin lock for float64: see
+/// docs/differences.md); complex is refused with [`Error::DTypeNotSupported`]. Tuple and slice indices of
 /// NumPy's `ufunc.at` are not supported: use [`scatter_add`] with an axis.
 ///
 /// # Errors
@@ -165,7 +166,7 @@ routine!(
     add_at as "numpy.add.at (integer-array index, axis 0)",
     Indexing,
     probe: |t| Some(scatter(t, Some(AtomicOp::Add))),
-    notes: "atomic read-modify-write kernel (WGSL has 32-bit atomics only; int64 add is split with carry)"
+    notes: "atomic read-modify-write kernel (wgpu without 64-bit atomics: 32-bit word pairs, carry adds and a spin lock)"
 );
 
 /// `numpy.maximum.at(a, indices, values)` (NaN propagates); see [`add_at`].

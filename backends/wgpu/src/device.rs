@@ -144,7 +144,30 @@ impl WgpuProvider {
         self.open_with(index, Some(budget))
     }
 
+    /// Opens adapter `index` with the wgpu `features` left off even where the adapter has them
+    /// (tests: without `SHADER_INT64_ATOMIC_ALL_OPS` the int64/uint64/float64 atomic updates
+    /// run on pairs of 32-bit words, the path of adapters without 64-bit atomics).
+    ///
+    /// # Errors
+    /// As [`BackendProvider::open`].
+    pub fn open_without_features(
+        &self,
+        index: usize,
+        features: wgpu::Features,
+    ) -> Result<Arc<dyn Backend>> {
+        self.open_masked(index, None, features)
+    }
+
     fn open_with(&self, index: usize, budget: Option<Option<u64>>) -> Result<Arc<dyn Backend>> {
+        self.open_masked(index, budget, wgpu::Features::empty())
+    }
+
+    fn open_masked(
+        &self,
+        index: usize,
+        budget: Option<Option<u64>>,
+        off: wgpu::Features,
+    ) -> Result<Arc<dyn Backend>> {
         let r = std::panic::catch_unwind(|| -> Result<Arc<dyn Backend>> {
             let adapters = sorted_adapters();
             let a = adapters
@@ -154,7 +177,7 @@ impl WgpuProvider {
                     backend: "wgpu".into(),
                     reason: format!("no wgpu adapter with index {index}"),
                 })?;
-            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget)?))
+            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget, off)?))
         });
         r.unwrap_or_else(|p| {
             Err(Error::BackendUnavailable {
@@ -170,25 +193,33 @@ impl WgpuProvider {
 
 impl WgpuBackend {
     /// Opens a device on `adapter` with the features this backend uses (SHADER_F64,
-    /// SHADER_INT64, SHADER_F16 where present) and the adapter's own limits.
+    /// SHADER_INT64, SHADER_F16, SHADER_INT64_ATOMIC_ALL_OPS where present) and the adapter's own limits.
     ///
     /// # Errors
     /// [`Error::BackendUnavailable`] if the device cannot be created.
     pub fn new(index: usize, adapter: wgpu::Adapter) -> Result<WgpuBackend> {
-        WgpuBackend::with_budget(index, adapter, None)
+        WgpuBackend::with_budget(index, adapter, None, wgpu::Features::empty())
     }
 
-    /// As [`WgpuBackend::new`], with the loop budget given (`Some`) instead of detected.
+    /// As [`WgpuBackend::new`], with the loop budget given (`Some`) instead of detected and the
+    /// features `off` left off. `CUPY_WGPU_INT64_ATOMICS=0` leaves `SHADER_INT64_ATOMIC_ALL_OPS`
+    /// off (the 32-bit-pair atomics of adapters without it, on any adapter).
     fn with_budget(
         index: usize,
         adapter: wgpu::Adapter,
         budget: Option<Option<u64>>,
+        off: wgpu::Features,
     ) -> Result<WgpuBackend> {
         let info = device_info(index, &adapter);
         let budget = budget.unwrap_or_else(|| loop_budget(&adapter.get_info()));
-        let wanted =
-            wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
-        let features = adapter.features() & wanted;
+        let mut wanted = wgpu::Features::SHADER_F64
+            | wgpu::Features::SHADER_INT64
+            | wgpu::Features::SHADER_F16
+            | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+        if std::env::var("CUPY_WGPU_INT64_ATOMICS").is_ok_and(|v| v.trim() == "0") {
+            wanted.remove(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
+        }
+        let features = adapter.features() & wanted & !off;
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
             label: Some("cupy-rs"),
@@ -220,6 +251,9 @@ impl WgpuBackend {
         let opts = WgslOptions {
             shader_f64: features.contains(wgpu::Features::SHADER_F64),
             shader_int64: features.contains(wgpu::Features::SHADER_INT64),
+            int64_atomics: features.contains(
+                wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+            ),
             device: info.label(),
         };
         let guard = budget.map(|_| LoopGuard {
@@ -250,6 +284,7 @@ impl WgpuBackend {
             scope: Mutex::default(),
             loop_budget: budget,
             guard,
+            atomic_lock: std::sync::OnceLock::new(),
             pool: Arc::new(crate::pool::BufferPool::new()),
         })
     }

@@ -142,12 +142,18 @@ impl WgpuBackend {
             wide_int64: wide,
             bindings: plan.clone(),
         };
+        // 64-bit atomics on pairs of 32-bit words take locks in the device's lock buffer,
+        // bound after the plan's buffers.
+        let lock = wgsl::atomic_lock(k, self.opts.int64_atomics);
         let key = hash_of(&("elementwise", k, &spec, mode));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {
             let sh = wgsl::emit_elementwise_with(k, &spec, opts, mode)?;
             let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
-            rw.extend(std::iter::repeat_n(true, mode.extra_bindings()));
+            rw.extend(std::iter::repeat_n(
+                true,
+                usize::from(lock) + mode.extra_bindings(),
+            ));
             Ok((sh.source, sh.meta, rw))
         })?;
         let raw_offsets: Vec<usize> = call.raws.iter().map(|r| r.offset).collect();
@@ -173,6 +179,17 @@ impl WgpuBackend {
         }
         for (i, b) in raws.iter().enumerate() {
             bufs[plan.raws[i]] = &b.buf;
+        }
+        if lock {
+            bufs.push(self.atomic_lock.get_or_init(|| {
+                // Zero-initialised by wgpu; every update releases its lock.
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("cupy-atomic-lock"),
+                    size: u64::from(wgsl::ATOMIC_LOCK_WORDS) * 4,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
+            }));
         }
         if let (true, Some(g)) = (mode.guard, &self.guard) {
             bufs.push(&g.buf);

@@ -2,7 +2,7 @@
 
 use crate::{hash_of, plan_budget, WgpuBackend};
 use cupy_core::backend::{dtype_unsupported, GemmCall, Operand};
-use cupy_core::kernel::wgsl::MetaLayout;
+use cupy_core::kernel::wgsl::{self, MetaLayout};
 use cupy_core::{DType, Error, Result};
 
 const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
@@ -22,8 +22,11 @@ impl WgpuBackend {
                 format!("mixed dtypes {} @ {} -> {}", d, b.dtype, c.dtype),
             ));
         }
+        // float16/bfloat16 are f32 words on wgpu: the float32 kernel, accumulating in float32,
+        // rounds each C element once at the end (as NumPy and cuBLAS do, within tolerance).
+        let round = wgsl::round_helper(d);
         let elem = match d {
-            DType::Float32 => "f32",
+            DType::Float32 | DType::Float16 | DType::BFloat16 => "f32",
             DType::Complex64 => "vec2<f32>",
             DType::Float64 | DType::Complex128 => {
                 self.check_dtype("matmul", d)?;
@@ -39,8 +42,8 @@ impl WgpuBackend {
                     d,
                     &self.info,
                     format!(
-                        "the wgpu GEMM kernel handles float32, float64, complex64 and \
-                         complex128, not {d}"
+                        "the wgpu GEMM kernel handles float16, bfloat16, float32, float64, \
+                         complex64 and complex128, not {d}"
                     ),
                 ))
             }
@@ -70,7 +73,7 @@ impl WgpuBackend {
         if m == 0 || n == 0 || batch == 0 {
             return Ok(());
         }
-        let key = hash_of(&("gemm", elem));
+        let key = hash_of(&("gemm", elem, round.map(|r| r.0)));
         let pipe = self.pipeline(key, &format!("gemm_{}", d.name()), &|| {
             Ok((
                 GEMM_WGSL
@@ -78,7 +81,12 @@ impl WgpuBackend {
                     .replace("MADD", madd)
                     .replace("BKV", &bk.to_string())
                     .replace("TILE", &(64 * bk).to_string())
-                    .replace("LOADS", &(64 * bk / 256).to_string()),
+                    .replace("LOADS", &(64 * bk / 256).to_string())
+                    .replace(
+                        "FIN",
+                        &round.map_or("x".to_string(), |(f, _)| format!("{f}(x)")),
+                    )
+                    .replace("HELPERS", round.map_or("", |r| r.1)),
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
@@ -113,7 +121,7 @@ impl WgpuBackend {
                 for o in [&call.a, &call.b, &call.c] {
                     w.extend(st(o).iter().map(|&x| x as u32));
                 }
-                w.extend([kb as u32, ke as u32, u32::from(kb > 0), 0]);
+                w.extend([kb as u32, ke as u32, u32::from(kb > 0), u32::from(ke >= kk)]);
                 let meta = pipe.meta.pack(&[], &w);
                 self.dispatch3(
                     &pipe,

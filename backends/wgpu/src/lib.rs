@@ -28,7 +28,10 @@
 //! `kernel/wgsl/real_lib64.rs`): Vulkan's builtins return garbage for f64. They need
 //! `SHADER_INT64` besides `SHADER_F64` (refused with `DTypeNotSupported` without it).
 //! Complex64 and complex128 run every complex routine. Complex atomics
-//! (`add.at` of complex) are refused (WGSL has 32-bit atomics only).
+//! (`add.at` of complex) are refused. int64/uint64/float64 atomics are 64-bit atomics with
+//! `SHADER_INT64_ATOMIC_ALL_OPS` (requested where present; `CUPY_WGPU_INT64_ATOMICS=0` or
+//! [`WgpuProvider::open_without_features`] leave it off), else pairs of 32-bit words (carry
+//! adds, a spin lock in a per-device lock buffer for the rest).
 //!
 //! # Loop budgets (Mesa's llvmpipe)
 //! llvmpipe runs at most 65,535 loop passes per vector of invocations and dispatch, shared by all
@@ -128,6 +131,9 @@ pub struct WgpuBackend {
     loop_budget: Option<u64>,
     /// The loop guard (see [`wgsl::LoopMode`]): a 16-byte buffer, kernel names by guard word.
     guard: Option<LoopGuard>,
+    /// The lock buffer of 64-bit atomic updates on pairs of 32-bit words (adapters without
+    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see `wgsl::atomic_lock`), made on first use.
+    atomic_lock: std::sync::OnceLock<wgpu::Buffer>,
     /// Cached storage buffers ([`pool`]).
     pool: Arc<pool::BufferPool>,
 }

@@ -13,6 +13,7 @@ fn options() -> WgslOptions {
     WgslOptions {
         shader_f64: true,
         shader_int64: true,
+        int64_atomics: true,
         device: "wgpu (an adapter with SHADER_F64 and SHADER_INT64)".into(),
     }
 }
@@ -46,15 +47,21 @@ pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The wgpu primitives: the WGSL GEMM for float32, float64, complex64 and complex128 (no
-/// float16 kernel yet), the WGSL scan and sort for every dtype (complex128 needs SHADER_F64, which the
+/// The wgpu primitives: the WGSL GEMM for float16/bfloat16 (float32 accumulation, one rounding),
+/// float32, float64, complex64 and complex128, the WGSL scan and sort for every dtype (complex128 needs SHADER_F64, which the
 /// assumed adapter has), raw WGSL kernels.
 pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String> {
     match primitive {
         Primitive::Gemm => match dtype {
-            DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => Ok(()),
+            DType::Float16
+            | DType::BFloat16
+            | DType::Float32
+            | DType::Float64
+            | DType::Complex64
+            | DType::Complex128 => Ok(()),
             d => Err(format!(
-                "the wgpu GEMM kernel handles float32, float64, complex64 and complex128, not {d}"
+                "the wgpu GEMM kernel handles float16, bfloat16, float32, float64, complex64 and \
+                 complex128, not {d}"
             )),
         },
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),

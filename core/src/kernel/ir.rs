@@ -66,10 +66,8 @@
 //! - Backends: every backend supports `StoreRaw` for every dtype it stores. `AtomicRaw`: cpu
 //!   all non-complex dtypes (and complex `Add`); CUDA/HIP all non-complex dtypes (8/16-bit types by a
 //!   compare-and-swap loop on the containing 32-bit word, which every allocation covers);
-//!   wgpu dtypes held in 32-bit words (bool, 8/16/32-bit integers, float16, bfloat16,
-//!   float32) and `Add` of int64/uint64 (two 32-bit atomic adds with carry); float64 and
-//!   64-bit integer `Max`/`Min` are refused with `DTypeNotSupported` (WGSL has only 32-bit
-//!   atomics).
+//!   wgpu all non-complex dtypes (int64/uint64/float64 as 64-bit atomics where the adapter
+//!   has them, else 32-bit word pairs with carry adds and a spin lock: `kernel/wgsl/atomic.rs`).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

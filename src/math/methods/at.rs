@@ -141,7 +141,7 @@ pub(crate) fn at(u: &Ufunc, a: &Array, indices: &Array, b: Option<Arg<'_>>) -> R
         if same || int_add {
             match scatter_op(op, aop, a, indices, v, Some(0)) {
                 Ok(()) => return Ok(()),
-                // A backend without that atomic (wgpu: 64-bit max/min) runs the ordered kernel.
+                // A backend without that atomic (complex everywhere) runs the ordered kernel.
                 Err(Error::Unsupported { .. } | Error::DTypeNotSupported { .. }) => {}
                 Err(e) => return Err(e),
             }

@@ -1,11 +1,12 @@
 //! Elementwise shaders: [`emit_elementwise`] and their meta words.
 
+use super::atomic::{atomic_lock, atomic_refusal};
 use super::emitter::{iword, word, Ctx, RawCtx, WgslEmitter};
 use super::interface::{bindings_decl, elementwise_narrow, meta_decl, MAIN_SIG};
-use super::{storage_bytes, vec4_eligible, ElementwiseSpec, LoopMode, WgslOptions, WgslShader};
+use super::{vec4_eligible, ElementwiseSpec, LoopMode, WgslOptions, WgslShader};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::ir::{AtomicOp, Kernel, Stmt};
+use crate::kernel::ir::{Kernel, Stmt};
 use crate::layout::Layout;
 use std::fmt::Write;
 
@@ -88,26 +89,16 @@ pub fn emit_elementwise_with(
         }
         if k.atomic_raw(j) {
             let d = k.raws[j];
-            let mut bad: Option<AtomicOp> = None;
+            let mut bad: Option<String> = None;
             Stmt::visit_all(&k.body, &mut |st| {
                 if let Stmt::AtomicRaw { raw, op, .. } = st {
-                    let pair_add =
-                        matches!(d, DType::Int64 | DType::UInt64) && *op == AtomicOp::Add;
-                    if *raw == j && storage_bytes(d) != Some(4) && !pair_add {
-                        bad = Some(*op);
+                    if *raw == j && bad.is_none() {
+                        bad = atomic_refusal(d, *op);
                     }
                 }
             });
-            if let Some(op) = bad {
-                return Err(em.unsupported(
-                    &k.name,
-                    d,
-                    &format!(
-                        "atomic {op:?} of {d}: WGSL has only 32-bit atomics \
-                         (atomic<i32>/atomic<u32>); only int64/uint64 Add is split into two \
-                         32-bit atomic adds"
-                    ),
-                ));
+            if let Some(r) = bad {
+                return Err(em.unsupported(&k.name, d, &r));
             }
             atomic[b] = true;
         }
@@ -125,6 +116,14 @@ pub fn emit_elementwise_with(
         ));
     }
     decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4, &atomic));
+    let mut extra_binding = extra_binding;
+    if atomic_lock(k, opts.int64_atomics) {
+        let _ = writeln!(
+            decls,
+            "@group(0) @binding({extra_binding}) var<storage, read_write> alk: array<atomic<u32>>;"
+        );
+        extra_binding += 1;
+    }
     decls.push_str(&mode.bindings_decl(extra_binding));
     let params: Vec<String> = k
         .params

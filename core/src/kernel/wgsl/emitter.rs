@@ -142,7 +142,7 @@ pub(super) struct WgslEmitter {
 /// temporaries, so naga's parser (recursion limit 200) accepts any depth.
 pub(super) const INLINE_DEPTH: u32 = 16;
 
-const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
+pub(super) const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   let a = b & 0x7fffffffu;
   let s = b & 0x80000000u;
@@ -156,7 +156,7 @@ const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
 }
 ";
 
-const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
+pub(super) const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);

@@ -2,7 +2,6 @@
 
 use super::binary::Narrowed;
 use super::emitter::{f32lit, f64lit, opaque_zero_u32, Ctx, WgslEmitter, INLINE_DEPTH};
-use super::storage_bytes;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
@@ -68,14 +67,9 @@ impl WgslEmitter {
                 let ix = sub(self, index)?;
                 let r = &c.raws[*raw];
                 let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
-                if r.atomic && storage_bytes(e.ty) == Some(8) {
+                if r.atomic && self.pair_atomic(e.ty) {
                     let h = self.pair_helpers(r.binding);
-                    let v = format!("{h}_ld({} + u32({ix}))", r.off);
-                    if e.ty == DType::Int64 {
-                        format!("bitcast<i64>({v})")
-                    } else {
-                        v
-                    }
+                    self.bits_value(e.ty, format!("{h}_ld({} + u32({ix}))", r.off))
                 } else if r.atomic {
                     self.word_value(e.ty, format!("atomicLoad(&{slot})"))
                 } else {

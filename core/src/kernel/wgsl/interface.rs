@@ -78,7 +78,7 @@ pub(super) fn bindings_decl(
     for (i, &(d, rw)) in plan.buffers.iter().enumerate() {
         let st = em.sty(d);
         let ty = if atomic.get(i).copied().unwrap_or(false) {
-            format!("atomic<{}>", atomic_word(d))
+            format!("atomic<{}>", atomic_word(d, em.opts.int64_atomics))
         } else if vec4 {
             format!("vec4<{st}>")
         } else {

@@ -36,9 +36,12 @@
 //! as bit patterns; int64/uint64 as pairs of words, low word first), and every access to it,
 //! loads and plain stores included, is atomic; it must not also serve an elementwise operand.
 //! Native `atomicAdd/Max/Min/Or/And` where the word type allows; 8/16-bit integer `Add` (which
-//! must re-wrap) and every float op run a compare-and-swap loop on the bit pattern; int64/uint64
-//! `Add` is two 32-bit atomic adds with the low word's carry. Float64 atomics and 64-bit
-//! integer `Max`/`Min` are refused with `DTypeNotSupported`.
+//! must re-wrap) and every float op run a compare-and-swap loop on the bit pattern.
+//! int64/uint64/float64 use `atomic<i64>`/`atomic<u64>` words with
+//! [`WgslOptions::int64_atomics`]; without it, pairs of u32 words: int64/uint64 `Add` is two
+//! 32-bit atomic adds with the low word's carry, the other 64-bit updates take a spin lock in
+//! a lock buffer bound after the plan's buffers ([`atomic_lock`]; the design and its limits
+//! are in `atomic.rs`). Complex atomics are refused with `DTypeNotSupported`.
 //!
 //! # Launch interface
 //! Binding 0 is a uniform `Meta` struct: the kernel's parameters (`p0`, `p1`, ...) followed by
@@ -110,6 +113,9 @@ pub struct WgslOptions {
     pub shader_f64: bool,
     /// `SHADER_INT64` is enabled on the device.
     pub shader_int64: bool,
+    /// `SHADER_INT64_ATOMIC_ALL_OPS` is enabled on the device: int64/uint64/float64 atomic
+    /// updates are 64-bit atomics (without it, pairs of 32-bit words: see "Scatter").
+    pub int64_atomics: bool,
     /// Device label for error messages (e.g. `"wgpu:0 (llvmpipe)"`).
     pub device: String,
 }
@@ -468,6 +474,17 @@ pub fn storage_bytes(dtype: DType) -> Option<usize> {
     }
 }
 
+/// The WGSL function `round_f16(x: f32) -> f32` (float16) or `round_bf16` (bfloat16) that
+/// rounds a float32 to the nearest value of the type, ties to even, as every store of those
+/// dtypes does (they are held as float32 words); `None` for other dtypes.
+pub fn round_helper(dtype: DType) -> Option<(&'static str, &'static str)> {
+    match dtype {
+        DType::Float16 => Some(("round_f16", emitter::ROUND_F16)),
+        DType::BFloat16 => Some(("round_bf16", emitter::ROUND_BF16)),
+        _ => None,
+    }
+}
+
 /// Why the device cannot store `dtype`, if it cannot (the exact refusal the backend reports).
 pub fn storage_refusal(dtype: DType, shader_f64: bool, shader_int64: bool) -> Option<String> {
     match dtype {
@@ -498,6 +515,7 @@ mod real_lib64;
 mod reduce;
 mod stmt;
 
+pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
 pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with};
 pub use interface::{elementwise_narrow, reduce_narrow};

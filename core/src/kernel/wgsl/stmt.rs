@@ -2,7 +2,6 @@
 //! bodies and their scratch save/restore, the final assembly of a shader.
 
 use super::emitter::{word, Ctx, WgslEmitter};
-use super::storage_bytes;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::ir::Stmt;
@@ -33,7 +32,7 @@ impl WgslEmitter {
                     self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
                     let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
-                    if r.atomic && storage_bytes(value.ty) == Some(8) {
+                    if r.atomic && self.pair_atomic(value.ty) {
                         let h = self.pair_helpers(r.binding);
                         let _ = writeln!(
                             out,

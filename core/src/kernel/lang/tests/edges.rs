@@ -12,7 +12,9 @@ fn emitters_accept_lowered_kernels() {
             .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
         let mut v = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
+            naga::valid::Capabilities::FLOAT64
+                | naga::valid::Capabilities::SHADER_INT64
+                | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
         );
         v.validate(&module)
             .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
@@ -20,6 +22,7 @@ fn emitters_accept_lowered_kernels() {
     let opts = wgsl::WgslOptions {
         shader_f64: true,
         shader_int64: true,
+        int64_atomics: true,
         device: "test".into(),
     };
     let names = vec![

@@ -30,6 +30,7 @@ fn opts() -> WgslOptions {
     WgslOptions {
         shader_f64: true,
         shader_int64: true,
+        int64_atomics: true,
         device: "wgpu:0 (test)".into(),
     }
 }
@@ -39,7 +40,9 @@ fn validate(src: &str) {
         .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
     let mut v = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
+        naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64
+            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
     );
     v.validate(&module)
         .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
@@ -78,6 +81,11 @@ fn specs(k: &Kernel) -> Vec<ElementwiseSpec> {
 
 /// Every spec, plain, with a loop guard, and (not vec4) windowed with a guard.
 fn check_kernel(k: &Kernel) -> usize {
+    check_kernel_with(k, &opts())
+}
+
+/// [`check_kernel`] on an adapter with options `o`.
+fn check_kernel_with(k: &Kernel, o: &WgslOptions) -> usize {
     let mut n = 0;
     for s in specs(k) {
         for (guard, window) in [(false, false), (true, false), (true, true), (false, true)] {
@@ -85,7 +93,7 @@ fn check_kernel(k: &Kernel) -> usize {
                 continue;
             }
             let mode = LoopMode { guard, window };
-            let sh = emit_elementwise_with(k, &s, &opts(), mode)
+            let sh = emit_elementwise_with(k, &s, o, mode)
                 .unwrap_or_else(|e| panic!("kernel {} spec {s:?} {mode:?}: {e}", k.name));
             validate(&sh.source);
             let words = elementwise_n_words(k, &s) + mode.extra_words();

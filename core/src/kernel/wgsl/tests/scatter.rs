@@ -10,6 +10,10 @@ fn scatter_stores_and_atomics_validate() {
         .chain(INTS)
         .chain(FLOATS)
         .collect();
+    let pairs = WgslOptions {
+        int64_atomics: false,
+        ..opts()
+    };
     for d in all {
         for op in [
             None,
@@ -19,20 +23,21 @@ fn scatter_stores_and_atomics_validate() {
         ] {
             for read_back in [false, true] {
                 let k = scatter_kernel(d, op, read_back);
-                let pair_add =
-                    matches!(d, DType::Int64 | DType::UInt64) && op == Some(AtomicOp::Add);
-                if op.is_some() && storage_bytes(d) == Some(8) && !pair_add {
-                    let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap_err();
-                    assert!(
-                        matches!(e, Error::DTypeNotSupported { .. })
-                            && e.to_string().contains("32-bit atomics"),
-                        "{e}"
-                    );
-                    continue;
-                }
                 n += check_kernel(&k);
+                if storage_bytes(d) == Some(8) {
+                    n += check_kernel_with(&k, &pairs);
+                }
             }
         }
+    }
+    // Complex atomics are refused with the reason.
+    for d in [DType::Complex64, DType::Complex128] {
+        let k = scatter_kernel(d, Some(AtomicOp::Add), false);
+        let e = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap_err();
+        assert!(
+            matches!(e, Error::DTypeNotSupported { .. }) && e.to_string().contains("complex"),
+            "{e}"
+        );
     }
     assert!(n > 300, "{n}");
     // The written raw is bound read_write and atomics go through atomic<..> words.
@@ -56,14 +61,60 @@ fn scatter_stores_and_atomics_validate() {
         .unwrap_err()
         .to_string()
         .contains("read-only"));
-    // int64 Add: two 32-bit atomic adds with carry on a pair-of-words binding.
-    let k = scatter_kernel(DType::Int64, Some(AtomicOp::Add), true);
+    // 64-bit atomics on an adapter with them: atomic<i64>/<u64> words, native integer ops, a
+    // compare-and-swap loop for float64; no lock buffer.
+    let k = scatter_kernel(DType::Int64, Some(AtomicOp::Max), true);
     let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh.source.contains("read_write> b3: array<atomic<i64>>"));
+    assert!(sh.source.contains("atomicMax(&b3[i], v)"));
+    assert!(!sh.source.contains("alk"));
+    let k = scatter_kernel(DType::Float64, Some(AtomicOp::Add), true);
+    assert!(!atomic_lock(&k, true) && atomic_lock(&k, false));
+    let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
+    assert!(sh.source.contains("read_write> b3: array<atomic<u64>>"));
+    assert!(sh
+        .source
+        .contains("atomicCompareExchangeWeak(&b3[i], old, nw)"));
+    assert!(sh.source.contains("bitcast<f64>(atomicLoad(&b3["));
+    // Without them: int64 Add is two 32-bit atomic adds with carry on a pair-of-words binding.
+    let k = scatter_kernel(DType::Int64, Some(AtomicOp::Add), true);
+    assert!(!atomic_lock(&k, false));
+    let sh = emit_elementwise(&k, &specs(&k)[0], &pairs).unwrap();
     assert!(sh.source.contains("read_write> b3: array<atomic<u32>>"));
     assert!(sh
         .source
         .contains("let carry = select(0u, 1u, old + lo < old);"));
     assert!(sh.source.contains("bitcast<i64>(b3_pair_ld("));
+    assert!(!sh.source.contains("alk"));
+    // ... and the other 64-bit updates take the lock bound after the plan's buffers, before
+    // the loop guard's.
+    for (d, op) in [
+        (DType::Float64, AtomicOp::Add),
+        (DType::Float64, AtomicOp::Min),
+        (DType::UInt64, AtomicOp::Max),
+        (DType::Int64, AtomicOp::Min),
+    ] {
+        let k = scatter_kernel(d, Some(op), true);
+        assert!(atomic_lock(&k, false));
+        let s = &specs(&k)[0];
+        let lb = lock_binding(s.bindings.buffers.len());
+        let mode = LoopMode {
+            guard: true,
+            window: false,
+        };
+        let sh = emit_elementwise_with(&k, s, &pairs, mode).unwrap();
+        assert!(sh.source.contains(&format!(
+            "@binding({lb}) var<storage, read_write> alk: array<atomic<u32>>"
+        )));
+        assert!(sh
+            .source
+            .contains(&format!("@binding({}) var<storage, read_write> lg", lb + 1)));
+        assert!(sh
+            .source
+            .contains("if (atomicCompareExchangeWeak(&alk[lk], 0u, 1u).exchanged) {"));
+        assert!(sh.source.contains("atomicStore(&alk[lk], 0u);"));
+        assert!(sh.source.contains("if (!done) { lg[0]"), "{}", sh.source);
+    }
     // Plain stores of 64-bit types are fine.
     let k = scatter_kernel(DType::Float64, None, true);
     let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
