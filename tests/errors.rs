@@ -264,8 +264,13 @@ fn creation_errors_name_the_routine() {
                 // float64 math); they were refused before.
                 let z = cupy::ones_with(&[2], DType::Complex128)?;
                 let e = z.exp()?.to_vec::<num_complex::Complex<f64>>()?;
-                let want = num_complex::Complex::new(std::f64::consts::E, 0.0);
-                assert_eq!(e, [want; 2], "exp complex128 on wgpu");
+                // Within an ulp of e (NVIDIA's driver gives the float64 next to it).
+                let e_bits = std::f64::consts::E.to_bits();
+                assert!(
+                    e.iter()
+                        .all(|z| z.re.to_bits().abs_diff(e_bits) <= 1 && z.im == 0.0),
+                    "exp complex128 on wgpu: {e:?}"
+                );
             }
             Ok(())
         })

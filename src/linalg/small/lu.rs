@@ -188,7 +188,14 @@ pub(super) fn det(b: &mut Builder, k: &Ctx, a: Vec<Vec<Expr>>, slog: bool) {
     for s in 0..n {
         let u = lu.m[s][s].clone();
         let au = b.let_(un(U::Abs, u.clone()));
-        sign = b.let_(mul(sign, div(u, au.clone())));
+        // The sign by selects, not `u / |u|`: a division through an approximate reciprocal
+        // (NVIDIA's Vulkan driver) gave 0.99999994. NaN stays NaN.
+        let flipped = sel(
+            bin(B::Lt, u.clone(), k.c(0.0)),
+            un(U::Neg, sign.clone()),
+            sign,
+        );
+        sign = b.let_(sel(un(U::IsNan, u.clone()), u, flipped));
         logabs = b.let_(add(logabs, un(U::Log, au)));
         any_zero = b.let_(bin(B::Or, any_zero, lu.zero[s].clone()));
     }

@@ -336,6 +336,19 @@ pub(super) struct BitOpts<'a> {
     pub oz: &'a str,
     /// A `u32` zero the compiler cannot fold (`opaque_zero_u32`).
     pub zu: &'a str,
+    /// The adapter's `fma` builtin is one rounding (hardware GPUs); false for software
+    /// rasterizers ([`software_fma`]).
+    pub fused_fma: bool,
+}
+
+/// Whether the adapter named in `device` lowers WGSL's `fma` to a multiply and an add (Mesa's
+/// llvmpipe/lavapipe, SwiftShader): float64 `r_fma` then uses Dekker's exact product instead
+/// of the builtin. Hardware GPUs fuse it (NVIDIA's float64 `fma` is DFMA), and there the
+/// emulation's error terms did not survive the driver's optimizer (huge-argument sin/cos/tan
+/// were 2^-27 off on the H200 through the Payne-Hanek remainder's product error).
+pub(super) fn software_fma(device: &str) -> bool {
+    let d = device.to_ascii_lowercase();
+    d.contains("llvmpipe") || d.contains("lavapipe") || d.contains("swiftshader")
 }
 
 /// The sources of the helpers whose text depends on the part type's bit layout.
@@ -402,6 +415,9 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
             "fn r_fma_f32(a: f32, b: f32, c: f32) -> f32 { return f32(f64(a) * f64(b) + f64(c)); }\n".into()
         }
         "r_fma" if f32_ => "fn r_fma_f32(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }\n".into(),
+        "r_fma" if o.fused_fma => {
+            "fn r_fma_f64(a: f64, b: f64, c: f64) -> f64 { return fma(a, b, c); }\n".into()
+        }
         "r_fma" => "fn r_fma_f64(a: f64, b: f64, c: f64) -> f64 {
   // p passes r_pq: a compiler that contracts p + c into fma(a, b, c) breaks the two-sum below
   // (NVIDIA's: r_div, and so pow, were 1 ulp off there, pow's error then growing to 50).
