@@ -109,8 +109,33 @@ impl SolverDriver for CudaBackend {
     }
 
     unsafe fn lapack(&self, call: &LapackCall, work: Work<'_>) -> std::result::Result<(), String> {
-        // SAFETY: the caller's contract (addresses and workspace as documented).
-        unsafe { calls::lapack(self.handle()?, call, work) }
+        let s = self.handle()?;
+        let bytes = work.host.len();
+        if bytes == 0 {
+            // SAFETY: the caller's contract (addresses and workspace as documented).
+            return unsafe { calls::lapack(s, call, work) };
+        }
+        // A host workspace (geev's, gesvd's) in pinned memory, as NVIDIA's samples advise: the
+        // library copies through it during the call. It is freed after the stream has run.
+        // SAFETY: plain pinned allocation in the bound context.
+        let pinned = unsafe { result::malloc_host(bytes, 0) }
+            .map_err(|e| format!("cuMemHostAlloc of the host workspace: {e:?}"))?
+            as *mut u8;
+        // SAFETY: `pinned` holds `bytes` bytes, ours until freed below.
+        let host = unsafe { std::slice::from_raw_parts_mut(pinned, bytes) };
+        let work = Work {
+            device: work.device,
+            device_bytes: work.device_bytes,
+            host,
+        };
+        // SAFETY: the caller's contract; the host workspace is as sized.
+        let r = unsafe { calls::lapack(s, call, work) };
+        // SAFETY: our stream; then nothing queued reads `pinned` any more.
+        let synced = unsafe { result::stream::synchronize(self.stream_ptr()) };
+        // SAFETY: allocated above, no longer used.
+        let _ = unsafe { result::free_host(pinned as *mut std::ffi::c_void) };
+        synced.map_err(|e| format!("stream synchronize after the host workspace: {e:?}"))?;
+        r
     }
 
     unsafe fn copy_device(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
