@@ -270,3 +270,44 @@ fn methods_refuse_bodies_too_large_to_inline() {
         });
     }
 }
+
+/// From the 2026-12-02 review: `det` of a singular matrix was NaN (faer's factors past a zero
+/// pivot), `eigh` of an empty matrix panicked inside faer, and `add_at` read a boolean index as
+/// the integers 0 and 1.
+#[test]
+fn singular_det_empty_eigh_and_mask_add_at() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            for n in [3usize, 5] {
+                let z = cupy::zeros(&[n, n]).unwrap();
+                let d = cupy::linalg::det(&z).unwrap().to_vec::<f64>().unwrap();
+                assert_eq!(d, [0.0], "{dev}: det(zeros({n}, {n}))");
+            }
+            let a = cupy::Array::from_slice_on(&dev, &[0.0f64, 1.0, 0.0, 1.0], &[2, 2]).unwrap();
+            let d = cupy::linalg::det(&a).unwrap().to_vec::<f64>().unwrap();
+            assert_eq!(d, [0.0], "{dev}: det([[0,1],[0,1]])");
+            let (w, v) = cupy::linalg::eigh(&cupy::zeros(&[2, 0, 0]).unwrap()).unwrap();
+            assert_eq!(
+                (w.shape(), v.shape()),
+                (&[2, 0][..], &[2, 0, 0][..]),
+                "{dev}"
+            );
+            let t = cupy::zeros_with(&[4], DType::Int64).unwrap();
+            let mask = cupy::Array::from_slice_on(&dev, &[true, false, true, false], &[4]).unwrap();
+            cupy::add_at(&t, &mask, &cupy::full(&[], 1i64).unwrap()).unwrap();
+            assert_eq!(
+                t.to_vec::<i64>().unwrap(),
+                [1, 0, 1, 0],
+                "{dev}: add_at(mask)"
+            );
+            let short = cupy::Array::from_slice_on(&dev, &[true, false], &[2]).unwrap();
+            let e = cupy::add_at(&t, &short, &cupy::full(&[], 1i64).unwrap()).unwrap_err();
+            assert!(
+                e.to_string().contains("boolean index did not match"),
+                "{dev}: {e}"
+            );
+            assert_eq!(t.to_vec::<i64>().unwrap(), [1, 0, 1, 0], "{dev}: unchanged");
+        });
+        common::report(&format!("{} review_linalg_scatter ran", dev.kind()));
+    }
+}

@@ -57,7 +57,7 @@ impl Plan {
     }
 }
 
-fn index_error(op: &str, msg: impl Into<String>) -> Error {
+pub(super) fn index_error(op: &str, msg: impl Into<String>) -> Error {
     Error::IndexError {
         op: op.into(),
         msg: msg.into(),

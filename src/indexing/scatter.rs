@@ -36,6 +36,24 @@ pub(crate) fn scatter_op(
     };
     let shape = full.shape().to_vec();
     let n_axis = shape[ax];
+    // A boolean index is a mask along the axis (NumPy's `add.at(a, mask, v)` is `a[mask] += v`
+    // per selected element): its positions, never the integers 0 and 1.
+    let mask_positions;
+    let indices = if indices.dtype().is_bool() {
+        if indices.shape() != [n_axis] {
+            return Err(super::index::index_error(
+                op,
+                format!(
+                    "boolean index did not match indexed array along axis {ax}; size of axis is {n_axis} but the boolean index has shape {:?}",
+                    indices.shape()
+                ),
+            ));
+        }
+        mask_positions = super::nonzero::flatnonzero(indices)?;
+        &mask_positions
+    } else {
+        indices
+    };
     let post: usize = shape[ax + 1..].iter().product();
     let nidx = indices.size();
     let mut out_shape: Vec<usize> = shape[..ax].to_vec();

@@ -330,6 +330,9 @@ fn one_matrix<T: La>(
         LinalgOp::Det | LinalgOp::Slogdet => {
             let (mut sign, mut logabs) = (T::from_re(one_re), 0.0f64);
             let mut det = T::from_re(one_re);
+            // An exactly zero pivot makes the determinant 0 (LAPACK's getrf goes on past it;
+            // faer's later factors are NaN there, and their product would be NaN).
+            let mut zero_pivot = false;
             if n > 0 {
                 let lu = am.partial_piv_lu();
                 let u = lu.U();
@@ -356,6 +359,7 @@ fn one_matrix<T: La>(
                     det = det.mul_(d);
                     let ad = d.abs_f64();
                     if ad == 0.0 {
+                        zero_pivot = true;
                         sign = T::from_re(zero_re);
                         logabs = f64::NEG_INFINITY;
                     } else if logabs != f64::NEG_INFINITY {
@@ -364,6 +368,9 @@ fn one_matrix<T: La>(
                         logabs += ad.ln();
                     }
                 }
+            }
+            if zero_pivot {
+                det = T::from_re(zero_re);
             }
             if op == LinalgOp::Det {
                 (vec![bytes(&[det])], 0)
@@ -397,6 +404,14 @@ fn one_matrix<T: La>(
         }
         LinalgOp::Qr { mode } => qr::<T>(mode, m, n, a),
         LinalgOp::Eigh { upper, vectors } => {
+            if n == 0 {
+                // faer's scratch sizing underflows for an empty matrix.
+                let mut o = vec![bytes::<T::Re>(&[])];
+                if vectors {
+                    o.push(bytes::<T>(&[]));
+                }
+                return (o, 0);
+            }
             let fail = |code| {
                 let mut o = vec![bytes(&vec![<T::Re as num_traits::Float>::nan(); n])];
                 if vectors {
