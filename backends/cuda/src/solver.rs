@@ -89,6 +89,7 @@ fn cuda_type(dt: DType) -> cs::cudaDataType {
 impl SolverDriver for CudaBackend {
     const LIBRARY: &'static str = "cuSOLVER";
     const PIVOT: DType = DType::Int64;
+    const HAS_GESVDP: bool = true;
 
     fn refusal(&self, _op: LinalgOp) -> Option<String> {
         if std::env::var("CUPY_CUSOLVER").is_ok_and(|v| v == "0") {

@@ -196,6 +196,43 @@ pub(super) fn workspace(s: &Solver, call: &LapackCall) -> std::result::Result<Wo
             };
             ok("cusolverDnXgeev_bufferSize", st)?;
         }
+        Lapack::Gesvdp {
+            vectors,
+            n,
+            a,
+            s: sv,
+            u,
+            v,
+            ..
+        } => {
+            let ni = n as i64;
+            // SAFETY: valid handle; out-parameters.
+            let st = unsafe {
+                cs::cusolverDnXgesvdp_bufferSize(
+                    h,
+                    p,
+                    jobz(vectors),
+                    0,
+                    ni,
+                    ni,
+                    ty,
+                    vp(a),
+                    ni,
+                    rty,
+                    vp(sv),
+                    ty,
+                    vp(u),
+                    ni,
+                    ty,
+                    vp(v),
+                    ni,
+                    ty,
+                    &mut dev,
+                    &mut host,
+                )
+            };
+            ok("cusolverDnXgesvdp_bufferSize", st)?;
+        }
         Lapack::Gesvd {
             job,
             rows,
@@ -461,6 +498,56 @@ pub(super) unsafe fn lapack(
                     )
                 };
                 ok("cusolverDnXgeev", st)?;
+            }
+        }
+        Lapack::Gesvdp {
+            vectors,
+            n,
+            a,
+            s: sv,
+            u,
+            v,
+            info,
+        } => {
+            let (ni, nn) = (n as i64, (n * n) as u64);
+            for b in 0..batch {
+                let (ub, vb) = if vectors {
+                    (u + b * nn * isz, v + b * nn * isz)
+                } else {
+                    (0, 0)
+                };
+                let mut err_sigma = 0.0f64;
+                // SAFETY: matrix b, its singular values, vectors and info lie in their
+                // buffers; workspaces as queried; `err_sigma` is a host out-parameter.
+                let st = unsafe {
+                    cs::cusolverDnXgesvdp(
+                        h,
+                        p,
+                        jobz(vectors),
+                        0,
+                        ni,
+                        ni,
+                        ty,
+                        vp(a + b * nn * isz),
+                        ni,
+                        rty,
+                        vp(sv + b * n as u64 * rsz),
+                        ty,
+                        vp(ub),
+                        ni,
+                        ty,
+                        vp(vb),
+                        ni,
+                        ty,
+                        vp(wp),
+                        dev,
+                        host_ptr(hw),
+                        host,
+                        ip(info + b * 4),
+                        &mut err_sigma,
+                    )
+                };
+                ok("cusolverDnXgesvdp", st)?;
             }
         }
         Lapack::Gesvd {

@@ -237,6 +237,7 @@ unsafe fn run(
     match call.op {
         // `refusal` keeps eig on the host hybrid: no rocSOLVER geev is declared here.
         Lapack::Geev { .. } => Err("rocSOLVER geev is not used (eig takes the host path)".into()),
+        Lapack::Gesvdp { .. } => Err("rocSOLVER has no gesvdp (HAS_GESVDP is false)".into()),
         Lapack::Getrf { n, a, ipiv, info } => typed!(
             |T, R, g| {
                 // SAFETY: the batch of matrices, pivots and infos lie in their buffers.

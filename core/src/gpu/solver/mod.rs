@@ -202,6 +202,26 @@ pub enum Lapack {
         /// Status per matrix.
         info: u64,
     },
+    /// gesvdp (polar decomposition, then an eigensolver) of the square `n x n` matrices at `a`
+    /// (stride `n * n`; destroyed): singular values at `s` (real dtype, stride `n`), `U` at `u`
+    /// and `V` (not `V^H`) at `v` (`n x n`, stride `n * n`; both 0 without `vectors`). Only
+    /// libraries with [`SolverDriver::HAS_GESVDP`] take it. `info > 0` when it did not converge.
+    Gesvdp {
+        /// Vectors computed.
+        vectors: bool,
+        /// Order.
+        n: usize,
+        /// Matrices (destroyed).
+        a: u64,
+        /// Singular values (real dtype).
+        s: u64,
+        /// Left vectors, or 0.
+        u: u64,
+        /// Right vectors (not transposed), or 0.
+        v: u64,
+        /// Status per matrix.
+        info: u64,
+    },
     /// gesvd of the `rows x cols` matrices at `a` (stride `rows * cols`, `rows >= cols`;
     /// destroyed): singular values at `s` (real dtype, stride `cols`), `U` at `u` (`rows x
     /// ucols`, `ucols` = `rows` for [`SvdJob::All`], else `cols`) and `VT` at `vt` (`cols x
@@ -280,6 +300,12 @@ pub trait SolverDriver: GpuDriver {
     /// The dtype of the LU pivots the library writes (`Int64` for cuSOLVER's 64-bit API,
     /// `Int32` for rocSOLVER's `rocblas_int`).
     const PIVOT: DType;
+
+    /// Whether the library has [`Lapack::Gesvdp`] (cuSOLVER does). The plans use it for square
+    /// `svd` only with `CUPY_CUSOLVER_SVD=gesvdp`: experimental (it took svd_f64_2048 from 612
+    /// to 73 ms on the H200, CuPy 436, but failed with `CUSOLVER_STATUS_INTERNAL_ERROR` on a
+    /// 3x3 there).
+    const HAS_GESVDP: bool = false;
 
     /// Why this backend does not run `op` natively (an environment switch, an op the library
     /// lacks), checked before anything else; the call is then `Unsupported` with that reason.
@@ -434,6 +460,10 @@ pub fn linalg<D: SolverDriver>(be: &D, call: &LinalgCall<'_>) -> Result<()> {
         dt: call.dtype,
         bufs,
     };
+    // One plan at a time: a library handle (cuSOLVER's, rocSOLVER's) is not thread-safe, and
+    // the plans share it (and the pinned host workspaces) across calls.
+    static PLAN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _plan = PLAN.lock().unwrap_or_else(|e| e.into_inner());
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.run())) {
         Ok(r) => r,
         Err(p) => {

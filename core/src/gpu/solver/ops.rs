@@ -219,6 +219,9 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
             }
             return self.info_zero();
         }
+        if m == n && D::HAS_GESVDP && use_gesvdp() {
+            return self.svd_polar(vectors);
+        }
         let a = self.bufs.ins[0];
         let wide = m <= n;
         let (_work, work) = self.scratch(dt, batch * m * n)?;
@@ -277,6 +280,36 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
         if vectors {
             self.nan_flagged(flags, outs[1].ptr, m * um, dt)?;
             self.nan_flagged(flags, outs[2].ptr, vn * n, dt)?;
+        }
+        self.info_flagged(flags, 1)
+    }
+
+    /// svd of square matrices by gesvdp on the plain copy (column-major `X = A^T = U S V^H`,
+    /// so `A = conj(V) S U^T`): `U` lands in `vh` as it is (row-major reading transposes it),
+    /// `V` goes to a temporary and is conjugate-transposed into `u`. Non-finite matrices as
+    /// [`Ctx::svd`].
+    fn svd_polar(&self, vectors: bool) -> Result<()> {
+        let (n, batch, dt) = (self.call.n, self.call.batch, self.dt);
+        let nn = n * n;
+        let (a, outs) = (self.bufs.ins[0], &self.bufs.outs);
+        let (_work, work) = self.scratch(dt, batch * nn)?;
+        self.copy(a.ptr, work.ptr, batch * nn)?;
+        let (_fb, flags) = self.nonfinite(a.ptr, work.ptr, nn)?;
+        let (_vb, vt) = self.scratch(dt, if vectors { batch * nn } else { 1 })?;
+        self.lapack(self.call(Lapack::Gesvdp {
+            vectors,
+            n,
+            a: work.ptr,
+            s: outs[0].ptr,
+            u: if vectors { outs[2].ptr } else { 0 },
+            v: if vectors { vt.ptr } else { 0 },
+            info: self.bufs.info.ptr,
+        }))?;
+        self.nan_flagged(flags, outs[0].ptr, n, dt.real_dtype())?;
+        if vectors {
+            self.transpose(vt, outs[1], (batch, n, n), true)?;
+            self.nan_flagged(flags, outs[1].ptr, nn, dt)?;
+            self.nan_flagged(flags, outs[2].ptr, nn, dt)?;
         }
         self.info_flagged(flags, 1)
     }
@@ -359,4 +392,10 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
         }))?;
         self.transpose(qb, q, (batch, qc, m), false)
     }
+}
+
+/// Whether square `svd` takes gesvdp: only with `CUPY_CUSOLVER_SVD=gesvdp` (experimental, see
+/// [`SolverDriver::HAS_GESVDP`]).
+fn use_gesvdp() -> bool {
+    std::env::var("CUPY_CUSOLVER_SVD").is_ok_and(|v| v == "gesvdp")
 }
