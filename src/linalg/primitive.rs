@@ -58,11 +58,7 @@ pub(crate) fn real_of(t: DType) -> DType {
 
 /// The complex dtype of `t` (complex64 for float32).
 pub(crate) fn complex_of(t: DType) -> DType {
-    if t.real_dtype() == DType::Float32 {
-        DType::Complex64
-    } else {
-        DType::Complex128
-    }
+    cupy_core::kernel::ir::complex_of(t.real_dtype())
 }
 
 /// NumPy's `_assert_stacked_2d`.

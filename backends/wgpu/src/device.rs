@@ -254,6 +254,7 @@ impl WgpuBackend {
             int64_atomics: features.contains(
                 wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
             ),
+            fused_fma: !info.software,
             device: info.label(),
         };
         let guard = budget.map(|_| LoopGuard {

@@ -14,6 +14,7 @@ fn options() -> WgslOptions {
         shader_f64: true,
         shader_int64: true,
         int64_atomics: true,
+        fused_fma: true,
         device: "wgpu (an adapter with SHADER_F64 and SHADER_INT64)".into(),
     }
 }

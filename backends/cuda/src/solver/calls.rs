@@ -7,6 +7,7 @@ use cs::cublasFillMode_t::{CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
 use cs::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
 use cs::cusolverEigMode_t::{CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR};
 use cupy_core::gpu::solver::{Fill, Lapack, SvdJob, Trans};
+use cupy_core::kernel::ir::complex_of;
 use std::ffi::c_void;
 
 fn host_ptr(h: &mut [u8]) -> *mut c_void {
@@ -45,15 +46,6 @@ fn jobz(vectors: bool) -> cs::cusolverEigMode_t {
         CUSOLVER_EIG_MODE_VECTOR
     } else {
         CUSOLVER_EIG_MODE_NOVECTOR
-    }
-}
-
-/// The complex dtype of `t`'s precision (geev's eigenvalues).
-fn complex_of(t: DType) -> DType {
-    if t.real_dtype() == DType::Float32 {
-        DType::Complex64
-    } else {
-        DType::Complex128
     }
 }
 
@@ -169,7 +161,7 @@ pub(super) fn workspace(s: &Solver, call: &LapackCall) -> std::result::Result<Wo
             ..
         } => {
             let ni = n as i64;
-            let cty = cuda_type(complex_of(call.dtype));
+            let cty = cuda_type(complex_of(call.dtype.real_dtype()));
             // SAFETY: valid handle; out-parameters (VL is not referenced: NOVECTOR).
             let st = unsafe {
                 cs::cusolverDnXgeev_bufferSize(
@@ -465,7 +457,7 @@ pub(super) unsafe fn lapack(
             info,
         } => {
             let (ni, nn) = (n as i64, (n * n) as u64);
-            let cty = cuda_type(complex_of(call.dtype));
+            let cty = cuda_type(complex_of(call.dtype.real_dtype()));
             let csz = 2 * rsz;
             for b in 0..batch {
                 let vrb = if vectors { vr + b * nn * isz } else { 0 };

@@ -359,14 +359,7 @@ pub fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
     match op {
         LinalgOp::Slogdet => vec![t, r],
         LinalgOp::Eigh { .. } => vec![r, t],
-        LinalgOp::Eig { .. } => {
-            let c = if r == DType::Float32 {
-                DType::Complex64
-            } else {
-                DType::Complex128
-            };
-            vec![c, c]
-        }
+        LinalgOp::Eig { .. } => vec![crate::kernel::ir::complex_of(r); 2],
         LinalgOp::Svd { .. } => vec![r, t, t],
         _ => vec![t, t],
     }

@@ -117,7 +117,7 @@ impl WgslEmitter {
             int64: self.opts.shader_int64,
             oz: &oz,
             zu: &zu,
-            fused_fma: !super::real_lib::software_fma(&self.opts.device),
+            fused_fma: self.opts.fused_fma,
         };
         let src = match bit_helper(name, t, &bits) {
             Some(s) => s,

@@ -116,6 +116,10 @@ pub struct WgslOptions {
     /// `SHADER_INT64_ATOMIC_ALL_OPS` is enabled on the device: int64/uint64/float64 atomic
     /// updates are 64-bit atomics (without it, pairs of 32-bit words: see "Scatter").
     pub int64_atomics: bool,
+    /// The adapter's `fma` builtin is one rounding (hardware GPUs). Software rasterizers
+    /// (llvmpipe, lavapipe, SwiftShader) lower it to a multiply and an add; there float64
+    /// `r_fma` is Dekker's exact product instead (see `real_lib::bit_helper`).
+    pub fused_fma: bool,
     /// Device label for error messages (e.g. `"wgpu:0 (llvmpipe)"`).
     pub device: String,
 }

@@ -336,19 +336,11 @@ pub(super) struct BitOpts<'a> {
     pub oz: &'a str,
     /// A `u32` zero the compiler cannot fold (`opaque_zero_u32`).
     pub zu: &'a str,
-    /// The adapter's `fma` builtin is one rounding (hardware GPUs); false for software
-    /// rasterizers ([`software_fma`]).
+    /// The adapter's `fma` builtin is one rounding ([`super::WgslOptions::fused_fma`]):
+    /// float64 `r_fma` is the builtin then. Dekker's emulation did not survive NVIDIA's
+    /// optimizer (huge-argument sin/cos/tan were 2^-27 off on the H200 through the Payne-Hanek
+    /// remainder's product error).
     pub fused_fma: bool,
-}
-
-/// Whether the adapter named in `device` lowers WGSL's `fma` to a multiply and an add (Mesa's
-/// llvmpipe/lavapipe, SwiftShader): float64 `r_fma` then uses Dekker's exact product instead
-/// of the builtin. Hardware GPUs fuse it (NVIDIA's float64 `fma` is DFMA), and there the
-/// emulation's error terms did not survive the driver's optimizer (huge-argument sin/cos/tan
-/// were 2^-27 off on the H200 through the Payne-Hanek remainder's product error).
-pub(super) fn software_fma(device: &str) -> bool {
-    let d = device.to_ascii_lowercase();
-    d.contains("llvmpipe") || d.contains("lavapipe") || d.contains("swiftshader")
 }
 
 /// The sources of the helpers whose text depends on the part type's bit layout.

@@ -23,6 +23,7 @@ fn emitters_accept_lowered_kernels() {
         shader_f64: true,
         shader_int64: true,
         int64_atomics: true,
+        fused_fma: true,
         device: "test".into(),
     };
     let names = vec![

@@ -31,6 +31,7 @@ fn opts() -> WgslOptions {
         shader_f64: true,
         shader_int64: true,
         int64_atomics: true,
+        fused_fma: true,
         device: "wgpu:0 (test)".into(),
     }
 }

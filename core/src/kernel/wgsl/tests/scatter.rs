@@ -12,6 +12,7 @@ fn scatter_stores_and_atomics_validate() {
         .collect();
     let pairs = WgslOptions {
         int64_atomics: false,
+        fused_fma: true,
         ..opts()
     };
     for d in all {
