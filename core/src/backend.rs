@@ -359,6 +359,20 @@ pub enum LinalgOp {
 }
 
 impl LinalgOp {
+    /// The dtype of each output, in order, for a matrix of dtype `t` (the `T`, `R` and `C` of
+    /// the variants' docs); backends check their output buffers against them.
+    pub fn out_dtypes(&self, t: DType) -> Vec<DType> {
+        let r = t.real_dtype();
+        match self {
+            LinalgOp::Solve | LinalgOp::Inv | LinalgOp::Det | LinalgOp::Cholesky { .. } => vec![t],
+            LinalgOp::Slogdet => vec![t, r],
+            LinalgOp::Qr { .. } => vec![t, t],
+            LinalgOp::Eigh { .. } => vec![r, t],
+            LinalgOp::Eig { .. } => vec![crate::kernel::ir::complex_of(r); 2],
+            LinalgOp::Svd { .. } => vec![r, t, t],
+        }
+    }
+
     /// The NumPy routine name used in errors.
     pub fn name(&self) -> &'static str {
         match self {

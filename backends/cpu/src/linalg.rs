@@ -119,24 +119,6 @@ macro_rules! complex_la {
 complex_la!(f32);
 complex_la!(f64);
 
-/// The dtype of each output of `op` for a matrix of dtype `t`.
-fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
-    let r = t.real_dtype();
-    let c = if r == DType::Float32 {
-        DType::Complex64
-    } else {
-        DType::Complex128
-    };
-    match op {
-        LinalgOp::Solve | LinalgOp::Inv | LinalgOp::Det | LinalgOp::Cholesky { .. } => vec![t],
-        LinalgOp::Slogdet => vec![t, r],
-        LinalgOp::Qr { .. } => vec![t, t],
-        LinalgOp::Eigh { .. } => vec![r, t],
-        LinalgOp::Eig { .. } => vec![c, c],
-        LinalgOp::Svd { .. } => vec![r, t, t],
-    }
-}
-
 /// Checks a call's dtypes and buffer sizes against [`LinalgOp`]'s contract.
 ///
 /// # Errors
@@ -156,7 +138,7 @@ pub fn check_call(be: &dyn Backend, call: &LinalgCall<'_>) -> Result<()> {
         });
     }
     let (ins, outs) = call.lens();
-    let odt = out_dtypes(call.op, call.dtype);
+    let odt = call.op.out_dtypes(call.dtype);
     if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
         return Err(Error::invalid(
             op,

@@ -353,22 +353,10 @@ pub fn unsupported<B: Backend + ?Sized>(be: &B, op: &str, reason: impl Into<Stri
     }
 }
 
-/// The dtype of each output of `op` for a matrix of dtype `t`.
-pub fn out_dtypes(op: LinalgOp, t: DType) -> Vec<DType> {
-    let r = t.real_dtype();
-    match op {
-        LinalgOp::Slogdet => vec![t, r],
-        LinalgOp::Eigh { .. } => vec![r, t],
-        LinalgOp::Eig { .. } => vec![crate::kernel::ir::complex_of(r); 2],
-        LinalgOp::Svd { .. } => vec![r, t, t],
-        _ => vec![t, t],
-    }
-}
-
 fn check<D: GpuDriver>(be: &D, call: &LinalgCall<'_>) -> Result<Bufs> {
     let op = call.op.name();
     let (ins, outs) = call.lens();
-    let odt = out_dtypes(call.op, call.dtype);
+    let odt = call.op.out_dtypes(call.dtype);
     if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
         return Err(Error::invalid(
             op,

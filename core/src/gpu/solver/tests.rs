@@ -59,11 +59,11 @@ fn output_dtypes_follow_numpy() {
         vectors: true,
     };
     assert_eq!(
-        out_dtypes(eigh, DType::Complex64),
+        eigh.out_dtypes(DType::Complex64),
         vec![DType::Float32, DType::Complex64]
     );
     assert_eq!(
-        out_dtypes(LinalgOp::Slogdet, DType::Complex128),
+        LinalgOp::Slogdet.out_dtypes(DType::Complex128),
         vec![DType::Complex128, DType::Float64]
     );
     let svd = LinalgOp::Svd {
@@ -71,10 +71,10 @@ fn output_dtypes_follow_numpy() {
         vectors: true,
     };
     assert_eq!(
-        out_dtypes(svd, DType::Float32),
+        svd.out_dtypes(DType::Float32),
         vec![DType::Float32, DType::Float32, DType::Float32]
     );
-    assert_eq!(out_dtypes(LinalgOp::Inv, DType::Float64)[0], DType::Float64);
+    assert_eq!(LinalgOp::Inv.out_dtypes(DType::Float64)[0], DType::Float64);
 }
 
 #[test]
