@@ -1,12 +1,12 @@
-//! Packed launches: one GPU thread samples several elements from one pair of Philox blocks.
+//! Packed launches: one GPU thread samples several elements from a few Philox blocks.
 //!
 //! A Philox4x32-10 block costs ten rounds of 32x32-bit products and gives 128 bits, while a
 //! float32 uniform needs 24 of them: a kernel that computes one block per element is bound by
 //! those products, not by memory. A packed launch runs `m = ceil(n / lanes)` items instead;
-//! item `r` computes blocks `(r, 0, call)` (and `(r, 1, call)`) of the counter space once, and
+//! item `r` computes blocks `(r, 0, call)` .. `(r, B - 1, call)` of the counter space once, and
 //! its lane `q` is element `e = q m + r`, so each of a thread's stores is coalesced with its
 //! neighbours'. Draws an element needs beyond its lane's words (a rejection sampler's later
-//! attempts) come from blocks `(e, 2), (e, 3), ...`, which no item block can equal. The bits
+//! attempts) come from blocks `(e, B), (e, B + 1), ...`, which no item block can equal. The bits
 //! depend only on the seed, call number, shape and dtype, as for a one-element-per-thread
 //! launch, so they are the same on every backend.
 
@@ -56,6 +56,13 @@ impl Generator {
         build: &LaneBody<'_>,
     ) -> Result<Array> {
         let (device, shape, n) = Self::target(op, shape, out)?;
+        // Element numbers `item + q items` are u32 in the kernel: they must not wrap.
+        if (n + lanes) as u64 > 1u64 << 32 {
+            return Err(Error::invalid(
+                op,
+                format!("{n} elements: a packed sampler takes at most 2^32 - {lanes}"),
+            ));
+        }
         let mut raw_arrays = raws(&device)?;
         let items = n.div_ceil(lanes);
         let mut raw_types: Vec<DType> = raw_arrays.iter().map(|a| a.dtype()).collect();
@@ -93,7 +100,7 @@ impl Generator {
         if n > 0 {
             let mut values = self.next_call();
             values.extend(extra_params.into_iter().map(|(_, v)| v));
-            values.extend([Scalar::Int64(items as i64), Scalar::Int64(n as i64)]);
+            values.extend([Scalar::UInt32(items as u32), Scalar::UInt32(n as u32)]);
             raw_arrays.push(target.clone());
             let raw_refs: Vec<&Array> = raw_arrays.iter().collect();
             Elementwise {
@@ -156,9 +163,9 @@ fn build_packed(
     let mut b = Builder::new();
     let s = Stream::new(&mut b);
     let first_own = super::philox::STREAM_PARAMS + extra_types.len();
-    let items_param = Expr::param(first_own, DType::Int64);
-    let n_param = Expr::param(first_own + 1, DType::Int64);
-    let item = Expr::index();
+    let items_param = Expr::param(first_own, DType::UInt32);
+    let n_param = Expr::param(first_own + 1, DType::UInt32);
+    let item = b.let_(Expr::index().cast(DType::UInt32));
     let mut words = vec![];
     for k in 0..blocks {
         words.extend(s.block_at(&mut b, k));
@@ -171,12 +178,12 @@ fn build_packed(
             item.clone(),
             Expr::binary(
                 BinaryOp::Mul,
-                Expr::constant(Scalar::Int64(q as i64)),
+                Expr::constant(Scalar::UInt32(q as u32)),
                 items_param.clone(),
             ),
         ));
         valid.push(b.let_(lt(e.clone(), n_param.clone())));
-        elements.push(b.let_(e.cast(DType::UInt32)));
+        elements.push(e);
     }
     let l = Lanes {
         words,
@@ -200,6 +207,6 @@ fn build_packed(
     }
     let mut params = Stream::params();
     params.extend(extra_types);
-    params.extend([DType::Int64, DType::Int64]);
+    params.extend([DType::UInt32, DType::UInt32]);
     Ok(b.finish_raw(op, params, raw_types))
 }

@@ -79,7 +79,7 @@ impl Generator {
         let t = float_dtype(op, &opts)?;
         let extra = params.iter().map(|&v| pv(t, v)).collect();
         let _ = table_types(t);
-        let (lanes, _) = zig_lanes(t);
+        let (lanes, _, blocks) = zig_lanes(t);
         self.launch_packed(
             op,
             shape,
@@ -88,7 +88,7 @@ impl Generator {
             extra,
             &|d| tables(d, zig, t),
             lanes,
-            2,
+            blocks,
             &|b, s, l| {
                 let z = ziggurat_lanes(b, s, zig, t, 0, l, 8);
                 Ok(z.into_iter()

@@ -9,7 +9,7 @@ use super::{neg_log1m, uniform01};
 use crate::array::Array;
 use crate::device::Device;
 use crate::random::builder::{
-    add, and, bin, bool_c, div, fc, lt, mul, neg, not, shr, sub, u32c, Builder,
+    add, and, bin, bool_c, div, fc, lt, mul, neg, not, shr, sub, u32c, xor, Builder,
 };
 use crate::random::fmath::exp;
 use crate::random::philox::Stream;
@@ -326,24 +326,29 @@ pub(crate) fn ziggurat(
     st.res
 }
 
-/// Lanes of `zig` per packed item for dtype `t` and the words each takes: float32 7 lanes of
-/// one word from two blocks (the eighth word is the spare uniform), float64 3 lanes of two.
-pub(crate) fn zig_lanes(t: DType) -> (usize, usize) {
+/// Lanes of `zig` per packed item for dtype `t`, the words each takes and the Philox blocks
+/// of an item: float32 16 lanes of one word, float64 8 lanes of two, from four blocks. (Four
+/// blocks, not two: the slow path below costs a group of GPU threads about one pass per item
+/// group whatever the lane count, so more lanes per item spread it over more values.)
+pub(crate) fn zig_lanes(t: DType) -> (usize, usize, u32) {
     if t == DType::Float32 {
-        (7, 1)
+        (16, 1, 4)
     } else {
-        (3, 2)
+        (8, 2, 4)
     }
 }
 
 /// The ziggurat samples of a packed item's lanes (see [`zig_lanes`]; tables at `raw0`).
 ///
-/// Every lane first draws a layer from its own word(s) of the item's two blocks; the ~1% whose
+/// Every lane first draws a layer from its own word(s) of the item's blocks. The ~1% whose
 /// draw falls outside its rectangle are finished afterwards, one at a time in lane order, by
 /// one copy of the slow path (so a group of GPU threads runs it about once per item, not once
-/// per lane). The first of them takes its extra uniform from the item's spare word(s), the
-/// others from block 2 of their element's stream; later attempts read blocks 3, 4, ... of it
-/// (at most `attempts` in all). Lanes past the end (`valid` false) are not finished.
+/// per lane): the pending lanes are the bits of one u32 mask, the lowest one is taken each
+/// pass. A pending lane's extra uniform comes from block `B` of its element's stream (`B` the
+/// item's block count: blocks `(r, 0..B)` are the item's own), its later attempts from blocks
+/// `B + 1, B + 2, ...` of it (at most `attempts` in all); so its value depends only
+/// on its element, its first word(s) and the key. Lanes past the end (`valid` false) are not
+/// finished.
 pub(crate) fn ziggurat_lanes(
     b: &mut Builder,
     s: &Stream,
@@ -353,62 +358,50 @@ pub(crate) fn ziggurat_lanes(
     lanes: &crate::random::packed::Lanes,
     attempts: i64,
 ) -> Vec<Expr> {
-    let (count, per) = zig_lanes(t);
-    let spare = &lanes.words[count * per..];
+    let (count, per, blocks) = zig_lanes(t);
     let mut res = Vec::with_capacity(count);
-    let mut done = Vec::with_capacity(count);
+    let mut pending = u32c(0);
     for q in 0..count {
         let d = layer_draw(b, zig, t, raw0, &lanes.words[q * per..(q + 1) * per]);
         res.push(b.var(d.signed.clone()));
-        done.push(b.var(bin(B::Or, d.fast, not(lanes.valid[q].clone()))));
+        let slow = bin(B::And, not(d.fast), lanes.valid[q].clone());
+        let bit = Expr::select(slow, u32c(1 << q), u32c(0));
+        pending = b.let_(bin(B::Or, pending, bit));
     }
-    b.for_(count as i64, |b, it| {
-        let all_done = done[1..]
-            .iter()
-            .fold(done[0].clone(), |a, d| bin(B::And, a, d.clone()));
-        b.if_(not(all_done), |b| {
-            // The first unfinished lane: its number, word(s) and element.
-            let mut cur = u32c(count as u32);
-            let mut words: Vec<Expr> = lanes.words[..per].to_vec();
-            let mut element = lanes.elements[0].clone();
-            for q in (0..count).rev() {
-                let open = not(done[q].clone());
-                cur = Expr::select(open.clone(), u32c(q as u32), cur);
-                for (k, w) in words.iter_mut().enumerate() {
-                    *w = Expr::select(open.clone(), lanes.words[q * per + k].clone(), w.clone());
+    let pending = b.var(pending);
+    let any = |p: &Expr| bin(B::Ne, p.clone(), u32c(0));
+    b.if_(any(&pending), |b| {
+        b.for_(count as i64, |b, _| {
+            b.if_(any(&pending), |b| {
+                // The lowest pending lane: its bit, word(s) and element.
+                let low = b.let_(and(pending.clone(), sub(u32c(0), pending.clone())));
+                let mut words: Vec<Expr> = lanes.words[..per].to_vec();
+                let mut element = lanes.elements[0].clone();
+                for q in 1..count {
+                    let here = bin(B::Eq, low.clone(), u32c(1 << q));
+                    for (k, w) in words.iter_mut().enumerate() {
+                        *w =
+                            Expr::select(here.clone(), lanes.words[q * per + k].clone(), w.clone());
+                    }
+                    element = Expr::select(here, lanes.elements[q].clone(), element);
                 }
-                element = Expr::select(open, lanes.elements[q].clone(), element);
-            }
-            let cur = b.let_(cur);
-            let words: Vec<Expr> = words.into_iter().map(|w| b.let_(w)).collect();
-            let es = s.at(b.let_(element));
-            let first = b.let_(bin(
-                B::Eq,
-                it.clone(),
-                Expr::constant(cupy_core::scalar::Scalar::Int64(0)),
-            ));
-            let st = ZigState::new(b, t);
-            let d = layer_draw(b, zig, t, raw0, &words);
-            let extra = |b: &mut Builder| {
-                let uv = b.var(fc(t, 0.0));
-                b.if_else(
-                    first.clone(),
-                    |b| b.assign(&uv, uniform01(t, spare, 0)),
-                    |b| {
-                        let w = es.block_at(b, 2);
-                        b.assign(&uv, uniform01(t, &w, 2));
-                    },
-                );
-                uv
-            };
-            layer_slow(b, zig, t, raw0, &d, &extra, &st);
-            retry(b, &es, zig, t, raw0, u32c(3), attempts - 1, &st);
-            for q in 0..count {
-                b.if_(bin(B::Eq, cur.clone(), u32c(q as u32)), |b| {
-                    b.assign(&res[q], st.res.clone());
-                    b.assign(&done[q], bool_c(true));
-                });
-            }
+                let words: Vec<Expr> = words.into_iter().map(|w| b.let_(w)).collect();
+                let es = s.at(b.let_(element));
+                let st = ZigState::new(b, t);
+                let d = layer_draw(b, zig, t, raw0, &words);
+                let extra = |b: &mut Builder| {
+                    let w = es.block_at(b, blocks);
+                    b.let_(uniform01(t, &w, 2))
+                };
+                layer_slow(b, zig, t, raw0, &d, &extra, &st);
+                retry(b, &es, zig, t, raw0, u32c(blocks + 1), attempts - 1, &st);
+                for (q, r) in res.iter().enumerate() {
+                    b.if_(bin(B::Eq, low.clone(), u32c(1 << q)), |b| {
+                        b.assign(r, st.res.clone());
+                    });
+                }
+                b.assign(&pending, xor(pending.clone(), low));
+            });
         });
     });
     res

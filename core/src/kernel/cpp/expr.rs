@@ -257,6 +257,11 @@ fn binary_int(op: BinaryOp, t: DType, x: &str, y: &str, yt: DType) -> Result<Str
     Ok(match op {
         BinaryOp::Add => format!("cp_wadd<{ct}>({x}, {y})"),
         BinaryOp::Sub => format!("cp_wsub<{ct}>({x}, {y})"),
+        // The low word of the same 64-bit product as `MulHi`: NVRTC then emits one
+        // IMAD.WIDE.U32 for a Philox round's `Mul` and `MulHi` instead of two multiplies.
+        BinaryOp::Mul if t == DType::UInt32 => {
+            format!("((unsigned int)((unsigned long long)({x}) * (unsigned long long)({y})))")
+        }
         BinaryOp::Mul => format!("cp_wmul<{ct}>({x}, {y})"),
         BinaryOp::Div => format!("cp_idiv<{ct}>({x}, {y})"),
         BinaryOp::FloorDiv => format!("cp_ifloordiv<{ct}>({x}, {y})"),
