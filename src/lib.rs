@@ -62,6 +62,7 @@ mod backends;
 pub mod creation;
 pub mod custom;
 pub mod device;
+pub mod dlpack;
 pub mod fft;
 pub mod indexing;
 pub mod io;

@@ -13,6 +13,7 @@ mod creation;
 mod custom;
 mod device;
 mod differences;
+mod dlpack;
 mod errors;
 mod fft;
 mod histograms;

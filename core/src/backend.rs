@@ -118,7 +118,37 @@ pub trait DeviceBuffer: Any + Send + Sync + fmt::Debug {
     fn dtype(&self) -> DType;
     /// For downcasting to the backend's concrete type.
     fn as_any(&self) -> &dyn Any;
+    /// The address of element 0 in the device's address space (a CUDA/HIP device pointer, a
+    /// host pointer on the cpu), for zero-copy exchange (DLPack); `None` where buffers have no
+    /// address a foreign library could use (wgpu).
+    fn address(&self) -> Option<u64> {
+        None
+    }
 }
+
+/// `Ok` when `address` is aligned to `dtype`'s component size (what every backend's kernels
+/// need of a [`Backend::wrap_external`] address: a complex number's part, else the element).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the address, dtype and alignment.
+pub fn check_external_alignment(address: u64, dtype: DType) -> Result<()> {
+    let align = match dtype {
+        DType::Complex64 => 4,
+        DType::Complex128 => 8,
+        d => d.itemsize().max(1),
+    } as u64;
+    if !address.is_multiple_of(align) {
+        return Err(Error::invalid(
+            "from_dlpack",
+            format!("address {address:#x} of {dtype} data is not aligned to {align} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// What keeps foreign memory alive while a [`Buffer`] made by [`Backend::wrap_external`] uses
+/// it: dropped (once) when the buffer drops, e.g. calling a DLPack deleter.
+pub type KeepAlive = Box<dyn Any + Send + Sync>;
 
 /// A shared handle to a device allocation (views of one array share it).
 pub type Buffer = Arc<dyn DeviceBuffer>;
@@ -497,6 +527,33 @@ pub trait Backend: Send + Sync + fmt::Debug {
         PoolStats::default()
     }
 
+    /// Wraps memory allocated elsewhere (another library's tensor) as a buffer of `len`
+    /// elements of `dtype` without copying; `keep_alive` drops when the buffer does.
+    ///
+    /// # Safety
+    /// `address` must point to at least `len * dtype.itemsize()` bytes that this device can
+    /// read and write (device memory of its context for CUDA/HIP, host memory for the cpu),
+    /// aligned to the element's component size, valid until `keep_alive` drops, and not
+    /// written by anyone else while the array is in use.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] where buffers have no address ([`DeviceBuffer::address`]);
+    /// a misaligned address.
+    unsafe fn wrap_external(
+        &self,
+        address: u64,
+        dtype: DType,
+        len: usize,
+        keep_alive: KeepAlive,
+    ) -> Result<Buffer> {
+        let _ = (address, dtype, len, keep_alive);
+        Err(Error::Unsupported {
+            op: "from_dlpack".into(),
+            backend: self.info().label(),
+            reason: "this backend's buffers cannot wrap foreign memory".into(),
+        })
+    }
+
     /// Frees every cached block of the pool (`MemoryPool.free_all_blocks`); returns the bytes
     /// released. A backend without a pool has none.
     ///
@@ -638,6 +695,8 @@ pub enum Primitive {
     Fft,
     /// [`Backend::linalg`] of a float32/float64/complex64/complex128 matrix.
     Linalg,
+    /// Zero-copy exchange (DLPack): [`DeviceBuffer::address`] and [`Backend::wrap_external`].
+    ExternalMemory,
 }
 
 /// Finds and opens the devices of one backend family. Probing never panics: a missing library or

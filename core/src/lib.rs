@@ -19,7 +19,9 @@ pub mod layout;
 pub mod promote;
 pub mod scalar;
 
-pub use backend::{Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo};
+pub use backend::{
+    Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo, KeepAlive,
+};
 pub use dtype::{DType, Element, Kind};
 pub use error::{Error, Result};
 pub use layout::{Layout, SliceItem};

@@ -110,7 +110,8 @@ impl BackendProvider for CpuProvider {
             cupy_core::backend::Primitive::Gemm
             | cupy_core::backend::Primitive::Linalg
             | cupy_core::backend::Primitive::Sort
-            | cupy_core::backend::Primitive::Scan => Ok(()),
+            | cupy_core::backend::Primitive::Scan
+            | cupy_core::backend::Primitive::ExternalMemory => Ok(()),
             cupy_core::backend::Primitive::RawKernel => {
                 Err("the cpu backend has no native kernel language".into())
             }
@@ -359,6 +360,18 @@ impl Backend for CpuBackend {
                 detail: format!("host allocator refused {len} x {dtype}"),
             }),
         }
+    }
+
+    unsafe fn wrap_external(
+        &self,
+        address: u64,
+        dtype: DType,
+        len: usize,
+        keep_alive: cupy_core::KeepAlive,
+    ) -> Result<Buffer> {
+        // SAFETY: the caller's contract (a host address of `len` elements).
+        let b = unsafe { CpuBuffer::external(address as *mut u8, dtype, len, keep_alive)? };
+        Ok(Arc::new(b))
     }
 
     fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {

@@ -36,6 +36,8 @@ pub struct CpuBuffer {
     dtype: DType,
     /// The backend's byte count this allocation is part of (arrays; not internal temporaries).
     usage: Option<std::sync::Arc<Usage>>,
+    /// Foreign memory ([`CpuBuffer::external`]): not ours to free; this drops instead.
+    external: Option<cupy_core::KeepAlive>,
 }
 
 /// Bytes held by the cpu backend's arrays, and the limit `MemoryPool.set_limit` put on them
@@ -70,6 +72,7 @@ impl CpuBuffer {
                 len,
                 dtype,
                 usage: None,
+                external: None,
             });
         }
         let layout = AllocLayout::from_size_align(bytes, ALIGN).map_err(|_| bytes)?;
@@ -82,6 +85,37 @@ impl CpuBuffer {
             len,
             dtype,
             usage: None,
+            external: None,
+        })
+    }
+
+    /// Foreign host memory of `len` elements of `dtype` at `ptr`, used in place (DLPack).
+    ///
+    /// # Safety
+    /// As [`cupy_core::Backend::wrap_external`]: `ptr` holds `len` elements, aligned, valid
+    /// until `keep_alive` drops.
+    pub unsafe fn external(
+        ptr: *mut u8,
+        dtype: DType,
+        len: usize,
+        keep_alive: cupy_core::KeepAlive,
+    ) -> Result<CpuBuffer> {
+        cupy_core::backend::check_external_alignment(ptr as u64, dtype)?;
+        let bytes = len
+            .checked_mul(dtype.itemsize())
+            .ok_or_else(|| Error::invalid("from_dlpack", format!("{len} x {dtype} overflows")))?;
+        let ptr = match NonNull::new(ptr) {
+            Some(p) => p,
+            None if bytes == 0 => NonNull::<u128>::dangling().cast(),
+            None => return Err(Error::invalid("from_dlpack", "null data pointer")),
+        };
+        Ok(CpuBuffer {
+            ptr,
+            bytes,
+            len,
+            dtype,
+            usage: None,
+            external: Some(keep_alive),
         })
     }
 
@@ -109,6 +143,10 @@ impl Drop for CpuBuffer {
             u.used
                 .fetch_sub(self.bytes, std::sync::atomic::Ordering::SeqCst);
         }
+        if self.external.is_some() {
+            // Foreign memory: its owner frees it when `external` drops.
+            return;
+        }
         if self.bytes > 0 {
             // SAFETY: allocated in `new` with this layout.
             unsafe {
@@ -130,6 +168,9 @@ impl DeviceBuffer for CpuBuffer {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn address(&self) -> Option<u64> {
+        Some(self.ptr.as_ptr() as u64)
     }
 }
 

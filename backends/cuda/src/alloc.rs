@@ -81,6 +81,8 @@ pub struct CudaBuffer {
     pub(crate) len: usize,
     pub(crate) dtype: DType,
     pub(crate) pool: Arc<Pool>,
+    /// Foreign memory (`wrap_external`, class 0): its owner's guard, dropped with the buffer.
+    pub(crate) external: Option<cupy_core::KeepAlive>,
 }
 
 impl CudaBuffer {
@@ -110,10 +112,19 @@ impl DeviceBuffer for CudaBuffer {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn address(&self) -> Option<u64> {
+        Some(self.ptr)
+    }
 }
 
 impl Drop for CudaBuffer {
     fn drop(&mut self) {
+        if self.external.is_some() {
+            // Queued work may still use the foreign memory: drain before its owner frees it.
+            self.pool.0.driver().synchronize();
+            self.external = None;
+            return;
+        }
         if self.class > 0 {
             self.pool.give(self.ptr, self.class);
         }

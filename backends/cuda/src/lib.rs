@@ -561,6 +561,7 @@ impl Backend for CudaBackend {
                 len,
                 dtype,
                 pool: self.pool.clone(),
+                external: None,
             }));
         }
         self.bind()?;
@@ -572,6 +573,7 @@ impl Backend for CudaBackend {
                 len,
                 dtype,
                 pool: self.pool.clone(),
+                external: None,
             })),
             Err((true, detail)) => Err(Error::OutOfMemory {
                 device: self.info.label(),
@@ -580,6 +582,26 @@ impl Backend for CudaBackend {
             }),
             Err((false, msg)) => Err(self.err(msg)),
         }
+    }
+
+    unsafe fn wrap_external(
+        &self,
+        address: u64,
+        dtype: DType,
+        len: usize,
+        keep_alive: cupy_core::KeepAlive,
+    ) -> Result<Buffer> {
+        self.check_dtypes("from_dlpack", &[dtype])?;
+        cupy_core::backend::check_external_alignment(address, dtype)?;
+        // Class 0: never given back to the pool; `external` drops with the buffer.
+        Ok(Arc::new(CudaBuffer {
+            ptr: address,
+            class: 0,
+            len,
+            dtype,
+            pool: self.pool.clone(),
+            external: Some(keep_alive),
+        }))
     }
 
     fn write(&self, dst: &Buffer, offset: usize, data: &[u8]) -> Result<()> {

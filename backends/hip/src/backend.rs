@@ -520,6 +520,26 @@ impl Backend for HipBackend {
             dtype,
             bytes: size,
             pool: self.pool.clone(),
+            external: None,
+        }))
+    }
+
+    unsafe fn wrap_external(
+        &self,
+        address: u64,
+        dtype: DType,
+        len: usize,
+        keep_alive: cupy_core::KeepAlive,
+    ) -> Result<Buffer> {
+        cupy_core::backend::check_external_alignment(address, dtype)?;
+        // `bytes == 0`: never released to the pool; `external` drops with the buffer.
+        Ok(Arc::new(HipBuffer {
+            ptr: address,
+            len,
+            dtype,
+            bytes: 0,
+            pool: self.pool.clone(),
+            external: Some(keep_alive),
         }))
     }
 

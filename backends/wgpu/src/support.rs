@@ -66,6 +66,9 @@ pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), 
             )),
         },
         Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+        Primitive::ExternalMemory => {
+            Err("wgpu buffers have no address another library can use".into())
+        }
         // shaders/fft.wgsl: complex64, and complex128 with SHADER_F64 (assumed here).
         Primitive::Fft => cupy_core::gpu::support::fft_precision(dtype),
         // Dense factorizations: the cpu backend's faer through a host round trip (the

@@ -57,7 +57,9 @@ pub fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), String>
         Primitive::Sort if dtype.is_complex() => {
             Err("the GPU radix sort (hip-kernels/) has no complex instantiation".into())
         }
-        Primitive::Sort | Primitive::Scan | Primitive::RawKernel => Ok(()),
+        Primitive::Sort | Primitive::Scan | Primitive::RawKernel | Primitive::ExternalMemory => {
+            Ok(())
+        }
         // Dense factorizations: cuSOLVER on cuda (eig, and a missing libcusolver, fall back),
         // elsewhere the cpu backend's faer through a host round trip (the "hybrid" of
         // docs/backends.md); NumPy promotes integers.

@@ -100,6 +100,9 @@ pub struct HipBuffer {
     pub(crate) dtype: DType,
     pub(crate) bytes: usize,
     pub(crate) pool: Arc<Pool>,
+    /// Foreign memory (`wrap_external`, `bytes == 0`): its owner's guard, dropped with the
+    /// buffer.
+    pub(crate) external: Option<cupy_core::KeepAlive>,
 }
 
 impl fmt::Debug for HipBuffer {
@@ -121,6 +124,12 @@ impl HipBuffer {
 
 impl Drop for HipBuffer {
     fn drop(&mut self) {
+        if self.external.is_some() {
+            // Queued work may still use the foreign memory: drain before its owner frees it.
+            cupy_core::gpu::pool::PoolDriver::synchronize(self.pool.inner.driver());
+            self.external = None;
+            return;
+        }
         if self.bytes > 0 {
             self.pool.release(self.ptr, self.bytes);
         }
@@ -136,5 +145,8 @@ impl DeviceBuffer for HipBuffer {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn address(&self) -> Option<u64> {
+        Some(self.ptr)
     }
 }
