@@ -24,6 +24,9 @@ mod calls;
 pub(crate) struct Solver {
     handle: cs::cusolverDnHandle_t,
     params: cs::cusolverDnParams_t,
+    /// The pinned host workspace of geev/gesvd calls, kept between calls and grown on demand
+    /// (`(address, bytes)`; pinning hundreds of MiB per call cost more than the call's copies).
+    pinned: std::sync::Mutex<(usize, usize)>,
 }
 
 // SAFETY: the handle is only used with the backend's one stream, in submission order.
@@ -33,8 +36,13 @@ unsafe impl Sync for Solver {}
 
 impl Drop for Solver {
     fn drop(&mut self) {
-        // SAFETY: created by cusolverDnCreate/CreateParams, destroyed once.
+        let (pinned, _) = *self.pinned.get_mut().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: created by cusolverDnCreate/CreateParams and cuMemHostAlloc, destroyed once
+        // (every call using the host workspace synchronized its stream before returning).
         let _ = std::panic::catch_unwind(|| unsafe {
+            if pinned != 0 {
+                let _ = result::free_host(pinned as *mut std::ffi::c_void);
+            }
             cs::cusolverDnDestroyParams(self.params);
             cs::cusolverDnDestroy(self.handle);
         });
@@ -70,7 +78,11 @@ pub(crate) fn create(be: &CudaBackend) -> std::result::Result<Solver, String> {
             unsafe { cs::cusolverDnDestroy(handle) };
             return Err(format!("cusolverDnSetStream/CreateParams failed: {s:?}"));
         }
-        Ok(Solver { handle, params })
+        Ok(Solver {
+            handle,
+            params,
+            pinned: std::sync::Mutex::new((0, 0)),
+        })
     }));
     r.unwrap_or_else(|_| Err("libcusolver failed to load".into()))
 }
@@ -117,12 +129,22 @@ impl SolverDriver for CudaBackend {
             return unsafe { calls::lapack(s, call, work) };
         }
         // A host workspace (geev's, gesvd's) in pinned memory, as NVIDIA's samples advise: the
-        // library copies through it during the call. It is freed after the stream has run.
-        // SAFETY: plain pinned allocation in the bound context.
-        let pinned = unsafe { result::malloc_host(bytes, 0) }
-            .map_err(|e| format!("cuMemHostAlloc of the host workspace: {e:?}"))?
-            as *mut u8;
-        // SAFETY: `pinned` holds `bytes` bytes, ours until freed below.
+        // library copies through it during the call. Kept for later calls (grown when too
+        // small); the stream has run before the call returns, so the next call may reuse it.
+        let mut cache = s.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.1 < bytes {
+            if cache.0 != 0 {
+                // SAFETY: ours, and no queued work uses it (the last call synchronized).
+                let _ = unsafe { result::free_host(cache.0 as *mut std::ffi::c_void) };
+                *cache = (0, 0);
+            }
+            // SAFETY: plain pinned allocation in the bound context.
+            let p = unsafe { result::malloc_host(bytes, 0) }
+                .map_err(|e| format!("cuMemHostAlloc of the host workspace: {e:?}"))?;
+            *cache = (p as usize, bytes);
+        }
+        let pinned = cache.0 as *mut u8;
+        // SAFETY: `pinned` holds at least `bytes` bytes, ours while `cache` is locked.
         let host = unsafe { std::slice::from_raw_parts_mut(pinned, bytes) };
         let work = Work {
             device: work.device,
@@ -133,8 +155,7 @@ impl SolverDriver for CudaBackend {
         let r = unsafe { calls::lapack(s, call, work) };
         // SAFETY: our stream; then nothing queued reads `pinned` any more.
         let synced = unsafe { result::stream::synchronize(self.stream_ptr()) };
-        // SAFETY: allocated above, no longer used.
-        let _ = unsafe { result::free_host(pinned as *mut std::ffi::c_void) };
+        drop(cache);
         synced.map_err(|e| format!("stream synchronize after the host workspace: {e:?}"))?;
         r
     }
