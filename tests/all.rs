@@ -38,6 +38,7 @@ mod scipy_fft;
 mod sets;
 mod signal;
 mod sorting;
+mod sparse;
 mod statistics;
 mod ufunc_methods;
 mod ufuncs;

@@ -1,0 +1,1 @@
+//! `cupyx.scipy.sparse.linalg` (written in a later step).
