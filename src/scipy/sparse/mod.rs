@@ -29,6 +29,7 @@ mod dia;
 mod io;
 mod kernels;
 pub mod linalg;
+mod products;
 
 pub use arith::Axis;
 pub use base::{Format, Sparse, SparseMatrix};
@@ -41,6 +42,7 @@ pub use csc::{csc_array, csc_matrix, CscMatrix};
 pub use csr::{csr_array, csr_matrix, CsrMatrix};
 pub use dia::{dia_array, dia_matrix, DiaMatrix};
 
+pub use io::{load_npz, save_npz};
 pub use kernels::sparse_kernels;
 
 use crate::array::Array;

@@ -118,6 +118,8 @@ def gen_sparse():
         case("spmv_csc", name, "spmv", lambda M: M @ x, extra_ops=[x], t=tol(A, x), fmt="csc")
         X = vals(shape[1] * 3, t).reshape(shape[1], 3)
         case("spmm", name, "spmm", lambda M: M @ X, extra_ops=[X], t=tol(A, X))
+        Bm = sp.random(shape[1], 4, density=0.4, random_state=9, format="csr").astype(t)
+        case("spgemm", name, "spgemm", lambda M: (M @ Bm).toarray(), extra_ops=[Bm.toarray()], t=tol(A, np.abs(Bm.toarray())))
         if t.kind == "f" and t == np.float32:
             x64 = vals(shape[1], "float64")
             case("spmv_promote", name, "spmv", lambda M: M @ x64, extra_ops=[x64], t=tol(A, x64))
@@ -206,6 +208,23 @@ def gen_sparse():
     T4 = sp.diags([np.full(3, -1.0), np.full(4, 2.0), np.full(3, -1.0)], [-1, 0, 1])
     P = sp.kron(sp.eye(4), T4) + sp.kron(T4, sp.eye(4))
     record(g, "poisson/4", "poisson", [], lambda: P.toarray(), {"n": 4})
+    record(g, "poisson/4/AA", "poisson_aa", [], lambda: (P @ P).toarray(), {"n": 4})
+
+    # ---- SciPy's save_npz files, read by load_npz (tests/golden/sparse_npz/)
+    npz_dir = os.path.join(HERE, "sparse_npz")
+    os.makedirs(npz_dir, exist_ok=True)
+    _, _, _, Am = mats["dups_c128"]
+    for fmt in ["csr", "csc", "coo", "dia"]:
+        for compressed in [True, False]:
+            fname = f"{fmt}_{'z' if compressed else 'raw'}.npz"
+            M = Am.copy().asformat(fmt)
+            sp.save_npz(os.path.join(npz_dir, fname), M, compressed=compressed)
+            record(g, f"load_npz/{fname}", "load_npz", [], lambda: M.toarray(), {"file": fname, "format": fmt})
+    Ai = sp.csr_matrix(mats["csr_unsorted_i64"][3].copy())
+    Ai.indices = Ai.indices.astype(np.int64)
+    Ai.indptr = Ai.indptr.astype(np.int64)
+    sp.save_npz(os.path.join(npz_dir, "csr_i64_array.npz"), sp.csr_array(Ai))
+    record(g, "load_npz/csr_i64_array.npz", "load_npz", [], lambda: Ai.toarray(), {"file": "csr_i64_array.npz", "format": "csr"})
 
     # ---- validation errors
     def err(cid, op, arrs, kw):
