@@ -449,3 +449,135 @@ fn spsolve_norm_and_operators() {
         assert_eq!(y, b.to_vec::<f64>().unwrap());
     }
 }
+
+/// Every value dtype with int32 and int64 indices: SpMV, SpMM, toarray and the row reductions
+/// run on each backend and equal the dense computation (a 7x5 matrix with an empty row and a
+/// duplicate entry).
+#[test]
+fn every_dtype_and_index_width() {
+    let rows = [0i64, 0, 2, 2, 3, 5, 6, 6, 0];
+    let cols = [1i64, 4, 0, 3, 2, 2, 0, 4, 1];
+    let vals = [1.5f64, -2.0, 0.25, 3.0, -1.0, 2.0, 0.5, -0.75, 0.5];
+    for dev in common::backends() {
+        for t in [
+            DType::Float32,
+            DType::Float64,
+            DType::Complex64,
+            DType::Complex128,
+        ] {
+            for it in [DType::Int32, DType::Int64] {
+                let r = Array::from_slice_on(&dev, &rows, &[9])
+                    .unwrap()
+                    .astype(it)
+                    .unwrap();
+                let c = Array::from_slice_on(&dev, &cols, &[9])
+                    .unwrap()
+                    .astype(it)
+                    .unwrap();
+                let mut d = Array::from_slice_on(&dev, &vals, &[9])
+                    .unwrap()
+                    .astype(t)
+                    .unwrap();
+                if t.is_complex() {
+                    let im = Array::from_slice_on(&dev, &vals, &[9]).unwrap();
+                    d = (&d
+                        + &im
+                            .multiply(cupy::num_complex::Complex::new(0.0, 0.5))
+                            .unwrap())
+                        .unwrap()
+                        .astype(t)
+                        .unwrap();
+                }
+                let a = sp::coo_matrix((&d, (&r, &c)), Some((7, 5)))
+                    .unwrap()
+                    .tocsr()
+                    .unwrap();
+                assert_eq!(a.indices().dtype(), it, "{t} {it}");
+                let dense = a.toarray().unwrap();
+                let x = Array::arange_on(&dev, 1.0, 6.0, 1.0, t).unwrap();
+                let xm = Array::arange_on(&dev, 0.0, 15.0, 1.0, t)
+                    .unwrap()
+                    .reshape(&[5, 3])
+                    .unwrap();
+                let close = |got: &Array, want: &Array, what: &str| {
+                    let g = got.astype(DType::Complex128).unwrap();
+                    let w = want.astype(DType::Complex128).unwrap();
+                    let diff = cupy::linalg::norm(&(&g - &w).unwrap())
+                        .unwrap()
+                        .item()
+                        .unwrap()
+                        .to_f64();
+                    assert!(
+                        diff < 1e-4,
+                        "{what} {t} {it} on {}: off by {diff}",
+                        dev.label()
+                    );
+                };
+                close(&a.dot(&x).unwrap(), &dense.matmul(&x).unwrap(), "spmv");
+                close(&a.dot(&xm).unwrap(), &dense.matmul(&xm).unwrap(), "spmm");
+                close(
+                    &a.sum(Some(1)).unwrap(),
+                    &dense.sum_axis(1).unwrap(),
+                    "sum axis 1",
+                );
+                close(
+                    &a.sum(Some(0)).unwrap(),
+                    &dense.sum_axis(0).unwrap(),
+                    "sum axis 0",
+                );
+                let p = a.matmul(&a.T()).unwrap().toarray().unwrap();
+                close(&p, &dense.matmul(&dense.t()).unwrap(), "spgemm");
+                if !t.is_complex() {
+                    close(
+                        &a.max(Some(1)).unwrap(),
+                        &dense.max_axis(1).unwrap(),
+                        "max axis 1",
+                    );
+                    close(
+                        &a.min(Some(0)).unwrap(),
+                        &dense.min_axis(0).unwrap(),
+                        "min axis 0",
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every sparse kernel, emitted as HIP C++, compiles with hipRTC (gfx90a); the CUDA flavour
+/// is emitted too. `CUPY_REQUIRE_HIP=1` turns a missing hipRTC into a failure.
+#[test]
+fn sparse_kernels_compile_with_hiprtc() {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+    };
+    let kernels = sp::sparse_kernels();
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        class: ElementwiseClass::Strided,
+        index64: false,
+    };
+    for k in &kernels {
+        emit_elementwise(k, &spec, Flavor::Cuda)
+            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
+    }
+    let Some(rtc) = common::hiprtc_or_skip() else {
+        return;
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    for k in &kernels {
+        let e = emit_elementwise(k, &spec, Flavor::Hip)
+            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
+        body.push_str(&e.source[pre.len()..]);
+    }
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    if let Err(e) = rtc.compile(&format!("{pre}{body}"), "sparse.hip", &opts) {
+        let log: Vec<&str> = e.log.lines().take(60).collect();
+        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
+    }
+    common::report(&format!(
+        "hip sparse_kernels_compile_with_hiprtc gfx90a {} kernels",
+        kernels.len()
+    ));
+}
