@@ -5,7 +5,6 @@
 use super::LinearOperator;
 use crate::array::Array;
 use crate::linalg::norms::norm as vnorm;
-use crate::linalg::products::vdot;
 use crate::math::ufunc::Arg;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
@@ -173,6 +172,18 @@ fn read(parts: &[&Array]) -> Result<Vec<C64>> {
         .collect::<Result<_>>()?;
     let r: Vec<&Array> = c.iter().collect();
     crate::manipulation::join::concatenate(&r, 0)?.to_vec::<C64>()
+}
+
+/// `vdot(a, b)` (`sum(conj(a) * b)`, a 0-d device array) as one product and one reduction:
+/// `cupy::vdot` goes through GEMM, whose 1 x n x 1 case is slow on wgpu (130 ms for n = 10^4
+/// on llvmpipe against 0.4 ms for this).
+fn vdot(a: &Array, b: &Array) -> Result<Array> {
+    let ac = if a.dtype().is_complex() {
+        crate::math::complex::conj(a)?
+    } else {
+        a.clone()
+    };
+    (&ac * b)?.sum()
 }
 
 /// `x + s * y` with `s` a 0-d device array or a scalar.
