@@ -42,6 +42,8 @@ fn norm_axis(op: &str, axis: isize) -> Result<usize> {
     }
 }
 
+routine!("cupyx.scipy.sparse arithmetic (+ - multiply power scalar ops, sum mean max min diagonal count_nonzero)", Sparse, probe: super::probe, notes: "CSR methods (other formats: tocsr); sum/mean/max/min with axis None/0/1 return 1-d arrays");
+
 impl CsrMatrix {
     fn combine(&self, other: &dyn SparseMatrix, negate: bool, op: &str) -> Result<CsrMatrix> {
         same_shape(op, self.shape(), other.shape())?;

@@ -17,6 +17,8 @@ use crate::sorting::{cumsum, searchsorted_with, SearchSorted, Side};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 
+routine!("cupyx.scipy.sparse @ (SpMV, SpMM: one IR kernel each; SpGEMM)", Sparse, probe: super::probe, notes: "CSR row per invocation (loop bound: the longest row); SpGEMM expand-sort-compress with array ops");
+
 impl CsrMatrix {
     /// `A @ B` for a sparse `B` (SpGEMM): canonical CSR without stored zeros, in the promoted
     /// dtype.
