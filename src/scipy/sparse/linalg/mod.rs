@@ -227,7 +227,7 @@ pub fn norm(a: &dyn SparseMatrix, ord: SparseNorm) -> Result<Array> {
 routine!(norm as "cupyx.scipy.sparse.linalg.norm", Sparse, probe: super::probe, notes: "fro, 1, inf");
 
 /// SciPy's `spsolve(A, b)` **by densifying**: `A` is converted to a dense matrix and solved by
-/// [`crate::linalg::solve`] (LU). Meant for small systems only (memory and time grow as
+/// [`crate::linalg::solve()`] (LU). Meant for small systems only (memory and time grow as
 /// `n^2` and `n^3`); no sparse direct factorization is wired yet (docs/backends.md).
 ///
 /// # Errors
