@@ -20,6 +20,9 @@ use cupy::{Array, BackendKind, DType, Device, Scalar};
 use std::cell::Cell;
 use std::time::Instant;
 
+#[path = "bench/sparse.rs"]
+mod sparse;
+
 struct Bench {
     dev: Device,
     only: Option<String>,
@@ -582,6 +585,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     linalg_cases(&b, &dev, quick);
+    sparse::sparse_cases(&b, &dev, quick);
 
     let case = if quick {
         "h2d_pageable_4MiB".to_string()

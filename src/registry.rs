@@ -147,6 +147,8 @@ pub enum Category {
     Sorting,
     /// `cupyx.scipy.signal`.
     Signal,
+    /// `cupyx.scipy.sparse` and `cupyx.scipy.sparse.linalg`.
+    Sparse,
     /// `cupy.random`: generators, distributions, permutations.
     Random,
     /// User kernels: `ElementwiseKernel`, `ReductionKernel`, `fuse`, `RawKernel`.
@@ -159,7 +161,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 18] = [
+    pub const ALL: [Category; 19] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -174,6 +176,7 @@ impl Category {
         Category::Fft,
         Category::Sorting,
         Category::Signal,
+        Category::Sparse,
         Category::Random,
         Category::CustomKernels,
         Category::Devices,
@@ -197,6 +200,7 @@ impl Category {
             Category::Fft => "fft",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
+            Category::Sparse => "sparse",
             Category::Random => "random",
             Category::CustomKernels => "custom kernels",
             Category::Devices => "devices",

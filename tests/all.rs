@@ -39,6 +39,7 @@ mod scipy_fft;
 mod sets;
 mod signal;
 mod sorting;
+mod sparse;
 mod statistics;
 mod ufunc_methods;
 mod ufuncs;

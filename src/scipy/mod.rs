@@ -2,3 +2,4 @@
 
 pub mod fft;
 pub mod signal;
+pub mod sparse;

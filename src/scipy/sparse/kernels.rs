@@ -1,0 +1,234 @@
+//! The IR kernels of the sparse formats: one declaration each, run by every backend (cpu through
+//! the IR evaluator, wgpu through WGSL, cuda/hip through the C++ emitter).
+//!
+//! All are *row per invocation* over a compressed matrix (CSR rows, or CSC columns): invocation
+//! `r` walks `ptr[r]..ptr[r+1]`. The IR's loops have uniform trip counts ([`Stmt::For`]), so the
+//! walk is `for k in 0..max_len { j = ptr[r] + k; if j < ptr[r+1] { ... } }` with `max_len` the
+//! longest row (a parameter; the matrix reads it back once and caches it). The cost is
+//! `rows * max_len` steps: ideal for the banded and stencil matrices iterative solvers see,
+//! wasteful when one row is much longer than the others (documented in docs/backends.md).
+//!
+//! - [`spmv`]: `y[r] = sum_j data[j] * x[indices[j]]` (output `y`, one element per row).
+//! - [`spmm`]: `Y[r, c] = sum_j data[j] * X[indices[j], c]` (output `Y` row-major, one element
+//!   per `(r, c)`), `X` row-major `[minor, k]`.
+//! - [`todense`]: `out[r * ncols + indices[j]] += data[j]` into a zeroed raw `out`; each
+//!   invocation owns its row of `out`, so duplicates sum without atomics.
+//! - [`segment`]: `sum`, `max` or `min` of `data[ptr[r]..ptr[r+1]]`; `max`/`min` count the
+//!   implicit zeros of a row holding fewer than `minor` entries (SciPy's rule).
+
+use crate::random::builder::{add, lt, mul, Builder};
+use cupy_core::dtype::DType;
+use cupy_core::error::Result;
+use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::scalar::Scalar;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Which kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Which {
+    Spmv,
+    Spmm,
+    Todense,
+    Segment(Seg),
+}
+
+/// The reduction of [`segment`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Seg {
+    Sum,
+    Max,
+    Min,
+}
+
+/// A validated kernel and its dtypes.
+pub(crate) type Cached = (Arc<Kernel>, Arc<Vec<DType>>);
+
+/// The kernel `which` for values of `t` and indices of `it`, built and validated once.
+pub(crate) fn cached(which: Which, t: DType, it: DType) -> Result<Cached> {
+    type Cache = HashMap<(Which, DType, DType), Cached>;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let lock = || {
+        CACHE
+            .get_or_init(|| Mutex::new(HashMap::new()))
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    };
+    if let Some(k) = lock().get(&(which, t, it)) {
+        return Ok(k.clone());
+    }
+    let k = match which {
+        Which::Spmv => spmv(t, it),
+        Which::Spmm => spmm(t, it),
+        Which::Todense => todense(t, it),
+        Which::Segment(s) => segment(s, t, it),
+    };
+    k.validate()?;
+    let entry = (Arc::new(k.clone()), Arc::new(k.dtypes()));
+    lock().insert((which, t, it), entry.clone());
+    Ok(entry)
+}
+
+fn i64c(v: i64) -> Expr {
+    Expr::constant(Scalar::Int64(v))
+}
+
+fn zero(t: DType) -> Expr {
+    Expr::constant(Scalar::zero(t))
+}
+
+/// `for k in 0..max_len { j = ptr[r] + k; if j < ptr[r+1] { body(j) } }` (`ptr` is raw 0 of
+/// dtype `it`, `max_len` the Int64 parameter 0).
+fn row_walk(b: &mut Builder, it: DType, r: Expr, body: impl Fn(&mut Builder, Expr)) -> Expr {
+    let s = b.let_(Expr::load(0, it, r.clone()).cast(DType::Int64));
+    let e = b.let_(Expr::load(0, it, add(r, i64c(1))).cast(DType::Int64));
+    b.for_param(Expr::param(0, DType::Int64), |b, k| {
+        let j = b.let_(add(s.clone(), k));
+        b.if_(lt(j.clone(), e.clone()), |b| body(b, j));
+    });
+    Expr::binary(BinaryOp::Sub, e, s)
+}
+
+/// CSR SpMV: raws `indptr, indices (it), data, x (t)`, param `max_len`; output `y` (t) over
+/// `[rows]`.
+pub(crate) fn spmv(t: DType, it: DType) -> Kernel {
+    let mut b = Builder::new();
+    let acc = b.var(zero(t));
+    row_walk(&mut b, it, Expr::index(), |b, j| {
+        let c = Expr::load(1, it, j.clone()).cast(DType::Int64);
+        let v = mul(Expr::load(2, t, j), Expr::load(3, t, c));
+        b.assign(&acc, add(acc.clone(), v));
+    });
+    b.store(acc);
+    b.finish(
+        &format!("sparse_csr_spmv_{}_{}", t.name(), it.name()),
+        t,
+        vec![DType::Int64],
+        vec![it, it, t, t],
+    )
+}
+
+/// CSR SpMM: raws `indptr, indices (it), data, X (t, row-major [minor, k])`, params `max_len,
+/// k`; output `Y` (t, row-major `[rows, k]`) over `[rows * k]`.
+pub(crate) fn spmm(t: DType, it: DType) -> Kernel {
+    let mut b = Builder::new();
+    let kc = Expr::param(1, DType::Int64);
+    let r = b.let_(Expr::binary(BinaryOp::Div, Expr::index(), kc.clone()));
+    let c = b.let_(Expr::binary(
+        BinaryOp::Sub,
+        Expr::index(),
+        mul(r.clone(), kc.clone()),
+    ));
+    let acc = b.var(zero(t));
+    row_walk(&mut b, it, r, |b, j| {
+        let col = Expr::load(1, it, j.clone()).cast(DType::Int64);
+        let x = Expr::load(3, t, add(mul(col, kc.clone()), c.clone()));
+        let v = mul(Expr::load(2, t, j), x);
+        b.assign(&acc, add(acc.clone(), v));
+    });
+    b.store(acc);
+    b.finish(
+        &format!("sparse_csr_spmm_{}_{}", t.name(), it.name()),
+        t,
+        vec![DType::Int64, DType::Int64],
+        vec![it, it, t, t],
+    )
+}
+
+/// CSR to dense: raws `indptr, indices (it), data (t), out (t, zeroed, row-major [rows,
+/// ncols])`, params `max_len, ncols`; iteration `[rows]`, no outputs.
+pub(crate) fn todense(t: DType, it: DType) -> Kernel {
+    let mut b = Builder::new();
+    let base = b.let_(mul(Expr::index(), Expr::param(1, DType::Int64)));
+    row_walk(&mut b, it, Expr::index(), |b, j| {
+        let col = Expr::load(1, it, j.clone()).cast(DType::Int64);
+        let at = b.let_(add(base.clone(), col));
+        let v = add(Expr::load(3, t, at.clone()), Expr::load(2, t, j));
+        b.push_stmt(Stmt::StoreRaw {
+            raw: 3,
+            index: at,
+            value: v,
+        });
+    });
+    b.finish_raw(
+        &format!("sparse_csr_todense_{}_{}", t.name(), it.name()),
+        vec![DType::Int64, DType::Int64],
+        vec![it, it, t, t],
+    )
+}
+
+/// A reduction of each compressed row's stored values: raws `ptr (it), data (t)`, params
+/// `max_len, minor`; output (t) over `[rows]`. `Sum` adds the values (0 for an empty row);
+/// `Max`/`Min` take NumPy's `maximum`/`minimum` (NaN propagates) of the values and, when the
+/// row stores fewer than `minor` values, of an implicit 0.
+pub(crate) fn segment(s: Seg, t: DType, it: DType) -> Kernel {
+    let mut b = Builder::new();
+    let (init, op) = match s {
+        Seg::Sum => (zero(t), BinaryOp::Add),
+        Seg::Max => (
+            Expr::constant(Scalar::Float64(f64::NEG_INFINITY).cast(t)),
+            BinaryOp::Max,
+        ),
+        Seg::Min => (
+            Expr::constant(Scalar::Float64(f64::INFINITY).cast(t)),
+            BinaryOp::Min,
+        ),
+    };
+    let acc = b.var(init);
+    let len = row_walk(&mut b, it, Expr::index(), |b, j| {
+        let v = Expr::load(1, t, j);
+        b.assign(&acc, Expr::binary(op, acc.clone(), v));
+    });
+    if s != Seg::Sum {
+        let sparse_row = lt(len, Expr::param(1, DType::Int64));
+        let with_zero = Expr::binary(op, acc.clone(), zero(t));
+        b.assign(&acc, Expr::select(sparse_row, with_zero, acc.clone()));
+    }
+    b.store(acc);
+    let name = match s {
+        Seg::Sum => "sum",
+        Seg::Max => "max",
+        Seg::Min => "min",
+    };
+    b.finish(
+        &format!("sparse_segment_{name}_{}_{}", t.name(), it.name()),
+        t,
+        vec![DType::Int64, DType::Int64],
+        vec![it, t],
+    )
+}
+
+/// Every kernel of the module for each value and index dtype (emitter tests: naga, hipRTC).
+pub fn sparse_kernels() -> Vec<Kernel> {
+    let mut v = vec![];
+    for t in [
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ] {
+        for it in [DType::Int32, DType::Int64] {
+            v.push(spmv(t, it));
+            v.push(spmm(t, it));
+            v.push(todense(t, it));
+            if !t.is_complex() {
+                for s in [Seg::Sum, Seg::Max, Seg::Min] {
+                    v.push(segment(s, t, it));
+                }
+            } else {
+                v.push(segment(Seg::Sum, t, it));
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_kernel_validates() {
+        for k in super::sparse_kernels() {
+            k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! `cupyx.scipy.sparse.linalg`: [`LinearOperator`] / [`aslinearoperator`], the iterative
+//! solvers [`cg`], [`gmres`], [`bicgstab`], [`minres`] (SciPy 1.17's algorithms, arguments
+//! `x0 rtol atol maxiter M` in [`Solve`], and info codes: 0 converged, `> 0` the iterations
+//! run without converging, `< 0` a breakdown), [`norm`], and [`spsolve`] (a dense fallback).
+//!
+//! Vectors stay on the device; the scalars each iteration needs to decide (a residual norm, the
+//! Hessenberg entries of GMRES, the Lanczos coefficients of MINRES) are read back, one small
+//! read per iteration where the algorithm allows (CG: the residual norm only; its `alpha` and
+//! `beta` stay 0-d device arrays).
+
+mod iterative;
+
+pub use iterative::{bicgstab, cg, gmres, minres, Solve};
+
+use super::base::{Sparse, SparseMatrix};
+use super::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
+use crate::array::Array;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use std::sync::Arc;
+
+type MatVec = Arc<dyn Fn(&Array) -> Result<Array> + Send + Sync>;
+
+/// SciPy's `LinearOperator`: a shape, a dtype and `y = A x` (and optionally `y = A^H x`).
+#[derive(Clone)]
+pub struct LinearOperator {
+    shape: (usize, usize),
+    dtype: DType,
+    matvec: MatVec,
+    rmatvec: Option<MatVec>,
+}
+
+impl std::fmt::Debug for LinearOperator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "<{}x{} LinearOperator with dtype={}>",
+            self.shape.0, self.shape.1, self.dtype
+        )
+    }
+}
+
+impl LinearOperator {
+    /// `LinearOperator(shape, matvec, dtype=dtype)`.
+    pub fn new(
+        shape: (usize, usize),
+        dtype: DType,
+        matvec: impl Fn(&Array) -> Result<Array> + Send + Sync + 'static,
+    ) -> LinearOperator {
+        LinearOperator {
+            shape,
+            dtype,
+            matvec: Arc::new(matvec),
+            rmatvec: None,
+        }
+    }
+
+    /// The same operator with `rmatvec` (`y = A^H x`).
+    pub fn with_rmatvec(
+        mut self,
+        rmatvec: impl Fn(&Array) -> Result<Array> + Send + Sync + 'static,
+    ) -> LinearOperator {
+        self.rmatvec = Some(Arc::new(rmatvec));
+        self
+    }
+
+    /// `(rows, columns)`.
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+
+    /// The dtype.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// `A.matvec(x)` for a 1-d `x` of length `columns`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] naming the shapes; what the function returns.
+    pub fn matvec(&self, x: &Array) -> Result<Array> {
+        if x.ndim() != 1 || x.shape()[0] != self.shape.1 {
+            return Err(Error::ShapeMismatch {
+                op: "LinearOperator.matvec (dimension mismatch)".into(),
+                lhs: vec![self.shape.0, self.shape.1],
+                rhs: x.shape().to_vec(),
+            });
+        }
+        (self.matvec)(x)
+    }
+
+    /// `A.rmatvec(x)` (`A^H x`).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`]-style [`Error::InvalidArgument`] when no `rmatvec` was given;
+    /// as [`LinearOperator::matvec`].
+    pub fn rmatvec(&self, x: &Array) -> Result<Array> {
+        let Some(f) = &self.rmatvec else {
+            return Err(Error::invalid(
+                "LinearOperator.rmatvec",
+                "this LinearOperator has no rmatvec",
+            ));
+        };
+        if x.ndim() != 1 || x.shape()[0] != self.shape.0 {
+            return Err(Error::ShapeMismatch {
+                op: "LinearOperator.rmatvec (dimension mismatch)".into(),
+                lhs: vec![self.shape.1, self.shape.0],
+                rhs: x.shape().to_vec(),
+            });
+        }
+        f(x)
+    }
+
+    /// The identity of size `n`.
+    pub fn identity(n: usize, dtype: DType) -> LinearOperator {
+        LinearOperator::new((n, n), dtype, |x| Ok(x.clone())).with_rmatvec(|x| Ok(x.clone()))
+    }
+}
+
+fn from_csr(a: CsrMatrix) -> LinearOperator {
+    let shape = a.shape();
+    let dtype = a.dtype();
+    let at = a.clone();
+    LinearOperator::new(shape, dtype, move |x| a.dot(x)).with_rmatvec(move |x| {
+        // A^H x = conj(A^T conj(x)): the transpose is a CSC view; convert once per call.
+        let xc = crate::math::complex::conj(x)?;
+        crate::math::complex::conj(&at.T().dot(&xc)?)
+    })
+}
+
+impl From<CsrMatrix> for LinearOperator {
+    fn from(a: CsrMatrix) -> Self {
+        from_csr(a)
+    }
+}
+impl From<&CsrMatrix> for LinearOperator {
+    fn from(a: &CsrMatrix) -> Self {
+        from_csr(a.clone())
+    }
+}
+macro_rules! op_via_csr {
+    ($($t:ty),*) => {$(
+        impl From<&$t> for LinearOperator {
+            /// Converted to CSR once (conversion errors surface at the first `matvec`).
+            fn from(a: &$t) -> Self {
+                match a.tocsr() {
+                    Ok(c) => from_csr(c),
+                    Err(e) => {
+                        let msg = e.to_string();
+                        LinearOperator::new(a.shape(), a.dtype(), move |_| {
+                            Err(Error::invalid("aslinearoperator", msg.clone()))
+                        })
+                    }
+                }
+            }
+        }
+    )*};
+}
+op_via_csr!(CscMatrix, CooMatrix, DiaMatrix, Sparse);
+
+impl From<&Array> for LinearOperator {
+    /// A dense 2-d matrix (`matmul`); the shape of a non-2-d array is `(0, 0)` and every
+    /// `matvec` fails.
+    fn from(a: &Array) -> Self {
+        let shape = if a.ndim() == 2 {
+            (a.shape()[0], a.shape()[1])
+        } else {
+            (0, 0)
+        };
+        let m = a.clone();
+        let mh = a.clone();
+        LinearOperator::new(shape, a.dtype(), move |x| crate::linalg::matmul(&m, x)).with_rmatvec(
+            move |x| {
+                let h = crate::math::complex::conj(&mh.t())?;
+                crate::linalg::matmul(&h, x)
+            },
+        )
+    }
+}
+impl From<&LinearOperator> for LinearOperator {
+    fn from(a: &LinearOperator) -> Self {
+        a.clone()
+    }
+}
+
+/// SciPy's `aslinearoperator(A)`: a sparse matrix (through CSR), a dense 2-d array, or a
+/// `LinearOperator`.
+pub fn aslinearoperator(a: impl Into<LinearOperator>) -> LinearOperator {
+    a.into()
+}
+routine!(aslinearoperator as "cupyx.scipy.sparse.linalg.aslinearoperator / LinearOperator", Sparse, probe: super::probe);
+
+/// The matrix norms of [`norm`] (SciPy's `ord=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SparseNorm {
+    /// Frobenius (`None`, `'fro'`), the default.
+    #[default]
+    Fro,
+    /// The largest column sum of `|A|` (`ord=1`).
+    One,
+    /// The largest row sum of `|A|` (`ord=inf`).
+    Inf,
+}
+
+/// SciPy's `sparse.linalg.norm(A, ord)`: a 0-d real array (duplicates summed first).
+///
+/// # Errors
+/// Device errors.
+pub fn norm(a: &dyn SparseMatrix, ord: SparseNorm) -> Result<Array> {
+    let c = a.tocsr()?.canonical()?;
+    let abs = crate::math::misc::absolute(c.data())?;
+    let t = abs.dtype();
+    if c.nnz() == 0 {
+        return Array::zeros_on(a.device(), &[], t);
+    }
+    match ord {
+        SparseNorm::Fro => crate::math::misc::sqrt(&(&abs * &abs)?.sum()?),
+        SparseNorm::One | SparseNorm::Inf => {
+            let m = CsrMatrix {
+                c: super::map_data(&c.c, |_| Ok(abs.clone()))?,
+            };
+            let s = m.sum(Some(if ord == SparseNorm::One { 0 } else { 1 }))?;
+            s.max()
+        }
+    }
+}
+routine!(norm as "cupyx.scipy.sparse.linalg.norm", Sparse, probe: super::probe, notes: "fro, 1, inf");
+
+/// SciPy's `spsolve(A, b)` **by densifying**: `A` is converted to a dense matrix and solved by
+/// [`crate::linalg::solve()`] (LU). Meant for small systems only (memory and time grow as
+/// `n^2` and `n^3`); no sparse direct factorization is wired yet (docs/backends.md).
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] for a non-square `A` or a `b` of another length; LinAlgError for a
+/// singular matrix.
+pub fn spsolve(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
+    let (m, n) = a.shape();
+    if m != n || b.ndim() == 0 || b.shape()[0] != m {
+        return Err(Error::ShapeMismatch {
+            op: "spsolve (A must be square and b have as many rows)".into(),
+            lhs: vec![m, n],
+            rhs: b.shape().to_vec(),
+        });
+    }
+    crate::linalg::solve::solve(&a.toarray()?, b)
+}
+routine!(spsolve as "cupyx.scipy.sparse.linalg.spsolve", Sparse, probe: super::probe, notes: "dense fallback: toarray + LU solve (small systems only)");
