@@ -78,6 +78,7 @@ mod raw;
 mod reduce;
 mod sortscan;
 mod support;
+mod widen;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;

@@ -12,8 +12,9 @@
 //!   order: lexicographic, with the NaN classes `R + Rj`, `R + nanj`, `nan + Rj`, `nan + nanj`. Stages with distance < 1024 run in
 //!   workgroup memory, longer ones one dispatch each.
 
+use crate::widen::wide_of;
 use crate::{backend_err, hash_of, WgpuBackend, WgpuBuffer};
-use cupy_core::backend::{ScanCall, ScanOp, SortCall};
+use cupy_core::backend::{Operand, ScanCall, ScanOp, SortCall};
 use cupy_core::kernel::wgsl::{self, MetaLayout};
 use cupy_core::{DType, Error, Layout, Result};
 
@@ -163,6 +164,26 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
             "input and output share a buffer with different layouts",
         ));
     }
+    if let Some(w) = wide_of(d) {
+        // Packed 8/16-bit elements: scanned as 32-bit words (wrapping sums and products agree
+        // once truncated; bool's 0/1 sum and product cast back as `or`/`and`).
+        let cl = Layout::contiguous(&il.shape);
+        let t = be.temp(w, batch * n)?;
+        be.cast_into(call.input.buffer, il, &t, &cl)?;
+        let tw = Operand {
+            buffer: &t,
+            layout: cl.clone(),
+        };
+        scan(
+            be,
+            &ScanCall {
+                op: call.op,
+                input: tw.clone(),
+                output: tw,
+            },
+        )?;
+        return be.cast_into(&t, &cl, call.output.buffer, ol);
+    }
     let narrow = matches!(d, DType::Float16 | DType::BFloat16);
     let acc = if narrow { "f32" } else { elem };
     let mut cx_helpers = String::new();
@@ -311,6 +332,23 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
     let (batch, n) = (kl.shape[0], kl.shape[1]);
     if batch * n == 0 {
         return Ok(());
+    }
+    if let Some(w) = wide_of(d) {
+        // Packed 8/16-bit keys: sorted as 32-bit words in a temporary of the keys' layout.
+        let t = be.temp(w, k.len)?;
+        be.cast_into(call.keys.buffer, kl, &t, kl)?;
+        sort(
+            be,
+            &SortCall {
+                keys: Operand {
+                    buffer: &t,
+                    layout: kl.clone(),
+                },
+                values: call.values.clone(),
+                values_are_positions: call.values_are_positions,
+            },
+        )?;
+        return be.cast_into(&t, kl, call.keys.buffer, kl);
     }
     let big_n = n.next_power_of_two();
     let flat = batch

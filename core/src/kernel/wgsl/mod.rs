@@ -468,13 +468,26 @@ pub fn vec4_eligible(k: &Kernel) -> bool {
     !nested && counts.iter().all(|&c| c == 1)
 }
 
-/// Bytes of the storage word of `dtype` on wgpu (complex: the `vec2` of its parts, NumPy's
-/// bytes).
+/// Bytes per element of `dtype` in wgpu storage: NumPy's itemsize for every dtype but
+/// float16/bfloat16 (held as float32 words, 4). bool, int8 and uint8 take 1 byte and
+/// int16/uint16 2, packed in `u32` words (see "Packed small types" in the module docs).
 pub fn storage_bytes(dtype: DType) -> Option<usize> {
     match dtype {
         DType::Complex128 => Some(16),
         DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => Some(8),
+        DType::Bool | DType::Int8 | DType::UInt8 => Some(1),
+        DType::Int16 | DType::UInt16 => Some(2),
         _ => Some(4),
+    }
+}
+
+/// Bits of a packed element (bool, int8, uint8: 8; int16, uint16: 16), `None` for dtypes held
+/// in whole words.
+pub fn packed_bits(dtype: DType) -> Option<u32> {
+    match dtype {
+        DType::Bool | DType::Int8 | DType::UInt8 => Some(8),
+        DType::Int16 | DType::UInt16 => Some(16),
+        _ => None,
     }
 }
 
@@ -521,7 +534,7 @@ mod stmt;
 
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
-pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with};
+pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with, packed_lead};
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
 
