@@ -576,3 +576,144 @@ fn packed_reductions_masks_sort_scatter_match_numpy() {
     }
     t.finish();
 }
+
+/// NumPy 2.2.6: `a = np.arange(-10, 10, 0.7).astype(float16)`; `a[1::3] * 3.3`; `a[2:27] += 0.1`;
+/// `a[::-4] = -a[::-4]`; special values and their float32 bits; float32 -> float16 stores into
+/// `out[1::2]` (bits); `r.sum(1)`, `r.max(0)`; sort with NaN; cumsum; matmul; add.at. bfloat16
+/// (no NumPy dtype): float32 arithmetic rounded to nearest-even on the top 16 bits.
+#[rustfmt::skip]
+mod f16_want {
+    pub const F_IN: &[f64] = &[-10.0, -9.296875, -8.6015625, -7.8984375, -7.19921875, -6.5, -5.80078125, -5.1015625, -4.3984375, -3.69921875, -3.0, -2.30078125, -1.599609375, -0.89990234375, -0.199951171875, 0.5, 1.2001953125, 1.900390625, 2.599609375, 3.30078125, 4.0, 4.69921875, 5.3984375, 6.1015625, 6.80078125, 7.5, 8.203125, 8.8984375, 9.6015625];
+    pub const F1: &[f64] = &[-30.6875, -23.765625, -16.84375, -9.90625, -2.970703125, 3.9609375, 10.8984375, 17.8125, 24.75, 31.6875];
+    pub const F2: &[f64] = &[-10.0, -9.296875, -8.5, -7.796875, -7.09765625, -6.3984375, -5.69921875, -5.0, -4.296875, -3.599609375, -2.900390625, -2.201171875, -1.5, -0.7998046875, -0.0999755859375, 0.60009765625, 1.2998046875, 2.0, 2.69921875, 3.400390625, 4.1015625, 4.80078125, 5.5, 6.203125, 6.90234375, 7.6015625, 8.3046875, 8.8984375, 9.6015625];
+    pub const F3: &[f64] = &[10.0, -9.296875, -8.5, -7.796875, 7.09765625, -6.3984375, -5.69921875, -5.0, 4.296875, -3.599609375, -2.900390625, -2.201171875, 1.5, -0.7998046875, -0.0999755859375, 0.60009765625, -1.2998046875, 2.0, 2.69921875, 3.400390625, -4.1015625, 4.80078125, 5.5, 6.203125, -6.90234375, 7.6015625, 8.3046875, 8.8984375, -9.6015625];
+    pub const SP_BITS: &[u16] = &[15360, 31743, 1, 32768, 31744, 11878, 64512, 168, 32256, 16896];
+    pub const SP_VIEW_F32_BITS: &[u32] = &[1199562752, 2147483648, 1036828672, 925368320, 1077936128];
+    pub const ST_SRC: &[f32] = &[0.1, 1e-6, 70000.0, -65519.0, 65520.0, 3e-8, -2.5, 1.000_976_6, 1.000_488_3];
+    pub const ST_BITS: &[u16] = &[0, 11878, 0, 31744, 0, 31744, 0, 49408, 0];
+    pub const R_SUM1: &[f64] = &[10.0, 1000.0, 8.875];
+    pub const R_MAX0: &[f64] = &[100.0, 200.0, 300.0, 400.0];
+    pub const S_SORT: &[f64] = &[-8.0, -1.0, -0.5, 0.0, 1.0, 2.5, 7.0, f64::NAN, f64::NAN];
+    pub const S_CUMSUM: &[f64] = &[1.0, 3.5, 3.75, 103.75, 106.75];
+    pub const MM: &[f64] = &[1.0, 27.0, -7.0, 25.0, 8.0, 4.5];
+    pub const ADDAT: &[f64] = &[0.75, 1000.0, 0.0, 0.0, 6.0];
+    pub const BF_IN: &[f64] = &[1.0, 3.140625, -2.5, 1000.0, 0.00099945068359375, 7.0, -0.0078125, 12352.0, 2.0];
+    pub const BF1: &[f64] = &[6.28125, 2000.0, 14.0, 24704.0];
+    pub const BF2: &[f64] = &[4.125, -1.5, 1000.0, 1.0, 8.0, 0.9921875, 12352.0, 3.0];
+}
+
+/// Values equal bit for bit in float64 (NaN matches any NaN; zeros keep their sign).
+fn eq_f(what: &str, got: Vec<f64>, want: &[f64]) -> R {
+    let same = got.len() == want.len()
+        && got.iter().zip(want).all(|(g, w)| {
+            (g.is_nan() && w.is_nan()) || (g == w && g.is_sign_negative() == w.is_sign_negative())
+        });
+    if !same {
+        return Err(format!("{what}: got {got:?}, NumPy {want:?}").into());
+    }
+    Ok(())
+}
+
+fn f64s(a: &Array) -> cupy::Result<Vec<f64>> {
+    a.astype(DType::Float64)?.to_vec::<f64>()
+}
+
+/// float16 and bfloat16 (packed two to a word on wgpu): views, in-place ops on views,
+/// special values, rounding stores into strided views, reductions, sort, cumsum, matmul, add.at.
+#[test]
+fn packed_float16_bfloat16_match_numpy() {
+    use cupy::half::{bf16, f16};
+    use f16_want::*;
+    let mut t = common::Tally::new("packed_half");
+    for dev in common::backends() {
+        let r = (|| -> R {
+            let h = |v: &[f64]| -> Vec<f16> { v.iter().map(|&x| f16::from_f64(x)).collect() };
+            let a = Array::from_slice_on(&dev, &h(F_IN), &[F_IN.len()])?;
+            eq_f(
+                "a[1::3] * 3.3",
+                f64s(&(&a.slice(&cupy::s![1..;3])? * 3.3)?)?,
+                F1,
+            )?;
+            let w = a.slice(&cupy::s![2..27])?;
+            add(&w, 0.1.into(), &w)?;
+            eq_f("a[2:27] += 0.1", f64s(&a)?, F2)?;
+            let w = a.slice(&cupy::s![..;-4])?;
+            w.copy_from(&(-&w)?)?;
+            eq_f("a[::-4] = -a[::-4]", f64s(&a)?, F3)?;
+
+            let sp: Vec<f16> = SP_BITS.iter().map(|&b| f16::from_bits(b)).collect();
+            let s = Array::from_slice_on(&dev, &sp, &[sp.len()])?;
+            let bits: Vec<u32> = s
+                .slice(&cupy::s![1..;2])?
+                .astype(DType::Float32)?
+                .to_vec::<f32>()?
+                .iter()
+                .map(|x| x.to_bits())
+                .collect();
+            eq("special[1::2].astype(float32) bits", bits, SP_VIEW_F32_BITS)?;
+            let back: Vec<u16> = s
+                .copy()?
+                .to_vec::<f16>()?
+                .iter()
+                .map(|x| x.to_bits())
+                .collect();
+            eq("special values round trip", back, SP_BITS)?;
+
+            let src = Array::from_slice_on(&dev, ST_SRC, &[ST_SRC.len()])?;
+            let out = Array::from_slice_on(&dev, &[f16::ZERO; 9], &[9])?;
+            out.slice(&cupy::s![1..;2])?
+                .copy_from(&src.slice(&cupy::s![..8;2])?)?;
+            let bits: Vec<u16> = out.to_vec::<f16>()?.iter().map(|x| x.to_bits()).collect();
+            eq("out[1::2] = float32 src[::2][:4]", bits, ST_BITS)?;
+
+            let rv = h(&[
+                1.0, 2.0, 3.0, 4.0, 100.0, 200.0, 300.0, 400.0, 0.5, 0.25, 0.125, 8.0,
+            ]);
+            let r = Array::from_slice_on(&dev, &rv, &[3, 4])?;
+            eq_f("r.sum(1)", f64s(&r.sum_axis(1)?)?, R_SUM1)?;
+            eq_f("r.max(0)", f64s(&r.max_axis(0)?)?, R_MAX0)?;
+            let sv = h(&[
+                3.0,
+                f64::NAN,
+                -1.0,
+                2.5,
+                -0.5,
+                7.0,
+                f64::NAN,
+                0.0,
+                -8.0,
+                1.0,
+            ]);
+            let s = Array::from_slice_on(&dev, &sv, &[10])?;
+            eq_f(
+                "sort(s[1:])",
+                f64s(&cupy::sort(&s.slice(&cupy::s![1..])?)?)?,
+                S_SORT,
+            )?;
+            let c = Array::from_slice_on(&dev, &h(&[1.0, 2.5, 0.25, 100.0, 3.0]), &[5])?;
+            eq_f("cumsum", f64s(&c.cumsum()?)?, S_CUMSUM)?;
+            let ma = h(&[1.0, 2.0, 3.0, 4.0, 0.0, -1.0, 2.0, 5.0, 8.0, 0.5, 0.0, 1.0]);
+            let mb = h(&[1.0, 0.0, 2.0, 1.0, 0.0, 3.0, -1.0, 4.0]);
+            let ma = Array::from_slice_on(&dev, &ma, &[3, 4])?;
+            let mb = Array::from_slice_on(&dev, &mb, &[4, 2])?;
+            eq_f("A @ B", f64s(&ma.matmul(&mb)?)?, MM)?;
+            let tz = Array::from_slice_on(&dev, &[f16::ZERO; 5], &[5])?;
+            let idx = Array::from_slice_on(&dev, &[0i64, 0, 1, 4, 4, 4], &[6])?;
+            let val = Array::from_slice_on(&dev, &h(&[0.5, 0.25, 1000.0, 1.0, 2.0, 3.0]), &[6])?;
+            cupy::add_at(&tz, &idx, &val)?;
+            eq_f("add.at(float16)", f64s(&tz)?, ADDAT)?;
+
+            let bv: Vec<bf16> = BF_IN.iter().map(|&x| bf16::from_f64(x)).collect();
+            let b = Array::from_slice_on(&dev, &bv, &[bv.len()])?;
+            eq_f(
+                "b[1::2] * 2",
+                f64s(&(&b.slice(&cupy::s![1..;2])? * 2.0)?)?,
+                BF1,
+            )?;
+            eq_f("b[1:] + 1", f64s(&(&b.slice(&cupy::s![1..])? + 1.0)?)?, BF2)?;
+            Ok(())
+        })();
+        t.check(&dev, "packed float16/bfloat16", r);
+    }
+    t.finish();
+}

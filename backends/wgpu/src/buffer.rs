@@ -1,6 +1,6 @@
 //! Buffers: allocation, host <-> device transfers and the conversions between NumPy bytes and
-//! storage (see the crate docs: bool/int8/uint8/int16/uint16 are NumPy's bytes packed in `u32`
-//! words; float16/bfloat16 are widened to float32 words; the rest are NumPy's bytes).
+//! storage (see the crate docs: every dtype is NumPy's bytes, bool/int8/uint8/int16/uint16/
+//! float16/bfloat16 packed in `u32` words; bool is normalised to 0/1 on upload).
 
 use crate::pool::{size_class, BufferPool};
 use crate::{backend_err, WgpuBackend};
@@ -50,22 +50,6 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 fn to_storage(dtype: DType, data: &[u8]) -> Vec<u8> {
     match dtype {
         DType::Bool => data.iter().map(|&b| (b != 0) as u8).collect(),
-        DType::Float16 => data
-            .chunks_exact(2)
-            .flat_map(|c| {
-                half::f16::from_le_bytes([c[0], c[1]])
-                    .to_f32()
-                    .to_le_bytes()
-            })
-            .collect(),
-        DType::BFloat16 => data
-            .chunks_exact(2)
-            .flat_map(|c| {
-                half::bf16::from_le_bytes([c[0], c[1]])
-                    .to_f32()
-                    .to_le_bytes()
-            })
-            .collect(),
         _ => data.to_vec(),
     }
 }
@@ -80,25 +64,10 @@ pub(crate) fn from_storage(dtype: DType, words: &[u8]) -> Vec<u8> {
 
 /// Device storage words -> host NumPy bytes, written into `dst` (one pass, no allocation).
 fn from_storage_into(dtype: DType, words: &[u8], dst: &mut [u8]) {
-    let w32 = || {
-        words
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-    };
     match dtype {
         DType::Bool => {
             for (d, &w) in dst.iter_mut().zip(words) {
                 *d = (w != 0) as u8;
-            }
-        }
-        DType::Float16 => {
-            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
-                d.copy_from_slice(&half::f16::from_f32(f32::from_bits(w)).to_le_bytes());
-            }
-        }
-        DType::BFloat16 => {
-            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
-                d.copy_from_slice(&half::bf16::from_f32(f32::from_bits(w)).to_le_bytes());
             }
         }
         _ => dst.copy_from_slice(&words[..dst.len()]),

@@ -16,11 +16,12 @@
 //!   `u32`, float32 `f32`, int64 `i64`, uint64 `u64`, float64 `f64`, complex64 `vec2<f32>`,
 //!   complex128 `vec2<f64>`.
 //! - Buffers are seen as the backend stores them: bool/int8/uint8 (4 per word) and
-//!   int16/uint16 (2 per word) packed little-endian in `array<u32>` (element `i` is bits
+//!   int16/uint16/float16/bfloat16 (2 per word) packed little-endian in `array<u32>` (element `i` is bits
 //!   `(i % 4) * 8 ..` of word `i / 4`, or `(i % 2) * 16 ..` of word `i / 2`; a shader that
 //!   writes them must not race with neighbours: one invocation per word, or `atomic<u32>` and
-//!   `atomicAnd`/`atomicOr`); float16/bfloat16 one `f32` word per element; int64/uint64/float64
-//!   as 64-bit words. Storage element types are checked against that.
+//!   `atomicAnd`/`atomicOr`); float16/bfloat16 likewise two per word (their 16-bit patterns:
+//!   `unpack2x16float`, or `bits << 16` for bfloat16); int64/uint64/float64 as 64-bit words.
+//!   Storage element types are checked against that.
 //! - Only the bindings the entry point uses are in the layout; other groups, textures, samplers
 //!   and immediates are refused.
 //! - `grid` is the number of workgroups dispatched; `block` must equal the entry point's

@@ -1,8 +1,9 @@
 //! Widening copies around the hand-written shaders that take one 32-bit word per element
-//! (`shaders/scan.wgsl`, `shaders/sort.wgsl`): a packed bool/int8/uint8/int16/uint16 operand
-//! is cast into a temporary `int32`/`uint32` buffer by an IR elementwise kernel, the shader
-//! runs on that, and the result is cast back (a contiguous cast, so its stores own whole
-//! words). The temporary costs 4 bytes per element while the sort or scan runs.
+//! (`shaders/scan.wgsl`, `shaders/sort.wgsl`, `shaders/gemm.wgsl`): a packed operand
+//! (bool/int8/uint8/int16/uint16 -> `int32`/`uint32`, float16/bfloat16 -> `float32`) is cast
+//! into a temporary by an IR elementwise kernel, the shader runs on that, and the result is
+//! cast back (a contiguous cast, so its stores own whole words; float16/bfloat16 round once
+//! there). The temporary costs 4 bytes per element while the shader runs.
 
 use crate::{WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{Buffer, ElementwiseCall, Operand};
@@ -14,7 +15,9 @@ use std::sync::Arc;
 /// The 32-bit dtype a packed dtype is sorted and scanned in (`None`: not packed).
 pub(crate) fn wide_of(d: DType) -> Option<DType> {
     wgsl::packed_bits(d)?;
-    Some(if d.is_signed_integer() {
+    Some(if d.is_float() {
+        DType::Float32
+    } else if d.is_signed_integer() {
         DType::Int32
     } else {
         DType::UInt32

@@ -1,4 +1,4 @@
-//! Packed small types on wgpu: bool/int8/uint8 take 1 byte and int16/uint16 2 bytes of device
+//! Packed small types on wgpu: bool/int8/uint8 take 1 byte and int16/uint16/float16/bfloat16 2 bytes of device
 //! memory per element; host writes and reads at element offsets that split words keep the
 //! neighbouring elements. Each test opens its own device, so the pool's counters are its own.
 
@@ -30,6 +30,8 @@ fn device_bytes_per_element_are_numpys() {
         (DType::UInt8, 1),
         (DType::Int16, 2),
         (DType::UInt16, 2),
+        (DType::Float16, 2),
+        (DType::BFloat16, 2),
         (DType::Int32, 4),
         (DType::Float64, 8),
     ] {

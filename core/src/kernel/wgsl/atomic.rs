@@ -268,6 +268,11 @@ impl WgslEmitter {
         }
         let cur = match d {
             DType::Int8 | DType::Int16 => format!("extractBits(bitcast<i32>(old), sh, {bits}u)"),
+            DType::Float16 => {
+                let f = self.helper("f16_f32", || super::emitter::F16_F32.into());
+                format!("{f}(extractBits(old, sh, 16u))")
+            }
+            DType::BFloat16 => "bitcast<f32>(extractBits(old, sh, 16u) << 16u)".to_string(),
             _ => format!("extractBits(old, sh, {bits}u)"),
         };
         let r = self.binary(op.binary(), d, d, "cur".into(), "v".into())?;

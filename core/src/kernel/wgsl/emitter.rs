@@ -163,6 +163,31 @@ pub(super) const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
 }
 ";
 
+/// float16 bits (low 16 bits of a `u32`) -> float32, from the bits (no builtin, whose
+/// results for infinities WGSL leaves open): subnormals are `m * 2^-24`, exact in float32.
+pub(super) const F16_F32: &str = "fn f16_f32(h: u32) -> f32 {
+  let s = (h & 0x8000u) << 16u;
+  let e = (h >> 10u) & 0x1fu;
+  let m = h & 0x3ffu;
+  if (e == 0u) { return bitcast<f32>(s | bitcast<u32>(f32(m) * bitcast<f32>(0x33800000u))); }
+  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}
+";
+
+/// A float32 holding a float16 value (`round_f16`'s result) -> its float16 bits (`pack2x16float`
+/// leaves values outside float16's finite range open, so this works on the bits).
+pub(super) const F32_F16: &str = "fn f32_f16(x: f32) -> u32 {
+  let b = bitcast<u32>(x);
+  let s = (b >> 16u) & 0x8000u;
+  let a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) { return s | 0x7e00u; }
+  if (a >= 0x47800000u) { return s | 0x7c00u; }
+  if (a < 0x38800000u) { return s | u32(bitcast<f32>(a) * 16777216.0f); }
+  return s | ((a - 0x38000000u) >> 13u);
+}
+";
+
 impl WgslEmitter {
     pub(super) fn new(opts: &WgslOptions, narrow: bool, kname: &str) -> WgslEmitter {
         WgslEmitter {
@@ -264,7 +289,13 @@ impl WgslEmitter {
     /// WGSL storage word type (packed 8/16-bit elements: their `u32` words).
     pub(super) fn sty(&self, d: DType) -> &'static str {
         match d {
-            DType::Bool | DType::Int8 | DType::UInt8 | DType::Int16 | DType::UInt16 => "u32",
+            DType::Bool
+            | DType::Int8
+            | DType::UInt8
+            | DType::Int16
+            | DType::UInt16
+            | DType::Float16
+            | DType::BFloat16 => "u32",
             DType::Int64 => "i64",
             DType::UInt64 => "u64",
             _ => self.vty(d),
@@ -393,6 +424,9 @@ impl WgslEmitter {
                 self.load_conv(d, slot)
             };
         };
+        if d == DType::Float16 {
+            self.helper("f16_f32", || F16_F32.into());
+        }
         let name = format!("ld_b{binding}");
         let vt = self.vty(d);
         self.helper(&name, || {
@@ -404,6 +438,8 @@ impl WgslEmitter {
             };
             let v = match d {
                 DType::Bool => format!("extractBits(w, sh, {bits}u) != 0u"),
+                DType::Float16 => "f16_f32(extractBits(w, sh, 16u))".to_string(),
+                DType::BFloat16 => "bitcast<f32>(extractBits(w, sh, 16u) << 16u)".to_string(),
                 DType::Int8 | DType::Int16 => format!("extractBits(bitcast<i32>(w), sh, {bits}u)"),
                 _ => format!("extractBits(w, sh, {bits}u)"),
             };
@@ -417,10 +453,20 @@ impl WgslEmitter {
 
     /// The low bits of packed dtype `d`'s value `v` as a `u32` (the element's bits in its
     /// word, before the shift; the caller masks).
+    /// float16/bfloat16 values are rounded to the type first (as every store rounds).
     pub(super) fn packed_value(&mut self, d: DType, v: String) -> String {
         match d {
             DType::Bool => format!("select(0u, 1u, {v})"),
             DType::Int8 | DType::Int16 => format!("bitcast<u32>({v})"),
+            DType::Float16 => {
+                let r = self.store_conv(d, v);
+                let f = self.helper("f32_f16", || F32_F16.into());
+                format!("{f}({r})")
+            }
+            DType::BFloat16 => {
+                let r = self.store_conv(d, v);
+                format!("(bitcast<u32>({r}) >> 16u)")
+            }
             _ => v,
         }
     }

@@ -9,19 +9,22 @@
 //! | int16, uint16 | 2 bytes, packed in `u32` words | `i32` / `u32` (wrapped) |
 //! | int32, uint32 | `i32` / `u32` | same |
 //! | int64 / uint64 | `i64` / `u64` (needs `SHADER_INT64`) | same |
-//! | float16, bfloat16 | `f32` holding a value of the type | `f32`, rounded on every cast and store |
+//! | float16, bfloat16 | 2 bytes (their bit patterns), packed in `u32` words | `f32`, rounded on every cast and store |
 //! | float32 | `f32` | `f32` |
 //! | float64 | `f64` (needs `SHADER_F64`) | `f64` |
 //! | complex64 | `vec2<f32>` (re, im) | `vec2<f32>` |
 //! | complex128 | `vec2<f64>` (needs `SHADER_F64`) | `vec2<f64>` |
 //!
 //! # Packed small types
-//! bool, int8, uint8 (4 per word) and int16, uint16 (2 per word) are NumPy's bytes in
-//! little-endian `u32` words ([`storage_bytes`], [`packed_bits`]): element address `a` (in
+//! bool, int8, uint8 (4 per word) and int16, uint16, float16, bfloat16 (2 per word) are
+//! NumPy's bytes in little-endian `u32` words ([`storage_bytes`], [`packed_bits`]): element address `a` (in
 //! elements, view offsets included, so any offset and stride works) is bits `(a & 3) * 8 ..`
 //! of word `a >> 2` (16-bit: `(a & 1) * 16 ..` of word `a >> 1`). A load is a helper
 //! `ld_b{k}(a)`: `extractBits` of the word, on `i32` for the signed types (so it
-//! sign-extends), `!= 0` for bool. WGSL has no byte stores, so writes must never race with
+//! sign-extends), `!= 0` for bool; float16 bits become a float32 by bit arithmetic (`f16_f32`),
+//! bfloat16 bits are the top half of a float32. Stores round float16/bfloat16 as before and
+//! take the bits back (`f32_f16`; WGSL's `pack2x16float`/`unpack2x16float` leave infinities
+//! open, so they are not used). WGSL has no byte stores, so writes must never race with
 //! neighbouring invocations writing other bytes of the same word:
 //! - *Owned words* (the fast path, [`packed_lead`]): an elementwise launch whose operands are
 //!   contiguous (not `vec4`, not windowed) runs one invocation per word of its first packed
@@ -501,7 +504,7 @@ pub fn storage_bytes(dtype: DType) -> Option<usize> {
         DType::Complex128 => Some(16),
         DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => Some(8),
         DType::Bool | DType::Int8 | DType::UInt8 => Some(1),
-        DType::Int16 | DType::UInt16 => Some(2),
+        DType::Int16 | DType::UInt16 | DType::Float16 | DType::BFloat16 => Some(2),
         _ => Some(4),
     }
 }
@@ -511,7 +514,7 @@ pub fn storage_bytes(dtype: DType) -> Option<usize> {
 pub fn packed_bits(dtype: DType) -> Option<u32> {
     match dtype {
         DType::Bool | DType::Int8 | DType::UInt8 => Some(8),
-        DType::Int16 | DType::UInt16 => Some(16),
+        DType::Int16 | DType::UInt16 | DType::Float16 | DType::BFloat16 => Some(16),
         _ => None,
     }
 }
