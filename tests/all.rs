@@ -28,6 +28,7 @@ mod manipulation;
 mod matmul_half;
 mod memory;
 mod nanstats;
+mod packed;
 mod printing;
 mod props;
 mod quantiles;

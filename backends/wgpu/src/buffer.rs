@@ -1,5 +1,6 @@
-//! Buffers: allocation (one storage word per element), host <-> device transfers and the
-//! conversions between NumPy bytes and storage words.
+//! Buffers: allocation, host <-> device transfers and the conversions between NumPy bytes and
+//! storage (see the crate docs: every dtype is NumPy's bytes, bool/int8/uint8/int16/uint16/
+//! float16/bfloat16 packed in `u32` words; bool is normalised to 0/1 on upload).
 
 use crate::pool::{size_class, BufferPool};
 use crate::{backend_err, WgpuBackend};
@@ -10,7 +11,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A device allocation (one storage word per element, see the crate docs).
+/// A device allocation (see the crate docs for the storage of each dtype).
 #[derive(Debug)]
 pub struct WgpuBuffer {
     pub(crate) buf: wgpu::Buffer,
@@ -48,42 +49,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// Host NumPy bytes -> device storage words.
 fn to_storage(dtype: DType, data: &[u8]) -> Vec<u8> {
     match dtype {
-        DType::Bool => data
-            .iter()
-            .flat_map(|&b| ((b != 0) as u32).to_le_bytes())
-            .collect(),
-        DType::Int8 => data
-            .iter()
-            .flat_map(|&b| (b as i8 as i32).to_le_bytes())
-            .collect(),
-        DType::UInt8 => data
-            .iter()
-            .flat_map(|&b| (b as u32).to_le_bytes())
-            .collect(),
-        DType::Int16 => data
-            .chunks_exact(2)
-            .flat_map(|c| (i16::from_le_bytes([c[0], c[1]]) as i32).to_le_bytes())
-            .collect(),
-        DType::UInt16 => data
-            .chunks_exact(2)
-            .flat_map(|c| (u16::from_le_bytes([c[0], c[1]]) as u32).to_le_bytes())
-            .collect(),
-        DType::Float16 => data
-            .chunks_exact(2)
-            .flat_map(|c| {
-                half::f16::from_le_bytes([c[0], c[1]])
-                    .to_f32()
-                    .to_le_bytes()
-            })
-            .collect(),
-        DType::BFloat16 => data
-            .chunks_exact(2)
-            .flat_map(|c| {
-                half::bf16::from_le_bytes([c[0], c[1]])
-                    .to_f32()
-                    .to_le_bytes()
-            })
-            .collect(),
+        DType::Bool => data.iter().map(|&b| (b != 0) as u8).collect(),
         _ => data.to_vec(),
     }
 }
@@ -98,44 +64,19 @@ pub(crate) fn from_storage(dtype: DType, words: &[u8]) -> Vec<u8> {
 
 /// Device storage words -> host NumPy bytes, written into `dst` (one pass, no allocation).
 fn from_storage_into(dtype: DType, words: &[u8], dst: &mut [u8]) {
-    let w32 = || {
-        words
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-    };
     match dtype {
         DType::Bool => {
-            for (d, w) in dst.iter_mut().zip(w32()) {
+            for (d, &w) in dst.iter_mut().zip(words) {
                 *d = (w != 0) as u8;
-            }
-        }
-        DType::Int8 | DType::UInt8 => {
-            for (d, w) in dst.iter_mut().zip(w32()) {
-                *d = w as u8;
-            }
-        }
-        DType::Int16 | DType::UInt16 => {
-            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
-                d.copy_from_slice(&(w as u16).to_le_bytes());
-            }
-        }
-        DType::Float16 => {
-            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
-                d.copy_from_slice(&half::f16::from_f32(f32::from_bits(w)).to_le_bytes());
-            }
-        }
-        DType::BFloat16 => {
-            for (d, w) in dst.chunks_exact_mut(2).zip(w32()) {
-                d.copy_from_slice(&half::bf16::from_f32(f32::from_bits(w)).to_le_bytes());
             }
         }
         _ => dst.copy_from_slice(&words[..dst.len()]),
     }
 }
 
-/// Whether device storage of `dtype` is its NumPy bytes (no widening).
+/// Whether device storage of `dtype` is its NumPy bytes (no widening, no normalising).
 fn stored_as_is(dtype: DType) -> bool {
-    word_bytes(dtype) == dtype.itemsize()
+    word_bytes(dtype) == dtype.itemsize() && dtype != DType::Bool
 }
 
 pub(crate) fn word_bytes(dtype: DType) -> usize {
@@ -176,7 +117,10 @@ impl WgpuBackend {
             return Ok(f(&[]));
         }
         let wb = word_bytes(b.dtype) as u64;
-        let size = len as u64 * wb;
+        // Copies are in whole 4-byte words: packed 8/16-bit elements are cut out of them.
+        let (lo, hi) = (offset as u64 * wb, (offset + len) as u64 * wb);
+        let (start, end) = (lo / 4 * 4, hi.div_ceil(4) * 4);
+        let size = end - start;
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("cupy-read"),
             size,
@@ -190,7 +134,7 @@ impl WgpuBackend {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
             });
-            enc.copy_buffer_to_buffer(&b.buf, offset as u64 * wb, &staging, 0, size);
+            enc.copy_buffer_to_buffer(&b.buf, start, &staging, 0, size);
             guard_staging = self.guard_copy(enc);
             self.submit_locked(&mut p);
         }
@@ -210,7 +154,7 @@ impl WgpuBackend {
             let view = staging
                 .get_mapped_range(..)
                 .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
-            f(&view)
+            f(&view[(lo - start) as usize..(hi - start) as usize])
         };
         staging.unmap();
         Ok(out)
@@ -318,11 +262,47 @@ impl WgpuBackend {
             widened = to_storage(b.dtype, data);
             &widened
         };
+        let lo = offset * word_bytes(b.dtype);
+        let hi = lo + words.len();
+        if lo.is_multiple_of(4) && hi.is_multiple_of(4) {
+            let mut p = self.lock_pending()?;
+            self.submit_locked(&mut p);
+            self.queue.write_buffer(&b.buf, lo as u64, words);
+            return Ok(());
+        }
+        // Packed elements not on word boundaries: whole words are written, the bytes of other
+        // elements in the first and last word read back first (after the queued work). Bytes
+        // past the last element are padding.
+        let (start, end) = (lo / 4 * 4, hi.div_ceil(4) * 4);
+        let mut bytes = vec![0u8; end - start];
+        let elems_end = b.len * word_bytes(b.dtype);
+        let head = lo - start;
+        if head > 0 {
+            let w = self.read_words(b, start, 4)?;
+            bytes[..4].copy_from_slice(&w);
+        }
+        if !hi.is_multiple_of(4) && hi < elems_end {
+            let w = self.read_words(b, end - 4, 4)?;
+            let n = bytes.len();
+            bytes[n - 4..].copy_from_slice(&w);
+        }
+        bytes[head..head + words.len()].copy_from_slice(words);
         let mut p = self.lock_pending()?;
         self.submit_locked(&mut p);
-        self.queue
-            .write_buffer(&b.buf, (offset * word_bytes(b.dtype)) as u64, words);
+        self.queue.write_buffer(&b.buf, start as u64, &bytes);
         Ok(())
+    }
+
+    /// `len` bytes at byte `start` (both multiples of 4) of `b`, after the queued work.
+    fn read_words(&self, b: &WgpuBuffer, start: usize, len: usize) -> Result<Vec<u8>> {
+        let wb = word_bytes(b.dtype);
+        // Whole elements covering the bytes (`start` and `len` are multiples of 4 and of `wb`
+        // for the packed dtypes that need this).
+        let first = start / wb;
+        let n = (len / wb).min(b.len.saturating_sub(first));
+        let mut out = self.read_mapped(b, first, n, |w| w.to_vec())?;
+        out.resize(len, 0);
+        Ok(out)
     }
 
     /// `Backend::read_into`: elements from `offset` of `src` as NumPy bytes into `dst`.

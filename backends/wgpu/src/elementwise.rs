@@ -197,7 +197,15 @@ impl WgpuBackend {
         let LoopPlan::Windows(windows) = lplan else {
             words.extend(guard_word);
             let meta = pipe.meta.pack(&call.params, &words);
-            let threads = if vec4 { total.div_ceil(4) } else { total } as u64;
+            // A packed launch runs one invocation per word of its lead output.
+            let threads = match wgsl::packed_lead(k, &spec, mode) {
+                Some((o, per)) => {
+                    let per = per as usize;
+                    (total + call.outputs[o].layout.offset % per).div_ceil(per)
+                }
+                None if vec4 => total.div_ceil(4),
+                None => total,
+            } as u64;
             return self.dispatch(
                 &pipe,
                 &meta,

@@ -1,9 +1,9 @@
 //! GEMM through the tiled WGSL kernel (`shaders/gemm.wgsl`), K in slices on capped drivers.
 
 use crate::{hash_of, plan_budget, WgpuBackend};
-use cupy_core::backend::{dtype_unsupported, GemmCall, Operand};
+use cupy_core::backend::{dtype_unsupported, Buffer, GemmCall, Operand};
 use cupy_core::kernel::wgsl::{self, MetaLayout};
-use cupy_core::{DType, Error, Result};
+use cupy_core::{DType, Error, Layout, Result};
 
 const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
 
@@ -22,11 +22,15 @@ impl WgpuBackend {
                 format!("mixed dtypes {} @ {} -> {}", d, b.dtype, c.dtype),
             ));
         }
-        // float16/bfloat16 are f32 words on wgpu: the float32 kernel, accumulating in float32,
-        // rounds each C element once at the end (as NumPy and cuBLAS do, within tolerance).
+        // float16/bfloat16 are packed 16-bit words on wgpu: A and B are widened to float32
+        // temporaries, the float32 kernel accumulates in float32 into a float32 C, and the cast
+        // back rounds each C element once (as NumPy and cuBLAS do, within tolerance).
+        if matches!(d, DType::Float16 | DType::BFloat16) {
+            return self.gemm_widened(call);
+        }
         let round = wgsl::round_helper(d);
         let elem = match d {
-            DType::Float32 | DType::Float16 | DType::BFloat16 => "f32",
+            DType::Float32 => "f32",
             DType::Complex64 => "vec2<f32>",
             DType::Float64 | DType::Complex128 => {
                 self.check_dtype("matmul", d)?;
@@ -137,5 +141,32 @@ impl WgpuBackend {
             b0 += nb;
         }
         Ok(())
+    }
+
+    /// GEMM of float16/bfloat16 through float32 temporaries (see `widen.rs`).
+    fn gemm_widened(&self, call: &GemmCall<'_>) -> Result<()> {
+        let f = DType::Float32;
+        let wide = |o: &Operand<'_>| -> Result<(Buffer, Layout)> {
+            let l = Layout::contiguous(&o.layout.shape);
+            let t = self.temp(f, l.size())?;
+            self.cast_into(o.buffer, &o.layout, &t, &l)?;
+            Ok((t, l))
+        };
+        let (a, al) = wide(&call.a)?;
+        let (b, bl) = wide(&call.b)?;
+        let cl = Layout::contiguous(&call.c.layout.shape);
+        let c = self.temp(f, cl.size())?;
+        fn op<'a>(buffer: &'a Buffer, layout: &Layout) -> Operand<'a> {
+            Operand {
+                buffer,
+                layout: layout.clone(),
+            }
+        }
+        self.run_gemm(&GemmCall {
+            a: op(&a, &al),
+            b: op(&b, &bl),
+            c: op(&c, &cl),
+        })?;
+        self.cast_into(&c, &cl, call.c.buffer, &call.c.layout)
     }
 }

@@ -2,23 +2,28 @@
 //! any Vulkan/Metal/DX12/GL adapter wgpu finds (including Mesa's llvmpipe).
 //!
 //! # Storage representation
-//! A buffer holds **one element per storage word**, so no two invocations ever write the same
-//! word (WGSL has no byte stores):
+//! A buffer holds NumPy's bytes for every dtype:
 //!
-//! | dtype | word on the device |
+//! | dtype | on the device |
 //! | --- | --- |
-//! | bool | `u32` 0/1 |
-//! | int8, int16 | `i32`, sign-extended |
-//! | uint8, uint16 | `u32`, zero-extended |
+//! | bool, int8, uint8 | 1 byte per element, packed 4 to a `u32` word (bool normalised to 0/1 on upload) |
+//! | int16, uint16, float16, bfloat16 | 2 bytes per element, packed 2 to a `u32` word (kernels compute float16/bfloat16 in `f32` and round on every cast/store) |
 //! | int32 / uint32 / float32 | native |
-//! | float16, bfloat16 | `f32` holding a value of the type (kernels round on every cast/store) |
 //! | int64 / uint64 | native, needs the adapter's `SHADER_INT64`, else `DTypeNotSupported` |
 //! | float64 | native, needs `SHADER_F64`, else `DTypeNotSupported` ("float64 on a wgpu adapter without SHADER_F64") |
 //! | complex64 | `vec2<f32>` (re, im): NumPy's bytes |
 //! | complex128 | `vec2<f64>` (re, im), needs `SHADER_F64`, else `DTypeNotSupported` ("complex128 on a wgpu adapter without SHADER_F64") |
 //!
-//! `write`/`read` convert from/to NumPy's byte format. Allocations are rounded up to a multiple
-//! of four words so contiguous float32/int32 kernels can use `vec4` loads and stores.
+//! How kernels write packed elements without racing on shared words (contiguous launches own
+//! whole words; other writes clear and set their bits atomically) is in
+//! `cupy_core::kernel::wgsl`'s "Packed small types". The hand-written scan, sort and GEMM
+//! shaders take one 32-bit word per element: packed operands are cast into an
+//! int32/uint32/float32 temporary around them (`widen.rs`); raw WGSL kernels see the packed `array<u32>` words. Transfers
+//! are byte copies in whole words: a write that starts or ends inside a word reads the
+//! neighbouring bytes back first (one round trip). Allocations are rounded up to a multiple
+//! of four elements (and so of whole words) so contiguous float32/int32 kernels can use
+//! `vec4` loads and stores; the pool counts the bytes (1 per bool/int8 element, 2 per
+//! int16/float16).
 //! A buffer must fit in one storage binding (`max_storage_buffer_binding_size`: 128 MiB on
 //! llvmpipe, 2 GiB on an H200) and have fewer than 2^31 elements (32-bit index arithmetic);
 //! larger allocations are refused with a clear error for now.
@@ -78,6 +83,7 @@ mod raw;
 mod reduce;
 mod sortscan;
 mod support;
+mod widen;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;

@@ -15,9 +15,13 @@
 //!   int8/int16 `i32`, uint8/uint16 `u32`), float16 and bfloat16 -> `f32`, int32 `i32`, uint32
 //!   `u32`, float32 `f32`, int64 `i64`, uint64 `u64`, float64 `f64`, complex64 `vec2<f32>`,
 //!   complex128 `vec2<f64>`.
-//! - Buffers are seen as the backend stores them: one 32-bit word per element for bool (`u32`),
-//!   int8/int16 (`i32`), uint8/uint16 (`u32`) and float16/bfloat16 (`f32`); int64/uint64/float64
-//!   as 64-bit words. Storage element types are checked against that.
+//! - Buffers are seen as the backend stores them: bool/int8/uint8 (4 per word) and
+//!   int16/uint16/float16/bfloat16 (2 per word) packed little-endian in `array<u32>` (element `i` is bits
+//!   `(i % 4) * 8 ..` of word `i / 4`, or `(i % 2) * 16 ..` of word `i / 2`; a shader that
+//!   writes them must not race with neighbours: one invocation per word, or `atomic<u32>` and
+//!   `atomicAnd`/`atomicOr`); float16/bfloat16 likewise two per word (their 16-bit patterns:
+//!   `unpack2x16float`, or `bits << 16` for bfloat16); int64/uint64/float64 as 64-bit words.
+//!   Storage element types are checked against that.
 //! - Only the bindings the entry point uses are in the layout; other groups, textures, samplers
 //!   and immediates are refused.
 //! - `grid` is the number of workgroups dispatched; `block` must equal the entry point's
@@ -30,6 +34,7 @@
 
 use crate::{backend_err, hash_of, word_bytes, WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{RawArg, RawLaunch};
+use cupy_core::kernel::wgsl;
 use cupy_core::{DType, Error, Result, Scalar};
 use naga::{AddressSpace, ScalarKind, StorageAccess, TypeInner};
 use std::fmt::Write as _;
@@ -127,6 +132,10 @@ fn expected_struct(members: &[(u32, Word)]) -> String {
 
 /// The storage word of a buffer dtype (see the crate docs).
 fn storage_word(d: DType) -> Word {
+    if wgsl::packed_bits(d).is_some() {
+        // Packed: 4 (8-bit) or 2 (16-bit) elements per little-endian u32 word.
+        return (ScalarKind::Uint, 4, 1);
+    }
     uniform_word(d)
 }
 
@@ -503,8 +512,9 @@ impl WgpuBackend {
                             ),
                         ));
                     }
-                    // Bind to the last element (at least one word: bindings cannot be empty).
-                    let size = ((b.len - off).max(1) as u64) * wb;
+                    // Bind to the last element (at least one word: bindings cannot be empty;
+                    // packed elements in whole words, the allocation is padded to them).
+                    let size = (((b.len - off).max(1) as u64) * wb).div_ceil(4) * 4;
                     entries.push((k, &b.buf, start, size));
                 }
                 BindKind::Uniform { members: declared } => {

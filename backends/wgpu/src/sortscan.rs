@@ -1,45 +1,28 @@
 //! Scans (`shaders/scan.wgsl`) and stable sorts (`shaders/sort.wgsl`) along the last axis.
 //!
 //! - Scan: one workgroup per row, chunks of 256 elements scanned in workgroup memory with the
-//!   running total carried between chunks (any row length). Integers wrap (8/16-bit ones are
-//!   wrapped at the store), bool is `or`/`and`, float16/bfloat16 accumulate in float32 and are
-//!   rounded once per output element (NumPy rounds after every step; the difference is within
-//!   the scan's rounding-error bound). Complex sums add the parts; complex products are NumPy's
-//!   multiply (the emitter's `cx_mul`).
+//!   running total carried between chunks (any row length). Integers wrap. Packed dtypes
+//!   (bool, 8/16-bit integers, float16/bfloat16) run on an int32/uint32/float32 copy
+//!   (`widen.rs`): 8/16-bit integers wrap at the cast back, bool's 0/1 sums and products cast
+//!   back as `or`/`and`, float16/bfloat16 accumulate in float32 and are rounded once per output
+//!   element (NumPy rounds after every step; the difference is within the scan's rounding-error
+//!   bound). Complex sums add the parts; complex products are NumPy's multiply (the emitter's
+//!   `cx_mul`).
 //! - Sort: a bitonic network over (key, original position) pairs with ties broken by position
 //!   (stable), NaN last, `-0.0 == 0.0`; then a gather writes the keys (and int64 values) in
-//!   sorted order from copies made by the first pass. Complex keys (`vec2`) sort in NumPy's
+//!   sorted order from copies made by the first pass (packed keys: on a widened copy, as the
+//!   scan). Complex keys (`vec2`) sort in NumPy's
 //!   order: lexicographic, with the NaN classes `R + Rj`, `R + nanj`, `nan + Rj`, `nan + nanj`. Stages with distance < 1024 run in
 //!   workgroup memory, longer ones one dispatch each.
 
+use crate::widen::wide_of;
 use crate::{backend_err, hash_of, WgpuBackend, WgpuBuffer};
-use cupy_core::backend::{ScanCall, ScanOp, SortCall};
+use cupy_core::backend::{Operand, ScanCall, ScanOp, SortCall};
 use cupy_core::kernel::wgsl::{self, MetaLayout};
 use cupy_core::{DType, Error, Layout, Result};
 
 const SCAN_WGSL: &str = include_str!("../../../shaders/scan.wgsl");
 const SORT_WGSL: &str = include_str!("../../../shaders/sort.wgsl");
-
-const ROUND_F16: &str = "fn round_f16(x: f32) -> f32 {
-  let b = bitcast<u32>(x);
-  let a = b & 0x7fffffffu;
-  let s = b & 0x80000000u;
-  if (a > 0x7f800000u) { return x; }
-  if (a >= 0x477ff000u) { return bitcast<f32>(s | 0x7f800000u); }
-  if (a < 0x38800000u) {
-    let v = round(bitcast<f32>(a) * 16777216.0f) * bitcast<f32>(0x33800000u);
-    return bitcast<f32>(s | bitcast<u32>(v));
-  }
-  return bitcast<f32>(s | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
-}
-";
-
-const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
-  let b = bitcast<u32>(x);
-  if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
-  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
-}
-";
 
 /// Block of the sort's workgroup-local stages (the `sk`/`si` arrays in sort.wgsl).
 const SORT_BLOCK: usize = 1024;
@@ -163,13 +146,30 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
             "input and output share a buffer with different layouts",
         ));
     }
-    let narrow = matches!(d, DType::Float16 | DType::BFloat16);
-    let acc = if narrow { "f32" } else { elem };
+    if let Some(w) = wide_of(d) {
+        // Packed 8/16-bit elements: scanned as 32-bit words (wrapping sums and products agree
+        // once truncated; bool's 0/1 sum and product cast back as `or`/`and`).
+        let cl = Layout::contiguous(&il.shape);
+        let t = be.temp(w, batch * n)?;
+        be.cast_into(call.input.buffer, il, &t, &cl)?;
+        let tw = Operand {
+            buffer: &t,
+            layout: cl.clone(),
+        };
+        scan(
+            be,
+            &ScanCall {
+                op: call.op,
+                input: tw.clone(),
+                output: tw,
+            },
+        )?;
+        return be.cast_into(&t, &cl, call.output.buffer, ol);
+    }
+    let acc = elem;
     let mut cx_helpers = String::new();
     let cx_mul;
     let (ident, combine) = match (call.op, d) {
-        (ScanOp::Sum, DType::Bool) => ("0", "a | b"),
-        (ScanOp::Prod, DType::Bool) => ("1", "a & b"),
         (ScanOp::Sum, _) => ("0", "a + b"),
         // NumPy's complex multiply (one fused multiply-add per part), from the emitter's
         // library; `mt.batch` (below 2^31) makes its unfoldable zero.
@@ -181,16 +181,8 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
         }
         (ScanOp::Prod, _) => ("1", "a * b"),
     };
-    let (store, helpers) = match d {
-        DType::Int8 => ("(v << 24u) >> 24u", ""),
-        DType::Int16 => ("(v << 16u) >> 16u", ""),
-        DType::UInt8 => ("v & 0xffu", ""),
-        DType::UInt16 => ("v & 0xffffu", ""),
-        DType::Float16 => ("round_f16(v)", ROUND_F16),
-        DType::BFloat16 => ("round_bf16(v)", ROUND_BF16),
-        _ => ("v", ""),
-    };
-    let helpers = format!("{helpers}{cx_helpers}");
+    let store = "v";
+    let helpers = cx_helpers;
     let key = hash_of(&("scan", elem, d.name(), ident, combine, aliased));
     let pipe = be.pipeline(key, op, &|| {
         let mut src: String = SCAN_WGSL
@@ -222,7 +214,7 @@ pub(crate) fn scan(be: &WgpuBackend, call: &ScanCall<'_>) -> Result<()> {
         Some(b) => (crate::plan_budget(b).saturating_sub(16) / 10).max(1) as usize * 256,
         None => n.div_ceil(256) * 256,
     };
-    let carry = be.alloc_words(if narrow { DType::Float32 } else { d }, batch)?;
+    let carry = be.alloc_words(d, batch)?;
     let mut bufs: Vec<&wgpu::Buffer> = if aliased {
         vec![&y.buf]
     } else {
@@ -312,6 +304,23 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
     if batch * n == 0 {
         return Ok(());
     }
+    if let Some(w) = wide_of(d) {
+        // Packed 8/16-bit keys: sorted as 32-bit words in a temporary of the keys' layout.
+        let t = be.temp(w, k.len)?;
+        be.cast_into(call.keys.buffer, kl, &t, kl)?;
+        sort(
+            be,
+            &SortCall {
+                keys: Operand {
+                    buffer: &t,
+                    layout: kl.clone(),
+                },
+                values: call.values.clone(),
+                values_are_positions: call.values_are_positions,
+            },
+        )?;
+        return be.cast_into(&t, kl, call.keys.buffer, kl);
+    }
     let big_n = n.next_power_of_two();
     let flat = batch
         .checked_mul(big_n)
@@ -325,9 +334,7 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
     let e = SORT_BLOCK.min(flat.next_power_of_two());
     let total = flat.div_ceil(e) * e;
     let less = match d {
-        DType::Float16 | DType::BFloat16 | DType::Float32 => {
-            "!isnan_f32(a) && (isnan_f32(b) || a < b)"
-        }
+        DType::Float32 => "!isnan_f32(a) && (isnan_f32(b) || a < b)",
         DType::Float64 => "(a == a) && (!(b == b) || a < b)",
         DType::Complex64 | DType::Complex128 => "cx_sort_lt(a, b)",
         _ => "a < b",

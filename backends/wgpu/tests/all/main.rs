@@ -4,4 +4,5 @@
 mod atomics;
 mod backend;
 mod loops;
+mod packed;
 mod raw;

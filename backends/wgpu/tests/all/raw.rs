@@ -109,14 +109,22 @@ fn saxpy_with_buffers_and_scalars() {
 }
 
 #[test]
-fn widened_words_offsets_and_reflected_bindings() {
+fn packed_words_offsets_and_reflected_bindings() {
     let d = dev_or_skip!();
-    // int8 is stored as i32 words; a uniform-free kernel; bool scalar as u32.
+    // int8 is packed four to a u32 word (one invocation per word); a uniform-free kernel.
     let src = r#"
-@group(0) @binding(0) var<storage, read_write> v: array<i32>;
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
 @compute @workgroup_size(4, 1, 1)
 fn neg(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < arrayLength(&v)) { v[gid.x] = -v[gid.x]; }
+    if (gid.x < arrayLength(&v)) {
+        let w = v[gid.x];
+        var r = 0u;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let b = extractBits(bitcast<i32>(w), j * 8u, 8u);
+            r = insertBits(r, bitcast<u32>(-b), j * 8u, 8u);
+        }
+        v[gid.x] = r;
+    }
 }
 "#;
     let b = up(&d, &[1i8, -2, 3, 4, 5, 6]);

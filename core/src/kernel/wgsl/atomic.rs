@@ -26,7 +26,7 @@
 //!   atomics (llvmpipe, NVIDIA, AMD, Intel Vulkan drivers) never take this path.
 
 use super::emitter::WgslEmitter;
-use super::storage_bytes;
+use super::{packed_bits, storage_bytes};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::ir::{AtomicOp, Kernel, Stmt};
@@ -41,7 +41,7 @@ pub(super) fn wide_atomic(d: DType) -> bool {
 
 /// Why the emitter cannot update dtype `d` atomically, if it cannot (complex elements).
 pub(super) fn atomic_refusal(d: DType, op: AtomicOp) -> Option<String> {
-    (storage_bytes(d) != Some(4) && !wide_atomic(d)).then(|| {
+    (storage_bytes(d).is_some_and(|b| b > 4) && !wide_atomic(d)).then(|| {
         format!(
             "atomic {op:?} of {d}: atomic updates of complex elements are not implemented \
              (WGSL atomics are 32- and 64-bit integer words)"
@@ -84,7 +84,8 @@ pub(super) fn atomic_word(d: DType, int64_atomics: bool) -> &'static str {
         DType::Int64 if int64_atomics => "i64",
         DType::UInt64 | DType::Float64 if int64_atomics => "u64",
         // Without 64-bit atomics: pairs of u32 words (low word first), see the module docs.
-        DType::Int8 | DType::Int16 | DType::Int32 => "i32",
+        // Packed 8/16-bit elements share `u32` words (see `packed_atomic_helper`).
+        DType::Int32 => "i32",
         _ => "u32",
     }
 }
@@ -182,6 +183,11 @@ impl WgslEmitter {
             self.helpers.push((name.clone(), code));
             return Ok(name);
         }
+        if let Some(bits) = packed_bits(d) {
+            let code = self.packed_atomic_helper(&name, &arr, d, bits, op)?;
+            self.helpers.push((name.clone(), code));
+            return Ok(name);
+        }
         let native =
             |f: &str, v: &str| format!("fn {name}(i: u32, v: {vt}) {{ {f}(&{arr}[i], {v}); }}\n");
         let code = match (op, d) {
@@ -224,6 +230,76 @@ impl WgslEmitter {
         };
         self.helpers.push((name.clone(), code));
         Ok(name)
+    }
+
+    /// The update of a packed 8/16-bit element (bool, int8, uint8, int16, uint16): bool
+    /// `Add`/`Max` is an `atomicOr` of its bit, `Min` an `atomicAnd` clearing its byte when `v`
+    /// is false; every other update a compare-and-swap loop on the element's word that changes
+    /// only the element's bits (so updates of neighbours sharing the word retry, never clobber).
+    fn packed_atomic_helper(
+        &mut self,
+        name: &str,
+        arr: &str,
+        d: DType,
+        bits: u32,
+        op: AtomicOp,
+    ) -> Result<String> {
+        let vt = self.vty(d);
+        let (q, r) = if bits == 8 {
+            ("2u", "3u")
+        } else {
+            ("1u", "1u")
+        };
+        let head = format!(
+            "fn {name}(i: u32, v: {vt}) {{\n  let wi = i >> {q};\n  let sh = (i & {r}) * {bits}u;\n"
+        );
+        match (op, d) {
+            (AtomicOp::Add | AtomicOp::Max, DType::Bool) => {
+                return Ok(format!(
+                    "{head}  if (v) {{ atomicOr(&{arr}[wi], 1u << sh); }}\n}}\n"
+                ))
+            }
+            (AtomicOp::Min, DType::Bool) => {
+                return Ok(format!(
+                    "{head}  if (!v) {{ atomicAnd(&{arr}[wi], ~(0xffu << sh)); }}\n}}\n"
+                ))
+            }
+            _ => {}
+        }
+        let cur = match d {
+            DType::Int8 | DType::Int16 => format!("extractBits(bitcast<i32>(old), sh, {bits}u)"),
+            DType::Float16 => {
+                let f = self.helper("f16_f32", || super::emitter::F16_F32.into());
+                format!("{f}(extractBits(old, sh, 16u))")
+            }
+            DType::BFloat16 => "bitcast<f32>(extractBits(old, sh, 16u) << 16u)".to_string(),
+            _ => format!("extractBits(old, sh, {bits}u)"),
+        };
+        let r = self.binary(op.binary(), d, d, "cur".into(), "v".into())?;
+        let r = self.wrap(d, r);
+        let pv = self.packed_value(d, r);
+        let (dv, dn, g) = if self.guard.is_some() {
+            (
+                "  var done = false;\n",
+                "done = true; ",
+                self.guard_line("!done"),
+            )
+        } else {
+            ("", "", String::new())
+        };
+        Ok(format!(
+            "{head}  var old = atomicLoad(&{arr}[wi]);
+{dv}  loop {{
+    let cur = {cur};
+    let nw = insertBits(old, {pv}, sh, {bits}u);
+    if (nw == old) {{ {dn}break; }}
+    let x = atomicCompareExchangeWeak(&{arr}[wi], old, nw);
+    if (x.exchanged) {{ {dn}break; }}
+    old = x.old_value;
+  }}
+{g}}}
+"
+        ))
     }
 
     /// The lock-protected update of a 64-bit element held as a pair of u32 words (module docs).

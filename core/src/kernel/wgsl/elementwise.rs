@@ -3,7 +3,7 @@
 use super::atomic::{atomic_lock, atomic_refusal};
 use super::emitter::{iword, word, Ctx, RawCtx, WgslEmitter};
 use super::interface::{bindings_decl, elementwise_narrow, meta_decl, MAIN_SIG};
-use super::{vec4_eligible, ElementwiseSpec, LoopMode, WgslOptions, WgslShader};
+use super::{packed_bits, vec4_eligible, ElementwiseSpec, LoopMode, WgslOptions, WgslShader};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::ir::{Kernel, Stmt};
@@ -115,6 +115,15 @@ pub fn emit_elementwise_with(
             "a raw operand updated atomically shares its buffer with an elementwise operand",
         ));
     }
+    // Packed (8/16-bit) bindings that are written: each invocation owns the words of the lead
+    // output (contiguous launches), every other written packed binding is atomic.
+    let lead = packed_lead(k, spec, mode);
+    let lead_binding = lead.map(|(o, _)| spec.bindings.outputs[o]);
+    for (b, &(d, rw)) in spec.bindings.buffers.iter().enumerate() {
+        if rw && packed_bits(d).is_some() && Some(b) != lead_binding {
+            atomic[b] = true;
+        }
+    }
     decls.push_str(&bindings_decl(&em, &spec.bindings, spec.vec4, &atomic));
     let mut extra_binding = extra_binding;
     if atomic_lock(k, opts.int64_atomics) {
@@ -158,10 +167,98 @@ pub fn emit_elementwise_with(
         }
         s
     };
+    // The element addresses `a{o}` of element `i`, at indentation `pad`.
+    let addresses = |pad: &str| -> String {
+        let mut s = String::new();
+        if spec.contiguous {
+            for o in 0..nops {
+                let _ = writeln!(s, "{pad}let a{o} = {} + i;", word(1 + o));
+            }
+        } else {
+            let _ = writeln!(s, "{pad}var rem = i;");
+            for ax in (0..nd).rev() {
+                if ax == 0 {
+                    let _ = writeln!(s, "{pad}let c0 = rem;");
+                } else {
+                    let sh = word(1 + ax);
+                    let _ = writeln!(s, "{pad}let c{ax} = rem % {sh};\n{pad}rem = rem / {sh};");
+                }
+            }
+            for o in 0..nops {
+                let base = 1 + nd + o * (nd + 1);
+                let mut e = format!("bitcast<i32>({})", word(base));
+                for ax in 0..nd {
+                    let _ = write!(e, " + i32(c{ax}) * {}", iword(base + 1 + ax));
+                }
+                let _ = writeln!(s, "{pad}let a{o} = u32({e});");
+            }
+        }
+        s
+    };
+    // Inputs are loaded once, before the body.
+    let input_lets = |em: &mut WgslEmitter, pad: &str| -> (String, Vec<String>) {
+        let mut s = String::new();
+        let mut names = vec![];
+        for i in 0..nin {
+            let b = op_binding(i);
+            let v = em.load_elem(b, atomic[b], k.inputs[i], &format!("a{i}"));
+            let _ = writeln!(s, "{pad}let x{i} = {v};");
+            names.push(format!("x{i}"));
+        }
+        (s, names)
+    };
+    // A store of output `o` outside the lead's owned words.
+    let plain_store = |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
+        let b = op_binding(nin + o);
+        if packed_bits(d).is_some() {
+            em.store_packed_atomic(b, d, &format!("a{}", nin + o), v)
+        } else {
+            let sv = em.store_conv(d, v);
+            format!("b{b}[a{}] = {sv};", nin + o)
+        }
+    };
     let mut main = String::from(MAIN_SIG);
     main.push_str("  let gid = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
     let _ = writeln!(main, "  let total = {};", word(0));
-    if !spec.vec4 {
+    if let Some((lo, per)) = lead {
+        // Invocation `gid` owns word `off / per + gid` of the lead output: its elements
+        // `gid * per - off % per ..` (those inside the launch are computed, the others kept).
+        let lb = op_binding(nin + lo);
+        let bits = 32 / per;
+        let off = word(1 + nin + lo);
+        let _ = writeln!(
+            main,
+            "  let ib = i32(gid * {per}u) - i32({off} % {per}u);\n  if (ib >= i32(total)) {{ return; }}\n  let wa = {off} / {per}u + gid;\n  var wl = b{lb}[wa];"
+        );
+        for lane in 0..per {
+            let _ = writeln!(
+                main,
+                "  if (ib + {lane}i >= 0i && ib + {lane}i < i32(total)) {{\n    let i = u32(ib + {lane}i);"
+            );
+            main.push_str(&addresses("    "));
+            let (lets, inputs) = input_lets(&mut em, "    ");
+            main.push_str(&lets);
+            let ctx = Ctx {
+                inputs,
+                params: params.clone(),
+                vars: vars.clone(),
+                index: "i".into(),
+                raws: raws.clone(),
+            };
+            main.push_str(&locals_decl(&em));
+            let store = move |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
+                if o == lo {
+                    let pv = em.packed_value(d, v);
+                    format!("wl = insertBits(wl, {pv}, {}u, {bits}u);", lane * bits)
+                } else {
+                    plain_store(em, o, d, v)
+                }
+            };
+            em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
+            main.push_str("  }\n");
+        }
+        let _ = writeln!(main, "  b{lb}[wa] = wl;\n}}");
+    } else if !spec.vec4 {
         if mode.window {
             let _ = writeln!(
                 main,
@@ -171,32 +268,9 @@ pub fn emit_elementwise_with(
         } else {
             main.push_str("  if (gid >= total) { return; }\n  let i = gid;\n");
         }
-        if spec.contiguous {
-            for o in 0..nops {
-                let _ = writeln!(main, "  let a{o} = {} + i;", word(1 + o));
-            }
-        } else {
-            main.push_str("  var rem = i;\n");
-            for ax in (0..nd).rev() {
-                if ax == 0 {
-                    main.push_str("  let c0 = rem;\n");
-                } else {
-                    let sh = word(1 + ax);
-                    let _ = writeln!(main, "  let c{ax} = rem % {sh};\n  rem = rem / {sh};");
-                }
-            }
-            for o in 0..nops {
-                let base = 1 + nd + o * (nd + 1);
-                let mut e = format!("bitcast<i32>({})", word(base));
-                for ax in 0..nd {
-                    let _ = write!(e, " + i32(c{ax}) * {}", iword(base + 1 + ax));
-                }
-                let _ = writeln!(main, "  let a{o} = u32({e});");
-            }
-        }
-        let inputs: Vec<String> = (0..nin)
-            .map(|i| em.load_conv(k.inputs[i], format!("b{}[a{i}]", op_binding(i))))
-            .collect();
+        main.push_str(&addresses("  "));
+        let (lets, inputs) = input_lets(&mut em, "  ");
+        main.push_str(&lets);
         let ctx = Ctx {
             inputs,
             params: params.clone(),
@@ -206,10 +280,7 @@ pub fn emit_elementwise_with(
         };
         main.push_str("  {\n");
         main.push_str(&locals_decl(&em));
-        let store = |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
-            let sv = em.store_conv(d, v);
-            format!("b{}[a{}] = {sv};", op_binding(nin + o), nin + o)
-        };
+        let store = plain_store;
         if mode.window {
             let (restore, save) = em.scratch_io(&k.locals)?;
             let _ = writeln!(
@@ -325,4 +396,29 @@ pub fn elementwise_words(
     }
     w.extend(raw_offsets.iter().map(|&x| x as u32));
     w
+}
+
+/// The output whose words each invocation of a packed launch owns, and its elements per word
+/// (4 for 8-bit, 2 for 16-bit dtypes): the first output of a packed dtype of a contiguous,
+/// unwindowed, non-`vec4` launch whose binding no raw operand or other output shares. Such a
+/// launch runs one invocation per word of that output (`ceil((total + offset % per) / per)`
+/// invocations; the backend dispatches that many); every other written packed binding is
+/// updated with atomics. `None`: one invocation per element, packed writes all atomic.
+pub fn packed_lead(k: &Kernel, spec: &ElementwiseSpec, mode: LoopMode) -> Option<(usize, u32)> {
+    if !spec.contiguous || spec.vec4 || mode.window {
+        return None;
+    }
+    let o = k.outputs.iter().position(|d| packed_bits(*d).is_some())?;
+    let b = spec.bindings.outputs[o];
+    let shared = spec.bindings.raws.contains(&b)
+        || spec
+            .bindings
+            .outputs
+            .iter()
+            .enumerate()
+            .any(|(j, x)| j != o && *x == b);
+    if shared {
+        return None;
+    }
+    Some((o, 32 / packed_bits(k.outputs[o])?))
 }

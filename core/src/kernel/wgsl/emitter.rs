@@ -2,7 +2,7 @@
 //! loop guard) and its value plumbing: WGSL types of dtypes, literals, load/store conversions,
 //! wrapping of narrow integers, NaN tests.
 
-use super::{storage_refusal, ParamRepr, WgslOptions};
+use super::{packed_bits, storage_refusal, ParamRepr, WgslOptions};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
@@ -163,6 +163,31 @@ pub(super) const ROUND_BF16: &str = "fn round_bf16(x: f32) -> f32 {
 }
 ";
 
+/// float16 bits (low 16 bits of a `u32`) -> float32, from the bits (no builtin, whose
+/// results for infinities WGSL leaves open): subnormals are `m * 2^-24`, exact in float32.
+pub(super) const F16_F32: &str = "fn f16_f32(h: u32) -> f32 {
+  let s = (h & 0x8000u) << 16u;
+  let e = (h >> 10u) & 0x1fu;
+  let m = h & 0x3ffu;
+  if (e == 0u) { return bitcast<f32>(s | bitcast<u32>(f32(m) * bitcast<f32>(0x33800000u))); }
+  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}
+";
+
+/// A float32 holding a float16 value (`round_f16`'s result) -> its float16 bits (`pack2x16float`
+/// leaves values outside float16's finite range open, so this works on the bits).
+pub(super) const F32_F16: &str = "fn f32_f16(x: f32) -> u32 {
+  let b = bitcast<u32>(x);
+  let s = (b >> 16u) & 0x8000u;
+  let a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) { return s | 0x7e00u; }
+  if (a >= 0x47800000u) { return s | 0x7c00u; }
+  if (a < 0x38800000u) { return s | u32(bitcast<f32>(a) * 16777216.0f); }
+  return s | ((a - 0x38000000u) >> 13u);
+}
+";
+
 impl WgslEmitter {
     pub(super) fn new(opts: &WgslOptions, narrow: bool, kname: &str) -> WgslEmitter {
         WgslEmitter {
@@ -261,10 +286,16 @@ impl WgslEmitter {
         }
     }
 
-    /// WGSL storage word type.
+    /// WGSL storage word type (packed 8/16-bit elements: their `u32` words).
     pub(super) fn sty(&self, d: DType) -> &'static str {
         match d {
-            DType::Bool => "u32",
+            DType::Bool
+            | DType::Int8
+            | DType::UInt8
+            | DType::Int16
+            | DType::UInt16
+            | DType::Float16
+            | DType::BFloat16 => "u32",
             DType::Int64 => "i64",
             DType::UInt64 => "u64",
             _ => self.vty(d),
@@ -372,6 +403,98 @@ impl WgslEmitter {
         } else {
             s
         }
+    }
+
+    /// The element at address `addr` (a `u32` expression, in elements) of binding `b{binding}`
+    /// of dtype `d`, as a value; `atomic`: the binding is `array<atomic<..>>`. Packed elements
+    /// go through a helper `ld_b{binding}(a)` that extracts (and sign-extends) the element's
+    /// bits from its word.
+    pub(super) fn load_elem(
+        &mut self,
+        binding: usize,
+        atomic: bool,
+        d: DType,
+        addr: &str,
+    ) -> String {
+        let Some(bits) = packed_bits(d) else {
+            let slot = format!("b{binding}[{addr}]");
+            return if atomic {
+                self.word_value(d, format!("atomicLoad(&{slot})"))
+            } else {
+                self.load_conv(d, slot)
+            };
+        };
+        if d == DType::Float16 {
+            self.helper("f16_f32", || F16_F32.into());
+        }
+        let name = format!("ld_b{binding}");
+        let vt = self.vty(d);
+        self.helper(&name, || {
+            let (q, r) = if bits == 8 { ("2u", "3u") } else { ("1u", "1u") };
+            let w = if atomic {
+                format!("atomicLoad(&b{binding}[a >> {q}])")
+            } else {
+                format!("b{binding}[a >> {q}]")
+            };
+            let v = match d {
+                DType::Bool => format!("extractBits(w, sh, {bits}u) != 0u"),
+                DType::Float16 => "f16_f32(extractBits(w, sh, 16u))".to_string(),
+                DType::BFloat16 => "bitcast<f32>(extractBits(w, sh, 16u) << 16u)".to_string(),
+                DType::Int8 | DType::Int16 => format!("extractBits(bitcast<i32>(w), sh, {bits}u)"),
+                _ => format!("extractBits(w, sh, {bits}u)"),
+            };
+            format!(
+                "fn {name}(a: u32) -> {vt} {{\n  let w = {w};\n  let sh = (a & {r}) * {bits}u;\n  return {v};\n}}\n"
+            )
+        })
+        .to_string()
+            + &format!("({addr})")
+    }
+
+    /// The low bits of packed dtype `d`'s value `v` as a `u32` (the element's bits in its
+    /// word, before the shift; the caller masks).
+    /// float16/bfloat16 values are rounded to the type first (as every store rounds).
+    pub(super) fn packed_value(&mut self, d: DType, v: String) -> String {
+        match d {
+            DType::Bool => format!("select(0u, 1u, {v})"),
+            DType::Int8 | DType::Int16 => format!("bitcast<u32>({v})"),
+            DType::Float16 => {
+                let r = self.store_conv(d, v);
+                let f = self.helper("f32_f16", || F32_F16.into());
+                format!("{f}({r})")
+            }
+            DType::BFloat16 => {
+                let r = self.store_conv(d, v);
+                format!("(bitcast<u32>({r}) >> 16u)")
+            }
+            _ => v,
+        }
+    }
+
+    /// A statement storing value `v` of packed dtype `d` at address `addr` of the atomic binding
+    /// `b{binding}`: `atomicAnd` clears the element's bits, `atomicOr` sets them, so lanes
+    /// writing other elements of the same word never race (each touches only its own bits).
+    pub(super) fn store_packed_atomic(
+        &mut self,
+        binding: usize,
+        d: DType,
+        addr: &str,
+        v: String,
+    ) -> String {
+        let bits = packed_bits(d).unwrap_or(32);
+        let name = format!("st_b{binding}");
+        self.helper(&name, || {
+            let (q, r, m) = if bits == 8 {
+                ("2u", "3u", "0xffu")
+            } else {
+                ("1u", "1u", "0xffffu")
+            };
+            format!(
+                "fn {name}(a: u32, v: u32) {{\n  let i = a >> {q};\n  let sh = (a & {r}) * {bits}u;\n  atomicAnd(&b{binding}[i], ~({m} << sh));\n  atomicOr(&b{binding}[i], (v & {m}) << sh);\n}}\n"
+            )
+        });
+        let pv = self.packed_value(d, v);
+        format!("{name}({addr}, {pv});")
     }
 
     pub(super) fn store_conv(&mut self, d: DType, v: String) -> String {

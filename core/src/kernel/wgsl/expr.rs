@@ -66,14 +66,12 @@ impl WgslEmitter {
             ExprKind::Load { raw, index } => {
                 let ix = sub(self, index)?;
                 let r = &c.raws[*raw];
-                let slot = format!("b{}[{} + u32({ix})]", r.binding, r.off);
                 if r.atomic && self.pair_atomic(e.ty) {
                     let h = self.pair_helpers(r.binding);
                     self.bits_value(e.ty, format!("{h}_ld({} + u32({ix}))", r.off))
-                } else if r.atomic {
-                    self.word_value(e.ty, format!("atomicLoad(&{slot})"))
                 } else {
-                    self.load_conv(e.ty, slot)
+                    let addr = format!("{} + u32({ix})", r.off);
+                    self.load_elem(r.binding, r.atomic, e.ty, &addr)
                 }
             }
             ExprKind::Unary(op, a) => {

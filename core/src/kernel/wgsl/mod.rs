@@ -1,19 +1,47 @@
 //! The IR -> WGSL emitter (a pure function; used by the wgpu backend, unit-tested with naga).
 //!
 //! # Storage representation on wgpu
-//! One element per storage word (so invocations never race on packed bytes):
 //!
-//! | dtype | storage word | value type in WGSL |
+//! | dtype | storage | value type in WGSL |
 //! | --- | --- | --- |
-//! | bool | `u32` (0 or 1) | `bool` |
-//! | int8, int16, int32 | `i32` (sign-extended) | `i32` (wrapped to the type after every op) |
-//! | uint8, uint16, uint32 | `u32` (zero-extended) | `u32` (masked after every op) |
+//! | bool | 1 byte (0 or 1), packed in `u32` words | `bool` (byte != 0) |
+//! | int8, uint8 | 1 byte, packed in `u32` words | `i32` / `u32` (wrapped to the type after every op) |
+//! | int16, uint16 | 2 bytes, packed in `u32` words | `i32` / `u32` (wrapped) |
+//! | int32, uint32 | `i32` / `u32` | same |
 //! | int64 / uint64 | `i64` / `u64` (needs `SHADER_INT64`) | same |
-//! | float16, bfloat16 | `f32` holding a value of the type | `f32`, rounded on every cast and store |
+//! | float16, bfloat16 | 2 bytes (their bit patterns), packed in `u32` words | `f32`, rounded on every cast and store |
 //! | float32 | `f32` | `f32` |
 //! | float64 | `f64` (needs `SHADER_F64`) | `f64` |
 //! | complex64 | `vec2<f32>` (re, im) | `vec2<f32>` |
 //! | complex128 | `vec2<f64>` (needs `SHADER_F64`) | `vec2<f64>` |
+//!
+//! # Packed small types
+//! bool, int8, uint8 (4 per word) and int16, uint16, float16, bfloat16 (2 per word) are
+//! NumPy's bytes in little-endian `u32` words ([`storage_bytes`], [`packed_bits`]): element address `a` (in
+//! elements, view offsets included, so any offset and stride works) is bits `(a & 3) * 8 ..`
+//! of word `a >> 2` (16-bit: `(a & 1) * 16 ..` of word `a >> 1`). A load is a helper
+//! `ld_b{k}(a)`: `extractBits` of the word, on `i32` for the signed types (so it
+//! sign-extends), `!= 0` for bool; float16 bits become a float32 by bit arithmetic (`f16_f32`),
+//! bfloat16 bits are the top half of a float32. Stores round float16/bfloat16 as before and
+//! take the bits back (`f32_f16`; WGSL's `pack2x16float`/`unpack2x16float` leave infinities
+//! open, so they are not used). WGSL has no byte stores, so writes must never race with
+//! neighbouring invocations writing other bytes of the same word:
+//! - *Owned words* (the fast path, [`packed_lead`]): an elementwise launch whose operands are
+//!   contiguous (not `vec4`, not windowed) runs one invocation per word of its first packed
+//!   output (the *lead*): invocation `g` owns word `offset / per + g` and computes the
+//!   elements of the launch that word holds (`g * per - offset % per ..`, `per` = 4 or 2),
+//!   inserting each into the word read at the start (so the bytes of elements outside the
+//!   launch, before a view's first or after its last element, are kept), and writes the word
+//!   once. No two invocations share a word, so the binding stays a plain `array<u32>`.
+//!   Allocations are padded to whole words, so the last word always exists.
+//! - *Atomic* (everything else: strided or windowed elementwise outputs, further packed
+//!   outputs of a launch, reduction outputs and partials, written raw operands): the binding
+//!   is `array<atomic<u32>>` and a store `st_b{k}(a, v)` is `atomicAnd(word, ~mask)` then
+//!   `atomicOr(word, v << shift)`: each lane only touches its own element's bits, so the
+//!   order of neighbours' updates does not matter. Every access to such a binding (loads of an
+//!   input sharing the buffer included) is atomic. `AtomicRaw` updates of packed elements
+//!   (`add.at`, `maximum.at`, scatter) are compare-and-swap loops on the word that change only
+//!   the element's bits (bool `or`/`and` are one `atomicOr`/`atomicAnd`).
 //!
 //! `Int64`/`UInt64` *expressions* of a kernel whose operands (inputs, outputs, raws) are not
 //! 64-bit integers are index arithmetic (`Index`, loop variables, `Load` indices): they are
@@ -32,11 +60,11 @@
 //! # Scatter (raw operands written)
 //! A raw operand the kernel writes ([`Kernel::writes_raw`]) must have a read-write binding
 //! ([`BindingPlan::mark_raw_writes`]). A binding updated by `AtomicRaw` is declared
-//! `array<atomic<i32>>` (signed 8/16/32-bit) or `array<atomic<u32>>` (everything else, floats
+//! `array<atomic<i32>>` (int32) or `array<atomic<u32>>` (everything else: packed words, floats
 //! as bit patterns; int64/uint64 as pairs of words, low word first), and every access to it,
 //! loads and plain stores included, is atomic; it must not also serve an elementwise operand.
-//! Native `atomicAdd/Max/Min/Or/And` where the word type allows; 8/16-bit integer `Add` (which
-//! must re-wrap) and every float op run a compare-and-swap loop on the bit pattern.
+//! Native `atomicAdd/Max/Min/Or/And` where the word type allows; packed 8/16-bit updates (see
+//! "Packed small types") and every float op run a compare-and-swap loop on the bit pattern.
 //! int64/uint64/float64 use `atomic<i64>`/`atomic<u64>` words with
 //! [`WgslOptions::int64_atomics`]; without it, pairs of u32 words: int64/uint64 `Add` is two
 //! 32-bit atomic adds with the low word's carry, the other 64-bit updates take a spin lock in
@@ -468,13 +496,26 @@ pub fn vec4_eligible(k: &Kernel) -> bool {
     !nested && counts.iter().all(|&c| c == 1)
 }
 
-/// Bytes of the storage word of `dtype` on wgpu (complex: the `vec2` of its parts, NumPy's
-/// bytes).
+/// Bytes per element of `dtype` in wgpu storage: NumPy's itemsize for every dtype but
+/// float16/bfloat16 (held as float32 words, 4). bool, int8 and uint8 take 1 byte and
+/// int16/uint16 2, packed in `u32` words (see "Packed small types" in the module docs).
 pub fn storage_bytes(dtype: DType) -> Option<usize> {
     match dtype {
         DType::Complex128 => Some(16),
         DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex64 => Some(8),
+        DType::Bool | DType::Int8 | DType::UInt8 => Some(1),
+        DType::Int16 | DType::UInt16 | DType::Float16 | DType::BFloat16 => Some(2),
         _ => Some(4),
+    }
+}
+
+/// Bits of a packed element (bool, int8, uint8: 8; int16, uint16: 16), `None` for dtypes held
+/// in whole words.
+pub fn packed_bits(dtype: DType) -> Option<u32> {
+    match dtype {
+        DType::Bool | DType::Int8 | DType::UInt8 => Some(8),
+        DType::Int16 | DType::UInt16 | DType::Float16 | DType::BFloat16 => Some(16),
+        _ => None,
     }
 }
 
@@ -521,7 +562,7 @@ mod stmt;
 
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
-pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with};
+pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with, packed_lead};
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
 

@@ -7,7 +7,7 @@
 
 use super::emitter::{iword, word, Ctx, WgslEmitter};
 use super::interface::{bindings_decl, meta_decl, reduce_narrow, MAIN_SIG};
-use super::{LoopMode, ReduceMode, ReduceSpec, WgslOptions, WgslShader};
+use super::{packed_bits, LoopMode, ReduceMode, ReduceSpec, WgslOptions, WgslShader};
 use crate::error::Result;
 use crate::kernel::ir::ReduceKernel;
 use crate::layout::Layout;
@@ -121,7 +121,14 @@ pub fn emit_reduction_with(
         em.guard = Some(format!("lg[0] = {};", word(n_words)));
     }
     let mut decls = meta;
-    decls.push_str(&bindings_decl(&em, &spec.bindings, false, &[]));
+    // Written packed (8/16-bit) bindings are atomic: neighbouring outputs share words.
+    let atomic: Vec<bool> = spec
+        .bindings
+        .buffers
+        .iter()
+        .map(|&(d, rw)| rw && packed_bits(d).is_some())
+        .collect();
+    decls.push_str(&bindings_decl(&em, &spec.bindings, false, &atomic));
     decls.push_str(&mode.bindings_decl(spec.bindings.buffers.len() + 1));
     let params: Vec<String> = k
         .params
@@ -208,9 +215,13 @@ pub fn emit_reduction_with(
         }
         let _ = writeln!(m, "    let a{i} = u32({e});");
     }
-    let inputs: Vec<String> = (0..nin)
-        .map(|i| em.load_conv(k.inputs[i], format!("b{}[a{i}]", spec.bindings.inputs[i])))
-        .collect();
+    let mut inputs = vec![];
+    for i in 0..nin {
+        let b = spec.bindings.inputs[i];
+        let v = em.load_elem(b, atomic[b], k.inputs[i], &format!("a{i}"));
+        let _ = writeln!(m, "    let x{i} = {v};");
+        inputs.push(format!("x{i}"));
+    }
     let ctx = Ctx {
         inputs,
         params: params.clone(),
@@ -242,8 +253,14 @@ pub fn emit_reduction_with(
     }
     if spec.partial {
         for (j, v) in members("acc", n_acc).into_iter().enumerate() {
-            let sv = em.store_conv(k.acc[j], v);
-            let _ = writeln!(m, "  b{}[t] = {sv};", spec.bindings.outputs[j]);
+            let b = spec.bindings.outputs[j];
+            if atomic[b] {
+                let st = em.store_packed_atomic(b, k.acc[j], "t", v);
+                let _ = writeln!(m, "  {st}");
+            } else {
+                let sv = em.store_conv(k.acc[j], v);
+                let _ = writeln!(m, "  b{b}[t] = {sv};");
+            }
         }
     } else {
         let ob = spec.bindings.outputs[0];
@@ -260,8 +277,13 @@ pub fn emit_reduction_with(
         };
         let pv = em.expr(&k.post, &pctx)?;
         em.flush_pre("  ", &mut m);
-        let sv = em.store_conv(k.output, pv);
-        let _ = writeln!(m, "  b{ob}[u32({e})] = {sv};");
+        if atomic[ob] {
+            let st = em.store_packed_atomic(ob, k.output, &format!("u32({e})"), pv);
+            let _ = writeln!(m, "  {st}");
+        } else {
+            let sv = em.store_conv(k.output, pv);
+            let _ = writeln!(m, "  b{ob}[u32({e})] = {sv};");
+        }
     }
     m.push_str("}\n");
     let mut all = combine;

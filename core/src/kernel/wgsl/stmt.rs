@@ -2,6 +2,7 @@
 //! bodies and their scratch save/restore, the final assembly of a shader.
 
 use super::emitter::{word, Ctx, WgslEmitter};
+use super::packed_bits;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::ir::Stmt;
@@ -39,6 +40,11 @@ impl WgslEmitter {
                             "{pad}{h}_st({} + u32({ix}), bitcast<u64>({v}));",
                             r.off
                         );
+                    } else if packed_bits(value.ty).is_some() {
+                        // Written packed raws are always atomic bindings (see elementwise.rs).
+                        let addr = format!("{} + u32({ix})", r.off);
+                        let st = self.store_packed_atomic(r.binding, value.ty, &addr, v);
+                        let _ = writeln!(out, "{pad}{st}");
                     } else if r.atomic {
                         let w = self.value_word(value.ty, v);
                         let _ = writeln!(out, "{pad}atomicStore(&{slot}, {w});");

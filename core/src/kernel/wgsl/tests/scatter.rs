@@ -51,7 +51,14 @@ fn scatter_stores_and_atomics_validate() {
     assert!(sh.source.contains("atomicLoad(&b3["));
     let k = scatter_kernel(DType::Int8, Some(AtomicOp::Add), false);
     let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
-    assert!(sh.source.contains("array<atomic<i32>>") && sh.source.contains("<< 24u"));
+    // Packed int8: a compare-and-swap on the element's u32 word, changing its 8 bits only.
+    assert!(
+        sh.source.contains("array<atomic<u32>>")
+            && sh.source.contains("insertBits(old, ")
+            && sh.source.contains("let wi = i >> 2u;"),
+        "{}",
+        sh.source
+    );
     let k = scatter_kernel(DType::Int32, Some(AtomicOp::Add), false);
     let sh = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap();
     assert!(sh.source.contains("atomicAdd(&b2[i], v)"));
