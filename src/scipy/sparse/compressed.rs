@@ -179,7 +179,7 @@ impl Compressed {
                 return Err(Error::invalid(
                     op,
                     format!(
-                        "{} index {hi} out of range: must be < {minor} (the number of {})",
+                        "{} index {hi} out of range: must be < {minor} (the number of {}s)",
                         names.1, names.1
                     ),
                 ));
