@@ -5,7 +5,7 @@
 //! were computed by NumPy; the generating script is in the comments of each case).
 
 use crate::common::{self, CaseError};
-use cupy::{Array, DType, Device, Reduce};
+use cupy::{Array, DType, Device, Reduce, Scalar};
 
 type R = std::result::Result<(), CaseError>;
 
@@ -60,6 +60,12 @@ const C3: &[i16] = &[
     702, -22062, -482, -21792, 332, 22454, -852, -21738, -38, 21540, 776, -22140, -408, -21846,
     406, 22136, -778, -21544, 36, 21742, 850, -22450, -334, 21788, 480, 22050, -704, -21630, 110,
     22352, 924, -22480, -260, 21958, 554, 22164, -630, -21900, 184, 22298, 998,
+];
+const C4: &[i16] = &[
+    -1000, -22168, -926, 843, 22129, 769, 22447, 695, 22469, 628, 22298, 554, 22352, 480, -482,
+    -21738, -408, -21544, -334, -21630, -260, -21900, -186, -21954, -112, -21792, -38, -21846, 36,
+    21788, 110, 21958, 184, 21896, 258, 21618, 332, 21540, 406, 21742, 480, 22352, 554, 22298, 628,
+    22476, 702, 22454, 776, 22136, 850, 22050, 924, 22164, 998,
 ];
 const D1: &[u16] = &[
     63333, 64444, 19, 1130, 2241, 3352, 4463, 5574, 6685, 7796, 8907, 10018, 11129, 12240, 13351,
@@ -134,6 +140,7 @@ const H_ARGMAX: i64 = 1;
 /// Elementwise int8/uint8/int16/uint16/bool on views: odd offsets, steps, negative steps,
 /// in-place through views (a[1::3] = a[1::3] * 7; a[2:37] += 100; a[::-3] -= 1; ...).
 #[test]
+#[allow(clippy::reversed_empty_ranges)]
 fn packed_elementwise_on_views_match_numpy() {
     let mut t = common::Tally::new("packed_views");
     for dev in common::backends() {
@@ -182,6 +189,29 @@ fn packed_elementwise_on_views_match_numpy() {
                 C3,
             )?;
 
+            // Strided inputs into a contiguous output view at offset 3 (owned words behind the
+            // flag word): g[3:14] = (h[::-5] > 0) * -7 + h[50:39:-1].
+            let g = h.copy()?;
+            let pos = cupy::apply(
+                &cupy::ufuncs::greater,
+                &[(&h.slice(&cupy::s![..;-5])?).into(), 0.into()],
+                None,
+            )?;
+            let prod = cupy::apply(
+                &cupy::ufuncs::multiply,
+                &[(&pos).into(), Scalar::Int16(-7).into()],
+                None,
+            )?;
+            add(
+                &prod,
+                (&h.slice(&cupy::s![50..39;-1])?).into(),
+                &g.slice(&cupy::s![3..14])?,
+            )?;
+            eq(
+                "g[3:14] = (h[::-5] > 0) * -7 + h[50:39:-1]",
+                g.to_vec::<i16>()?,
+                C4,
+            )?;
             let w0: Vec<u16> = (0u32..65535).step_by(1111).map(|x| x as u16).collect();
             let w = Array::from_slice_on(&dev, &w0, &[w0.len()])?;
             let n = w0.len() as isize;

@@ -157,7 +157,11 @@ impl WgpuBackend {
             Ok((sh.source, sh.meta, rw))
         })?;
         let raw_offsets: Vec<usize> = call.raws.iter().map(|r| r.offset).collect();
-        let mut words = wgsl::elementwise_words(&spec, &call.shape, &layouts, &raw_offsets);
+        // Packed outputs: a C-contiguous lead output is written a word per invocation.
+        let owned = wgsl::packed_lead(k, &spec, mode)
+            .filter(|(o, _)| contiguous || call.outputs[*o].layout.is_c_contiguous());
+        let flag = wgsl::packed_flag_word(k, &spec).then_some(owned.is_some());
+        let mut words = wgsl::elementwise_words(&spec, &call.shape, &layouts, &raw_offsets, flag);
         let guard_word = if mode.guard {
             self.guard_word(&k.name)
         } else {
@@ -198,7 +202,7 @@ impl WgpuBackend {
             words.extend(guard_word);
             let meta = pipe.meta.pack(&call.params, &words);
             // A packed launch runs one invocation per word of its lead output.
-            let threads = match wgsl::packed_lead(k, &spec, mode) {
+            let threads = match owned {
                 Some((o, per)) => {
                     let per = per as usize;
                     (total + call.outputs[o].layout.offset % per).div_ceil(per)

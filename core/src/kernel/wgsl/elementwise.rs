@@ -15,7 +15,7 @@ pub(super) fn elementwise_n_words(k: &Kernel, spec: &ElementwiseSpec) -> usize {
     let nops = k.inputs.len() + k.outputs.len();
     let per = if spec.contiguous { 1 } else { spec.ndim + 1 };
     let shape = if spec.contiguous { 0 } else { spec.ndim };
-    1 + shape + nops * per + k.raws.len()
+    1 + shape + nops * per + usize::from(packed_flag_word(k, spec)) + k.raws.len()
 }
 
 /// Emits the WGSL compute shader of an elementwise launch.
@@ -118,7 +118,12 @@ pub fn emit_elementwise_with(
     // Packed (8/16-bit) bindings that are written: each invocation owns the words of the lead
     // output (contiguous launches), every other written packed binding is atomic.
     let lead = packed_lead(k, spec, mode);
-    let lead_binding = lead.map(|(o, _)| spec.bindings.outputs[o]);
+    // Contiguous launches always own the lead's words (a plain binding); strided ones do when
+    // the flag word says the lead output is C-contiguous (the binding stays atomic, the owned
+    // word is read and written with atomicLoad/atomicStore).
+    let lead_binding = lead
+        .filter(|_| spec.contiguous)
+        .map(|(o, _)| spec.bindings.outputs[o]);
     for (b, &(d, rw)) in spec.bindings.buffers.iter().enumerate() {
         if rw && packed_bits(d).is_some() && Some(b) != lead_binding {
             atomic[b] = true;
@@ -220,24 +225,36 @@ pub fn emit_elementwise_with(
     let mut main = String::from(MAIN_SIG);
     main.push_str("  let gid = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
     let _ = writeln!(main, "  let total = {};", word(0));
-    if let Some((lo, per)) = lead {
-        // Invocation `gid` owns word `off / per + gid` of the lead output: its elements
-        // `gid * per - off % per ..` (those inside the launch are computed, the others kept).
+    // Invocation `gid` owns word `off / per + gid` of the lead output: its elements
+    // `gid * per - off % per ..` (those inside the launch are computed, the others kept).
+    let owned = |em: &mut WgslEmitter,
+                 lo: usize,
+                 per: u32,
+                 off: &str,
+                 out: &mut String|
+     -> Result<()> {
         let lb = op_binding(nin + lo);
         let bits = 32 / per;
-        let off = word(1 + nin + lo);
+        let (ld, st) = if lead_binding.is_some() {
+            (format!("b{lb}[wa]"), format!("b{lb}[wa] = wl;"))
+        } else {
+            (
+                format!("atomicLoad(&b{lb}[wa])"),
+                format!("atomicStore(&b{lb}[wa], wl);"),
+            )
+        };
         let _ = writeln!(
-            main,
-            "  let ib = i32(gid * {per}u) - i32({off} % {per}u);\n  if (ib >= i32(total)) {{ return; }}\n  let wa = {off} / {per}u + gid;\n  var wl = b{lb}[wa];"
+            out,
+            "  let ib = i32(gid * {per}u) - i32({off} % {per}u);\n  if (ib >= i32(total)) {{ return; }}\n  let wa = {off} / {per}u + gid;\n  var wl = {ld};"
         );
         for lane in 0..per {
             let _ = writeln!(
-                main,
+                out,
                 "  if (ib + {lane}i >= 0i && ib + {lane}i < i32(total)) {{\n    let i = u32(ib + {lane}i);"
             );
-            main.push_str(&addresses("    "));
-            let (lets, inputs) = input_lets(&mut em, "    ");
-            main.push_str(&lets);
+            out.push_str(&addresses("    "));
+            let (lets, inputs) = input_lets(em, "    ");
+            out.push_str(&lets);
             let ctx = Ctx {
                 inputs,
                 params: params.clone(),
@@ -245,7 +262,7 @@ pub fn emit_elementwise_with(
                 index: "i".into(),
                 raws: raws.clone(),
             };
-            main.push_str(&locals_decl(&em));
+            out.push_str(&locals_decl(em));
             let store = move |em: &mut WgslEmitter, o: usize, d: DType, v: String| -> String {
                 if o == lo {
                     let pv = em.packed_value(d, v);
@@ -254,11 +271,29 @@ pub fn emit_elementwise_with(
                     plain_store(em, o, d, v)
                 }
             };
-            em.stmts(&k.body, &ctx, &store, &k.outputs, 2, &mut main)?;
-            main.push_str("  }\n");
+            em.stmts(&k.body, &ctx, &store, &k.outputs, 2, out)?;
+            out.push_str("  }\n");
         }
-        let _ = writeln!(main, "  b{lb}[wa] = wl;\n}}");
+        let _ = writeln!(out, "  {st}");
+        Ok(())
+    };
+    if let (Some((lo, per)), true) = (lead, spec.contiguous) {
+        owned(&mut em, lo, per, &word(1 + nin + lo), &mut main)?;
+        main.push_str("}\n");
     } else if !spec.vec4 {
+        if let Some((lo, per)) = lead {
+            // Strided launch: the backend sets the flag word when the lead output is
+            // C-contiguous (and then dispatches one invocation per word).
+            let _ = writeln!(main, "  if ({} != 0u) {{", word(1 + nd + nops * (nd + 1)));
+            owned(
+                &mut em,
+                lo,
+                per,
+                &word(1 + nd + (nin + lo) * (nd + 1)),
+                &mut main,
+            )?;
+            main.push_str("  return;\n  }\n");
+        }
         if mode.window {
             let _ = writeln!(
                 main,
@@ -363,13 +398,15 @@ pub fn emit_elementwise_with(
 }
 
 /// The meta words of an elementwise launch: total, then (strided) the shape, then per operand
-/// (inputs, then outputs) its offset and (strided) strides, then the raw operands' offsets.
+/// (inputs, then outputs) its offset and (strided) strides, then the owned-words flag
+/// (`owned_flag`: `Some` exactly when [`packed_flag_word`]), then the raw operands' offsets.
 /// For a `vec4` launch offsets are in units of four elements.
 pub fn elementwise_words(
     spec: &ElementwiseSpec,
     shape: &[usize],
     operands: &[&Layout],
     raw_offsets: &[usize],
+    owned_flag: Option<bool>,
 ) -> Vec<u32> {
     let total: usize = shape.iter().product();
     let mut w = vec![total as u32];
@@ -394,18 +431,36 @@ pub fn elementwise_words(
             w.extend(st.iter().map(|&x| x as i32 as u32));
         }
     }
+    w.extend(owned_flag.map(u32::from));
     w.extend(raw_offsets.iter().map(|&x| x as u32));
     w
 }
 
-/// The output whose words each invocation of a packed launch owns, and its elements per word
-/// (4 for 8-bit, 2 for 16-bit dtypes): the first output of a packed dtype of a contiguous,
-/// unwindowed, non-`vec4` launch whose binding no raw operand or other output shares. Such a
-/// launch runs one invocation per word of that output (`ceil((total + offset % per) / per)`
-/// invocations; the backend dispatches that many); every other written packed binding is
-/// updated with atomics. `None`: one invocation per element, packed writes all atomic.
+/// The output whose words each invocation of a packed launch may own, and its elements per word
+/// (4 for 8-bit, 2 for 16-bit dtypes): the first output of a packed dtype of an unwindowed,
+/// non-`vec4` launch whose binding no raw operand or other output shares. A contiguous launch
+/// always owns its words, a strided one when its flag word says the lead output is
+/// C-contiguous ([`packed_flag_word`]); an owning launch runs one invocation per word of that
+/// output (`ceil((total + offset % per) / per)` invocations; the backend dispatches that many),
+/// every other written packed binding is updated with atomics. `None`: one invocation per
+/// element, packed writes all atomic.
 pub fn packed_lead(k: &Kernel, spec: &ElementwiseSpec, mode: LoopMode) -> Option<(usize, u32)> {
-    if !spec.contiguous || spec.vec4 || mode.window {
+    if mode.window {
+        return None;
+    }
+    lead_output(k, spec)
+}
+
+/// True when a strided launch of `k` has the *owned-words flag* meta word (before the raw
+/// operands' offsets, see [`elementwise_words`]): it has a lead output ([`packed_lead`]
+/// without the window condition). The backend passes 1 when the lead output is C-contiguous
+/// over the iteration shape (the launch then owns its words, one invocation per word), else 0.
+pub fn packed_flag_word(k: &Kernel, spec: &ElementwiseSpec) -> bool {
+    !spec.contiguous && lead_output(k, spec).is_some()
+}
+
+fn lead_output(k: &Kernel, spec: &ElementwiseSpec) -> Option<(usize, u32)> {
+    if spec.vec4 {
         return None;
     }
     let o = k.outputs.iter().position(|d| packed_bits(*d).is_some())?;

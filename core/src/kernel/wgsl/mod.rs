@@ -26,13 +26,16 @@
 //! take the bits back (`f32_f16`; WGSL's `pack2x16float`/`unpack2x16float` leave infinities
 //! open, so they are not used). WGSL has no byte stores, so writes must never race with
 //! neighbouring invocations writing other bytes of the same word:
-//! - *Owned words* (the fast path, [`packed_lead`]): an elementwise launch whose operands are
-//!   contiguous (not `vec4`, not windowed) runs one invocation per word of its first packed
-//!   output (the *lead*): invocation `g` owns word `offset / per + g` and computes the
+//! - *Owned words* (the fast path, [`packed_lead`]): an elementwise launch (not windowed)
+//!   whose first packed output (the *lead*) is C-contiguous over the iteration shape runs one
+//!   invocation per word of the lead (a strided launch whose inputs are views learns it from
+//!   a flag word, [`packed_flag_word`], and then reads and writes the word with
+//!   `atomicLoad`/`atomicStore` since its binding is declared atomic for the other case): invocation `g` owns word `offset / per + g` and computes the
 //!   elements of the launch that word holds (`g * per - offset % per ..`, `per` = 4 or 2),
 //!   inserting each into the word read at the start (so the bytes of elements outside the
 //!   launch, before a view's first or after its last element, are kept), and writes the word
-//!   once. No two invocations share a word, so the binding stays a plain `array<u32>`.
+//!   once. No two invocations share a word (in a contiguous launch the binding stays a plain
+//!   `array<u32>`).
 //!   Allocations are padded to whole words, so the last word always exists.
 //! - *Atomic* (everything else: strided or windowed elementwise outputs, further packed
 //!   outputs of a launch, reduction outputs and partials, written raw operands): the binding
@@ -562,7 +565,9 @@ mod stmt;
 
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
-pub use elementwise::{elementwise_words, emit_elementwise, emit_elementwise_with, packed_lead};
+pub use elementwise::{
+    elementwise_words, emit_elementwise, emit_elementwise_with, packed_flag_word, packed_lead,
+};
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
 

@@ -343,15 +343,24 @@ fn packed_outputs_own_words_when_contiguous_and_are_atomic_otherwise() {
         assert!(sh.contains("wl = insertBits(wl, "), "{sh}");
         assert!(!sh.contains("atomic"), "{sh}");
         assert!(sh.contains(q), "{sh}");
-        // Strided: one invocation per element, the output's bits cleared and set atomically.
+        // Strided: owned words behind the flag word (the output C-contiguous), else one
+        // invocation per element, the output's bits cleared and set atomically.
         let s = &specs(&k)[1];
-        assert_eq!(packed_lead(&k, s, LoopMode::default()), None);
+        assert_eq!(packed_lead(&k, s, LoopMode::default()), Some((0, per)));
+        assert!(packed_flag_word(&k, s) && !packed_flag_word(&k, &specs(&k)[0]));
         let sh = emit_elementwise(&k, s, &opts()).unwrap().source;
+        validate(&sh);
         assert!(
             sh.contains("array<atomic<u32>>") && sh.contains("atomicAnd(&b0["),
             "{sh}"
         );
         assert!(sh.contains("atomicOr(&b0["), "{sh}");
+        assert!(sh.contains("var wl = atomicLoad(&b0[wa]);"), "{sh}");
+        assert!(sh.contains("atomicStore(&b0[wa], wl);"), "{sh}");
+        let layout = Layout::contiguous(&[5]);
+        let w = elementwise_words(s, &[5], &[&layout; 3], &[], Some(true));
+        assert_eq!(w.len(), elementwise_n_words(&k, s));
+        assert_eq!(w[1 + 1 + 3 * 2], 1);
         // Windowed launches (llvmpipe's loop budget) take the atomic path too.
         let w = LoopMode {
             guard: true,

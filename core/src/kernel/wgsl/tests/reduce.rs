@@ -153,7 +153,7 @@ fn words_and_meta_layout() {
         offset: 8,
     };
     let c = Layout::contiguous(&[3, 4]);
-    let w = elementwise_words(&spec, &[3, 4], &[&a, &c, &c], &[]);
+    let w = elementwise_words(&spec, &[3, 4], &[&a, &c, &c], &[], None);
     assert_eq!(w.len(), elementwise_n_words(&k, &spec));
     assert_eq!(&w[..6], &[12, 3, 4, 8, (-4i32) as u32, 1]);
     let m = MetaLayout::new(&[ParamRepr::F32, ParamRepr::F64], 5);
