@@ -104,7 +104,9 @@ pub use indexing::*;
 pub use io::{load, load_npz, save, savez, savez_compressed, NpzFile};
 pub use linalg::products::{cross, inner, kron, outer, tensordot, trace, vdot, TensorAxes};
 pub use linalg::{dot, einsum, matmul};
-pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
+pub use manipulation::basic::{
+    ascontiguousarray, asfortranarray, copy, copy_with, copyto, copyto_where,
+};
 pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
 };

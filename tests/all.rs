@@ -41,4 +41,5 @@ mod sorting;
 mod statistics;
 mod ufunc_methods;
 mod ufuncs;
+mod userkernel;
 mod views;

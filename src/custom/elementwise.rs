@@ -449,19 +449,15 @@ impl ElementwiseKernel {
                     ))
                 }
             }
+        } else if size.is_some() {
+            // CuPy's rule: the loop size comes from the arrays, so `size` is refused (even an
+            // agreeing one).
+            return Err(Error::invalid(
+                op,
+                "Specified 'size' can be used only if all of the ndarray are 'raw'",
+            ));
         } else {
-            let s = broadcast_all(op, &shaped)?;
-            if let Some(n) = size {
-                if n != s.iter().product::<usize>() {
-                    return Err(Error::invalid(
-                        op,
-                        format!(
-                            "size {n} disagrees with the broadcast shape {s:?} of the arguments"
-                        ),
-                    ));
-                }
-            }
-            s
+            broadcast_all(op, &shaped)?
         };
         for (o, spec) in out.iter().zip(&out_specs) {
             if !spec.1 && o.shape() != shape.as_slice() {
