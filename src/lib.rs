@@ -95,7 +95,7 @@ pub use cupy_core::{
     Layout, Result, Scalar, SliceItem, WeakScalar,
 };
 pub use custom::elementwise::ElementwiseKernel;
-pub use custom::fuse::{fuse, Fused, Sym};
+pub use custom::fuse::{fuse, FuseOutput, Fused, FusedKernel, Operand, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use custom::reduction::ReductionKernel;
 pub use device::{config_string, set_default_device, show_config, with_device, Device};

@@ -15,6 +15,7 @@ mod device;
 mod differences;
 mod errors;
 mod fft;
+mod fusion;
 mod histograms;
 mod indexing;
 mod indexing2;

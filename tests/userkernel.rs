@@ -155,3 +155,51 @@ fn orders_of_new_arrays_and_copies() {
         Ok(())
     });
 }
+
+/// Emits `kernels` as HIP C++ and compiles them with hipRTC for gfx90a and gfx1030 (skipped
+/// with a notice when hipRTC does not load, unless `CUPY_REQUIRE_HIP=1`).
+pub fn compile_with_hiprtc(tag: &str, kernels: Vec<cupy::FusedKernel>) {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+        ReduceSpec,
+    };
+    let Some(rtc) = common::hiprtc_or_skip() else {
+        return;
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    let n = kernels.len();
+    for (k, kern) in kernels.into_iter().enumerate() {
+        let emitted = match kern {
+            cupy::FusedKernel::Elementwise(mut kern) => {
+                kern.name = format!("{tag}_{k}");
+                let spec = ElementwiseSpec {
+                    ndim: 2,
+                    class: ElementwiseClass::Strided,
+                    index64: k % 2 == 0,
+                };
+                emit_elementwise(&kern, &spec, Flavor::Hip)
+            }
+            cupy::FusedKernel::Reduction(mut kern) => {
+                kern.name = format!("{tag}_{k}");
+                let spec = ReduceSpec {
+                    out_ndim: 1,
+                    red_ndim: 1 + k % 2,
+                    index64: k % 2 == 0,
+                };
+                emit_reduce(&kern, &spec, Flavor::Hip)
+            }
+        };
+        let e = emitted.unwrap_or_else(|e| panic!("{tag}: HIP emission of kernel {k} failed: {e}"));
+        body.push_str(&e.source[pre.len()..]);
+    }
+    for target in ["gfx90a", "gfx1030"] {
+        let opts = cupy_hip::kernels::compile_options(target);
+        let src = format!("{pre}{body}");
+        if let Err(e) = rtc.compile(&src, &format!("{tag}.hip"), &opts) {
+            let log: Vec<&str> = e.log.lines().take(60).collect();
+            panic!("hipRTC ({target}) failed: {}\n{}", e.text, log.join("\n"));
+        }
+        eprintln!("hipRTC {target}: {n} {tag} kernels compiled");
+    }
+}
