@@ -97,7 +97,7 @@ pub use cupy_core::{
 pub use custom::elementwise::ElementwiseKernel;
 pub use custom::fuse::{fuse, FuseOutput, Fused, FusedKernel, Operand, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
-pub use custom::reduction::ReductionKernel;
+pub use custom::reduction::{ReductionArgs, ReductionKernel};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::*;

@@ -214,8 +214,8 @@ fn parse_errors_point_at_the_problem() {
         ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some(" "), "noid").unwrap_err();
     assert!(e.to_string().contains("identity"), "{e}");
     // `_ind` misuse says what is supported.
-    let e = ElementwiseKernel::new("float32 x", "float32 z", "z = x + _ind.get()[0]", "bad")
-        .unwrap_err();
+    let e =
+        ElementwiseKernel::new("float32 x", "float32 z", "z = x + _ind.size", "bad").unwrap_err();
     let (part, line, col, _) = parse_err(e.clone());
     assert_eq!((part.as_str(), line, col), ("operation", 1, 9));
     assert!(e.to_string().contains("`_ind.size()`"), "{e}");

@@ -203,3 +203,138 @@ pub fn compile_with_hiprtc(tag: &str, kernels: Vec<cupy::FusedKernel>) {
         eprintln!("hipRTC {target}: {n} {tag} kernels compiled");
     }
 }
+
+/// ReductionKernel: `out=` (its dtype binds the output placeholder), raw parameters, the
+/// `_raw_x` view of an input with `_in_ind.get()`, a `reduce_type` placeholder,
+/// `reduce_dims` and `options`.
+#[test]
+fn reduction_kernel_out_raw_and_types() {
+    use cupy::{ReductionArgs, ReductionKernel};
+    on_each("reduction_kernel_contract", |dev| {
+        let x = Array::from_slice_on(dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        let sum = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "ksum")?
+            .with_reduce_dims(false)
+            .with_options(&["-DFOO=1", "--use_fast_math"])?;
+        ensure(
+            sum.options() == ["-DFOO=1", "--use_fast_math"],
+            "options kept",
+        )?;
+        let out = Array::zeros_on(dev, &[2], DType::Float32)?;
+        let r = sum.call_with(
+            &[(&x).into()],
+            ReductionArgs {
+                axis: 1.into(),
+                out: Some(&out),
+                ..Default::default()
+            },
+        )?;
+        ensure(out.to_vec::<f32>()? == [6.0, 15.0], "written into out")?;
+        ensure(r.shares_memory_with(&out), "out returned")?;
+        // The out array decides U (CuPy: placeholders bound by the output).
+        let xi = Array::from_slice_on(dev, &[1i32, 2, 3, 4], &[4])?;
+        let conv = ReductionKernel::new("T x", "U y", "x", "a + b", "y = a", Some("0"), "conv")?;
+        ensure(
+            conv.call(&[(&xi).into()], cupy::Axes::All, false).is_err(),
+            "U unbound",
+        )?;
+        let o = Array::zeros_on(dev, &[], DType::Int64)?;
+        conv.call_with(
+            &[(&xi).into()],
+            ReductionArgs {
+                out: Some(&o),
+                ..Default::default()
+            },
+        )?;
+        ensure(o.to_vec::<i64>()? == [10], "U = int64 from out")?;
+        // Wrong dtype or shape of out.
+        let bad = Array::zeros_on(dev, &[2], DType::Float64)?;
+        let e = sum
+            .call_with(
+                &[(&x).into()],
+                ReductionArgs {
+                    axis: 1.into(),
+                    out: Some(&bad),
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
+        ensure(matches!(e, cupy::Error::TypeError { .. }), format!("{e}"))?;
+        let bad = Array::zeros_on(dev, &[3], DType::Float32)?;
+        let e = sum
+            .call_with(
+                &[(&x).into()],
+                ReductionArgs {
+                    axis: 1.into(),
+                    out: Some(&bad),
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
+        ensure(matches!(e, Error::ShapeMismatch { .. }), format!("{e}"))?;
+        // A raw weight array indexed by the input position.
+        let w = Array::from_slice_on(dev, &[1.0f32, 10.0, 100.0], &[3])?;
+        let wsum = ReductionKernel::new(
+            "T x, raw T w",
+            "T y",
+            "x * w[_in_ind.get() % w.size()]",
+            "a + b",
+            "y = a",
+            Some("0"),
+            "wsum",
+        )?;
+        let r = wsum.call(&[(&x).into(), (&w).into()], 1, false)?;
+        ensure(r.to_vec::<f32>()? == [321.0, 654.0], "raw weights")?;
+        // `_raw_x`: the input itself as a raw array (here read backwards).
+        let rev = ReductionKernel::new(
+            "T x",
+            "T y",
+            "_raw_x[_in_ind.size() - 1 - _in_ind.get()]",
+            "a + b",
+            "y = a",
+            Some("0"),
+            "revsum",
+        )?;
+        let r = rev.call(&[(&x).into()], 1, true)?;
+        ensure(
+            r.shape() == [2, 1] && r.to_vec::<f32>()? == [15.0, 6.0],
+            "_raw_x",
+        )?;
+        // A scalar for a raw parameter is refused.
+        let e = wsum
+            .call(&[(&x).into(), 1.0f32.into()], 1, false)
+            .unwrap_err();
+        ensure(e.to_string().contains("raw"), format!("{e}"))?;
+        // reduce_type as a placeholder: U (float64, from the weak float) accumulates, so the
+        // halves are not truncated per element (int32 accumulation would give 0 + 1 + 1 = 2).
+        let half = ReductionKernel::new(
+            "T x, U s",
+            "T y",
+            "x * s",
+            "a + b",
+            "y = a",
+            Some("0"),
+            "half",
+        )?
+        .with_reduce_type("U")?;
+        let xi3 = Array::from_slice_on(dev, &[1i32, 2, 3], &[3])?;
+        match half.call(&[(&xi3).into(), 0.5.into()], cupy::Axes::All, false) {
+            Ok(r) => ensure(
+                r.dtype() == DType::Int32 && r.to_vec::<i32>()? == [3],
+                "acc U",
+            )?,
+            Err(Error::DTypeNotSupported { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let e = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "o")?
+            .with_options(&["-I/tmp"])
+            .unwrap_err();
+        ensure(e.to_string().contains("not taken"), format!("{e}"))?;
+        // `_ind.get()` of an ElementwiseKernel is the flat index `i`.
+        let k = ElementwiseKernel::new("T x", "int64 y", "y = _ind.get() * 10 + i", "ind_get")?;
+        ensure(
+            k.call(&[(&x).into()])?.to_vec::<i64>()? == [0, 11, 22, 33, 44, 55],
+            "_ind.get()",
+        )?;
+        Ok(())
+    });
+}

@@ -101,6 +101,8 @@ pub struct ElementwiseKernel {
     name: String,
     preamble: String,
     no_return: bool,
+    /// Compiler options (`options=`).
+    options: Vec<String>,
     cache: Mutex<HashMap<LoweringKey, Arc<LoweredElementwise>>>,
 }
 routine!(
@@ -143,6 +145,7 @@ impl ElementwiseKernel {
             name: name.into(),
             preamble: String::new(),
             no_return: false,
+            options: vec![],
             cache: Mutex::new(HashMap::new()),
         };
         k.check_syntax()?;
@@ -221,6 +224,24 @@ impl ElementwiseKernel {
     /// dimensions (the flat index `i` is unaffected).
     pub fn with_reduce_dims(self, _reduce_dims: bool) -> Self {
         self
+    }
+
+    /// CuPy's `options=`: compiler flags for the kernel's CUDA/HIP compile. Taken: `-D`/
+    /// `--define-macro` macro definitions, `--use_fast_math`, `-std=...` and `-O0`..`-O3`;
+    /// anything else (include paths, architecture flags, which the backends choose) is
+    /// refused. The cpu and wgpu backends ignore them: their code is generated from the IR,
+    /// which has no macros or optimisation levels to set.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a flag that is not taken.
+    pub fn with_options(mut self, options: &[&str]) -> Result<Self> {
+        self.options = check_options(&self.name, options)?;
+        Ok(self)
+    }
+
+    /// The compiler options set with [`ElementwiseKernel::with_options`].
+    pub fn options(&self) -> &[String] {
+        &self.options
     }
 
     /// CuPy's `no_return`: the call returns no arrays.
@@ -569,4 +590,35 @@ impl ElementwiseKernel {
         }
         Ok(if self.no_return { vec![] } else { outputs })
     }
+}
+
+/// The compiler flags `options=` takes (CuPy passes them to NVRTC): `-D`/`--define-macro`
+/// macro definitions, `--use_fast_math`/`-use_fast_math`, `-std=`/`--std=` and `-O0`..`-O3`.
+/// Anything else (include paths, architecture flags, which the backends choose) is refused.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the kernel and the flag.
+pub(crate) fn check_options(kernel: &str, options: &[&str]) -> Result<Vec<String>> {
+    options
+        .iter()
+        .map(|o| {
+            let ok = o.starts_with("-D")
+                || o.starts_with("--define-macro")
+                || matches!(*o, "--use_fast_math" | "-use_fast_math")
+                || o.starts_with("-std=")
+                || o.starts_with("--std=")
+                || matches!(*o, "-O0" | "-O1" | "-O2" | "-O3");
+            if ok {
+                Ok(o.to_string())
+            } else {
+                Err(Error::invalid(
+                    kernel,
+                    format!(
+                        "compiler option {o:?} is not taken (only -D..., --use_fast_math, \
+                         -std=... and -O0..-O3; the backend sets the architecture and includes)"
+                    ),
+                ))
+            }
+        })
+        .collect()
 }

@@ -51,6 +51,22 @@ impl Lowering<'_> {
                     }
                 }
             }
+            ExK::IndGet(which) => {
+                // The flat C-order index of the current element: `i` of an ElementwiseKernel
+                // (a ReductionKernel's `_in_ind.get()` is lowered in its map pass, as `_ind`).
+                if which == "_ind" && self.size_ind.is_some() {
+                    Ok(Val::strong(Expr::index()))
+                } else {
+                    self.err(
+                        pos,
+                        format!(
+                            "`{which}.get()` is not available here (an ElementwiseKernel has \
+                             `_ind.get()`, the flat index `i`; a ReductionKernel's map has \
+                             `_in_ind.get()`)"
+                        ),
+                    )
+                }
+            }
             ExK::Index(base, ix) => {
                 let (k, ty) = match &base.k {
                     ExK::Name(n) => match self.lookup(n) {
