@@ -94,7 +94,7 @@ pub use cupy_core::{
     Backend, BackendKind, BackendProvider, Casting, DType, DeviceInfo, Element, Error, Kind,
     Layout, Result, Scalar, SliceItem, WeakScalar,
 };
-pub use custom::elementwise::ElementwiseKernel;
+pub use custom::elementwise::{ElementwiseArgs, ElementwiseKernel, ElementwiseOptions};
 pub use custom::fuse::{fuse, FuseOutput, Fused, FusedKernel, Operand, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
 pub use custom::reduction::{ReductionArgs, ReductionKernel};

@@ -338,3 +338,151 @@ fn reduction_kernel_out_raw_and_types() {
         Ok(())
     });
 }
+
+/// ElementwiseKernel: `loop_prep`/`after_loop`, `options` (`-D` macros), `block_size`, and
+/// `x.shape()[d]` / `x.strides()[d]` of raw arrays (2-D indexing through them).
+#[test]
+fn elementwise_kernel_prep_options_and_raw_shapes() {
+    use cupy::ElementwiseArgs;
+    on_each("elementwise_kernel_contract", |dev| {
+        let x = Array::from_slice_on(dev, &[1.0f32, 2.0, 3.0], &[3])?;
+        let k = ElementwiseKernel::new("T x", "T y", "y = x * scale", "prep")?
+            .with_loop_prep("T scale = 3")?
+            .with_after_loop("y = y + 1;")?;
+        ensure(
+            k.call(&[(&x).into()])?.to_vec::<f32>()? == [4.0, 7.0, 10.0],
+            "prep/after",
+        )?;
+        // Errors name their part and line.
+        let part_line = |e: Error| match e {
+            Error::Parse { part, line, .. } => (part, line),
+            e => (format!("{e}"), 0),
+        };
+        let e = ElementwiseKernel::new("float32 x", "float32 y", "y = x", "p")?
+            .with_loop_prep("float a = 1;\nfloat b = +;")
+            .unwrap_err();
+        ensure(part_line(e) == ("loop_prep".into(), 2), "loop_prep error")?;
+        let e = ElementwiseKernel::new("T x", "T y", "y = x;\ny = y * ;", "p")?
+            .with_loop_prep("T a = 1;\nT b = 2;")?
+            .call(&[(&x).into()])
+            .unwrap_err();
+        ensure(part_line(e) == ("operation".into(), 2), "operation error")?;
+        let e = ElementwiseKernel::new("float32 x", "float32 y", "y = x", "p")?
+            .with_after_loop("y = q;")
+            .unwrap_err();
+        ensure(part_line(e) == ("after_loop".into(), 1), "after_loop error")?;
+        // -D macros on every backend; the other taken flags change nothing.
+        let d = ElementwiseKernel::new_with(
+            "float32 x",
+            "float32 y",
+            "y = x * N + FLAG",
+            "defs",
+            cupy::ElementwiseOptions {
+                options: &["-DN=4", "-DFLAG", "--use_fast_math", "-O3", "-std=c++17"],
+                ..Default::default()
+            },
+        )?;
+        let e = ElementwiseKernel::new("float32 x", "float32 y", "y = x * N", "defs").unwrap_err();
+        ensure(e.to_string().contains("unknown name `N`"), format!("{e}"))?;
+        ensure(
+            d.call(&[(&x).into()])?.to_vec::<f32>()? == [5.0, 9.0, 13.0],
+            "-D macros",
+        )?;
+        let e = ElementwiseKernel::new("float32 x", "float32 y", "y = x", "o")?
+            .with_options(&["-arch=sm_90"])
+            .unwrap_err();
+        ensure(e.to_string().contains("not taken"), format!("{e}"))?;
+        // block_size (CuPy: 0 is a ValueError).
+        let add = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "add_bs")?;
+        let kw = |b| ElementwiseArgs {
+            block_size: Some(b),
+            ..Default::default()
+        };
+        let r = add.call_args(&[(&x).into(), 1.0f32.into()], kw(1))?;
+        ensure(r[0].to_vec::<f32>()? == [2.0, 3.0, 4.0], "block_size=1")?;
+        ensure(
+            add.call_args(&[(&x).into(), 1.0f32.into()], kw(0)).is_err(),
+            "block_size=0",
+        )?;
+        // Raw shapes and strides: a (2, 3) array read transposed.
+        let m = Array::from_slice_on(dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        let meta = ElementwiseKernel::new(
+            "raw T x",
+            "int64 y",
+            "y = x.shape()[0] * 100 + x.shape()[1] * 10 + x.strides()[0] / x.strides()[1]",
+            "meta",
+        )?;
+        let r = meta.call_args(
+            &[(&m).into()],
+            ElementwiseArgs {
+                size: Some(1),
+                ..Default::default()
+            },
+        )?;
+        ensure(r[0].to_vec::<i64>()? == [233], "shape/strides")?;
+        let tr = ElementwiseKernel::new(
+            "raw T x",
+            "T y",
+            "long long r = i % x.shape()[0], c = i / x.shape()[0]; y = x[r * x.shape()[1] + c]",
+            "transpose_read",
+        )?;
+        let r = tr.call_with(&[(&m).into()], &[], Some(6))?;
+        ensure(
+            r[0].to_vec::<f32>()? == [1.0, 4.0, 2.0, 5.0, 3.0, 6.0],
+            "2-D read",
+        )?;
+        // A transposed view reads as its C-ordered copy: strides of that copy.
+        let r = meta.call_with(&[(&m.t()).into()], &[], Some(1))?;
+        ensure(r[0].to_vec::<i64>()? == [320 + 2], "view shape/strides")?;
+        let bad = ElementwiseKernel::new("raw T x", "int64 y", "y = x.shape()[2]", "bad_dim")?;
+        let e = bad.call_with(&[(&m).into()], &[], Some(1)).unwrap_err();
+        ensure(e.to_string().contains("shape()[2]"), format!("{e}"))?;
+        let e = ElementwiseKernel::new("raw float32 x", "int64 y", "y = x.shape()[i]", "nc")
+            .unwrap_err();
+        ensure(e.to_string().contains("constant"), format!("{e}"))?;
+        Ok(())
+    });
+}
+
+/// The new kernel forms compile with hipRTC: raw shapes/strides, loop_prep/after_loop, a
+/// reduction's map pass over raw arrays.
+#[test]
+fn new_kernel_forms_compile_with_hiprtc() {
+    let cpu = cupy::Device::get(cupy::BackendKind::Cpu, 0).expect("cpu");
+    let m = Array::from_slice_on(&cpu, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let w = Array::from_slice_on(&cpu, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let mut ks = vec![];
+    let tr = ElementwiseKernel::new(
+        "raw T x",
+        "T y",
+        "long long r = i % x.shape()[0]; y = x[r * x.shape()[1] + i / x.shape()[0]] + x.strides()[1]",
+        "transpose_read",
+    )
+    .unwrap();
+    ks.push(tr.ir(&[(&m).into()], &[]).unwrap());
+    let k = ElementwiseKernel::new("T x", "T y", "y = x * s + _ind.get()", "prep")
+        .unwrap()
+        .with_loop_prep("T s = N")
+        .unwrap()
+        .with_after_loop("y += 1")
+        .unwrap()
+        .with_options(&["-DN=3"])
+        .unwrap();
+    ks.push(k.ir(&[(&m).into()], &[]).unwrap());
+    let r = cupy::ReductionKernel::new(
+        "T x, raw T w",
+        "T y",
+        "x * w[_in_ind.get() % w.size()] + _raw_x[0]",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "wsum",
+    )
+    .unwrap();
+    let args = [(&m).into(), (&w).into()];
+    ks.push(r.map_pass_ir(&args).unwrap().expect("a map pass"));
+    let mut all: Vec<cupy::FusedKernel> =
+        ks.into_iter().map(cupy::FusedKernel::Elementwise).collect();
+    all.push(cupy::FusedKernel::Reduction(r.ir(&args).unwrap()));
+    compile_with_hiprtc("kernels19", all);
+}

@@ -176,14 +176,16 @@ impl ReductionKernel {
             || self.map_expr.contains("_in_ind.get")
     }
 
-    /// CuPy's `options=`: compiler flags. Recorded for the CUDA/HIP compile of the kernel's
-    /// source; see [`ElementwiseKernel::with_options`](super::elementwise::ElementwiseKernel::with_options)
-    /// for which flags are taken and why wgpu and cpu ignore them.
+    /// CuPy's `options=`: `-D` macros for the kernel's expressions on every backend, and the
+    /// flags without effect; see
+    /// [`ElementwiseKernel::with_options`](super::elementwise::ElementwiseKernel::with_options).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a flag that is not taken.
     pub fn with_options(mut self, options: &[&str]) -> Result<Self> {
         self.options = super::elementwise::check_options(&self.name, options)?;
+        self.cache.lock().expect("kernel cache").clear();
+        self.map_passes.lock().expect("kernel cache").clear();
         Ok(self)
     }
 
@@ -319,7 +321,11 @@ impl ReductionKernel {
             reduce_expr: &self.reduce_expr,
             post_map_expr: &self.post_map_expr,
             identity: self.identity.as_deref(),
-            preamble: &self.preamble,
+            preamble: &format!(
+                "{}{}",
+                super::elementwise::option_defines(&self.options),
+                self.preamble
+            ),
             names: &names,
             output: (&self.out.name, out_dtype),
             acc,
@@ -445,9 +451,41 @@ impl ReductionKernel {
         }
     }
 
+    /// The elementwise IR kernel of the map pass a call with these arguments runs first when
+    /// `map_expr` reads raw arrays or `_in_ind.get()` (`None` otherwise). For inspection and
+    /// ahead-of-time compilation.
+    ///
+    /// # Errors
+    /// As [`ReductionKernel::ir`].
+    pub fn map_pass_ir(&self, args: &[Arg<'_>]) -> Result<Option<cupy_core::kernel::ir::Kernel>> {
+        if !self.has_raw() {
+            return Ok(None);
+        }
+        let acc = self.lower_call(args, None)?.0.acc[0];
+        let k = self.map_pass_kernel(acc)?;
+        let all = self.map_pass_args(args);
+        Ok(Some(k.ir(&all, &[])?))
+    }
+
+    fn map_pass_args<'a>(&self, args: &[Arg<'a>]) -> Vec<Arg<'a>> {
+        let mut all: Vec<Arg<'a>> = args.to_vec();
+        for &k in &self.raw_views {
+            all.push(args[k].clone());
+        }
+        all
+    }
+
     /// Runs `map_expr` as an elementwise kernel over the arguments (raw parameters and the
     /// `_raw_x` views as raw arrays) into a temporary array of the accumulator dtype.
     fn map_pass(&self, args: &[Arg<'_>], acc: DType) -> Result<Array> {
+        let kernel = self.map_pass_kernel(acc)?;
+        Ok(kernel
+            .call_with(&self.map_pass_args(args), &[], None)?
+            .remove(0))
+    }
+
+    /// The map pass's kernel for accumulator dtype `acc` (built once per dtype).
+    fn map_pass_kernel(&self, acc: DType) -> Result<Arc<super::elementwise::ElementwiseKernel>> {
         let kernel = {
             let mut passes = self.map_passes.lock().expect("kernel cache");
             match passes.get(&acc) {
@@ -474,17 +512,15 @@ impl ReductionKernel {
                         &self.name,
                     )?
                     .with_preamble(&self.preamble)?;
+                    let opts: Vec<&str> = self.options.iter().map(String::as_str).collect();
+                    let k = k.with_options(&opts)?;
                     let k = Arc::new(k);
                     passes.insert(acc, k.clone());
                     k
                 }
             }
         };
-        let mut all: Vec<Arg<'_>> = args.to_vec();
-        for &k in &self.raw_views {
-            all.push(args[k].clone());
-        }
-        Ok(kernel.call_with(&all, &[], None)?.remove(0))
+        Ok(kernel)
     }
 }
 

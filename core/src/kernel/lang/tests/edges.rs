@@ -234,7 +234,7 @@ fn raw_writes_are_guarded_store_raws() {
     ];
     // CuPy's reverse: y[_ind.size() - 1 - i] = x[i].
     let l = ew_full("y[_ind.size() - 1 - i] = x[i]", "", &names, &[], Some(1)).unwrap();
-    assert_eq!(l.raw_lens, vec![1]);
+    assert_eq!(l.raw_lens, vec![(1, RawMeta::Size)]);
     assert_eq!(l.kernel.params, vec![Int32, Int64, Int64]);
     assert!(l.kernel.writes_raw(1) && !l.kernel.writes_raw(0));
     let Stmt::If {
@@ -260,7 +260,7 @@ fn raw_writes_are_guarded_store_raws() {
 
     // Compound assignment: read, combine, write back (not atomic); `++`; a raw input written.
     let l = ew("y[i % n] += x[i] * 2; y[0]++; x[i] = 0;", &names).unwrap();
-    assert_eq!(l.raw_lens, vec![1, 0]);
+    assert_eq!(l.raw_lens, vec![(1, RawMeta::Size), (0, RawMeta::Size)]);
     let stores: Vec<Stmt> = all_stmts(&l.kernel.body)
         .into_iter()
         .filter(|s| matches!(s, Stmt::StoreRaw { .. }))
@@ -281,7 +281,7 @@ fn raw_writes_are_guarded_store_raws() {
         &names,
     )
     .unwrap();
-    assert_eq!(l.raw_lens, vec![0, 1]);
+    assert_eq!(l.raw_lens, vec![(0, RawMeta::Size), (1, RawMeta::Size)]);
     let (_, _, _, msg, _) = parse_err(ew("y[i] = x.shape()", &names));
     assert!(msg.contains("x.size()"), "{msg}");
 
