@@ -88,3 +88,17 @@ try:
 except Exception as e:  # cuSOLVER's syevBatched failed here before (issue 13)
     out("eigh_f32_100000x3x3", "torch", -1, error=repr(e)[:200])
 del bt
+# Fused batch-norm over axis 0 of a (8192, 4096) float32 array (issue 19): PyTorch eager, and
+# torch.compile where it works on this machine.
+xbt = torch.rand(8192, 4096, device=dev)
+def bn_t(x):
+    m = x.mean(0)
+    d = x - m
+    return d / torch.sqrt((d * d).mean(0) + 1e-5)
+ms = bench_t(lambda: bn_t(xbt)); out("fuse_batchnorm_8192x4096_f32", "torch", ms, GBps=16 * xbt.numel() / ms / 1e6)
+try:
+    bn_c = torch.compile(bn_t)
+    out("fuse_batchnorm_8192x4096_f32", "torch-compile", bench_t(lambda: bn_c(xbt), warm=3))
+except Exception as e:
+    out("fuse_batchnorm_8192x4096_f32", "torch-compile", -1, error=repr(e)[:200])
+del xbt

@@ -95,17 +95,19 @@ pub use cupy_core::{
     Backend, BackendKind, BackendProvider, Casting, DType, DeviceInfo, Element, Error, Kind,
     Layout, Result, Scalar, SliceItem, WeakScalar,
 };
-pub use custom::elementwise::ElementwiseKernel;
-pub use custom::fuse::{fuse, Fused, Sym};
+pub use custom::elementwise::{ElementwiseArgs, ElementwiseKernel, ElementwiseOptions};
+pub use custom::fuse::{fuse, FuseOutput, Fused, FusedKernel, Operand, Sym};
 pub use custom::raw::{Dim3, KernelArg, RawKernel, RawModule};
-pub use custom::reduction::ReductionKernel;
+pub use custom::reduction::{ReductionArgs, ReductionKernel};
 pub use device::{config_string, set_default_device, show_config, with_device, Device};
 pub use index::{AsIndexItem, BasicArg, IndexItem, SliceArg, ELLIPSIS, NEW_AXIS};
 pub use indexing::*;
 pub use io::{load, load_npz, save, savez, savez_compressed, NpzFile};
 pub use linalg::products::{cross, inner, kron, outer, tensordot, trace, vdot, TensorAxes};
 pub use linalg::{dot, einsum, matmul};
-pub use manipulation::basic::{ascontiguousarray, asfortranarray, copyto, copyto_where};
+pub use manipulation::basic::{
+    ascontiguousarray, asfortranarray, copy, copy_with, copyto, copyto_where,
+};
 pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
 };

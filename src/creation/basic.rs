@@ -19,6 +19,7 @@
 
 use crate::array::Array;
 use crate::device::Device;
+use crate::manipulation::shape::Order;
 use cupy_core::dtype::{DType, Element};
 use cupy_core::error::Result;
 use cupy_core::scalar::Scalar;
@@ -32,7 +33,8 @@ fn device_of(device: &Option<Device>) -> Result<Device> {
 }
 
 /// Keyword arguments of [`empty_with`], [`zeros_with`], [`ones_with`] and [`identity_with`]:
-/// NumPy's `dtype=` (default float64) and `device=` (default: the current device).
+/// NumPy's `dtype=` (default float64), `order=` (default C) and `device=` (default: the current
+/// device).
 ///
 /// A [`DType`] converts into it, so the common keyword is short: `cp::zeros_with(&[3],
 /// DType::Int32)`.
@@ -40,6 +42,9 @@ fn device_of(device: &Option<Device>) -> Result<Device> {
 pub struct Creation {
     /// The element type (`dtype=`, default float64).
     pub dtype: DType,
+    /// The memory order (`order=`): [`Order::C`] (row-major, the default) or [`Order::F`]
+    /// (column-major); `A` and `K` are refused, as NumPy refuses them for a new array.
+    pub order: Order,
     /// The device (`device=`); `None` is the current device ([`Device::current`]).
     pub device: Option<Device>,
 }
@@ -48,8 +53,44 @@ impl Default for Creation {
     fn default() -> Creation {
         Creation {
             dtype: DType::Float64,
+            order: Order::C,
             device: None,
         }
+    }
+}
+
+impl From<Order> for Creation {
+    fn from(order: Order) -> Creation {
+        Creation {
+            order,
+            ..Default::default()
+        }
+    }
+}
+
+/// Makes a new array of `shape` in memory order `order` (C or F) with `make`, which builds a
+/// C-ordered array of the shape it is given: F order is the transpose of a C-ordered array of
+/// the reversed shape, as NumPy lays it out.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for `A` or `K` (NumPy: "only 'C' or 'F' order is
+/// permitted"); `make`'s errors.
+pub(crate) fn ordered(
+    op: &str,
+    shape: &[usize],
+    order: Order,
+    make: impl FnOnce(&[usize]) -> Result<Array>,
+) -> Result<Array> {
+    match order {
+        Order::C => make(shape),
+        Order::F => {
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            Ok(make(&rev)?.t())
+        }
+        Order::A | Order::K => Err(crate::Error::invalid(
+            op,
+            format!("only 'C' or 'F' order is permitted, got {order:?}"),
+        )),
     }
 }
 
@@ -62,12 +103,14 @@ impl From<DType> for Creation {
     }
 }
 
-/// Keyword arguments of [`full_with`]: `dtype=` (default: from the fill value, see [`full`]) and
-/// `device=`.
+/// Keyword arguments of [`full_with`]: `dtype=` (default: from the fill value, see [`full`]),
+/// `order=` (default C) and `device=`.
 #[derive(Clone, Debug, Default)]
 pub struct Full {
     /// The element type (`dtype=`); `None` takes it from the fill value.
     pub dtype: Option<DType>,
+    /// The memory order (`order=`, C or F; see [`Creation::order`]).
+    pub order: Order,
     /// The device (`device=`); `None` is the current device.
     pub device: Option<Device>,
 }
@@ -162,7 +205,10 @@ pub fn empty(shape: &[usize]) -> Result<Array> {
 /// As [`empty`].
 pub fn empty_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
-    Array::empty_on(&device_of(&o.device)?, shape, o.dtype)
+    let device = device_of(&o.device)?;
+    ordered("empty", shape, o.order, |s| {
+        Array::empty_on(&device, s, o.dtype)
+    })
 }
 routine!(empty, Creation);
 
@@ -180,7 +226,10 @@ pub fn zeros(shape: &[usize]) -> Result<Array> {
 /// As [`empty`].
 pub fn zeros_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
-    Array::zeros_on(&device_of(&o.device)?, shape, o.dtype)
+    let device = device_of(&o.device)?;
+    ordered("zeros", shape, o.order, |s| {
+        Array::zeros_on(&device, s, o.dtype)
+    })
 }
 routine!(zeros, Creation);
 
@@ -198,7 +247,10 @@ pub fn ones(shape: &[usize]) -> Result<Array> {
 /// As [`empty`].
 pub fn ones_with(shape: &[usize], opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
-    Array::ones_on(&device_of(&o.device)?, shape, o.dtype)
+    let device = device_of(&o.device)?;
+    ordered("ones", shape, o.order, |s| {
+        Array::ones_on(&device, s, o.dtype)
+    })
 }
 routine!(ones, Creation);
 
@@ -236,7 +288,10 @@ pub fn full_with(
     let o = opts.into();
     let v: Scalar = fill_value.into();
     let dtype = o.dtype.unwrap_or_else(|| fill_dtype(&v));
-    Array::full_on(&device_of(&o.device)?, shape, v, dtype)
+    let device = device_of(&o.device)?;
+    ordered("full", shape, o.order, |s| {
+        Array::full_on(&device, s, v, dtype)
+    })
 }
 routine!(full, Creation);
 
@@ -309,7 +364,10 @@ pub fn identity(n: usize) -> Result<Array> {
 /// As [`empty`].
 pub fn identity_with(n: usize, opts: impl Into<Creation>) -> Result<Array> {
     let o = opts.into();
-    Array::eye_on(&device_of(&o.device)?, n, None, 0, o.dtype)
+    let device = device_of(&o.device)?;
+    ordered("identity", &[n, n], o.order, |_| {
+        Array::eye_on(&device, n, None, 0, o.dtype)
+    })
 }
 routine!(identity, Creation);
 

@@ -55,7 +55,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::lang::{
     lower_elementwise, parse_params, Binding, ElementwiseSource, LoweredElementwise, Name,
-    ParamSpec, TypeSpec,
+    ParamSpec, RawMeta, TypeSpec,
 };
 use cupy_core::layout::broadcast_shapes;
 use cupy_core::scalar::Scalar;
@@ -101,6 +101,11 @@ pub struct ElementwiseKernel {
     name: String,
     preamble: String,
     no_return: bool,
+    /// Compiler options (`options=`).
+    options: Vec<String>,
+    /// CuPy's `loop_prep` and `after_loop` code.
+    loop_prep: String,
+    after_loop: String,
     cache: Mutex<HashMap<LoweringKey, Arc<LoweredElementwise>>>,
 }
 routine!(
@@ -127,6 +132,31 @@ impl ElementwiseKernel {
     /// caret); [`Error::InvalidArgument`] for a name that is not a C identifier or a name
     /// declared twice.
     pub fn new(in_params: &str, out_params: &str, operation: &str, name: &str) -> Result<Self> {
+        Self::new_with(
+            in_params,
+            out_params,
+            operation,
+            name,
+            ElementwiseOptions::default(),
+        )
+    }
+
+    /// CuPy's whole constructor: `ElementwiseKernel(in_params, out_params, operation, name,
+    /// reduce_dims, options, preamble, loop_prep, after_loop, no_return)`, the keywords in
+    /// `opts`. Needed when the operation uses what a keyword provides (a `-D` macro, a preamble
+    /// function) and every type is concrete: such kernels are checked when built, so the
+    /// `with_*` forms after [`ElementwiseKernel::new`] would come too late.
+    ///
+    /// # Errors
+    /// As [`ElementwiseKernel::new`], [`ElementwiseKernel::with_options`] and the parts'
+    /// parse errors.
+    pub fn new_with(
+        in_params: &str,
+        out_params: &str,
+        operation: &str,
+        name: &str,
+        opts: ElementwiseOptions<'_>,
+    ) -> Result<Self> {
         super::check_identifier("ElementwiseKernel", name)?;
         let ins = parse_params(name, "in_params", in_params)?;
         let outs = parse_params(name, "out_params", out_params)?;
@@ -141,8 +171,11 @@ impl ElementwiseKernel {
             outs,
             operation: operation.into(),
             name: name.into(),
-            preamble: String::new(),
-            no_return: false,
+            preamble: opts.preamble.into(),
+            no_return: opts.no_return,
+            options: check_options(name, opts.options)?,
+            loop_prep: opts.loop_prep.into(),
+            after_loop: opts.after_loop.into(),
             cache: Mutex::new(HashMap::new()),
         };
         k.check_syntax()?;
@@ -197,13 +230,14 @@ impl ElementwiseKernel {
         }
         lower_elementwise(&ElementwiseSource {
             name: &self.name,
-            operation: &self.operation,
-            preamble: &self.preamble,
+            operation: &self.source_text(),
+            preamble: &self.preamble_text(),
             names: &names,
             types: &types,
             size_param: Some(np),
         })
         .map(|_| ())
+        .map_err(|e| self.remap(e))
     }
 
     /// Sets the `preamble`: helper functions the operation may call (inlined).
@@ -221,6 +255,134 @@ impl ElementwiseKernel {
     /// dimensions (the flat index `i` is unaffected).
     pub fn with_reduce_dims(self, _reduce_dims: bool) -> Self {
         self
+    }
+
+    /// CuPy's `options=` (compiler flags). `-DNAME=VALUE` / `-DNAME` (and `--define-macro`)
+    /// define a macro for the kernel's code on every backend, as the flag does for NVRTC in
+    /// CuPy. `--use_fast_math`, `-std=...` and `-O0`..`-O3` are accepted and have no effect:
+    /// the code each backend compiles is generated from the kernel's IR (NumPy's accuracy, one
+    /// language level), not from the kernel's text. Anything else (include paths, architecture
+    /// flags) is refused.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a flag that is not taken.
+    pub fn with_options(mut self, options: &[&str]) -> Result<Self> {
+        self.options = check_options(&self.name, options)?;
+        self.cache.lock().expect("kernel cache").clear();
+        self.check_syntax()?;
+        Ok(self)
+    }
+
+    /// The compiler options set with [`ElementwiseKernel::with_options`].
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// CuPy's `loop_prep`: code run before the operation, whose declarations the operation
+    /// sees (`T scale = 2;`). CuPy runs it once per GPU thread before the thread's loop over
+    /// its elements; cupy-rs runs it for each element (the same results for code that computes
+    /// values; state carried from one element of a thread to the next is not kept).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] (part `loop_prep`) if it does not parse with the operation.
+    pub fn with_loop_prep(mut self, code: &str) -> Result<Self> {
+        self.loop_prep = code.into();
+        self.cache.lock().expect("kernel cache").clear();
+        self.check_syntax()?;
+        Ok(self)
+    }
+
+    /// CuPy's `after_loop`: code run after the operation, which sees the operation's outputs
+    /// and the declarations of `loop_prep`. CuPy runs it once per GPU thread after its loop;
+    /// cupy-rs runs it for each element (see [`ElementwiseKernel::with_loop_prep`]).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] (part `after_loop`) if it does not parse with the operation.
+    pub fn with_after_loop(mut self, code: &str) -> Result<Self> {
+        self.after_loop = code.into();
+        self.cache.lock().expect("kernel cache").clear();
+        self.check_syntax()?;
+        Ok(self)
+    }
+
+    /// The preamble lowered: the `-D` macros of the options, one `#define` a line, then the
+    /// preamble.
+    fn preamble_text(&self) -> String {
+        format!("{}{}", option_defines(&self.options), self.preamble)
+    }
+
+    /// The code lowered: `loop_prep`, the operation and `after_loop`, each on its own lines
+    /// (errors are mapped back to their part by [`ElementwiseKernel::remap`]).
+    fn source_text(&self) -> String {
+        if self.loop_prep.is_empty() && self.after_loop.is_empty() {
+            return self.operation.clone();
+        }
+        let mut t = String::new();
+        if !self.loop_prep.is_empty() {
+            t.push_str(&self.loop_prep);
+            t.push_str(";\n");
+        }
+        t.push_str(&self.operation);
+        if !self.after_loop.is_empty() {
+            t.push_str(";\n");
+            t.push_str(&self.after_loop);
+        }
+        t
+    }
+
+    /// Maps a parse error in [`ElementwiseKernel::source_text`] to its part and line.
+    fn remap(&self, e: Error) -> Error {
+        match e {
+            Error::Parse {
+                kernel,
+                part,
+                line,
+                column,
+                msg,
+                snippet,
+            } if part == "preamble" => Error::Parse {
+                kernel,
+                part,
+                line: line.saturating_sub(option_defines(&self.options).matches('\n').count()),
+                column,
+                msg,
+                snippet,
+            },
+            Error::Parse {
+                kernel,
+                part,
+                mut line,
+                column,
+                msg,
+                snippet,
+            } if part == "operation" => {
+                let lines = |t: &str| t.matches('\n').count() + 1;
+                let prep = if self.loop_prep.is_empty() {
+                    0
+                } else {
+                    lines(&self.loop_prep)
+                };
+                let op = lines(&self.operation);
+                let part = if line <= prep {
+                    "loop_prep".to_string()
+                } else if line <= prep + op {
+                    line -= prep;
+                    part
+                } else {
+                    line -= prep + op;
+                    "after_loop".to_string()
+                };
+                Error::Parse {
+                    kernel,
+                    part,
+                    line,
+                    column,
+                    msg,
+                    snippet,
+                }
+            }
+            e => e,
+        }
     }
 
     /// CuPy's `no_return`: the call returns no arrays.
@@ -343,19 +505,42 @@ impl ElementwiseKernel {
         if let Some(l) = self.cache.lock().expect("kernel cache").get(&key) {
             return Ok(l.clone());
         }
-        let l = Arc::new(lower_elementwise(&ElementwiseSource {
-            name: &self.name,
-            operation: &self.operation,
-            preamble: &self.preamble,
-            names: &b.names,
-            types: &b.types,
-            size_param: Some(b.params.len()),
-        })?);
+        let l = Arc::new(
+            lower_elementwise(&ElementwiseSource {
+                name: &self.name,
+                operation: &self.source_text(),
+                preamble: &self.preamble_text(),
+                names: &b.names,
+                types: &b.types,
+                size_param: Some(b.params.len()),
+            })
+            .map_err(|e| self.remap(e))?,
+        );
         self.cache
             .lock()
             .expect("kernel cache")
             .insert(key, l.clone());
         Ok(l)
+    }
+
+    /// `kernel(*args, out=..., size=..., block_size=...)`: [`ElementwiseKernel::call_with`]
+    /// with CuPy's keywords in one struct. `block_size` (threads per block) must be 1 to 1024,
+    /// as CuPy checks it; the backends choose their own launch shape, which changes no result,
+    /// so it has no other effect.
+    ///
+    /// # Errors
+    /// As [`ElementwiseKernel::call_with`]; [`Error::InvalidArgument`] for a block size out of
+    /// range.
+    pub fn call_args(&self, args: &[Arg<'_>], kw: ElementwiseArgs<'_>) -> Result<Vec<Array>> {
+        if let Some(b) = kw.block_size {
+            if !(1..=1024).contains(&b) {
+                return Err(Error::invalid(
+                    &self.name,
+                    format!("block_size must be between 1 and 1024, got {b}"),
+                ));
+            }
+        }
+        self.call_with(args, kw.out, kw.size)
     }
 
     /// The IR kernel a call with these arguments runs (for inspection, and for compiling it
@@ -449,19 +634,15 @@ impl ElementwiseKernel {
                     ))
                 }
             }
+        } else if size.is_some() {
+            // CuPy's rule: the loop size comes from the arrays, so `size` is refused (even an
+            // agreeing one).
+            return Err(Error::invalid(
+                op,
+                "Specified 'size' can be used only if all of the ndarray are 'raw'",
+            ));
         } else {
-            let s = broadcast_all(op, &shaped)?;
-            if let Some(n) = size {
-                if n != s.iter().product::<usize>() {
-                    return Err(Error::invalid(
-                        op,
-                        format!(
-                            "size {n} disagrees with the broadcast shape {s:?} of the arguments"
-                        ),
-                    ));
-                }
-            }
-            s
+            broadcast_all(op, &shaped)?
         };
         for (o, spec) in out.iter().zip(&out_specs) {
             if !spec.1 && o.shape() != shape.as_slice() {
@@ -544,8 +725,31 @@ impl ElementwiseKernel {
         }
         // Params: the scalar arguments, `_ind.size()`, then the raw lengths the kernel asks for.
         params.push(Scalar::Int64(shape.iter().product::<usize>() as i64));
-        for &r in &lowered.raw_lens {
-            params.push(Scalar::Int64(raws[r].size() as i64));
+        for &(r, what) in &lowered.raw_lens {
+            let a = raws[r];
+            let dim = |d: usize, what: &str| {
+                if d < a.ndim() {
+                    Ok(d)
+                } else {
+                    Err(Error::invalid(
+                        op,
+                        format!(
+                            "{what}()[{d}] of a raw array of {} dimensions (shape {:?})",
+                            a.ndim(),
+                            a.shape()
+                        ),
+                    ))
+                }
+            };
+            params.push(Scalar::Int64(match what {
+                RawMeta::Size => a.size() as i64,
+                RawMeta::Shape(d) => a.shape()[dim(d, "shape")?] as i64,
+                // The kernel reads a C-contiguous array (a copy when the argument is not).
+                RawMeta::Stride(d) => {
+                    let d = dim(d, "strides")?;
+                    (a.shape()[d + 1..].iter().product::<usize>() * a.dtype().itemsize()) as i64
+                }
+            }));
         }
         if params.len() != kernel.params.len() {
             return Err(Error::invalid(
@@ -573,4 +777,84 @@ impl ElementwiseKernel {
         }
         Ok(if self.no_return { vec![] } else { outputs })
     }
+}
+
+/// The compiler flags `options=` takes (CuPy passes them to NVRTC): `-D`/`--define-macro`
+/// macro definitions, `--use_fast_math`/`-use_fast_math`, `-std=`/`--std=` and `-O0`..`-O3`.
+/// Anything else (include paths, architecture flags, which the backends choose) is refused.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the kernel and the flag.
+pub(crate) fn check_options(kernel: &str, options: &[&str]) -> Result<Vec<String>> {
+    options
+        .iter()
+        .map(|o| {
+            let ok = o.starts_with("-D")
+                || o.starts_with("--define-macro")
+                || matches!(*o, "--use_fast_math" | "-use_fast_math")
+                || o.starts_with("-std=")
+                || o.starts_with("--std=")
+                || matches!(*o, "-O0" | "-O1" | "-O2" | "-O3");
+            if ok {
+                Ok(o.to_string())
+            } else {
+                Err(Error::invalid(
+                    kernel,
+                    format!(
+                        "compiler option {o:?} is not taken (only -D..., --use_fast_math, \
+                         -std=... and -O0..-O3; the backend sets the architecture and includes)"
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
+
+/// The `#define` lines of the `-D`/`--define-macro` options (`-DN=4` is `#define N 4`, `-DN` is
+/// `#define N 1`, as C compilers take them).
+pub(crate) fn option_defines(options: &[String]) -> String {
+    let mut out = String::new();
+    for o in options {
+        let def = o
+            .strip_prefix("--define-macro=")
+            .or_else(|| o.strip_prefix("--define-macro"))
+            .or_else(|| o.strip_prefix("-D"));
+        if let Some(d) = def {
+            let d = d.trim();
+            match d.split_once('=') {
+                Some((n, v)) => out.push_str(&format!("#define {n} {v}\n")),
+                None => out.push_str(&format!("#define {d} 1\n")),
+            }
+        }
+    }
+    out
+}
+
+/// Keyword arguments of [`ElementwiseKernel::call_args`]: CuPy's `out=`, `size=` and
+/// `block_size=`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ElementwiseArgs<'a> {
+    /// Arrays to write the outputs into (`out=`), one per `out_params` entry, or empty.
+    pub out: &'a [&'a Array],
+    /// The loop size when only raw arrays are passed (`size=`).
+    pub size: Option<usize>,
+    /// Threads per block (`block_size=`, 1 to 1024).
+    pub block_size: Option<u32>,
+}
+
+/// The keywords of CuPy's `ElementwiseKernel` constructor, for
+/// [`ElementwiseKernel::new_with`] (`reduce_dims` is not here: it changes nothing, see
+/// [`ElementwiseKernel::with_reduce_dims`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ElementwiseOptions<'a> {
+    /// Compiler options (`options=`, see [`ElementwiseKernel::with_options`]).
+    pub options: &'a [&'a str],
+    /// Helper functions and macros (`preamble=`).
+    pub preamble: &'a str,
+    /// Code before the operation (`loop_prep=`).
+    pub loop_prep: &'a str,
+    /// Code after the operation (`after_loop=`).
+    pub after_loop: &'a str,
+    /// The call returns no arrays (`no_return=`).
+    pub no_return: bool,
 }

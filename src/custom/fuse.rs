@@ -24,17 +24,20 @@
 //! `map` of one reduction kernel (CuPy fuses the same way).
 
 use crate::array::Array;
-use crate::launch::{broadcast_all, Elementwise};
 use crate::math::resolve::LoopOperand;
-use crate::math::ufunc::{kernel_with_lets, Arg, Ufunc};
+use crate::math::ufunc::{Arg, Ufunc};
 use crate::math::ufuncs;
-use crate::statistics::reduction::{normalize_axes, reduce_with, Axes, Reduce, Reduction};
+use crate::statistics::reduction::{Axes, Reduce, Reduction};
+
+mod plan;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel};
-use cupy_core::kernel::math::Lets;
+use cupy_core::kernel::math::{Bind, Lets};
 use cupy_core::promote::WeakScalar;
 use cupy_core::scalar::Scalar;
+pub use plan::FusedKernel;
+use plan::{Stage, Traced};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -49,24 +52,15 @@ pub struct Sym {
 
 #[derive(Clone, Debug)]
 enum Val {
-    /// A typed value (an input, a typed scalar argument, or an op's result).
+    /// A typed value: an expression over the trace's inputs (the array arguments, then the
+    /// results of its reductions, see [`Trace::stages`]), parameters and the locals of
+    /// [`Trace::lets`]. Every op's result is bound to a local, so reusing a value shares it.
     Strong(Expr),
     /// A weak scalar: a Rust number in the closure (`None`), a scalar argument of `call`
     /// (`Some(arg number)`) or an op among weak scalars that involves an argument
     /// (`Some(number of arguments + its index in Trace::derived)`), typed at each use by
     /// promotion. The value is the one at trace time (for an argument, the first call's).
     Weak(WeakScalar, Option<usize>),
-    /// A final reduction of `map` (dtype `map.ty`).
-    Reduced {
-        map: Expr,
-        r: Reduction,
-        axes: Axes,
-        keepdims: bool,
-        /// `dtype=` of the reduction.
-        dtype: Option<DType>,
-        /// `ddof=` of the reduction (`var`, `std`).
-        ddof: usize,
-    },
     /// The first error of the chain.
     Failed(Error),
 }
@@ -85,6 +79,11 @@ struct Trace {
     /// Python dtype over `Param(source)` (each source in its own Python dtype), evaluated on
     /// the host per call.
     derived: Vec<Expr>,
+    /// Number of array arguments: `Input(k)` below it is array argument `k`, above it the
+    /// result of reduction `stages[k - n_arrays]`.
+    n_arrays: usize,
+    /// The reductions traced so far, in order.
+    stages: Vec<Stage>,
 }
 
 /// The weak scalar a value computed among weak scalars is (NumPy 2: an op of Python scalars
@@ -223,11 +222,32 @@ impl Sym {
 
     /// Applies ufunc `u` symbolically (NumPy's loop selection, the ufunc's IR body).
     pub(crate) fn apply(u: &Ufunc, args: &[Operand]) -> Sym {
+        Sym::ufunc(u, args).remove(0)
+    }
+
+    /// Applies any ufunc of the table (`cupy::math::all_ufuncs()`, `cupy::ufuncs::add`)
+    /// symbolically, with NumPy's loop selection and the ufunc's IR body: its outputs, one per
+    /// `u.nout()` (two for `divmod`, `modf`, `frexp`). Operands are [`Sym`]s, Rust numbers or
+    /// typed [`Scalar`]s. A wrong operand count makes the fused function return an error.
+    pub fn ufunc(u: &Ufunc, args: &[Operand]) -> Vec<Sym> {
+        let n = u.nout().max(1);
         with_trace(|t| {
-            let v = apply_in(t, u, args).unwrap_or_else(Val::Failed);
-            Sym::push(t, v)
+            let vals = if args.len() != u.nin() {
+                Err(Error::invalid(
+                    u.name(),
+                    format!("takes {} operands, got {}", u.nin(), args.len()),
+                ))
+            } else {
+                apply_in(t, u, args)
+            };
+            match vals {
+                Ok(v) => v.into_iter().map(|v| Sym::push(t, v)).collect(),
+                Err(e) => (0..n)
+                    .map(|_| Sym::push(t, Val::Failed(e.clone())))
+                    .collect(),
+            }
         })
-        .unwrap_or(Sym { trace: 0, id: 0 })
+        .unwrap_or_else(|| vec![Sym { trace: 0, id: 0 }; n])
     }
 
     pub(crate) fn reduce(self, r: Reduction, opts: Reduce) -> Sym {
@@ -247,37 +267,62 @@ impl Sym {
                         "fuse: a fused reduction takes no initial= or where= (apply them to the fused function's inputs)",
                     ))
                 }
-                Val::Strong(map) => Val::Reduced {
-                    map,
-                    r,
-                    axes: opts.axis,
-                    keepdims: opts.keepdims,
-                    dtype: opts.dtype,
-                    ddof: opts.ddof,
-                },
+                Val::Strong(map) => {
+                    let ropts = Reduce {
+                        dtype: opts.dtype,
+                        ddof: opts.ddof,
+                        ..Default::default()
+                    };
+                    match r.kernel_with(map.ty, &ropts, 1) {
+                        Ok((rk, _)) => {
+                            t.stages.push(Stage {
+                                map,
+                                r,
+                                axes: opts.axis,
+                                keepdims: opts.keepdims,
+                                dtype: opts.dtype,
+                                ddof: opts.ddof,
+                                out: rk.output,
+                            });
+                            Val::Strong(Expr::input(t.n_arrays + t.stages.len() - 1, rk.output))
+                        }
+                        Err(e) => Val::Failed(e),
+                    }
+                }
                 Val::Weak(..) => Val::Failed(Error::invalid(
                     r.name(),
                     "fuse: a reduction needs an array operand, not a scalar",
                 )),
-                Val::Reduced { .. } => Val::Failed(reduced_twice(r.name())),
                 f @ Val::Failed(_) => f,
             };
             Sym::push(t, v)
         })
         .unwrap_or(Sym { trace: 0, id: 0 })
+    }
+
+    /// The dtype of the value (`x.dtype` in CuPy's fused functions): an array's, or a weak
+    /// scalar's Python type (float64, int64, complex128 or bool; it takes the other operand's
+    /// type in an op). `None` outside a trace or for a value whose computation failed (the
+    /// fused function then returns that error).
+    pub fn dtype(self) -> Option<DType> {
+        with_trace(|t| match self.get(t) {
+            Val::Strong(e) => Some(e.ty),
+            Val::Weak(w, _) => Some(w.default_dtype()),
+            Val::Failed(_) => None,
+        })
+        .flatten()
     }
 
     /// `x.astype(dtype)` (an unsafe cast, as NumPy's default).
     pub fn astype(self, dtype: DType) -> Sym {
         with_trace(|t| {
             let v = match self.get(t) {
-                Val::Strong(e) => Val::Strong(e.cast(dtype)),
+                Val::Strong(e) => Val::Strong(t.lets.bind(e.cast(dtype))),
                 // A scalar argument's value is set per call (a parameter), a Rust number's now.
                 Val::Weak(w, src) => match weak_expr(t, "astype", w, src, dtype) {
                     Ok(e) => Val::Strong(e),
                     Err(e) => Val::Failed(e),
                 },
-                Val::Reduced { .. } => Val::Failed(reduced_twice("astype")),
                 f @ Val::Failed(_) => f,
             };
             Sym::push(t, v)
@@ -286,20 +331,22 @@ impl Sym {
     }
 }
 
-fn reduced_twice(op: &str) -> Error {
-    Error::invalid(
-        op,
-        "fuse: a reduction must be the last step of a fused function",
-    )
-}
-
-/// An operand of a symbolic op: a [`Sym`] or a Rust number (weak).
+/// An operand of a symbolic op: a [`Sym`], a Rust number (weak, as a Python scalar) or a
+/// typed [`Scalar`] (strong, as a NumPy scalar: `x_f16 * Scalar::Float32(2.0)` is float32).
 #[derive(Clone, Copy, Debug)]
 pub enum Operand {
     /// A symbolic array.
     Sym(Sym),
     /// A weak scalar.
     Weak(WeakScalar),
+    /// A typed constant.
+    Typed(Scalar),
+}
+
+impl From<Scalar> for Operand {
+    fn from(s: Scalar) -> Operand {
+        Operand::Typed(s)
+    }
 }
 
 impl From<Sym> for Operand {
@@ -328,13 +375,14 @@ operand_from!(
     usize => |v: usize| WeakScalar::Int(v as i128)
 );
 
-fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
+fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Vec<Val>> {
     let op = u.name();
     let vals: Vec<Val> = args
         .iter()
         .map(|a| match a {
             Operand::Sym(s) => s.get(t),
             Operand::Weak(w) => Val::Weak(*w, None),
+            Operand::Typed(v) => Val::Strong(Expr::constant(*v)),
         })
         .collect();
     let mut strong = vec![];
@@ -343,15 +391,8 @@ fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
         match v {
             Val::Strong(e) => strong.push(e.ty),
             Val::Weak(w, _) => weak.push(*w),
-            Val::Reduced { .. } => return Err(reduced_twice(op)),
             Val::Failed(e) => return Err(e.clone()),
         }
-    }
-    if u.nout() != 1 {
-        return Err(Error::invalid(
-            op,
-            format!("fuse: a ufunc of {} outputs cannot be traced", u.nout()),
-        ));
     }
     let ops: Vec<LoopOperand> = vals
         .iter()
@@ -363,7 +404,18 @@ fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
         .collect();
     let lp = u.loop_for(&ops)?;
     if strong.is_empty() {
-        return weak_op(t, u, &vals, (lp.params[0], lp.compute, lp.outputs[0]));
+        if u.nout() != 1 {
+            return Err(Error::invalid(
+                op,
+                "fuse: a ufunc of two outputs needs an array operand",
+            ));
+        }
+        return Ok(vec![weak_op(
+            t,
+            u,
+            &vals,
+            (lp.params[0], lp.compute, lp.outputs[0]),
+        )?]);
     }
     let mut exprs = Vec::with_capacity(vals.len());
     for (k, v) in vals.into_iter().enumerate() {
@@ -374,9 +426,13 @@ fn apply_in(t: &mut Trace, u: &Ufunc, args: &[Operand]) -> Result<Val> {
         });
     }
     let exprs = lp.operands(&mut t.lets, exprs);
-    Ok(Val::Strong(
-        u.body(&mut t.lets, lp.compute, exprs).cast(lp.outputs[0]),
-    ))
+    let values = u.bodies(&mut t.lets, lp.compute, exprs);
+    // Bound to locals: a reused value is shared, not copied (`s = s + s` stays linear).
+    Ok(values
+        .into_iter()
+        .zip(&lp.outputs)
+        .map(|(v, &o)| Val::Strong(t.lets.bind(v.cast(o))))
+        .collect())
 }
 
 macro_rules! sym_operators {
@@ -428,8 +484,8 @@ pub(crate) fn where_sym(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>)
                 }
             };
             // Promote x and y as `maximum` does (same rule: result of both).
-            let a = apply_in(t, &ufuncs::add, &[x, y]);
-            let ty = match a? {
+            let a = apply_in(t, &ufuncs::add, &[x, y])?.remove(0);
+            let ty = match a {
                 Val::Strong(e) => e.ty,
                 // Two weak scalars: their own (Python) type, as NumPy's `where(c, 1.0, 0)`.
                 Val::Weak(w, _) => w.default_dtype(),
@@ -440,14 +496,14 @@ pub(crate) fn where_sym(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>)
                     Operand::Sym(s) => match s.get(t) {
                         Val::Strong(e) => e.cast(ty),
                         Val::Weak(w, arg) => weak_expr(t, "where", w, arg, ty)?,
-                        Val::Reduced { .. } => return Err(reduced_twice("where")),
                         Val::Failed(e) => return Err(e),
                     },
                     Operand::Weak(w) => weak_expr(t, "where", w, None, ty)?,
+                    Operand::Typed(v) => Expr::constant(v).cast(ty),
                 })
             };
             let (ex, ey) = (side(x)?, side(y)?);
-            Ok(Val::Strong(Expr::select(c, ex, ey)))
+            Ok(Val::Strong(t.lets.bind(Expr::select(c, ex, ey))))
         })()
         .unwrap_or_else(Val::Failed);
         Sym::push(t, v)
@@ -455,60 +511,66 @@ pub(crate) fn where_sym(cond: Sym, x: impl Into<Operand>, y: impl Into<Operand>)
     .unwrap_or(Sym { trace: 0, id: 0 })
 }
 
-/// Makes a built-in reduction kernel reduce `map` (the fused expression) instead of its input:
-/// the fused inputs and parameters come first, the reduction's own parameters after.
-fn splice_reduction(
-    mut rk: cupy_core::kernel::ir::ReduceKernel,
-    map: &Expr,
-    name: &str,
-    in_dtypes: Vec<DType>,
-    param_dtypes: Vec<DType>,
-) -> cupy_core::kernel::ir::ReduceKernel {
-    let shift = param_dtypes.len();
-    let mut fix = |e: &Expr| -> Option<Expr> {
-        match e.kind {
-            ExprKind::Input(0) => Some(map.clone()),
-            ExprKind::Param(k) => Some(Expr::param(k + shift, e.ty)),
-            _ => None,
-        }
-    };
-    rk.map = rk.map.iter().map(|m| m.rewrite(&mut fix)).collect();
-    rk.post = rk.post.rewrite(&mut fix);
-    rk.name = name.into();
-    rk.inputs = in_dtypes;
-    let mut all_params = param_dtypes;
-    all_params.extend(rk.params.iter().copied());
-    rk.params = all_params;
-    rk
+/// What a [`fuse`] closure returns: one [`Sym`], a tuple of up to four (several outputs, as a
+/// CuPy fused function that returns a tuple), or a `Vec<Sym>`.
+pub trait FuseOutput {
+    /// The outputs, in order.
+    fn syms(self) -> Vec<Sym>;
 }
 
-/// A closure that [`fuse`] can trace: `Fn(Sym, ..) -> Sym` with 1 to 6 arguments, or
-/// `Fn(&[Sym]) -> Sym` for any number. `M` only tells the arities apart.
+impl FuseOutput for Sym {
+    fn syms(self) -> Vec<Sym> {
+        vec![self]
+    }
+}
+
+impl FuseOutput for Vec<Sym> {
+    fn syms(self) -> Vec<Sym> {
+        self
+    }
+}
+
+macro_rules! fuse_output_tuple {
+    ($(($($v:ident),*)),*) => {$(
+        impl FuseOutput for ($(fuse_output_tuple!(@sym $v),)*) {
+            fn syms(self) -> Vec<Sym> {
+                let ($($v,)*) = self;
+                vec![$($v),*]
+            }
+        }
+    )*};
+    (@sym $v:ident) => { Sym };
+}
+fuse_output_tuple!((a, b), (a, b, c), (a, b, c, d));
+
+/// A closure that [`fuse`] can trace: `Fn(Sym, ..) -> R` with 1 to 6 arguments, or
+/// `Fn(&[Sym]) -> R` for any number, where `R` is a [`FuseOutput`]. `M` only tells the arities
+/// apart.
 pub trait FuseFn<M>: Send + Sync {
     /// Number of arguments (`None`: any).
     fn arity(&self) -> Option<usize>;
-    /// Runs the closure on `args`.
-    fn trace(&self, args: &[Sym]) -> Sym;
+    /// Runs the closure on `args`; its outputs.
+    fn trace(&self, args: &[Sym]) -> Vec<Sym>;
 }
 
-impl<F: Fn(&[Sym]) -> Sym + Send + Sync> FuseFn<&[Sym]> for F {
+impl<R: FuseOutput, F: Fn(&[Sym]) -> R + Send + Sync> FuseFn<(&[Sym], R)> for F {
     fn arity(&self) -> Option<usize> {
         None
     }
-    fn trace(&self, args: &[Sym]) -> Sym {
-        self(args)
+    fn trace(&self, args: &[Sym]) -> Vec<Sym> {
+        self(args).syms()
     }
 }
 
 macro_rules! fuse_arity {
     ($($n:literal: ($($a:ident),*)),*) => {$(
-        impl<F: Fn($($a),*) -> Sym + Send + Sync> FuseFn<($($a,)*)> for F {
+        impl<R: FuseOutput, F: Fn($($a),*) -> R + Send + Sync> FuseFn<(($($a,)*), R)> for F {
             fn arity(&self) -> Option<usize> {
                 Some($n)
             }
-            fn trace(&self, args: &[Sym]) -> Sym {
+            fn trace(&self, args: &[Sym]) -> Vec<Sym> {
                 let mut it = args.iter().copied();
-                self($({ let _: Option<$a> = None; it.next().expect("arity checked") }),*)
+                self($({ let _: Option<$a> = None; it.next().expect("arity checked") }),*).syms()
             }
         }
     )*};
@@ -523,8 +585,9 @@ fuse_arity!(
 );
 
 /// A fused function: [`fuse`]'s result. Traced per distinct argument signature (dtypes and
-/// which arguments are arrays/scalars); the traced kernel is cached here and compiled once per
-/// device by the backend's kernel cache.
+/// which arguments are arrays/scalars); the traced program is cached here (see
+/// [`Fused::clear_cache`]) and each of its kernels compiled once per device by the backend's
+/// kernel cache.
 pub struct Fused<M, F: FuseFn<M>> {
     f: F,
     name: String,
@@ -539,23 +602,15 @@ enum Signature {
     Weak(u8),
 }
 
-#[derive(Clone, Debug)]
-struct Traced {
-    result: Val,
-    /// Per parameter: which weak source it comes from (an argument, or past them a derived
-    /// value), and its dtype.
-    param_slots: Vec<(usize, DType)>,
-    /// The kernel locals the traced ufunc bodies bound their shared values to.
-    lets: Lets,
-    /// [`Trace::derived`].
-    derived: Vec<Expr>,
-}
-
-/// Traces `f` (a closure over [`Sym`]s) into one kernel, as `cupy.fuse` does.
+/// Traces `f` (a closure over [`Sym`]s) into as few kernels as its data dependencies allow, as
+/// `cupy.fuse` does: elementwise work is one kernel; each reduction is one reduction kernel
+/// (its map is the elementwise work before it), and the work after a reduction
+/// (`x / x.sum()`) is one more elementwise kernel that reads the reduced values.
 ///
 /// Annotate the closure's parameters (`|x: Sym, y: Sym| ...`) so Rust can pick its arity.
 /// The result's [`Fused::call`] takes the arguments as [`Arg`]s (arrays broadcast together,
-/// scalars weak as in NumPy 2) and returns one array.
+/// scalars weak as in NumPy 2) and returns one array; [`Fused::call_multi`] returns every
+/// output of a closure that returns a tuple.
 pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
     Fused {
         f,
@@ -564,10 +619,10 @@ pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
         _m: std::marker::PhantomData,
     }
 }
-routine!(fuse, CustomKernels, notes: "closures over Sym; a reduction only as the last step");
+routine!(fuse, CustomKernels, notes: "closures over Sym; work after reductions; tuple outputs");
 
 impl<M, F: FuseFn<M>> Fused<M, F> {
-    /// Names the kernel (a C identifier: letters, digits, `_`), for messages and profiles.
+    /// Names the kernels (a C identifier: letters, digits, `_`), for messages and profiles.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `name` is not an identifier.
@@ -575,6 +630,17 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         super::check_identifier("fuse", name)?;
         self.name = name.into();
         Ok(self)
+    }
+
+    /// Forgets the traced programs (CuPy's `clear_cache`): the next call traces the closure
+    /// again. Compiled kernels stay in the backends' caches, keyed by their IR.
+    pub fn clear_cache(&self) {
+        self.cache.lock().expect("fuse cache").clear();
+    }
+
+    /// Number of traced signatures cached now.
+    pub fn cache_len(&self) -> usize {
+        self.cache.lock().expect("fuse cache").len()
     }
 
     fn traced(&self, args: &[Arg<'_>]) -> Result<Traced> {
@@ -602,6 +668,8 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             lets: Lets::default(),
             n_args: args.len(),
             derived: vec![],
+            n_arrays: args.iter().filter(|a| matches!(a, Arg::Array(_))).count(),
+            stages: vec![],
         };
         let mut syms = Vec::with_capacity(args.len());
         let mut n_inputs = 0;
@@ -626,12 +694,29 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             .with(|t| std::mem::replace(&mut *t.borrow_mut(), prev))
             .expect("trace installed above");
         let out = out.map_err(|_| Error::invalid("fuse", "the fused closure panicked"))?;
-        let result = out.get(&trace);
-        if let Val::Failed(e) = result {
-            return Err(e);
+        if out.is_empty() {
+            return Err(Error::invalid(
+                &self.name,
+                "the fused function has no output",
+            ));
+        }
+        let mut outputs = Vec::with_capacity(out.len());
+        for s in out {
+            match s.get(&trace) {
+                Val::Strong(e) => outputs.push(e),
+                Val::Weak(..) => {
+                    return Err(Error::invalid(
+                        &self.name,
+                        "the fused function returned a scalar, not an array expression",
+                    ))
+                }
+                Val::Failed(e) => return Err(e),
+            }
         }
         let traced = Traced {
-            result,
+            outputs,
+            stages: trace.stages,
+            n_arrays: trace.n_arrays,
             param_slots: trace.param_slots,
             lets: trace.lets,
             derived: trace.derived,
@@ -643,70 +728,53 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         Ok(traced)
     }
 
-    /// The traced IR for these arguments: `Ok(Err(kernel))` for an elementwise result,
-    /// `Ok(Ok(reduce_kernel))` when the function ends in a reduction (its `map` is the fused
-    /// expression). For inspection and ahead-of-time compilation.
+    /// The kernels one call with these arguments runs, in order (a reduction is one entry, run
+    /// by the backend's reduction launcher). For inspection and ahead-of-time compilation.
     ///
     /// # Errors
     /// As [`Fused::call`].
+    pub fn kernels(&self, args: &[Arg<'_>]) -> Result<Vec<FusedKernel>> {
+        let (plan, _) = self.plan(args)?;
+        Ok(plan.steps.into_iter().map(|s| s.kernel).collect())
+    }
+
+    /// The number of kernels one call with these arguments runs (`x / x.sum()`: 2, a reduction
+    /// and the division; an elementwise chain: 1).
+    ///
+    /// # Errors
+    /// As [`Fused::call`].
+    pub fn kernel_count(&self, args: &[Arg<'_>]) -> Result<usize> {
+        Ok(self.plan(args)?.0.steps.len())
+    }
+
+    /// The traced IR of a function that runs as one kernel: `Ok(Err(kernel))` for an
+    /// elementwise result, `Ok(Ok(reduce_kernel))` for one reduction (its `map` is the fused
+    /// expression).
+    ///
+    /// # Errors
+    /// As [`Fused::call`]; [`Error::InvalidArgument`] when it runs several kernels (see
+    /// [`Fused::kernels`]).
     pub fn ir(
         &self,
         args: &[Arg<'_>],
     ) -> Result<std::result::Result<cupy_core::kernel::ir::ReduceKernel, Kernel>> {
-        let traced = self.traced(args)?;
-        let in_dtypes: Vec<DType> = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Array(x) => Some(x.dtype()),
-                _ => None,
-            })
-            .collect();
-        let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
-        match traced.result {
-            Val::Strong(e) => Ok(Err(kernel_with_lets(
+        let mut ks = self.kernels(args)?;
+        if ks.len() != 1 {
+            return Err(Error::invalid(
                 &self.name,
-                in_dtypes,
-                param_dtypes,
-                traced.lets,
-                e,
-            ))),
-            Val::Reduced {
-                map,
-                r,
-                dtype,
-                ddof,
-                ..
-            } => {
-                let map = traced.lets.inline_into(&map);
-                let opts = Reduce {
-                    dtype,
-                    ddof,
-                    ..Default::default()
-                };
-                let (rk, _) = r.kernel_with(map.ty, &opts, 1)?;
-                Ok(Ok(splice_reduction(
-                    rk,
-                    &map,
-                    &self.name,
-                    in_dtypes,
-                    param_dtypes,
-                )))
-            }
-            Val::Weak(..) => Err(Error::invalid(
-                &self.name,
-                "the fused function returned a scalar, not an array expression",
-            )),
-            Val::Failed(e) => Err(e),
+                format!(
+                    "the fused function runs {} kernels; see Fused::kernels",
+                    ks.len()
+                ),
+            ));
         }
+        Ok(match ks.remove(0) {
+            FusedKernel::Elementwise(k) => Err(k),
+            FusedKernel::Reduction(k) => Ok(k),
+        })
     }
 
-    /// Runs the fused function on `args` (arrays, and Rust numbers as weak scalars).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a wrong argument count, no array argument, or a closure
-    /// that returns a scalar or reduces twice; the errors of the ops it traces (type errors,
-    /// shape mismatches, dtype refusals) as the unfused ops would give them.
-    pub fn call(&self, args: &[Arg<'_>]) -> Result<Array> {
+    fn plan(&self, args: &[Arg<'_>]) -> Result<(plan::Plan, Vec<Scalar>)> {
         let op = self.name.as_str();
         if let Some(n) = self.f.arity() {
             if n != args.len() {
@@ -716,14 +784,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 ));
             }
         }
-        let arrays: Vec<&Array> = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Array(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
-        if arrays.is_empty() {
+        if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
             return Err(Error::invalid(
                 op,
                 "a fused function needs an array argument",
@@ -745,56 +806,51 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
                 None => weak_of(derived[k - args.len()]).to_scalar(op, dt)?,
             });
         }
-        let in_dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
-        let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
-        match traced.result {
-            Val::Strong(e) => {
-                let kernel = kernel_with_lets(op, in_dtypes, param_dtypes, traced.lets, e);
-                Elementwise {
-                    op,
-                    kernel: &kernel,
-                    inputs: &arrays,
-                    raws: &[],
-                    params,
-                    outs: vec![None],
-                    device: None,
-                    shape: None,
-                }
-                .run_one()
-            }
-            Val::Reduced {
-                map,
-                r,
-                axes,
-                keepdims,
-                dtype,
-                ddof,
-            } => {
-                let map = traced.lets.inline_into(&map);
-                let shape = broadcast_all(op, &arrays)?;
-                let views: Vec<Array> = arrays
-                    .iter()
-                    .map(|a| a.broadcast_to(&shape))
-                    .collect::<Result<_>>()?;
-                let red = normalize_axes(r.name(), &axes, shape.len())?;
-                let count: usize = red.iter().map(|&i| shape[i]).product();
-                r.empty_error(count)?;
-                let opts = Reduce {
-                    dtype,
-                    ddof,
-                    ..Default::default()
-                };
-                let (rk, rparams) = r.kernel_with(map.ty, &opts, count)?;
-                let rk = splice_reduction(rk, &map, op, in_dtypes, param_dtypes);
-                params.extend(rparams);
-                let refs: Vec<&Array> = views.iter().collect();
-                reduce_with(op, &rk, params, &refs, &axes, keepdims)
-            }
-            Val::Weak(..) => Err(Error::invalid(
-                op,
-                "the fused function returned a scalar, not an array expression",
-            )),
-            Val::Failed(e) => Err(e),
+        let arrays: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        Ok((plan::Plan::new(op, &traced, &arrays)?, params))
+    }
+
+    /// Runs the fused function on `args` (arrays, and Rust numbers as weak scalars); its one
+    /// output.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a wrong argument count, no array argument, a closure
+    /// that returns a scalar, or one with several outputs (use [`Fused::call_multi`]); the
+    /// errors of the ops it traces (type errors, shape mismatches, dtype refusals) as the
+    /// unfused ops would give them.
+    pub fn call(&self, args: &[Arg<'_>]) -> Result<Array> {
+        let mut outs = self.call_multi(args)?;
+        if outs.len() != 1 {
+            return Err(Error::invalid(
+                &self.name,
+                format!(
+                    "the fused function returns {} arrays; use call_multi",
+                    outs.len()
+                ),
+            ));
         }
+        Ok(outs.remove(0))
+    }
+
+    /// Runs the fused function on `args`; every output, in the closure's order.
+    ///
+    /// # Errors
+    /// As [`Fused::call`].
+    pub fn call_multi(&self, args: &[Arg<'_>]) -> Result<Vec<Array>> {
+        let (plan, params) = self.plan(args)?;
+        let arrays: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        plan.run(&self.name, &arrays, params)
     }
 }

@@ -39,6 +39,12 @@ pub struct ReductionKernel {
     name: String,
     reduce_type: Option<TypeSpec>,
     preamble: String,
+    /// Compiler options (CuPy's `options=`), see [`ReductionKernel::with_options`].
+    options: Vec<String>,
+    /// The names of the non-raw inputs whose raw view (`_raw_x`) `map_expr` reads.
+    raw_views: Vec<usize>,
+    /// The map passes of a kernel with raw arrays, per accumulator dtype.
+    map_passes: Mutex<HashMap<DType, Arc<super::elementwise::ElementwiseKernel>>>,
     /// Lowered kernels per (names, placeholder values, accumulator, output dtype), each with
     /// whether its identity is neutral for its combine (see [`ReductionKernel::new`]).
     cache: Mutex<HashMap<ReductionKey, (Arc<ReduceKernel>, bool)>>,
@@ -119,15 +125,21 @@ impl ReductionKernel {
                 ),
             ));
         }
-        if let Some(p) = ins.iter().chain(&outs).find(|p| p.raw) {
+        if outs[0].raw {
             return Err(Error::invalid(
                 name,
                 format!(
-                    "raw parameter {} is not supported in a ReductionKernel",
-                    p.name
+                    "the output {} of a ReductionKernel cannot be raw",
+                    outs[0].name
                 ),
             ));
         }
+        let raw_views: Vec<usize> = ins
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.raw && mentions(map_expr, &format!("_raw_{}", p.name)))
+            .map(|(k, _)| k)
+            .collect();
         if identity.is_some_and(|t| t.trim().is_empty()) {
             return Err(Error::Parse {
                 kernel: name.into(),
@@ -148,8 +160,44 @@ impl ReductionKernel {
             name: name.into(),
             reduce_type: None,
             preamble: String::new(),
+            options: vec![],
+            raw_views,
+            map_passes: Mutex::new(HashMap::new()),
             cache: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// True when `map_expr` reads raw arrays (`raw` parameters or `_raw_x` views) or the input
+    /// index (`_in_ind.get()`): the map then runs as an elementwise pass into a temporary
+    /// array, which the reduction reads.
+    fn has_raw(&self) -> bool {
+        !self.raw_views.is_empty()
+            || self.ins.iter().any(|p| p.raw)
+            || self.map_expr.contains("_in_ind.get")
+    }
+
+    /// CuPy's `options=`: `-D` macros for the kernel's expressions on every backend, and the
+    /// flags without effect; see
+    /// [`ElementwiseKernel::with_options`](super::elementwise::ElementwiseKernel::with_options).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a flag that is not taken.
+    pub fn with_options(mut self, options: &[&str]) -> Result<Self> {
+        self.options = super::elementwise::check_options(&self.name, options)?;
+        self.cache.lock().expect("kernel cache").clear();
+        self.map_passes.lock().expect("kernel cache").clear();
+        Ok(self)
+    }
+
+    /// The compiler options set with [`ReductionKernel::with_options`].
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// CuPy's `reduce_dims`: accepted for compatibility; cupy-rs always merges the axes that
+    /// are contiguous together before a launch, which changes no result.
+    pub fn with_reduce_dims(self, _reduce_dims: bool) -> Self {
+        self
     }
 
     /// Sets `reduce_type` (a type name or a placeholder), the accumulator type.
@@ -160,6 +208,7 @@ impl ReductionKernel {
         let p = parse_params(&self.name, "reduce_type", &format!("{reduce_type} _acc"))?;
         self.reduce_type = p.into_iter().next().map(|p| p.ty);
         self.cache.lock().expect("kernel cache").clear();
+        self.map_passes.lock().expect("kernel cache").clear();
         Ok(self)
     }
 
@@ -167,21 +216,36 @@ impl ReductionKernel {
     pub fn with_preamble(mut self, preamble: &str) -> Self {
         self.preamble = preamble.into();
         self.cache.lock().expect("kernel cache").clear();
+        self.map_passes.lock().expect("kernel cache").clear();
         self
     }
 
     /// Binds the arguments and lowers the strings: the kernel (inputs = the array arguments,
     /// params = the scalar arguments then `_in_ind.size()`, `_out_ind.size()`) and the scalar
     /// parameter values.
-    fn lower_call(&self, args: &[Arg<'_>]) -> Result<(ReduceKernel, Vec<Scalar>, Path)> {
+    fn lower_call(
+        &self,
+        args: &[Arg<'_>],
+        out: Option<&Array>,
+    ) -> Result<(ReduceKernel, Vec<Scalar>, Path)> {
         let op = self.name.as_str();
         check_arg_count(op, self.ins.len(), args.len())?;
-        let types = resolve_types(op, &self.ins, args, &[], &[])?;
+        let outs: Vec<&Array> = out.into_iter().collect();
+        let types = resolve_types(op, &self.ins, args, std::slice::from_ref(&self.out), &outs)?;
         let mut names = vec![];
         let mut n_arrays = 0;
         let mut params = vec![];
         for (p, a) in self.ins.iter().zip(args) {
             let dtype = type_of(op, p, &types)?;
+            if p.raw {
+                if !matches!(a, Arg::Array(_)) {
+                    return Err(Error::invalid(
+                        op,
+                        format!("raw parameter {} takes an array, not a scalar", p.name),
+                    ));
+                }
+                continue;
+            }
             let binding = match a {
                 Arg::Array(_) => {
                     n_arrays += 1;
@@ -192,6 +256,10 @@ impl ReductionKernel {
                     Binding::Param(params.len() - 1)
                 }
             };
+            // With raw arrays the map is a pass of its own, whose result is the one input.
+            if self.has_raw() && matches!(binding, Binding::Input(_)) {
+                continue;
+            }
             names.push(Name {
                 name: p.name.clone(),
                 dtype,
@@ -202,6 +270,19 @@ impl ReductionKernel {
             return Err(Error::invalid(op, "a reduction needs an array argument"));
         }
         let out_dtype = type_of(op, &self.out, &types)?;
+        if let Some(o) = out {
+            if o.dtype() != out_dtype {
+                return Err(Error::TypeError {
+                    op: op.into(),
+                    dtypes: vec![out_dtype, o.dtype()],
+                    msg: format!(
+                        "type is mismatched: output {} is {out_dtype} but the out array is {}",
+                        self.out.name,
+                        o.dtype()
+                    ),
+                });
+            }
+        }
         let acc = match &self.reduce_type {
             None => out_dtype,
             Some(TypeSpec::DType(d)) => *d,
@@ -213,6 +294,13 @@ impl ReductionKernel {
                 Error::invalid(op, format!("reduce_type placeholder {t} is not bound"))
             })?,
         };
+        if self.has_raw() {
+            names.push(Name {
+                name: MAP_NAME.into(),
+                dtype: acc,
+                binding: Binding::Input(0),
+            });
+        }
         let n_params = params.len();
         let key = (names.clone(), types.clone(), acc, out_dtype);
         let path = |k: &ReduceKernel, neutral: bool| match (&self.identity, neutral) {
@@ -225,11 +313,19 @@ impl ReductionKernel {
         }
         let kernel = lower_reduction(&ReductionSource {
             name: op,
-            map_expr: &self.map_expr,
+            map_expr: if self.has_raw() {
+                MAP_NAME
+            } else {
+                &self.map_expr
+            },
             reduce_expr: &self.reduce_expr,
             post_map_expr: &self.post_map_expr,
             identity: self.identity.as_deref(),
-            preamble: &self.preamble,
+            preamble: &format!(
+                "{}{}",
+                super::elementwise::option_defines(&self.options),
+                self.preamble
+            ),
             names: &names,
             output: (&self.out.name, out_dtype),
             acc,
@@ -253,7 +349,7 @@ impl ReductionKernel {
     /// # Errors
     /// As [`ReductionKernel::call`], without the shape and axis checks.
     pub fn ir(&self, args: &[Arg<'_>]) -> Result<ReduceKernel> {
-        Ok(self.lower_call(args)?.0)
+        Ok(self.lower_call(args, None)?.0)
     }
 
     /// The elementwise IR kernels a reduction without identity, or with one that is not neutral
@@ -265,7 +361,7 @@ impl ReductionKernel {
     /// # Errors
     /// As [`ReductionKernel::ir`].
     pub fn pass_kernels(&self, args: &[Arg<'_>]) -> Result<Vec<cupy_core::kernel::ir::Kernel>> {
-        match self.lower_call(args)? {
+        match self.lower_call(args, None)? {
             (_, _, Path::Identity) => Ok(vec![]),
             (k, _, Path::First(initial)) => Ok(super::reduce_first::pass_kernels(&k, initial)),
         }
@@ -277,22 +373,49 @@ impl ReductionKernel {
     /// [`Error::Parse`] for type errors in the expressions; argument, shape, axis, dtype and
     /// device errors as [`ElementwiseKernel::call_with`](super::elementwise::ElementwiseKernel::call_with) and [`crate::sum`] give them.
     pub fn call(&self, args: &[Arg<'_>], axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+        self.call_with(
+            args,
+            ReductionArgs {
+                axis: axis.into(),
+                keepdims,
+                out: None,
+            },
+        )
+    }
+
+    /// `kernel(*args, axis=..., keepdims=..., out=...)`: with `out`, the result is written into
+    /// it (its shape must be the result's) and `out` is returned; its dtype binds the output's
+    /// placeholder, as in CuPy, and must equal the output's declared type.
+    ///
+    /// # Errors
+    /// As [`ReductionKernel::call`]; [`Error::TypeError`] for an `out` of another dtype,
+    /// [`Error::ShapeMismatch`] for one of another shape.
+    pub fn call_with(&self, args: &[Arg<'_>], opts: ReductionArgs<'_>) -> Result<Array> {
         let op = self.name.as_str();
-        let (kernel, mut params, path) = self.lower_call(args)?;
-        // Array dtypes are the declared ones (checked in `resolve_types`).
-        let arrays: Vec<&Array> = args
-            .iter()
-            .filter_map(|a| match a {
+        let ReductionArgs {
+            axis: axes,
+            keepdims,
+            out,
+        } = opts;
+        let (kernel, mut params, path) = self.lower_call(args, out)?;
+        // The map pass of a kernel with raw arrays: its result is the one input.
+        let mapped;
+        let mut arrays: Vec<&Array> = vec![];
+        if self.has_raw() {
+            mapped = self.map_pass(args, kernel.acc[0])?;
+            arrays.push(&mapped);
+        } else {
+            // Array dtypes are the declared ones (checked in `resolve_types`).
+            arrays.extend(args.iter().filter_map(|a| match a {
                 Arg::Array(x) => Some(*x),
                 _ => None,
-            })
-            .collect();
+            }));
+        }
         let shape = broadcast_all(op, &arrays)?;
         let views: Vec<Array> = arrays
             .iter()
             .map(|a| a.broadcast_to(&shape))
             .collect::<Result<_>>()?;
-        let axes = axis.into();
         let red = crate::statistics::reduction::normalize_axes(op, &axes, shape.len())?;
         let in_size: usize = shape.iter().product();
         let out_size: usize = shape
@@ -306,11 +429,140 @@ impl ReductionKernel {
             params.push(Scalar::Int64(out_size as i64));
         }
         let view_refs: Vec<&Array> = views.iter().collect();
-        match path {
+        let r = match path {
             Path::Identity => reduce_with(op, &kernel, params, &view_refs, &axes, keepdims),
             Path::First(initial) => super::reduce_first::reduce_first(
                 op, &kernel, params, &view_refs, &axes, keepdims, initial,
             ),
+        }?;
+        match out {
+            None => Ok(r),
+            Some(o) => {
+                if o.shape() != r.shape() {
+                    return Err(Error::ShapeMismatch {
+                        op: format!("{op} (out=)"),
+                        lhs: r.shape().to_vec(),
+                        rhs: o.shape().to_vec(),
+                    });
+                }
+                o.copy_from(&r)?;
+                Ok(o.clone())
+            }
         }
     }
+
+    /// The elementwise IR kernel of the map pass a call with these arguments runs first when
+    /// `map_expr` reads raw arrays or `_in_ind.get()` (`None` otherwise). For inspection and
+    /// ahead-of-time compilation.
+    ///
+    /// # Errors
+    /// As [`ReductionKernel::ir`].
+    pub fn map_pass_ir(&self, args: &[Arg<'_>]) -> Result<Option<cupy_core::kernel::ir::Kernel>> {
+        if !self.has_raw() {
+            return Ok(None);
+        }
+        let acc = self.lower_call(args, None)?.0.acc[0];
+        let k = self.map_pass_kernel(acc)?;
+        let all = self.map_pass_args(args);
+        Ok(Some(k.ir(&all, &[])?))
+    }
+
+    fn map_pass_args<'a>(&self, args: &[Arg<'a>]) -> Vec<Arg<'a>> {
+        let mut all: Vec<Arg<'a>> = args.to_vec();
+        for &k in &self.raw_views {
+            all.push(args[k].clone());
+        }
+        all
+    }
+
+    /// Runs `map_expr` as an elementwise kernel over the arguments (raw parameters and the
+    /// `_raw_x` views as raw arrays) into a temporary array of the accumulator dtype.
+    fn map_pass(&self, args: &[Arg<'_>], acc: DType) -> Result<Array> {
+        let kernel = self.map_pass_kernel(acc)?;
+        Ok(kernel
+            .call_with(&self.map_pass_args(args), &[], None)?
+            .remove(0))
+    }
+
+    /// The map pass's kernel for accumulator dtype `acc` (built once per dtype).
+    fn map_pass_kernel(&self, acc: DType) -> Result<Arc<super::elementwise::ElementwiseKernel>> {
+        let kernel = {
+            let mut passes = self.map_passes.lock().expect("kernel cache");
+            match passes.get(&acc) {
+                Some(k) => k.clone(),
+                None => {
+                    let spec = |p: &ParamSpec, name: &str, raw: bool| {
+                        let ty = match &p.ty {
+                            TypeSpec::DType(d) => d.name().to_string(),
+                            TypeSpec::Placeholder(t) => t.clone(),
+                        };
+                        format!("{}{ty} {name}", if raw { "raw " } else { "" })
+                    };
+                    let mut ins: Vec<String> =
+                        self.ins.iter().map(|p| spec(p, &p.name, p.raw)).collect();
+                    for &k in &self.raw_views {
+                        let p = &self.ins[k];
+                        ins.push(spec(p, &format!("_raw_{}", p.name), true));
+                    }
+                    let op = replace_ident(&self.map_expr, "_in_ind", "_ind");
+                    let k = super::elementwise::ElementwiseKernel::new(
+                        &ins.join(", "),
+                        &format!("{} {MAP_NAME}", acc.name()),
+                        &format!("{MAP_NAME} = {op};"),
+                        &self.name,
+                    )?
+                    .with_preamble(&self.preamble)?;
+                    let opts: Vec<&str> = self.options.iter().map(String::as_str).collect();
+                    let k = k.with_options(&opts)?;
+                    let k = Arc::new(k);
+                    passes.insert(acc, k.clone());
+                    k
+                }
+            }
+        };
+        Ok(kernel)
+    }
+}
+
+/// The name the map pass's result has in the reduction of a kernel with raw arrays.
+const MAP_NAME: &str = "_cupy_map";
+
+/// Keyword arguments of [`ReductionKernel::call_with`]: CuPy's `axis=` (default: every axis),
+/// `keepdims=` and `out=`.
+#[derive(Clone, Debug, Default)]
+pub struct ReductionArgs<'a> {
+    /// The reduced axes (`axis=`; `Axes::All` is CuPy's `None`).
+    pub axis: Axes,
+    /// Keep the reduced axes with length 1 (`keepdims=`).
+    pub keepdims: bool,
+    /// The array to write the result into (`out=`).
+    pub out: Option<&'a Array>,
+}
+
+/// True when `text` has `ident` as a whole identifier.
+fn mentions(text: &str, ident: &str) -> bool {
+    text.match_indices(ident).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + ident.len()..].chars().next();
+        let id = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        !id(before) && !id(after)
+    })
+}
+
+/// `text` with each whole identifier `from` replaced by `to`.
+fn replace_ident(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices(from) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + from.len()..].chars().next();
+        let id = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        if at >= last && !id(before) && !id(after) {
+            out.push_str(&text[last..at]);
+            out.push_str(to);
+            last = at + from.len();
+        }
+    }
+    out.push_str(&text[last..]);
+    out
 }

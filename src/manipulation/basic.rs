@@ -4,6 +4,7 @@
 
 use crate::array::Array;
 use crate::launch::Elementwise;
+use crate::manipulation::shape::Order;
 use crate::registry::Need;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
@@ -17,6 +18,41 @@ impl Array {
     /// Device errors.
     pub fn copy(&self) -> Result<Array> {
         self.astype(self.dtype)
+    }
+
+    /// Copies into a new array laid out in `order` (`a.copy(order=...)`): [`Order::C`]
+    /// row-major, [`Order::F`] column-major, [`Order::A`] F when this array is
+    /// Fortran-contiguous and not C-contiguous (else C), [`Order::K`] the order this array's
+    /// elements lie in memory (axes by decreasing stride magnitude, NumPy's rule; negative
+    /// strides become positive).
+    ///
+    /// # Errors
+    /// Device errors.
+    pub fn copy_with(&self, order: Order) -> Result<Array> {
+        let order = match order {
+            Order::A if self.is_f_contiguous() && !self.is_c_contiguous() => Order::F,
+            Order::A => Order::C,
+            o => o,
+        };
+        match order {
+            Order::C => self.copy(),
+            Order::F => Ok(self.t().copy()?.t()),
+            _ => {
+                // K: allocate C-ordered in the permuted shape (biggest stride first), permute
+                // back, copy in.
+                let st = &self.layout.strides;
+                let mut perm: Vec<usize> = (0..self.ndim()).collect();
+                perm.sort_by_key(|&k| std::cmp::Reverse(st[k].unsigned_abs()));
+                let shape: Vec<usize> = perm.iter().map(|&k| self.shape()[k]).collect();
+                let mut inverse = vec![0isize; perm.len()];
+                for (j, &k) in perm.iter().enumerate() {
+                    inverse[k] = j as isize;
+                }
+                let out = Array::empty_on(&self.device, &shape, self.dtype)?.transpose(&inverse)?;
+                out.copy_from(self)?;
+                Ok(out)
+            }
+        }
     }
 
     /// Converts to `dtype` (`a.astype(dtype)`, casting="unsafe", always a new array), with
@@ -108,6 +144,24 @@ impl Array {
 routine!("ndarray.astype", Conversion);
 routine!("ndarray.copy", Conversion);
 routine!(copyto, Conversion, notes: "Array::copy_from");
+
+/// `cupy.copy(a)`: a new array with `a`'s elements, in the memory order of `a` (NumPy's default
+/// `order='K'`; [`Array::copy`] is C-ordered as `ndarray.copy()`).
+///
+/// # Errors
+/// Device errors.
+pub fn copy(a: &Array) -> Result<Array> {
+    a.copy_with(Order::K)
+}
+routine!(copy, Creation, notes: "order='K'; Array::copy_with for the others");
+
+/// `cupy.copy(a, order=...)`: see [`Array::copy_with`].
+///
+/// # Errors
+/// Device errors.
+pub fn copy_with(a: &Array, order: Order) -> Result<Array> {
+    a.copy_with(order)
+}
 routine!("ndarray.fill", Conversion);
 
 /// `cupy.copyto(dst, src)`: copies `src` into `dst` (casting="same_kind"), broadcasting `src`

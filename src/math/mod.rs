@@ -181,6 +181,19 @@ macro_rules! ufunc_item {
                 $name(self $(, $rest)*)
             }
         }
+
+        impl $crate::custom::fuse::Sym {
+            $(#[doc = $doc])+
+            ///
+            #[doc = concat!("Symbolically, inside a [`fuse`](crate::fuse) closure: `(", stringify!($out0), ", ", stringify!($out1), ")`.")]
+            pub fn $name(
+                self
+                $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
+            ) -> ($crate::custom::fuse::Sym, $crate::custom::fuse::Sym) {
+                let v = $crate::custom::fuse::Sym::ufunc(&ufuncs::$name, &[self.into() $(, $rest.into())*]);
+                (v[0], v[1])
+            }
+        }
     };
 }
 

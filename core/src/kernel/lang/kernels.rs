@@ -138,7 +138,7 @@ pub(super) fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<Low
     }
     let mut params = params;
     params.extend(cx.raw_lens.iter().map(|_| DType::Int64));
-    let raw_lens: Vec<usize> = cx.raw_lens.iter().map(|&(r, _)| r).collect();
+    let raw_lens: Vec<(usize, RawMeta)> = cx.raw_lens.iter().map(|&(r, w, _)| (r, w)).collect();
     let kernel_ir = Kernel {
         name: kernel.to_string(),
         inputs: kin,

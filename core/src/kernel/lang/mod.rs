@@ -150,11 +150,24 @@ pub struct LoweredElementwise {
     pub output_reads: Vec<usize>,
     /// True if the operation uses `_ind.size()` (the caller must then pass `size_param`).
     pub uses_size: bool,
-    /// Raw operands whose length (element count) the kernel needs: for bounds checks of raw
-    /// writes (`y[j] = v` is dropped unless `0 <= j < len`) and for `y.size()`. The caller
-    /// passes each length as an `Int64` parameter, in this order, after the declared params
-    /// and `size_param`: `kernel.params[n_before + m]` holds `raw_lens[m]`'s length.
-    pub raw_lens: Vec<usize>,
+    /// Raw operands' sizes the kernel needs: their length (element count) for bounds checks of
+    /// raw writes (`y[j] = v` is dropped unless `0 <= j < len`) and for `y.size()`, and the
+    /// dimensions `y.shape()[d]` / `y.strides()[d]` read. The caller passes each as an `Int64`
+    /// parameter, in this order, after the declared params and `size_param`:
+    /// `kernel.params[n_before + m]` holds `raw_lens[m]` (raw operand, which value).
+    pub raw_lens: Vec<(usize, RawMeta)>,
+}
+
+/// A size of a raw operand a kernel reads (see [`LoweredElementwise::raw_lens`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RawMeta {
+    /// Its number of elements (`x.size()`).
+    Size,
+    /// The length of its axis `d` (`x.shape()[d]`).
+    Shape(usize),
+    /// The stride in bytes of axis `d` of the C-contiguous array the kernel reads
+    /// (`x.strides()[d]`).
+    Stride(usize),
 }
 
 /// Everything needed to lower a `ReductionKernel` call.

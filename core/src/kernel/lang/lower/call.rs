@@ -83,7 +83,8 @@ impl Lowering<'_> {
                         pos,
                         format!(
                             "`{n}.{member}()` is not supported: a raw array has `{n}.size()` \
-                             (its number of elements) and `{n}[j]`"
+                             (its number of elements), `{n}.shape()[d]`, `{n}.strides()[d]` \
+                             and `{n}[j]`"
                         ),
                     ),
                 };

@@ -51,7 +51,49 @@ impl Lowering<'_> {
                     }
                 }
             }
+            ExK::IndGet(which) => {
+                // The flat C-order index of the current element: `i` of an ElementwiseKernel
+                // (a ReductionKernel's `_in_ind.get()` is lowered in its map pass, as `_ind`).
+                if which == "_ind" && self.size_ind.is_some() {
+                    Ok(Val::strong(Expr::index()))
+                } else {
+                    self.err(
+                        pos,
+                        format!(
+                            "`{which}.get()` is not available here (an ElementwiseKernel has \
+                             `_ind.get()`, the flat index `i`; a ReductionKernel's map has \
+                             `_in_ind.get()`)"
+                        ),
+                    )
+                }
+            }
             ExK::Index(base, ix) => {
+                // `x.shape()[d]`, `x.strides()[d]` of a raw array, with a constant `d`.
+                if let ExK::Member(inner, m) = &base.k {
+                    if let (ExK::Name(n), "shape" | "strides") = (&inner.k, m.as_str()) {
+                        if let Some(Sym::Raw { k, .. }) = self.lookup(n).cloned() {
+                            let iv = self.expr(ix)?;
+                            let d = match iv.lit {
+                                Some(Lit::I(d)) if d >= 0 => d as usize,
+                                _ => {
+                                    return self.err(
+                                        ix.pos,
+                                        format!(
+                                            "`{n}.{m}()[d]` takes a constant non-negative \
+                                             integer d"
+                                        ),
+                                    )
+                                }
+                            };
+                            let what = if m == "shape" {
+                                crate::kernel::lang::RawMeta::Shape(d)
+                            } else {
+                                crate::kernel::lang::RawMeta::Stride(d)
+                            };
+                            return Ok(Val::strong(self.raw_meta(pos, k, what)?));
+                        }
+                    }
+                }
                 let (k, ty) = match &base.k {
                     ExK::Name(n) => match self.lookup(n) {
                         Some(Sym::Raw { k, ty }) => (*k, *ty),

@@ -109,9 +109,9 @@ pub(crate) struct Lowering<'a> {
     /// First param number free for raw-operand lengths (`None`: raw arrays have no length
     /// here, so they cannot be written or asked their `size()`).
     pub raw_len_base: Option<usize>,
-    /// (raw operand, param) pairs: the `Int64` params holding raw operands' lengths, numbered
-    /// from `raw_len_base` in this order.
-    pub raw_lens: Vec<(usize, usize)>,
+    /// (raw operand, which size, param): the `Int64` params holding raw operands' sizes,
+    /// numbered from `raw_len_base` in this order.
+    pub raw_lens: Vec<(usize, super::RawMeta, usize)>,
 }
 
 impl Bind for Lowering<'_> {
@@ -341,14 +341,19 @@ impl Lowering<'_> {
 
     /// The `Int64` param holding raw operand `k`'s length (allocated on first use).
     fn raw_len(&mut self, pos: usize, k: usize) -> PResult<Expr> {
+        self.raw_meta(pos, k, super::RawMeta::Size)
+    }
+
+    /// The `Int64` param holding size `what` of raw operand `k` (allocated on first use).
+    pub(super) fn raw_meta(&mut self, pos: usize, k: usize, what: super::RawMeta) -> PResult<Expr> {
         let Some(base) = self.raw_len_base else {
             return self.err(pos, "raw arrays have no size here");
         };
-        let p = match self.raw_lens.iter().find(|(r, _)| *r == k) {
-            Some(&(_, p)) => p,
+        let p = match self.raw_lens.iter().find(|(r, w, _)| *r == k && *w == what) {
+            Some(&(_, _, p)) => p,
             None => {
                 let p = base + self.raw_lens.len();
-                self.raw_lens.push((k, p));
+                self.raw_lens.push((k, what, p));
                 p
             }
         };

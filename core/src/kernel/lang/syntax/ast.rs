@@ -121,6 +121,8 @@ pub(crate) enum ExK {
     Name(String),
     /// `_ind.size()`, `_in_ind.size()`, `_out_ind.size()`: the object's name.
     IndSize(String),
+    /// `_ind.get()` (`_in_ind.get()`, `_out_ind.get()`): the object's name.
+    IndGet(String),
     /// `name[index]`.
     Index(Box<Ex>, Box<Ex>),
     /// `value.member()` (`z.real()`, `z.imag()`).

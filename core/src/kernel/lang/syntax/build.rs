@@ -206,6 +206,13 @@ impl Builder<'_> {
                     .as_str()
                     .to_string(),
             ),
+            Rule::ind_get => ExK::IndGet(
+                p.into_inner()
+                    .find(not_punct)
+                    .expect("ind_name")
+                    .as_str()
+                    .to_string(),
+            ),
             Rule::paren => return self.expr(p.into_inner().find(not_punct).expect("expr")),
             Rule::call => {
                 let mut inner = p

@@ -1,0 +1,502 @@
+//! The kernels of a traced fused function and their launches.
+//!
+//! A trace is a program over shared values (every op's result is a kernel local, see
+//! [`Traced::lets`]) with reductions in it ([`Stage`]). It runs as:
+//! - one reduction kernel per reduction, whose map is the elementwise work it reduces, inlined
+//!   (a reduction kernel has no locals); when that inlined expression would be very large (a
+//!   value reused many times over, as `s = s + s` repeated), the map is first computed by an
+//!   elementwise kernel into a temporary array, which the reduction then reads;
+//! - one elementwise kernel for the outputs that share a shape (each reads the arguments and the
+//!   reduced values it needs, broadcast); an output that is a reduction's result is that result.
+//!
+//! Each kernel takes only the inputs and locals its expressions reach, so a kernel after a
+//! reduction broadcasts over the shapes it uses, as the unfused chain would.
+
+use super::{Axes, Reduce, Reduction};
+use crate::array::Array;
+use crate::launch::Elementwise;
+use crate::statistics::reduction::{normalize_axes, reduce_with};
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::kernel::ir::{Expr, ExprKind, Kernel, ReduceKernel, Stmt};
+use cupy_core::kernel::math::Lets;
+use cupy_core::layout::broadcast_shapes;
+use cupy_core::scalar::Scalar;
+use std::collections::HashMap;
+
+/// Inlined reduction maps larger than this many nodes are computed by a kernel of their own.
+const INLINE_LIMIT: usize = 4096;
+
+/// A reduction inside a fused function.
+#[derive(Clone, Debug)]
+pub(crate) struct Stage {
+    /// The reduced expression (over the trace's inputs, parameters and locals).
+    pub map: Expr,
+    pub r: Reduction,
+    pub axes: Axes,
+    pub keepdims: bool,
+    /// `dtype=` of the reduction.
+    pub dtype: Option<DType>,
+    /// `ddof=` of the reduction (`var`, `std`).
+    pub ddof: usize,
+    /// The result's dtype.
+    pub out: DType,
+}
+
+/// A traced fused function for one argument signature.
+#[derive(Clone, Debug)]
+pub(crate) struct Traced {
+    /// The outputs, in the closure's order.
+    pub outputs: Vec<Expr>,
+    /// The reductions, in trace order: the result of `stages[j]` is input `n_arrays + j`.
+    pub stages: Vec<Stage>,
+    /// Number of array arguments (inputs `0..n_arrays`).
+    pub n_arrays: usize,
+    /// Per parameter: which weak source it comes from (an argument, or past them a derived
+    /// value), and its dtype.
+    pub param_slots: Vec<(usize, DType)>,
+    /// The shared values: every op's result, as kernel locals from 0.
+    pub lets: Lets,
+    /// Weak scalars derived from scalar arguments (see `Trace::derived`).
+    pub derived: Vec<Expr>,
+}
+
+/// One kernel of a fused function (see [`crate::Fused::kernels`]).
+#[derive(Clone, Debug)]
+pub enum FusedKernel {
+    /// An elementwise kernel (one output per array it writes).
+    Elementwise(Kernel),
+    /// A reduction kernel.
+    Reduction(ReduceKernel),
+}
+
+pub(crate) struct Step {
+    pub kernel: FusedKernel,
+    what: What,
+}
+
+enum What {
+    /// A stage's map into a temporary array, from these sources at this shape.
+    Materialize {
+        inputs: Vec<usize>,
+        shape: Vec<usize>,
+    },
+    /// Reduction `stage` of these sources at this shape (`None`: of the temporary array the
+    /// step before made), with the reduction's own parameters after the fused ones.
+    Reduce {
+        stage: usize,
+        inputs: Option<Vec<usize>>,
+        shape: Vec<usize>,
+        rparams: Vec<Scalar>,
+    },
+    /// Outputs `outputs` from these sources at this shape.
+    Outputs {
+        inputs: Vec<usize>,
+        outputs: Vec<usize>,
+        shape: Vec<usize>,
+    },
+}
+
+/// The launches of one call.
+pub(crate) struct Plan {
+    pub steps: Vec<Step>,
+    /// Outputs that are a reduction's result: (output, source).
+    direct: Vec<(usize, usize)>,
+    n_outputs: usize,
+    stages: Vec<Stage>,
+}
+
+/// The `Let`s of `lets` that `roots` reach, renumbered from local 0 in their order, the roots
+/// rewritten to them, and the inputs they read (ascending; rewritten to `0..`).
+fn compact(lets: &Lets, roots: &[Expr]) -> (Vec<DType>, Vec<Stmt>, Vec<Expr>, Vec<usize>) {
+    let first = lets.first_local;
+    let values: Vec<&Expr> = lets
+        .stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Let { value, .. } => value,
+            _ => unreachable!("Lets holds Let statements"),
+        })
+        .collect();
+    let mut need = vec![false; values.len()];
+    let mut inputs: Vec<usize> = vec![];
+    let mark = |e: &Expr, need: &mut Vec<bool>, inputs: &mut Vec<usize>| {
+        e.visit(&mut |n| match n.kind {
+            ExprKind::Var(k) if k >= first && k - first < need.len() => need[k - first] = true,
+            ExprKind::Input(k) if !inputs.contains(&k) => inputs.push(k),
+            _ => {}
+        })
+    };
+    for r in roots {
+        mark(r, &mut need, &mut inputs);
+    }
+    for j in (0..values.len()).rev() {
+        if need[j] {
+            mark(values[j], &mut need, &mut inputs);
+        }
+    }
+    inputs.sort_unstable();
+    let mut new_var = vec![usize::MAX; values.len()];
+    let mut locals = vec![];
+    for (j, n) in need.iter().enumerate() {
+        if *n {
+            new_var[j] = locals.len();
+            locals.push(lets.locals[j]);
+        }
+    }
+    let fix = |e: &Expr| {
+        e.rewrite(&mut |n| match n.kind {
+            ExprKind::Var(k) if k >= first && k - first < new_var.len() => {
+                Some(Expr::var(new_var[k - first], n.ty))
+            }
+            ExprKind::Input(k) => Some(Expr::input(
+                inputs.binary_search(&k).expect("input collected"),
+                n.ty,
+            )),
+            _ => None,
+        })
+    };
+    let stmts = (0..values.len())
+        .filter(|&j| need[j])
+        .map(|j| Stmt::Let {
+            var: new_var[j],
+            value: fix(values[j]),
+        })
+        .collect();
+    let roots = roots.iter().map(fix).collect();
+    (locals, stmts, roots, inputs)
+}
+
+/// `root` with the locals of `stmts` (numbered from 0) replaced by their values, or `None` when
+/// that expression would have more than `limit` nodes (shared values repeat when inlined).
+fn inline(stmts: &[Stmt], root: &Expr, limit: usize) -> Option<Expr> {
+    let size_of = |e: &Expr, sizes: &[usize]| {
+        let mut n = 0usize;
+        e.visit(&mut |x| {
+            n = n.saturating_add(match x.kind {
+                ExprKind::Var(k) if k < sizes.len() => sizes[k],
+                _ => 1,
+            })
+        });
+        n
+    };
+    let mut sizes = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        if let Stmt::Let { value, .. } = s {
+            let n = size_of(value, &sizes);
+            sizes.push(n);
+        }
+    }
+    if size_of(root, &sizes) > limit {
+        return None;
+    }
+    let mut done: HashMap<usize, Expr> = HashMap::new();
+    fn sub(e: &Expr, stmts: &[Stmt], done: &mut HashMap<usize, Expr>) -> Expr {
+        e.rewrite(&mut |n| match n.kind {
+            ExprKind::Var(k) if k < stmts.len() => {
+                if let Some(v) = done.get(&k) {
+                    return Some(v.clone());
+                }
+                let Stmt::Let { value, .. } = &stmts[k] else {
+                    unreachable!("Let statements")
+                };
+                let v = sub(value, stmts, done);
+                done.insert(k, v.clone());
+                Some(v)
+            }
+            _ => None,
+        })
+    }
+    Some(sub(root, stmts, &mut done))
+}
+
+/// Makes a built-in reduction kernel reduce `map` (the fused expression) instead of its input:
+/// the fused inputs and parameters come first, the reduction's own parameters after.
+fn splice_reduction(
+    mut rk: ReduceKernel,
+    map: &Expr,
+    name: &str,
+    in_dtypes: Vec<DType>,
+    param_dtypes: Vec<DType>,
+) -> ReduceKernel {
+    let shift = param_dtypes.len();
+    let mut fix = |e: &Expr| -> Option<Expr> {
+        match e.kind {
+            ExprKind::Input(0) => Some(map.clone()),
+            ExprKind::Param(k) => Some(Expr::param(k + shift, e.ty)),
+            _ => None,
+        }
+    };
+    rk.map = rk.map.iter().map(|m| m.rewrite(&mut fix)).collect();
+    rk.post = rk.post.rewrite(&mut fix);
+    rk.name = name.into();
+    rk.inputs = in_dtypes;
+    let mut all_params = param_dtypes;
+    all_params.extend(rk.params.iter().copied());
+    rk.params = all_params;
+    rk
+}
+
+fn broadcast_of(op: &str, shapes: &[Vec<usize>], inputs: &[usize]) -> Result<Vec<usize>> {
+    let mut shape: Vec<usize> = vec![];
+    for &k in inputs {
+        shape = broadcast_shapes(op, &shape, &shapes[k]).map_err(|_| Error::ShapeMismatch {
+            op: op.into(),
+            lhs: shape.clone(),
+            rhs: shapes[k].clone(),
+        })?;
+    }
+    Ok(shape)
+}
+
+fn elementwise_kernel(
+    name: &str,
+    inputs: Vec<DType>,
+    params: Vec<DType>,
+    locals: Vec<DType>,
+    mut body: Vec<Stmt>,
+    values: Vec<Expr>,
+) -> Kernel {
+    let outputs = values.iter().map(|v| v.ty).collect();
+    for (output, value) in values.into_iter().enumerate() {
+        body.push(Stmt::Store { output, value });
+    }
+    Kernel {
+        name: name.into(),
+        inputs,
+        outputs,
+        raws: vec![],
+        params,
+        locals,
+        body,
+    }
+}
+
+impl Plan {
+    /// The launches of `traced` on these array arguments.
+    ///
+    /// # Errors
+    /// Shape mismatches between the values an op combines, bad reduction axes, an empty
+    /// reduction without identity, a reduction of no array.
+    pub(crate) fn new(op: &str, traced: &Traced, arrays: &[&Array]) -> Result<Plan> {
+        let mut shapes: Vec<Vec<usize>> = arrays.iter().map(|a| a.shape().to_vec()).collect();
+        let mut dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
+        let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
+        let mut steps = vec![];
+        for (j, st) in traced.stages.iter().enumerate() {
+            let (locals, stmts, roots, inputs) =
+                compact(&traced.lets, std::slice::from_ref(&st.map));
+            let name = st.r.name();
+            if inputs.is_empty() {
+                return Err(Error::invalid(
+                    name,
+                    "fuse: a reduction needs an array operand, not a constant",
+                ));
+            }
+            let shape = broadcast_of(op, &shapes, &inputs)?;
+            let red = normalize_axes(name, &st.axes, shape.len())?;
+            let count: usize = red.iter().map(|&i| shape[i]).product();
+            st.r.empty_error(count)?;
+            let opts = Reduce {
+                dtype: st.dtype,
+                ddof: st.ddof,
+                ..Default::default()
+            };
+            let in_dtypes: Vec<DType> = inputs.iter().map(|&k| dtypes[k]).collect();
+            let map = &roots[0];
+            let (rk, rparams) = st.r.kernel_with(map.ty, &opts, count)?;
+            match inline(&stmts, map, INLINE_LIMIT) {
+                Some(m) => steps.push(Step {
+                    kernel: FusedKernel::Reduction(splice_reduction(
+                        rk,
+                        &m,
+                        op,
+                        in_dtypes,
+                        param_dtypes.clone(),
+                    )),
+                    what: What::Reduce {
+                        stage: j,
+                        inputs: Some(inputs),
+                        shape: shape.clone(),
+                        rparams,
+                    },
+                }),
+                None => {
+                    let k = elementwise_kernel(
+                        op,
+                        in_dtypes,
+                        param_dtypes.clone(),
+                        locals,
+                        stmts,
+                        vec![map.clone()],
+                    );
+                    steps.push(Step {
+                        kernel: FusedKernel::Elementwise(k),
+                        what: What::Materialize {
+                            inputs,
+                            shape: shape.clone(),
+                        },
+                    });
+                    let mut rk = rk;
+                    rk.name = op.into();
+                    steps.push(Step {
+                        kernel: FusedKernel::Reduction(rk),
+                        what: What::Reduce {
+                            stage: j,
+                            inputs: None,
+                            shape: shape.clone(),
+                            rparams,
+                        },
+                    });
+                }
+            }
+            let out_shape: Vec<usize> = (0..shape.len())
+                .filter_map(|i| match (red.contains(&i), st.keepdims) {
+                    (false, _) => Some(shape[i]),
+                    (true, true) => Some(1),
+                    (true, false) => None,
+                })
+                .collect();
+            shapes.push(out_shape);
+            dtypes.push(st.out);
+        }
+        // Outputs: a reduction's result as it is; the rest grouped by shape, one kernel each.
+        let mut direct = vec![];
+        let mut groups: Vec<(Vec<usize>, Vec<usize>)> = vec![];
+        for (o, e) in traced.outputs.iter().enumerate() {
+            if let ExprKind::Input(k) = e.kind {
+                if k >= traced.n_arrays {
+                    direct.push((o, k));
+                    continue;
+                }
+            }
+            let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
+            let shape = broadcast_of(op, &shapes, &inputs)?;
+            match groups.iter_mut().find(|g| g.0 == shape) {
+                Some(g) => g.1.push(o),
+                None => groups.push((shape, vec![o])),
+            }
+        }
+        for (shape, outs) in groups {
+            let roots: Vec<Expr> = outs.iter().map(|&o| traced.outputs[o].clone()).collect();
+            let (locals, stmts, roots, inputs) = compact(&traced.lets, &roots);
+            let in_dtypes = inputs.iter().map(|&k| dtypes[k]).collect();
+            let k = elementwise_kernel(op, in_dtypes, param_dtypes.clone(), locals, stmts, roots);
+            steps.push(Step {
+                kernel: FusedKernel::Elementwise(k),
+                what: What::Outputs {
+                    inputs,
+                    outputs: outs,
+                    shape,
+                },
+            });
+        }
+        Ok(Plan {
+            steps,
+            direct,
+            n_outputs: traced.outputs.len(),
+            stages: traced.stages.clone(),
+        })
+    }
+
+    /// Runs the plan on the array arguments with the fused parameters' values.
+    ///
+    /// # Errors
+    /// Launch errors (dtype refusals, out of memory).
+    pub(crate) fn run(
+        &self,
+        op: &str,
+        arrays: &[&Array],
+        params: Vec<Scalar>,
+    ) -> Result<Vec<Array>> {
+        let device = arrays[0].device().clone();
+        let mut sources: Vec<Array> = arrays.iter().map(|a| (*a).clone()).collect();
+        let mut temp: Option<Array> = None;
+        let mut outs: Vec<Option<Array>> = vec![None; self.n_outputs];
+        let views = |sources: &[Array], inputs: &[usize], shape: &[usize]| -> Result<Vec<Array>> {
+            inputs
+                .iter()
+                .map(|&k| sources[k].broadcast_to(shape))
+                .collect()
+        };
+        for step in &self.steps {
+            match (&step.what, &step.kernel) {
+                (What::Materialize { inputs, shape }, FusedKernel::Elementwise(k)) => {
+                    let v = views(&sources, inputs, shape)?;
+                    let refs: Vec<&Array> = v.iter().collect();
+                    temp = Some(
+                        Elementwise {
+                            op,
+                            kernel: k,
+                            inputs: &refs,
+                            raws: &[],
+                            params: params.clone(),
+                            outs: vec![None],
+                            device: Some(&device),
+                            shape: Some(shape),
+                        }
+                        .run_one()?,
+                    );
+                }
+                (
+                    What::Reduce {
+                        stage,
+                        inputs,
+                        shape,
+                        rparams,
+                    },
+                    FusedKernel::Reduction(rk),
+                ) => {
+                    let st = &self.stages[*stage];
+                    let r = match inputs {
+                        Some(inputs) => {
+                            let v = views(&sources, inputs, shape)?;
+                            let refs: Vec<&Array> = v.iter().collect();
+                            let mut all = params.clone();
+                            all.extend(rparams.iter().copied());
+                            reduce_with(op, rk, all, &refs, &st.axes, st.keepdims)?
+                        }
+                        None => {
+                            let t = temp.take().expect("materialized map");
+                            reduce_with(op, rk, rparams.clone(), &[&t], &st.axes, st.keepdims)?
+                        }
+                    };
+                    sources.push(r);
+                }
+                (
+                    What::Outputs {
+                        inputs,
+                        outputs,
+                        shape,
+                    },
+                    FusedKernel::Elementwise(k),
+                ) => {
+                    let v = views(&sources, inputs, shape)?;
+                    let refs: Vec<&Array> = v.iter().collect();
+                    let res = Elementwise {
+                        op,
+                        kernel: k,
+                        inputs: &refs,
+                        raws: &[],
+                        params: params.clone(),
+                        outs: vec![None; outputs.len()],
+                        device: Some(&device),
+                        shape: Some(shape),
+                    }
+                    .run()?;
+                    for (&o, a) in outputs.iter().zip(res) {
+                        outs[o] = Some(a);
+                    }
+                }
+                _ => unreachable!("step kinds match their kernels"),
+            }
+        }
+        for &(o, k) in &self.direct {
+            outs[o] = Some(sources[k].clone());
+        }
+        Ok(outs
+            .into_iter()
+            .map(|o| o.expect("every output computed"))
+            .collect())
+    }
+}
