@@ -104,10 +104,10 @@ fn work_after_reductions() {
             "x / sum(x)",
         )?;
         let g = fuse(|x: Sym| (x.sum() + 10.0).sqrt());
-        ensure(
-            g.call(&[(&x).into()])?.to_vec::<f32>()? == [20f32.sqrt()],
-            "sqrt",
-        )?;
+        // Vulkan bounds `sqrt` at 3 ulps, not correctly rounded (NVIDIA's driver uses it).
+        let got = g.call(&[(&x).into()])?.to_vec::<f32>()?;
+        let ulps = |a: f32, b: f32| (a.to_bits() as i64 - b.to_bits() as i64).abs();
+        ensure(got.len() == 1 && ulps(got[0], 20f32.sqrt()) <= 3, "sqrt")?;
         // Batch-norm over axis 0 of a (4, 3) float32 array.
         let (n, c) = (4usize, 3usize);
         let v: Vec<f32> = (0..n * c)

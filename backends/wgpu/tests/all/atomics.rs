@@ -91,7 +91,11 @@ fn int64_uint64_float64_atomics_with_and_without_64_bit_atomics() {
         // spend a vector's loop budget while a lock holder's thread was descheduled on a busy
         // machine (the loop guard then reports it). 2^11 updates, ~400 per element, still
         // contend on every lock.
-        let n: u64 = if *how == "32-bit pairs" { 1 << 11 } else { 1 << 15 };
+        let n: u64 = if *how == "32-bit pairs" {
+            1 << 11
+        } else {
+            1 << 15
+        };
         let idx: Vec<i64> = (0..n).map(|j| (mix(j) % m as u64) as i64).collect();
         let bits: Vec<u64> = (0..n).map(|j| mix(j ^ 0xabc)).collect();
         for op in [AtomicOp::Add, AtomicOp::Max, AtomicOp::Min] {

@@ -123,7 +123,8 @@ impl WgslEmitter {
             }
             B::Div => {
                 if float && !f64_ {
-                    let h = self.helper("fdiv_f32", || FDIV_F32.into());
+                    let fused = self.opts.fused_fma;
+                    let h = self.helper("fdiv_f32", || fdiv_f32(fused));
                     format!("{h}({a}, {b})")
                 } else if float {
                     format!("({a} / {b})")
@@ -353,18 +354,48 @@ impl WgslEmitter {
 /// [2^-126, 2^126] (NVIDIA's driver divides by a reciprocal, which is 0 past 2^126: `hypot`
 /// of float32 near the overflow threshold lost its infinity), and a zero divisor's result is
 /// spelled out from the bits (a driver assuming no signed zeros gave `1 / -0 = +inf`, which
-/// broke `signbit` and so `fmod`'s sign of a zero).
-const FDIV_F32: &str = "fn fdiv_f32(a: f32, b: f32) -> f32 {
+/// broke `signbit` and so `fmod`'s sign of a zero). With `fused` (a hardware adapter, whose
+/// `fma` rounds once) the driver's quotient, within Vulkan's 2.5 ulps, is corrected to the
+/// correctly rounded one: three times, the neighbour one ulp up or down replaces it when its exact
+/// remainder `fma(-q, y, x)` is smaller (the correctly rounded quotient has the smallest, and
+/// no quotient of two floats lies halfway). So `/` gives the bits of the cpu and cuda backends,
+/// which the random samplers' bit identity needs (a normal quotient; subnormal ones are flushed
+/// by NVIDIA's driver anyway).
+fn fdiv_f32(fused: bool) -> String {
+    let step = "    {
+      let up = bitcast<f32>(bitcast<u32>(q) + 1u);
+      let dn = bitcast<f32>(bitcast<u32>(q) - 1u);
+      let r = abs(fma(-q, y, x));
+      if (abs(fma(-up, y, x)) < r) { q = up; } else if (abs(fma(-dn, y, x)) < r) { q = dn; }
+    }
+";
+    let correct = if fused {
+        format!(
+            "  let mq = bitcast<u32>(q) & 0x7fffffffu;
+  if (mq >= 0x00800000u && mq < 0x7f7fffffu) {{
+{step}{step}{step}  }}
+"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "fn fdiv_f32(a: f32, b: f32) -> f32 {{
   let ua = bitcast<u32>(a);
   let ub = bitcast<u32>(b);
-  if ((ub & 0x7fffffffu) == 0u) {
-    if ((ua & 0x7fffffffu) == 0u || (ua & 0x7fffffffu) > 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
+  if ((ub & 0x7fffffffu) == 0u) {{
+    if ((ua & 0x7fffffffu) == 0u || (ua & 0x7fffffffu) > 0x7f800000u) {{ return bitcast<f32>(0x7fc00000u); }}
     return bitcast<f32>(0x7f800000u | ((ua ^ ub) & 0x80000000u));
-  }
+  }}
   let s = select(1.0f, 0.25f, (ub & 0x7fffffffu) > 0x7e800000u);
-  return (a * s) / (b * s);
+  let x = a * s;
+  let y = b * s;
+  var q = x / y;
+{correct}  return q;
+}}
+"
+    )
 }
-";
 
 const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
