@@ -488,36 +488,8 @@ fn small_edge_cases() {
 /// flavour is emitted too. `CUPY_REQUIRE_HIP=1` turns a missing hipRTC into a failure.
 #[test]
 fn small_kernels_compile_with_hiprtc() {
-    use cupy::core::kernel::cpp::{
-        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
-    };
-    let kernels = cupy::linalg::small::small_kernels();
-    let spec = ElementwiseSpec {
-        ndim: 1,
-        class: ElementwiseClass::Strided,
-        index64: false,
-    };
-    for k in &kernels {
-        emit_elementwise(k, &spec, Flavor::Cuda)
-            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
-    }
-    let Some(rtc) = common::hiprtc_or_skip() else {
-        return;
-    };
-    let pre = prelude(Flavor::Hip);
-    let mut body = String::new();
-    for k in &kernels {
-        let e = emit_elementwise(k, &spec, Flavor::Hip)
-            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
-        body.push_str(&e.source[pre.len()..]);
-    }
-    let opts = cupy_hip::kernels::compile_options("gfx90a");
-    if let Err(e) = rtc.compile(&format!("{pre}{body}"), "linalg_small.hip", &opts) {
-        let log: Vec<&str> = e.log.lines().take(60).collect();
-        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
-    }
-    common::report(&format!(
-        "hip small_kernels_compile_with_hiprtc gfx90a {} kernels",
-        kernels.len()
-    ));
+    common::elementwise_kernels_compile_with_hiprtc(
+        "linalg_small_kernels",
+        &cupy::linalg::small::small_kernels(),
+    );
 }

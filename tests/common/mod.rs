@@ -395,6 +395,44 @@ pub fn has_f32_subnormal(a: &HostArray) -> bool {
             .any(|&v| v != 0.0 && (v as f32).abs() < f32::MIN_POSITIVE)
 }
 
+/// Emits elementwise `kernels` as CUDA C++ (checked only) and as HIP C++, and compiles the HIP
+/// module with hipRTC for gfx90a (skipped with a notice when hipRTC does not load, unless
+/// `CUPY_REQUIRE_HIP=1`). Each kernel is renamed `{name}_{n}` so repeated names cannot clash;
+/// `tag` names the module and the report line.
+pub fn elementwise_kernels_compile_with_hiprtc(tag: &str, kernels: &[cupy::core::kernel::Kernel]) {
+    use cupy::core::kernel::cpp::{
+        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
+    };
+    let spec = ElementwiseSpec {
+        ndim: 1,
+        class: ElementwiseClass::Strided,
+        index64: false,
+    };
+    for k in kernels {
+        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        emit_elementwise(k, &spec, Flavor::Cuda)
+            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
+    }
+    let Some(rtc) = hiprtc_or_skip() else {
+        return;
+    };
+    let pre = prelude(Flavor::Hip);
+    let mut body = String::new();
+    for (n, k) in kernels.iter().enumerate() {
+        let mut k = k.clone();
+        k.name = format!("{}_{n}", k.name);
+        let e = emit_elementwise(&k, &spec, Flavor::Hip)
+            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
+        body.push_str(&e.source[pre.len()..]);
+    }
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
+    if let Err(e) = rtc.compile(&format!("{pre}{body}"), &format!("{tag}.hip"), &opts) {
+        let log: Vec<&str> = e.log.lines().take(60).collect();
+        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
+    }
+    report(&format!("hip {tag} gfx90a {} kernels", kernels.len()));
+}
+
 /// AMD's hipRTC for the kernel-compile tests, or `None` (a notice printed, the test to return)
 /// when it does not load; with `CUPY_REQUIRE_HIP=1` (as CI sets it) a missing hipRTC fails.
 pub fn hiprtc_or_skip() -> Option<std::sync::Arc<cupy_hip::result::Rtc>> {

@@ -648,42 +648,9 @@ fn seeding_calls_spawn_legacy_and_out() {
 /// missing hipRTC into a failure.
 #[test]
 fn sampler_kernels_compile_with_hiprtc() {
-    use cupy::core::kernel::cpp::{
-        emit_elementwise, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
-    };
     let kernels = on_first(cupy::random::kernels::sampler_kernels);
     assert!(kernels.len() >= 30, "{} kernels", kernels.len());
-    let spec = ElementwiseSpec {
-        ndim: 1,
-        class: ElementwiseClass::Strided,
-        index64: false,
-    };
-    for k in &kernels {
-        k.validate().unwrap_or_else(|e| panic!("{}: {e}", k.name));
-        emit_elementwise(k, &spec, Flavor::Cuda)
-            .unwrap_or_else(|e| panic!("{}: CUDA emission: {e}", k.name));
-    }
-    let Some(rtc) = common::hiprtc_or_skip() else {
-        return;
-    };
-    let pre = prelude(Flavor::Hip);
-    let mut body = String::new();
-    for (n, k) in kernels.iter().enumerate() {
-        let mut k = k.clone();
-        k.name = format!("{}_{n}", k.name);
-        let e = emit_elementwise(&k, &spec, Flavor::Hip)
-            .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
-        body.push_str(&e.source[pre.len()..]);
-    }
-    let opts = cupy_hip::kernels::compile_options("gfx90a");
-    if let Err(e) = rtc.compile(&format!("{pre}{body}"), "random.hip", &opts) {
-        let log: Vec<&str> = e.log.lines().take(60).collect();
-        panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));
-    }
-    common::report(&format!(
-        "hip sampler_kernels_compile_with_hiprtc gfx90a {} kernels",
-        kernels.len()
-    ));
+    common::elementwise_kernels_compile_with_hiprtc("sampler_kernels", &kernels);
 }
 
 /// The ziggurats' tails: the share of standard normals beyond the tail start r = 3.6541 and of
