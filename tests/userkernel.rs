@@ -440,6 +440,76 @@ fn elementwise_kernel_prep_options_and_raw_shapes() {
         let e = ElementwiseKernel::new("raw float32 x", "int64 y", "y = x.shape()[i]", "nc")
             .unwrap_err();
         ensure(e.to_string().contains("constant"), format!("{e}"))?;
+        // Local arrays: constant and per-element indices, compound writes, a loop over them.
+        let la = ElementwiseKernel::new(
+            "T x",
+            "T y",
+            "T b[3] = {x, x * 2, x * 3}; T s = 0;\n\
+             for (int j = 0; j < 3; j++) { s += b[j]; }\n\
+             b[i % 3] = s; b[0] += 0; y = b[0] + b[1] + b[2]",
+            "local_array",
+        )?;
+        ensure(
+            la.call(&[(&x).into()])?.to_vec::<f32>()? == [11.0, 20.0, 27.0],
+            "local array",
+        )?;
+        // A multi-dimensional index of a raw array: `ptrdiff_t idx[2]` (CuPy's `x[idx]`).
+        let md = ElementwiseKernel::new(
+            "raw T x",
+            "T y",
+            "ptrdiff_t idx[2] = {i % x.shape()[0], i / x.shape()[0]}; y = x[idx]",
+            "md_index",
+        )?;
+        let r = md.call_with(&[(&m).into()], &[], Some(6))?;
+        ensure(
+            r[0].to_vec::<f32>()? == [1.0, 4.0, 2.0, 5.0, 3.0, 6.0],
+            "x[idx]",
+        )?;
+        let e = md.call_with(&[(&x).into()], &[], Some(3)).unwrap_err();
+        ensure(
+            e.to_string().contains("indexed with 2 indices"),
+            format!("{e}"),
+        )?;
+        for (op, what) in [
+            ("float b[2] = {1, 2, 3}; y = x", "initialisers"),
+            ("float b[2]; y = b[2]", "out of bounds"),
+            ("float b[100]; y = x", "1 to 64"),
+            ("float b[2]; y = b", "must be indexed"),
+        ] {
+            let e = ElementwiseKernel::new("float32 x", "float32 y", op, "la_bad").unwrap_err();
+            ensure(
+                matches!(e, Error::Parse { .. }) && e.to_string().contains(what),
+                format!("{op}: {e}"),
+            )?;
+        }
+        // Not in the language (docs/custom-kernels.md): template preambles.
+        let e = ElementwiseKernel::new_with(
+            "float32 x",
+            "float32 y",
+            "y = twice(x)",
+            "tp",
+            cupy::ElementwiseOptions {
+                preamble: "template <typename T> T twice(T v) { return v + v; }",
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        ensure(matches!(e, Error::Parse { .. }), format!("template: {e}"))?;
+        // A plain preamble function works with new_with on a concrete kernel.
+        let p = ElementwiseKernel::new_with(
+            "float32 x",
+            "float32 y",
+            "y = twice(x)",
+            "pre",
+            cupy::ElementwiseOptions {
+                preamble: "float twice(float v) { return v + v; }",
+                ..Default::default()
+            },
+        )?;
+        ensure(
+            p.call(&[(&x).into()])?.to_vec::<f32>()? == [2.0, 4.0, 6.0],
+            "preamble",
+        )?;
         Ok(())
     });
 }
@@ -469,6 +539,15 @@ fn new_kernel_forms_compile_with_hiprtc() {
         .with_options(&["-DN=3"])
         .unwrap();
     ks.push(k.ir(&[(&m).into()], &[]).unwrap());
+    let la = ElementwiseKernel::new(
+        "raw T x",
+        "T y",
+        "T b[3] = {1, 2, 3}; for (int j = 0; j < 3; j++) { b[j] += j; }\n\
+         ptrdiff_t idx[2] = {i % x.shape()[0], i / x.shape()[0]}; b[i % 3] = x[idx]; y = b[i % 3] + b[0]",
+        "local_arrays",
+    )
+    .unwrap();
+    ks.push(la.ir(&[(&m).into()], &[]).unwrap());
     let r = cupy::ReductionKernel::new(
         "T x, raw T w",
         "T y",

@@ -749,6 +749,17 @@ impl ElementwiseKernel {
                     let d = dim(d, "strides")?;
                     (a.shape()[d + 1..].iter().product::<usize>() * a.dtype().itemsize()) as i64
                 }
+                RawMeta::Rank(n) if n == a.ndim() => n as i64,
+                RawMeta::Rank(n) => {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "a raw array of {} dimensions (shape {:?}) is indexed with {n} indices",
+                            a.ndim(),
+                            a.shape()
+                        ),
+                    ))
+                }
             }));
         }
         if params.len() != kernel.params.len() {

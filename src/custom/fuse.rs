@@ -20,8 +20,10 @@
 //! returns, in one kernel. Rust numbers in the closure (`x * 2.0`) are weak scalars baked into
 //! the kernel; scalar *arguments* of `call` become kernel parameters.
 //!
-//! A reduction (`sum`, `prod`, `max`, `min`, `mean`) may only be the last step; it becomes the
-//! `map` of one reduction kernel (CuPy fuses the same way).
+//! A reduction (`sum`, `prod`, `max`, `min`, `mean`, ...) becomes one reduction kernel whose
+//! `map` is the elementwise work before it; the work after reductions is one elementwise kernel
+//! per output shape that reads the reduced values (see [`Fused::kernel_count`]). Values are
+//! shared: every traced op is a kernel local.
 
 use crate::array::Array;
 use crate::math::resolve::LoopOperand;

@@ -110,14 +110,14 @@ macro_rules! reductions {
             $(
                 $(#[doc = $doc])+
                 ///
-                /// Over every axis, as the final step of a [`fuse`](crate::fuse) closure.
+                /// Over every axis, inside a [`fuse`](crate::fuse) closure.
                 pub fn $name(self) -> $crate::custom::fuse::Sym {
                     self.reduce(reductions::$name, Default::default())
                 }
 
                 $(#[doc = $doc])+
                 ///
-                /// Over `axis`, keepdims false, as the final step of a `fuse` closure.
+                /// Over `axis`, keepdims false, inside a `fuse` closure.
                 pub fn $axis(
                     self,
                     axis: impl Into<$crate::statistics::reduction::Axes>,
@@ -130,8 +130,8 @@ macro_rules! reductions {
 
                 $(#[doc = $doc])+
                 ///
-                /// With `axis`, `keepdims` and `dtype` of [`Reduce`](crate::Reduce), as the final
-                /// step of a `fuse` closure (`out` is not taken there).
+                /// With `axis`, `keepdims` and `dtype` of [`Reduce`](crate::Reduce), inside a
+                /// `fuse` closure (`out` is not taken there).
                 pub fn $with(
                     self,
                     opts: impl Into<$crate::statistics::reduction::Reduce>,

@@ -21,9 +21,9 @@
 //!   `>=`), `#pragma` lines (ignored) and object-like `#define NAME value`. The last statement's
 //!   `;` is optional, as CuPy appends one. No `while`, `do`, `break`, `continue`, `switch`.
 //! - **Expressions**: C precedence; literals (suffixes `u`, `l`, `ll`, `f`; hex; octal);
-//!   `i` (the flat index, int64); `_ind.size()` (`_in_ind.size()`, `_out_ind.size()` in
-//!   reductions; any other use of `_ind` is refused with a message saying so); `raw[j]` and
-//!   `raw.size()`; casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
+//!   `i` (the flat index, int64); `_ind.size()` and `_ind.get()` (`i`) (`_in_ind.size()`,
+//!   `_out_ind.size()` in reductions; any other use of `_ind` is refused with a message saying
+//!   so); `raw[j]`, `raw.size()`, `raw.shape()[d]` and `raw.strides()[d]` (constant `d`); casts `(T)x`, `T(x)`, `static_cast<T>(x)`; `?:`; math functions
 //!   (`sqrt exp log sin cos tan tanh floor ceil fabs abs fmax fmin max min pow atan2 isnan isinf
 //!   isfinite signbit rsqrt exp2 exp10 log2 log10 log1p expm1 sinh cosh asin acos atan asinh
 //!   acosh atanh trunc round rint nearbyint fmod hypot fma copysign`, their `f` forms and
@@ -168,6 +168,9 @@ pub enum RawMeta {
     /// The stride in bytes of axis `d` of the C-contiguous array the kernel reads
     /// (`x.strides()[d]`).
     Stride(usize),
+    /// Its number of dimensions, which must be this (the kernel indexes it with a local array
+    /// of that many indices, `x[idx]`); the caller refuses an array of another rank.
+    Rank(usize),
 }
 
 /// Everything needed to lower a `ReductionKernel` call.

@@ -97,6 +97,10 @@ impl Lowering<'_> {
                 let (k, ty) = match &base.k {
                     ExK::Name(n) => match self.lookup(n) {
                         Some(Sym::Raw { k, ty }) => (*k, *ty),
+                        Some(&Sym::Array { len, .. }) => {
+                            let n = n.clone();
+                            return self.array_read(pos, &n, len, ix);
+                        }
                         Some(_) => {
                             return self.err(
                                 pos,
@@ -107,7 +111,26 @@ impl Lowering<'_> {
                     },
                     _ => return self.err(pos, "only raw array parameters can be indexed"),
                 };
-                let iv = self.expr(ix)?;
+                // `x[idx]` with a local array `idx` of n indices: element (idx[0], ..,
+                // idx[n-1]) of an n-dimensional raw array (CuPy's multi-dimensional index).
+                let iv = match &ix.k {
+                    ExK::Name(a) => match self.lookup(a).cloned() {
+                        Some(Sym::Array { len, .. }) => {
+                            let a = a.clone();
+                            self.raw_meta(pos, k, crate::kernel::lang::RawMeta::Rank(len))?;
+                            let mut flat = self.name(pos, &format!("{a}[0]"))?.e.cast(DType::Int64);
+                            for d in 1..len {
+                                let dim =
+                                    self.raw_meta(pos, k, crate::kernel::lang::RawMeta::Shape(d))?;
+                                let id = self.name(pos, &format!("{a}[{d}]"))?.e.cast(DType::Int64);
+                                flat = bin(B::Add, bin(B::Mul, flat, dim), id);
+                            }
+                            Val::strong(flat)
+                        }
+                        _ => self.expr(ix)?,
+                    },
+                    _ => self.expr(ix)?,
+                };
                 if !(iv.ty().is_integer() || iv.ty().is_bool()) {
                     return self.err(
                         ix.pos,
@@ -196,6 +219,9 @@ impl Lowering<'_> {
                 Sym::Fixed { e, .. } => Ok(Val::strong(e)),
                 Sym::Raw { .. } => {
                     self.err(pos, format!("raw array `{n}` must be indexed (`{n}[j]`)"))
+                }
+                Sym::Array { .. } => {
+                    self.err(pos, format!("local array `{n}` must be indexed (`{n}[j]`)"))
                 }
             };
         }

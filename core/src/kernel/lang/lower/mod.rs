@@ -68,6 +68,8 @@ pub(crate) enum Sym {
     Fixed { e: Expr, what: &'static str },
     /// A raw operand.
     Raw { k: usize, ty: DType },
+    /// A local array of `len` elements, locals named `name[0]` .. `name[len - 1]`.
+    Array { len: usize, ty: DType },
 }
 
 /// The lowering state.

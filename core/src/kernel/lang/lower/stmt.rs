@@ -34,7 +34,11 @@ impl Lowering<'_> {
             St::Decl { pos, ty, vars } => {
                 let t = self.resolve(*pos, ty)?;
                 let konst = ty.iter().any(|w| w == "const" || w == "constexpr");
-                for (dpos, name, init) in vars {
+                for (dpos, name, init, array) in vars {
+                    if let Some((len, items)) = array {
+                        self.array_decl(*dpos, t, konst, name, *len, items)?;
+                        continue;
+                    }
                     let (d, value) = match (t, init) {
                         (Ty::D(d), Some(e)) => {
                             let v = self.expr(e)?;
@@ -214,6 +218,7 @@ impl Lowering<'_> {
         let n = &lv.name;
         let (k, ty) = match self.lookup(n).cloned() {
             Some(Sym::Raw { k, ty }) => (k, ty),
+            Some(Sym::Array { len, ty }) => return self.array_write(pos, lv, op, rhs, len, ty),
             Some(_) => {
                 return self.err(
                     lv.pos,
@@ -279,8 +284,177 @@ impl Lowering<'_> {
         Ok(())
     }
 
+    /// `T name[len] = {items}`: one local per element (zero past the items), named
+    /// `name[k]` (not an identifier, so no user name clashes), and `name` itself as the array.
+    fn array_decl(
+        &mut self,
+        pos: usize,
+        t: Ty,
+        konst: bool,
+        name: &str,
+        len: usize,
+        items: &[Ex],
+    ) -> PResult<()> {
+        let Ty::D(d) = t else {
+            return self.err(pos, format!("local array `{name}` needs a type, not auto"));
+        };
+        if !self.stmt_mode {
+            return self.err(pos, "local arrays are only available in statements");
+        }
+        if !(1..=MAX_ARRAY).contains(&len) {
+            return self.err(
+                pos,
+                format!("local array `{name}` has {len} elements; 1 to {MAX_ARRAY} are supported"),
+            );
+        }
+        if items.len() > len {
+            return self.err(
+                pos,
+                format!("{} initialisers for `{name}[{len}]`", items.len()),
+            );
+        }
+        if konst && items.is_empty() {
+            return self.err(pos, format!("const `{name}` needs an initialiser"));
+        }
+        for k in 0..len {
+            let value = match items.get(k) {
+                Some(e) => {
+                    let v = self.expr(e)?;
+                    if v.ty().is_complex() && !d.is_complex() {
+                        return self.err(e.pos, COMPLEX_TO_REAL);
+                    }
+                    self.conv(&v, d)
+                }
+                None => c(Scalar::zero(d)),
+            };
+            let slot = self.new_local(d, value);
+            self.declare(
+                pos,
+                &format!("{name}[{k}]"),
+                Sym::Local {
+                    slot,
+                    ty: d,
+                    out: None,
+                    uniform: None,
+                },
+            )?;
+        }
+        self.declare(pos, name, Sym::Array { len, ty: d })
+    }
+
+    /// The element index of a local array access: `Ok(k)` for a constant, `Err(idx)` (an
+    /// `Int64` expression, bound to a local) otherwise.
+    fn array_index(
+        &mut self,
+        ix: &Ex,
+        name: &str,
+        len: usize,
+    ) -> PResult<std::result::Result<usize, Expr>> {
+        let iv = self.expr(ix)?;
+        if !(iv.ty().is_integer() || iv.ty().is_bool()) {
+            return self.err(
+                ix.pos,
+                format!("array index must be an integer, not {}", iv.ty()),
+            );
+        }
+        if let Some(Lit::I(k)) = iv.lit {
+            if k < 0 || k as usize >= len {
+                return self.err(
+                    ix.pos,
+                    format!("index {k} is out of bounds for `{name}[{len}]`"),
+                );
+            }
+            return Ok(Ok(k as usize));
+        }
+        let idx = self.conv(&iv, DType::Int64);
+        Ok(Err(self.bind(idx)))
+    }
+
+    /// Reads `name[ix]` of a local array: the element's local for a constant index, else a
+    /// select over the elements (an index out of range reads the last element).
+    pub(super) fn array_read(
+        &mut self,
+        pos: usize,
+        name: &str,
+        len: usize,
+        ix: &Ex,
+    ) -> PResult<Val> {
+        match self.array_index(ix, name, len)? {
+            Ok(k) => self.name(pos, &format!("{name}[{k}]")),
+            Err(idx) => {
+                let mut v = self.name(pos, &format!("{name}[{}]", len - 1))?.e;
+                for k in (0..len - 1).rev() {
+                    let e = self.name(pos, &format!("{name}[{k}]"))?.e;
+                    let hit = bin(B::Eq, idx.clone(), c(Scalar::Int64(k as i64)));
+                    v = Expr::select(hit, e, v);
+                }
+                Ok(Val::strong(v))
+            }
+        }
+    }
+
+    /// `name[ix] (op)= rhs` of a local array: the element's local for a constant index, else
+    /// each element keeps its value unless the index is its own (an index out of range writes
+    /// nothing).
+    fn array_write(
+        &mut self,
+        pos: usize,
+        lv: &LVal,
+        op: Option<BOp>,
+        rhs: RawRhs<'_>,
+        len: usize,
+        ty: DType,
+    ) -> PResult<()> {
+        let n = lv.name.clone();
+        let ix = lv.index.as_ref().expect("indexed lvalue");
+        let at = self.array_index(ix, &n, len)?;
+        let v = match rhs {
+            RawRhs::Value(e) => self.expr(e)?,
+            RawRhs::One => Val {
+                e: c(Scalar::Int32(1)),
+                weak: true,
+                lit: Some(Lit::I(1)),
+            },
+        };
+        let ks: Vec<usize> = match &at {
+            Ok(k) => vec![*k],
+            Err(_) => (0..len).collect(),
+        };
+        for k in ks {
+            let elem = format!("{n}[{k}]");
+            let new = match op {
+                None => v.clone(),
+                Some(op) => {
+                    let cur = self.name(pos, &elem)?;
+                    self.arith(pos, op, cur, v.clone())?
+                }
+            };
+            if new.ty().is_complex() && !ty.is_complex() {
+                return self.err(pos, COMPLEX_TO_REAL);
+            }
+            let new = match &at {
+                Ok(_) => new,
+                Err(idx) => {
+                    let cur = self.name(pos, &elem)?.e;
+                    let hit = bin(B::Eq, idx.clone(), c(Scalar::Int64(k as i64)));
+                    Val::strong(Expr::select(hit, self.conv(&new, ty), cur))
+                }
+            };
+            let target = LVal {
+                pos: lv.pos,
+                name: elem,
+                index: None,
+            };
+            self.assign(&target, new)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn read_lvalue(&mut self, lv: &LVal) -> PResult<Val> {
-        if lv.index.is_some() {
+        if let Some(ix) = &lv.index {
+            if let Some(Sym::Array { len, .. }) = self.lookup(&lv.name).cloned() {
+                return self.array_read(lv.pos, &lv.name, len, ix);
+            }
             return self.err(lv.pos, "raw arrays are read-only in custom kernels");
         }
         self.name(lv.pos, &lv.name)
@@ -336,6 +510,10 @@ impl Lowering<'_> {
                 lv.pos,
                 format!("raw array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
             ),
+            Some(Sym::Array { .. }) => self.err(
+                lv.pos,
+                format!("local array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
+            ),
             None if n == "i" => self.err(lv.pos, "cannot assign to `i`"),
             None if matches!(n.as_str(), "_ind" | "_in_ind" | "_out_ind") => {
                 self.err(lv.pos, ind_misuse(n, n))
@@ -363,7 +541,7 @@ impl Lowering<'_> {
         else {
             return bad(self, pos, "the loop must declare its variable");
         };
-        let [(vpos, var, Some(start))] = vars.as_slice() else {
+        let [(vpos, var, Some(start), None)] = vars.as_slice() else {
             return bad(
                 self,
                 *dpos,
@@ -536,3 +714,7 @@ impl Lowering<'_> {
         Ok(())
     }
 }
+
+/// The most elements a local array may have (each is a kernel local; a non-constant index
+/// selects over all of them).
+const MAX_ARRAY: usize = 64;

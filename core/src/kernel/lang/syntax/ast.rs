@@ -163,8 +163,9 @@ pub(crate) struct LVal {
     pub index: Option<Ex>,
 }
 
-/// One declared variable: position, name, initialiser.
-pub(crate) type Declarator = (usize, String, Option<Ex>);
+/// One declared variable: position, name, initialiser, and for a local array `T a[n] = {..}`
+/// its length and initialiser list.
+pub(crate) type Declarator = (usize, String, Option<Ex>, Option<(usize, Vec<Ex>)>);
 
 /// Statements.
 #[derive(Clone, Debug, PartialEq)]

@@ -294,11 +294,49 @@ impl Builder<'_> {
             let dpos = Self::pos(&d);
             let mut di = d.into_inner().filter(not_punct);
             let name = di.next().expect("ident").as_str().to_string();
-            let init = match di.next() {
-                Some(e) => Some(self.expr(e)?),
-                None => None,
-            };
-            vars.push((dpos, name, init));
+            let mut array = None;
+            let mut init = None;
+            for q in di {
+                match q.as_rule() {
+                    Rule::array_len => {
+                        let lit = q.into_inner().find(not_punct).expect("int_lit");
+                        let len = lit.as_str().trim_end_matches(['u', 'U', 'l', 'L']);
+                        let len = len.parse::<usize>().map_err(|_| PErr {
+                            part: self.part,
+                            pos: dpos,
+                            msg: format!("array length {} is not a decimal integer", lit.as_str()),
+                        })?;
+                        array = Some((len, vec![]));
+                    }
+                    Rule::init_list => {
+                        let items = q
+                            .into_inner()
+                            .filter(not_punct)
+                            .map(|e| self.expr(e))
+                            .collect::<PResult<Vec<_>>>()?;
+                        match &mut array {
+                            Some((_, v)) => *v = items,
+                            None => {
+                                return Err(PErr {
+                                    part: self.part,
+                                    pos: dpos,
+                                    msg: "a `{...}` initialiser needs an array (`T a[n] = {...}`)"
+                                        .into(),
+                                })
+                            }
+                        }
+                    }
+                    _ => init = Some(self.expr(q)?),
+                }
+            }
+            if array.is_some() && init.is_some() {
+                return Err(PErr {
+                    part: self.part,
+                    pos: dpos,
+                    msg: format!("array `{name}` takes a `{{...}}` initialiser list"),
+                });
+            }
+            vars.push((dpos, name, init, array));
         }
         Ok(St::Decl { pos, ty, vars })
     }
