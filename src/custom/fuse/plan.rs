@@ -15,6 +15,7 @@
 use super::{Axes, Reduce, Reduction};
 use crate::array::Array;
 use crate::launch::Elementwise;
+use crate::math::ufunc::kernel_with_lets_n;
 use crate::statistics::reduction::{normalize_axes, reduce_with};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
@@ -249,27 +250,22 @@ fn broadcast_of(op: &str, shapes: &[Vec<usize>], inputs: &[usize]) -> Result<Vec
     Ok(shape)
 }
 
+/// The elementwise kernel storing `values`, whose shared subexpressions are the locals
+/// `locals` set by `body` (the ufunc table's assembler, [`kernel_with_lets_n`]).
 fn elementwise_kernel(
     name: &str,
     inputs: Vec<DType>,
     params: Vec<DType>,
     locals: Vec<DType>,
-    mut body: Vec<Stmt>,
+    body: Vec<Stmt>,
     values: Vec<Expr>,
 ) -> Kernel {
-    let outputs = values.iter().map(|v| v.ty).collect();
-    for (output, value) in values.into_iter().enumerate() {
-        body.push(Stmt::Store { output, value });
-    }
-    Kernel {
-        name: name.into(),
-        inputs,
-        outputs,
-        raws: vec![],
-        params,
+    let lets = Lets {
+        first_local: 0,
         locals,
-        body,
-    }
+        stmts: body,
+    };
+    kernel_with_lets_n(name, inputs, params, lets, values)
 }
 
 impl Plan {
