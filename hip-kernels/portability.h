@@ -29,6 +29,13 @@
 #define HK_SYNC() __syncthreads()
 #define HK_ATOMIC_ADD(p, v) atomicAdd((p), (v))
 #define HK_DEV static __device__ __forceinline__
+// Launch bounds with a minimum of resident blocks per multiprocessor (a register cap) on CUDA;
+// HIP's second argument means waves per execution unit, so it gets the thread bound alone.
+#ifdef HK_HIP
+#define HK_BOUNDS_MINB(n) __launch_bounds__(HK_BLOCK)
+#else
+#define HK_BOUNDS_MINB(n) __launch_bounds__(HK_BLOCK, n)
+#endif
 
 // Threads per block of every kernel in hip-kernels/ (the launches use exactly this).
 #define HK_BLOCK 256

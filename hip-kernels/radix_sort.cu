@@ -21,6 +21,18 @@
 
 #define HK_SORT_SMALL 1024
 #define HK_TILE 16384
+#ifndef HK_SORT_IT32
+#define HK_SORT_IT32 16
+#endif
+#ifndef HK_SORT_IT64
+#define HK_SORT_IT64 8
+#endif
+#ifndef HK_SORT_MINB
+#define HK_SORT_MINB 2
+#endif
+#ifndef HK_SORT_MATCH
+#define HK_SORT_MATCH 1
+#endif
 
 struct SortArgs {
   hk_u64 keys, vals, korig, vorig;   // vals/vorig 0 when no values are carried
@@ -235,6 +247,23 @@ __device__ void sort_hist(const SortArgs& a) {
   write_tile_hist(a, wh, row, tile);
 }
 
+// The lanes of the warp whose (valid) digit equals this lane's: one match instruction on
+// NVIDIA (sm_70+, 32-lane warps), else the warp multisplit of Merrill & Grimshaw (8 ballots).
+HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
+#if defined(HK_CUDA) && HK_WARP_SIZE == 32 && HK_SORT_MATCH
+  return (hk_lmask)__match_any_sync(0xffffffffu, valid ? d : 256u);
+#else
+  hk_lmask peers = HK_BALLOT(valid);
+#pragma unroll
+  for (int bit = 0; bit < 8; ++bit) {
+    const bool set = (d >> bit) & 1u;
+    const hk_lmask bal = HK_BALLOT(set);
+    peers &= set ? bal : ~bal;
+  }
+  return peers;
+#endif
+}
+
 // Moves one tile's (key, value) pairs to their digit's slots, keeping input order (stable), in
 // sub-tiles of HK_BLOCK * IT elements. Warp w ranks the sub-tile's elements
 // [w * IT * WS, (w + 1) * IT * WS) in order, IT rounds of WS lanes (coalesced loads): the lanes
@@ -244,16 +273,22 @@ __device__ void sort_hist(const SortArgs& a) {
 // of the digit totals give every element its rank in the sub-tile, the pairs are staged in
 // shared memory in rank order, and rank i is written to
 // global slot = tile base[d] + (i - first rank of d): each digit's run is contiguous.
-template <class K, int IT>
+//
+// HV: whether values move with the keys. The two instantiations are separate entries (a
+// keys-only pass needs neither the value registers nor their staging, which doubles the blocks
+// an SM holds); each returns at once when the sort's carry decision (`sort_carries`, made on the
+// device by the init for keys-only float sorts) is the other one, so the plan may launch both.
+template <class K, int IT, bool HV>
 __device__ void sort_scatter(const SortArgs& a) {
   __shared__ hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
   __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
   __shared__ K sk[HK_BLOCK * IT];
-  __shared__ hk_u32 sv[HK_BLOCK * IT];
+  __shared__ hk_u32 sv[HV ? HK_BLOCK * IT : 1];
   const hk_u64 diff = sort_diff(a);
   const int p = (int)(a.shift / 8);
   if (!pass_live(diff, p)) return;
-  const bool fb = from_b(diff, p), hv = sort_carries(a);
+  if (sort_carries(a) != HV) return;
+  const bool fb = from_b(diff, p), hv = HV;
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
   const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
@@ -267,25 +302,24 @@ __device__ void sort_scatter(const SortArgs& a) {
   const hk_i64 lo = (hk_i64)tile * HK_TILE;
   const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK * IT) {
-    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
-    HK_SYNC();
     K k[IT];
     hk_u32 v[IT], r[IT];
     const hk_i64 wbase = c0 + (hk_i64)wid * IT * HK_WARP_SIZE + lane;
+    // Every load of the sub-tile first: the ranking's warp barriers would otherwise keep one
+    // load per warp in flight (measured on the H200: the pass was latency-bound at ~0.3 TB/s).
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
       const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
-      const bool valid = i < hi;
-      k[j] = valid ? mk[i] : (K)0;
-      v[j] = (valid && hv) ? vin[i] : 0u;
-      const hk_u32 d = digit(k[j], a.shift);
-      hk_lmask peers = HK_BALLOT(valid);
+      k[j] = i < hi ? mk[i] : (K)0;
+      if (HV) v[j] = i < hi ? vin[i] : 0u;
+    }
+    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
+    HK_SYNC();
 #pragma unroll
-      for (int bit = 0; bit < 8; ++bit) {
-        const bool set = (d >> bit) & 1u;
-        const hk_lmask bal = HK_BALLOT(set);
-        peers &= set ? bal : ~bal;
-      }
+    for (int j = 0; j < IT; ++j) {
+      const bool valid = wbase + (hk_i64)j * HK_WARP_SIZE < hi;
+      const hk_u32 d = digit(k[j], a.shift);
+      const hk_lmask peers = hk_match_digit(valid, d);
       const hk_u32 old = valid ? wcnt[wid][d] : 0u;
       HK_SYNCWARP();
       if (valid && (peers & lt) == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
@@ -309,7 +343,7 @@ __device__ void sort_scatter(const SortArgs& a) {
         const hk_u32 d = digit(k[j], a.shift);
         const hk_u32 rank = dstart[d] + wcnt[wid][d] + r[j];
         sk[rank] = k[j];
-        sv[rank] = v[j];
+        if (HV) sv[rank] = v[j];
       }
     }
     HK_SYNC();
@@ -320,7 +354,7 @@ __device__ void sort_scatter(const SortArgs& a) {
       const hk_u32 d = digit(kk, a.shift);
       const hk_u32 dst = gbase[d] + (hk_u32)i - dstart[d];
       mko[dst] = kk;
-      if (hv) vout[dst] = sv[i];
+      if (HV) vout[dst] = sv[i];
     }
     HK_SYNC();
     gbase[t] += run;
@@ -379,7 +413,9 @@ __device__ void sort_finish(const SortArgs& a) {
   }
 }
 
-// Sub-tile items per thread: 16 for u32 keys, 8 for u64 (the staging stays under 48 KiB).
+// Sub-tile items per thread (HK_SORT_IT32/64) and the scatter's minimum resident blocks per SM
+// (HK_SORT_MINB: caps its registers on CUDA), tuned on the H200; the staging stays under 48 KiB.
+// cupy_sort_scatter_<K> moves values, cupy_sort_scatterk_<K> keys only.
 #define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \
     sort_block<hk_##K>(a);                                                                    \
@@ -387,11 +423,14 @@ __device__ void sort_finish(const SortArgs& a) {
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_hist_##K(SortArgs a) {     \
     sort_hist<hk_##K>(a);                                                                     \
   }                                                                                           \
-  extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_scatter_##K(SortArgs a) {  \
-    sort_scatter<hk_##K, IT>(a);                                                              \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatter_##K(SortArgs a) { \
+    sort_scatter<hk_##K, IT, true>(a);                                                        \
+  }                                                                                           \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatterk_##K(SortArgs a) { \
+    sort_scatter<hk_##K, IT, false>(a);                                                       \
   }
-HK_SORT_K(u32, 16)
-HK_SORT_K(u64, 8)
+HK_SORT_K(u32, HK_SORT_IT32)
+HK_SORT_K(u64, HK_SORT_IT64)
 
 #define HK_SORT_DT(DT, S, R, K)                                                               \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_init_##DT(SortArgs a) {    \

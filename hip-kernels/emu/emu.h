@@ -20,7 +20,7 @@ std::vector<std::barrier<>*> g_warp_barriers;
 #define __device__
 #define __global__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __shared__ static
 inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
@@ -52,6 +52,17 @@ inline unsigned long long ballot(bool p) {
   return r;
 }
 #define __ballot_sync(m, p) ballot((p))
+// __match_any_sync: the lanes of the warp holding the same value as this one.
+inline unsigned match_any(unsigned v) {
+  unsigned t = threadIdx.x, w = t / HK_WARP_SIZE;
+  g_slots[t][1] = v;
+  g_warp_barriers[w]->arrive_and_wait();
+  unsigned r = 0;
+  for (unsigned l = 0; l < HK_WARP_SIZE && l < 32; ++l) r |= (unsigned)(g_slots[w * HK_WARP_SIZE + l][1] == v) << l;
+  g_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
+#define __match_any_sync(m, v) match_any((v))
 #define __syncwarp() g_warp_barriers[threadIdx.x / HK_WARP_SIZE]->arrive_and_wait()
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }

@@ -100,10 +100,11 @@ struct SortEntries {
   void (*finish)(SortArgs);
   void (*hist)(SortArgs);
   void (*scat)(SortArgs);
+  void (*scatk)(SortArgs);
 };
 #define SORT_ENTRIES(DT, K) \
   SortEntries { cupy_sort_init_##DT, cupy_sort_gather_##DT, cupy_sort_block_##K, cupy_sort_tinit_##DT, \
-                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K }
+                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K, cupy_sort_scatterk_##K }
 
 // Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
 // and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
@@ -155,6 +156,8 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
       if (p > 0) launch(nt, batch, [&] { e.hist(a); });
       for (long b = 0; b < batch; ++b)  // the plan runs scan.cu's cumsum here (tested above)
         std::partial_sum(h.begin() + b * 256 * nt, h.begin() + (b + 1) * 256 * nt, hi.begin() + b * 256 * nt);
+      // as plan.rs: both scatters (each returns unless the carry decision is its own)
+      launch(nt, batch, [&] { e.scatk(a); });
       launch(nt, batch, [&] { e.scat(a); });
     }
     launch(grid, 1, [&] { e.finish(a); });

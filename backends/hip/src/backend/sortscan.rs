@@ -41,7 +41,10 @@ mod tests {
             assert!(sort.contains(&format!("HK_SORT_DT({d},")), "sort {d}");
             assert!(sort.contains(&format!("HK_SELECT_DT({d},")), "select {d}");
         }
-        assert!(sort.contains("HK_SORT_K(u32, 16)") && sort.contains("HK_SORT_K(u64, 8)"));
+        assert!(
+            sort.contains("HK_SORT_K(u32, HK_SORT_IT32)")
+                && sort.contains("HK_SORT_K(u64, HK_SORT_IT64)")
+        );
         assert!(sort.contains("HK_SELECT_K(u32)") && sort.contains("HK_SELECT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
         assert_eq!(hk::SortArgs::default().bytes().len(), 20 * 8);
@@ -210,15 +213,21 @@ mod tests {
         assert_eq!(r.temps.borrow()[0].0, DType::Float32);
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[2], f[3], f[15], f[19]), (0x1_0000_0000, 0, 1, 1));
-        // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy.
+        // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy: both
+        // scatters per pass (the device decides which one works).
         let r = Rec::default();
         hk::launch_sort(&r, DType::Float16, 0x100, None, 1, 5000, false).unwrap();
-        assert_eq!(entries(&r).len(), 1 + 1 + 2 + 3 * 3 + 1);
+        let e = entries(&r);
+        assert_eq!(e.len(), 1 + 1 + 3 + 3 * 4 + 1);
+        assert_eq!(e[3].0, "cupy_sort_scatterk_u32");
+        assert_eq!(e[4].0, "cupy_sort_scatter_u32");
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[15], f[18]), (2, 1));
-        // int32 keys only: nothing carried, unmapped by the sign bit.
+        // int32 keys only: nothing carried (the keys-only scatter alone), unmapped by the sign bit.
         let r = Rec::default();
         hk::launch_sort(&r, DType::Int32, 0x100, None, 1, 5000, false).unwrap();
+        assert_eq!(entries(&r)[3].0, "cupy_sort_scatterk_u32");
+        assert_eq!(entries(&r).len(), 1 + 1 + 2 + 3 * 3 + 1);
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[5], f[7], f[15], f[16]), (0, 0, 0, 0x8000_0000));
         // Rows of 2^32 elements or more are refused before any work.

@@ -63,6 +63,7 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
                 format!("cupy_sort_block_{k}"),
                 format!("cupy_sort_hist_{k}"),
                 format!("cupy_sort_scatter_{k}"),
+                format!("cupy_sort_scatterk_{k}"),
             ]
         })
         .collect();

@@ -327,7 +327,14 @@ fn sort_radix(
             m_row as isize,
             1,
         )?;
-        tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+        // The keys-only scatter, the carrying one, or (a keys-only float sort, decided on the
+        // device by whether any key is NaN or -0.0) both: each returns unless it is the one.
+        if vmode == 0 || a.lossy != 0 {
+            tiled(&a, &format!("cupy_sort_scatterk_{kname}"))?;
+        }
+        if vmode != 0 {
+            tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+        }
     }
     l.run(
         m,
