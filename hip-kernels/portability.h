@@ -28,6 +28,13 @@
 
 #define HK_SYNC() __syncthreads()
 #define HK_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+// A load of a word other blocks of the running kernel update (look-back status words): not
+// cached in the SM/CU's L1, not merged with earlier loads.
+#if defined(HK_HIP)
+#define HK_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#else
+#define HK_LOAD_RELAXED(p) (*(volatile hk_u32*)(p))
+#endif
 #define HK_DEV static __device__ __forceinline__
 // Launch bounds with a minimum of resident blocks per multiprocessor (a register cap) on CUDA;
 // HIP's second argument means waves per execution unit, so it gets the thread bound alone.
@@ -54,9 +61,11 @@ typedef unsigned long long hk_u64;
 #if HK_WARP_SIZE == 64
 typedef hk_u64 hk_lmask;
 #define HK_POPC(m) __popcll(m)
+#define HK_FFS(m) __ffsll((long long)(m))
 #else
 typedef hk_u32 hk_lmask;
 #define HK_POPC(m) __popc(m)
+#define HK_FFS(m) __ffs((int)(m))
 #endif
 #ifdef HK_HIP
 #define HK_BALLOT(p) ((hk_lmask)__ballot(p))

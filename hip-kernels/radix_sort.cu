@@ -17,18 +17,34 @@
 //   (the plan)              per row inclusive scan of the 256 * ntiles counts (scan.cu)
 //   cupy_sort_scatter_<K>   moves each tile's pairs to their digit's slot, in input order
 //   cupy_sort_gather_<dt>   keys[b, j] = orig[b, pos[b, j]] (and values)
+//   or, rows shorter than 2^30 (the onesweep path of Adinets & Merrill, "Onesweep: a faster
+//   least significant digit radix sort for GPUs", 2022): the init counts every digit of every
+//   pass over whole rows (one read of the keys), and one kernel per digit,
+//   cupy_sort_onesweep[k]_<K>, ranks a tile of HK_BLOCK * IT keys, publishes its digit counts,
+//   looks back over the earlier tiles of its row for their prefix (decoupled look-back, tiles
+//   numbered in the order their blocks start, so a block waits only on running ones) and
+//   scatters: no histogram or scan passes.
 #include "portability.h"
 
 #define HK_SORT_SMALL 1024
 #define HK_TILE 16384
 #ifndef HK_SORT_IT32
-#define HK_SORT_IT32 16
+#define HK_SORT_IT32 12
 #endif
 #ifndef HK_SORT_IT64
 #define HK_SORT_IT64 8
 #endif
 #ifndef HK_SORT_MINB
-#define HK_SORT_MINB 2
+#define HK_SORT_MINB 3
+#endif
+#ifndef HK_SORT_EARLY
+#define HK_SORT_EARLY 1
+#endif
+#ifndef HK_SORT_LB
+#define HK_SORT_LB 4
+#endif
+#ifndef HK_SORT_LEADER
+#define HK_SORT_LEADER 1
 #endif
 #ifndef HK_SORT_MATCH
 #define HK_SORT_MATCH 1
@@ -46,6 +62,9 @@ struct SortArgs {
   hk_i64 passes;  // radix path: digit passes of the key
   hk_i64 lossy;   // radix path: a keys-only float sort (values dropped where no key is special)
   hk_i64 iota;    // radix path: the values are the row positions (argsort): written, not moved
+  hk_u64 ghist;   // onesweep: u32 [batch][8][256] digit counts of whole rows, every pass (else 0)
+  hk_u64 look;    // onesweep: u32 [2][batch][nos][256] look-back status words
+  hk_i64 nos;     // onesweep: tiles of HK_BLOCK * IT keys per row
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -145,13 +164,23 @@ struct SortAdd {
   static __device__ __forceinline__ hk_u32 f(hk_u32 x, hk_u32 y) { return x + y; }
 };
 
+// The control words: {AND, OR, special} of the keys, then (onesweep) 8 u32 tile counters, one
+// per pass; and (onesweep, grid-stride) the whole-row digit counts zeroed.
 extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_ctl(SortArgs a) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     ((hk_u64*)a.ctl)[0] = ~0ull;
     ((hk_u64*)a.ctl)[1] = 0;
     ((hk_u64*)a.ctl)[2] = 0;
+    if (a.ghist)
+      for (int p = 0; p < 4; ++p) ((hk_u64*)a.ctl)[3 + p] = 0;
   }
+  if (a.ghist)
+    for (hk_u64 i = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; i < (hk_u64)a.batch * 8 * 256;
+         i += (hk_u64)gridDim.x * HK_BLOCK)
+      ((hk_u32*)a.ghist)[i] = 0;
 }
+// Tile counter of pass p (onesweep).
+HK_DEV hk_u32* sort_counter(const SortArgs& a, int p) { return (hk_u32*)((hk_u64*)a.ctl + 3) + p; }
 
 // Keys whose map is not invertible (float NaN and -0.0): a keys-only float sort whose row
 // holds none moves the mapped keys alone and unmaps them.
@@ -182,11 +211,16 @@ HK_DEV void write_tile_hist(const SortArgs& a, hk_u32 (*wh)[256], hk_u64 row, hk
 template <class S, class R, class K>
 __device__ void sort_tinit(const SortArgs& a) {
   __shared__ hk_u32 wh[HK_MAX_WARPS][256];
+  __shared__ hk_u32 gh[1][8 * 256];
   __shared__ K sand[HK_BLOCK], sor[HK_BLOCK];
   __shared__ int sspecial;
   const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
+  const bool os = a.ghist != 0;
+  const int np = (int)a.passes;
   for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
+  if (os)
+    for (int p = 0; p < 8; ++p) gh[0][p * 256 + t] = 0;
   if (t == 0) sspecial = 0;
   HK_SYNC();
   const hk_u64 base = row * (hk_u64)a.n;
@@ -209,7 +243,11 @@ __device__ void sort_tinit(const SortArgs& a) {
     vand &= m;
     vor |= m;
     special = special || sort_special(x);
-    HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+    if (os) {
+      for (int p = 0; p < np; ++p) HK_ATOMIC_ADD(&gh[0][p * 256 + digit(m, 8 * p)], 1u);
+    } else {
+      HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+    }
   }
   if (special) sspecial = 1;
   sand[t] = vand;
@@ -226,7 +264,19 @@ __device__ void sort_tinit(const SortArgs& a) {
     atomicOr((hk_u64*)a.ctl + 1, (hk_u64)sor[0]);
     if (sspecial) atomicOr((hk_u64*)a.ctl + 2, 1ull);
   }
-  write_tile_hist(a, wh, row, tile);
+  if (os) {
+    // the row's counts of every pass, and the first live pass's look-back words of the
+    // onesweep tiles inside this tile zeroed (HK_TILE is a multiple of the onesweep tile)
+    for (int p = 0; p < np; ++p) {
+      const hk_u32 c = gh[0][p * 256 + t];
+      if (c) HK_ATOMIC_ADD((hk_u32*)a.ghist + (row * 8 + p) * 256 + t, c);
+    }
+    const hk_i64 ost = HK_BLOCK * (sizeof(K) == 8 ? HK_SORT_IT64 : HK_SORT_IT32);
+    for (hk_i64 q = lo / ost; q < (hi + ost - 1) / ost; ++q)
+      ((hk_u32*)a.look)[(row * (hk_u64)a.nos + (hk_u64)q) * 256 + t] = 0;
+  } else {
+    write_tile_hist(a, wh, row, tile);
+  }
 }
 
 // Digit counts of pass `shift / 8` (> 0) per (row, tile) of the buffer the pass reads.
@@ -278,12 +328,20 @@ HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
 // keys-only pass needs neither the value registers nor their staging, which doubles the blocks
 // an SM holds); each returns at once when the sort's carry decision (`sort_carries`, made on the
 // device by the init for keys-only float sorts) is the other one, so the plan may launch both.
-template <class K, int IT, bool HV>
+// Onesweep (OS): the block takes the next tile number of the pass (tiles of HK_BLOCK * IT
+// keys, rows one after another), and the tile's digit offsets come from the row's counts of
+// the pass (ghist) and the look-back over the earlier tiles of the row (status words: bit 31
+// inclusive prefix, bit 30 the tile's own count, 30 bits of count; 0 not yet published).
+#define HK_LOOK_AGG 0x40000000u
+#define HK_LOOK_INC 0x80000000u
+#define HK_LOOK_VAL 0x3fffffffu
+template <class K, int IT, bool HV, bool OS>
 __device__ void sort_scatter(const SortArgs& a) {
   __shared__ hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
   __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
   __shared__ K sk[HK_BLOCK * IT];
   __shared__ hk_u32 sv[HV ? HK_BLOCK * IT : 1];
+  __shared__ hk_u32 sid, ecnt[OS && HK_SORT_EARLY ? 256 : 1];
   const hk_u64 diff = sort_diff(a);
   const int p = (int)(a.shift / 8);
   if (!pass_live(diff, p)) return;
@@ -291,16 +349,33 @@ __device__ void sort_scatter(const SortArgs& a) {
   const bool fb = from_b(diff, p), hv = HV;
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
   const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
-  const hk_u64 row = blockIdx.y, tile = blockIdx.x;
-  const hk_u64 h = (row * 256 + t) * (hk_u64)a.ntiles + tile;
-  gbase[t] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
+  hk_u64 row, tile;
+  hk_i64 lo, hi;
+  if (OS) {
+    if (t == 0) sid = HK_ATOMIC_ADD(sort_counter(a, p), 1u);
+    HK_SYNC();
+    const hk_u64 id = sid;
+    if (id >= (hk_u64)a.batch * (hk_u64)a.nos) return;
+    row = id / (hk_u64)a.nos;
+    tile = id % (hk_u64)a.nos;
+    lo = (hk_i64)tile * (HK_BLOCK * IT);
+    hi = lo + HK_BLOCK * IT < a.n ? lo + HK_BLOCK * IT : a.n;
+    // the pass's digit offsets in the row: an exclusive scan of its counts
+    const hk_u32 gc = ((const hk_u32*)a.ghist)[(row * 8 + p) * 256 + t];
+    gbase[t] = hk_block_scan<hk_u32, SortAdd>(gc, sums) - gc;
+  } else {
+    row = blockIdx.y;
+    tile = blockIdx.x;
+    const hk_u64 h = (row * 256 + t) * (hk_u64)a.ntiles + tile;
+    gbase[t] = ((const hk_u32*)a.incl)[h] - ((const hk_u32*)a.hist)[h];  // exclusive
+    lo = (hk_i64)tile * HK_TILE;
+    hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
+  }
   const hk_u64 off = row * (hk_u64)a.n;
   const K* mk = (const K*)(fb ? a.mk_out : a.mk_in) + off;
   const hk_u32* vin = (const hk_u32*)(fb ? a.pos_out : a.pos_in) + off;
   K* mko = (K*)(fb ? a.mk_in : a.mk_out) + off;
   hk_u32* vout = (hk_u32*)(fb ? a.pos_in : a.pos_out) + off;
-  const hk_i64 lo = (hk_i64)tile * HK_TILE;
-  const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK * IT) {
     K k[IT];
     hk_u32 v[IT], r[IT];
@@ -314,17 +389,48 @@ __device__ void sort_scatter(const SortArgs& a) {
       if (HV) v[j] = i < hi ? vin[i] : 0u;
     }
     for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
+    hk_u32* look = 0;
+    if (OS) {
+      const hk_u64 nw = (hk_u64)a.batch * (hk_u64)a.nos * 256;
+      look = (hk_u32*)a.look + (fb ? nw : 0) + row * (hk_u64)a.nos * 256;
+      // zero the next live pass's word of this tile (the other buffer: the previous live
+      // pass, finished, used it)
+      ((hk_u32*)a.look)[(fb ? 0 : nw) + (row * (hk_u64)a.nos + tile) * 256 + t] = 0;
+      if (HK_SORT_EARLY) {
+        // the tile's digit counts first, published before the ranking, so later tiles'
+        // look-back rarely waits (the "early counts" of CUB's onesweep)
+        ecnt[t] = 0;
+        HK_SYNC();
+#pragma unroll
+        for (int j = 0; j < IT; ++j)
+          if (wbase + (hk_i64)j * HK_WARP_SIZE < hi) HK_ATOMIC_ADD(&ecnt[digit(k[j], a.shift)], 1u);
+        HK_SYNC();
+        atomicExch(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | ecnt[t]);
+      }
+    }
     HK_SYNC();
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
       const bool valid = wbase + (hk_i64)j * HK_WARP_SIZE < hi;
       const hk_u32 d = digit(k[j], a.shift);
       const hk_lmask peers = hk_match_digit(valid, d);
+      const hk_u32 below = (hk_u32)HK_POPC(peers & lt);
+#if HK_SORT_LEADER
+      // the lowest lane of the digit's group updates the warp's count and broadcasts it
+      hk_u32 old = 0;
+      if (valid && below == 0) {
+        old = wcnt[wid][d];
+        wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+      }
+      old = HK_SHFL(old, peers ? HK_FFS(peers) - 1 : (int)lane);  // (no peers: invalid lanes)
+      HK_SYNCWARP();
+#else
       const hk_u32 old = valid ? wcnt[wid][d] : 0u;
       HK_SYNCWARP();
-      if (valid && (peers & lt) == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+      if (valid && below == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
       HK_SYNCWARP();
-      r[j] = old + (hk_u32)HK_POPC(peers & lt);
+#endif
+      r[j] = old + below;
     }
     HK_SYNC();
     hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
@@ -332,6 +438,34 @@ __device__ void sort_scatter(const SortArgs& a) {
       const hk_u32 c = wcnt[w][t];
       wcnt[w][t] = run;
       run += c;
+    }
+    if (OS) {
+      // publish the tile's count of digit t (unless published early), then add the earlier
+      // tiles' (their inclusive prefix where published, else their counts, walking back,
+      // HK_SORT_LB words in flight)
+      hk_u32 excl = 0;
+      if (!HK_SORT_EARLY) atomicExch(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
+      if (tile > 0) {
+        for (hk_i64 j = (hk_i64)tile - 1;;) {
+          hk_u32 st[HK_SORT_LB];
+#pragma unroll
+          for (int q = 0; q < HK_SORT_LB; ++q)
+            st[q] = j - q >= 0 ? HK_LOAD_RELAXED(look + (hk_u64)(j - q) * 256 + t) : 0u;
+          bool done = false;
+          int q = 0;
+#pragma unroll
+          for (int u = 0; u < HK_SORT_LB; ++u) {
+            if (done || q != u || st[u] == 0) continue;
+            excl += st[u] & HK_LOOK_VAL;
+            if (st[u] & HK_LOOK_INC) done = true;
+            ++q;
+          }
+          if (done) break;
+          j -= q;
+        }
+        atomicExch(look + tile * 256 + t, HK_LOOK_INC | (excl + run));
+      }
+      gbase[t] += excl;
     }
     const hk_u32 first = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
     dstart[t] = first;
@@ -424,10 +558,16 @@ __device__ void sort_finish(const SortArgs& a) {
     sort_hist<hk_##K>(a);                                                                     \
   }                                                                                           \
   extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatter_##K(SortArgs a) { \
-    sort_scatter<hk_##K, IT, true>(a);                                                        \
+    sort_scatter<hk_##K, IT, true, false>(a);                                                 \
   }                                                                                           \
   extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatterk_##K(SortArgs a) { \
-    sort_scatter<hk_##K, IT, false>(a);                                                       \
+    sort_scatter<hk_##K, IT, false, false>(a);                                                \
+  }                                                                                           \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_onesweep_##K(SortArgs a) { \
+    sort_scatter<hk_##K, IT, true, true>(a);                                                  \
+  }                                                                                           \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_onesweepk_##K(SortArgs a) { \
+    sort_scatter<hk_##K, IT, false, true>(a);                                                 \
   }
 HK_SORT_K(u32, HK_SORT_IT32)
 HK_SORT_K(u64, HK_SORT_IT64)

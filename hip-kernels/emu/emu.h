@@ -30,6 +30,7 @@ inline double __longlong_as_double(long long u) { double d; memcpy(&d, &u, 8); r
 template <class T> T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 template <class T> T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 template <class T> T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <class T> T atomicExch(T* p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 // warp shuffle emulation: every lane of the warp calls it (convergent code).
 static unsigned long long g_slots[256][2];
 template <class T> T shfl_up(T v, unsigned d) {
@@ -66,7 +67,18 @@ inline unsigned match_any(unsigned v) {
 #define __syncwarp() g_warp_barriers[threadIdx.x / HK_WARP_SIZE]->arrive_and_wait()
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-#define __shfl_sync(m, v, l, w) (v)
+template <class T> T shfl_idx(T v, int src) {
+  unsigned t = threadIdx.x, w = t / HK_WARP_SIZE;
+  memcpy(&g_slots[t][0], &v, sizeof(T));
+  g_warp_barriers[w]->arrive_and_wait();
+  T r;
+  memcpy(&r, &g_slots[w * HK_WARP_SIZE + src][0], sizeof(T));
+  g_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
+#define __shfl_sync(m, v, l, w) shfl_idx((v), (l))
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline void launch(unsigned gx, unsigned gy, const std::function<void()>& body) {
   gridDim.x = gx; gridDim.y = gy; blockDim.x = 256;
   for (unsigned by = 0; by < gy; ++by)

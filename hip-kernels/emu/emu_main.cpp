@@ -101,10 +101,15 @@ struct SortEntries {
   void (*hist)(SortArgs);
   void (*scat)(SortArgs);
   void (*scatk)(SortArgs);
+  void (*os)(SortArgs);
+  void (*osk)(SortArgs);
 };
+// The radix path's plan: onesweep (as plan.rs for rows under 2^30) unless this is cleared.
+static bool g_onesweep = true;
 #define SORT_ENTRIES(DT, K) \
   SortEntries { cupy_sort_init_##DT, cupy_sort_gather_##DT, cupy_sort_block_##K, cupy_sort_tinit_##DT, \
-                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K, cupy_sort_scatterk_##K }
+                cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K, cupy_sort_scatterk_##K, \
+                cupy_sort_onesweep_##K, cupy_sort_onesweepk_##K }
 
 // Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
 // and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
@@ -124,7 +129,7 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
   for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);
   std::vector<K> mk0(total), mk1(total);
   std::vector<hk_u32> pos0(total), pos1(total);
-  std::vector<hk_u64> ctl(3);
+  std::vector<hk_u64> ctl(7);
   const bool lossy = !with_vals && (vmode == 2 || (vmode == 1 && std::is_same<S, double>::value));
   // as plan.rs: the key copy for floats only (vmode 1), the value copy unless iota
   const bool is_float = std::is_floating_point<S>::value || std::is_same<S, f16_key>::value || std::is_same<S, bf16_key>::value;
@@ -142,6 +147,25 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     a.pos_in = a.pos_out;
     launch(grid, 1, [&] { e.gather(a); });
     if (!with_vals) for (long i = 0; i < total; ++i) vals[i] = val_of(i % n);  // unchecked
+  } else if (g_onesweep) {
+    // as plan.rs: the control words and row counts zeroed, the init (every pass's row counts,
+    // the first look-back buffer zeroed), then per pass both onesweep kernels (each returns
+    // unless the carry decision is its own), the finish
+    long nt = (n + HK_TILE - 1) / HK_TILE;
+    long ost = 256 * (sizeof(K) == 8 ? HK_SORT_IT64 : HK_SORT_IT32), nos = (n + ost - 1) / ost;
+    std::vector<hk_u32> gh(batch * 8 * 256, 7u), look(2 * batch * nos * 256, 0xdeadu);  // garbage
+    a.ghist = (hk_u64)gh.data();
+    a.look = (hk_u64)look.data();
+    a.nos = nos;
+    a.ntiles = nt;
+    launch(3, 1, [&] { cupy_sort_ctl(a); });
+    launch(nt, batch, [&] { e.tinit(a); });
+    for (int p = 0; p < passes; ++p) {
+      a.shift = 8 * p;
+      launch(batch * nos, 1, [&] { e.osk(a); });
+      launch(batch * nos, 1, [&] { e.os(a); });
+    }
+    launch(grid, 1, [&] { e.finish(a); });
   } else {
     long nt = (n + HK_TILE - 1) / HK_TILE;
     h.assign(batch * 256 * nt, 0);
@@ -174,7 +198,7 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
       CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
     }
   }
-  printf("sort %s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
+  printf("sort %s%s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", g_onesweep ? "" : "(hist+scan path) ", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
 }
 
 
@@ -243,6 +267,11 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32 iota", 3, 5001, ef, 4, 2, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
+  g_onesweep = false;  // the histogram-and-scan path (rows of 2^30 keys or more)
+  if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, SORT_ENTRIES(int64, u64), 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() - (1ll << 31); }, [](hk_i64 a, hk_i64 b) { return a < b; });
+  g_onesweep = true;
   if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
   if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
   if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);

@@ -47,7 +47,10 @@ mod tests {
         );
         assert!(sort.contains("HK_SELECT_K(u32)") && sort.contains("HK_SELECT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
-        assert_eq!(hk::SortArgs::default().bytes().len(), 20 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 23 * 8);
+        // the plan's tile sizes are the kernels' defaults
+        assert!(sort.contains(&format!("#define HK_SORT_IT32 {}\n", hk::SORT_IT32)));
+        assert!(sort.contains(&format!("#define HK_SORT_IT64 {}\n", hk::SORT_IT64)));
         assert_eq!(hk::SelectArgs::default().bytes().len(), 16 * 8);
     }
 
@@ -179,11 +182,12 @@ mod tests {
             ]
         );
         assert_eq!(r.runs.borrow()[2].3[5], 0x4_0000_0000); // pos_in = pos1
-                                                            // Radix path for int64 keys with values: the control words, the init (digit-0 counts),
-                                                            // then per pass hist (not the first), scan, scatter; the finish. No key copy (an
-                                                            // integer map is invertible); the values copied (not positions).
+
+        // Radix path (onesweep) for int64 keys with values: the control words (and the row
+        // counts zeroed), the init (every pass's row counts), one onesweep launch per pass,
+        // the finish. No key copy (an integer map is invertible); the values copied.
         let r = Rec::default();
-        let n = hk::SORT_TILE + 1000; // two tiles
+        let n = hk::SORT_TILE + 1000; // two init tiles, 9 onesweep tiles of 2048
         hk::launch_sort(&r, DType::Int64, 0x100, Some(0x900), 3, n, false).unwrap();
         let temps = r.temps.borrow();
         let kinds: Vec<DType> = temps.iter().map(|t| t.0).collect();
@@ -192,44 +196,64 @@ mod tests {
             kinds,
             [Int64, UInt64, UInt64, UInt32, UInt32, UInt32, UInt32, UInt64]
         );
-        assert_eq!(temps[5], (UInt32, 3 * 256 * 2, 0x6_0000_0000)); // counts
-        assert_eq!(temps[7].1, 3); // ctl
+        assert_eq!(temps[5], (UInt32, 3 * 8 * 256, 0x6_0000_0000)); // row counts
+        assert_eq!(temps[6].1, 2 * 3 * 9 * 256); // look-back words
+        assert_eq!(temps[7].1, 7); // ctl and tile counters
         let e = entries(&r);
-        assert_eq!(e.len(), 1 + 1 + 2 + 7 * 3 + 1);
-        assert_eq!(e[0], ("cupy_sort_ctl".into(), (1, 1)));
+        assert_eq!(e.len(), 1 + 1 + 8 + 1);
+        assert_eq!(e[0], ("cupy_sort_ctl".into(), (24, 1)));
         assert_eq!(e[1], ("cupy_sort_tinit_int64".into(), (2, 3)));
-        assert_eq!(e[2], ("cupy_scan_sum_uint32".into(), (3, 1)));
-        assert_eq!(e[3], ("cupy_sort_scatter_u64".into(), (2, 3)));
-        assert_eq!(e[4], ("cupy_sort_hist_u64".into(), (2, 3)));
-        assert_eq!(e[25].0, "cupy_sort_finish_int64");
+        assert_eq!(e[2], ("cupy_sort_onesweep_u64".into(), (27, 1)));
+        assert_eq!(e[10].0, "cupy_sort_finish_int64");
         let runs = r.runs.borrow();
-        assert_eq!(runs[4].3[12], 8); // second pass shift
-        let f = &runs[25].3;
+        assert_eq!(runs[3].3[12], 8); // second pass shift
+        let f = &runs[10].3;
         assert_eq!((f[1], f[2], f[3]), (0x900, 0, 0x1_0000_0000)); // vals, no korig, vorig
         assert_eq!((f[15], f[17], f[18], f[19]), (1, 8, 0, 0)); // vmode, passes, lossy, iota
-                                                                // argsort of float32 positions: the key copy (NaN, -0.0), no value copy.
+        assert_eq!((f[8], f[13]), (0, 0)); // no per-tile histogram or scan
+        assert_eq!((f[20], f[21], f[22]), (0x6_0000_0000, 0x7_0000_0000, 9)); // ghist, look, nos
+
+        // argsort of float32 positions: the key copy (NaN, -0.0), no value copy.
         let r = Rec::default();
         hk::launch_sort(&r, DType::Float32, 0x100, Some(0x900), 1, n, true).unwrap();
         assert_eq!(r.temps.borrow()[0].0, DType::Float32);
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[2], f[3], f[15], f[19]), (0x1_0000_0000, 0, 1, 1));
         // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy: both
-        // scatters per pass (the device decides which one works).
+        // onesweep kernels per pass (the device decides which one works).
         let r = Rec::default();
         hk::launch_sort(&r, DType::Float16, 0x100, None, 1, 5000, false).unwrap();
         let e = entries(&r);
-        assert_eq!(e.len(), 1 + 1 + 3 + 3 * 4 + 1);
-        assert_eq!(e[3].0, "cupy_sort_scatterk_u32");
-        assert_eq!(e[4].0, "cupy_sort_scatter_u32");
+        assert_eq!(e.len(), 1 + 1 + 2 * 4 + 1);
+        assert_eq!(e[2], ("cupy_sort_onesweepk_u32".into(), (2, 1))); // 5000 / 3072
+        assert_eq!(e[3].0, "cupy_sort_onesweep_u32");
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[15], f[18]), (2, 1));
-        // int32 keys only: nothing carried (the keys-only scatter alone), unmapped by the sign bit.
+        // int32 keys only: nothing carried (the keys-only pass alone), unmapped by the sign bit.
         let r = Rec::default();
         hk::launch_sort(&r, DType::Int32, 0x100, None, 1, 5000, false).unwrap();
-        assert_eq!(entries(&r)[3].0, "cupy_sort_scatterk_u32");
-        assert_eq!(entries(&r).len(), 1 + 1 + 2 + 3 * 3 + 1);
+        assert_eq!(entries(&r)[2].0, "cupy_sort_onesweepk_u32");
+        assert_eq!(entries(&r).len(), 1 + 1 + 4 + 1);
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[5], f[7], f[15], f[16]), (0, 0, 0, 0x8000_0000));
+        // More than 65535 rows: onesweep sorts in groups of 65535 rows, each from its own
+        // control words.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Int32, 0x100, None, 65536, 1025, false).unwrap();
+        let e = entries(&r);
+        assert_eq!(e.iter().filter(|x| x.0 == "cupy_sort_ctl").count(), 2);
+        let second = e.iter().rposition(|x| x.0 == "cupy_sort_ctl").unwrap();
+        assert_eq!(r.runs.borrow()[second].3[0], 0x100 + 65535 * 1025 * 4); // keys of row 65535
+
+        // Rows of 2^30 keys or more: per-tile histograms, their scan, the scatter.
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::UInt8, 0x100, None, 1, 1 << 30, false).unwrap();
+        let e = entries(&r);
+        assert_eq!(e[0], ("cupy_sort_ctl".into(), (1, 1)));
+        assert_eq!(e[1].0, "cupy_sort_tinit_uint8");
+        assert!(e[2].0.starts_with("cupy_scan_totals_sum_uint32"));
+        assert_eq!(e[5].0, "cupy_sort_scatterk_u32");
+        assert!(!e.iter().any(|x| x.0.contains("onesweep")));
         // Rows of 2^32 elements or more are refused before any work.
         let r = Rec::default();
         assert!(hk::launch_sort(&r, DType::UInt8, 0, None, 1, 1 << 32, false).is_err());

@@ -64,6 +64,8 @@ pub fn sort_entries(dts: &[&str]) -> Vec<String> {
                 format!("cupy_sort_hist_{k}"),
                 format!("cupy_sort_scatter_{k}"),
                 format!("cupy_sort_scatterk_{k}"),
+                format!("cupy_sort_onesweep_{k}"),
+                format!("cupy_sort_onesweepk_{k}"),
             ]
         })
         .collect();
@@ -175,7 +177,28 @@ pub struct SortArgs {
     /// Radix path: 1 when the values are the row positions (argsort): written from the
     /// carried positions, never copied or gathered.
     pub iota: i64,
+    /// Onesweep path: u32 `[batch][8][256]` digit counts of whole rows for every pass (0 on
+    /// the histogram-and-scan path).
+    pub ghist: u64,
+    /// Onesweep path: u32 `[2][batch][nos][256]` look-back status words (two buffers,
+    /// alternating between live passes).
+    pub look: u64,
+    /// Onesweep path: tiles per row ([`onesweep_tile`] keys each).
+    pub nos: i64,
 }
+
+/// Keys per thread of the onesweep pass for 4-byte and 8-byte mapped keys (`HK_SORT_IT32`,
+/// `HK_SORT_IT64`; tuned on the H200).
+pub const SORT_IT32: usize = 12;
+/// See [`SORT_IT32`].
+pub const SORT_IT64: usize = 8;
+/// Keys per tile of a onesweep pass for keys of `itemsize` bytes (`HK_BLOCK * IT`).
+pub fn onesweep_tile(itemsize: usize) -> usize {
+    BLOCK as usize * if itemsize == 8 { SORT_IT64 } else { SORT_IT32 }
+}
+/// Rows shorter than this take the onesweep path (its status words hold 30-bit counts); longer
+/// ones the histogram-and-scan path.
+pub const ONESWEEP_MAX_ROW: usize = 1 << 30;
 
 /// Ranks selected per launch of the radix select (`HK_SEL_MAX`).
 pub const SEL_MAX: usize = 4;
@@ -292,6 +315,9 @@ impl SortArgs {
             self.passes as u64,
             self.lossy as u64,
             self.iota as u64,
+            self.ghist,
+            self.look,
+            self.nos as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())

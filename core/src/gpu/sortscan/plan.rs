@@ -2,8 +2,8 @@
 //! the [`Launcher`] of every [`GpuDriver`](crate::gpu::launch::GpuDriver).
 
 use super::{
-    assemble, sort_key, sort_passes, HkModule, ScanArgs, SelectArgs, SortArgs, BLOCK, SCAN_TILE,
-    SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL, SORT_TILE,
+    assemble, onesweep_tile, sort_key, sort_passes, HkModule, ScanArgs, SelectArgs, SortArgs,
+    BLOCK, ONESWEEP_MAX_ROW, SCAN_TILE, SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL, SORT_TILE,
 };
 
 /// What a backend provides to run the hand-written kernels: temporaries from its pool and
@@ -221,8 +221,18 @@ fn sort_radix(
     iota: bool,
 ) -> crate::Result<()> {
     use crate::DType;
-    let total = batch * n;
     let item = dtype.itemsize();
+    if n < ONESWEEP_MAX_ROW && batch > 65535 {
+        // onesweep: groups of 65535 rows (the init's grid rows), each sorted whole
+        for r0 in (0..batch).step_by(65535) {
+            let rows = (batch - r0).min(65535);
+            let off = (r0 * n) as u64;
+            let v = vals.map(|v| v + off * 8);
+            sort_radix(l, dtype, keys + off * item as u64, v, rows, n, iota)?;
+        }
+        return Ok(());
+    }
+    let total = batch * n;
     let kname = sort_key(item);
     let (kdt, ksz) = if item == 8 {
         (DType::UInt64, 8u64)
@@ -252,9 +262,27 @@ fn sort_radix(
     };
     let ntiles = n.div_ceil(SORT_TILE);
     let m_row = 256 * ntiles;
-    let (_hist, hist) = l.temp(DType::UInt32, batch * m_row)?;
-    let (_incl, incl) = l.temp(DType::UInt32, batch * m_row)?;
-    let (_ctl, ctl) = l.temp(DType::UInt64, 3)?;
+    // Rows under 2^30 keys: the onesweep passes (whole-row counts and look-back words);
+    // longer ones: per-tile histograms and their scan.
+    let onesweep = n < ONESWEEP_MAX_ROW;
+    let nos = n.div_ceil(onesweep_tile(item));
+    let (ghist, look, hist, incl) = if onesweep {
+        (
+            Some(l.temp(DType::UInt32, batch * 8 * 256)?),
+            Some(l.temp(DType::UInt32, 2 * batch * nos * 256)?),
+            None,
+            None,
+        )
+    } else {
+        (
+            None,
+            None,
+            Some(l.temp(DType::UInt32, batch * m_row)?),
+            Some(l.temp(DType::UInt32, batch * m_row)?),
+        )
+    };
+    let (hist, incl) = (hist.map_or(0, |h| h.1), incl.map_or(0, |h| h.1));
+    let (_ctl, ctl) = l.temp(DType::UInt64, 7)?;
     let passes = sort_passes(dtype.name(), item);
     let mut a = SortArgs {
         keys,
@@ -277,6 +305,9 @@ fn sort_radix(
         passes: passes as i64,
         lossy: (vals.is_none() && dtype.is_float()) as i64,
         iota: (iota && vals.is_some()) as i64,
+        ghist: ghist.as_ref().map_or(0, |g| g.1),
+        look: look.as_ref().map_or(0, |g| g.1),
+        nos: if onesweep { nos as i64 } else { 0 },
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
@@ -295,8 +326,13 @@ fn sort_radix(
             pos_in: at(a.pos_in, 4),
             mk_out: at(a.mk_out, ksz),
             pos_out: at(a.pos_out, 4),
-            hist: a.hist + hoff,
-            incl: a.incl + hoff,
+            hist: if a.hist == 0 { 0 } else { a.hist + hoff },
+            incl: if a.incl == 0 { 0 } else { a.incl + hoff },
+            ghist: if a.ghist == 0 {
+                0
+            } else {
+                a.ghist + (r0 * 8 * 256 * 4) as u64
+            },
             batch: rows as i64,
             ..*a
         }
@@ -308,32 +344,58 @@ fn sort_radix(
         }
         Ok(())
     };
-    l.run(m, "cupy_sort_ctl", (1, 1), &a.bytes())?;
-    tiled(&a, &format!("cupy_sort_tinit_{dn}"))?;
-    for p in 0..passes {
-        a.shift = 8 * p as i64;
-        if p > 0 {
-            tiled(&a, &format!("cupy_sort_hist_{kname}"))?;
-        }
-        // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
-        launch_scan(
-            l,
-            false,
-            DType::UInt32,
-            hist,
-            incl,
-            batch,
-            m_row,
-            m_row as isize,
-            1,
+    if onesweep {
+        // The init reads every row whole (the rows' chunks of 65535); the passes number their
+        // tiles themselves (one counter per pass, all rows), so one launch each, in a 2-D grid.
+        l.run(
+            m,
+            "cupy_sort_ctl",
+            (stride_blocks(batch * 8 * 256), 1),
+            &a.bytes(),
         )?;
-        // The keys-only scatter, the carrying one, or (a keys-only float sort, decided on the
-        // device by whether any key is NaN or -0.0) both: each returns unless it is the one.
-        if vmode == 0 || a.lossy != 0 {
-            tiled(&a, &format!("cupy_sort_scatterk_{kname}"))?;
+        tiled(&a, &format!("cupy_sort_tinit_{dn}"))?;
+        let blocks = batch * nos;
+        let gx = blocks.min(65535);
+        let grid = (gx as u32, blocks.div_ceil(gx) as u32);
+        for p in 0..passes {
+            a.shift = 8 * p as i64;
+            // the keys-only pass, the carrying one, or both (as for the scatters below)
+            if vmode == 0 || a.lossy != 0 {
+                l.run(m, &format!("cupy_sort_onesweepk_{kname}"), grid, &a.bytes())?;
+            }
+            if vmode != 0 {
+                l.run(m, &format!("cupy_sort_onesweep_{kname}"), grid, &a.bytes())?;
+            }
         }
-        if vmode != 0 {
-            tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+    } else {
+        l.run(m, "cupy_sort_ctl", (1, 1), &a.bytes())?;
+        tiled(&a, &format!("cupy_sort_tinit_{dn}"))?;
+        for p in 0..passes {
+            a.shift = 8 * p as i64;
+            if p > 0 {
+                tiled(&a, &format!("cupy_sort_hist_{kname}"))?;
+            }
+            // Every row's digit-major counts, scanned by the multi-block scan of cumsum.
+            launch_scan(
+                l,
+                false,
+                DType::UInt32,
+                hist,
+                incl,
+                batch,
+                m_row,
+                m_row as isize,
+                1,
+            )?;
+            // The keys-only scatter, the carrying one, or (a keys-only float sort, decided on
+            // the device by whether any key is NaN or -0.0) both: each returns unless it is
+            // the one.
+            if vmode == 0 || a.lossy != 0 {
+                tiled(&a, &format!("cupy_sort_scatterk_{kname}"))?;
+            }
+            if vmode != 0 {
+                tiled(&a, &format!("cupy_sort_scatter_{kname}"))?;
+            }
         }
     }
     l.run(
