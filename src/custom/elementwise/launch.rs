@@ -29,6 +29,18 @@ impl ElementwiseKernel {
         out: &[&Array],
         size: Option<usize>,
     ) -> Result<Vec<Array>> {
+        self.launch(args, out, size, None)
+    }
+
+    /// [`ElementwiseKernel::call_with`] with a block size (see
+    /// [`ElementwiseKernel::call_args`]).
+    pub(super) fn launch(
+        &self,
+        args: &[Arg<'_>],
+        out: &[&Array],
+        size: Option<usize>,
+        block: Option<u32>,
+    ) -> Result<Vec<Array>> {
         let op = self.name.as_str();
         let bound = self.bind(args, out)?;
         let lowered = self.lowered(&bound)?;
@@ -240,7 +252,7 @@ impl ElementwiseKernel {
             device: Some(&device),
             shape: Some(&shape),
         }
-        .run()?;
+        .run_block(block)?;
         for (a, r) in &write_back {
             a.copy_from(&targets[*r])?;
         }

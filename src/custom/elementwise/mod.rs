@@ -253,23 +253,28 @@ impl ElementwiseKernel {
     }
 
     /// `kernel(*args, out=..., size=..., block_size=...)`: [`ElementwiseKernel::call_with`]
-    /// with CuPy's keywords in one struct. `block_size` (threads per block) must be 1 to 1024,
-    /// as CuPy checks it; the backends choose their own launch shape, which changes no result,
-    /// so it has no other effect.
+    /// with CuPy's keywords in one struct. `block_size` (threads per block) must be a power of
+    /// two from 1 to 1024. On cuda/hip the kernel is launched with blocks of that many threads
+    /// (compiled with `__launch_bounds__` for it above 256; a block larger than the kernel's
+    /// registers and shared memory allow is an error, not a failed launch); on wgpu it is the
+    /// workgroup size, within the adapter's `max_compute_workgroup_size_x` and
+    /// `max_compute_invocations_per_workgroup`; the cpu backend has no blocks and ignores it.
+    /// Results never depend on it.
     ///
     /// # Errors
-    /// As [`ElementwiseKernel::call_with`]; [`Error::InvalidArgument`] for a block size out of
-    /// range.
+    /// As [`ElementwiseKernel::call_with`]; [`Error::InvalidArgument`] for a block size that is
+    /// not a power of two from 1 to 1024, or that the device or kernel cannot launch (the
+    /// message names the limit).
     pub fn call_args(&self, args: &[Arg<'_>], kw: ElementwiseArgs<'_>) -> Result<Vec<Array>> {
         if let Some(b) = kw.block_size {
-            if !(1..=1024).contains(&b) {
+            if !(b.is_power_of_two() && b <= 1024) {
                 return Err(Error::invalid(
                     &self.name,
-                    format!("block_size must be between 1 and 1024, got {b}"),
+                    format!("block_size must be a power of two from 1 to 1024, got {b}"),
                 ));
             }
         }
-        self.call_with(args, kw.out, kw.size)
+        self.launch(args, kw.out, kw.size, kw.block_size)
     }
 
     /// The IR kernel a call with these arguments runs (for inspection, and for compiling it

@@ -62,7 +62,8 @@ pub struct ElementwiseArgs<'a> {
     pub out: &'a [&'a Array],
     /// The loop size when only raw arrays are passed (`size=`).
     pub size: Option<usize>,
-    /// Threads per block (`block_size=`, 1 to 1024).
+    /// Threads per block (`block_size=`, a power of two from 1 to 1024; see
+    /// [`ElementwiseKernel::call_args`](super::ElementwiseKernel::call_args)).
     pub block_size: Option<u32>,
 }
 
