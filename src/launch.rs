@@ -76,7 +76,23 @@ impl Elementwise<'_> {
     /// [`Elementwise::run`] for a kernel already validated, whose [`Kernel::dtypes`] are `dtypes`
     /// (kernels the frontend caches).
     pub(crate) fn run_validated(self, dtypes: &[DType]) -> Result<Vec<Array>> {
+        self.run_validated_block(dtypes, None)
+    }
+
+    /// [`Elementwise::run`] with blocks (workgroups) of `block` threads on the GPU backends
+    /// (`Backend::elementwise_block`; the cpu backend ignores it). `None`: the backend's own.
+    pub(crate) fn run_block(self, block: Option<u32>) -> Result<Vec<Array>> {
+        self.kernel.validate()?;
+        let dtypes = self.kernel.dtypes();
+        self.run_validated_block(&dtypes, block)
+    }
+
+    fn run_validated_block(self, dtypes: &[DType], block: Option<u32>) -> Result<Vec<Array>> {
         let op = self.op;
+        let launch = |device: &Device, call: &ElementwiseCall<'_>| match block {
+            Some(b) => device.backend().elementwise_block(call, b),
+            None => device.backend().elementwise(call),
+        };
         let all: Vec<&Array> = self
             .inputs
             .iter()
@@ -197,7 +213,7 @@ impl Elementwise<'_> {
                 raws: vec![],
                 params: self.params,
             };
-            device.backend().elementwise(&call)?;
+            launch(&device, &call)?;
             return Ok(outputs);
         }
         // An input that shares memory with an output through a different layout is copied first,
@@ -258,7 +274,7 @@ impl Elementwise<'_> {
                 .collect(),
             params: self.params,
         };
-        device.backend().elementwise(&call)?;
+        launch(&device, &call)?;
         Ok(outputs)
     }
 }

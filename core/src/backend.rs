@@ -512,6 +512,21 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// Queues an elementwise kernel.
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()>;
 
+    /// Queues an elementwise kernel launched with blocks (workgroups) of `block_size` threads,
+    /// a power of two from 1 to 1024 (CuPy's `block_size=` of a user kernel). Backends without
+    /// blocks ignore it: the default runs [`Backend::elementwise`] (the cpu backend). GPU
+    /// backends launch with that block size or refuse it with `InvalidArgument` naming the
+    /// limit it passes (the adapter's workgroup limits on wgpu, the kernel's resources on
+    /// CUDA/HIP); results never depend on it.
+    ///
+    /// # Errors
+    /// As [`Backend::elementwise`]; `InvalidArgument` for a block size the device or kernel
+    /// cannot launch.
+    fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
+        let _ = block_size;
+        self.elementwise(call)
+    }
+
     /// Queues a reduction.
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()>;
 

@@ -529,6 +529,18 @@ impl GpuDriver for CudaBackend {
             .map(|n| n.max(1) as usize)
     }
 
+    fn max_block_threads(&self, f: CudaFunction) -> Option<u32> {
+        // SAFETY: a loaded function; plain query.
+        unsafe {
+            result::function::get_function_attribute(
+                f.0,
+                sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .ok()
+        .map(|n| n.max(1) as u32)
+    }
+
     fn kernel_caches(&self) -> &KernelCaches<CudaFunction> {
         &self.kernels
     }
@@ -689,6 +701,10 @@ impl Backend for CudaBackend {
 
     fn elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
         launch::elementwise(self, call)
+    }
+
+    fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
+        launch::elementwise_block(self, call, Some(block_size))
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {

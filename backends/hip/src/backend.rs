@@ -635,6 +635,10 @@ impl Backend for HipBackend {
         launch::elementwise(self, call)
     }
 
+    fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
+        launch::elementwise_block(self, call, Some(block_size))
+    }
+
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
         launch::reduce(self, call)
     }

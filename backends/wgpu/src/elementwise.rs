@@ -32,6 +32,48 @@ pub(crate) fn fits32(d: DType, v: &Scalar) -> bool {
 impl WgpuBackend {
     /// `Backend::elementwise`.
     pub(crate) fn run_elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
+        self.run_elementwise_sized(call, wgsl::WORKGROUP_SIZE)
+    }
+
+    /// `Backend::elementwise_block`: workgroups of `block` invocations, within the adapter's
+    /// `max_compute_workgroup_size_x` and `max_compute_invocations_per_workgroup`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a block that is not a power of two up to 1024 or beyond those
+    /// limits (named with their values); as [`WgpuBackend::run_elementwise`].
+    pub(crate) fn run_elementwise_block(
+        &self,
+        call: &ElementwiseCall<'_>,
+        block: u32,
+    ) -> Result<()> {
+        let k = call.kernel;
+        cupy_core::gpu::launch::check_block_size(&k.name, block)?;
+        let lim = &self.limits;
+        for (what, max) in [
+            (
+                "max_compute_workgroup_size_x",
+                lim.max_compute_workgroup_size_x,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                lim.max_compute_invocations_per_workgroup,
+            ),
+        ] {
+            if block > max {
+                return Err(Error::invalid(
+                    &k.name,
+                    format!(
+                        "block_size {block} is more than the adapter's {what} ({max}) on {}",
+                        self.label()
+                    ),
+                ));
+            }
+        }
+        self.run_elementwise_sized(call, block)
+    }
+
+    /// [`WgpuBackend::run_elementwise`] with workgroups of `wg` invocations.
+    fn run_elementwise_sized(&self, call: &ElementwiseCall<'_>, wg: u32) -> Result<()> {
         let k = call.kernel;
         for d in k.dtypes() {
             self.check_dtype(&k.name, d)?;
@@ -145,10 +187,10 @@ impl WgpuBackend {
         // 64-bit atomics on pairs of 32-bit words take locks in the device's lock buffer,
         // bound after the plan's buffers.
         let lock = wgsl::atomic_lock(k, self.opts.int64_atomics);
-        let key = hash_of(&("elementwise", k, &spec, mode));
+        let key = hash_of(&("elementwise", k, &spec, mode, wg));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {
-            let sh = wgsl::emit_elementwise_with(k, &spec, opts, mode)?;
+            let sh = wgsl::emit_elementwise_sized(k, &spec, opts, mode, wg)?;
             let mut rw: Vec<bool> = plan.buffers.iter().map(|b| b.1).collect();
             rw.extend(std::iter::repeat_n(
                 true,
@@ -210,12 +252,7 @@ impl WgpuBackend {
                 None if vec4 => total.div_ceil(4),
                 None => total,
             } as u64;
-            return self.dispatch(
-                &pipe,
-                &meta,
-                &bufs,
-                threads.div_ceil(wgsl::WORKGROUP_SIZE as u64),
-            );
+            return self.dispatch(&pipe, &meta, &bufs, threads.div_ceil(wg as u64));
         };
         // Windowed: every window is one dispatch over a slab of elements whose locals fit one
         // scratch binding; locals travel between windows through the scratch buffer.
@@ -236,12 +273,7 @@ impl WgpuBackend {
                 ws.extend(w.words(wi, windows.len(), base));
                 ws.extend(guard_word);
                 let meta = pipe.meta.pack(&call.params, &ws);
-                self.dispatch(
-                    &pipe,
-                    &meta,
-                    &bufs,
-                    (len as u64).div_ceil(wgsl::WORKGROUP_SIZE as u64),
-                )?;
+                self.dispatch(&pipe, &meta, &bufs, (len as u64).div_ceil(wg as u64))?;
             }
             base += len;
         }

@@ -209,6 +209,10 @@ impl Backend for WgpuBackend {
         self.run_elementwise(call)
     }
 
+    fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
+        self.run_elementwise_block(call, block_size)
+    }
+
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {
         self.run_reduce(call)
     }

@@ -3,7 +3,9 @@
 use super::{backend_err, check_dtypes, lock, relabel, GpuDriver};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::kernel::cpp::{emit_elementwise, emit_reduce, ArgsLayout, ElementwiseSpec, ReduceSpec};
+use crate::kernel::cpp::{
+    emit_elementwise_bounded, emit_reduce, ArgsLayout, ElementwiseSpec, ReduceSpec, BLOCK,
+};
 use crate::kernel::ir::{Kernel, ReduceKernel};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -145,7 +147,8 @@ impl<F: Copy> NamedModule<F> {
 
 /// A backend's in-memory kernel caches (one per device).
 pub struct KernelCaches<F> {
-    elementwise: Mutex<LaunchCache<Kernel, ElementwiseSpec, F>>,
+    /// Keyed by the specialisation and the launch bound (threads per block).
+    elementwise: Mutex<LaunchCache<Kernel, (ElementwiseSpec, u32), F>>,
     reduce: Mutex<LaunchCache<ReduceKernel, ReduceSpec, F>>,
     named: Mutex<HashMap<&'static str, Arc<NamedModule<F>>>>,
 }
@@ -170,16 +173,33 @@ pub fn prepare_elementwise<D: GpuDriver>(
     k: &Kernel,
     spec: ElementwiseSpec,
 ) -> Result<Arc<Prepared<D::Func>>> {
+    prepare_elementwise_bounded(be, k, spec, BLOCK as u32)
+}
+
+/// [`prepare_elementwise`] for launches of up to `max_threads` threads per block (the entry's
+/// `__launch_bounds__`, see [`emit_elementwise_bounded`]); cached apart per bound.
+///
+/// # Errors
+/// As [`prepare_elementwise`].
+pub fn prepare_elementwise_bounded<D: GpuDriver>(
+    be: &D,
+    k: &Kernel,
+    spec: ElementwiseSpec,
+    max_threads: u32,
+) -> Result<Arc<Prepared<D::Func>>> {
     let caches = be.kernel_caches();
-    let h = LaunchCache::<Kernel, ElementwiseSpec, D::Func>::hash(k, &spec);
-    if let Some(p) = lock(&caches.elementwise).get(h, k, &spec) {
+    let key = (spec, max_threads);
+    let h = LaunchCache::<Kernel, (ElementwiseSpec, u32), D::Func>::hash(k, &key);
+    if let Some(p) = lock(&caches.elementwise).get(h, k, &key) {
         return Ok(p);
     }
     check_dtypes(be, &k.name, &k.dtypes())?;
     let flavor = be.flavor();
-    let e = crate::gpu::on_big_stack(|| emit_elementwise(k, &spec, flavor))
-        .ok_or_else(|| Error::invalid(&k.name, "the C++ emitter panicked"))?
-        .map_err(|e| relabel(be, e))?;
+    let e = crate::gpu::on_big_stack(|| {
+        emit_elementwise_bounded(k, &spec, flavor, max_threads as usize)
+    })
+    .ok_or_else(|| Error::invalid(&k.name, "the C++ emitter panicked"))?
+    .map_err(|e| relabel(be, e))?;
     let funcs = be.load_module(&k.name, &e.source, &e.entries)?;
     let p = Arc::new(Prepared {
         funcs,
@@ -187,7 +207,7 @@ pub fn prepare_elementwise<D: GpuDriver>(
         vector: e.vector,
         occupancy: OnceLock::new(),
     });
-    lock(&caches.elementwise).insert(h, k, spec, p.clone());
+    lock(&caches.elementwise).insert(h, k, key, p.clone());
     Ok(p)
 }
 

@@ -1,7 +1,7 @@
 //! Elementwise launches: the plan (layout class, index width, merged axes), argument packing,
 //! grid and block, and `Backend::elementwise`.
 
-use super::cache::prepare_elementwise;
+use super::cache::prepare_elementwise_bounded;
 use super::grid::{grid_for, is_c_contiguous, INDEX64_FROM};
 use super::{check_dtypes, check_operand, DevBuf, GpuDriver};
 use crate::backend::ElementwiseCall;
@@ -180,6 +180,18 @@ impl ElementwisePlan {
     /// Grid and block: the tiled class strides over 32 x 32 tiles with [`TILE_BLOCK`] threads;
     /// the others over `size / vector` items with [`BLOCK`] threads (`vector` from the emitter).
     pub fn launch_dims(&self, vector: usize, units: usize) -> ([u32; 3], [u32; 3]) {
+        self.launch_dims_block(vector, units, BLOCK)
+    }
+
+    /// [`ElementwisePlan::launch_dims`] with blocks of `block` threads (the tiled class keeps
+    /// its [`TILE_BLOCK`]; plans for a user's block size are never tiled, see
+    /// [`run_elementwise_block`]).
+    pub fn launch_dims_block(
+        &self,
+        vector: usize,
+        units: usize,
+        block: usize,
+    ) -> ([u32; 3], [u32; 3]) {
         if self.spec.class == ElementwiseClass::Tiled {
             let tiles = self.shape[0].div_ceil(32) * self.shape[1].div_ceil(32);
             let grid = grid_for(units, tiles, 1);
@@ -187,14 +199,14 @@ impl ElementwisePlan {
         }
         let work = self.size.div_ceil(vector.max(1));
         let grid = if self.spec.class == ElementwiseClass::Strided {
-            grid_for(units, work, BLOCK)
+            grid_for(units, work, block)
         } else {
             // Contiguous classes: one item per thread (the grid-stride loop runs once). On the
             // H200 a float32 copy of 2^28 elements took 0.549 ms with the grid capped at 32
             // blocks per SM and 0.511 ms uncapped (cudaMemcpy: 0.521 ms).
-            work.div_ceil(BLOCK).clamp(1, i32::MAX as usize) as u32
+            work.div_ceil(block).clamp(1, i32::MAX as usize) as u32
         };
-        ([grid, 1, 1], [BLOCK as u32, 1, 1])
+        ([grid, 1, 1], [block as u32, 1, 1])
     }
 }
 
@@ -204,7 +216,40 @@ impl ElementwisePlan {
 /// `DTypeNotSupported`, `InvalidArgument` (operand counts, dtypes, shapes, ranges), compile and
 /// launch errors.
 pub fn elementwise<D: GpuDriver>(be: &D, call: &ElementwiseCall<'_>) -> Result<()> {
+    elementwise_block(be, call, None)
+}
+
+/// Checks a user's block size: a power of two from 1 to 1024 (the CUDA/HIP limit, and the
+/// largest `__launch_bounds__` the emitter writes).
+///
+/// # Errors
+/// `InvalidArgument` naming `op` and the block size.
+pub fn check_block_size(op: &str, block: u32) -> Result<()> {
+    if block.is_power_of_two() && block <= 1024 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            op,
+            format!("block_size must be a power of two from 1 to 1024, got {block}"),
+        ))
+    }
+}
+
+/// `Backend::elementwise_block` of a C++ backend (`block: None` is `Backend::elementwise`):
+/// checks the call, then [`run_elementwise_block`].
+///
+/// # Errors
+/// As [`elementwise`]; `InvalidArgument` for a block size that is not a power of two up to
+/// 1024 or that the kernel's resources do not allow.
+pub fn elementwise_block<D: GpuDriver>(
+    be: &D,
+    call: &ElementwiseCall<'_>,
+    block: Option<u32>,
+) -> Result<()> {
     let k = call.kernel;
+    if let Some(b) = block {
+        check_block_size(&k.name, b)?;
+    }
     // Declared operand dtypes here; the body's own casts are checked when the kernel is first
     // prepared (prepare_elementwise), still before anything is queued.
     for d in [&k.inputs, &k.outputs, &k.raws, &k.params] {
@@ -251,7 +296,7 @@ pub fn elementwise<D: GpuDriver>(be: &D, call: &ElementwiseCall<'_>) -> Result<(
         }
     }
     be.activate()?;
-    run_elementwise(be, k, &call.shape, &ins, &outs, &raws, &call.params)
+    run_elementwise_block(be, k, &call.shape, &ins, &outs, &raws, &call.params, block)
 }
 
 /// Queues an elementwise launch on already-checked operands (a size-0 shape is a no-op).
@@ -266,6 +311,28 @@ pub fn run_elementwise<D: GpuDriver>(
     outs: &[(DevBuf, &Layout)],
     raws: &[(DevBuf, usize)],
     params: &[Scalar],
+) -> Result<()> {
+    run_elementwise_block(be, k, shape, ins, outs, raws, params, None)
+}
+
+/// [`run_elementwise`] with blocks of `block` threads (`None`: the backend's own [`BLOCK`]).
+/// A plan for a user's block size is never of the tiled class (whose block shape is fixed);
+/// above [`BLOCK`] threads the kernel is compiled with `__launch_bounds__(block)`, and a block
+/// larger than the loaded kernel's resources allow (as the driver reports them) is refused
+/// before the launch.
+///
+/// # Errors
+/// As [`run_elementwise`]; `InvalidArgument` for a block the kernel cannot run with.
+#[allow(clippy::too_many_arguments)]
+pub fn run_elementwise_block<D: GpuDriver>(
+    be: &D,
+    k: &Kernel,
+    shape: &[usize],
+    ins: &[(DevBuf, &Layout)],
+    outs: &[(DevBuf, &Layout)],
+    raws: &[(DevBuf, usize)],
+    params: &[Scalar],
+    block: Option<u32>,
 ) -> Result<()> {
     if ins.len() != k.inputs.len()
         || outs.len() != k.outputs.len()
@@ -291,11 +358,29 @@ pub fn run_elementwise<D: GpuDriver>(
     if shape_size(shape) == 0 {
         return Ok(());
     }
-    let plan = ElementwisePlan::new(k, shape, ins, outs, raws);
-    let p = prepare_elementwise(be, k, plan.spec)?;
+    let mut plan = ElementwisePlan::new(k, shape, ins, outs, raws);
+    if block.is_some() && plan.spec.class == ElementwiseClass::Tiled {
+        plan.spec.class = ElementwiseClass::Strided;
+    }
+    let threads = block.map_or(BLOCK, |b| b as usize);
+    let bound = threads.max(BLOCK) as u32;
+    let p = prepare_elementwise_bounded(be, k, plan.spec, bound)?;
     let mut args = plan.pack(&p.args, ins, outs, raws, params)?;
-    let (grid, block) = plan.launch_dims(p.vector, be.compute_units());
+    let (grid, block) = plan.launch_dims_block(p.vector, be.compute_units(), threads);
     let f = p.func(be, 0)?;
+    if let Some(max) = be.max_block_threads(f) {
+        if block[0] > max {
+            return Err(Error::invalid(
+                &k.name,
+                format!(
+                    "block_size {} is more than the {max} threads per block this kernel can run \
+                     with on {} (its registers and shared memory)",
+                    block[0],
+                    be.info().label()
+                ),
+            ));
+        }
+    }
     // SAFETY: the argument bytes follow the kernel's struct layout (p.args); every pointer in it
     // addresses a checked operand of this backend.
     unsafe { be.launch(f, grid, block, &mut args, &k.name) }

@@ -99,6 +99,14 @@ pub trait GpuDriver: Backend + Sized {
     /// least 1).
     fn occupancy(&self, f: Self::Func, threads: u32) -> Option<usize>;
 
+    /// The most threads per block `f` can be launched with (its registers and shared memory
+    /// allow), if the driver can tell (`cuFuncGetAttribute`'s MAX_THREADS_PER_BLOCK). `None`:
+    /// the kernel's `__launch_bounds__` is trusted.
+    fn max_block_threads(&self, f: Self::Func) -> Option<u32> {
+        let _ = f;
+        None
+    }
+
     /// The backend's caches of prepared kernels.
     fn kernel_caches(&self) -> &KernelCaches<Self::Func>;
 }
@@ -183,9 +191,13 @@ mod raw;
 mod reduce;
 
 pub use cache::{
-    named_module, prepare_elementwise, prepare_reduce, KernelCaches, NamedModule, Prepared,
+    named_module, prepare_elementwise, prepare_elementwise_bounded, prepare_reduce, KernelCaches,
+    NamedModule, Prepared,
 };
-pub use elementwise::{elementwise, run_elementwise, ElementwisePlan};
+pub use elementwise::{
+    check_block_size, elementwise, elementwise_block, run_elementwise, run_elementwise_block,
+    ElementwisePlan,
+};
 pub use grid::{grid_for, is_c_contiguous, INDEX64_FROM};
 pub use raw::{raw_arg_slots, raw_scalar_slot};
 pub use reduce::{reduce, ReduceEntry, ReduceLaunch, ReduceShapes, REDUCE_FINISH};

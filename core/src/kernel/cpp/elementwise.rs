@@ -46,6 +46,27 @@ pub fn vector_width(k: &Kernel) -> usize {
 /// updates of complex elements); [`Error::InvalidArgument`] for an op the dtype lacks or a
 /// malformed kernel.
 pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> Result<Emitted> {
+    emit_elementwise_bounded(k, spec, flavor, BLOCK)
+}
+
+/// [`emit_elementwise`] for launches of up to `max_threads` threads per block (the entry's
+/// `__launch_bounds__`; [`BLOCK`] by default, up to 1024 for a user's `block_size`). The tiled
+/// class always runs [`TILE_BLOCK`] blocks and ignores it.
+///
+/// # Errors
+/// As [`emit_elementwise`]; `InvalidArgument` for `max_threads` outside 1..=1024.
+pub fn emit_elementwise_bounded(
+    k: &Kernel,
+    spec: &ElementwiseSpec,
+    flavor: Flavor,
+    max_threads: usize,
+) -> Result<Emitted> {
+    if !(1..=1024).contains(&max_threads) {
+        return Err(Error::invalid(
+            format!("kernel {}", k.name),
+            format!("{max_threads} threads per block is outside 1..=1024"),
+        ));
+    }
     k.validate()?;
     let nd = match spec.class {
         ElementwiseClass::Strided => spec.ndim.max(1),
@@ -205,7 +226,7 @@ pub fn emit_elementwise(k: &Kernel, spec: &ElementwiseSpec, flavor: Flavor) -> R
     }
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {entry}(const {sname} a) {{"
+        "extern \"C\" __global__ void __launch_bounds__({max_threads}) {entry}(const {sname} a) {{"
     );
     let _ = writeln!(src, "  const {ut} n = ({ut})a.size;");
     let _ = writeln!(

@@ -37,7 +37,7 @@ mod types;
 
 pub use args::{ArgField, ArgValue, ArgsLayout, OperandRef, Slot};
 pub use dialect::{prelude, Flavor, COMMON_PRELUDE};
-pub use elementwise::{emit_elementwise, vector_width};
+pub use elementwise::{emit_elementwise, emit_elementwise_bounded, vector_width};
 pub use reduce::{emit_reduce, partial_bytes, reduce_vector_width};
 pub use types::{compute_type, storage_type};
 

@@ -43,6 +43,28 @@ pub fn emit_elementwise_with(
     opts: &WgslOptions,
     mode: LoopMode,
 ) -> Result<WgslShader> {
+    emit_elementwise_sized(k, spec, opts, mode, super::WORKGROUP_SIZE)
+}
+
+/// [`emit_elementwise_with`] with workgroups of `workgroup_size` invocations (a user's
+/// `block_size`; [`super::WORKGROUP_SIZE`] by default). The dispatch then runs
+/// `ceil(invocations / workgroup_size)` workgroups.
+///
+/// # Errors
+/// As [`emit_elementwise_with`]; `InvalidArgument` for a size outside 1..=1024.
+pub fn emit_elementwise_sized(
+    k: &Kernel,
+    spec: &ElementwiseSpec,
+    opts: &WgslOptions,
+    mode: LoopMode,
+    workgroup_size: u32,
+) -> Result<WgslShader> {
+    if !(1..=1024).contains(&workgroup_size) {
+        return Err(Error::invalid(
+            format!("wgsl:{}", k.name),
+            format!("workgroup size {workgroup_size} is outside 1..=1024"),
+        ));
+    }
     k.validate()?;
     let narrow = elementwise_narrow(k, spec.wide_int64);
     let mut em = WgslEmitter::new(opts, narrow, &k.name);
@@ -222,8 +244,14 @@ pub fn emit_elementwise_with(
             format!("b{b}[a{}] = {sv};", nin + o)
         }
     };
-    let mut main = String::from(MAIN_SIG);
-    main.push_str("  let gid = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
+    let mut main = MAIN_SIG.replace(
+        "@workgroup_size(256)",
+        &format!("@workgroup_size({workgroup_size})"),
+    );
+    let _ = writeln!(
+        main,
+        "  let gid = (wid.y * nwg.x + wid.x) * {workgroup_size}u + lid;"
+    );
     let _ = writeln!(main, "  let total = {};", word(0));
     // Invocation `gid` owns word `off / per + gid` of the lead output: its elements
     // `gid * per - off % per ..` (those inside the launch are computed, the others kept).

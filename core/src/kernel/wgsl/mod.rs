@@ -566,7 +566,8 @@ mod stmt;
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
 pub use elementwise::{
-    elementwise_words, emit_elementwise, emit_elementwise_with, packed_flag_word, packed_lead,
+    elementwise_words, emit_elementwise, emit_elementwise_sized, emit_elementwise_with,
+    packed_flag_word, packed_lead,
 };
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
