@@ -43,6 +43,7 @@ mod sets;
 mod signal;
 mod sorting;
 mod sparse;
+mod sparse2;
 mod statistics;
 mod ufunc_methods;
 mod ufuncs;

@@ -353,6 +353,7 @@ fn solvers_match_scipy() {
                     "gmres" => sla::gmres(&m, b, opts)?,
                     "bicgstab" => sla::bicgstab(&m, b, opts)?,
                     "minres" => sla::minres(&m, b, opts)?,
+                    "cgs" => sla::cgs(&m, b, opts)?,
                     s => panic!("solver {s}"),
                 };
                 let want_info = case["info"].as_i64().unwrap();

@@ -31,6 +31,7 @@ pub(crate) enum Which {
     Spmm,
     Todense,
     Segment(Seg),
+    TriSolve,
 }
 
 /// The reduction of [`segment`].
@@ -62,6 +63,7 @@ pub(crate) fn cached(which: Which, t: DType, it: DType) -> Result<Cached> {
         Which::Spmm => spmm(t, it),
         Which::Todense => todense(t, it),
         Which::Segment(s) => segment(s, t, it),
+        Which::TriSolve => trisolve(t, it),
     };
     k.validate()?;
     let entry = (Arc::new(k.clone()), Arc::new(k.dtypes()));
@@ -198,6 +200,62 @@ pub(crate) fn segment(s: Seg, t: DType, it: DType) -> Kernel {
     )
 }
 
+/// Sparse triangular solve by substitution, one invocation per right-hand side (each walks
+/// the rows in order, serially: exact, `rows * max_len` steps per column, no parallelism
+/// within a column): raws `indptr, indices (it), data (t), x (t, row-major [n, k], b on entry,
+/// the solution on exit)`, params `max_len, n, k, upper, unit` (0/1). Only the entries of the
+/// chosen triangle take part; the diagonal (duplicates summed) divides unless `unit`.
+pub(crate) fn trisolve(t: DType, it: DType) -> Kernel {
+    let i64t = DType::Int64;
+    let mut b = Builder::new();
+    let n = Expr::param(1, i64t);
+    let kc = Expr::param(2, i64t);
+    let upper = b.let_(Expr::binary(BinaryOp::Eq, Expr::param(3, i64t), i64c(1)));
+    let unit = b.let_(Expr::binary(BinaryOp::Eq, Expr::param(4, i64t), i64c(1)));
+    let col = b.let_(Expr::index());
+    b.for_param(n.clone(), |b, i| {
+        let back = Expr::binary(
+            BinaryOp::Sub,
+            Expr::binary(BinaryOp::Sub, n.clone(), i64c(1)),
+            i.clone(),
+        );
+        let r = b.let_(Expr::select(upper.clone(), back, i));
+        let at = b.let_(add(mul(r.clone(), kc.clone()), col.clone()));
+        let acc = b.var(Expr::load(3, t, at.clone()));
+        let diag = b.var(zero(t));
+        row_walk(b, it, r.clone(), |b, j| {
+            let c = b.let_(Expr::load(1, it, j.clone()).cast(i64t));
+            let v = b.let_(Expr::load(2, t, j));
+            let on = Expr::binary(BinaryOp::Eq, c.clone(), r.clone());
+            b.if_(on, |b| b.assign(&diag, add(diag.clone(), v.clone())));
+            let inside = Expr::select(
+                upper.clone(),
+                Expr::binary(BinaryOp::Gt, c.clone(), r.clone()),
+                lt(c.clone(), r.clone()),
+            );
+            b.if_(inside, |b| {
+                let xc = Expr::load(3, t, add(mul(c.clone(), kc.clone()), col.clone()));
+                b.assign(
+                    &acc,
+                    Expr::binary(BinaryOp::Sub, acc.clone(), mul(v.clone(), xc)),
+                );
+            });
+        });
+        let one = Expr::constant(Scalar::Float64(1.0).cast(t));
+        let d = Expr::select(unit.clone(), one, diag.clone());
+        b.push_stmt(Stmt::StoreRaw {
+            raw: 3,
+            index: at,
+            value: Expr::binary(BinaryOp::Div, acc.clone(), d),
+        });
+    });
+    b.finish_raw(
+        &format!("sparse_csr_trisolve_{}_{}", t.name(), it.name()),
+        vec![i64t; 5],
+        vec![it, it, t, t],
+    )
+}
+
 /// Every kernel of the module for each value and index dtype (emitter tests: naga, hipRTC).
 pub fn sparse_kernels() -> Vec<Kernel> {
     let mut v = vec![];
@@ -211,6 +269,7 @@ pub fn sparse_kernels() -> Vec<Kernel> {
             v.push(spmv(t, it));
             v.push(spmm(t, it));
             v.push(todense(t, it));
+            v.push(trisolve(t, it));
             if !t.is_complex() {
                 for s in [Seg::Sum, Seg::Max, Seg::Min] {
                     v.push(segment(s, t, it));

@@ -20,19 +20,25 @@
 
 mod arith;
 mod base;
+mod blocks;
 mod compressed;
 mod construct;
 mod coo;
 mod csc;
 mod csr;
 mod dia;
+mod index;
 mod io;
 mod kernels;
 pub mod linalg;
+mod minmax;
 mod products;
+mod random;
+mod setdiag;
 
 pub use arith::Axis;
 pub use base::{Format, Sparse, SparseMatrix};
+pub use blocks::{block_diag, bmat, kronsum};
 pub use construct::{
     diags, diags_with, eye, eye_with, find, hstack, identity, kron, spdiags, tril, triu, vstack,
     Diags, SpEye,
@@ -44,6 +50,7 @@ pub use dia::{dia_array, dia_matrix, DiaMatrix};
 
 pub use io::{load_npz, save_npz};
 pub use kernels::sparse_kernels;
+pub use random::{rand, random, random_from, random_with, SpRandom};
 
 use crate::array::Array;
 use crate::registry::Need;

@@ -73,4 +73,19 @@ def gen_sparse_linalg():
                kwargs={"solver": sname, "rtol": 1e-8, "precond": False, "shape": list(H.shape)},
                expected=g.arr(x), dtype=x.dtype.name, shape=list(x.shape), info=int(info),
                relres=float(np.linalg.norm(bz - H @ x) / np.linalg.norm(bz)))
+    # cgs (added after the others so their random draws stay as they were)
+    for mname, A in mats.items():
+        b = rng.uniform(-1, 1, A.shape[0])
+        for pre in [False, True]:
+            for (tag, kw) in [("default", {"rtol": 1e-8}), ("maxiter3", {"rtol": 1e-10, "maxiter": 3})]:
+                if mname == "ill" and not pre and tag == "default":
+                    kw = dict(kw, maxiter=60)
+                M = sp.diags(1.0 / A.diagonal()) if pre else None
+                x, info = sla.cgs(A.tocsr(), b, M=M, **kw)
+                rel = float(np.linalg.norm(b - A @ x) / np.linalg.norm(b))
+                inputs = [{"array": a, "view": []} for a in ops_of(A, b)]
+                k = dict(kw, solver="cgs", precond=pre, shape=list(A.shape))
+                g.case(id=f"cgs/{mname}/{tag}/{'jacobi' if pre else 'none'}", op="solve", inputs=inputs,
+                       kwargs=k, expected=g.arr(x), dtype=x.dtype.name, shape=list(x.shape),
+                       info=int(info), relres=rel)
     g.write()

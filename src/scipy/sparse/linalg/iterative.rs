@@ -573,3 +573,56 @@ pub fn minres(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(A
         },
     ))
 }
+
+/// SciPy's `cgs(A, b, x0, rtol, atol, maxiter, M)`: conjugate gradient squared for general
+/// `A`. Info: 0 converged, the iterations run when not, -10 (`rho` breakdown) or -11 (a zero
+/// `rtilde . A p`). Two reads per iteration (the residual norm with `rho`, then `rv`).
+///
+/// # Errors
+/// As [`cg`].
+pub fn cgs(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(Array, i64)> {
+    let s = make_system("cgs", a.into(), b, &opts)?;
+    let bnrm2 = nrm(&s.b)?;
+    if bnrm2 == 0.0 {
+        return Ok((s.b.clone(), 0));
+    }
+    let atol = opts.atol.max(opts.rtol * bnrm2);
+    let maxiter = opts.maxiter.unwrap_or(s.n * 10);
+    let rhotol = s.eps() * s.eps();
+    let mut x = s.x.clone();
+    let mut r = s.r0()?;
+    let rtilde = r.clone();
+    let mut rho_prev = C64::new(0.0, 0.0);
+    let (mut p, mut u, mut q) = (r.clone(), r.clone(), r.clone());
+    for it in 0..maxiter {
+        let rn = vnorm(&r)?;
+        let rho_a = vdot(&rtilde, &r)?;
+        let v2 = read(&[&rn, &rho_a])?;
+        if v2[0].re < atol {
+            return Ok((x, 0));
+        }
+        let rho = v2[1];
+        if rho.norm() < rhotol {
+            return Ok((x, -10));
+        }
+        if it > 0 {
+            let beta = s.s(rho / rho_prev);
+            u = axpy(&r, beta, &q)?;
+            p = (&(&p.multiply(beta)? + &q)?.multiply(beta)? + &u)?;
+        }
+        // (First spin: p and u start as r, the initial residual.)
+        let phat = s.psolve(&p)?;
+        let vhat = s.av(&phat)?;
+        let rv = read(&[&vdot(&rtilde, &vhat)?])?[0];
+        if rv == C64::new(0.0, 0.0) {
+            return Ok((x, -11));
+        }
+        let alpha = s.s(rho / rv);
+        q = (&u - &vhat.multiply(alpha)?)?;
+        let uhat = s.psolve(&(&u + &q)?)?;
+        x = axpy(&x, alpha, &uhat)?;
+        r = s.residual(&x)?;
+        rho_prev = rho;
+    }
+    Ok((x, maxiter as i64))
+}

@@ -9,8 +9,10 @@
 //! `beta` stay 0-d device arrays).
 
 mod iterative;
+mod triangular;
 
-pub use iterative::{bicgstab, cg, gmres, minres, Solve};
+pub use iterative::{bicgstab, cg, cgs, gmres, minres, Solve};
+pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};
 use super::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};

@@ -1,0 +1,91 @@
+//! SciPy's `spsolve_triangular`: forward or back substitution on the CSR rows, one IR kernel
+//! (`kernels::trisolve`) on every backend. Each right-hand side is one invocation walking the
+//! rows in order, so the solve is exact and serial per column (level scheduling, as cuSPARSE's
+//! SpSV does, is not done yet: docs/backends.md).
+
+use super::super::base::{cast, SparseMatrix};
+use super::super::kernels::{self, Which};
+use crate::array::Array;
+use crate::launch::Elementwise;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use cupy_core::scalar::Scalar;
+
+/// SciPy's `spsolve_triangular(A, b, lower=True, unit_diagonal=False)`: `x` with `A x = b` for
+/// a triangular `A` (only the entries of the chosen triangle are used; duplicates summed).
+/// `b` is 1-d or 2-d (`[n, k]`, `k` right-hand sides); the result has `b`'s shape and the
+/// dtype `promote(A, b, float32)`, as SciPy's.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] for a non-square `A` or a `b` of other length (both shapes named);
+/// [`Error::InvalidArgument`] for `b` of other than 1 or 2 dimensions; [`Error::LinAlgError`]
+/// for a zero on the diagonal ("A is singular: zero entry on diagonal", unless
+/// `unit_diagonal`).
+pub fn spsolve_triangular(
+    a: &dyn SparseMatrix,
+    b: &Array,
+    lower: bool,
+    unit_diagonal: bool,
+) -> Result<Array> {
+    let op = "spsolve_triangular";
+    let (m, n) = a.shape();
+    if m != n {
+        return Err(Error::ShapeMismatch {
+            op: format!("{op} (A must be a square matrix)"),
+            lhs: vec![m, n],
+            rhs: b.shape().to_vec(),
+        });
+    }
+    if b.ndim() != 1 && b.ndim() != 2 {
+        return Err(Error::invalid(
+            op,
+            format!("b must have 1 or 2 dims but its shape is {:?}", b.shape()),
+        ));
+    }
+    if b.shape()[0] != m {
+        return Err(Error::ShapeMismatch {
+            op: format!("{op} (A's size must equal b's first dimension)"),
+            lhs: vec![m, n],
+            rhs: b.shape().to_vec(),
+        });
+    }
+    let t = cupy_core::promote::promote_types(
+        cupy_core::promote::promote_types(a.dtype(), DType::Float32),
+        b.dtype(),
+    );
+    let t = super::super::base::value_dtype(op, t)?;
+    let csr = a.tocsr()?.canonical()?;
+    if !unit_diagonal && n > 0 {
+        let d = csr.diagonal(0)?;
+        let zero = d.equal(0i64)?.any()?;
+        if super::super::base::read_i64s(&[&zero])?[0] != 0 {
+            return Err(Error::linalg(op, "A is singular: zero entry on diagonal."));
+        }
+    }
+    let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
+    let x = cast(b, t)?.copy()?;
+    if n == 0 || k == 0 {
+        return Ok(x);
+    }
+    let data = cast(csr.data(), t)?;
+    let (kern, dtypes) = kernels::cached(Which::TriSolve, t, csr.indices().dtype())?;
+    Elementwise {
+        op,
+        kernel: &kern,
+        inputs: &[],
+        raws: &[csr.indptr(), csr.indices(), &data, &x],
+        params: vec![
+            Scalar::Int64(csr.c.max_len()? as i64),
+            Scalar::Int64(n as i64),
+            Scalar::Int64(k as i64),
+            Scalar::Int64(if lower { 0 } else { 1 }),
+            Scalar::Int64(unit_diagonal as i64),
+        ],
+        outs: vec![],
+        device: Some(csr.device()),
+        shape: Some(&[k]),
+    }
+    .run_validated(&dtypes)?;
+    Ok(x)
+}
+routine!(spsolve_triangular as "cupyx.scipy.sparse.linalg.spsolve_triangular", Sparse, probe: super::super::probe, notes: "substitution kernel, one invocation per right-hand side (serial per column)");
