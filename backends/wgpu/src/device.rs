@@ -274,7 +274,7 @@ impl WgpuBackend {
             device,
             queue,
             features,
-            limits,
+            limits: limits.clone(),
             opts,
             pending: Mutex::default(),
             pipes: Mutex::default(),
@@ -287,6 +287,7 @@ impl WgpuBackend {
             guard,
             atomic_lock: std::sync::OnceLock::new(),
             pool: Arc::new(crate::pool::BufferPool::new()),
+            binding_cap: crate::window::binding_cap(&limits),
         })
     }
 
