@@ -212,7 +212,12 @@ impl WgpuBackend {
         }
         // Pooled by size class (a class never exceeds the buffer cap; if it would, the exact
         // size is used).
-        let class = (size_class(size as usize) as u64).min(max).max(size);
+        let within = if size <= self.binding_cap {
+            self.binding_cap
+        } else {
+            max
+        };
+        let class = (size_class(size as usize) as u64).min(within).max(size);
         let oom = |detail: String| Error::OutOfMemory {
             device: self.label(),
             requested: size as usize,

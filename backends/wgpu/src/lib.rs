@@ -81,6 +81,7 @@ mod pool;
 mod queue;
 mod raw;
 mod reduce;
+mod sortbig;
 mod sortscan;
 mod support;
 mod widen;

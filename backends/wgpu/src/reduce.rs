@@ -3,7 +3,7 @@
 
 use crate::buffer::word_bytes;
 use crate::queue::Bound;
-use crate::window::{piece_windows, Piece};
+use crate::window::{piece_windows, split_boxes, Piece};
 use crate::{fits32, hash_of, plan_budget, WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{Backend, Buffer, Operand, ReductionCall};
 use cupy_core::kernel::ir::{Expr, ReduceKernel};
@@ -156,11 +156,12 @@ impl WgpuBackend {
             let w_in = |i: usize| 4 + o_nd + r_nd + i * (1 + o_nd + r_nd);
             for (i, (_, l)) in inputs.iter().enumerate() {
                 if let Some(win) = wins[plan.inputs[i]] {
-                    w[w_in(i)] = (l.offset - win.elem0) as u32;
+                    // May be negative: the shader's i32 address arithmetic wraps.
+                    w[w_in(i)] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
                 }
             }
             if let (Some(l), Some(win)) = (output.1, wins[plan.outputs[0]]) {
-                w[w_in(inputs.len())] = (l.offset - win.elem0) as u32;
+                w[w_in(inputs.len())] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
             }
             let bound: Vec<Bound<'_>> = bufs
                 .iter()
@@ -170,6 +171,73 @@ impl WgpuBackend {
             let meta = pipe.meta.pack(params, &w);
             self.dispatch_bound(&pipe, &meta, &bound, groups_of((n_out * n) as u64))?;
             c0 += n;
+        }
+        Ok(())
+    }
+
+    /// A reduction whose inputs, over every output, span more than one storage binding: the
+    /// outputs are split into boxes whose inputs (one reduced element each) fit half a window,
+    /// each box reduced on its own (window.rs).
+    fn reduce_output_pieces(
+        &self,
+        call: &ReductionCall<'_>,
+        ins: &[(&WgpuBuffer, &Layout)],
+        out: &WgpuBuffer,
+    ) -> Result<()> {
+        let o_nd = call.out_shape.len();
+        let outer = |l: &Layout| Layout {
+            shape: call.out_shape.clone(),
+            strides: l.strides[..o_nd].to_vec(),
+            offset: l.offset,
+        };
+        let mut layouts: Vec<Layout> = ins.iter().map(|(_, l)| outer(l)).collect();
+        layouts.push(call.output.layout.clone());
+        let mut binds: Vec<(usize, u64)> = ins
+            .iter()
+            .map(|(b, _)| (word_bytes(b.dtype), b.buf.size()))
+            .collect();
+        binds.push((word_bytes(out.dtype), out.buf.size()));
+        let ops: Vec<(&Layout, usize)> = layouts.iter().enumerate().map(|(i, l)| (l, i)).collect();
+        let pieces = split_boxes(
+            &call.out_shape,
+            &ops,
+            &binds,
+            self.binding_cap / 2,
+            false,
+            usize::MAX,
+        )
+        .map_err(|why| Error::Unsupported {
+            op: call.kernel.name.clone(),
+            backend: self.label(),
+            reason: format!(
+                "a reduction to shape {:?} past one storage binding cannot be split: {why}",
+                call.out_shape
+            ),
+        })?;
+        let r_nd = call.reduce_shape.len();
+        for p in pieces {
+            let full = Piece {
+                start: [p.start.clone(), vec![0; r_nd]].concat(),
+                shape: [p.shape.clone(), call.reduce_shape.clone()].concat(),
+            };
+            self.run_reduce(&ReductionCall {
+                kernel: call.kernel,
+                out_shape: p.shape.clone(),
+                reduce_shape: call.reduce_shape.clone(),
+                inputs: call
+                    .inputs
+                    .iter()
+                    .map(|o| Operand {
+                        buffer: o.buffer,
+                        layout: full.sub(&o.layout),
+                    })
+                    .collect(),
+                output: Operand {
+                    buffer: call.output.buffer,
+                    layout: p.sub(&call.output.layout),
+                },
+                params: call.params.clone(),
+            })?;
         }
         Ok(())
     }
@@ -255,7 +323,7 @@ impl WgpuBackend {
         }
         let big = ins.iter().any(|(b, _)| b.buf.size() > self.binding_cap)
             || out.buf.size() > self.binding_cap;
-        if big && n_red > 1 {
+        if big && n_red > 0 {
             // Inputs past one storage binding: chunks small enough that one chunk's elements
             // (over every output) take at most half a window of each input (window.rs).
             let o_nd = call.out_shape.len();
@@ -279,6 +347,9 @@ impl WgpuBackend {
                         .is_some()
                 })
             };
+            if n_out > 1 && !fits(n_red) {
+                return self.reduce_output_pieces(call, &ins, out);
+            }
             while chunks < n_red && !fits(chunks) {
                 chunks = (chunks * 2).min(n_red);
             }
