@@ -44,6 +44,9 @@ impl DeviceBuffer for WgpuBuffer {
     }
 }
 
+/// Most bytes one staging buffer of a read (or one `write_buffer` call) carries.
+const READ_CHUNK: u64 = 256 << 20;
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Host NumPy bytes -> device storage words.
@@ -117,6 +120,37 @@ impl WgpuBackend {
             return Ok(f(&[]));
         }
         let wb = word_bytes(b.dtype) as u64;
+        if len as u64 * wb > READ_CHUNK && len > 1 {
+            // Large reads go through staging buffers of at most READ_CHUNK bytes.
+            let per = (READ_CHUNK / wb) as usize / 4 * 4;
+            let mut all = Vec::with_capacity(len * wb as usize);
+            let mut at = 0;
+            while at < len {
+                let n = per.min(len - at);
+                self.read_one(b, offset + at, n, &mut |w| all.extend_from_slice(w))?;
+                at += n;
+            }
+            return Ok(f(&all));
+        }
+        let mut f = Some(f);
+        let mut out = None;
+        self.read_one(b, offset, len, &mut |w| {
+            if let Some(f) = f.take() {
+                out = Some(f(w));
+            }
+        })?;
+        out.ok_or_else(|| backend_err(&self.label(), "read: no data"))
+    }
+
+    /// One staging copy of `len` elements from `offset` (all queued work first), handed to `f`.
+    fn read_one(
+        &self,
+        b: &WgpuBuffer,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<()> {
+        let wb = word_bytes(b.dtype) as u64;
         // Copies are in whole 4-byte words: packed 8/16-bit elements are cut out of them.
         let (lo, hi) = (offset as u64 * wb, (offset + len) as u64 * wb);
         let (start, end) = (lo / 4 * 4, hi.div_ceil(4) * 4);
@@ -150,38 +184,40 @@ impl WgpuBackend {
             Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
             Err(_) => return Err(backend_err(&self.label(), "map_async callback dropped")),
         }
-        let out = {
+        {
             let view = staging
                 .get_mapped_range(..)
                 .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
-            f(&view[(lo - start) as usize..(hi - start) as usize])
-        };
+            f(&view[(lo - start) as usize..(hi - start) as usize]);
+        }
         staging.unmap();
-        Ok(out)
+        Ok(())
     }
 
     pub(crate) fn alloc_words(&self, dtype: DType, len: usize) -> Result<WgpuBuffer> {
-        self.check_len("alloc", len)?;
         let words = len.max(1).div_ceil(4) * 4;
-        let size = (words * word_bytes(dtype)) as u64;
-        let max = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
+        let size = (words as u64).saturating_mul(word_bytes(dtype) as u64);
+        // A buffer may be larger than one storage binding: kernels bind windows of it
+        // (window.rs); `max_buffer_size` is the limit.
+        let max = self.limits.max_buffer_size;
         if size > max {
             return Err(Error::Unsupported {
                 op: "alloc".into(),
                 backend: self.label(),
                 reason: format!(
-                    "{len} elements of {dtype} need {size} bytes, more than one storage binding \
-                     holds on this adapter ({max} bytes); splitting arrays across bindings is not \
-                     implemented yet"
+                    "{len} elements of {dtype} need {size} bytes, more than one buffer holds on \
+                     this adapter (max_buffer_size {max} bytes)"
                 ),
             });
         }
-        // Pooled by size class (a class never exceeds the binding cap by more than the 1/8
-        // rounding allows; if it would, the exact size is used).
-        let class = (size_class(size as usize) as u64).min(max).max(size);
+        // Pooled by size class (a class never exceeds the buffer cap; if it would, the exact
+        // size is used).
+        let within = if size <= self.binding_cap {
+            self.binding_cap
+        } else {
+            max
+        };
+        let class = (size_class(size as usize) as u64).min(within).max(size);
         let oom = |detail: String| Error::OutOfMemory {
             device: self.label(),
             requested: size as usize,
@@ -267,7 +303,11 @@ impl WgpuBackend {
         if lo.is_multiple_of(4) && hi.is_multiple_of(4) {
             let mut p = self.lock_pending()?;
             self.submit_locked(&mut p);
-            self.queue.write_buffer(&b.buf, lo as u64, words);
+            // In pieces of at most READ_CHUNK bytes (wgpu stages each write whole).
+            for (i, part) in words.chunks(READ_CHUNK as usize).enumerate() {
+                let at = lo as u64 + i as u64 * READ_CHUNK;
+                self.queue.write_buffer(&b.buf, at, part);
+            }
             return Ok(());
         }
         // Packed elements not on word boundaries: whole words are written, the bytes of other

@@ -158,6 +158,16 @@ impl WgpuProvider {
         self.open_masked(index, None, features)
     }
 
+    /// Opens adapter `index` with storage bindings of at most `bytes` bytes (rounded down to
+    /// 256, at least 1 KiB; never above the adapter's cap), as `CUPY_WGPU_BINDING_LIMIT` does:
+    /// tests of arrays past one binding at small sizes.
+    ///
+    /// # Errors
+    /// As [`BackendProvider::open`].
+    pub fn open_with_binding_limit(&self, index: usize, bytes: u64) -> Result<Arc<dyn Backend>> {
+        self.open_capped(index, None, wgpu::Features::empty(), Some(bytes))
+    }
+
     fn open_with(&self, index: usize, budget: Option<Option<u64>>) -> Result<Arc<dyn Backend>> {
         self.open_masked(index, budget, wgpu::Features::empty())
     }
@@ -168,6 +178,16 @@ impl WgpuProvider {
         budget: Option<Option<u64>>,
         off: wgpu::Features,
     ) -> Result<Arc<dyn Backend>> {
+        self.open_capped(index, budget, off, None)
+    }
+
+    fn open_capped(
+        &self,
+        index: usize,
+        budget: Option<Option<u64>>,
+        off: wgpu::Features,
+        cap: Option<u64>,
+    ) -> Result<Arc<dyn Backend>> {
         let r = std::panic::catch_unwind(|| -> Result<Arc<dyn Backend>> {
             let adapters = sorted_adapters();
             let a = adapters
@@ -177,7 +197,11 @@ impl WgpuProvider {
                     backend: "wgpu".into(),
                     reason: format!("no wgpu adapter with index {index}"),
                 })?;
-            Ok(Arc::new(WgpuBackend::with_budget(index, a, budget, off)?))
+            let mut be = WgpuBackend::with_budget(index, a, budget, off)?;
+            if let Some(c) = cap {
+                be.binding_cap = be.binding_cap.min((c / 256 * 256).max(1024));
+            }
+            Ok(Arc::new(be))
         });
         r.unwrap_or_else(|p| {
             Err(Error::BackendUnavailable {
@@ -274,7 +298,7 @@ impl WgpuBackend {
             device,
             queue,
             features,
-            limits,
+            limits: limits.clone(),
             opts,
             pending: Mutex::default(),
             pipes: Mutex::default(),
@@ -287,6 +311,7 @@ impl WgpuBackend {
             guard,
             atomic_lock: std::sync::OnceLock::new(),
             pool: Arc::new(crate::pool::BufferPool::new()),
+            binding_cap: crate::window::binding_cap(&limits),
         })
     }
 

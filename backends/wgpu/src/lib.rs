@@ -81,9 +81,11 @@ mod pool;
 mod queue;
 mod raw;
 mod reduce;
+mod sortbig;
 mod sortscan;
 mod support;
 mod widen;
+mod window;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
@@ -142,6 +144,8 @@ pub struct WgpuBackend {
     atomic_lock: std::sync::OnceLock<wgpu::Buffer>,
     /// Cached storage buffers ([`pool`]).
     pool: Arc<pool::BufferPool>,
+    /// Most bytes one storage binding may hold ([`window::binding_cap`]).
+    binding_cap: u64,
 }
 
 impl std::fmt::Debug for WgpuBackend {

@@ -11,6 +11,8 @@ pub(crate) struct Pipe {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
     pub(crate) meta: MetaLayout,
+    /// The kernel's name (for messages).
+    pub(crate) name: String,
 }
 
 pub(crate) fn hash_of<T: Hash>(v: &T) -> u64 {
@@ -98,6 +100,7 @@ impl WgpuBackend {
             pipeline,
             layout,
             meta,
+            name: kernel.into(),
         });
         if let Ok(mut m) = self.pipes.lock() {
             m.insert(key, p.clone());

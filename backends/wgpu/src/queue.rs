@@ -5,6 +5,9 @@ use crate::{backend_err, Pipe, WgpuBackend, SUBMIT_EVERY};
 use cupy_core::Result;
 use wgpu::util::DeviceExt;
 
+/// A buffer and the window of it bound (`None`: all of it).
+pub(crate) type Bound<'a> = (&'a wgpu::Buffer, Option<crate::window::Win>);
+
 #[derive(Default)]
 pub(crate) struct Pending {
     pub(crate) encoder: Option<wgpu::CommandEncoder>,
@@ -95,6 +98,18 @@ impl WgpuBackend {
         buffers: &[&wgpu::Buffer],
         groups: u64,
     ) -> Result<()> {
+        let bound: Vec<Bound<'_>> = buffers.iter().map(|b| (*b, None)).collect();
+        self.dispatch_bound(pipe, meta, &bound, groups)
+    }
+
+    /// [`WgpuBackend::dispatch`] with a window per buffer (`None`: the whole buffer).
+    pub(crate) fn dispatch_bound(
+        &self,
+        pipe: &Pipe,
+        meta: &[u8],
+        buffers: &[Bound<'_>],
+        groups: u64,
+    ) -> Result<()> {
         if groups == 0 {
             return Ok(());
         }
@@ -106,7 +121,7 @@ impl WgpuBackend {
             ));
         }
         let (gx, gy) = grid(groups);
-        self.dispatch3(pipe, meta, buffers, (gx, gy, 1))
+        self.dispatch3_bound(pipe, meta, buffers, (gx, gy, 1))
     }
 
     pub(crate) fn dispatch3(
@@ -116,6 +131,33 @@ impl WgpuBackend {
         buffers: &[&wgpu::Buffer],
         g: (u32, u32, u32),
     ) -> Result<()> {
+        let bound: Vec<Bound<'_>> = buffers.iter().map(|b| (*b, None)).collect();
+        self.dispatch3_bound(pipe, meta, &bound, g)
+    }
+
+    /// Records one dispatch; a buffer bound whole must fit one storage binding (else `Err`
+    /// naming the kernel: its launch does not split arrays past the binding cap).
+    pub(crate) fn dispatch3_bound(
+        &self,
+        pipe: &Pipe,
+        meta: &[u8],
+        buffers: &[Bound<'_>],
+        g: (u32, u32, u32),
+    ) -> Result<()> {
+        for (b, w) in buffers {
+            if w.is_none() && b.size() > self.binding_cap {
+                return Err(cupy_core::Error::Unsupported {
+                    op: pipe.name.clone(),
+                    backend: self.label(),
+                    reason: format!(
+                        "an operand of {} bytes is past one storage binding ({} bytes) and this \
+                         kernel does not split its operands across bindings",
+                        b.size(),
+                        self.binding_cap
+                    ),
+                });
+            }
+        }
         let ubuf = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -127,10 +169,17 @@ impl WgpuBackend {
             binding: 0,
             resource: ubuf.as_entire_binding(),
         }];
-        for (i, b) in buffers.iter().enumerate() {
+        for (i, (b, w)) in buffers.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry {
                 binding: 1 + i as u32,
-                resource: b.as_entire_binding(),
+                resource: match w {
+                    None => b.as_entire_binding(),
+                    Some(w) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: b,
+                        offset: w.start,
+                        size: wgpu::BufferSize::new(w.size),
+                    }),
+                },
             });
         }
         let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {

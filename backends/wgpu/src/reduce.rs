@@ -1,6 +1,9 @@
 //! Reductions: one pass, or chunked partials then a final pass. A tuple of accumulators has
 //! one partial buffer per accumulator; the final pass reads them as its inputs.
 
+use crate::buffer::word_bytes;
+use crate::queue::Bound;
+use crate::window::{piece_windows, split_boxes, Piece};
 use crate::{fits32, hash_of, plan_budget, WgpuBackend, WgpuBuffer};
 use cupy_core::backend::{Backend, Buffer, Operand, ReductionCall};
 use cupy_core::kernel::ir::{Expr, ReduceKernel};
@@ -72,10 +75,10 @@ impl WgpuBackend {
             &inputs.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
             output.1,
         );
+        let chb_word = words.len() - 1;
         if lmode.guard {
             words.extend(self.guard_word(&k.name));
         }
-        let meta = pipe.meta.pack(params, &words);
         let mut bufs: Vec<&wgpu::Buffer> = vec![&output.0[0].buf; plan.buffers.len()];
         for (i, (b, _)) in inputs.iter().enumerate() {
             bufs[plan.inputs[i]] = &b.buf;
@@ -87,12 +90,156 @@ impl WgpuBackend {
             bufs.push(&g.buf);
         }
         let n_out: usize = out_shape.iter().product();
-        let units = (n_out * chunks) as u64;
-        let groups = match mode {
+        let groups_of = |units: u64| match mode {
             ReduceMode::GroupPerOutput => units,
             ReduceMode::ThreadPerOutput => units.div_ceil(wgsl::WORKGROUP_SIZE as u64),
         };
-        self.dispatch(&pipe, &meta, &bufs, groups)
+        let big = bufs.iter().any(|b| b.size() > self.binding_cap);
+        if !big {
+            let meta = pipe.meta.pack(params, &words);
+            return self.dispatch(&pipe, &meta, &bufs, groups_of((n_out * chunks) as u64));
+        }
+        // Operands past one storage binding: ranges of chunks whose elements fit one window
+        // of each operand, a dispatch each (window.rs).
+        let (o_nd, r_nd) = (out_shape.len(), reduce_shape.len());
+        let n_red: usize = reduce_shape.iter().product::<usize>().max(1);
+        let binds: Vec<(usize, u64)> = plan
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(b, (d, _))| (word_bytes(*d), bufs[b].size()))
+            .collect();
+        let windows_of = |c0: usize, c1: usize| {
+            let (rs, rl) = range_box(reduce_shape, c0 * chunk_len, (c1 * chunk_len).min(n_red));
+            let piece = Piece {
+                start: [vec![0; o_nd], rs].concat(),
+                shape: [out_shape.to_vec(), rl].concat(),
+            };
+            let mut ops: Vec<(Layout, usize)> = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, (_, l))| (piece.sub(l), plan.inputs[i]))
+                .collect();
+            if let Some(l) = output.1 {
+                ops.push((l.clone(), plan.outputs[0]));
+            }
+            let w = piece_windows(&ops, &binds, self.binding_cap)?;
+            Some(
+                w.into_iter()
+                    .enumerate()
+                    .map(|(b, w)| w.filter(|_| binds[b].1 > self.binding_cap))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let mut c0 = 0;
+        while c0 < chunks {
+            // The longest range from c0 that fits (doubling, then halving back).
+            let mut n = 1;
+            if windows_of(c0, c0 + 1).is_none() {
+                return Err(Error::Unsupported {
+                    op: k.name.clone(),
+                    backend: self.label(),
+                    reason: format!(
+                        "a chunk of {chunk_len} reduced elements over the output shape \
+                         {out_shape:?} spans more than one storage binding ({} bytes)",
+                        self.binding_cap
+                    ),
+                });
+            }
+            while c0 + n < chunks && windows_of(c0, (c0 + 2 * n).min(chunks)).is_some() {
+                n = (2 * n).min(chunks - c0);
+            }
+            let wins = windows_of(c0, c0 + n).unwrap_or_default();
+            let mut w = words.clone();
+            w[2] = n as u32;
+            w[chb_word] = c0 as u32;
+            let w_in = |i: usize| 4 + o_nd + r_nd + i * (1 + o_nd + r_nd);
+            for (i, (_, l)) in inputs.iter().enumerate() {
+                if let Some(win) = wins[plan.inputs[i]] {
+                    // May be negative: the shader's i32 address arithmetic wraps.
+                    w[w_in(i)] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
+                }
+            }
+            if let (Some(l), Some(win)) = (output.1, wins[plan.outputs[0]]) {
+                w[w_in(inputs.len())] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
+            }
+            let bound: Vec<Bound<'_>> = bufs
+                .iter()
+                .enumerate()
+                .map(|(b, buf)| (*buf, wins.get(b).copied().flatten()))
+                .collect();
+            let meta = pipe.meta.pack(params, &w);
+            self.dispatch_bound(&pipe, &meta, &bound, groups_of((n_out * n) as u64))?;
+            c0 += n;
+        }
+        Ok(())
+    }
+
+    /// A reduction whose inputs, over every output, span more than one storage binding: the
+    /// outputs are split into boxes whose inputs (one reduced element each) fit half a window,
+    /// each box reduced on its own (window.rs).
+    fn reduce_output_pieces(
+        &self,
+        call: &ReductionCall<'_>,
+        ins: &[(&WgpuBuffer, &Layout)],
+        out: &WgpuBuffer,
+    ) -> Result<()> {
+        let o_nd = call.out_shape.len();
+        let outer = |l: &Layout| Layout {
+            shape: call.out_shape.clone(),
+            strides: l.strides[..o_nd].to_vec(),
+            offset: l.offset,
+        };
+        let mut layouts: Vec<Layout> = ins.iter().map(|(_, l)| outer(l)).collect();
+        layouts.push(call.output.layout.clone());
+        let mut binds: Vec<(usize, u64)> = ins
+            .iter()
+            .map(|(b, _)| (word_bytes(b.dtype), b.buf.size()))
+            .collect();
+        binds.push((word_bytes(out.dtype), out.buf.size()));
+        let ops: Vec<(&Layout, usize)> = layouts.iter().enumerate().map(|(i, l)| (l, i)).collect();
+        let pieces = split_boxes(
+            &call.out_shape,
+            &ops,
+            &binds,
+            self.binding_cap / 2,
+            false,
+            usize::MAX,
+        )
+        .map_err(|why| Error::Unsupported {
+            op: call.kernel.name.clone(),
+            backend: self.label(),
+            reason: format!(
+                "a reduction to shape {:?} past one storage binding cannot be split: {why}",
+                call.out_shape
+            ),
+        })?;
+        let r_nd = call.reduce_shape.len();
+        for p in pieces {
+            let full = Piece {
+                start: [p.start.clone(), vec![0; r_nd]].concat(),
+                shape: [p.shape.clone(), call.reduce_shape.clone()].concat(),
+            };
+            self.run_reduce(&ReductionCall {
+                kernel: call.kernel,
+                out_shape: p.shape.clone(),
+                reduce_shape: call.reduce_shape.clone(),
+                inputs: call
+                    .inputs
+                    .iter()
+                    .map(|o| Operand {
+                        buffer: o.buffer,
+                        layout: full.sub(&o.layout),
+                    })
+                    .collect(),
+                output: Operand {
+                    buffer: call.output.buffer,
+                    layout: p.sub(&call.output.layout),
+                },
+                params: call.params.clone(),
+            })?;
+        }
+        Ok(())
     }
 
     /// `Backend::reduce`.
@@ -173,6 +320,39 @@ impl WgpuBackend {
             };
             let max_chunk = (passes * stride) as usize;
             chunks = chunks.max(n_red.div_ceil(max_chunk));
+        }
+        let big = ins.iter().any(|(b, _)| b.buf.size() > self.binding_cap)
+            || out.buf.size() > self.binding_cap;
+        if big && n_red > 0 {
+            // Inputs past one storage binding: chunks small enough that one chunk's elements
+            // (over every output) take at most half a window of each input (window.rs).
+            let o_nd = call.out_shape.len();
+            let fits = |c: usize| {
+                let clen = n_red.div_ceil(c);
+                let (rs, rl) = range_box(&call.reduce_shape, 0, clen.min(n_red));
+                let piece = Piece {
+                    start: [vec![0; o_nd], rs].concat(),
+                    shape: [call.out_shape.clone(), rl].concat(),
+                };
+                ins.iter().all(|(b, l)| {
+                    let (lo, hi) = piece.sub(l).extent();
+                    b.buf.size() <= self.binding_cap
+                        || crate::window::window(
+                            lo as usize,
+                            hi as usize,
+                            word_bytes(b.dtype),
+                            b.buf.size(),
+                            self.binding_cap / 2,
+                        )
+                        .is_some()
+                })
+            };
+            if n_out > 1 && !fits(n_red) {
+                return self.reduce_output_pieces(call, &ins, out);
+            }
+            while chunks < n_red && !fits(chunks) {
+                chunks = (chunks * 2).min(n_red);
+            }
         }
         let chunk_len = if n_red == 0 {
             1
@@ -281,4 +461,32 @@ impl WgpuBackend {
             wide,
         )
     }
+}
+
+/// The smallest box of `shape` holding the flat C-order range `r0..r1` (non-empty): its start
+/// and extent per axis.
+fn range_box(shape: &[usize], r0: usize, r1: usize) -> (Vec<usize>, Vec<usize>) {
+    let unravel = |mut f: usize| {
+        let mut c = vec![0; shape.len()];
+        for ax in (0..shape.len()).rev() {
+            c[ax] = f % shape[ax].max(1);
+            f /= shape[ax].max(1);
+        }
+        c
+    };
+    let (a, b) = (unravel(r0), unravel(r1.max(r0 + 1) - 1));
+    let mut start = vec![0; shape.len()];
+    let mut len = shape.to_vec();
+    if let Some(d) = (0..shape.len()).find(|&ax| a[ax] != b[ax]) {
+        for ax in 0..d {
+            start[ax] = a[ax];
+            len[ax] = 1;
+        }
+        start[d] = a[d];
+        len[d] = b[d] - a[d] + 1;
+    } else {
+        start.clone_from(&a);
+        len = vec![1; shape.len()];
+    }
+    (start, len)
 }

@@ -321,6 +321,19 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
         )?;
         return be.cast_into(&t, kl, call.keys.buffer, kl);
     }
+    {
+        let cap = be.binding_cap;
+        let wb = crate::buffer::word_bytes(d);
+        let has_v = vals.is_some();
+        let need = k.buf.size() > cap
+            || vals.is_some_and(|v| v.buf.size() > cap)
+            || crate::sortbig::sort_bytes(batch, n, wb, has_v) > cap
+            || (batch * n * wb) as u64 > cap;
+        if need {
+            let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
+            return crate::sortbig::sort_big(be, k, kl, vw);
+        }
+    }
     let big_n = n.next_power_of_two();
     let flat = batch
         .checked_mul(big_n)

@@ -78,7 +78,7 @@ fn emit_combine(em: &mut WgslEmitter, k: &ReduceKernel, params: &[String]) -> Re
 /// Number of meta words of a reduction launch.
 fn reduce_n_words(k: &ReduceKernel, spec: &ReduceSpec) -> usize {
     let (o, r) = (spec.out_ndim, spec.red_ndim);
-    4 + o + r + k.inputs.len() * (1 + o + r) + (1 + o)
+    4 + o + r + k.inputs.len() * (1 + o + r) + (1 + o) + 1
 }
 
 /// Emits the WGSL compute shader of a reduction launch (see [`ReduceSpec`]).
@@ -153,11 +153,12 @@ pub fn emit_reduction_with(
     let mut m = String::from(MAIN_SIG);
     let _ = writeln!(
         m,
-        "  let n_out = {};\n  let n_red = {};\n  let chunks = {};\n  let clen = {};",
+        "  let n_out = {};\n  let n_red = {};\n  let chunks = {};\n  let clen = {};\n  let chb = {};",
         word(0),
         word(1),
         word(2),
-        word(3)
+        word(3),
+        word(n_words - 1)
     );
     if group {
         m.push_str("  let t = wid.y * nwg.x + wid.x;\n");
@@ -165,7 +166,7 @@ pub fn emit_reduction_with(
         m.push_str("  let t = (wid.y * nwg.x + wid.x) * 256u + lid;\n");
     }
     m.push_str(
-        "  if (t >= n_out * chunks) { return; }\n  let o = t % n_out;\n  let ch = t / n_out;\n",
+        "  if (t >= n_out * chunks) { return; }\n  let o = t % n_out;\n  let ch = t / n_out + chb;\n",
     );
     m.push_str("  var orem = o;\n");
     for ax in (0..o_nd).rev() {
@@ -255,11 +256,11 @@ pub fn emit_reduction_with(
         for (j, v) in members("acc", n_acc).into_iter().enumerate() {
             let b = spec.bindings.outputs[j];
             if atomic[b] {
-                let st = em.store_packed_atomic(b, k.acc[j], "t", v);
+                let st = em.store_packed_atomic(b, k.acc[j], "(t + chb * n_out)", v);
                 let _ = writeln!(m, "  {st}");
             } else {
                 let sv = em.store_conv(k.acc[j], v);
-                let _ = writeln!(m, "  b{b}[t] = {sv};");
+                let _ = writeln!(m, "  b{b}[t + chb * n_out] = {sv};");
             }
         }
     } else {
@@ -296,7 +297,9 @@ pub fn emit_reduction_with(
 
 /// The meta words of a reduction launch: `n_out, n_red, chunks, chunk_len`, the out shape, the
 /// reduce shape, per input its offset and strides (out axes then reduce axes), then the output's
-/// offset and strides (ignored for a partial launch).
+/// offset and strides (ignored for a partial launch), then the first chunk of the launch
+/// (0 here: a launch split into ranges of chunks sets it; `chunks` is then the range's length
+/// and the partials of chunk `c` stay at `c * n_out + o`).
 #[allow(clippy::too_many_arguments)]
 pub fn reduction_words(
     out_shape: &[usize],
@@ -322,5 +325,6 @@ pub fn reduction_words(
         }
         None => w.extend(std::iter::repeat_n(0, 1 + out_shape.len())),
     }
+    w.push(0);
     w
 }

@@ -103,6 +103,7 @@ fn bin_vals<T: Element, R: Element>(d: &Arc<dyn Backend>, o: B, a: &[T], b: &[T]
     down(d, &z)
 }
 
+mod bigarray;
 mod convolve;
 mod elementwise;
 mod gemm;
