@@ -1,5 +1,7 @@
 //! CuPy's `options=` flags and the keyword structs of the constructor and the call.
 
+#[cfg(doc)]
+use super::ElementwiseKernel;
 use crate::array::Array;
 use cupy_core::error::{Error, Result};
 
@@ -63,7 +65,7 @@ pub struct ElementwiseArgs<'a> {
     /// The loop size when only raw arrays are passed (`size=`).
     pub size: Option<usize>,
     /// Threads per block (`block_size=`, a power of two from 1 to 1024; see
-    /// [`ElementwiseKernel::call_args`](super::ElementwiseKernel::call_args)).
+    /// [`ElementwiseKernel::call_args`]).
     pub block_size: Option<u32>,
 }
 
