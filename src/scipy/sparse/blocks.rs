@@ -80,7 +80,7 @@ fn assemble(
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] naming the block and both shapes for blocks of one row with other
-/// heights (or one column with other widths), as SciPy's "blocks[i,:] has incompatible row
+/// heights (or one column with other widths), as SciPy's "`blocks[i,:]` has incompatible row
 /// dimensions"; [`Error::InvalidArgument`] for an empty or ragged grid, or no block at all.
 pub fn bmat(blocks: &[Vec<Option<&dyn SparseMatrix>>], format: Format) -> Result<Sparse> {
     let op = "bmat";
