@@ -20,6 +20,8 @@ use cupy::{Array, BackendKind, DType, Device, Scalar};
 use std::cell::Cell;
 use std::time::Instant;
 
+#[path = "bench/big.rs"]
+mod big;
 #[path = "bench/sparse.rs"]
 mod sparse;
 
@@ -272,6 +274,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         only: arg("--only"),
         clock: Cell::new("host"),
     };
+    if b.only.as_deref().is_some_and(|o| o.starts_with("big_")) {
+        let gib = arg("--big-gib").map_or(Ok(3.0), |v| v.parse::<f64>())?;
+        big::cases(&b, &dev, gib);
+        return Ok(());
+    }
     eprintln!(
         "bench on {} ({})",
         dev.label(),

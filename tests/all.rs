@@ -6,6 +6,7 @@ mod common;
 
 mod accuracy64;
 mod atomics64;
+mod bigarray;
 mod blocksize;
 
 mod complex;

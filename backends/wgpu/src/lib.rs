@@ -24,9 +24,12 @@
 //! of four elements (and so of whole words) so contiguous float32/int32 kernels can use
 //! `vec4` loads and stores; the pool counts the bytes (1 per bool/int8 element, 2 per
 //! int16/float16).
-//! A buffer must fit in one storage binding (`max_storage_buffer_binding_size`: 128 MiB on
-//! llvmpipe, 2 GiB on an H200) and have fewer than 2^31 elements (32-bit index arithmetic);
-//! larger allocations are refused with a clear error for now.
+//! A buffer may be larger than one storage binding (`max_storage_buffer_binding_size`: 128 MiB
+//! on llvmpipe, 2 GiB on an H200), up to `max_buffer_size`: kernels then bind windows of it and
+//! run per piece (`window.rs`; elementwise launches, reductions and sorts, see docs/backends.md);
+//! other kernels binding such a buffer are refused with [`Error::Unsupported`] naming the
+//! kernel. `CUPY_WGPU_BINDING_LIMIT` (bytes) or [`WgpuProvider::open_with_binding_limit`]
+//! lower the cap (tests).
 //!
 //! Float64 transcendental functions (`exp log sin cos tan tanh arctan2 power` and what the math
 //! library composes from them) are software WGSL (fdlibm's algorithms, `cupy_core`'s
@@ -59,7 +62,8 @@
 //! concern: `device.rs` (adapters, [`WgpuProvider`], opening a device), `buffer.rs` (allocation,
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
-//! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs` and `raw.rs` (the launches).
+//! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
+//! launches), `window.rs` (arrays past one storage binding).
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, Buffer, DeviceInfo, ElementwiseCall, GemmCall, NativeLanguage,

@@ -20,7 +20,9 @@ const MAX_PIECES: usize = 1 << 20;
 
 /// The binding cap of an adapter with these limits (see the module docs).
 pub(crate) fn binding_cap(limits: &wgpu::Limits) -> u64 {
-    let hw = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+    let hw = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
     let env = std::env::var("CUPY_WGPU_BINDING_LIMIT")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok());

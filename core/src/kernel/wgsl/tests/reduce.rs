@@ -117,7 +117,7 @@ fn tuple_reductions_validate() {
                 for j in 0..k.n_acc() {
                     let b = s.bindings.outputs[j];
                     assert!(
-                        sh.source.contains(&format!("  b{b}[t] = ")),
+                        sh.source.contains(&format!("  b{b}[t + chb * n_out] = ")),
                         "{}",
                         sh.source
                     );
