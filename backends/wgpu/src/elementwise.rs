@@ -562,12 +562,7 @@ impl WgpuBackend {
                 .enumerate()
                 .map(|(b, buf)| (*buf, wins.get(b).copied().flatten()))
                 .collect();
-            self.dispatch_bound(
-                pl.pipe,
-                &meta,
-                &bound,
-                threads.div_ceil(pl.wg as u64),
-            )?;
+            self.dispatch_bound(pl.pipe, &meta, &bound, threads.div_ceil(pl.wg as u64))?;
         }
         Ok(())
     }
