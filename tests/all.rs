@@ -4,6 +4,7 @@
 
 mod common;
 
+mod accuracy32;
 mod accuracy64;
 mod atomics64;
 mod bigarray;

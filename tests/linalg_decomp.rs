@@ -170,8 +170,26 @@ fn qr_reconstructs() {
     t.finish();
 }
 
-fn svd_case(dev: &Device, t: DType, shape: &[usize], full: bool) -> Result<(), CaseError> {
-    let a = matrix(dev, shape, t, 11)?;
+/// `svd` of a `shape` stack checked by reconstruction and orthogonality; with `rank`, the
+/// matrices are products of `[.., m, rank]` and `[.., rank, n]` factors, so all but `rank`
+/// singular values are zero (to rounding).
+fn svd_case(
+    dev: &Device,
+    t: DType,
+    shape: &[usize],
+    full: bool,
+    rank: Option<usize>,
+) -> Result<(), CaseError> {
+    let a = match rank {
+        None => matrix(dev, shape, t, 11)?,
+        Some(r) => {
+            let nd = shape.len();
+            let (mut left, mut right) = (shape.to_vec(), shape.to_vec());
+            left[nd - 1] = r;
+            right[nd - 2] = r;
+            cupy::matmul(&matrix(dev, &left, t, 12)?, &matrix(dev, &right, t, 13)?)?
+        }
+    };
     let r = cupy::linalg::svd_with(
         &a,
         cupy::linalg::Svd {
@@ -207,6 +225,12 @@ fn svd_case(dev: &Device, t: DType, shape: &[usize], full: bool) -> Result<(), C
                 format!("s not descending: {sb:?}")
             })?;
         }
+        if let Some(r) = rank {
+            let small = sb[r..].iter().map(|x| x.re).fold(0.0, f64::max);
+            check(small <= tol * sb[0].re, || {
+                format!("rank {r}: s[{r}..] up to {small:e}, s[0] = {:e}", sb[0].re)
+            })?;
+        }
         // U[:, :k] * s @ Vh[:k, :].
         let mut us = vec![C::new(0.0, 0.0); m * k];
         for i in 0..m {
@@ -232,14 +256,23 @@ fn svd_reconstructs() {
     let mut t = common::Tally::new("svd_reconstructs");
     for dev in common::backends() {
         for dt in DTYPES {
-            for (shape, full) in [
-                (&[6usize, 4][..], true),
-                (&[6, 4], false),
-                (&[3, 5], true),
-                (&[2, 3, 3], false),
+            // Square orders of 64 and more take gesvdp on cuda (its own path), with the
+            // rank-deficient case its polar factor must complete.
+            for (shape, full, rank) in [
+                (&[6usize, 4][..], true, None),
+                (&[6, 4], false, None),
+                (&[3, 5], true, None),
+                (&[2, 3, 3], false, None),
+                (&[64, 64], true, None),
+                (&[2, 65, 65], false, None),
+                (&[64, 64], true, Some(5)),
             ] {
-                let r = svd_case(&dev, dt, shape, full);
-                t.check(&dev, &format!("svd/{dt}/{shape:?}/full={full}"), r);
+                let r = svd_case(&dev, dt, shape, full, rank);
+                t.check(
+                    &dev,
+                    &format!("svd/{dt}/{shape:?}/full={full}/rank={rank:?}"),
+                    r,
+                );
             }
         }
     }

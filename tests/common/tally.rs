@@ -15,6 +15,8 @@ pub struct Tally {
     per: BTreeMap<String, Counts>,
     failures: Vec<String>,
     skips: Vec<String>,
+    /// Seconds each backend spent (golden groups), for CI-time budgets in the report.
+    secs: BTreeMap<String, f64>,
 }
 
 impl Tally {
@@ -24,7 +26,12 @@ impl Tally {
             per: BTreeMap::new(),
             failures: vec![],
             skips: vec![],
+            secs: BTreeMap::new(),
         }
+    }
+    /// Adds `secs` seconds to `dev`'s time (printed by [`Tally::finish`]).
+    pub fn time(&mut self, dev: &Device, secs: f64) {
+        *self.secs.entry(dev.label()).or_default() += secs;
     }
     fn c(&mut self, dev: &Device) -> &mut Counts {
         self.per.entry(dev.label()).or_default()
@@ -58,8 +65,13 @@ impl Tally {
             println!("{f}");
         }
         for (dev, c) in &self.per {
+            let took = self
+                .secs
+                .get(dev)
+                .map(|s| format!(" in {s:.1} s"))
+                .unwrap_or_default();
             let line = format!(
-                "{}: [{dev}] {} passed, {} failed, {} skipped (DTypeNotSupported)",
+                "{}: [{dev}] {} passed, {} failed, {} skipped (DTypeNotSupported){took}",
                 self.name, c.passed, c.failed, c.skipped
             );
             println!("{line}");
@@ -123,6 +135,7 @@ pub fn run_group(
     let skip = std::env::var("CUPY_GOLDEN_SKIP").unwrap_or_default();
     let skip: Vec<&str> = skip.split(',').filter(|s| !s.is_empty()).collect();
     for dev in backends() {
+        let start = std::time::Instant::now();
         for case in &g.cases {
             let id = case["id"].as_str().unwrap();
             if skip.contains(&id) {
@@ -136,6 +149,7 @@ pub fn run_group(
             let r = run_case(&g, case, &dev, &exec, &tol, &expect_err);
             t.check(&dev, id, r);
         }
+        t.time(&dev, start.elapsed().as_secs_f64());
     }
     t.finish();
 }

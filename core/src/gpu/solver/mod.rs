@@ -26,12 +26,14 @@
 //! - `svd` (gesvd, called with rows >= cols): for `m <= n` the plain copy is the `n x m`
 //!   column-major `A^T = conj(V) S U^T`, so gesvd's `U` is our `vh` and its `VT` our `u`, both
 //!   written in place; for `m > n`, `A` is copied transposed and `U`/`VT` are transposed out.
-//!   Non-finite input: NaN outputs and info 1 (NumPy's "SVD did not converge").
+//!   Non-finite input: NaN outputs and info 1 (NumPy's "SVD did not converge"). Square
+//!   matrices of order 64 and more take gesvdp (polar decomposition, then an eigensolver)
+//!   where the library has it ([`SolverDriver::HAS_GESVDP`]), several times faster.
 //! - `qr` (geqrf + orgqr/ungqr): on the transposed copy, whose geqrf result read row-major is
 //!   exactly NumPy's `mode="raw"` `h`; `R` and `Q` are extracted by kernels.
 //! - `eig`: a driver may refuse it ([`SolverDriver::refusal`]); the frontend then runs it on
 //!   the host. A native `geev` (cuSOLVER's `Xgeev`) would be one more [`Lapack`] variant and
-//!   plan in `ops.rs`, as would `gesvdj`/`gesvdp` for `svd`.
+//!   plan in `ops.rs`.
 //!
 //! Batches: each [`LapackCall`] covers the whole batch (matrices contiguous, one stride
 //! apart); a driver loops the single-matrix calls on its stream (cuSOLVER) or makes one
@@ -302,9 +304,9 @@ pub trait SolverDriver: GpuDriver {
     const PIVOT: DType;
 
     /// Whether the library has [`Lapack::Gesvdp`] (cuSOLVER does). The plans use it for square
-    /// `svd` only with `CUPY_CUSOLVER_SVD=gesvdp`: experimental (it took svd_f64_2048 from 612
-    /// to 73 ms on the H200, CuPy 436, but failed with `CUSOLVER_STATUS_INTERNAL_ERROR` on a
-    /// 3x3 there).
+    /// `svd` of order 64 and more (`CUPY_CUSOLVER_SVD=gesvd` or `gesvdp` forces one), falling
+    /// back to gesvd when the call fails: it took svd_f64_2048 from 612 to 73 ms on the H200
+    /// (CuPy 436), and failed with `CUSOLVER_STATUS_INTERNAL_ERROR` on a 3x3 there.
     const HAS_GESVDP: bool = false;
 
     /// Why this backend does not run `op` natively (an environment switch, an op the library

@@ -1,6 +1,5 @@
 //! The per-op plans of [`super`]: LU (solve, inv, det, slogdet), Cholesky, eigh, SVD and QR.
-//! The layout reasoning of each is in the parent module's docs. (A native `eig` plan, and
-//! `gesvdj`/`gesvdp` choices for `svd`, belong here too.)
+//! The layout reasoning of each is in the parent module's docs.
 
 use super::ctx::Ctx;
 use super::{Fill, Lapack, SolverDriver, SvdJob, Trans};
@@ -219,8 +218,11 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
             }
             return self.info_zero();
         }
-        if m == n && D::HAS_GESVDP && use_gesvdp() {
-            return self.svd_polar(vectors);
+        if m == n && D::HAS_GESVDP && use_gesvdp(n) {
+            // gesvdp refused (a status error at the call): gesvd below.
+            if self.svd_polar(vectors).is_ok() {
+                return Ok(());
+            }
         }
         let a = self.bufs.ins[0];
         let wide = m <= n;
@@ -394,8 +396,16 @@ impl<D: SolverDriver> Ctx<'_, '_, D> {
     }
 }
 
-/// Whether square `svd` takes gesvdp: only with `CUPY_CUSOLVER_SVD=gesvdp` (experimental, see
-/// [`SolverDriver::HAS_GESVDP`]).
-fn use_gesvdp() -> bool {
-    std::env::var("CUPY_CUSOLVER_SVD").is_ok_and(|v| v == "gesvdp")
+/// The smallest order at which square `svd` takes gesvdp by default (see
+/// [`SolverDriver::HAS_GESVDP`]): below it gesvd is as fast, and gesvdp failed on a 3x3.
+const GESVDP_MIN_ORDER: usize = 64;
+
+/// Whether a square `svd` of order `n` takes gesvdp: from [`GESVDP_MIN_ORDER`] on, or always
+/// (never) with `CUPY_CUSOLVER_SVD=gesvdp` (`gesvd`).
+fn use_gesvdp(n: usize) -> bool {
+    match std::env::var("CUPY_CUSOLVER_SVD").as_deref() {
+        Ok("gesvdp") => true,
+        Ok("gesvd") => false,
+        _ => n >= GESVDP_MIN_ORDER,
+    }
 }

@@ -196,7 +196,19 @@ impl WgslEmitter {
                     let h = self.cx_helper("power", "r_pow", DType::Complex128)?;
                     return Ok(format!("{h}({a}, {b})"));
                 }
-                if float {
+                if float && self.opts.shader_f64 && self.opts.shader_int64 {
+                    // float32 through fdlibm's float64 pow (real_lib64) where the adapter has
+                    // it: the builtin is exp2(y log2 x) in float32, tens of ulps off for large
+                    // results on llvmpipe. Rounded once to float32 (overflow spelled out).
+                    let p64 = self.cx_helper("power", "r_pow", DType::Complex128)?;
+                    let h = self.helper("pow_f32", || {
+                        POW_F32.replace(
+                            "    r = pow(ax, y);",
+                            &format!("    r = f32_of_f64({p64}(f64(ax), f64(y)));"),
+                        ) + F32_OF_F64
+                    });
+                    format!("{h}({a}, {b})")
+                } else if float {
                     let h = self.helper("pow_f32", || POW_F32.into());
                     format!("{h}({a}, {b})")
                 } else {
@@ -328,6 +340,12 @@ impl WgslEmitter {
                 if !float {
                     return Err(self.unsupported("atan2", d, "needs a float operand"));
                 }
+                if self.opts.shader_f64 && self.opts.shader_int64 {
+                    // fdlibm's float64 atan2 rounded to float32 where the adapter has it: the
+                    // float32 Cephes below was 3 ulps off on llvmpipe.
+                    let h = self.cx_helper("arctan2", "r_atan2", DType::Complex128)?;
+                    return Ok(format!("f32({h}(f64({a}), f64({b})))"));
+                }
                 // Cephes' atanf with C99's special values (complex_lib's `r_atan2`): the
                 // builtin on llvmpipe is off by tens of ulps.
                 let h = self.cx_helper("arctan2", "r_atan2", DType::Complex64)?;
@@ -420,6 +438,14 @@ const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
     if (yint && abs(y) < 16777216.0f && fract(y * 0.5f) != 0.0f) { r = -r; }
   }
   return r;
+}
+";
+
+/// A float64 rounded to float32 with IEEE's overflow (a magnitude from half an ulp past
+/// `f32::MAX` on is infinite) spelled out: WGSL leaves an out-of-range conversion to the driver.
+const F32_OF_F64: &str = "fn f32_of_f64(d: f64) -> f32 {
+  if (abs(d) >= 3.4028235677973366e38lf) { return select(bitcast<f32>(0x7f800000u), bitcast<f32>(0xff800000u), d < 0.0lf); }
+  return f32(d);
 }
 ";
 

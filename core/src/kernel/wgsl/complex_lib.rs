@@ -225,7 +225,7 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     ),
     h!(
         "cx_sqrt",
-        ["r_isinf", "r_isnan", "r_signbit", "r_copysign", "r_hypot", "r_ss"],
+        ["r_isinf", "r_isnan", "r_signbit", "r_copysign", "r_hypot", "r_ss", "r_sqrt", "r_div"],
         false,
         "fn cx_sqrt_$T(z: vec2<$T>) -> vec2<$T> {
   var x = z.x;
@@ -250,11 +250,11 @@ fn cx_log_$T(z: vec2<$T>) -> vec2<$T> {
     scale = $SQDOWN;
   }
   if (x >= 0.0) {
-    let t = sqrt((x + r_hypot_$T(x, y)) * 0.5);
-    return vec2<$T>(t * scale, (y / (t + t)) * scale);
+    let t = r_sqrt_$T((x + r_hypot_$T(x, y)) * 0.5);
+    return vec2<$T>(t * scale, r_div_$T(y, t + t) * scale);
   }
-  let t = sqrt((-x + r_hypot_$T(x, y)) * 0.5);
-  return vec2<$T>((abs(y) / (t + t)) * scale, r_copysign_$T(t, y) * scale);
+  let t = r_sqrt_$T((-x + r_hypot_$T(x, y)) * 0.5);
+  return vec2<$T>(r_div_$T(abs(y), t + t) * scale, r_copysign_$T(t, y) * scale);
 }
 "
     ),

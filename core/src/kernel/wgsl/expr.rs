@@ -118,6 +118,13 @@ impl WgslEmitter {
                             let prod = self.binary(*op, a.ty, b.ty, x, y)?;
                             self.opaque_product(a.ty, prod)
                         }
+                        // Sums and differences too: NVIDIA's compiler reassociates chains of
+                        // them (`(1 + x) - 1` to `x`, which undid Kahan's log1p and so
+                        // arcsinh and the complex arcsin on the H200).
+                        (BinaryOp::Add | BinaryOp::Sub, _, _) if bits && a.ty.is_float() => {
+                            let sum = self.binary(*op, a.ty, b.ty, x, y)?;
+                            self.opaque_product(a.ty, sum)
+                        }
                         _ => self.binary(*op, a.ty, b.ty, x, y)?,
                     }
                 }
@@ -165,13 +172,16 @@ impl WgslEmitter {
         }
     }
 
-    /// A float product `p` the shader compiler cannot contract into a following add: its bits
-    /// XOR a zero it cannot see (the sign bit of meta word 0). NVIDIA's Vulkan driver fuses
+    /// A float product (or sum) `p` the shader compiler cannot contract into a following add
+    /// or reassociate with its neighbours: its bits XOR a zero it cannot see (the sign bit of
+    /// meta word 0, shifted to the lowest bit). NVIDIA's Vulkan driver fuses
     /// `a * b + c` into an fma (naga emits no `NoContraction`), which changed NumPy's lerp of
     /// `quantile` by 4 ulps and broke the bit-identity of `cupy::random`'s transforms on the
     /// H200; IEEE's product followed by IEEE's sum is what every other backend computes.
     fn opaque_product(&mut self, d: DType, p: String) -> String {
-        let z = format!("({} & 0x80000000u)", self.zero_word);
+        // The lowest bit, not the sign: a sign-bit XOR is a negation to Mesa's optimizer, which
+        // then reassociated through it (`r_pq`).
+        let z = format!("({} >> 31u)", self.zero_word);
         if d == DType::Float64 {
             format!("bitcast<f64>(bitcast<u64>({p}) ^ u64({z}))")
         } else {
@@ -262,6 +272,11 @@ impl WgslEmitter {
                 };
                 let z = self.zero(d);
                 match op {
+                    // Correctly rounded (NumPy's) where the driver's is not (`r_sqrt`).
+                    UnaryOp::Sqrt if !f64_ => {
+                        let h = self.cx_helper("sqrt", "r_sqrt", DType::Complex64)?;
+                        format!("select({h}({a}), {nan}, {a} < {z})")
+                    }
                     UnaryOp::Sqrt => format!("select(sqrt({a}), {nan}, {a} < {z})"),
                     // float32 exp/log in software (complex_lib's Cephes `r_exp`/`r_log`):
                     // llvmpipe's builtins lose up to |x| ulps (exp) and all relative accuracy
@@ -269,6 +284,16 @@ impl WgslEmitter {
                     UnaryOp::Log => {
                         let h = self.cx_helper("log", "r_log", DType::Complex64)?;
                         format!("{h}({a})")
+                    }
+                    UnaryOp::Tanh | UnaryOp::Tan
+                        if self.opts.shader_f64 && self.opts.shader_int64 =>
+                    {
+                        // fdlibm's float64 tanh/tan (real_lib64) rounded to float32: the
+                        // builtin tanh (llvmpipe's through exp) loses relative accuracy near 0,
+                        // and the float32 Cephes tan below was 4 ulps off on llvmpipe.
+                        let f = format!("r_{name}");
+                        let h = self.cx_helper(&name, &f, DType::Complex128)?;
+                        format!("f32({h}(f64({a})))")
                     }
                     UnaryOp::Exp | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan => {
                         // ... and sin/cos/tan (Cephes, Payne-Hanek past 8192): llvmpipe's lose

@@ -123,11 +123,12 @@
 //! sums and the +0 parts of complex literals and casts hidden behind a runtime zero (the sign
 //! bit of meta word 0, below 2^31), fma through float64 (float32) or Dekker's product (float64).
 //!
-//! # NVIDIA's contraction
+//! # NVIDIA's contraction and reassociation
 //! NVIDIA's Vulkan driver fuses a product and a following sum into an fma (naga emits no
-//! `NoContraction`): every float product of an IR expression XORs the same runtime zero into
-//! its bits, so it stays IEEE's rounded product (float64 only with SHADER_INT64). The complex
-//! helper library's own products are not covered yet.
+//! `NoContraction`) and reassociates chains of float sums (`(1 + x) - 1` to `x`): every float
+//! product, sum and difference of an IR expression XORs the same runtime zero into its bits, so
+//! each stays IEEE's rounded operation (float64 only with SHADER_INT64). The helper libraries
+//! guard their own error terms by hand (`r_pq`); not every product there is covered.
 
 use crate::dtype::DType;
 use crate::kernel::ir::{Kernel, Stmt};

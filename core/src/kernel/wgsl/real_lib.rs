@@ -23,6 +23,7 @@ pub(super) const REAL_HELPERS: &[Helper] = &[
     h!("r_pos", [], false, ""),
     h!("r_fma", ["r_opq", "r_pq"], false, ""),
     h!("r_div", ["r_fma"], false, ""),
+    h!("r_sqrt", [], false, ""),
     h!("r_isinf", [], false, ""),
     h!("r_isfin", [], false, ""),
     h!(
@@ -108,7 +109,10 @@ fn r_exp_$T(x: $T) -> $T {
   if (x > 88.72284f) { return $INF; }
   if (x < -103.97208f) { return 0.0; }
   let k = floor(r_pq_$T(x * 1.44269504088896341f) + 0.5f);
-  let r = (x - r_pq_$T(k * 0.693359375f)) - r_pq_$T(k * (-2.12194440e-4f));
+  // The high part passes r_pq too: NVIDIA's compiler reassociated (x - a) - b into
+  // x - (a + b) where x was itself a difference (in pow), which lost the reduction.
+  let hi = r_pq_$T(x - r_pq_$T(k * 0.693359375f));
+  let r = hi - r_pq_$T(k * (-2.12194440e-4f));
   let z = r_pq_$T(r * r);
   var p = r_pq_$T(1.9875691500e-4f * r) + 1.3981999507e-3f;
   p = r_pq_$T(p * r) + 8.3334519073e-3f;
@@ -230,14 +234,15 @@ $LARGE  }
     ),
     h!(
         "r_log1p",
-        ["r_isinf", "r_log", "r_opq"],
+        ["r_isinf", "r_log", "r_opq", "r_pq", "r_div"],
         false,
-        "// Kahan's log1p: x * log(u) / (u - 1) with u = 1 + x.
+        "// Kahan's log1p: x * log(u) / (u - 1) with u = 1 + x (u passes r_pq: a compiler that
+// reassociates sums, as NVIDIA's, folds (1 + x) - 1 to x).
 fn r_log1p_$T(x: $T) -> $T {
-  let u = r_opq_$T(1.0 + x);
+  let u = r_pq_$T(r_opq_$T(1.0 + x));
   if (u == 1.0) { return x; }
   if (r_isinf_$T(u)) { return u; }
-  return r_log_$T(u) * (x / (u - 1.0));
+  return r_log_$T(u) * r_div_$T(x, u - 1.0);
 }
 "
     ),
@@ -357,7 +362,7 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
         // meta words): llvmpipe's compiler reassociates float sums with constants and folds
         // x - x, which turned Kahan's (1 + x) - 1 into x.
         "r_opq" if f32_ => format!(
-            "fn r_opq_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) | bitcast<u32>({oz})); }}\n"
+            "fn r_opq_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) | {zu}); }}\n"
         ),
         // float64 through the bits where the adapter has 64-bit integers: `x + ±0` is no barrier
         // for a compiler that assumes no signed zeros (WGSL allows it; NVIDIA's folded it, and
@@ -367,11 +372,13 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
         ),
         "r_opq" => format!("fn r_opq_f64(x: f64) -> f64 {{ return x + {oz}; }}\n"),
         // A product that the compiler cannot contract into a following add (as the emitter's
-        // `opaque_product`): its bits XOR a zero the compiler cannot see. NVIDIA's Vulkan
+        // `opaque_product`): its bits XOR a zero the compiler cannot see, in the lowest bit (a
+        // sign-bit XOR is a negation to Mesa's optimizer: r_pq_f32(a + b) + c lost its barrier
+        // on llvmpipe when four calls were inlined side by side). NVIDIA's Vulkan
         // compiler fuses `a * b + c` (naga emits no `NoContraction`), which breaks the error
         // terms of compensated sums.
         "r_pq" if f32_ => format!(
-            "fn r_pq_f32(p: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(p) ^ bitcast<u32>({oz})); }}\n"
+            "fn r_pq_f32(p: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(p) ^ {zu}); }}\n"
         ),
         "r_pq" if int64 => format!(
             "fn r_pq_f64(p: f64) -> f64 {{ return bitcast<f64>(bitcast<u64>(p) ^ u64({zu})); }}\n"
@@ -393,6 +400,14 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
             "fn r_div_f32(a: f32, b: f32) -> f32 { return f32(f64(a) / f64(b)); }\n".into()
         }
         "r_div" if f32_ => "fn r_div_f32(a: f32, b: f32) -> f32 { return a / b; }\n".into(),
+        // A correctly rounded float32 square root on hardware adapters, whose builtin Vulkan
+        // bounds only by 3 ulps (NVIDIA's was an ulp off at 1.01005): through float64 where the
+        // adapter has it (innocuous double rounding, as r_div; the float64 root is within an ulp
+        // of float64). llvmpipe's builtin is correctly rounded already; float64 keeps the builtin.
+        "r_sqrt" if f32_ && shader_f64 && o.fused_fma => {
+            "fn r_sqrt_f32(x: f32) -> f32 { return f32(sqrt(f64(x))); }\n".into()
+        }
+        "r_sqrt" => format!("fn r_sqrt_{t}(x: {t}) -> {t} {{ return sqrt(x); }}\n"),
         "r_div" => "fn r_div_f64(a: f64, b: f64) -> f64 {
   let q = a / b;
   if (q == 0.0lf || !(abs(q) < 1e280lf) || !(abs(a) < 1e280lf) || !(abs(b) < 1e280lf)
