@@ -10,6 +10,10 @@ use cupy_core::gpu::solver::{Fill, Lapack, SvdJob, Trans};
 use cupy_core::kernel::ir::complex_of;
 use std::ffi::c_void;
 
+/// [`Lapack::Gesvdp`] fails (and the plan takes gesvd) when gesvdp's error estimate
+/// `h_err_sigma` exceeds this many times `n eps`: the reconstruction tests allow 64 `n eps`.
+const GESVDP_ERROR_FACTOR: f64 = 16.0;
+
 fn host_ptr(h: &mut [u8]) -> *mut c_void {
     if h.is_empty() {
         std::ptr::null_mut()
@@ -540,6 +544,26 @@ pub(super) unsafe fn lapack(
                     )
                 };
                 ok("cusolverDnXgesvdp", st)?;
+                // gesvdp's own estimate of its error: past the bound (a rank-deficient float32
+                // matrix came back with its zero singular values at 0.55 on the H200), the
+                // call fails and the plan takes gesvd instead.
+                let eps = if call.dtype.real_dtype() == DType::Float32 {
+                    f32::EPSILON as f64
+                } else {
+                    f64::EPSILON
+                };
+                let bound = GESVDP_ERROR_FACTOR * n as f64 * eps;
+                if std::env::var_os("CUPY_SOLVER_TRACE").is_some() {
+                    eprintln!(
+                        "cusolverDnXgesvdp {} n={n} matrix {b}: h_err_sigma {err_sigma:e} (bound {bound:e})",
+                        call.dtype
+                    );
+                }
+                if err_sigma.is_nan() || err_sigma > bound {
+                    return Err(format!(
+                        "cusolverDnXgesvdp: error estimate h_err_sigma {err_sigma:e} above {bound:e}"
+                    ));
+                }
             }
         }
         Lapack::Gesvd {

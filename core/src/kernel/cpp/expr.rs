@@ -31,7 +31,7 @@ fn math1(op: UnaryOp, d: DType) -> &'static str {
         (UnaryOp::Sin, false) => "sin",
         (UnaryOp::Cos, true) => "cosf",
         (UnaryOp::Cos, false) => "cos",
-        (UnaryOp::Tan, true) => "tanf",
+        (UnaryOp::Tan, true) => "cp_tanf",
         (UnaryOp::Tan, false) => "tan",
         (UnaryOp::Tanh, true) => "tanhf",
         (UnaryOp::Tanh, false) => "tanh",

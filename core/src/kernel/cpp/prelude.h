@@ -198,6 +198,10 @@ CP_DEV cp_u16 cp_d2bf(double d) {
   return (cp_u16)(sign | (cp_u32)(r >> 45));
 }
 CP_DEV float cp_rh(float f) { return cp_h2f(cp_f2h(f)); }
+// float32 tan through float64, rounded once: CUDA's tanf is documented to 4 ulps, and was 3
+// ulps off at 1.3062453 on the H200 (tests/accuracy32.rs); float64 tan is within an ulp of
+// float64, so the rounded result is NumPy's correctly rounded one but for near-ties.
+CP_DEV float cp_tanf(float x) { return (float)tan((double)x); }
 CP_DEV float cp_rbf(float f) { return cp_bf2f(cp_f2bf(f)); }
 
 // Vectors of N storage elements, loaded and stored with one instruction when aligned.

@@ -201,11 +201,12 @@ impl WgslEmitter {
                     // it: the builtin is exp2(y log2 x) in float32, tens of ulps off for large
                     // results on llvmpipe. Rounded once to float32 (overflow spelled out).
                     let p64 = self.cx_helper("power", "r_pow", DType::Complex128)?;
+                    let round = self.f32_of_f64();
                     let h = self.helper("pow_f32", || {
                         POW_F32.replace(
                             "    r = pow(ax, y);",
-                            &format!("    r = f32_of_f64({p64}(f64(ax), f64(y)));"),
-                        ) + F32_OF_F64
+                            &format!("    r = {round}({p64}(f64(ax), f64(y)));"),
+                        )
                     });
                     format!("{h}({a}, {b})")
                 } else if float {
@@ -440,6 +441,14 @@ const POW_F32: &str = "fn pow_f32(x: f32, y: f32) -> f32 {
   return r;
 }
 ";
+
+impl WgslEmitter {
+    /// The name of the helper that rounds a float64 to float32 with IEEE's overflow
+    /// ([`F32_OF_F64`]), added to the shader once.
+    pub(super) fn f32_of_f64(&mut self) -> String {
+        self.helper("f32_of_f64", || F32_OF_F64.into())
+    }
+}
 
 /// A float64 rounded to float32 with IEEE's overflow (a magnitude from half an ulp past
 /// `f32::MAX` on is infinite) spelled out: WGSL leaves an out-of-range conversion to the driver.

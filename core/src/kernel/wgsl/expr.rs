@@ -278,22 +278,31 @@ impl WgslEmitter {
                         format!("select({h}({a}), {nan}, {a} < {z})")
                     }
                     UnaryOp::Sqrt => format!("select(sqrt({a}), {nan}, {a} < {z})"),
+                    UnaryOp::Exp
+                    | UnaryOp::Log
+                    | UnaryOp::Tanh
+                    | UnaryOp::Tan
+                    | UnaryOp::Sin
+                    | UnaryOp::Cos
+                        if self.opts.shader_f64 && self.opts.shader_int64 =>
+                    {
+                        // fdlibm's float64 functions (real_lib64) rounded to float32 where the
+                        // adapter has float64, a correctly rounded result but for near-ties:
+                        // the builtin tanh (llvmpipe's through exp) loses relative accuracy
+                        // near 0, and the float32 Cephes versions below were up to 4 ulps off
+                        // on llvmpipe (tan) and 23 on NVIDIA's Vulkan driver (sin/cos, whose
+                        // compiler reorders their float32 arithmetic; tests/accuracy32.rs).
+                        let f = format!("r_{name}");
+                        let h = self.cx_helper(&name, &f, DType::Complex128)?;
+                        let round = self.f32_of_f64();
+                        format!("{round}({h}(f64({a})))")
+                    }
                     // float32 exp/log in software (complex_lib's Cephes `r_exp`/`r_log`):
                     // llvmpipe's builtins lose up to |x| ulps (exp) and all relative accuracy
                     // near 1 (log), which the math library's log1p/expm1/arcsin need.
                     UnaryOp::Log => {
                         let h = self.cx_helper("log", "r_log", DType::Complex64)?;
                         format!("{h}({a})")
-                    }
-                    UnaryOp::Tanh | UnaryOp::Tan
-                        if self.opts.shader_f64 && self.opts.shader_int64 =>
-                    {
-                        // fdlibm's float64 tanh/tan (real_lib64) rounded to float32: the
-                        // builtin tanh (llvmpipe's through exp) loses relative accuracy near 0,
-                        // and the float32 Cephes tan below was 4 ulps off on llvmpipe.
-                        let f = format!("r_{name}");
-                        let h = self.cx_helper(&name, &f, DType::Complex128)?;
-                        format!("f32({h}(f64({a})))")
                     }
                     UnaryOp::Exp | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan => {
                         // ... and sin/cos/tan (Cephes, Payne-Hanek past 8192): llvmpipe's lose
