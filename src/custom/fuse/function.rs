@@ -133,7 +133,11 @@ pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
         _m: std::marker::PhantomData,
     }
 }
-routine!(fuse, CustomKernels, notes: "closures over Sym; work after reductions; tuple outputs");
+routine!(
+    fuse,
+    CustomKernels,
+    notes: "closures over Sym; work after reductions; tuple outputs; in-place updates, assign, out=; newaxis indexing"
+);
 
 impl<M, F: FuseFn<M>> Fused<M, F> {
     /// Names the kernels (a C identifier: letters, digits, `_`), for messages and profiles.
