@@ -78,10 +78,8 @@ pub fn raw_options(arch: &str, user: &[String]) -> Vec<String> {
 pub fn user_flags(options: &[String]) -> Vec<String> {
     options
         .iter()
-        .filter_map(|o| {
-            matches!(o.as_str(), "--use_fast_math" | "-use_fast_math")
-                .then(|| "--use_fast_math".to_string())
-        })
+        .filter(|o| matches!(o.as_str(), "--use_fast_math" | "-use_fast_math"))
+        .map(|_| "--use_fast_math".to_string())
         .collect()
 }
 

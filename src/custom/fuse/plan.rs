@@ -470,7 +470,9 @@ impl Plan {
                 Source::Reduce(_) => None,
             });
         }
-        let planned: Vec<(Vec<usize>, Vec<usize>, Vec<usize>, Vec<Expr>)> = groups
+        // (shape, outputs, writes, the expressions they store)
+        type Group = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<Expr>);
+        let planned: Vec<Group> = groups
             .into_iter()
             .map(|(shape, outs, writes)| {
                 let mut roots: Vec<Expr> =
