@@ -76,22 +76,30 @@ impl Elementwise<'_> {
     /// [`Elementwise::run`] for a kernel already validated, whose [`Kernel::dtypes`] are `dtypes`
     /// (kernels the frontend caches).
     pub(crate) fn run_validated(self, dtypes: &[DType]) -> Result<Vec<Array>> {
-        self.run_validated_block(dtypes, None)
+        self.run_validated_block(dtypes, None, &[])
     }
 
     /// [`Elementwise::run`] with blocks (workgroups) of `block` threads on the GPU backends
-    /// (`Backend::elementwise_block`; the cpu backend ignores it). `None`: the backend's own.
-    pub(crate) fn run_block(self, block: Option<u32>) -> Result<Vec<Array>> {
+    /// (`None`: the backend's own; the cpu backend ignores it) and a user kernel's compiler
+    /// `options` (`Backend::elementwise_opts`: passed to NVRTC/hipRTC, ignored by cpu and
+    /// wgpu).
+    pub(crate) fn run_opts(self, block: Option<u32>, options: &[String]) -> Result<Vec<Array>> {
         self.kernel.validate()?;
         let dtypes = self.kernel.dtypes();
-        self.run_validated_block(&dtypes, block)
+        self.run_validated_block(&dtypes, block, options)
     }
 
-    fn run_validated_block(self, dtypes: &[DType], block: Option<u32>) -> Result<Vec<Array>> {
+    fn run_validated_block(
+        self,
+        dtypes: &[DType],
+        block: Option<u32>,
+        options: &[String],
+    ) -> Result<Vec<Array>> {
         let op = self.op;
-        let launch = |device: &Device, call: &ElementwiseCall<'_>| match block {
-            Some(b) => device.backend().elementwise_block(call, b),
-            None => device.backend().elementwise(call),
+        let launch = |device: &Device, call: &ElementwiseCall<'_>| match (block, options) {
+            (Some(b), []) => device.backend().elementwise_block(call, b),
+            (None, []) => device.backend().elementwise(call),
+            (b, o) => device.backend().elementwise_opts(call, b, o),
         };
         let all: Vec<&Array> = self
             .inputs

@@ -20,6 +20,7 @@ mod dlpack;
 mod errors;
 mod fft;
 mod fusion;
+mod fusion2;
 mod histograms;
 mod indexing;
 mod indexing2;

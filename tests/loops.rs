@@ -128,7 +128,10 @@ fn chains_of_250_and_500_terms() {
     let f = fuse(|x: Sym| {
         let mut e = x;
         for _ in 0..499 {
-            e = e + x;
+            // Not `e += x`: `e` starts as an alias of the argument `x`, and an in-place update
+            // of it would update `x` too (Python's semantics of `e = x; e += x`).
+            let next = e + x;
+            e = next;
         }
         e
     });

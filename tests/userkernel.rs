@@ -159,6 +159,12 @@ fn orders_of_new_arrays_and_copies() {
 /// Emits `kernels` as HIP C++ and compiles them with hipRTC for gfx90a and gfx1030 (skipped
 /// with a notice when hipRTC does not load, unless `CUPY_REQUIRE_HIP=1`).
 pub fn compile_with_hiprtc(tag: &str, kernels: Vec<cupy::FusedKernel>) {
+    compile_with_hiprtc_opts(tag, kernels, &[]);
+}
+
+/// [`compile_with_hiprtc`] with a user kernel's `options=`, translated as the hip backend
+/// does (`cupy_hip::kernels::user_flags`, `compile_options_with`).
+pub fn compile_with_hiprtc_opts(tag: &str, kernels: Vec<cupy::FusedKernel>, options: &[String]) {
     use cupy::core::kernel::cpp::{
         emit_elementwise, emit_reduce, prelude, ElementwiseClass, ElementwiseSpec, Flavor,
         ReduceSpec,
@@ -194,7 +200,8 @@ pub fn compile_with_hiprtc(tag: &str, kernels: Vec<cupy::FusedKernel>) {
         body.push_str(&e.source[pre.len()..]);
     }
     for target in ["gfx90a", "gfx1030"] {
-        let opts = cupy_hip::kernels::compile_options(target);
+        let flags = cupy_hip::kernels::user_flags(options);
+        let opts = cupy_hip::kernels::compile_options_with(target, &flags);
         let src = format!("{pre}{body}");
         if let Err(e) = rtc.compile(&src, &format!("{tag}.hip"), &opts) {
             let log: Vec<&str> = e.log.lines().take(60).collect();
@@ -564,4 +571,51 @@ fn new_kernel_forms_compile_with_hiprtc() {
         ks.into_iter().map(cupy::FusedKernel::Elementwise).collect();
     all.push(cupy::FusedKernel::Reduction(r.ir(&args).unwrap()));
     compile_with_hiprtc("kernels19", all);
+    // options= reach hipRTC: fast math, an -O level, macros.
+    let opts: Vec<String> = [
+        "--use_fast_math",
+        "-O1",
+        "-DN=3",
+        "--define-macro=M=2",
+        "-std=c++11",
+    ]
+    .map(String::from)
+    .to_vec();
+    let f = ElementwiseKernel::new("T x", "T y", "y = sqrt(x) * N + M", "fast")
+        .unwrap()
+        .with_options(&opts.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+        .unwrap();
+    let ks = vec![cupy::FusedKernel::Elementwise(
+        f.ir(&[(&m).into()], &[]).unwrap(),
+    )];
+    compile_with_hiprtc_opts("kernels19_opts", ks, &opts);
+}
+
+/// The compiler flags `options=` becomes on each C++ backend (NVRTC, hipRTC): the pure
+/// translation, checked without a GPU.
+#[test]
+fn options_become_compiler_flags() {
+    let user: Vec<String> = [
+        "-DN=4",
+        "--define-macro=M=2",
+        "--use_fast_math",
+        "-use_fast_math",
+        "-O2",
+        "-std=c++11",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        cupy_cuda::compile::user_flags(&user),
+        ["--use_fast_math", "--use_fast_math"]
+    );
+    let hip = cupy_hip::kernels::user_flags(&user);
+    assert_eq!(hip, ["-ffast-math", "-ffast-math", "-O2"]);
+    let all = cupy_hip::kernels::compile_options_with("gfx90a", &hip);
+    assert!(all.contains(&"-O2".to_string()) && !all.contains(&"-O3".to_string()));
+    assert!(!all.contains(&"-ffp-contract=off".to_string()));
+    assert_eq!(
+        cupy_hip::kernels::compile_options_with("gfx90a", &[]),
+        cupy_hip::kernels::compile_options("gfx90a")
+    );
 }

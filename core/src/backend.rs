@@ -527,6 +527,27 @@ pub trait Backend: Send + Sync + fmt::Debug {
         self.elementwise(call)
     }
 
+    /// Queues a user kernel (`ElementwiseKernel`) with CuPy's `options=` compiler flags and
+    /// an optional block size. Backends that compile C++ (cuda, hip) pass the flags their
+    /// compiler takes to NVRTC/hipRTC; the default ignores them (the cpu backend evaluates the
+    /// IR and wgpu compiles generated WGSL, which have no such flags; `-D` macros were applied
+    /// to the kernel's text before it became IR, on every backend).
+    ///
+    /// # Errors
+    /// As [`Backend::elementwise_block`]; compile errors for flags the compiler rejects.
+    fn elementwise_opts(
+        &self,
+        call: &ElementwiseCall<'_>,
+        block_size: Option<u32>,
+        options: &[String],
+    ) -> Result<()> {
+        let _ = options;
+        match block_size {
+            Some(b) => self.elementwise_block(call, b),
+            None => self.elementwise(call),
+        }
+    }
+
     /// Queues a reduction.
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()>;
 

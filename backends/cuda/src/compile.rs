@@ -69,6 +69,20 @@ pub fn raw_options(arch: &str, user: &[String]) -> Vec<String> {
     v
 }
 
+/// The NVRTC flags of a user kernel's `options=` (`ElementwiseKernel`), added to the generated
+/// code's own: `--use_fast_math` (also spelt `-use_fast_math`). `-D`/`--define-macro` are not
+/// passed: they were applied to the kernel's text before it became IR, and as compiler macros
+/// they would also rename identifiers of the generated prelude (`-DN=4` breaks its
+/// `template <typename T, int N>`). `-std=` is dropped (the generated code is C++17, which an
+/// older standard would not compile), and so are `-O0`..`-O3` (NVRTC takes no `-O` level).
+pub fn user_flags(options: &[String]) -> Vec<String> {
+    options
+        .iter()
+        .filter(|o| matches!(o.as_str(), "--use_fast_math" | "-use_fast_math"))
+        .map(|_| "--use_fast_math".to_string())
+        .collect()
+}
+
 /// The compiler for one device.
 pub struct Compiler {
     pub(crate) cc: (i32, i32),
@@ -122,7 +136,19 @@ impl Compiler {
 
     /// Compiles (or finds) `source` and resolves `entries`.
     pub fn module(&self, kernel: &str, source: &str, entries: &[String]) -> Result<Arc<Module>> {
-        self.module_with(kernel, source, entries, None)
+        self.module_with(kernel, source, entries, None, &[])
+    }
+
+    /// [`Compiler::module`] with `extra` NVRTC flags after the generated code's own (a user
+    /// kernel's options, see [`user_flags`]); cached apart per flag list.
+    pub fn module_opts(
+        &self,
+        kernel: &str,
+        source: &str,
+        entries: &[String],
+        extra: &[String],
+    ) -> Result<Arc<Module>> {
+        self.module_with(kernel, source, entries, None, extra)
     }
 
     /// Compiles (or finds) a raw (user) module with the user's NVRTC `options`, cached by
@@ -133,7 +159,7 @@ impl Compiler {
         source: &str,
         options: &[String],
     ) -> Result<Arc<Module>> {
-        self.module_with(kernel, source, &[], Some(options))
+        self.module_with(kernel, source, &[], Some(options), &[])
     }
 
     fn module_with(
@@ -142,9 +168,11 @@ impl Compiler {
         source: &str,
         entries: &[String],
         raw: Option<&[String]>,
+        extra: &[String],
     ) -> Result<Arc<Module>> {
         let key = match raw {
-            None => stable_hash(&[source.as_bytes()]),
+            None if extra.is_empty() => stable_hash(&[source.as_bytes()]),
+            None => stable_hash(&[b"opts", source.as_bytes(), extra.join("\u{1}").as_bytes()]),
             Some(o) => raw_module_key(source, o),
         };
         if let Some(m) = self
@@ -160,12 +188,20 @@ impl Compiler {
         let (major, minor) = nvrtc_version()?;
         let arch = format!("sm_{}{}", self.cc.0, self.cc.1);
         let opts = match raw {
-            None => vec![
-                format!("--gpu-architecture={arch}"),
-                "-std=c++17".to_string(),
-                // No FMA contraction: a fused expression must round like NumPy's op-by-op result.
-                "--fmad=false".to_string(),
-            ],
+            None => {
+                let mut v = vec![
+                    format!("--gpu-architecture={arch}"),
+                    "-std=c++17".to_string(),
+                    // No FMA contraction: a fused expression must round like NumPy's op-by-op
+                    // result (unless the user asks for fast math).
+                    "--fmad=false".to_string(),
+                ];
+                if extra.iter().any(|o| o == "--use_fast_math") {
+                    v.pop();
+                }
+                v.extend(extra.iter().cloned());
+                v
+            }
             Some(user) => raw_options(&arch, user),
         };
         let disk_key = module_key(source, &format!("nvrtc {major}.{minor}"), &arch, &opts);

@@ -494,7 +494,19 @@ impl GpuDriver for CudaBackend {
         source: &str,
         entries: &[String],
     ) -> Result<Vec<CudaFunction>> {
-        let module = self.compiler.module(name, source, entries)?;
+        self.load_module_opts(name, source, entries, &[])
+    }
+
+    fn load_module_opts(
+        &self,
+        name: &str,
+        source: &str,
+        entries: &[String],
+        options: &[String],
+    ) -> Result<Vec<CudaFunction>> {
+        let module =
+            self.compiler
+                .module_opts(name, source, entries, &compile::user_flags(options))?;
         entries
             .iter()
             .map(|e| {
@@ -705,6 +717,15 @@ impl Backend for CudaBackend {
 
     fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
         launch::elementwise_block(self, call, Some(block_size))
+    }
+
+    fn elementwise_opts(
+        &self,
+        call: &ElementwiseCall<'_>,
+        block_size: Option<u32>,
+        options: &[String],
+    ) -> Result<()> {
+        launch::elementwise_opts(self, call, block_size, options)
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {

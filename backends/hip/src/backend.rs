@@ -172,9 +172,15 @@ impl HipBackend {
     }
 
     /// Compiles (or loads from the disk cache) `source` for this device and resolves `entries`.
-    fn build(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
+    fn build(
+        &self,
+        name: &str,
+        source: &str,
+        entries: &[String],
+        extra: &[String],
+    ) -> Result<Vec<Handle>> {
         let rtc = Rtc::get().map_err(|e| self.err(format!("hipRTC unavailable: {e}")))?;
-        let opts = kernels::compile_options(&self.arch);
+        let opts = kernels::compile_options_with(&self.arch, extra);
         self.current()?;
         let module = cache::compile_cached(
             &rtc,
@@ -450,7 +456,17 @@ impl GpuDriver for HipBackend {
     }
 
     fn load_module(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
-        self.build(name, source, entries)
+        self.build(name, source, entries, &[])
+    }
+
+    fn load_module_opts(
+        &self,
+        name: &str,
+        source: &str,
+        entries: &[String],
+        options: &[String],
+    ) -> Result<Vec<Handle>> {
+        self.build(name, source, entries, &kernels::user_flags(options))
     }
 
     unsafe fn launch(
@@ -637,6 +653,15 @@ impl Backend for HipBackend {
 
     fn elementwise_block(&self, call: &ElementwiseCall<'_>, block_size: u32) -> Result<()> {
         launch::elementwise_block(self, call, Some(block_size))
+    }
+
+    fn elementwise_opts(
+        &self,
+        call: &ElementwiseCall<'_>,
+        block_size: Option<u32>,
+        options: &[String],
+    ) -> Result<()> {
+        launch::elementwise_opts(self, call, block_size, options)
     }
 
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()> {

@@ -252,7 +252,7 @@ impl ElementwiseKernel {
             device: Some(&device),
             shape: Some(&shape),
         }
-        .run_block(block)?;
+        .run_opts(block, &self.options)?;
         for (a, r) in &write_back {
             a.copy_from(&targets[*r])?;
         }

@@ -17,7 +17,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 /// What a [`fuse`] closure returns: one [`Sym`], a tuple of up to four (several outputs, as a
-/// CuPy fused function that returns a tuple), or a `Vec<Sym>`.
+/// CuPy fused function that returns a tuple), a `Vec<Sym>`, or nothing (`()`, a function that
+/// only writes its arguments in place).
 pub trait FuseOutput {
     /// The outputs, in order.
     fn syms(self) -> Vec<Sym>;
@@ -26,6 +27,14 @@ pub trait FuseOutput {
 impl FuseOutput for Sym {
     fn syms(self) -> Vec<Sym> {
         vec![self]
+    }
+}
+
+/// A closure with no return value (it writes its arguments in place): `call_multi` returns no
+/// arrays.
+impl FuseOutput for () {
+    fn syms(self) -> Vec<Sym> {
+        vec![]
     }
 }
 
@@ -124,7 +133,11 @@ pub fn fuse<M, F: FuseFn<M>>(f: F) -> Fused<M, F> {
         _m: std::marker::PhantomData,
     }
 }
-routine!(fuse, CustomKernels, notes: "closures over Sym; work after reductions; tuple outputs");
+routine!(
+    fuse,
+    CustomKernels,
+    notes: "closures over Sym; work after reductions; tuple outputs; in-place updates, assign, out=; newaxis indexing"
+);
 
 impl<M, F: FuseFn<M>> Fused<M, F> {
     /// Names the kernels (a C identifier: letters, digits, `_`), for messages and profiles.
@@ -174,7 +187,10 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             n_args: args.len(),
             derived: vec![],
             n_arrays: args.iter().filter(|a| matches!(a, Arg::Array(_))).count(),
-            stages: vec![],
+            sources: vec![],
+            arg_inputs: vec![],
+            written: vec![],
+            checks: vec![],
         };
         let mut syms = Vec::with_capacity(args.len());
         let mut n_inputs = 0;
@@ -182,14 +198,19 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             let v = match a {
                 Arg::Array(x) => {
                     n_inputs += 1;
+                    trace.arg_inputs.push(Some(n_inputs - 1));
                     Val::Strong(Expr::input(n_inputs - 1, x.dtype()))
                 }
                 Arg::Typed(s) => {
+                    trace.arg_inputs.push(None);
                     trace.param_slots.push((k, s.dtype()));
                     Val::Strong(Expr::param(trace.param_slots.len() - 1, s.dtype()))
                 }
                 // Typed per use (promotion), as a parameter: the value is set per call.
-                Arg::Weak(w) => Val::Weak(*w, Some(k)),
+                Arg::Weak(w) => {
+                    trace.arg_inputs.push(None);
+                    Val::Weak(*w, Some(k))
+                }
             };
             syms.push(Sym::push(&mut trace, v));
         }
@@ -199,11 +220,19 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             .with(|t| std::mem::replace(&mut *t.borrow_mut(), prev))
             .expect("trace installed above");
         let out = out.map_err(|_| Error::invalid("fuse", "the fused closure panicked"))?;
-        if out.is_empty() {
-            return Err(Error::invalid(
-                &self.name,
-                "the fused function has no output",
-            ));
+        // The arguments written in place: their values at the end of the trace.
+        let mut writes = Vec::with_capacity(trace.written.len());
+        for &k in &trace.written {
+            let id = trace
+                .arg_inputs
+                .iter()
+                .position(|&a| a == Some(k))
+                .expect("a written input is an argument");
+            match &trace.vals[id] {
+                Val::Strong(e) => writes.push((k, e.clone())),
+                Val::Failed(e) => return Err(e.clone()),
+                Val::Weak(..) => unreachable!("array arguments stay arrays"),
+            }
         }
         let mut outputs = Vec::with_capacity(out.len());
         for s in out {
@@ -220,7 +249,9 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         }
         let traced = Traced {
             outputs,
-            stages: trace.stages,
+            writes,
+            checks: trace.checks,
+            sources: trace.sources,
             n_arrays: trace.n_arrays,
             param_slots: trace.param_slots,
             lets: trace.lets,
@@ -240,7 +271,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
     /// As [`Fused::call`].
     pub fn kernels(&self, args: &[Arg<'_>]) -> Result<Vec<FusedKernel>> {
         let (plan, _) = self.plan(args)?;
-        Ok(plan.steps.into_iter().map(|s| s.kernel).collect())
+        Ok(plan.steps.into_iter().filter_map(|s| s.kernel).collect())
     }
 
     /// The number of kernels one call with these arguments runs (`x / x.sum()`: 2, a reduction
@@ -249,7 +280,13 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
     /// # Errors
     /// As [`Fused::call`].
     pub fn kernel_count(&self, args: &[Arg<'_>]) -> Result<usize> {
-        Ok(self.plan(args)?.0.steps.len())
+        Ok(self
+            .plan(args)?
+            .0
+            .steps
+            .iter()
+            .filter(|s| s.kernel.is_some())
+            .count())
     }
 
     /// The traced IR of a function that runs as one kernel: `Ok(Err(kernel))` for an
@@ -322,11 +359,13 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
     }
 
     /// Runs the fused function on `args` (arrays, and Rust numbers as weak scalars); its one
-    /// output.
+    /// output. Array arguments the closure writes are written in place.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a wrong argument count, no array argument, a closure
-    /// that returns a scalar, or one with several outputs (use [`Fused::call_multi`]); the
+    /// that returns a scalar, or one with no or several outputs (use [`Fused::call_multi`]);
+    /// an in-place write of a shape or dtype the argument cannot hold (NumPy's
+    /// "non-broadcastable output operand", a cast that is not `same_kind`); the
     /// errors of the ops it traces (type errors, shape mismatches, dtype refusals) as the
     /// unfused ops would give them.
     pub fn call(&self, args: &[Arg<'_>]) -> Result<Array> {
@@ -343,7 +382,9 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
         Ok(outs.remove(0))
     }
 
-    /// Runs the fused function on `args`; every output, in the closure's order.
+    /// Runs the fused function on `args`; every output, in the closure's order (none for a
+    /// closure with no return value). Array arguments the closure writes (`x += y`,
+    /// `x.assign(v)`, [`Sym::ufunc_out`]) are written in place.
     ///
     /// # Errors
     /// As [`Fused::call`].

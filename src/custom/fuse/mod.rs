@@ -1,5 +1,6 @@
-//! `cupy.fuse`: a closure over symbolic arrays, traced into one IR kernel so a chain of
-//! elementwise ops (and an optional final reduction) reads and writes memory once.
+//! `cupy.fuse`: a closure over symbolic arrays, traced into IR kernels so a chain of
+//! elementwise ops (and the reductions in it) reads and writes memory as few times as the data
+//! dependencies allow.
 //!
 //! ```
 //! use cupy::{fuse, Sym};
@@ -24,8 +25,15 @@
 //! `map` is the elementwise work before it; the work after reductions is one elementwise kernel
 //! per output shape that reads the reduced values (see [`Fused::kernel_count`]). Values are
 //! shared: every traced op is a kernel local.
+//!
+//! A `Sym` is a variable, as a Python name bound to an array is: `x += y` (and `x.assign(v)`,
+//! CuPy's `x[...] = v`, and [`Sym::ufunc_out`], `out=`) changes the value every copy of `x`
+//! sees, and on an array argument writes the argument in place when the function runs.
+//! `x.slice(&s![.., NEW_AXIS])` indexes a value for broadcasting (see [`Sym::slice`]).
 
 mod function;
+mod index;
+mod inplace;
 mod ops;
 mod plan;
 mod weak;
@@ -37,7 +45,7 @@ use cupy_core::error::Error;
 use cupy_core::kernel::ir::Expr;
 use cupy_core::kernel::math::Lets;
 use cupy_core::promote::WeakScalar;
-use plan::Stage;
+use plan::{ShapeCheck, Source, Stage};
 use std::cell::RefCell;
 use std::sync::atomic::AtomicU32;
 
@@ -82,11 +90,26 @@ struct Trace {
     /// Python dtype over `Param(source)` (each source in its own Python dtype), evaluated on
     /// the host per call.
     derived: Vec<Expr>,
-    /// Number of array arguments: `Input(k)` below it is array argument `k`, above it the
-    /// result of reduction `stages[k - n_arrays]`.
+    /// Number of array arguments: `Input(k)` below it is array argument `k`, above it
+    /// `sources[k - n_arrays]` (a reduction's result or a view).
     n_arrays: usize,
-    /// The reductions traced so far, in order.
-    stages: Vec<Stage>,
+    /// The reductions and views traced so far, in order.
+    sources: Vec<Source>,
+    /// Per argument (value number `k < n_args`): its input number when it is an array.
+    arg_inputs: Vec<Option<usize>>,
+    /// The array arguments written in place (`x += y`, `x[...] = v`, `out=`), as input
+    /// numbers, in the order of their first write.
+    written: Vec<usize>,
+    /// Shape checks of in-place writes, done when the shapes are known.
+    checks: Vec<ShapeCheck>,
+}
+
+impl Trace {
+    /// Adds a source; its input expression.
+    fn push_source(&mut self, s: Source, dtype: DType) -> Expr {
+        self.sources.push(s);
+        Expr::input(self.n_arrays + self.sources.len() - 1, dtype)
+    }
 }
 
 thread_local! {

@@ -2,7 +2,7 @@
 //! operators on [`Sym`], and `where`.
 
 use super::weak::{weak_expr, weak_op};
-use super::{with_trace, Reduce, Reduction, Stage, Sym, Trace, Ufunc, Val};
+use super::{with_trace, Reduce, Reduction, Source, Stage, Sym, Trace, Ufunc, Val};
 use crate::math::resolve::LoopOperand;
 use crate::math::ufuncs;
 use cupy_core::dtype::DType;
@@ -68,7 +68,7 @@ impl Sym {
                     };
                     match r.kernel_with(map.ty, &ropts, 1) {
                         Ok((rk, _)) => {
-                            t.stages.push(Stage {
+                            let st = Stage {
                                 map,
                                 r,
                                 axes: opts.axis,
@@ -76,8 +76,8 @@ impl Sym {
                                 dtype: opts.dtype,
                                 ddof: opts.ddof,
                                 out: rk.output,
-                            });
-                            Val::Strong(Expr::input(t.n_arrays + t.stages.len() - 1, rk.output))
+                            };
+                            Val::Strong(t.push_source(Source::Reduce(st), rk.output))
                         }
                         Err(e) => Val::Failed(e),
                     }

@@ -21,7 +21,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel, ReduceKernel, Stmt};
 use cupy_core::kernel::math::Lets;
-use cupy_core::layout::broadcast_shapes;
+use cupy_core::layout::{broadcast_shapes, Layout, SliceItem};
 use cupy_core::scalar::Scalar;
 use std::collections::HashMap;
 
@@ -44,13 +44,43 @@ pub(crate) struct Stage {
     pub out: DType,
 }
 
+/// A value the kernels of a fused function read besides its arguments: a reduction's result
+/// or a view of another input.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    Reduce(Stage),
+    View(View),
+}
+
+/// A view of input `base` (an argument, a reduction's result or another view): `base`, padded
+/// with leading length-1 axes to the rank of the broadcast shape of the inputs `pad_of` (the
+/// inputs of the indexed expression; `None`: no padding), indexed with `items`.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    pub base: usize,
+    pub pad_of: Option<Vec<usize>>,
+    pub items: Vec<SliceItem>,
+}
+
+/// An in-place write (`op`): `value` must broadcast to `target`'s shape.
+#[derive(Clone, Debug)]
+pub(crate) struct ShapeCheck {
+    pub op: String,
+    pub target: Expr,
+    pub value: Expr,
+}
+
 /// A traced fused function for one argument signature.
 #[derive(Clone, Debug)]
 pub(crate) struct Traced {
     /// The outputs, in the closure's order.
     pub outputs: Vec<Expr>,
-    /// The reductions, in trace order: the result of `stages[j]` is input `n_arrays + j`.
-    pub stages: Vec<Stage>,
+    /// The array arguments written in place: (input number, its new value in its dtype).
+    pub writes: Vec<(usize, Expr)>,
+    /// The shape checks of the in-place writes.
+    pub checks: Vec<ShapeCheck>,
+    /// The reductions and views, in trace order: `sources[j]` is input `n_arrays + j`.
+    pub sources: Vec<Source>,
     /// Number of array arguments (inputs `0..n_arrays`).
     pub n_arrays: usize,
     /// Per parameter: which weak source it comes from (an argument, or past them a derived
@@ -72,7 +102,8 @@ pub enum FusedKernel {
 }
 
 pub(crate) struct Step {
-    pub kernel: FusedKernel,
+    /// The kernel it runs (`None`: a view, no kernel).
+    pub kernel: Option<FusedKernel>,
     what: What,
 }
 
@@ -82,18 +113,28 @@ enum What {
         inputs: Vec<usize>,
         shape: Vec<usize>,
     },
-    /// Reduction `stage` of these sources at this shape (`None`: of the temporary array the
-    /// step before made), with the reduction's own parameters after the fused ones.
+    /// A reduction over `axes` of these sources at this shape (`None`: of the temporary array
+    /// the step before made), with the reduction's own parameters after the fused ones.
     Reduce {
-        stage: usize,
+        axes: Axes,
+        keepdims: bool,
         inputs: Option<Vec<usize>>,
         shape: Vec<usize>,
         rparams: Vec<Scalar>,
     },
-    /// Outputs `outputs` from these sources at this shape.
+    /// A view source: `base` broadcast to `padded`, indexed with `items`.
+    View {
+        base: usize,
+        padded: Vec<usize>,
+        items: Vec<SliceItem>,
+    },
+    /// Outputs `outputs` and the writes of arguments `writes` (input number, and whether it is
+    /// written directly rather than through a temporary copied afterwards) from these sources
+    /// at this shape.
     Outputs {
         inputs: Vec<usize>,
         outputs: Vec<usize>,
+        writes: Vec<(usize, bool)>,
         shape: Vec<usize>,
     },
 }
@@ -104,7 +145,6 @@ pub(crate) struct Plan {
     /// Outputs that are a reduction's result: (output, source).
     direct: Vec<(usize, usize)>,
     n_outputs: usize,
-    stages: Vec<Stage>,
 }
 
 /// The `Let`s of `lets` that `roots` reach, renumbered from local 0 in their order, the roots
@@ -279,7 +319,34 @@ impl Plan {
         let mut dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
         let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
         let mut steps = vec![];
-        for (j, st) in traced.stages.iter().enumerate() {
+        for src in &traced.sources {
+            let st = match src {
+                Source::Reduce(st) => st,
+                Source::View(v) => {
+                    let base = &shapes[v.base];
+                    let padded = match &v.pad_of {
+                        None => base.clone(),
+                        Some(ins) => {
+                            let r = broadcast_of(op, &shapes, ins)?.len();
+                            let mut p = vec![1; r.saturating_sub(base.len())];
+                            p.extend_from_slice(base);
+                            p
+                        }
+                    };
+                    let shape = Layout::contiguous(&padded).slice(&v.items)?.shape;
+                    steps.push(Step {
+                        kernel: None,
+                        what: What::View {
+                            base: v.base,
+                            padded,
+                            items: v.items.clone(),
+                        },
+                    });
+                    shapes.push(shape);
+                    dtypes.push(dtypes[v.base]);
+                    continue;
+                }
+            };
             let (locals, stmts, roots, inputs) =
                 compact(&traced.lets, std::slice::from_ref(&st.map));
             let name = st.r.name();
@@ -301,21 +368,23 @@ impl Plan {
             let in_dtypes: Vec<DType> = inputs.iter().map(|&k| dtypes[k]).collect();
             let map = &roots[0];
             let (rk, rparams) = st.r.kernel_with(map.ty, &opts, count)?;
+            let reduce = |inputs| What::Reduce {
+                axes: st.axes.clone(),
+                keepdims: st.keepdims,
+                inputs,
+                shape: shape.clone(),
+                rparams: rparams.clone(),
+            };
             match inline(&stmts, map, INLINE_LIMIT) {
                 Some(m) => steps.push(Step {
-                    kernel: FusedKernel::Reduction(splice_reduction(
+                    kernel: Some(FusedKernel::Reduction(splice_reduction(
                         rk,
                         &m,
                         op,
                         in_dtypes,
                         param_dtypes.clone(),
-                    )),
-                    what: What::Reduce {
-                        stage: j,
-                        inputs: Some(inputs),
-                        shape: shape.clone(),
-                        rparams,
-                    },
+                    ))),
+                    what: reduce(Some(inputs)),
                 }),
                 None => {
                     let k = elementwise_kernel(
@@ -327,7 +396,7 @@ impl Plan {
                         vec![map.clone()],
                     );
                     steps.push(Step {
-                        kernel: FusedKernel::Elementwise(k),
+                        kernel: Some(FusedKernel::Elementwise(k)),
                         what: What::Materialize {
                             inputs,
                             shape: shape.clone(),
@@ -336,13 +405,8 @@ impl Plan {
                     let mut rk = rk;
                     rk.name = op.into();
                     steps.push(Step {
-                        kernel: FusedKernel::Reduction(rk),
-                        what: What::Reduce {
-                            stage: j,
-                            inputs: None,
-                            shape: shape.clone(),
-                            rparams,
-                        },
+                        kernel: Some(FusedKernel::Reduction(rk)),
+                        what: reduce(None),
                     });
                 }
             }
@@ -356,9 +420,25 @@ impl Plan {
             shapes.push(out_shape);
             dtypes.push(st.out);
         }
-        // Outputs: a reduction's result as it is; the rest grouped by shape, one kernel each.
+        let shape_of = |e: &Expr| -> Result<Vec<usize>> {
+            let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
+            broadcast_of(op, &shapes, &inputs)
+        };
+        // In-place writes keep their target's shape (NumPy's "non-broadcastable output").
+        for c in &traced.checks {
+            let (t, v) = (shape_of(&c.target)?, shape_of(&c.value)?);
+            if broadcast_shapes(op, &t, &v).ok().as_deref() != Some(&t[..]) {
+                return Err(Error::ShapeMismatch {
+                    op: format!("{} (non-broadcastable output operand of shape {t:?})", c.op),
+                    lhs: t,
+                    rhs: v,
+                });
+            }
+        }
+        // Outputs: a reduction's result as it is; the rest, and the writes of arguments,
+        // grouped by shape, one kernel each.
         let mut direct = vec![];
-        let mut groups: Vec<(Vec<usize>, Vec<usize>)> = vec![];
+        let mut groups: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> = vec![];
         for (o, e) in traced.outputs.iter().enumerate() {
             if let ExprKind::Input(k) = e.kind {
                 if k >= traced.n_arrays {
@@ -366,24 +446,66 @@ impl Plan {
                     continue;
                 }
             }
-            let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
-            let shape = broadcast_of(op, &shapes, &inputs)?;
+            let shape = shape_of(e)?;
             match groups.iter_mut().find(|g| g.0 == shape) {
                 Some(g) => g.1.push(o),
-                None => groups.push((shape, vec![o])),
+                None => groups.push((shape, vec![o], vec![])),
             }
         }
-        for (shape, outs) in groups {
-            let roots: Vec<Expr> = outs.iter().map(|&o| traced.outputs[o].clone()).collect();
-            let (locals, stmts, roots, inputs) = compact(&traced.lets, &roots);
+        for (w, (k, _)) in traced.writes.iter().enumerate() {
+            let shape = shapes[*k].clone();
+            match groups.iter_mut().find(|g| g.0 == shape) {
+                Some(g) => g.2.push(w),
+                None => groups.push((shape, vec![], vec![w])),
+            }
+        }
+        // Groups that write arguments run last, after every group that reads the arguments'
+        // old values; one that another later group still reads writes through temporaries.
+        groups.sort_by_key(|g| !g.2.is_empty());
+        // The argument each input views (a reduction's result views none).
+        let mut root: Vec<Option<usize>> = (0..traced.n_arrays).map(Some).collect();
+        for src in &traced.sources {
+            root.push(match src {
+                Source::View(v) => root[v.base],
+                Source::Reduce(_) => None,
+            });
+        }
+        // (shape, outputs, writes, the expressions they store)
+        type Group = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<Expr>);
+        let planned: Vec<Group> = groups
+            .into_iter()
+            .map(|(shape, outs, writes)| {
+                let mut roots: Vec<Expr> =
+                    outs.iter().map(|&o| traced.outputs[o].clone()).collect();
+                roots.extend(writes.iter().map(|&w| traced.writes[w].1.clone()));
+                (shape, outs, writes, roots)
+            })
+            .collect();
+        let reads: Vec<Vec<usize>> = planned
+            .iter()
+            .map(|g| compact(&traced.lets, &g.3).3)
+            .collect();
+        for (gi, (shape, outs, writes, roots)) in planned.iter().enumerate() {
+            let (locals, stmts, roots, inputs) = compact(&traced.lets, roots);
             let in_dtypes = inputs.iter().map(|&k| dtypes[k]).collect();
             let k = elementwise_kernel(op, in_dtypes, param_dtypes.clone(), locals, stmts, roots);
+            let writes = writes
+                .iter()
+                .map(|&w| {
+                    let arg = traced.writes[w].0;
+                    let later = reads[gi + 1..]
+                        .iter()
+                        .any(|r| r.iter().any(|&i| root[i] == Some(arg)));
+                    (arg, !later)
+                })
+                .collect();
             steps.push(Step {
-                kernel: FusedKernel::Elementwise(k),
+                kernel: Some(FusedKernel::Elementwise(k)),
                 what: What::Outputs {
                     inputs,
-                    outputs: outs,
-                    shape,
+                    outputs: outs.clone(),
+                    writes,
+                    shape: shape.clone(),
                 },
             });
         }
@@ -391,7 +513,6 @@ impl Plan {
             steps,
             direct,
             n_outputs: traced.outputs.len(),
-            stages: traced.stages.clone(),
         })
     }
 
@@ -409,6 +530,7 @@ impl Plan {
         let mut sources: Vec<Array> = arrays.iter().map(|a| (*a).clone()).collect();
         let mut temp: Option<Array> = None;
         let mut outs: Vec<Option<Array>> = vec![None; self.n_outputs];
+        let mut copies: Vec<(usize, Array)> = vec![];
         let views = |sources: &[Array], inputs: &[usize], shape: &[usize]| -> Result<Vec<Array>> {
             inputs
                 .iter()
@@ -417,7 +539,18 @@ impl Plan {
         };
         for step in &self.steps {
             match (&step.what, &step.kernel) {
-                (What::Materialize { inputs, shape }, FusedKernel::Elementwise(k)) => {
+                (
+                    What::View {
+                        base,
+                        padded,
+                        items,
+                    },
+                    None,
+                ) => {
+                    let v = sources[*base].broadcast_to(padded)?.slice(items)?;
+                    sources.push(v);
+                }
+                (What::Materialize { inputs, shape }, Some(FusedKernel::Elementwise(k))) => {
                     let v = views(&sources, inputs, shape)?;
                     let refs: Vec<&Array> = v.iter().collect();
                     temp = Some(
@@ -436,25 +569,25 @@ impl Plan {
                 }
                 (
                     What::Reduce {
-                        stage,
+                        axes,
+                        keepdims,
                         inputs,
                         shape,
                         rparams,
                     },
-                    FusedKernel::Reduction(rk),
+                    Some(FusedKernel::Reduction(rk)),
                 ) => {
-                    let st = &self.stages[*stage];
                     let r = match inputs {
                         Some(inputs) => {
                             let v = views(&sources, inputs, shape)?;
                             let refs: Vec<&Array> = v.iter().collect();
                             let mut all = params.clone();
                             all.extend(rparams.iter().copied());
-                            reduce_with(op, rk, all, &refs, &st.axes, st.keepdims)?
+                            reduce_with(op, rk, all, &refs, axes, *keepdims)?
                         }
                         None => {
                             let t = temp.take().expect("materialized map");
-                            reduce_with(op, rk, rparams.clone(), &[&t], &st.axes, st.keepdims)?
+                            reduce_with(op, rk, rparams.clone(), &[&t], axes, *keepdims)?
                         }
                     };
                     sources.push(r);
@@ -463,29 +596,45 @@ impl Plan {
                     What::Outputs {
                         inputs,
                         outputs,
+                        writes,
                         shape,
                     },
-                    FusedKernel::Elementwise(k),
+                    Some(FusedKernel::Elementwise(k)),
                 ) => {
                     let v = views(&sources, inputs, shape)?;
                     let refs: Vec<&Array> = v.iter().collect();
-                    let res = Elementwise {
+                    let mut targets = vec![None; outputs.len()];
+                    targets.extend(
+                        writes
+                            .iter()
+                            .map(|&(a, direct)| direct.then_some(arrays[a])),
+                    );
+                    let mut res = Elementwise {
                         op,
                         kernel: k,
                         inputs: &refs,
                         raws: &[],
                         params: params.clone(),
-                        outs: vec![None; outputs.len()],
+                        outs: targets,
                         device: Some(&device),
                         shape: Some(shape),
                     }
                     .run()?;
+                    let written = res.split_off(outputs.len());
                     for (&o, a) in outputs.iter().zip(res) {
                         outs[o] = Some(a);
+                    }
+                    for (&(a, direct), t) in writes.iter().zip(written) {
+                        if !direct {
+                            copies.push((a, t));
+                        }
                     }
                 }
                 _ => unreachable!("step kinds match their kernels"),
             }
+        }
+        for (a, t) in copies {
+            arrays[a].copy_from(&t)?;
         }
         for &(o, k) in &self.direct {
             outs[o] = Some(sources[k].clone());

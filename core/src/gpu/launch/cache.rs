@@ -147,8 +147,9 @@ impl<F: Copy> NamedModule<F> {
 
 /// A backend's in-memory kernel caches (one per device).
 pub struct KernelCaches<F> {
-    /// Keyed by the specialisation and the launch bound (threads per block).
-    elementwise: Mutex<LaunchCache<Kernel, (ElementwiseSpec, u32), F>>,
+    /// Keyed by the specialisation, the launch bound (threads per block) and a hash of the
+    /// user's compiler options (0: none).
+    elementwise: Mutex<LaunchCache<Kernel, (ElementwiseSpec, u32, u64), F>>,
     reduce: Mutex<LaunchCache<ReduceKernel, ReduceSpec, F>>,
     named: Mutex<HashMap<&'static str, Arc<NamedModule<F>>>>,
 }
@@ -187,9 +188,33 @@ pub fn prepare_elementwise_bounded<D: GpuDriver>(
     spec: ElementwiseSpec,
     max_threads: u32,
 ) -> Result<Arc<Prepared<D::Func>>> {
+    prepare_elementwise_opts(be, k, spec, max_threads, &[])
+}
+
+/// [`prepare_elementwise_bounded`] compiled with a user kernel's compiler `options` (see
+/// [`GpuDriver::load_module_opts`]); cached apart per option list.
+///
+/// # Errors
+/// As [`prepare_elementwise`]; the driver's refusal of an option.
+pub fn prepare_elementwise_opts<D: GpuDriver>(
+    be: &D,
+    k: &Kernel,
+    spec: ElementwiseSpec,
+    max_threads: u32,
+    options: &[String],
+) -> Result<Arc<Prepared<D::Func>>> {
     let caches = be.kernel_caches();
-    let key = (spec, max_threads);
-    let h = LaunchCache::<Kernel, (ElementwiseSpec, u32), D::Func>::hash(k, &key);
+    // The options by their hash (0: none), which keeps the key `Copy`.
+    let opts = if options.is_empty() {
+        0
+    } else {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        options.hash(&mut h);
+        h.finish() | 1
+    };
+    let key = (spec, max_threads, opts);
+    let h = LaunchCache::<Kernel, (ElementwiseSpec, u32, u64), D::Func>::hash(k, &key);
     if let Some(p) = lock(&caches.elementwise).get(h, k, &key) {
         return Ok(p);
     }
@@ -200,7 +225,7 @@ pub fn prepare_elementwise_bounded<D: GpuDriver>(
     })
     .ok_or_else(|| Error::invalid(&k.name, "the C++ emitter panicked"))?
     .map_err(|e| relabel(be, e))?;
-    let funcs = be.load_module(&k.name, &e.source, &e.entries)?;
+    let funcs = be.load_module_opts(&k.name, &e.source, &e.entries, options)?;
     let p = Arc::new(Prepared {
         funcs,
         args: e.args,

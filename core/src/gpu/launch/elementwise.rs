@@ -1,7 +1,7 @@
 //! Elementwise launches: the plan (layout class, index width, merged axes), argument packing,
 //! grid and block, and `Backend::elementwise`.
 
-use super::cache::prepare_elementwise_bounded;
+use super::cache::prepare_elementwise_opts;
 use super::grid::{grid_for, is_c_contiguous, INDEX64_FROM};
 use super::{check_dtypes, check_operand, DevBuf, GpuDriver};
 use crate::backend::ElementwiseCall;
@@ -246,6 +246,20 @@ pub fn elementwise_block<D: GpuDriver>(
     call: &ElementwiseCall<'_>,
     block: Option<u32>,
 ) -> Result<()> {
+    elementwise_opts(be, call, block, &[])
+}
+
+/// `Backend::elementwise_opts` of a C++ backend: [`elementwise_block`] with the kernel compiled
+/// with a user kernel's compiler `options` (see [`GpuDriver::load_module_opts`]).
+///
+/// # Errors
+/// As [`elementwise_block`]; the driver's refusal of an option, compile errors.
+pub fn elementwise_opts<D: GpuDriver>(
+    be: &D,
+    call: &ElementwiseCall<'_>,
+    block: Option<u32>,
+    options: &[String],
+) -> Result<()> {
     let k = call.kernel;
     if let Some(b) = block {
         check_block_size(&k.name, b)?;
@@ -296,7 +310,15 @@ pub fn elementwise_block<D: GpuDriver>(
         }
     }
     be.activate()?;
-    run_elementwise_block(be, k, &call.shape, &ins, &outs, &raws, &call.params, block)
+    run_elementwise_opts(
+        be,
+        k,
+        &call.shape,
+        (&ins, &outs, &raws),
+        &call.params,
+        block,
+        options,
+    )
 }
 
 /// Queues an elementwise launch on already-checked operands (a size-0 shape is a no-op).
@@ -334,6 +356,30 @@ pub fn run_elementwise_block<D: GpuDriver>(
     params: &[Scalar],
     block: Option<u32>,
 ) -> Result<()> {
+    run_elementwise_opts(be, k, shape, (ins, outs, raws), params, block, &[])
+}
+
+/// Operands of a launch: inputs, outputs (each with its layout) and raw arrays (with offsets).
+type Operands<'a, 'b> = (
+    &'a [(DevBuf, &'b Layout)],
+    &'a [(DevBuf, &'b Layout)],
+    &'a [(DevBuf, usize)],
+);
+
+/// [`run_elementwise_block`] with the kernel compiled with a user kernel's compiler `options`.
+///
+/// # Errors
+/// As [`run_elementwise_block`]; the driver's refusal of an option.
+pub fn run_elementwise_opts<D: GpuDriver>(
+    be: &D,
+    k: &Kernel,
+    shape: &[usize],
+    operands: Operands<'_, '_>,
+    params: &[Scalar],
+    block: Option<u32>,
+    options: &[String],
+) -> Result<()> {
+    let (ins, outs, raws) = operands;
     if ins.len() != k.inputs.len()
         || outs.len() != k.outputs.len()
         || raws.len() != k.raws.len()
@@ -364,7 +410,7 @@ pub fn run_elementwise_block<D: GpuDriver>(
     }
     let threads = block.map_or(BLOCK, |b| b as usize);
     let bound = threads.max(BLOCK) as u32;
-    let p = prepare_elementwise_bounded(be, k, plan.spec, bound)?;
+    let p = prepare_elementwise_opts(be, k, plan.spec, bound, options)?;
     let mut args = plan.pack(&p.args, ins, outs, raws, params)?;
     let (grid, block) = plan.launch_dims_block(p.vector, be.compute_units(), threads);
     let f = p.func(be, 0)?;

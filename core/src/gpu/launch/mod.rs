@@ -76,6 +76,31 @@ pub trait GpuDriver: Backend + Sized {
     /// `Error::Compile` with the compiler's log and the source; the driver's load errors.
     fn load_module(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Self::Func>>;
 
+    /// [`GpuDriver::load_module`] with a user kernel's compiler options (CuPy's `options=` of
+    /// `ElementwiseKernel`), which the driver translates into its compiler's flags; the
+    /// module is cached apart per option list. The default takes no options (empty:
+    /// `load_module`; others: `Unsupported`).
+    ///
+    /// # Errors
+    /// As [`GpuDriver::load_module`]; `Unsupported` for options this driver cannot pass.
+    fn load_module_opts(
+        &self,
+        name: &str,
+        source: &str,
+        entries: &[String],
+        options: &[String],
+    ) -> Result<Vec<Self::Func>> {
+        if options.is_empty() {
+            self.load_module(name, source, entries)
+        } else {
+            Err(Error::Unsupported {
+                op: name.into(),
+                backend: self.info().label(),
+                reason: "this backend passes no compiler options".into(),
+            })
+        }
+    }
+
     /// Queues `f` on the backend's stream with one by-value struct argument whose bytes are
     /// `args`. `what` names the kernel in errors.
     ///
@@ -191,12 +216,12 @@ mod raw;
 mod reduce;
 
 pub use cache::{
-    named_module, prepare_elementwise, prepare_elementwise_bounded, prepare_reduce, KernelCaches,
-    NamedModule, Prepared,
+    named_module, prepare_elementwise, prepare_elementwise_bounded, prepare_elementwise_opts,
+    prepare_reduce, KernelCaches, NamedModule, Prepared,
 };
 pub use elementwise::{
-    check_block_size, elementwise, elementwise_block, run_elementwise, run_elementwise_block,
-    ElementwisePlan,
+    check_block_size, elementwise, elementwise_block, elementwise_opts, run_elementwise,
+    run_elementwise_block, run_elementwise_opts, ElementwisePlan,
 };
 pub use grid::{grid_for, is_c_contiguous, INDEX64_FROM};
 pub use raw::{raw_arg_slots, raw_scalar_slot};
