@@ -9,9 +9,11 @@
 //! `beta` stay 0-d device arrays).
 
 mod iterative;
+mod lsqr;
 mod triangular;
 
-pub use iterative::{bicgstab, cg, cgs, gmres, minres, Solve};
+pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
+pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
 pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};

@@ -1,0 +1,83 @@
+"""scipy.sparse.linalg goldens, second group: lsqr and lsmr (over- and underdetermined, square
+nonsymmetric, damped, x0, an iteration limit, complex, b = 0). Each case records SciPy's whole
+result tuple; tests/sparse_linalg.rs checks istop, itn and the norms, and x."""
+
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+
+from .common import *  # noqa: F401,F403
+
+
+def coo_inputs(g, A, extra=()):
+    A = sp.coo_matrix(A)
+    arrs = [A.data, A.row.astype(np.int32), A.col.astype(np.int32), *extra]
+    return [{"array": g.arr(a), "view": []} for a in arrs]
+
+
+def lsq_mats(rng):
+    def rnd(m, n, density, dtype=float):
+        A = sp.random(m, n, density=density, random_state=rng, format="coo")
+        if dtype == complex:
+            A = A + 1j * sp.random(m, n, density=density, random_state=rng, format="coo")
+        k = min(m, n)
+        return (A + sp.eye(m, n, k=0) * 2.0).tocoo()
+    n = 16
+    T = sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0), np.full(n - 1, -1.0)], [-1, 0, 1])
+    N = (T + sp.diags([np.full(n - 1, -0.4), np.full(n - 1, 0.4)], [-1, 1])).tocoo()
+    return {
+        "over": rnd(30, 12, 0.3),
+        "under": rnd(12, 30, 0.3),
+        "square": N,
+        "complex": rnd(20, 10, 0.3, complex),
+    }
+
+
+def gen_lsq(g, rng):
+    mats = lsq_mats(rng)
+    for mname, A in mats.items():
+        m, n = A.shape
+        b = rng.uniform(-1, 1, m)
+        if mname == "complex":
+            b = b + 1j * rng.uniform(-1, 1, m)
+        x0 = rng.uniform(-1, 1, n)
+        if mname == "complex":  # (SciPy's lsmr keeps x0's dtype: a real x0 fails there)
+            x0 = x0 + 0.5j
+        variants = [("default", {}), ("damp", {"damp": 0.5}), ("x0", {"x0": True}),
+                    ("limit3", {"lim": 3}), ("tight", {"atol": 1e-10, "btol": 1e-10})]
+        if mname == "over":
+            variants += [("zero_b", {"zero_b": True}), ("conlim", {"conlim": 3.0})]
+        for tag, kw in variants:
+            bb = np.zeros(m) if kw.get("zero_b") else b
+            args = {k: v for k, v in kw.items() if k in ("damp", "atol", "btol", "conlim")}
+            if kw.get("x0"):
+                args["x0"] = x0
+            extra = [bb] + ([x0] if kw.get("x0") else [])
+            # lsqr
+            la = dict(args, iter_lim=kw["lim"]) if "lim" in kw else dict(args)
+            if tag == "default" and mname == "over":
+                la["calc_var"] = True
+            r = sla.lsqr(A.tocsr(), bb, **la)
+            x, istop, itn, r1, r2, an, ac, arn, xn, var = r
+            k = {kk: vv for kk, vv in la.items() if kk != "x0"}
+            k.update(x0=bool(kw.get("x0")), shape=list(A.shape))
+            g.case(id=f"lsqr/{mname}/{tag}", op="lsqr", inputs=coo_inputs(g, A, extra), kwargs=k,
+                   expected=g.arr(x), dtype=x.dtype.name, shape=list(x.shape), istop=int(istop),
+                   itn=int(itn), norms=[float(v) for v in (r1, r2, an, ac, arn, xn)],
+                   var=g.arr(var))
+            # lsmr
+            lm = dict(args, maxiter=kw["lim"]) if "lim" in kw else dict(args)
+            if tag == "tight":  # (the default min(m, n) ends square/tight on its last step)
+                lm["maxiter"] = 2 * min(m, n)
+            x, istop, itn, nr, nar, na, ca, nx = sla.lsmr(A.tocsr(), bb, **lm)
+            k = {kk: vv for kk, vv in lm.items() if kk != "x0"}
+            k.update(x0=bool(kw.get("x0")), shape=list(A.shape))
+            g.case(id=f"lsmr/{mname}/{tag}", op="lsmr", inputs=coo_inputs(g, A, extra), kwargs=k,
+                   expected=g.arr(x), dtype=x.dtype.name, shape=list(x.shape), istop=int(istop),
+                   itn=int(itn), norms=[float(v) for v in (nr, nar, na, ca, nx)])
+
+
+def gen_sparse_linalg2():
+    g = Group("sparse_linalg2")
+    rng = np.random.default_rng(23)
+    gen_lsq(g, rng)
+    g.write()

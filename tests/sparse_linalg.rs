@@ -1,0 +1,190 @@
+//! `cupyx.scipy.sparse.linalg`, the routines past the Krylov solvers, against SciPy 1.17.1
+//! goldens (tests/golden/gen/sparse_linalg2.py) on each backend: `lsqr`, `lsmr`; the solvers'
+//! `callback`.
+
+use crate::common::{self, Golden, Operand};
+use cupy::scipy::sparse::linalg as sla;
+use cupy::scipy::sparse::{self as sp, CsrMatrix, SparseMatrix};
+use cupy::{Array, DType, Result};
+use serde_json::Value;
+
+fn csr_of(k: &Value, ops: &[Operand]) -> Result<CsrMatrix> {
+    let s = common::usizes(&k["shape"]);
+    let a = |i: usize| ops[i].array();
+    sp::coo_matrix((a(0), (a(1), a(2))), Some((s[0], s[1])))?.tocsr()
+}
+
+/// `||a - b|| / max(||b||, floor)`.
+fn reldiff(a: &Array, b: &Array, floor: f64) -> Result<f64> {
+    let d = cupy::linalg::norm(&(a - &b.astype(a.dtype())?)?)?
+        .item()?
+        .to_f64();
+    let s = cupy::linalg::norm(b)?.item()?.to_f64();
+    Ok(d / s.max(floor))
+}
+
+/// lsqr and lsmr: SciPy's `istop`; `itn` within one (exact at an iteration limit); `x`
+/// within 1e-6 relative; and, where the iteration counts agree, every norm of the result
+/// tuple within 1e-6 relative (absolute for norms below 1).
+#[test]
+fn lsqr_lsmr_match_scipy() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/lsq");
+    for dev in common::backends() {
+        for case in &g.cases {
+            let op = case["op"].as_str().unwrap();
+            if op != "lsqr" && op != "lsmr" {
+                continue;
+            }
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(k, &ops)?;
+                let b = ops[3].array();
+                let x0 = (k["x0"].as_bool() == Some(true)).then(|| ops[4].array().clone());
+                let f = |name: &str, d: f64| k[name].as_f64().unwrap_or(d);
+                let (x, istop, itn, norms) = if op == "lsqr" {
+                    let r = sla::lsqr(
+                        &a,
+                        b,
+                        sla::Lsqr {
+                            damp: f("damp", 0.0),
+                            atol: f("atol", 1e-6),
+                            btol: f("btol", 1e-6),
+                            conlim: f("conlim", 1e8),
+                            iter_lim: k["iter_lim"].as_u64().map(|v| v as usize),
+                            calc_var: k["calc_var"].as_bool() == Some(true),
+                            x0,
+                        },
+                    )?;
+                    if k["calc_var"].as_bool() == Some(true) {
+                        let want = g.array(case["var"].as_str().unwrap()).upload(&dev)?;
+                        let d = reldiff(&r.var, &want, 1e-300)?;
+                        if d > 1e-6 {
+                            return Err(format!("var differs by {d:e}").into());
+                        }
+                    }
+                    let n = vec![r.r1norm, r.r2norm, r.anorm, r.acond, r.arnorm, r.xnorm];
+                    (r.x, r.istop, r.itn, n)
+                } else {
+                    let r = sla::lsmr(
+                        &a,
+                        b,
+                        sla::Lsmr {
+                            damp: f("damp", 0.0),
+                            atol: f("atol", 1e-6),
+                            btol: f("btol", 1e-6),
+                            conlim: f("conlim", 1e8),
+                            maxiter: k["maxiter"].as_u64().map(|v| v as usize),
+                            x0,
+                        },
+                    )?;
+                    let n = vec![r.normr, r.normar, r.norma, r.conda, r.normx];
+                    (r.x, r.istop, r.itn, n)
+                };
+                let want_istop = case["istop"].as_i64().unwrap();
+                let want_itn = case["itn"].as_u64().unwrap() as usize;
+                if istop != want_istop {
+                    return Err(format!("istop {istop}, SciPy {want_istop}").into());
+                }
+                let itn_ok = if istop == 7 {
+                    itn == want_itn
+                } else {
+                    itn.abs_diff(want_itn) <= 1
+                };
+                if !itn_ok {
+                    return Err(format!("itn {itn}, SciPy {want_itn}").into());
+                }
+                if x.dtype() != common::dtype_of(&case["dtype"]) {
+                    return Err(format!("dtype {}, SciPy {}", x.dtype(), case["dtype"]).into());
+                }
+                let want = g.array(case["expected"].as_str().unwrap()).upload(&dev)?;
+                let d = reldiff(&x, &want, 1e-300)?;
+                if d > 1e-6 {
+                    return Err(format!("x differs from SciPy's by {d:e} (relative)").into());
+                }
+                if itn == want_itn {
+                    for (i, (got, w)) in norms
+                        .iter()
+                        .zip(case["norms"].as_array().unwrap())
+                        .enumerate()
+                    {
+                        let w = w.as_f64().unwrap();
+                        if (got - w).abs() > 1e-6 * w.abs().max(1.0) {
+                            return Err(format!("norm {i}: {got:e}, SciPy {w:e}").into());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        // Bad input: b of another length names the op and both shapes.
+        let a = sp::csr_matrix(
+            &Array::ones_on(&dev, &[4, 3], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let b = Array::ones_on(&dev, &[3], DType::Float64).unwrap();
+        let e = sla::lsqr(&a, &b, sla::Lsqr::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("lsqr") && e.to_string().contains("[4, 3]"),
+            "{e}"
+        );
+        let e = sla::lsmr(&a, &b, sla::Lsmr::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("lsmr") && e.to_string().contains("[3]"),
+            "{e}"
+        );
+    }
+    t.finish();
+}
+
+/// `callback(xk)` is called once per iteration with the iterate (cg, bicgstab, cgs, minres;
+/// gmres once per restart cycle), and its last call sees the returned `x`.
+#[test]
+fn solver_callbacks() {
+    use std::sync::{Arc, Mutex};
+    for dev in common::backends() {
+        // 1-D Poisson, n = 12: cg converges in at most 6 iterations (symmetric spectrum pairs).
+        let n = 12;
+        let main = Array::full_on(&dev, &[n], 2.0, DType::Float64).unwrap();
+        let off = Array::full_on(&dev, &[n - 1], -1.0, DType::Float64).unwrap();
+        let a = sp::diags(&[&off, &main, &off], &[-1, 0, 1])
+            .unwrap()
+            .tocsr()
+            .unwrap();
+        let b = Array::arange_on(&dev, 1.0, (n + 1) as f64, 1.0, DType::Float64).unwrap();
+        type Solver = fn(&CsrMatrix, &Array, sla::Solve) -> Result<(Array, i64)>;
+        let solvers: [(&str, Solver); 5] = [
+            ("cg", |a, b, o| sla::cg(a, b, o)),
+            ("bicgstab", |a, b, o| sla::bicgstab(a, b, o)),
+            ("cgs", |a, b, o| sla::cgs(a, b, o)),
+            ("minres", |a, b, o| sla::minres(a, b, o)),
+            ("gmres", |a, b, o| sla::gmres(a, b, o)),
+        ];
+        for (name, f) in solvers {
+            let seen: Arc<Mutex<Vec<Vec<f64>>>> = Arc::default();
+            let s2 = seen.clone();
+            let opts = sla::Solve {
+                rtol: 1e-10,
+                maxiter: Some(if name == "gmres" { 5 } else { 4 }),
+                restart: Some(3),
+                callback: Some(Arc::new(move |x: &Array| {
+                    s2.lock().unwrap().push(x.to_vec::<f64>().unwrap());
+                })),
+                ..Default::default()
+            };
+            let (x, info) = f(&a, &b, opts).unwrap();
+            let seen = seen.lock().unwrap();
+            // maxiter stops every solver before convergence: info > 0 and one call per
+            // iteration (or restart cycle).
+            assert!(info > 0, "{name}: info {info}");
+            let calls = if name == "gmres" { 5 } else { 4 };
+            assert_eq!(seen.len(), calls, "{name}: callback calls");
+            assert_eq!(seen.last().unwrap(), &x.to_vec::<f64>().unwrap(), "{name}");
+            assert_ne!(seen[0], seen[1], "{name}: iterates change");
+        }
+    }
+}
