@@ -188,3 +188,107 @@ fn solver_callbacks() {
         }
     }
 }
+
+/// onenormest: a lower bound of the exact 1-norm within a factor 3 (the estimator's usual
+/// bound; every case here is within it), equal to it where the estimator is exact (`t >= n`,
+/// nonnegative matrices); `w = A v` with `||w||_1 = est` and `v` a unit vector.
+#[test]
+fn onenormest_bounds() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/onenormest");
+    for dev in common::backends() {
+        for case in g.cases.iter().filter(|c| c["op"] == "onenormest") {
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(k, &ops)?;
+                let r = sla::onenormest_with(&a, sla::OneNormEst::default())?;
+                let est = sla::onenormest(&a)?;
+                let exact = case["true"].as_f64().unwrap();
+                if est != r.est {
+                    return Err(format!("onenormest {est} vs onenormest_with {}", r.est).into());
+                }
+                if est > exact * (1.0 + 1e-12) || est < exact / 3.0 {
+                    return Err(format!("estimate {est}, exact {exact}").into());
+                }
+                if k["exact"].as_bool().unwrap() && (est - exact).abs() > 1e-12 * exact {
+                    return Err(format!("estimate {est}, exact {exact} (must be exact)").into());
+                }
+                let l1 =
+                    |x: &Array| -> Result<f64> { Ok(cupy::absolute(x)?.sum()?.item()?.to_f64()) };
+                if (l1(&r.v)? - 1.0).abs() > 1e-15 || (l1(&r.w)? - est).abs() > 1e-12 * est {
+                    return Err("v is not a unit vector or ||w||_1 != est"
+                        .to_string()
+                        .into());
+                }
+                let av = a.dot(&r.v.astype(a.dtype())?)?;
+                if reldiff(&r.w, &av, 1e-300)? > 1e-14 {
+                    return Err("w != A v".to_string().into());
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        let a = sp::csr_matrix(
+            &Array::ones_on(&dev, &[2, 3], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::onenormest(&a).unwrap_err();
+        assert!(
+            e.to_string().contains("onenormest") && e.to_string().contains("[2, 3]"),
+            "{e}"
+        );
+    }
+    t.finish();
+}
+
+/// expm_multiply against SciPy's (itself checked against dense `expm(A) @ B` by the
+/// generator): 1e-12 relative (1e-5 for float32), SciPy's dtype.
+#[test]
+fn expm_multiply_matches_scipy() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/expm_multiply");
+    for dev in common::backends() {
+        for case in g.cases.iter().filter(|c| c["op"] == "expm_multiply") {
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(k, &ops)?;
+                let x = sla::expm_multiply(&a, ops[3].array())?;
+                let dt = common::dtype_of(&case["dtype"]);
+                if x.dtype() != dt || x.shape() != common::usizes(&case["shape"]).as_slice() {
+                    return Err(format!(
+                        "{} {:?}, SciPy {dt} {}",
+                        x.dtype(),
+                        x.shape(),
+                        case["shape"]
+                    )
+                    .into());
+                }
+                let want = g.array(case["expected"].as_str().unwrap()).upload(&dev)?;
+                let tol = if dt == DType::Float32 { 1e-5 } else { 1e-12 };
+                let d = reldiff(&x.astype(want.dtype())?, &want, 1e-300)?;
+                if d > tol {
+                    return Err(format!("differs from SciPy's by {d:e} (relative)").into());
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        let a = sp::csr_matrix(
+            &Array::eye_on(&dev, 3, None, 0, DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let b = Array::ones_on(&dev, &[4], DType::Float64).unwrap();
+        let e = sla::expm_multiply(&a, &b).unwrap_err();
+        assert!(
+            e.to_string().contains("expm_multiply") && e.to_string().contains("[4]"),
+            "{e}"
+        );
+    }
+    t.finish();
+}

@@ -76,8 +76,70 @@ def gen_lsq(g, rng):
                    itn=int(itn), norms=[float(v) for v in (nr, nar, na, ca, nx)])
 
 
+def gen_onenormest(g, rng):
+    """onenormest: SciPy's estimate (np.random.seed(0)) and the exact norm; `exact` marks the
+    matrices where the estimator must find the norm (t >= n, nonnegative entries)."""
+    def rnd(n, density, nonneg=False, cplx=False):
+        A = sp.random(n, n, density=density, random_state=rng, format="coo")
+        if not nonneg:
+            A.data = A.data * 2 - 1
+        if cplx:
+            A = A + 1j * sp.random(n, n, density=density, random_state=rng, format="coo")
+        return A.tocoo()
+    n = 8
+    T = sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0), np.full(n - 1, -1.0)], [-1, 0, 1])
+    P = (sp.kron(sp.eye(n), T) + sp.kron(T, sp.eye(n))).tocoo()
+    cases = {
+        "nonneg40": (rnd(40, 0.15, nonneg=True), True),
+        "signed50": (rnd(50, 0.1), False),
+        "signed200": (rnd(200, 0.03), False),
+        "tiny2": (sp.coo_matrix(np.array([[1.0, -7.0], [2.0, 3.0]])), True),
+        "small3": (sp.coo_matrix(np.array([[0.0, -4.0, 1.0], [2.0, 0.0, 0.0], [1.0, 0.5, -3.0]])), False),
+        "poisson64": (P, False),
+        "complex30": (rnd(30, 0.2, cplx=True), False),
+    }
+    for name, (A, exact) in cases.items():
+        np.random.seed(0)
+        est = float(sla.onenormest(A.tocsr()))
+        true = float(abs(A.toarray()).sum(axis=0).max())
+        g.case(id=f"onenormest/{name}", op="onenormest", inputs=coo_inputs(g, A),
+               kwargs={"shape": list(A.shape), "exact": exact}, scipy_est=est, true=true)
+
+
+def gen_expm_multiply(g, rng):
+    """expm_multiply: SciPy's result (checked here against dense expm(A) @ B)."""
+    import scipy.linalg
+    def rnd(n, density, scale, cplx=False):
+        A = sp.random(n, n, density=density, random_state=rng, format="coo")
+        A.data = (A.data * 2 - 1) * scale
+        if cplx:
+            B = sp.random(n, n, density=density, random_state=rng, format="coo")
+            A = A + 1j * scale * B
+        return A.tocoo()
+    n = 30
+    T = sp.diags([np.full(n - 1, 1.0), np.full(n, -2.0), np.full(n - 1, 1.0)], [-1, 0, 1]).tocoo()
+    shifted = (rnd(25, 0.2, 1.0) + sp.diags(np.full(25, 6.0))).tocoo()
+    cases = [
+        ("heat30/vector", T, rng.uniform(-1, 1, n)),
+        ("nonsym20/vector", rnd(20, 0.25, 1.0), rng.uniform(-1, 1, 20)),
+        ("big_norm20/matrix", rnd(20, 0.3, 6.0), rng.uniform(-1, 1, (20, 3))),
+        ("trace_shift25/vector", shifted, rng.uniform(-1, 1, 25)),
+        ("complex15/vector", rnd(15, 0.3, 1.0, cplx=True), rng.uniform(-1, 1, 15) + 0j),
+        ("zero6/vector", sp.coo_matrix((6, 6)), rng.uniform(-1, 1, 6)),
+        ("float32_16/vector", rnd(16, 0.3, 1.0).astype(np.float32), rng.uniform(-1, 1, 16).astype(np.float32)),
+    ]
+    for name, A, B in cases:
+        X = sla.expm_multiply(A.tocsr(), B)
+        D = scipy.linalg.expm(A.toarray().astype(np.complex128 if np.iscomplexobj(A.data) else np.float64)) @ B
+        assert np.linalg.norm(X - D) <= 1e-5 * np.linalg.norm(D), name
+        g.case(id=f"expm_multiply/{name}", op="expm_multiply", inputs=coo_inputs(g, A, [B]),
+               kwargs={"shape": list(A.shape)}, expected=g.arr(X), dtype=X.dtype.name, shape=list(X.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
     gen_lsq(g, rng)
+    gen_onenormest(g, rng)
+    gen_expm_multiply(g, rng)
     g.write()
