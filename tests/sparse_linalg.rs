@@ -1,6 +1,6 @@
 //! `cupyx.scipy.sparse.linalg`, the routines past the Krylov solvers, against SciPy 1.17.1
-//! goldens (tests/golden/gen/sparse_linalg2.py) on each backend: `lsqr`, `lsmr`; the solvers'
-//! `callback`.
+//! goldens (tests/golden/gen/sparse_linalg2.py) on each backend: `lsqr`, `lsmr`, `onenormest`,
+//! `expm_multiply`, `eigsh`, `svds`; the solvers' `callback`.
 
 use crate::common::{self, Golden, Operand};
 use cupy::scipy::sparse::linalg as sla;
@@ -287,6 +287,166 @@ fn expm_multiply_matches_scipy() {
         let e = sla::expm_multiply(&a, &b).unwrap_err();
         assert!(
             e.to_string().contains("expm_multiply") && e.to_string().contains("[4]"),
+            "{e}"
+        );
+    }
+    t.finish();
+}
+
+fn which_of(k: &Value) -> sla::Which {
+    match k["which"].as_str().unwrap_or("LM") {
+        "LM" => sla::Which::LM,
+        "SM" => sla::Which::SM,
+        "LA" => sla::Which::LA,
+        "SA" => sla::Which::SA,
+        w => panic!("which {w}"),
+    }
+}
+
+/// Column `j` of a 2-d array.
+fn col(a: &Array, j: usize) -> Result<Array> {
+    a.slice(&cupy::s![.., j as isize])?.copy()
+}
+
+/// `||V^H V - I||_max` of the columns of `v`.
+fn orthonormality(v: &Array) -> Result<f64> {
+    let g = cupy::matmul(&cupy::conj(&v.t())?, v)?;
+    let k = v.shape()[1];
+    let i = Array::eye_on(v.device(), k, None, 0, g.dtype())?;
+    Ok(cupy::absolute(&(&g - &i)?)?.max()?.item()?.to_f64())
+}
+
+/// eigsh: SciPy's (ARPACK's) eigenvalues within 1e-9 of the largest magnitude (1e-4 for
+/// float32), ascending; the vectors orthonormal with residuals `||A v - w v||` below 1e-7
+/// of it. svds: SciPy's singular values, ascending, within 1e-9 relative to the largest; `u`
+/// and `vh` orthonormal with `||A v_i - s_i u_i||` small.
+#[test]
+fn eigsh_svds_match_scipy() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/eigsh_svds");
+    for dev in common::backends() {
+        for case in g
+            .cases
+            .iter()
+            .filter(|c| c["op"] == "eigsh" || c["op"] == "svds")
+        {
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(k, &ops)?;
+                let want = g.array(case["expected"].as_str().unwrap());
+                let wv = want.f64s();
+                let kk = k["k"].as_u64().unwrap() as usize;
+                let f32 = case["dtype"] == "float32";
+                let scale = wv.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let tol = if f32 { 1e-4 } else { 1e-9 } * scale;
+                let rtol = if f32 { 1e-3 } else { 1e-7 } * scale;
+                let close = |got: &[f64]| -> std::result::Result<(), common::CaseError> {
+                    for (x, y) in got.iter().zip(&wv) {
+                        if (x - y).abs() > tol {
+                            return Err(format!("values {got:?}, SciPy {wv:?}").into());
+                        }
+                    }
+                    Ok(())
+                };
+                if case["op"] == "eigsh" {
+                    let vecs = k["return_eigenvectors"].as_bool() != Some(false);
+                    let (w, v) = sla::eigsh(
+                        &a,
+                        kk,
+                        sla::Eigsh {
+                            which: which_of(k),
+                            ncv: k["ncv"].as_u64().map(|v| v as usize),
+                            return_eigenvectors: vecs,
+                            ..Default::default()
+                        },
+                    )?;
+                    if w.dtype() != common::dtype_of(&case["dtype"]) {
+                        return Err(format!("dtype {}, SciPy {}", w.dtype(), case["dtype"]).into());
+                    }
+                    let got = w.astype(DType::Float64)?.to_vec::<f64>()?;
+                    close(&got)?;
+                    if vecs != v.is_some() {
+                        return Err("eigenvectors returned iff asked for".to_string().into());
+                    }
+                    if let Some(v) = v {
+                        if v.shape() != [a.shape().0, kk] {
+                            return Err(format!("vectors of shape {:?}", v.shape()).into());
+                        }
+                        if orthonormality(&v)? > rtol / scale {
+                            return Err("eigenvectors not orthonormal".to_string().into());
+                        }
+                        for (j, lam) in got.iter().enumerate() {
+                            let vj = col(&v, j)?;
+                            let rj = (&a.dot(&vj)? - &(&vj * *lam)?)?;
+                            let rn = cupy::linalg::norm(&rj)?.item()?.to_f64();
+                            if rn > rtol {
+                                return Err(format!("residual {rn:e} of pair {j}").into());
+                            }
+                        }
+                    }
+                } else {
+                    let vecs = k["return_singular_vectors"].as_bool() != Some(false);
+                    let r = sla::svds(
+                        &a,
+                        kk,
+                        sla::Svds {
+                            which: which_of(k),
+                            return_singular_vectors: vecs,
+                            ..Default::default()
+                        },
+                    )?;
+                    let got = r.s.astype(DType::Float64)?.to_vec::<f64>()?;
+                    close(&got)?;
+                    if let (Some(u), Some(vh)) = (&r.u, &r.vh) {
+                        let (m, n) = a.shape();
+                        if u.shape() != [m, kk] || vh.shape() != [kk, n] {
+                            return Err(format!("u {:?}, vh {:?}", u.shape(), vh.shape()).into());
+                        }
+                        let v = cupy::conj(&vh.t())?;
+                        if orthonormality(u)? > 1e-8 || orthonormality(&v)? > 1e-8 {
+                            return Err("singular vectors not orthonormal".to_string().into());
+                        }
+                        for (j, s) in got.iter().enumerate() {
+                            let rj = (&a.dot(&col(&v, j)?)? - &(&col(u, j)? * *s)?)?;
+                            let rn = cupy::linalg::norm(&rj)?.item()?.to_f64();
+                            if rn > rtol {
+                                return Err(format!("residual {rn:e} of triplet {j}").into());
+                            }
+                        }
+                    } else if vecs {
+                        return Err("no singular vectors".to_string().into());
+                    }
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        // Bad input: k >= n, a non-square matrix, k >= min(m, n) for svds.
+        let a = sp::csr_matrix(
+            &Array::eye_on(&dev, 4, None, 0, DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::eigsh(&a, 4, sla::Eigsh::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("eigsh") && e.to_string().contains("k=4"),
+            "{e}"
+        );
+        let r = sp::csr_matrix(
+            &Array::ones_on(&dev, &[3, 5], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::eigsh(&r, 1, sla::Eigsh::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("eigsh") && e.to_string().contains("[3, 5]"),
+            "{e}"
+        );
+        let e = sla::svds(&r, 3, sla::Svds::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("svds") && e.to_string().contains("3x5"),
             "{e}"
         );
     }

@@ -136,10 +136,64 @@ def gen_expm_multiply(g, rng):
                kwargs={"shape": list(A.shape)}, expected=g.arr(X), dtype=X.dtype.name, shape=list(X.shape))
 
 
+def gen_eigsh_svds(g, rng):
+    """eigsh and svds: SciPy's eigen/singular values (ARPACK) on matrices with distinct
+    eigenvalues; the Rust side checks the values and the residuals of its own vectors."""
+    def sym(n, density, cplx=False, dtype=np.float64):
+        A = sp.random(n, n, density=density, random_state=rng, format="coo")
+        A.data = A.data * 2 - 1
+        if cplx:
+            B = sp.random(n, n, density=density, random_state=rng, format="coo")
+            A = A + 1j * B
+        return ((A + A.getH()) * 0.5).tocoo().astype(np.complex128 if cplx else dtype)
+    def rect(m, n, density, cplx=False):
+        A = sp.random(m, n, density=density, random_state=rng, format="coo")
+        if cplx:
+            A = A + 1j * sp.random(m, n, density=density, random_state=rng, format="coo")
+        return A.tocoo()
+    def lap(n):
+        return sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0), np.full(n - 1, -1.0)], [-1, 0, 1]).tocoo()
+    R = sym(80, 0.08)
+    cases = [
+        ("lap100/LM", lap(100), dict(k=4, which="LM")),
+        ("lap100/LA", lap(100), dict(k=3, which="LA")),
+        ("lap40/SM", lap(40), dict(k=3, which="SM")),
+        ("lap40/SA", lap(40), dict(k=2, which="SA")),
+        ("sym80/LM", R, dict(k=5, which="LM")),
+        ("sym80/LA", R, dict(k=4, which="LA")),
+        ("sym80/SA/novec", R, dict(k=4, which="SA", return_eigenvectors=False)),
+        ("sym80/LM/ncv12", R, dict(k=3, which="LM", ncv=12)),
+        ("herm50/LM", sym(50, 0.1, cplx=True), dict(k=3, which="LM")),
+        ("sym60_f32/LA", sym(60, 0.1, dtype=np.float32), dict(k=3, which="LA")),
+        ("diag60/LM", sp.diags(np.linspace(-3.0, 5.0, 60)).tocoo(), dict(k=3, which="LM")),
+    ]
+    for name, A, kw in cases:
+        w = sla.eigsh(A.tocsr(), **dict(kw, return_eigenvectors=False))
+        w = np.sort(w)
+        g.case(id=f"eigsh/{name}", op="eigsh", inputs=coo_inputs(g, A),
+               kwargs=dict(kw, shape=list(A.shape)), expected=g.arr(w), dtype=w.dtype.name,
+               shape=list(w.shape))
+    scases = [
+        ("tall60x30/LM", rect(60, 30, 0.15), dict(k=4)),
+        ("wide25x50/LM", rect(25, 50, 0.15), dict(k=3)),
+        ("tall40x20/SM", rect(40, 20, 0.3) + sp.eye(40, 20), dict(k=2, which="SM")),
+        ("complex30x20/LM", rect(30, 20, 0.2, cplx=True), dict(k=3)),
+        ("tall60x30/novec", rect(60, 30, 0.15), dict(k=2, return_singular_vectors=False)),
+    ]
+    for name, A, kw in scases:
+        A = sp.coo_matrix(A)
+        s = sla.svds(A.tocsr(), **dict(kw, return_singular_vectors=False), rng=np.random.default_rng(0))
+        s = np.sort(s)
+        g.case(id=f"svds/{name}", op="svds", inputs=coo_inputs(g, A),
+               kwargs=dict(kw, shape=list(A.shape)), expected=g.arr(s), dtype=s.dtype.name,
+               shape=list(s.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
     gen_lsq(g, rng)
     gen_onenormest(g, rng)
     gen_expm_multiply(g, rng)
+    gen_eigsh_svds(g, rng)
     g.write()

@@ -8,11 +8,13 @@
 //! read per iteration where the algorithm allows (CG: the residual norm only; its `alpha` and
 //! `beta` stay 0-d device arrays).
 
+mod eigen;
 mod expm;
 mod iterative;
 mod lsqr;
 mod triangular;
 
+pub use eigen::{eigsh, svds, Eigsh, Svds, SvdsResult, Which};
 pub use expm::{expm_multiply, onenormest, onenormest_with, OneNormEst, OneNormEstimate};
 pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
 pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
