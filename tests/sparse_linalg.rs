@@ -452,3 +452,139 @@ fn eigsh_svds_match_scipy() {
     }
     t.finish();
 }
+
+/// splu: SciPy's `splu(A).solve(b, trans)` within 1e-12 relative (N, T, H; pivoting; complex;
+/// several right-hand sides), factorized the same; spilu with no dropping is the exact solve,
+/// and with its defaults a preconditioner that makes gmres converge in fewer iterations; a
+/// singular matrix is refused.
+#[test]
+fn splu_spilu_factorized() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/splu");
+    for dev in common::backends() {
+        for case in g.cases.iter().filter(|c| c["op"] == "splu") {
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(k, &ops)?;
+                let b = ops[3].array();
+                let trans = match k["trans"].as_str().unwrap() {
+                    "N" => sla::Trans::N,
+                    "T" => sla::Trans::T,
+                    _ => sla::Trans::H,
+                };
+                let lu = sla::splu(&a)?;
+                let x = lu.solve_with(b, trans)?;
+                let want = g.array(case["expected"].as_str().unwrap()).upload(&dev)?;
+                if x.dtype() != want.dtype() || x.shape() != want.shape() {
+                    return Err(format!(
+                        "{} {:?}, SciPy {} {:?}",
+                        x.dtype(),
+                        x.shape(),
+                        want.dtype(),
+                        want.shape()
+                    )
+                    .into());
+                }
+                let d = reldiff(&x, &want, 1e-300)?;
+                if d > 1e-12 {
+                    return Err(format!("splu differs from SciPy's by {d:e}").into());
+                }
+                if trans == sla::Trans::N {
+                    let f = sla::factorized(&a)?;
+                    if reldiff(&f(b)?, &want, 1e-300)? > 1e-12 {
+                        return Err("factorized differs".to_string().into());
+                    }
+                    if !id.contains("pivot") {
+                        // ILUT without dropping = exact LU (these need no pivoting).
+                        let ilu = sla::spilu(
+                            &a,
+                            sla::Spilu {
+                                drop_tol: 0.0,
+                                fill_factor: 1e9,
+                            },
+                        )?;
+                        let d = reldiff(&ilu.solve(b)?, &want, 1e-300)?;
+                        if d > 1e-10 {
+                            return Err(format!("spilu(drop_tol=0) differs by {d:e}").into());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        // spilu as gmres's preconditioner on a convection-diffusion matrix.
+        let n = 200;
+        let main = Array::full_on(&dev, &[n], 4.0, DType::Float64).unwrap();
+        let lo = Array::full_on(&dev, &[n - 1], -1.6, DType::Float64).unwrap();
+        let hi = Array::full_on(&dev, &[n - 1], -0.4, DType::Float64).unwrap();
+        let far = Array::full_on(&dev, &[n - 10], -1.0, DType::Float64).unwrap();
+        let a = sp::diags(&[&far, &lo, &main, &hi, &far], &[-10, -1, 0, 1, 10])
+            .unwrap()
+            .tocsr()
+            .unwrap();
+        let b = Array::ones_on(&dev, &[n], DType::Float64).unwrap();
+        // Restart cycles to convergence (the callback runs once a cycle).
+        let cycles = |m: Option<sla::LinearOperator>| {
+            let c = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let c2 = c.clone();
+            let (x, info) = sla::gmres(
+                &a,
+                &b,
+                sla::Solve {
+                    rtol: 1e-10,
+                    restart: Some(10),
+                    maxiter: Some(100),
+                    m,
+                    callback: Some(std::sync::Arc::new(move |_: &Array| {
+                        c2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    })),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let res = cupy::linalg::norm(&(&b - &a.dot(&x).unwrap()).unwrap())
+                .unwrap()
+                .item()
+                .unwrap()
+                .to_f64();
+            (info, res, c.load(std::sync::atomic::Ordering::SeqCst))
+        };
+        let ilu = sla::spilu(&a, sla::Spilu::default()).unwrap();
+        let m = sla::LinearOperator::new((n, n), DType::Float64, move |x| ilu.solve(x));
+        let (info, res, with) = cycles(Some(m));
+        let (_, _, without) = cycles(None);
+        assert_eq!(info, 0, "gmres with the spilu preconditioner converges");
+        assert!(res < 1e-8, "{res}");
+        assert!(
+            with < without,
+            "{with} cycles with spilu, {without} without"
+        );
+        // Singular and non-square input.
+        let z = sp::csr_matrix(
+            &Array::zeros_on(&dev, &[3, 3], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::splu(&z).unwrap_err();
+        assert!(
+            e.to_string().contains("splu") && e.to_string().contains("singular"),
+            "{e}"
+        );
+        let r = sp::csr_matrix(
+            &Array::ones_on(&dev, &[2, 3], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::splu(&r).unwrap_err();
+        assert!(
+            e.to_string().contains("splu") && e.to_string().contains("[2, 3]"),
+            "{e}"
+        );
+        let e = sla::spilu(&r, sla::Spilu::default()).unwrap_err();
+        assert!(e.to_string().contains("spilu"), "{e}");
+    }
+    t.finish();
+}

@@ -189,6 +189,26 @@ def gen_eigsh_svds(g, rng):
                shape=list(s.shape))
 
 
+def gen_splu(g, rng):
+    """splu(A).solve(b, trans): nonsymmetric, one needing row pivoting (zero diagonal),
+    complex, several right-hand sides."""
+    n = 30
+    T = sp.diags([np.full(n - 1, -1.0), np.full(n, 2.5), np.full(n - 1, -0.7)], [-1, 0, 1])
+    R = (sp.random(n, n, density=0.1, random_state=rng) + T).tocoo()
+    perm = sp.coo_matrix((np.arange(1.0, 9.0), (np.arange(8), (np.arange(8) + 3) % 8)), shape=(8, 8))
+    P = (perm + sp.random(8, 8, density=0.15, random_state=rng) * 0.1).tocoo()
+    C = (R + 1j * sp.random(n, n, density=0.1, random_state=rng)).tocoo()
+    cases = [("nonsym30", R, rng.uniform(-1, 1, n)), ("pivot8", P, rng.uniform(-1, 1, 8)),
+             ("complex30", C, rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)),
+             ("nonsym30/matrix", R, rng.uniform(-1, 1, (n, 3)))]
+    for name, A, b in cases:
+        for trans in ["N", "T", "H"]:
+            x = sla.splu(A.tocsc()).solve(b, trans=trans)
+            g.case(id=f"splu/{name}/{trans}", op="splu", inputs=coo_inputs(g, A, [b]),
+                   kwargs={"shape": list(A.shape), "trans": trans}, expected=g.arr(x),
+                   dtype=x.dtype.name, shape=list(x.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -196,4 +216,5 @@ def gen_sparse_linalg2():
     gen_onenormest(g, rng)
     gen_expm_multiply(g, rng)
     gen_eigsh_svds(g, rng)
+    gen_splu(g, rng)
     g.write()

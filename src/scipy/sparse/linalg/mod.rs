@@ -12,12 +12,14 @@ mod eigen;
 mod expm;
 mod iterative;
 mod lsqr;
+mod lu;
 mod triangular;
 
 pub use eigen::{eigsh, svds, Eigsh, Svds, SvdsResult, Which};
 pub use expm::{expm_multiply, onenormest, onenormest_with, OneNormEst, OneNormEstimate};
 pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
 pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
+pub use lu::{factorized, spilu, splu, Spilu, SuperLU, Trans};
 pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};
