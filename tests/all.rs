@@ -47,6 +47,7 @@ mod signal;
 mod sorting;
 mod sparse;
 mod sparse2;
+mod sparse_linalg;
 mod statistics;
 mod ufunc_methods;
 mod ufuncs;

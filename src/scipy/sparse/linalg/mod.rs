@@ -8,15 +8,24 @@
 //! read per iteration where the algorithm allows (CG: the residual norm only; its `alpha` and
 //! `beta` stay 0-d device arrays).
 
+mod eigen;
+mod expm;
 mod iterative;
+mod lsqr;
+mod lu;
 mod triangular;
 
-pub use iterative::{bicgstab, cg, cgs, gmres, minres, Solve};
+pub use eigen::{eigsh, svds, Eigsh, Svds, SvdsResult, Which};
+pub use expm::{expm_multiply, onenormest, onenormest_with, OneNormEst, OneNormEstimate};
+pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
+pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
+pub use lu::{factorized, spilu, splu, Spilu, SuperLU, Trans};
 pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};
 use super::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 use crate::array::Array;
+use crate::device::Device;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use std::sync::Arc;
@@ -30,6 +39,7 @@ pub struct LinearOperator {
     dtype: DType,
     matvec: MatVec,
     rmatvec: Option<MatVec>,
+    device: Option<Device>,
 }
 
 impl std::fmt::Debug for LinearOperator {
@@ -54,6 +64,28 @@ impl LinearOperator {
             dtype,
             matvec: Arc::new(matvec),
             rmatvec: None,
+            device: None,
+        }
+    }
+
+    /// The same operator, with the device its vectors live on (the routines that make their
+    /// own vectors, [`onenormest`] and [`eigsh`], make them there; without one, on the
+    /// current device). Operators made from matrices carry theirs.
+    pub fn with_device(mut self, device: &Device) -> LinearOperator {
+        self.device = Some(device.clone());
+        self
+    }
+
+    /// The device of [`LinearOperator::with_device`], if given.
+    pub fn device(&self) -> Option<&Device> {
+        self.device.as_ref()
+    }
+
+    /// The device the routines make vectors on: the operator's, else the current one.
+    pub(crate) fn work_device(&self) -> Result<Device> {
+        match &self.device {
+            Some(d) => Ok(d.clone()),
+            None => Device::current(),
         }
     }
 
@@ -123,11 +155,14 @@ fn from_csr(a: CsrMatrix) -> LinearOperator {
     let shape = a.shape();
     let dtype = a.dtype();
     let at = a.clone();
-    LinearOperator::new(shape, dtype, move |x| a.dot(x)).with_rmatvec(move |x| {
-        // A^H x = conj(A^T conj(x)): the transpose is a CSC view; convert once per call.
-        let xc = crate::math::complex::conj(x)?;
-        crate::math::complex::conj(&at.T().dot(&xc)?)
-    })
+    let dev = a.device().clone();
+    LinearOperator::new(shape, dtype, move |x| a.dot(x))
+        .with_device(&dev)
+        .with_rmatvec(move |x| {
+            // A^H x = conj(A^T conj(x)): the transpose is a CSC view; convert once per call.
+            let xc = crate::math::complex::conj(x)?;
+            crate::math::complex::conj(&at.T().dot(&xc)?)
+        })
 }
 
 impl From<CsrMatrix> for LinearOperator {
@@ -171,12 +206,12 @@ impl From<&Array> for LinearOperator {
         };
         let m = a.clone();
         let mh = a.clone();
-        LinearOperator::new(shape, a.dtype(), move |x| crate::linalg::matmul(&m, x)).with_rmatvec(
-            move |x| {
+        LinearOperator::new(shape, a.dtype(), move |x| crate::linalg::matmul(&m, x))
+            .with_device(a.device())
+            .with_rmatvec(move |x| {
                 let h = crate::math::complex::conj(&mh.t())?;
                 crate::linalg::matmul(&h, x)
-            },
-        )
+            })
     }
 }
 impl From<&LinearOperator> for LinearOperator {

@@ -1,0 +1,484 @@
+//! SciPy's [`eigsh`] (a few eigenpairs of a Hermitian operator) and [`svds`] (a few singular
+//! triplets), by a thick-restart Lanczos method (Wu & Simon 2000, equivalent to ARPACK's
+//! implicitly restarted Lanczos in exact arithmetic) with full reorthogonalization.
+//!
+//! The Lanczos vectors stay on the device; each step projects the new vector on the basis
+//! twice (classical Gram-Schmidt with reorthogonalization, DGKS) and reads the coefficients
+//! back, so the small projected matrix `T = V^H A V` is kept on the host, where its
+//! eigenproblem is solved (faer) for the Ritz values. A restart keeps the `k + (ncv - k) / 2`
+//! most wanted Ritz vectors (one GEMM) and continues from the residual vector.
+
+use super::iterative::{cast, nrm};
+use super::LinearOperator;
+use crate::array::Array;
+use cupy_core::dtype::DType;
+use cupy_core::error::{Error, Result};
+use num_complex::Complex;
+
+type C64 = Complex<f64>;
+
+/// Which eigenvalues (SciPy's `which=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Which {
+    /// Largest magnitude (the default).
+    #[default]
+    LM,
+    /// Smallest magnitude (no shift-invert: slow for clustered small eigenvalues, as ARPACK's).
+    SM,
+    /// Largest algebraic.
+    LA,
+    /// Smallest algebraic.
+    SA,
+}
+
+/// The keywords of [`eigsh`] (SciPy's `which='LM', v0=None, ncv=None, maxiter=None, tol=0,
+/// return_eigenvectors=True`; `sigma`, `M` and `mode` are not supported).
+#[derive(Clone, Debug)]
+pub struct Eigsh {
+    /// Which eigenvalues.
+    pub which: Which,
+    /// The starting vector (`None`: random, from a fixed seed).
+    pub v0: Option<Array>,
+    /// The number of Lanczos vectors (`None`: `min(n, max(2k + 1, 20))`); `k < ncv <= n`.
+    pub ncv: Option<usize>,
+    /// The most restarts (`None`: `10 n`).
+    pub maxiter: Option<usize>,
+    /// The relative accuracy of the eigenvalues (`0`: machine precision): a Ritz pair is
+    /// converged when its residual is at most `tol * max(|theta|, eps^(2/3))` (ARPACK's test).
+    pub tol: f64,
+    /// Also return the eigenvectors (default true).
+    pub return_eigenvectors: bool,
+}
+
+impl Default for Eigsh {
+    fn default() -> Eigsh {
+        Eigsh {
+            which: Which::LM,
+            v0: None,
+            ncv: None,
+            maxiter: None,
+            tol: 0.0,
+            return_eigenvectors: true,
+        }
+    }
+}
+
+/// A 64-bit xorshift generator for the default starting vector.
+fn random_vector(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn work_dtype(t: DType) -> DType {
+    match t {
+        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => t,
+        t if t.is_complex() => DType::Complex128,
+        _ => DType::Float64,
+    }
+}
+
+fn eps_of(t: DType) -> f64 {
+    match t {
+        DType::Float32 | DType::Complex64 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    }
+}
+
+/// The eigenvalues (ascending) and eigenvectors (columns) of the symmetric `m x m` matrix `t`.
+fn eig_sym(t: &[Vec<f64>]) -> Result<(Vec<f64>, Vec<Vec<f64>>)> {
+    let m = t.len();
+    let a = faer::Mat::<f64>::from_fn(m, m, |i, j| 0.5 * (t[i][j] + t[j][i]));
+    let e = a
+        .self_adjoint_eigen(faer::Side::Lower)
+        .map_err(|_| Error::linalg("eigsh", "the projected eigenproblem did not converge"))?;
+    let s = e.S().column_vector();
+    let u = e.U();
+    let mut idx: Vec<usize> = (0..m).collect();
+    idx.sort_by(|&p, &q| s[p].total_cmp(&s[q]));
+    let w = idx.iter().map(|&i| s[i]).collect();
+    let y = (0..m)
+        .map(|r| idx.iter().map(|&c| u[(r, c)]).collect())
+        .collect();
+    Ok((w, y))
+}
+
+/// The Ritz values' order, most wanted first.
+fn wanted(theta: &[f64], which: Which) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..theta.len()).collect();
+    let key = |i: usize| match which {
+        Which::LM => -theta[i].abs(),
+        Which::SM => theta[i].abs(),
+        Which::LA => -theta[i],
+        Which::SA => theta[i],
+    };
+    idx.sort_by(|&p, &q| key(p).total_cmp(&key(q)));
+    idx
+}
+
+/// `sum_j v_j c_j` for the columns `v` and a coefficient matrix `c` (`m x l`, host): one GEMM.
+fn combine(v: &[Array], c: &[Vec<f64>], cols: &[usize], t: DType) -> Result<Array> {
+    let m = c.len();
+    let refs: Vec<&Array> = v[..m].iter().collect();
+    let vs = crate::manipulation::join::stack(&refs, 1)?;
+    let flat: Vec<f64> = (0..m)
+        .flat_map(|r| cols.iter().map(move |&j| c[r][j]))
+        .collect();
+    let y = cast(
+        &Array::from_slice_on(vs.device(), &flat, &[m, cols.len()])?,
+        t,
+    )?;
+    crate::linalg::matmul(&vs, &y)
+}
+
+/// SciPy's `eigsh(A, k, which, v0, ncv, maxiter, tol, return_eigenvectors)`: `k` eigenvalues
+/// of a real symmetric or complex Hermitian operator (only its `matvec` is used), ascending,
+/// and their eigenvectors as the columns of an `n x k` array (`None` when not asked for).
+/// The eigenvalues are real (float64, or float32 for float32/complex64 operators); the
+/// vectors have the operator's dtype (float64 for integers).
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] for a non-square operator or a `v0` of another length;
+/// [`Error::InvalidArgument`] for `k = 0`, `k >= n` (SciPy refuses `k >= n` for sparse
+/// matrices: use `eigh` of the dense matrix) or an `ncv` outside `k < ncv <= n`;
+/// [`Error::LinAlgError`] when `maxiter` restarts do not converge (SciPy's
+/// `ArpackNoConvergence`).
+pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array, Option<Array>)> {
+    let a = a.into();
+    let (w, v) = lanczos("eigsh", &a, k, &o)?;
+    let t = work_dtype(a.dtype());
+    let rt = if matches!(t, DType::Float32 | DType::Complex64) {
+        DType::Float32
+    } else {
+        DType::Float64
+    };
+    let dev = a.work_device()?;
+    let w = cast(&Array::from_slice_on(&dev, &w, &[k])?, rt)?;
+    Ok((w, v))
+}
+routine!(eigsh as "cupyx.scipy.sparse.linalg.eigsh", Sparse, probe: super::super::probe, notes: "thick-restart Lanczos, full reorthogonalization; which LM/SM/LA/SA; no sigma/M");
+
+/// The thick-restart Lanczos iteration: the `k` wanted eigenvalues (ascending) and, when
+/// asked for, their vectors.
+fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64>, Option<Array>)> {
+    let (r, c) = a.shape();
+    if r != c {
+        return Err(Error::ShapeMismatch {
+            op: format!("{op} (expected a square matrix)"),
+            lhs: vec![r, c],
+            rhs: vec![r, c],
+        });
+    }
+    let n = r;
+    if k == 0 {
+        return Err(Error::invalid(op, "k must be greater than 0."));
+    }
+    if k >= n {
+        return Err(Error::invalid(
+            op,
+            format!("k must be less than ndim(A) = {n}, k={k} (use eigh of the dense matrix)"),
+        ));
+    }
+    let m = match o.ncv {
+        Some(m) => {
+            if m <= k || m > n {
+                return Err(Error::invalid(op, format!("ncv must be k<ncv<=n, ncv={m}")));
+            }
+            m
+        }
+        None => n.min((2 * k + 1).max(20)),
+    };
+    let t = work_dtype(a.dtype());
+    let eps = eps_of(t);
+    let tol = if o.tol > 0.0 { o.tol } else { eps };
+    let eps23 = eps.powf(2.0 / 3.0);
+    let maxiter = o.maxiter.unwrap_or(10 * n).max(1);
+    let dev = a.work_device()?;
+    let av = |x: &Array| cast(&a.matvec(x)?, t);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let random = |seed: &mut u64| -> Result<Array> {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        cast(
+            &Array::from_slice_on(&dev, &random_vector(n, *seed | 1), &[n])?,
+            t,
+        )
+    };
+    let v0 = match &o.v0 {
+        Some(v0) => {
+            if v0.size() != n {
+                return Err(Error::ShapeMismatch {
+                    op: format!("{op} (A and v0 have incompatible dimensions)"),
+                    lhs: vec![n, n],
+                    rhs: v0.shape().to_vec(),
+                });
+            }
+            cast(&v0.reshape(&[-1])?, t)?
+        }
+        None => random(&mut seed)?,
+    };
+    let n0 = nrm(&v0)?;
+    let mut v = vec![(&v0 * (1.0 / n0))?];
+    // w -= V (V^H w), twice (DGKS), with V the stacked basis (two GEMVs a pass); the summed
+    // coefficients, ||w|| before and after.
+    let orth = |w: &mut Array, v: &[Array]| -> Result<(Vec<f64>, f64, f64)> {
+        let vs = crate::manipulation::join::stack(&v.iter().collect::<Vec<_>>(), 1)?;
+        let vh = if t.is_complex() {
+            crate::math::complex::conj(&vs.t())?
+        } else {
+            vs.t()
+        };
+        let mut coef = vec![0.0; v.len()];
+        let mut h0 = 0.0;
+        for pass in 0..2 {
+            let c = crate::linalg::matmul(&vh, w)?;
+            let got = if pass == 0 {
+                let h = crate::linalg::norms::norm(w)?;
+                let both = crate::manipulation::join::concatenate(
+                    &[
+                        &cast(&c, DType::Complex128)?,
+                        &cast(&h.reshape(&[1])?, DType::Complex128)?,
+                    ],
+                    0,
+                )?;
+                both.to_vec::<C64>()?
+            } else {
+                cast(&c, DType::Complex128)?.to_vec::<C64>()?
+            };
+            if pass == 0 {
+                h0 = got[v.len()].re;
+            }
+            for (ci, g) in coef.iter_mut().zip(&got) {
+                *ci += g.re;
+            }
+            *w = (&*w - &crate::linalg::matmul(&vs, &c)?)?;
+        }
+        let beta = nrm(w)?;
+        Ok((coef, h0, beta))
+    };
+    let mut tm = vec![vec![0.0f64; m]; m];
+    let mut start = 0usize;
+    let mut beta_m;
+    let mut iters = 0usize;
+    loop {
+        beta_m = 0.0;
+        for j in start..m {
+            let mut w = av(&v[j])?;
+            let (coef, h0, mut beta) = orth(&mut w, &v[..=j])?;
+            for (i, ci) in coef.iter().enumerate() {
+                tm[i][j] = *ci;
+                tm[j][i] = *ci;
+            }
+            if beta <= 10.0 * eps * h0.max(f64::MIN_POSITIVE) {
+                // An invariant subspace: continue from a random vector orthogonal to it.
+                beta = 0.0;
+                let mut z = random(&mut seed)?;
+                let (_, _, zn) = orth(&mut z, &v[..=j])?;
+                w = (&z * (1.0 / zn))?;
+            } else {
+                w = (&w * (1.0 / beta))?;
+            }
+            if j + 1 < m {
+                tm[j + 1][j] = beta;
+                tm[j][j + 1] = beta;
+            } else {
+                beta_m = beta;
+            }
+            v.truncate(j + 1);
+            v.push(w);
+        }
+        let (theta, y) = eig_sym(&tm)?;
+        let order = wanted(&theta, o.which);
+        let res = |i: usize| (beta_m * y[m - 1][i]).abs();
+        let nconv = order[..k]
+            .iter()
+            .filter(|&&i| res(i) <= tol * theta[i].abs().max(eps23))
+            .count();
+        iters += 1;
+        if nconv == k {
+            let mut sel: Vec<usize> = order[..k].to_vec();
+            sel.sort_by(|&p, &q| theta[p].total_cmp(&theta[q]));
+            let w: Vec<f64> = sel.iter().map(|&i| theta[i]).collect();
+            let vecs = if o.return_eigenvectors {
+                Some(combine(&v, &y, &sel, t)?)
+            } else {
+                None
+            };
+            return Ok((w, vecs));
+        }
+        if iters >= maxiter {
+            return Err(Error::linalg(
+                op,
+                format!(
+                    "ARPACK error -1: No convergence ({iters} iterations, {nconv}/{k} eigenvectors converged)"
+                ),
+            ));
+        }
+        // Thick restart: keep the l most wanted Ritz vectors, then the residual vector.
+        let l = (k + (m - k) / 2).clamp(k, m - 1);
+        let keep = &order[..l];
+        let x = combine(&v, &y, keep, t)?;
+        let resid = v[m].clone();
+        v = (0..l)
+            .map(|i| x.slice(&crate::s![.., i as isize]))
+            .collect::<Result<_>>()?;
+        v.push(resid);
+        tm = vec![vec![0.0f64; m]; m];
+        for (i, &ki) in keep.iter().enumerate() {
+            tm[i][i] = theta[ki];
+            tm[i][l] = beta_m * y[m - 1][ki];
+            tm[l][i] = tm[i][l];
+        }
+        start = l;
+    }
+}
+
+/// The keywords of [`svds`] (SciPy's `ncv=None, tol=0, which='LM', v0=None, maxiter=None,
+/// return_singular_vectors=True`, solver `'arpack'`).
+#[derive(Clone, Debug)]
+pub struct Svds {
+    /// The Lanczos vectors of the inner [`eigsh`].
+    pub ncv: Option<usize>,
+    /// The singular values' relative accuracy (`eigsh` gets `tol^2`; 0: machine precision).
+    pub tol: f64,
+    /// [`Which::LM`] (largest, the default) or [`Which::SM`] (smallest).
+    pub which: Which,
+    /// The starting vector, of length `min(m, n)`.
+    pub v0: Option<Array>,
+    /// The inner `eigsh`'s restarts.
+    pub maxiter: Option<usize>,
+    /// Also return `u` and `vh` (default true).
+    pub return_singular_vectors: bool,
+}
+
+impl Default for Svds {
+    fn default() -> Svds {
+        Svds {
+            ncv: None,
+            tol: 0.0,
+            which: Which::LM,
+            v0: None,
+            maxiter: None,
+            return_singular_vectors: true,
+        }
+    }
+}
+
+/// What [`svds`] returns: `u` (`m x k`), `s` (`k`, ascending, as SciPy's), `vh` (`k x n`).
+#[derive(Clone, Debug)]
+pub struct SvdsResult {
+    /// Left singular vectors (columns), when asked for.
+    pub u: Option<Array>,
+    /// The singular values, ascending.
+    pub s: Array,
+    /// Right singular vectors (rows), when asked for.
+    pub vh: Option<Array>,
+}
+
+/// SciPy's `svds(A, k, ncv, tol, which, v0, maxiter, return_singular_vectors)` with its
+/// default `'arpack'` solver semantics: [`eigsh`] of `A^H A` (or `A A^H` when `A` is wide) for
+/// the `k` largest (or smallest) eigenpairs, then the singular triplets from an SVD of the
+/// `min(m, n) x k` product `A V` (as SciPy does). `A` needs `rmatvec`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for `k = 0` or `k >= min(m, n)`, or `which` other than LM/SM;
+/// as [`eigsh`].
+pub fn svds(a: impl Into<LinearOperator>, k: usize, o: Svds) -> Result<SvdsResult> {
+    let op = "svds";
+    let a = a.into();
+    let (m, n) = a.shape();
+    let small = m.min(n);
+    if k == 0 || k >= small {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "k must be between 1 and min(A.shape) = {small} (exclusive), k={k}, A is {m}x{n}"
+            ),
+        ));
+    }
+    if !matches!(o.which, Which::LM | Which::SM) {
+        return Err(Error::invalid(op, "which must be LM or SM"));
+    }
+    let transpose = m < n;
+    let t = work_dtype(a.dtype());
+    let (a1, a2) = (a.clone(), a.clone());
+    // X = A (tall) or A^H (wide); X^H X is small x small.
+    let x_dot = move |x: &Array| -> Result<Array> {
+        if transpose {
+            a1.rmatvec(x)
+        } else {
+            a1.matvec(x)
+        }
+    };
+    let xh_dot = move |x: &Array| -> Result<Array> {
+        if transpose {
+            a2.matvec(x)
+        } else {
+            a2.rmatvec(x)
+        }
+    };
+    let xd = x_dot.clone();
+    let mut xhx = LinearOperator::new((small, small), t, move |x| xh_dot(&xd(x)?));
+    if let Some(d) = a.device() {
+        xhx = xhx.with_device(d);
+    }
+    let (_, eigvec) = eigsh(
+        xhx,
+        k,
+        Eigsh {
+            which: o.which,
+            v0: o.v0.clone(),
+            ncv: o.ncv,
+            maxiter: o.maxiter,
+            tol: o.tol * o.tol,
+            return_eigenvectors: true,
+        },
+    )?;
+    let eigvec = crate::linalg::eigen::qr(&eigvec.expect("vectors"))?.0;
+    let cols: Vec<Array> = (0..k)
+        .map(|j| {
+            cast(
+                &x_dot(&eigvec.slice(&crate::s![.., j as isize])?.copy()?)?,
+                t,
+            )
+        })
+        .collect::<Result<_>>()?;
+    let av = crate::manipulation::join::stack(&cols.iter().collect::<Vec<_>>(), 1)?;
+    let r = crate::linalg::eigen::svd_with(
+        &av,
+        crate::linalg::eigen::Svd {
+            full_matrices: false,
+            compute_uv: o.return_singular_vectors,
+            hermitian: false,
+        },
+    )?;
+    let s = r.s.flip(0)?;
+    if !o.return_singular_vectors {
+        return Ok(SvdsResult {
+            u: None,
+            s,
+            vh: None,
+        });
+    }
+    let herm = |x: &Array| crate::math::complex::conj(&x.t());
+    let u = r.u.expect("u").flip(1)?;
+    let vh = r.vh.expect("vh").flip(0)?;
+    let (u, vh) = if transpose {
+        (crate::linalg::matmul(&eigvec, &herm(&vh)?)?, herm(&u)?)
+    } else {
+        (u, crate::linalg::matmul(&vh, &herm(&eigvec)?)?)
+    };
+    Ok(SvdsResult {
+        u: Some(u),
+        s,
+        vh: Some(vh),
+    })
+}
+routine!(svds as "cupyx.scipy.sparse.linalg.svds", Sparse, probe: super::super::probe, notes: "eigsh of A^H A (SciPy's arpack semantics), then an SVD of A V");
