@@ -1,12 +1,15 @@
 //! `cupyx.scipy.sparse.linalg`: [`LinearOperator`] / [`aslinearoperator`], the iterative
-//! solvers [`cg`], [`gmres`], [`bicgstab`], [`minres`] (SciPy 1.17's algorithms, arguments
-//! `x0 rtol atol maxiter M` in [`Solve`], and info codes: 0 converged, `> 0` the iterations
-//! run without converging, `< 0` a breakdown), [`norm`], and [`spsolve`] (a dense fallback).
+//! solvers [`cg`], [`gmres`], [`bicgstab`], [`minres`], [`cgs`] (SciPy 1.17's algorithms,
+//! arguments `x0 rtol atol maxiter M callback` in [`Solve`], and info codes: 0 converged, `> 0`
+//! the iterations run without converging, `< 0` a breakdown), the least-squares solvers
+//! [`lsqr`] and [`lsmr`], [`onenormest`], [`expm_multiply`], the eigensolvers [`eigsh`] and
+//! [`svds`], the host factorizations [`splu`], [`spilu`] and [`factorized`], [`norm`], and
+//! [`spsolve`] (a dense fallback) and [`spsolve_triangular`].
 //!
 //! Vectors stay on the device; the scalars each iteration needs to decide (a residual norm, the
-//! Hessenberg entries of GMRES, the Lanczos coefficients of MINRES) are read back, one small
-//! read per iteration where the algorithm allows (CG: the residual norm only; its `alpha` and
-//! `beta` stay 0-d device arrays).
+//! Hessenberg entries of GMRES, the Lanczos coefficients of MINRES and `eigsh`) are read back,
+//! one small read per iteration where the algorithm allows (CG: the residual norm only; its
+//! `alpha` and `beta` stay 0-d device arrays).
 
 mod eigen;
 mod expm;
