@@ -179,8 +179,8 @@ impl WgslEmitter {
     /// `quantile` by 4 ulps and broke the bit-identity of `cupy::random`'s transforms on the
     /// H200; IEEE's product followed by IEEE's sum is what every other backend computes.
     fn opaque_product(&mut self, d: DType, p: String) -> String {
-        // The lowest bit, not the sign: a sign-bit XOR is a negation to Mesa's optimizer, which
-        // then reassociated through it (`r_pq`).
+        // In the lowest bit, as `r_pq` (a pure integer zero; the sign-bit form built a float -0
+        // first). Tried while chasing a llvmpipe difference (see `r_pq`) that it did not fix.
         let z = format!("({} >> 31u)", self.zero_word);
         if d == DType::Float64 {
             format!("bitcast<f64>(bitcast<u64>({p}) ^ u64({z}))")

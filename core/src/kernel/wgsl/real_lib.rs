@@ -372,9 +372,10 @@ pub(super) fn bit_helper(name: &str, t: &str, o: &BitOpts<'_>) -> Option<String>
         ),
         "r_opq" => format!("fn r_opq_f64(x: f64) -> f64 {{ return x + {oz}; }}\n"),
         // A product that the compiler cannot contract into a following add (as the emitter's
-        // `opaque_product`): its bits XOR a zero the compiler cannot see, in the lowest bit (a
-        // sign-bit XOR is a negation to Mesa's optimizer: r_pq_f32(a + b) + c lost its barrier
-        // on llvmpipe when four calls were inlined side by side). NVIDIA's Vulkan
+        // `opaque_product`): its bits XOR a zero the compiler cannot see, in the lowest bit.
+        // Observed, cause unknown: on llvmpipe `r_pq_f32(a + b) + 1` gave `a + (b + 1)` in the
+        // vec4 (contiguous) elementwise kernel but not in the strided one, with either bit, so
+        // r_exp keeps its last sum unbarriered. NVIDIA's Vulkan
         // compiler fuses `a * b + c` (naga emits no `NoContraction`), which breaks the error
         // terms of compensated sums.
         "r_pq" if f32_ => format!(
