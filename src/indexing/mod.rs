@@ -124,6 +124,7 @@ pub(crate) fn scatter(t: DType, op: Option<AtomicOp>) -> Need {
             op,
             index,
             value,
+            old: None,
         },
         None => Stmt::StoreRaw {
             raw: 0,

@@ -139,6 +139,7 @@ pub(crate) fn scatter_op(
             op: aop,
             index: addr,
             value: Expr::input(1, vals.dtype()).cast(a.dtype()),
+            old: None,
         }],
     };
     Elementwise {

@@ -128,6 +128,21 @@ impl Builder {
             });
         });
     }
+    /// `raw[index] += value` atomically (`value` an int32/uint32), returning a new local with
+    /// the element's value from before the add (see [`Stmt::AtomicRaw`]'s `old`).
+    pub fn fetch_add(&mut self, raw: usize, index: Expr, value: Expr) -> Expr {
+        let var = self.locals.len();
+        self.locals.push(value.ty);
+        let ty = value.ty;
+        self.push(Stmt::AtomicRaw {
+            raw,
+            op: cupy_core::kernel::ir::AtomicOp::Add,
+            index,
+            value,
+            old: Some(var),
+        });
+        Expr::var(var, ty)
+    }
     /// Stores `value` (cast to `ty`) into output 0.
     pub fn store(&mut self, value: Expr) {
         self.push(Stmt::Store { output: 0, value });

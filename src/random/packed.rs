@@ -10,7 +10,7 @@
 //! depend only on the seed, call number, shape and dtype, as for a one-element-per-thread
 //! launch, so they are the same on every backend.
 
-use super::builder::{lt, Builder};
+use super::builder::{lt, u32c, Builder};
 use super::generator::Generator;
 use super::philox::Stream;
 use crate::array::Array;
@@ -25,6 +25,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// A packed sampler's body: each lane's value from the builder, the item's stream and its lanes.
 pub(crate) type LaneBody<'a> = dyn Fn(&mut Builder, &Stream, &Lanes) -> Result<Vec<Expr>> + 'a;
+
+/// Work a packed sampler launches after its kernel, on the same stream (the ziggurats' deferred
+/// slow lanes): given the device and, when launching, the kernel's parameter values and raw
+/// operands (the output last); `None` while kernels are only collected
+/// ([`super::kernels::sampler_kernels`]), when it builds and collects its kernels only.
+pub(crate) type AfterLaunch<'a> =
+    dyn Fn(&Device, Option<(&[Scalar], &[&Array])>) -> Result<()> + 'a;
 
 /// The lanes of one packed item, as the sampler body sees them.
 pub(crate) struct Lanes {
@@ -41,7 +48,8 @@ impl Generator {
     /// Philox blocks; `build` returns each lane's value (dtype `dtype`). Parameters as
     /// [`Generator::launch`]; the output is written through a raw operand after `raws`. The
     /// built kernel is cached by op name, dtype, packing and operand dtypes, so `build` must
-    /// depend on nothing else (runtime values are parameters).
+    /// depend on nothing else (runtime values are parameters). `after`, if any, runs next (see
+    /// [`AfterLaunch`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn launch_packed(
         &mut self,
@@ -54,6 +62,7 @@ impl Generator {
         lanes: usize,
         blocks: u32,
         build: &LaneBody<'_>,
+        after: Option<&AfterLaunch<'_>>,
     ) -> Result<Array> {
         let (device, shape, n) = Self::target(op, shape, out)?;
         // Element numbers `item + q items` are u32 in the kernel: they must not wrap.
@@ -89,6 +98,9 @@ impl Generator {
             }
         };
         if super::kernels::collect(&kernel) {
+            if let Some(after) = after {
+                after(&device, None)?;
+            }
             return Err(Error::invalid(op, "kernel collected, not launched"));
         }
         // The output: `out` itself when C-contiguous, else a new array (copied into `out`).
@@ -108,12 +120,15 @@ impl Generator {
                 kernel: &kernel,
                 inputs: &[],
                 raws: &raw_refs,
-                params: values,
+                params: values.clone(),
                 outs: vec![],
                 device: Some(&device),
                 shape: Some(&[items]),
             }
             .run_validated(&dtypes)?;
+            if let Some(after) = after {
+                after(&device, Some((&values, &raw_refs)))?;
+            }
         } else {
             let _ = self.next_call();
         }
@@ -151,6 +166,44 @@ fn lock() -> std::sync::MutexGuard<'static, KernelCache> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
+/// The lanes of packed item `item` (a u32 local) of stream `s`: its `blocks` Philox blocks'
+/// words, and lane `q`'s element `item + q items` and whether it is below `n` (`items` and `n`
+/// u32 expressions).
+pub(crate) fn item_lanes(
+    b: &mut Builder,
+    s: &Stream,
+    item: Expr,
+    lanes: usize,
+    blocks: u32,
+    items: &Expr,
+    n: &Expr,
+) -> Lanes {
+    let mut words = vec![];
+    for k in 0..blocks {
+        words.extend(s.block_with_index(b, item.clone(), u32c(k)));
+    }
+    let mut elements = vec![];
+    let mut valid = vec![];
+    for q in 0..lanes {
+        let e = b.let_(Expr::binary(
+            BinaryOp::Add,
+            item.clone(),
+            Expr::binary(
+                BinaryOp::Mul,
+                Expr::constant(Scalar::UInt32(q as u32)),
+                items.clone(),
+            ),
+        ));
+        valid.push(b.let_(lt(e.clone(), n.clone())));
+        elements.push(e);
+    }
+    Lanes {
+        words,
+        elements,
+        valid,
+    }
+}
+
 /// The IR of a packed sampler (see [`Generator::launch_packed`]).
 fn build_packed(
     op: &str,
@@ -166,30 +219,7 @@ fn build_packed(
     let items_param = Expr::param(first_own, DType::UInt32);
     let n_param = Expr::param(first_own + 1, DType::UInt32);
     let item = b.let_(Expr::index().cast(DType::UInt32));
-    let mut words = vec![];
-    for k in 0..blocks {
-        words.extend(s.block_at(&mut b, k));
-    }
-    let mut elements = vec![];
-    let mut valid = vec![];
-    for q in 0..lanes {
-        let e = b.let_(Expr::binary(
-            BinaryOp::Add,
-            item.clone(),
-            Expr::binary(
-                BinaryOp::Mul,
-                Expr::constant(Scalar::UInt32(q as u32)),
-                items_param.clone(),
-            ),
-        ));
-        valid.push(b.let_(lt(e.clone(), n_param.clone())));
-        elements.push(e);
-    }
-    let l = Lanes {
-        words,
-        elements,
-        valid,
-    };
+    let l = item_lanes(&mut b, &s, item, lanes, blocks, &items_param, &n_param);
     let values = build(&mut b, &s, &l)?;
     if values.len() != lanes {
         return Err(Error::invalid(op, "packed sampler: one value per lane"));

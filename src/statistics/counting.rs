@@ -118,6 +118,7 @@ fn bincount_probe(t: DType) -> Option<crate::registry::Need> {
                 op: cupy_core::kernel::ir::AtomicOp::Add,
                 index: Expr::input(0, DType::Int64),
                 value: Expr::constant(Scalar::Int64(1)),
+                old: None,
             }],
         },
     ))

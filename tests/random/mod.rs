@@ -685,6 +685,64 @@ fn ziggurat_tails_have_the_right_mass() {
     });
 }
 
+/// FNV-1a (64-bit) of a byte string.
+fn fnv(v: &[u8]) -> u64 {
+    v.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The ziggurats finish their slow lanes in a second launch from a list of bounded parts
+/// (`random/distributions/deferred.rs`); a part that overflows sends its items through the
+/// one-thread path instead. Forcing tiny parts (capacity 1 and 3: nearly every part
+/// overflows) must not change a bit, on every backend; and the stream itself is pinned: the
+/// FNV-1a hashes of seed 2024's first calls (normal 2^18, exponential 100003, normal(1, 3) 77),
+/// as cupy-rs computed them before the deferral (2026-12-03), for float32 then float64.
+#[test]
+fn ziggurat_lists_may_overflow_without_changing_a_bit() {
+    let pinned: [(DType, [u64; 3]); 2] = [
+        (
+            DType::Float32,
+            [
+                0xd61f_8496_e79e_5315,
+                0x93a2_9424_a91c_b2d3,
+                0x7cc8_85b2_8d2d_7d4c,
+            ],
+        ),
+        (
+            DType::Float64,
+            [
+                0x9e97_b729_8121_1286,
+                0xf449_f4bf_7c10_cf6b,
+                0x71f1_0c1b_b740_ba03,
+            ],
+        ),
+    ];
+    for dev in common::backends() {
+        for capacity in [None, Some(1), Some(3)] {
+            cupy::random::distributions::set_list_capacity(capacity);
+            for (t, want) in pinned {
+                let got = with_device(&dev, || -> Result<[u64; 3]> {
+                    let mut g = default_rng(2024);
+                    Ok([
+                        fnv(&g.standard_normal_with(&[1 << 18], t)?.to_bytes()?),
+                        fnv(&g.standard_exponential_with(&[100_003], t)?.to_bytes()?),
+                        fnv(&g.normal(1.0, 3.0, &[77], t)?.to_bytes()?),
+                    ])
+                })
+                .unwrap();
+                assert_eq!(
+                    got,
+                    want,
+                    "{t} on {} with capacity {capacity:?}",
+                    dev.label()
+                );
+            }
+        }
+        cupy::random::distributions::set_list_capacity(None);
+    }
+}
+
 /// What the fresh-clone review found (2026-12-01): each a clear `Err` (or NumPy's result), never a
 /// panic or a silently wrong spread.
 #[test]

@@ -75,6 +75,10 @@ impl VarUse {
                     u.writes[*var] += 1;
                     u.let_only[*var] &= matches!(s, Stmt::Let { .. });
                 }
+                Stmt::AtomicRaw { old: Some(var), .. } if *var < nvars => {
+                    u.writes[*var] += 1;
+                    u.let_only[*var] = false;
+                }
                 _ => {}
             }
             for e in s.exprs() {

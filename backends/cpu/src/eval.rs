@@ -152,6 +152,33 @@ impl<'a> Env<'a> {
         })
     }
 
+    /// `var = v` for the lanes in `mask` (`None`: all lanes); `ty` is `v`'s dtype.
+    fn assign_masked(
+        &mut self,
+        var: usize,
+        v: Col<'static>,
+        ty: DType,
+        mask: Option<&[u8]>,
+    ) -> Result<(), String> {
+        let slot = self
+            .vars
+            .get(var)
+            .ok_or_else(|| format!("missing local {var}"))?;
+        let newv = match mask {
+            None => v,
+            Some(m) => {
+                let old = match slot {
+                    Some(c) => c.view(),
+                    None => column::zero_col(*self.var_types.get(var).unwrap_or(&ty)),
+                };
+                let mc = Col::B(D::V(Cow::Borrowed(m)));
+                column::select(&mc, &v, &old)?
+            }
+        };
+        self.vars[var] = Some(newv);
+        Ok(())
+    }
+
     /// Runs statements for the lanes in `mask` (`None`: all lanes).
     pub fn exec(
         &mut self,
@@ -163,24 +190,7 @@ impl<'a> Env<'a> {
             match s {
                 Stmt::Let { var, value } | Stmt::Assign { var, value } => {
                     let v = self.eval(value)?.owned();
-                    let slot = self
-                        .vars
-                        .get(*var)
-                        .ok_or_else(|| format!("missing local {var}"))?;
-                    let newv = match mask {
-                        None => v,
-                        Some(m) => {
-                            let old = match slot {
-                                Some(c) => c.view(),
-                                None => {
-                                    column::zero_col(*self.var_types.get(*var).unwrap_or(&value.ty))
-                                }
-                            };
-                            let mc = Col::B(D::V(Cow::Borrowed(m)));
-                            column::select(&mc, &v, &old)?
-                        }
-                    };
-                    self.vars[*var] = Some(newv);
+                    self.assign_masked(*var, v, value.ty, mask)?;
                 }
                 Stmt::Store { output, value } => {
                     if mask.is_none() && !self.dry && self.store_direct(*output, value, sink)? {
@@ -209,7 +219,16 @@ impl<'a> Env<'a> {
                             ));
                         }
                     }
-                    if !self.dry {
+                    if let Stmt::AtomicRaw { old: Some(var), .. } = s {
+                        let olds = if self.dry {
+                            column::zero_col(value.ty)
+                        } else {
+                            // SAFETY: the launch runs kernels that write raw operands on one
+                            // thread.
+                            unsafe { r.fetch_add(&ix, &v, mask, self.n)? }
+                        };
+                        self.assign_masked(*var, olds, value.ty, mask)?;
+                    } else if !self.dry {
                         // SAFETY: the launch runs kernels that write raw operands on one thread.
                         unsafe {
                             match s {

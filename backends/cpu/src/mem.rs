@@ -626,6 +626,49 @@ impl RawView {
         self.rmw(idx, val, mask, n, Some(op))
     }
 
+    /// Fetch-and-add of an int32/uint32 raw operand for the active lanes, in lane order:
+    /// returns each active lane's element value from before its add (0 for inactive or
+    /// out-of-range lanes, whose adds are dropped).
+    ///
+    /// # Safety
+    /// As [`RawView::store`].
+    pub unsafe fn fetch_add(
+        &self,
+        idx: &Col<'_>,
+        val: &Col<'_>,
+        mask: Option<&[u8]>,
+        n: usize,
+    ) -> std::result::Result<Col<'static>, String> {
+        let Col::I64(ix) = idx else {
+            return Err("raw fetch index is not int64".into());
+        };
+        macro_rules! go {
+            ($S:ty, $v:expr, $wrap:ident) => {{
+                let p = self.ptr as *mut $S;
+                let len = self.len as u64;
+                let mut olds = vec![<$S>::default(); n];
+                for (j, o) in olds.iter_mut().enumerate() {
+                    let i = ix.get(j);
+                    if mask.is_some_and(|m| m[j] == 0) || (i as u64) >= len {
+                        continue;
+                    }
+                    // SAFETY: i < len elements of the checked raw range; the caller owns it.
+                    unsafe {
+                        let q = p.add(i as usize);
+                        *o = q.read();
+                        q.write(o.wrapping_add($v.get(j)));
+                    }
+                }
+                Col::$wrap(D::V(std::borrow::Cow::Owned(olds)))
+            }};
+        }
+        Ok(match (self.dtype, val) {
+            (DType::Int32, Col::I32(v)) => go!(i32, v, I32),
+            (DType::UInt32, Col::U32(v)) => go!(u32, v, U32),
+            (d, _) => return Err(format!("fetch-and-add of a {d} raw operand")),
+        })
+    }
+
     unsafe fn rmw(
         &self,
         idx: &Col<'_>,

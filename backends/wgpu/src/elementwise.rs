@@ -96,11 +96,13 @@ fn rebase_index(k: &Kernel) -> Kernel {
                     op,
                     index,
                     value,
+                    old,
                 } => Stmt::AtomicRaw {
                     raw: *raw,
                     op: *op,
                     index: index.rewrite(f),
                     value: value.rewrite(f),
+                    old: *old,
                 },
             })
             .collect()

@@ -57,6 +57,11 @@
 //!   integers and is logical or on `Bool`; `Max`/`Min` are [`BinaryOp::Max`]/[`BinaryOp::Min`]
 //!   (NaN propagates), or/and on `Bool`; float16/bfloat16 results are rounded to their type
 //!   after every update. Complex elements: cpu `Add` only; CUDA/HIP/wgpu refuse them.
+//!   With `old: Some(var)` the update is a fetch-and-add: local `var` gets the element's value
+//!   from just before this element's update (so concurrent elements adding to one counter each
+//!   get a distinct range: how a launch appends to a list). Only `Add` of `Int32`/`UInt32`
+//!   operands fetches ([`Kernel::validate`] checks), on every backend (the cpu backend updates
+//!   in element order, GPUs in an unspecified one).
 //! - Indices out of `0..len` of the raw operand are the kernel author's bug: the cpu backend
 //!   drops such writes; on wgpu a write that stays inside the buffer lands there (past `len`,
 //!   or before the operand for a negative index, which wraps: a view's neighbours are
@@ -321,6 +326,9 @@ pub enum Stmt {
         index: Expr,
         /// Value (dtype equals the raw operand's).
         value: Expr,
+        /// `Some(var)`: local `var` receives the element's value from just before this update
+        /// (fetch-and-add: `Add` of an `Int32`/`UInt32` raw operand only, see the module docs).
+        old: Option<usize>,
     },
 }
 

@@ -4,7 +4,10 @@
 //! scalar parameters are kernel parameters (computed on the host in float64, then rounded to
 //! the output dtype once).
 
-use super::{gamma_mt, neg_log1m, table_types, tables, uniform01, zig_lanes, ziggurat_lanes, Zig};
+use super::{
+    deferred, gamma_mt, neg_log1m, table_types, tables, uniform01, zig_lanes, ziggurat_lanes,
+    Defer, Zig,
+};
 use crate::array::Array;
 use crate::random::builder::{add, bin, div, fc, mul, sub, u32c, Builder};
 use crate::random::fmath::{exp, log, pow};
@@ -63,10 +66,13 @@ impl Generator {
                     })
                     .collect())
             },
+            None,
         )
     }
 
     /// A ziggurat sampler: `f(builder, z)` maps a standard normal/exponential to the output.
+    /// Two launches: the packed one, and one finishing the slow lanes it deferred
+    /// (`deferred.rs`).
     fn sample_ziggurat(
         &mut self,
         op: &str,
@@ -77,20 +83,43 @@ impl Generator {
         f: &dyn Fn(&mut Builder, Expr, DType) -> Expr,
     ) -> Result<Array> {
         let t = float_dtype(op, &opts)?;
-        let extra = params.iter().map(|&v| pv(t, v)).collect();
-        let _ = table_types(t);
         let (lanes, _, blocks) = zig_lanes(t);
+        let (_, _, n) = Self::target(op, shape, opts.out.as_ref())?;
+        let (segments, capacity) = deferred::plan(zig, t, n.div_ceil(lanes));
+        let mut extra: Vec<(DType, Scalar)> = params.iter().map(|&v| pv(t, v)).collect();
+        extra.push((DType::UInt32, Scalar::UInt32(segments - 1)));
+        extra.push((DType::UInt32, Scalar::UInt32(capacity)));
+        let own = crate::random::philox::STREAM_PARAMS + params.len();
+        let defer = Defer {
+            counters: 3,
+            list: 4,
+            segment_mask: Expr::param(own, DType::UInt32),
+            capacity: Expr::param(own + 1, DType::UInt32),
+        };
+        let mut param_types: Vec<DType> = extra.iter().map(|(d, _)| *d).collect();
+        param_types.extend([DType::UInt32, DType::UInt32]);
+        let mut raw_types = table_types(t).to_vec();
+        raw_types.extend([DType::UInt32, DType::UInt32, t]);
+        let after =
+            |d: &crate::device::Device, launched: Option<(&[Scalar], &[&Array])>| -> Result<()> {
+                let launched = launched.map(|(v, r)| (v, r, segments, capacity, n.div_ceil(lanes)));
+                deferred::finish(op, zig, t, d, &param_types, &raw_types, f, launched)
+            };
         self.launch_packed(
             op,
             shape,
             t,
             opts.out.as_ref(),
             extra,
-            &|d| tables(d, zig, t),
+            &|d| {
+                let mut r = tables(d, zig, t)?;
+                r.extend(deferred::operands(d, segments, capacity)?);
+                Ok(r)
+            },
             lanes,
             blocks,
-            &|b, s, l| {
-                let z = ziggurat_lanes(b, s, zig, t, 0, l, 8);
+            &|b, _, l| {
+                let z = ziggurat_lanes(b, zig, t, 0, l, &defer);
                 Ok(z.into_iter()
                     .map(|z| {
                         let v = f(b, z, t);
@@ -98,6 +127,7 @@ impl Generator {
                     })
                     .collect())
             },
+            Some(&after),
         )
     }
 

@@ -5,10 +5,13 @@
 //! Marsaglia and Tsang's gamma method.
 
 pub mod continuous;
+mod deferred;
 pub mod discrete;
+
+pub use deferred::set_list_capacity;
 mod ziggurat;
 
-pub(crate) use ziggurat::{table_types, tables, zig_lanes, ziggurat, ziggurat_lanes, Zig};
+pub(crate) use ziggurat::{table_types, tables, zig_lanes, ziggurat, ziggurat_lanes, Defer, Zig};
 
 use super::builder::{add, bin, bool_c, div, fc, lt, mul, neg, not, shr, sub, u32c, Builder};
 use super::fmath::log;

@@ -23,6 +23,7 @@ fn scatter_into<T: Element>(
             op,
             index: i,
             value: v,
+            old: None,
         },
     };
     let k = Kernel {

@@ -176,6 +176,7 @@ fn scatter_kernel(d: DType, op: Option<AtomicOp>) -> Kernel {
             op,
             index: i.clone(),
             value: v,
+            old: None,
         },
     };
     Kernel {

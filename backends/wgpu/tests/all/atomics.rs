@@ -47,6 +47,7 @@ fn scatter(d: &Arc<dyn Backend>, t: &Buffer, idx: &[i64], v: &Buffer, dt: DType,
             op,
             index: Expr::input(0, DType::Int64),
             value: Expr::input(1, dt),
+            old: None,
         }],
     };
     let ib = up(d, idx);
@@ -161,6 +162,7 @@ fn int64_uint64_float64_atomics_with_and_without_64_bit_atomics() {
             op,
             index: Expr::input(0, DType::Int64),
             value: Expr::input(1, dt),
+            old: None,
         }],
     };
     assert!(wgsl::atomic_lock(&k(DType::Float64, AtomicOp::Add), false));

@@ -26,10 +26,31 @@ pub(super) fn stmts(
                 );
             }
             Stmt::AtomicRaw {
+                value,
+                index,
+                raw,
+                old: Some(var),
+                ..
+            } => {
+                // Fetch-and-add of an int32/uint32 (validated): CUDA's and HIP's own atomicAdd.
+                let t = if value.ty == crate::dtype::DType::Int32 {
+                    "int"
+                } else {
+                    "unsigned int"
+                };
+                let _ = writeln!(
+                    s,
+                    "{pad}v{var} = atomicAdd(({t}*)&a.r{raw}[{}], ({t})({}));",
+                    expr(index, n)?,
+                    expr(value, n)?
+                );
+            }
+            Stmt::AtomicRaw {
                 raw,
                 op,
                 index,
                 value,
+                old: None,
             } => {
                 let _ = writeln!(
                     s,

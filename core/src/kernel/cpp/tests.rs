@@ -503,6 +503,7 @@ fn complex_ops_numpy_lacks_are_refused_by_name() {
             op: crate::kernel::ir::AtomicOp::Add,
             index: Expr::input(0, DType::Int64),
             value: Expr::input(1, c),
+            old: None,
         }],
     };
     let err = emit_elementwise(

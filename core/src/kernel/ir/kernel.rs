@@ -198,6 +198,24 @@ impl Kernel {
                         }
                     }
                 }
+                if let Stmt::AtomicRaw {
+                    op,
+                    value,
+                    old: Some(var),
+                    ..
+                } = s
+                {
+                    let fetchable = *op == AtomicOp::Add
+                        && matches!(value.ty, DType::Int32 | DType::UInt32)
+                        && k.locals.get(*var) == Some(&value.ty);
+                    if problem.is_none() && !fetchable {
+                        *problem = Some(format!(
+                            "atomic {op:?} of a {} fetched into local {var}: only Add of \
+                             int32/uint32 fetches, into a local of the same dtype",
+                            value.ty
+                        ));
+                    }
+                }
             }
         }
         walk(self, &self.body, &mut vec![], &mut problem, &check_expr);

@@ -82,10 +82,39 @@ fn raw_writes_validate_and_report() {
             op: AtomicOp::Add,
             index: Expr::input(0, DType::Int64),
             value: Expr::input(1, f),
+            old: None,
         }],
     };
     k.validate().unwrap();
     assert!(!k.writes_raw(0) && k.writes_raw(1) && k.atomic_raw(1) && k.writes_raws());
+    // Fetch-and-add: only Add of int32/uint32, into a local of that dtype.
+    let fetch = |raw: DType, local: DType, op: AtomicOp| Kernel {
+        name: "append".into(),
+        inputs: vec![],
+        outputs: vec![],
+        raws: vec![raw],
+        params: vec![],
+        locals: vec![local],
+        body: vec![Stmt::AtomicRaw {
+            raw: 0,
+            op,
+            index: Expr::constant(Scalar::Int64(0)),
+            value: Expr::constant(Scalar::UInt32(1)).cast(raw),
+            old: Some(0),
+        }],
+    };
+    let u = DType::UInt32;
+    fetch(u, u, AtomicOp::Add).validate().unwrap();
+    fetch(DType::Int32, DType::Int32, AtomicOp::Add)
+        .validate()
+        .unwrap();
+    for bad in [
+        fetch(u, DType::Int64, AtomicOp::Add),
+        fetch(u, u, AtomicOp::Max),
+        fetch(f, f, AtomicOp::Add),
+    ] {
+        assert!(bad.validate().unwrap_err().to_string().contains("fetched"));
+    }
     let mut bad = k.clone();
     bad.raws[1] = DType::Int32;
     assert!(bad.validate().unwrap_err().to_string().contains("raw 1"));

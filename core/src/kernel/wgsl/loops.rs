@@ -437,7 +437,10 @@ fn splittable(s: &Stmt) -> bool {
     };
     let mut writes = false;
     Stmt::visit_all(body, &mut |x| {
-        if let Stmt::Let { var: v, .. } | Stmt::Assign { var: v, .. } = x {
+        if let Stmt::Let { var: v, .. }
+        | Stmt::Assign { var: v, .. }
+        | Stmt::AtomicRaw { old: Some(v), .. } = x
+        {
             writes |= v == var;
         }
     });

@@ -58,13 +58,23 @@ impl WgslEmitter {
                     op,
                     index,
                     value,
+                    old,
                 } => {
                     let ix = self.expr(index, c)?;
                     let v = self.expr(value, c)?;
                     self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
-                    let h = self.atomic_helper(r.binding, value.ty, *op)?;
-                    let _ = writeln!(out, "{pad}{h}({} + u32({ix}), {v});", r.off);
+                    if let Some(var) = old {
+                        // Fetch-and-add of an i32/u32 word (validated): WGSL's atomicAdd.
+                        let _ = writeln!(
+                            out,
+                            "{pad}{} = atomicAdd(&b{}[{} + u32({ix})], {v});",
+                            c.vars[*var], r.binding, r.off
+                        );
+                    } else {
+                        let h = self.atomic_helper(r.binding, value.ty, *op)?;
+                        let _ = writeln!(out, "{pad}{h}({} + u32({ix}), {v});", r.off);
+                    }
                 }
                 Stmt::Store { output, value } => {
                     let v = self.expr(value, c)?;

@@ -279,6 +279,7 @@ pub(crate) fn scatter_kernel(d: DType, op: Option<AtomicOp>, read_back: bool) ->
             op,
             index: i.clone(),
             value: v,
+            old: None,
         },
     };
     let mut body = vec![w];
