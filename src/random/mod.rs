@@ -10,8 +10,12 @@
 //! `uniform`, `standard_normal`, `normal`, `lognormal`, the exponentials and the distributions
 //! mapped from one uniform) are *packed* instead (`src/random/packed.rs`): with `m = ceil(n / L)`,
 //! element `q m + r` is lane `q` of item `r`, which computes blocks `(r, 0, c)` (and `(r, 1, c)`)
-//! once for its `L` lanes (float32: 4 uniforms or 7 ziggurat draws; float64: 2 or 3), and an
-//! element's further draws read blocks `(q m + r, 2, c), (q m + r, 3, c), ...`. The kernels use only integer operations and exactly rounded float
+//! once for its `L` lanes (float32: 4 uniforms from one block or 16 ziggurat draws from four;
+//! float64: 2, or 8 from four), and an element's further draws read blocks `(q m + r, B, c),
+//! (q m + r, B + 1, c), ...` (`B` the item's block count). A ziggurat call is two launches: the
+//! packed one, and one finishing the ~1% of draws outside their layer's rectangle from a list
+//! the first appends to (`distributions/deferred.rs`); no value depends on that split. The
+//! kernels use only integer operations and exactly rounded float
 //! operations (`+ - * /`, `sqrt`, `floor`, conversions, comparisons): the 32x32-bit products
 //! are built from 16-bit halves, uniforms from exact integer-to-float conversions, normals
 //! and exponentials from the 256-layer ziggurat with tables in the source
