@@ -80,6 +80,7 @@ mod elementwise;
 mod fft;
 mod gemm;
 mod guard;
+mod linalg;
 mod pipeline;
 mod pool;
 mod queue;
@@ -94,6 +95,7 @@ mod window;
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
 pub use guard::loop_budget;
+pub use linalg::{native_linalg_calls, native_linalg_enabled};
 
 use buffer::{from_storage, word_bytes};
 use elementwise::fits32;
@@ -251,6 +253,10 @@ impl Backend for WgpuBackend {
 
     fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
         fft::fft(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        self.run_linalg(call)
     }
 
     fn synchronize(&self) -> Result<()> {
