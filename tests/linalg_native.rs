@@ -12,6 +12,7 @@ use crate::common::{self, CaseError};
 use cupy::linalg as la;
 use cupy::linalg::small::{with_small_kernels, SmallMode};
 use cupy::{Array, BackendKind, DType, Device, Error};
+use cupy_wgpu::{with_native_linalg, NativeLinalg};
 
 type R<T> = Result<T, CaseError>;
 const TOL_FACTOR: f64 = 64.0;
@@ -86,12 +87,19 @@ fn cpu() -> Device {
     Device::get(BackendKind::Cpu, 0).expect("the cpu backend opens")
 }
 
-/// Runs `f` with the small-matrix kernels off (so n <= 4 reaches `Backend::linalg`) and, on
-/// wgpu, checks that it made at least `calls` native calls (unless `CUPY_WGPU_LINALG=0`).
+/// Runs `f` with the small-matrix kernels off (so n <= 4 reaches `Backend::linalg`) and the
+/// native wgpu factorizations forced on (llvmpipe's default is the host hybrid) and, on wgpu,
+/// checks that it made at least `calls` native calls (unless `CUPY_WGPU_LINALG=0`).
 fn native<T>(dev: &Device, calls: u64, f: impl FnOnce() -> R<T>) -> R<T> {
     let before = cupy_wgpu::native_linalg_calls();
-    let r = with_small_kernels(SmallMode::Off, f)?;
-    if common::is_wgpu(dev) && cupy_wgpu::native_linalg_enabled() {
+    let (r, expected) = with_native_linalg(NativeLinalg::On, || {
+        (
+            with_small_kernels(SmallMode::Off, f),
+            cupy_wgpu::native_linalg_expected(dev.info().software),
+        )
+    });
+    let r = r?;
+    if common::is_wgpu(dev) && expected {
         let made = cupy_wgpu::native_linalg_calls() - before;
         check(made >= calls, || {
             format!("{made} native wgpu linalg calls, expected {calls} (host hybrid taken?)")

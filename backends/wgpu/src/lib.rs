@@ -63,7 +63,8 @@
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
 //! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
-//! launches), `window.rs` (arrays past one storage binding).
+//! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
+//! one storage binding).
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, Buffer, DeviceInfo, ElementwiseCall, GemmCall, NativeLanguage,
@@ -95,7 +96,10 @@ mod window;
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
 pub use guard::loop_budget;
-pub use linalg::{native_linalg_calls, native_linalg_enabled};
+pub use linalg::{
+    native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
+    NativeLinalg,
+};
 
 use buffer::{from_storage, word_bytes};
 use elementwise::fits32;

@@ -16,7 +16,9 @@
 //! faer through a round trip, `docs/backends.md`): complex dtypes, `eig`, `eigh` and `svd`; a
 //! float64 call on an adapter without `SHADER_F64`; sizes whose panel kernels would pass a
 //! driver's loop budget (Mesa's llvmpipe: about 3,500 rows for QR, far more for LU) or whose
-//! work buffers pass one storage binding; and every call when `CUPY_WGPU_LINALG=0`.
+//! work buffers pass one storage binding; every call on a software adapter unless forced
+//! (`CUPY_WGPU_LINALG=1` or [`with_native_linalg`]: llvmpipe's GEMM is far slower than faer on
+//! the same cores), and every call when `CUPY_WGPU_LINALG=0` ([`NativeLinalg`]).
 //!
 //! Files: `lu.rs` (getrf, getrs, solve, inv, det, slogdet), `chol.rs` (potrf), `qr.rs` (geqrf,
 //! larft, orgqr, the output modes).
@@ -50,20 +52,68 @@ pub fn native_linalg_calls() -> u64 {
     CALLS.with(Cell::get)
 }
 
-/// Whether the native factorizations are on: `CUPY_WGPU_LINALG=0` (or `off`, `false`) turns
-/// them off, so every factorization takes the host hybrid (read once per process).
-pub fn native_linalg_enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        !matches!(
-            std::env::var("CUPY_WGPU_LINALG")
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-                .as_str(),
-            "0" | "off" | "false"
-        )
+/// Where the native factorizations run (`CUPY_WGPU_LINALG`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NativeLinalg {
+    /// `0` (`off`, `false`): never; every factorization takes the host hybrid.
+    Off,
+    /// `1` (`on`, `true`): on every adapter, software ones (llvmpipe) included.
+    On,
+    /// `auto` (default): on hardware adapters; a software adapter (llvmpipe, SwiftShader) keeps
+    /// the host hybrid, which is faster there (its GEMM runs at about 0.2 GFLOP/s on 2 cores).
+    Auto,
+}
+
+thread_local! {
+    static OVERRIDE: Cell<Option<NativeLinalg>> = const { Cell::new(None) };
+}
+
+fn env_mode() -> NativeLinalg {
+    static MODE: OnceLock<NativeLinalg> = OnceLock::new();
+    *MODE.get_or_init(|| {
+        match std::env::var("CUPY_WGPU_LINALG")
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "0" | "off" | "false" => NativeLinalg::Off,
+            "1" | "on" | "true" => NativeLinalg::On,
+            _ => NativeLinalg::Auto,
+        }
     })
+}
+
+/// The mode in effect on this thread: `CUPY_WGPU_LINALG` when set to `0` or `1` (read once per
+/// process), else a [`with_native_linalg`] override, else `Auto`.
+pub fn native_linalg_mode() -> NativeLinalg {
+    match env_mode() {
+        NativeLinalg::Auto => OVERRIDE.with(Cell::get).unwrap_or(NativeLinalg::Auto),
+        m => m,
+    }
+}
+
+/// Whether a factorization on an adapter (`software`: llvmpipe and the like) takes the native
+/// kernels under the mode in effect (the dtype and size rules of the module docs aside).
+pub fn native_linalg_expected(software: bool) -> bool {
+    match native_linalg_mode() {
+        NativeLinalg::Off => false,
+        NativeLinalg::On => true,
+        NativeLinalg::Auto => !software,
+    }
+}
+
+/// Runs `f` with the mode set to `mode` on this thread (restored afterwards, also on a panic),
+/// unless `CUPY_WGPU_LINALG` is `0` or `1`: the tests force the native kernels on llvmpipe so.
+pub fn with_native_linalg<R>(mode: NativeLinalg, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<NativeLinalg>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OVERRIDE.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(OVERRIDE.with(|c| c.replace(Some(mode))));
+    f()
 }
 
 /// A matrix operand of the kernels: element offset and batch, row and column strides.
@@ -99,8 +149,11 @@ impl WgpuBackend {
             backend: self.label(),
             reason,
         };
-        if !native_linalg_enabled() {
-            return Err(unsupported("CUPY_WGPU_LINALG=0".into()));
+        if !native_linalg_expected(self.info.software) {
+            return Err(unsupported(format!(
+                "native factorizations are off ({:?}; CUPY_WGPU_LINALG=1 forces them)",
+                native_linalg_mode()
+            )));
         }
         match call.dtype {
             DType::Float32 => {}
