@@ -390,6 +390,26 @@ fn native_failures() {
                 Ok(())
             })();
             t.check(&dev, &format!("empty/{dt}"), r);
+            // Past llvmpipe's loop budget the call goes to the host hybrid (nothing queued).
+            if common::is_wgpu(&dev) && dev.info().software && dt == DType::Float32 {
+                let r = (|| -> R<()> {
+                    let (m, n) = (2400, 4);
+                    let av = mats(1, m, n, 0.0, 17);
+                    let a = Array::from_slice_on(&dev, &av, &[m, n])?.astype(dt)?;
+                    let ac = Array::from_slice_on(&cpu(), &av, &[m, n])?.astype(dt)?;
+                    let before = cupy_wgpu::native_linalg_calls();
+                    let tau = with_native_linalg(NativeLinalg::On, || la::qr_mode(&a, "raw"))?;
+                    let made = cupy_wgpu::native_linalg_calls() - before;
+                    check(made == 0, || {
+                        format!("{made} native calls past the loop budget")
+                    })?;
+                    let (got, want) = (host(&tau[1])?, host(&la::qr_mode(&ac, "raw")?[1])?);
+                    check(rel(&got, &want) <= 1e-6, || {
+                        format!("tau {got:?} vs {want:?}")
+                    })
+                })();
+                t.check(&dev, "loop_budget_fallback", r);
+            }
         }
     }
     t.finish();

@@ -15,7 +15,7 @@
 //! What stays on the host hybrid (`Unsupported` here, so the frontend runs the cpu backend's
 //! faer through a round trip, `docs/backends.md`): complex dtypes, `eig`, `eigh` and `svd`; a
 //! float64 call on an adapter without `SHADER_F64`; sizes whose panel kernels would pass a
-//! driver's loop budget (Mesa's llvmpipe: about 3,500 rows for QR, far more for LU) or whose
+//! driver's loop budget (Mesa's llvmpipe: about 2,200 rows for QR, 7,600 for LU) or whose
 //! work buffers pass one storage binding; every call on a software adapter unless forced
 //! (`CUPY_WGPU_LINALG=1` or [`with_native_linalg`]: llvmpipe's GEMM is far slower than faer on
 //! the same cores), and every call when `CUPY_WGPU_LINALG=0` ([`NativeLinalg`]).
@@ -419,14 +419,17 @@ fn loop_cost(call: &LinalgCall<'_>) -> u64 {
     match call.op {
         LinalgOp::Qr { .. } => {
             let (kb, rows) = (NBQ as u64, m.div_ceil(64));
-            kb * (rows * (3 + 3 * kb) + 7 * (2 * kb + 1) + 6 * kb) + trsm
+            // Per column: the norm, V, dot-product and update loops over the rows, two trees
+            // of 6 steps over up to kb columns, and larft's loops over the rows.
+            kb * (rows * (6 + 4 * kb) + 24 * kb + 24)
         }
         LinalgOp::Cholesky { .. } => 2 * nb * nb + trsm,
         _ => {
             let kb = nb.min(n.max(1));
             let rows = n.div_ceil(lu::lu_wg(call.n) as u64);
             let panel = kb * (4 * rows + 9 + rows * kb) + rows * kb;
-            panel.max(trsm).max(n + 16)
+            // det: n pivots, each two bounded normalizing loops (at least a pass each).
+            panel.max(trsm).max(6 * n + 64)
         }
     }
 }
