@@ -165,7 +165,8 @@ fn rand_mats(dev: &Device, batch: usize, n: usize, f32: bool, seed: u32) -> cp::
 }
 
 /// The linalg cases of `bench/cupy_baseline.py` (issue 13): inv/solve f64 at 4096 and 10000,
-/// eig/eigh/svd f64 at 1024 and 2048, and 100,000 batched 3x3 float32 inv/solve/eigh.
+/// inv/solve/cholesky/qr f32 at 4096 (`--quick`: 256 and 512), eig/eigh/svd f64 at 1024 and
+/// 2048, and 100,000 batched 3x3 float32 inv/solve/eigh.
 fn linalg_cases(b: &Bench, dev: &Device, quick: bool) {
     use cp::linalg as la;
     let big: &[usize] = if quick { &[256] } else { &[4096, 10000] };
@@ -189,6 +190,44 @@ fn linalg_cases(b: &Bench, dev: &Device, quick: bool) {
             })();
             b.report(&case, r, |_| vec![]);
         }
+    }
+    // float32 factorizations (issue 13: wgpu's native kernels against cuda): inv, solve with 16
+    // right-hand sides, cholesky of A A^T, reduced qr; operands made before the timing.
+    let f32s: &[usize] = if quick { &[256, 512] } else { &[4096] };
+    for &n in f32s {
+        let run = |case: String,
+                   prep: &dyn Fn() -> cp::Result<Vec<Array>>,
+                   f: &dyn Fn(&[Array]) -> cp::Result<()>| {
+            if b.want(&case) {
+                let r = prep().and_then(|ops| b.time(1, 3, || f(&ops)));
+                b.report(&case, r, |_| vec![]);
+            }
+        };
+        let a = || rand_mats(dev, 1, n, true, 31);
+        run(format!("inv_f32_{n}"), &|| Ok(vec![a()?]), &|o| {
+            la::inv(&o[0]).map(|_| ())
+        });
+        run(
+            format!("solve_f32_{n}_k16"),
+            &|| {
+                Ok(vec![
+                    a()?,
+                    rand_f32(dev, n * 16, 32)?.reshape(&[n as isize, 16])?,
+                ])
+            },
+            &|o| la::solve(&o[0], &o[1]).map(|_| ()),
+        );
+        run(
+            format!("cholesky_f32_{n}"),
+            &|| {
+                let a = a()?;
+                Ok(vec![cp::matmul(&a, &a.t())?])
+            },
+            &|o| la::cholesky(&o[0]).map(|_| ()),
+        );
+        run(format!("qr_f32_{n}"), &|| Ok(vec![a()?]), &|o| {
+            la::qr(&o[0]).map(|_| ())
+        });
     }
     let mid: &[usize] = if quick { &[128] } else { &[1024, 2048] };
     for &n in mid {

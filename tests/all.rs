@@ -27,6 +27,7 @@ mod indexing2;
 mod io;
 mod linalg;
 mod linalg_decomp;
+mod linalg_native;
 mod linalg_small;
 mod loops;
 mod manipulation;

@@ -114,8 +114,14 @@ fn exec_composed(case: &Value, ops: &[Operand]) -> Result<Array> {
     }
 }
 
+/// On wgpu with the native factorizations forced on (llvmpipe's default is the host hybrid),
+/// checked to have run there.
 #[test]
 fn linalg_matches_numpy() {
+    common::with_native_wgpu_linalg(linalg_matches_numpy_body);
+}
+
+fn linalg_matches_numpy_body() {
     common::run_group(
         "linalg",
         exec,

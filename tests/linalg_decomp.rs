@@ -150,8 +150,14 @@ fn qr_case(dev: &Device, t: DType, shape: &[usize], mode: &str) -> Result<(), Ca
     Ok(())
 }
 
+/// On wgpu with the native factorizations forced on (llvmpipe's default is the host hybrid),
+/// checked to have run there.
 #[test]
 fn qr_reconstructs() {
+    common::with_native_wgpu_linalg(qr_reconstructs_body);
+}
+
+fn qr_reconstructs_body() {
     let mut t = common::Tally::new("qr_reconstructs");
     for dev in common::backends() {
         for dt in DTYPES {

@@ -308,8 +308,13 @@ fn eigh_case(dev: &Device, ty: DType, n: usize) -> R<()> {
     Ok(())
 }
 
+/// On wgpu with the native factorizations forced on (llvmpipe's default is the host hybrid).
 #[test]
 fn small_matches_backend() {
+    cupy_wgpu::with_native_linalg(cupy_wgpu::NativeLinalg::On, small_matches_backend_body);
+}
+
+fn small_matches_backend_body() {
     let mut tally = common::Tally::new("small_matches_backend");
     for dev in common::backends() {
         for ty in [DType::Float32, DType::Float64] {
@@ -335,8 +340,13 @@ fn linalg_err(e: Option<Error>, op: &str, reason: &str) -> R<()> {
 
 /// Singular and indefinite matrices in a batch, pivoting on a zero leading entry, an empty
 /// batch, 1x1 matrices, integer input (float64), NaN input.
+/// On wgpu with the native factorizations forced on (llvmpipe's default is the host hybrid).
 #[test]
 fn small_edge_cases() {
+    cupy_wgpu::with_native_linalg(cupy_wgpu::NativeLinalg::On, small_edge_cases_body);
+}
+
+fn small_edge_cases_body() {
     let mut tally = common::Tally::new("small_edge_cases");
     for dev in common::backends() {
         let r = on(|| -> R<()> {

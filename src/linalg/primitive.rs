@@ -5,10 +5,13 @@
 //! Square float32/float64 matrices up to [`crate::linalg::small::SMALL_MAX_N`] take the one-kernel path of
 //! [`crate::linalg::small`] instead (on every backend but cpu by default; `CUPY_LINALG_SMALL`).
 //!
-//! A backend without a native `linalg` (today: wgpu, hip, and cuda for `eig` or when
-//! libcusolver cannot be loaded) answers `Unsupported`; the call then runs on the host through the cpu backend's faer implementation
-//! ([`cupy_cpu::linalg::via_host`]: read the buffers, factor, write back). This hybrid is listed
-//! in `docs/backends.md`.
+//! A backend without a native `linalg` for the call answers `Unsupported` (today: wgpu for
+//! complex dtypes and `eig`/`eigh`/`svd`, for sizes past its loop budget or one storage binding,
+//! and for everything with `CUPY_WGPU_LINALG=0`; its real `solve inv det slogdet cholesky qr` are
+//! native WGSL, `cupy_wgpu`'s `linalg` module; hip for `eig` or without rocSOLVER; cuda for `eig`
+//! or when libcusolver cannot be loaded); the call then runs on the host through the cpu
+//! backend's faer implementation ([`cupy_cpu::linalg::via_host`]: read the buffers, factor,
+//! write back). This hybrid is listed in `docs/backends.md`.
 //!
 //! [`Backend::linalg`]: cupy_core::backend::Backend::linalg
 

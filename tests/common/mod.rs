@@ -93,6 +93,28 @@ pub fn backends() -> Vec<Device> {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs `body` with wgpu's native factorizations forced on (llvmpipe's default is the host
+/// hybrid) and, when a wgpu device is listed (and `CUPY_WGPU_LINALG` is not `0`), asserts that
+/// some factorization took them (`cupy_wgpu::native_linalg_calls`).
+pub fn with_native_wgpu_linalg(body: impl FnOnce()) {
+    use cupy_wgpu::{
+        native_linalg_calls, native_linalg_expected, with_native_linalg, NativeLinalg,
+    };
+    let before = native_linalg_calls();
+    let expected = with_native_linalg(NativeLinalg::On, || {
+        body();
+        backends()
+            .iter()
+            .any(|d| d.kind() == BackendKind::Wgpu && native_linalg_expected(d.info().software))
+    });
+    if expected {
+        assert!(
+            native_linalg_calls() > before,
+            "no factorization took wgpu's native kernels (the host hybrid ran instead)"
+        );
+    }
+}
+
 /// Two distinct backends, if available (for cross-backend comparisons).
 pub fn backend_pair() -> Option<(Device, Device)> {
     let b = backends();

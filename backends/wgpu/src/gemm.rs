@@ -28,6 +28,50 @@ impl WgpuBackend {
         if matches!(d, DType::Float16 | DType::BFloat16) {
             return self.gemm_widened(call);
         }
+        let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
+            if o.layout.shape.len() != 3 {
+                return Err(Error::invalid(
+                    "matmul",
+                    format!(
+                        "{what} must have layout shape [batch, rows, cols], got {:?}",
+                        o.layout.shape
+                    ),
+                ));
+            }
+            Ok([o.layout.shape[0], o.layout.shape[1], o.layout.shape[2]])
+        };
+        let [batch, m, kk] = dims(&call.a, "a")?;
+        let [_, _, n] = dims(&call.b, "b")?;
+        let st = |o: &Operand<'_>| -> [i32; 4] {
+            [
+                o.layout.offset as i32,
+                o.layout.strides[0] as i32,
+                o.layout.strides[1] as i32,
+                o.layout.strides[2] as i32,
+            ]
+        };
+        self.gemm_strided(
+            d,
+            [&a.buf, &b.buf, &c.buf],
+            [st(&call.a), st(&call.b), st(&call.c)],
+            [batch, m, n, kk],
+            false,
+        )
+    }
+
+    /// The tiled GEMM on raw buffers: `C[z] = A[z] @ B[z]` (or `C[z] -= A[z] @ B[z]` with
+    /// `sub`: the blocked factorizations' trailing updates, `linalg/`) for `z < batch`, `A`
+    /// `[m, k]`, `B` `[k, n]`, `C` `[m, n]`; `st` holds each operand's element offset and its
+    /// batch, row and column strides. `dims` is `[batch, m, n, k]`.
+    pub(crate) fn gemm_strided(
+        &self,
+        d: DType,
+        bufs: [&wgpu::Buffer; 3],
+        st: [[i32; 4]; 3],
+        dims: [usize; 4],
+        sub: bool,
+    ) -> Result<()> {
+        let [batch, m, n, kk] = dims;
         let round = wgsl::round_helper(d);
         let elem = match d {
             DType::Float32 => "f32",
@@ -53,32 +97,25 @@ impl WgpuBackend {
             }
         };
         // Complex: the textbook product accumulated part by part (BLAS's cgemm/zgemm order of
-        // operations is unspecified too; results are within the summation bound).
-        let madd = if d.is_complex() {
-            "c + T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)"
-        } else {
-            "c + a * b"
+        // operations is unspecified too; results are within the summation bound). `sub`
+        // accumulates the negated product and adds it to C.
+        let madd = match (d.is_complex(), sub) {
+            (true, false) => "c + T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)",
+            (true, true) => "c - T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)",
+            (false, false) => "c + a * b",
+            (false, true) => "c - a * b",
         };
         let bk = if d == DType::Complex128 { 8 } else { 16 };
-        let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
-            if o.layout.shape.len() != 3 {
-                return Err(Error::invalid(
-                    "matmul",
-                    format!(
-                        "{what} must have layout shape [batch, rows, cols], got {:?}",
-                        o.layout.shape
-                    ),
-                ));
-            }
-            Ok([o.layout.shape[0], o.layout.shape[1], o.layout.shape[2]])
-        };
-        let [batch, m, kk] = dims(&call.a, "a")?;
-        let [_, _, n] = dims(&call.b, "b")?;
         if m == 0 || n == 0 || batch == 0 {
             return Ok(());
         }
-        let key = hash_of(&("gemm", elem, round.map(|r| r.0)));
-        let pipe = self.pipeline(key, &format!("gemm_{}", d.name()), &|| {
+        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub));
+        let name = if sub {
+            format!("gemm_sub_{}", d.name())
+        } else {
+            format!("gemm_{}", d.name())
+        };
+        let pipe = self.pipeline(key, &name, &|| {
             Ok((
                 GEMM_WGSL
                     .replace("ELEM", elem)
@@ -99,14 +136,6 @@ impl WgpuBackend {
                 vec![false, false, true],
             ))
         })?;
-        let st = |o: &Operand<'_>| -> [i32; 4] {
-            [
-                o.layout.offset as i32,
-                o.layout.strides[0] as i32,
-                o.layout.strides[1] as i32,
-                o.layout.strides[2] as i32,
-            ]
-        };
         let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
         // K per dispatch: all of it, unless the driver caps loops. Per slice of 16 k the shader
         // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
@@ -122,15 +151,21 @@ impl WgpuBackend {
             loop {
                 let ke = (kb + kc).min(kk);
                 let mut w: Vec<u32> = vec![m as u32, n as u32, kk as u32, b0 as u32];
-                for o in [&call.a, &call.b, &call.c] {
-                    w.extend(st(o).iter().map(|&x| x as u32));
+                for s in &st {
+                    w.extend(s.iter().map(|&x| x as u32));
                 }
-                w.extend([kb as u32, ke as u32, u32::from(kb > 0), u32::from(ke >= kk)]);
+                // `sub` always adds into C.
+                w.extend([
+                    kb as u32,
+                    ke as u32,
+                    u32::from(kb > 0 || sub),
+                    u32::from(ke >= kk),
+                ]);
                 let meta = pipe.meta.pack(&[], &w);
                 self.dispatch3(
                     &pipe,
                     &meta,
-                    &[&a.buf, &b.buf, &c.buf],
+                    &bufs,
                     (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
                 )?;
                 kb = ke;

@@ -63,7 +63,8 @@
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
 //! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
-//! launches), `window.rs` (arrays past one storage binding).
+//! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
+//! one storage binding).
 
 use cupy_core::backend::{
     dtype_unsupported, Backend, Buffer, DeviceInfo, ElementwiseCall, GemmCall, NativeLanguage,
@@ -80,6 +81,7 @@ mod elementwise;
 mod fft;
 mod gemm;
 mod guard;
+mod linalg;
 mod pipeline;
 mod pool;
 mod queue;
@@ -94,6 +96,10 @@ mod window;
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
 pub use guard::loop_budget;
+pub use linalg::{
+    native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
+    NativeLinalg,
+};
 
 use buffer::{from_storage, word_bytes};
 use elementwise::fits32;
@@ -251,6 +257,10 @@ impl Backend for WgpuBackend {
 
     fn fft(&self, call: &cupy_core::fft::FftCall<'_>) -> Result<()> {
         fft::fft(self, call)
+    }
+
+    fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
+        self.run_linalg(call)
     }
 
     fn synchronize(&self) -> Result<()> {

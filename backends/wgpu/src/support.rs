@@ -71,8 +71,9 @@ pub(crate) fn check_primitive(primitive: Primitive, dtype: DType) -> Result<(), 
         }
         // shaders/fft.wgsl: complex64, and complex128 with SHADER_F64 (assumed here).
         Primitive::Fft => cupy_core::gpu::support::fft_precision(dtype),
-        // Dense factorizations: the cpu backend's faer through a host round trip (the
-        // "hybrid" of docs/backends.md) until the native path exists; NumPy promotes integers.
+        // Dense factorizations: native WGSL for real solve/inv/det/slogdet/cholesky/qr
+        // (`linalg/`), the cpu backend's faer through a host round trip (the "hybrid" of
+        // docs/backends.md) for the rest; NumPy promotes integers.
         Primitive::Linalg => match dtype {
             DType::Float16 | DType::BFloat16 => {
                 Err("array type float16 is unsupported in linalg".into())
