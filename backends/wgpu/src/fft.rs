@@ -10,6 +10,7 @@
 //! exact in integers) and the transformed convolution kernel (rustfft, float64). They are
 //! cached per (length, direction, precision) on the device.
 
+use crate::fft_plan::{next_smooth, smooth_factors, stages_wgsl, Pass, Plan};
 use crate::{WgpuBackend, WgpuBuffer};
 use cupy_core::fft::{FftCall, FftKind};
 use cupy_core::kernel::wgsl::MetaLayout;
@@ -23,18 +24,36 @@ const FFT_WGSL: &str = include_str!("../../../shaders/fft.wgsl");
 pub(crate) type Tables =
     std::sync::Mutex<std::collections::HashMap<(usize, bool, bool, u8), Arc<WgpuBuffer>>>;
 
-fn source(section: &str, real: &str) -> Result<String> {
-    let mut parts = FFT_WGSL.split("//@@ ");
-    let header = parts.next().unwrap_or_default();
-    let body = parts
-        .find(|p| p.lines().next().map(str::trim) == Some(section))
-        .ok_or_else(|| Error::invalid("fft", format!("no section {section} in fft.wgsl")))?;
-    let body = body.split_once('\n').map_or("", |(_, b)| b);
-    Ok(format!(
-        "{}\n{}",
-        header.replace("REAL", real),
-        body.replace("REAL", real)
-    ))
+/// The body of one section of `fft.wgsl` (after its marker line).
+fn section(name: &str) -> Result<&'static str> {
+    let body = FFT_WGSL
+        .split("//@@ ")
+        .skip(1)
+        .find(|p| p.lines().next().map(str::trim) == Some(name))
+        .ok_or_else(|| Error::invalid("fft", format!("no section {name} in fft.wgsl")))?;
+    Ok(body.split_once('\n').map_or("", |(_, b)| b))
+}
+
+/// The WGSL of one kernel: the header and a section, `REAL` replaced.
+fn source(name: &str, real: &str) -> Result<String> {
+    let header = FFT_WGSL.split("//@@ ").next().unwrap_or_default();
+    Ok(format!("{}\n{}", header, section(name)?).replace("REAL", real))
+}
+
+/// The 16 meta words of every FFT kernel.
+fn meta_layout() -> MetaLayout {
+    MetaLayout {
+        params: vec![],
+        words_offset: 0,
+        n_words: 16,
+    }
+}
+
+/// Eight meta words padded to sixteen.
+fn words8(w: [u32; 8]) -> [u32; 16] {
+    let mut o = [0; 16];
+    o[..8].copy_from_slice(&w);
+    o
 }
 
 struct Ctx<'a> {
@@ -47,7 +66,7 @@ impl Ctx<'_> {
     fn run(
         &self,
         section: &str,
-        words: [u32; 8],
+        words: [u32; 16],
         bufs: &[&wgpu::Buffer],
         threads: usize,
     ) -> Result<()> {
@@ -55,18 +74,9 @@ impl Ctx<'_> {
         let key = crate::hash_of(&("fft", section, self.real, nb));
         let real = self.real;
         let pipe = self.be.pipeline(key, &format!("fft_{section}"), &|| {
-            let src = source(section, real)?;
             let mut rw = vec![false; nb];
             rw[1] = true;
-            Ok((
-                src,
-                MetaLayout {
-                    params: vec![],
-                    words_offset: 0,
-                    n_words: 8,
-                },
-                rw,
-            ))
+            Ok((source(section, real)?, meta_layout(), rw))
         })?;
         let m = pipe.meta.pack(&[], &words);
         self.be
@@ -122,63 +132,115 @@ impl Ctx<'_> {
         Ok(t)
     }
 
-    fn twiddles(&self, m: usize) -> Result<Arc<WgpuBuffer>> {
-        self.table(0, m, false, || {
-            (0..(m / 2).max(1))
-                .map(|t| {
-                    let a = -2.0 * std::f64::consts::PI * t as f64 / m as f64;
-                    Complex::new(a.cos(), a.sin())
-                })
-                .collect()
+    /// Points per half of the `block` kernel's workgroup memory: as many as the device's
+    /// workgroup storage holds twice, at most 4096.
+    fn tlmax(&self) -> usize {
+        let bytes = if self.cdt == DType::Complex64 { 8 } else { 16 };
+        (self.be.limits.max_compute_workgroup_storage_size as usize / (2 * bytes)).min(4096)
+    }
+
+    /// The plan of a 7-smooth length (passes of at least 64 bytes of consecutive columns).
+    fn plan(&self, n: usize) -> Result<Plan> {
+        let min_cols = if self.cdt == DType::Complex64 { 8 } else { 4 };
+        Plan::new(n, self.tlmax(), min_cols).ok_or_else(|| {
+            Error::invalid(
+                "fft",
+                format!("{n} has a prime factor above 7 (no Stockham plan)"),
+            )
         })
     }
 
-    /// Power-of-two transform of `m` points of `batch` rows: `src` (from element `so`) into
-    /// `dst` (from `do_`), ping-ponging through `s0`/`s1` (distinct from both).
-    #[allow(clippy::too_many_arguments)]
-    fn pow2(
+    /// One `block` pass of `batch` rows of `n` points from `src` to `dst`.
+    fn pass(
         &self,
         batch: usize,
-        m: usize,
+        n: usize,
+        inverse: bool,
+        p: &Pass,
+        tw: &wgpu::Buffer,
+        src: (&wgpu::Buffer, usize),
+        dst: (&wgpu::Buffer, usize),
+    ) -> Result<()> {
+        let tlmax = self.tlmax();
+        let cols = n / p.l;
+        let radices = p
+            .radices
+            .iter()
+            .enumerate()
+            .fold(0u32, |a, (i, &r)| a | (r as u32) << (4 * i));
+        let flags = (cols == 1) as u32 | ((p.s == 1) as u32) << 1;
+        let words = [
+            batch as u32,
+            n as u32,
+            p.l as u32,
+            p.s as u32,
+            src.1 as u32,
+            dst.1 as u32,
+            inverse as u32,
+            p.t as u32,
+            radices,
+            p.radices.len() as u32,
+            p.stage_tw as u32,
+            flags,
+            p.hi as u32,
+            p.lo as u32,
+            p.lo_bits,
+            0,
+        ];
+        let groups = (batch * cols).div_ceil(p.t) as u64;
+        let key = crate::hash_of(&("fft", "block", self.real, tlmax));
+        let real = self.real;
+        let pipe = self.be.pipeline(key, "fft_block", &|| {
+            let (fns, cases) = stages_wgsl(&section("stage_tpl")?.replace("REAL", real));
+            let src = source("block", real)?
+                .replace("TLMAX_VALUE", &tlmax.to_string())
+                .replace("//STAGES", &fns)
+                .replace("//SWITCH", &cases);
+            Ok((src, meta_layout(), vec![false, true, false]))
+        })?;
+        let m = pipe.meta.pack(&[], &words);
+        self.be.dispatch(&pipe, &m, &[src.0, dst.0, tw], groups)
+    }
+
+    /// A transform of `batch` rows of a 7-smooth `n` from `src` into `dst` (distinct buffers):
+    /// the plan's passes, through one scratch buffer when there are several.
+    fn smooth(
+        &self,
+        batch: usize,
+        n: usize,
         inverse: bool,
         src: (&wgpu::Buffer, usize),
         dst: (&wgpu::Buffer, usize),
-        s0: &wgpu::Buffer,
-        s1: &wgpu::Buffer,
     ) -> Result<()> {
-        let inv = inverse as u32;
-        if m == 1 {
-            let w = [batch as u32, 1, 0, 0, src.1 as u32, dst.1 as u32, inv, 0];
+        let plan = self.plan(n)?;
+        if plan.passes.is_empty() {
+            let w = words8([batch as u32, 1, 0, 0, src.1 as u32, dst.1 as u32, 0, 0]);
             return self.run("copy", w, &[src.0, dst.0], batch);
         }
-        let tw = self.twiddles(m)?;
-        let stages = m.trailing_zeros() as usize;
+        let tw = self.table(4, n, false, || plan.table())?;
+        let scratch = if plan.passes.len() > 1 {
+            Some(self.be.alloc_words(self.cdt, batch * n)?)
+        } else {
+            None
+        };
+        let last = plan.passes.len() - 1;
         let mut cur = src;
-        for s in 0..stages {
-            let out: (&wgpu::Buffer, usize) = if s + 1 == stages {
-                dst
-            } else if s % 2 == 0 {
-                (s0, 0)
-            } else {
-                (s1, 0)
+        for (i, p) in plan.passes.iter().enumerate() {
+            // The last pass writes dst, the one before the scratch, and so on back.
+            let out = match (&scratch, (last - i) % 2) {
+                (Some(s), 1) => (&s.buf, 0),
+                _ => dst,
             };
-            let w = [
-                batch as u32,
-                m as u32,
-                0,
-                1u32 << s,
-                cur.1 as u32,
-                out.1 as u32,
-                inv,
-                0,
-            ];
-            self.run("stage", w, &[cur.0, out.0, &tw.buf], batch * m / 2)?;
+            self.pass(batch, n, inverse, p, &tw.buf, cur, out)?;
             cur = out;
         }
         Ok(())
     }
 
-    /// Any-length complex transform: `src` rows of `n` into `dst` rows of `n`.
+    /// Any-length complex transform: `src` rows of `n` into `dst` rows of `n` (distinct
+    /// buffers). 7-smooth lengths through [`Ctx::smooth`]; others by Bluestein:
+    /// `X_k = w_k sum_j (x_j w_j) conj(w_(k-j))`, `w_t = exp(-+ i pi t^2 / n)`, the convolution
+    /// through transforms of the smallest 7-smooth `m >= 2n - 1`.
     fn c2c(
         &self,
         batch: usize,
@@ -187,13 +249,10 @@ impl Ctx<'_> {
         src: (&wgpu::Buffer, usize),
         dst: (&wgpu::Buffer, usize),
     ) -> Result<()> {
-        if n.is_power_of_two() {
-            let s0 = self.be.alloc_words(self.cdt, batch * n)?;
-            let s1 = self.be.alloc_words(self.cdt, batch * n)?;
-            return self.pow2(batch, n, inverse, src, dst, &s0.buf, &s1.buf);
+        if smooth_factors(n).is_some() {
+            return self.smooth(batch, n, inverse, src, dst);
         }
-        // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_(k-j)), w_t = exp(-+ i pi t^2 / n).
-        let m = (2 * n - 1).next_power_of_two();
+        let m = next_smooth(2 * n - 1);
         let sign = if inverse { 1.0 } else { -1.0 };
         let chirp = |k: usize| {
             let q = ((k as u128 * k as u128) % (2 * n as u128)) as f64;
@@ -219,26 +278,24 @@ impl Ctx<'_> {
         })?;
         let a = self.be.alloc_words(self.cdt, batch * m)?;
         let s0 = self.be.alloc_words(self.cdt, batch * m)?;
-        let s1 = self.be.alloc_words(self.cdt, batch * m)?;
         let (nn, mm, b) = (n as u32, m as u32, batch as u32);
         self.run(
             "chirp_in",
-            [b, nn, mm, 0, src.1 as u32, 0, 0, 0],
+            words8([b, nn, mm, 0, src.1 as u32, 0, 0, 0]),
             &[src.0, &a.buf, &w.buf],
             batch * m,
         )?;
-        // Scratch: s1 then `a` (free once the first pass has read it).
-        self.pow2(batch, m, false, (&a.buf, 0), (&s0.buf, 0), &s1.buf, &a.buf)?;
+        self.smooth(batch, m, false, (&a.buf, 0), (&s0.buf, 0))?;
         self.run(
             "pointwise",
-            [b, nn, mm, 0, 0, 0, 0, 0],
+            words8([b, nn, mm, 0, 0, 0, 0, 0]),
             &[&s0.buf, &a.buf, &bspec.buf],
             batch * m,
         )?;
-        self.pow2(batch, m, true, (&a.buf, 0), (&s0.buf, 0), &s1.buf, &a.buf)?;
+        self.smooth(batch, m, true, (&a.buf, 0), (&s0.buf, 0))?;
         self.run(
             "chirp_out",
-            [b, nn, mm, 0, 0, dst.1 as u32, 0, 0],
+            words8([b, nn, mm, 0, 0, dst.1 as u32, 0, 0]),
             &[&s0.buf, dst.0, &wout.buf],
             batch * n,
         )
@@ -260,7 +317,7 @@ pub(crate) fn fft(be: &WgpuBackend, call: &FftCall<'_>) -> Result<()> {
     if x.id == y.id {
         return Err(Error::invalid(op, "the input and output share a buffer"));
     }
-    let total = batch.max(1) * (2 * n).next_power_of_two() * 2;
+    let total = batch.max(1) * next_smooth(2 * n) * 2;
     if total >= 1 << 31 {
         return Err(Error::Unsupported {
             op: op.into(),
@@ -288,7 +345,7 @@ pub(crate) fn fft(be: &WgpuBackend, call: &FftCall<'_>) -> Result<()> {
             let b = batch as u32;
             ctx.run(
                 "real_in",
-                [b, n as u32, 0, 0, io as u32, 0, 0, 0],
+                words8([b, n as u32, 0, 0, io as u32, 0, 0, 0]),
                 &[&x.buf, &full.buf],
                 batch * n,
             )?;
@@ -296,7 +353,7 @@ pub(crate) fn fft(be: &WgpuBackend, call: &FftCall<'_>) -> Result<()> {
             let lo = n / 2 + 1;
             ctx.run(
                 "half_out",
-                [b, n as u32, lo as u32, 0, 0, oo as u32, 0, 0],
+                words8([b, n as u32, lo as u32, 0, 0, oo as u32, 0, 0]),
                 &[&spec.buf, &y.buf],
                 batch * lo,
             )
@@ -308,14 +365,14 @@ pub(crate) fn fft(be: &WgpuBackend, call: &FftCall<'_>) -> Result<()> {
             let li = n / 2 + 1;
             ctx.run(
                 "herm_in",
-                [b, n as u32, li as u32, 0, io as u32, 0, 0, 0],
+                words8([b, n as u32, li as u32, 0, io as u32, 0, 0, 0]),
                 &[&x.buf, &full.buf],
                 batch * n,
             )?;
             ctx.c2c(batch, n, true, (&full.buf, 0), (&sig.buf, 0))?;
             ctx.run(
                 "real_out",
-                [b, n as u32, 0, 0, 0, oo as u32, 0, 0],
+                words8([b, n as u32, 0, 0, 0, oo as u32, 0, 0]),
                 &[&sig.buf, &y.buf],
                 batch * n,
             )

@@ -78,6 +78,7 @@ mod buffer;
 mod device;
 mod elementwise;
 mod fft;
+mod fft_plan;
 mod gemm;
 mod guard;
 mod pipeline;
