@@ -1,14 +1,29 @@
-//! The FFT primitive on wgpu (`shaders/fft.wgsl`): radix-2 Stockham passes for power-of-two
-//! lengths, Bluestein's chirp-z (Bluestein 1970; Rabiner, Schafer and Rader 1969) through
-//! power-of-two transforms of length `m >= 2n - 1` for every other length; real transforms
-//! through complex ones of the full length (r2c: real rows widened; c2r: the Hermitian
-//! spectrum completed). complex64 always, complex128 where the adapter has SHADER_F64.
+//! The FFT primitive on wgpu (`shaders/fft.wgsl`), complex64 always, complex128 where the
+//! adapter has SHADER_F64.
+//!
+//! - Lengths `n = 2^a 3^b 5^c 7^d`: Stockham autosort passes ([`crate::fft_plan`]). Each pass is
+//!   one dispatch of combined radix `L` whose `L`-point sub-transforms run in workgroup memory as
+//!   radix 2/3/4/5/7/8 stages (2s grouped as 8s, then a 4 or 2). A row that fits a workgroup
+//!   (`n <= TLMAX`: 2048 complex64 / 1024 complex128 points on 32 KiB of workgroup storage, from
+//!   the device's limit at run time, at most 4096) is one dispatch for the whole batch; longer
+//!   rows take the fewest passes of `L <= TLMAX / 8` (complex64; `/ 4` complex128: at least 64
+//!   bytes of consecutive columns per workgroup), e.g. 2^24 in three passes of 256 (it was 24
+//!   radix-2 passes), 3^13 in three.
+//! - Other lengths: Bluestein's chirp-z (Bluestein 1970; Rabiner, Schafer and Rader 1969)
+//!   through transforms of the smallest 7-smooth `m >= 2n - 1` (for 2^20 + 7: m = 2099520 =
+//!   2^6 3^8 5, three passes each way; nine dispatches in all, 47 with power-of-two `m` and
+//!   radix 2).
+//! - Real transforms through complex ones of the full length (r2c: real rows widened; c2r: the
+//!   Hermitian spectrum completed).
 //!
 //! Tables are computed on the host in float64 and uploaded (WGSL's float32 `sin`/`cos` are not
-//! accurate enough and its float64 ones are garbage on Vulkan: FACTS.md): the twiddles
-//! `exp(-2 pi i t / m)`, and for Bluestein the chirp `exp(-i pi k^2 / n)` (with `k^2 mod 2n`,
-//! exact in integers) and the transformed convolution kernel (rustfft, float64). They are
-//! cached per (length, direction, precision) on the device.
+//! accurate enough and its float64 ones are garbage on Vulkan: FACTS.md): per plan the stage
+//! twiddles and each pass's twiddles `exp(-2 pi i r k / (S L))` as the product of two tables of
+//! about `sqrt(S L)` entries (hi/lo halves of the exponent, so the last pass does not read a table
+//! as large as the data), and for Bluestein the chirp `exp(-i pi k^2 / n)` (with `k^2 mod 2n`,
+//! exact in integers) and the transformed convolution kernel (rustfft, float64). They are cached
+//! per (length, direction, precision) on the device. The inverse conjugates on load and store,
+//! sharing the forward tables.
 
 use crate::fft_plan::{next_smooth, smooth_factors, stages_wgsl, Pass, Plan};
 use crate::{WgpuBackend, WgpuBuffer};

@@ -318,6 +318,9 @@ mod tests {
         assert_eq!(check(1594323, 2048, 8).passes.len(), 3);
         assert_eq!(check(3 << 20, 2048, 8).passes.len(), 3);
         assert_eq!(check(1 << 24, 1024, 4).passes.len(), 3);
+        // Bluestein's inner length for 2^20 + 7.
+        assert_eq!(next_smooth(2 * ((1 << 20) + 7) - 1), 2099520);
+        assert_eq!(check(2099520, 2048, 8).passes.len(), 3);
     }
 
     #[test]
