@@ -15,13 +15,12 @@
 //   serves both directions.
 // - real_in (r2c): complex rows from real ones; half_out: the first n/2+1 terms of each row.
 // - herm_in (c2r): the full Hermitian spectrum from the half; real_out: the real parts.
-// - chirp_in / pointwise / chirp_out: Bluestein's chirp-z (x * w zero-padded to m, the product
-//   with the transformed chirp, the scaled product with w).
 // - copy: rows copied (n = 1).
 alias R = REAL;
 alias C = vec2<R>;
 struct Meta { batch: u32, n: u32, m: u32, p0: u32, in_off: u32, out_off: u32, inv: u32, p1: u32,
-              q0: u32, q1: u32, q2: u32, q3: u32, q4: u32, q5: u32, q6: u32, q7: u32 }
+              q0: u32, q1: u32, q2: u32, q3: u32, q4: u32, q5: u32, q6: u32, q7: u32,
+              r0: u32, r1: u32, r2: u32, r3: u32, r4: u32, r5: u32, r6: u32, r7: u32 }
 @group(0) @binding(0) var<uniform> mt: Meta;
 
 fn cmul(a: C, b: C) -> C { return C(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
@@ -96,61 +95,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   Y[mt.out_off + t] = X[mt.in_off + t].x;
 }
 
-//@@ chirp_in
-// n: signal length, m: padded length; A[row, k] = k < n ? x[row, k] * w[k] : 0.
-@group(0) @binding(1) var<storage, read> X: array<C>;
-@group(0) @binding(2) var<storage, read_write> Y: array<C>;
-@group(0) @binding(3) var<storage, read> W: array<C>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let t = tid(wid, nw, lid);
-  if (t >= mt.batch * mt.m) { return; }
-  let row = t / mt.m;
-  let k = t % mt.m;
-  var v = C(R(0), R(0));
-  if (k < mt.n) { v = cmul(X[mt.in_off + row * mt.n + k], W[k]); }
-  Y[mt.out_off + t] = v;
-}
-
-//@@ pointwise
-// m: row length; Y[row, k] = X[row, k] * B[k].
-@group(0) @binding(1) var<storage, read> X: array<C>;
-@group(0) @binding(2) var<storage, read_write> Y: array<C>;
-@group(0) @binding(3) var<storage, read> W: array<C>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let t = tid(wid, nw, lid);
-  if (t >= mt.batch * mt.m) { return; }
-  Y[mt.out_off + t] = cmul(X[mt.in_off + t], W[t % mt.m]);
-}
-
-//@@ chirp_out
-// n: signal length, m: padded length; y[row, k] = A[row, k] * w[k] (w holds the 1/m scale).
-@group(0) @binding(1) var<storage, read> X: array<C>;
-@group(0) @binding(2) var<storage, read_write> Y: array<C>;
-@group(0) @binding(3) var<storage, read> W: array<C>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let t = tid(wid, nw, lid);
-  if (t >= mt.batch * mt.n) { return; }
-  let row = t / mt.n;
-  let k = t % mt.n;
-  Y[mt.out_off + t] = cmul(X[mt.in_off + row * mt.m + k], W[k]);
-}
-
 //@@ block
 // m: L, p0: S, p1: T (columns per workgroup), q0: the stage radices (4 bits each, first stage in
 // the low bits), q1: the stage count, q2: offset in W of the stage twiddles (L - 1 of them; the
 // stage of span s at q2 + s - 1, exp(-2 pi i r kk / (s q)) at kk (q - 1) + r - 1), q3: bit 0 load
 // and bit 1 store a column's points contiguously (else consecutive columns together), q4/q5: offsets
 // in W of the pass twiddle halves hi[t >> q6] and lo[t & (2^q6 - 1)] (exp(-2 pi i t / (S L)) for
-// t = r k is hi * lo: two small tables in place of one of S (L - 1) entries).
+// t = r k is hi * lo: two small tables in place of one of S (L - 1) entries). Bluestein's steps
+// fused into the first and last passes: r0 / r1 the input / output row lengths (the position
+// p = j + r c of a point in its row reads zero past r0; outputs past r1 are dropped), q7 bit 0
+// multiplies loads by A[r2 + p] (before the inverse's conjugation), bit 1 stores by A[r3 + p]
+// (after it).
 @group(0) @binding(1) var<storage, read> X: array<C>;
 @group(0) @binding(2) var<storage, read_write> Y: array<C>;
 @group(0) @binding(3) var<storage, read> W: array<C>;
+@group(0) @binding(4) var<storage, read> A: array<C>;
 const TLMAX: u32 = TLMAX_VALUEu;
 var<workgroup> sh: array<C, 2u * TLMAX>;
 
@@ -176,7 +135,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     if (c < total) {
       let row = c / cols;
       let j = c % cols;
-      var v = X[mt.in_off + row * n + j + r * cols];
+      let pos = j + r * cols;
+      var v = C(R(0), R(0));
+      if (pos < mt.r0) {
+        v = X[mt.in_off + row * mt.r0 + pos];
+        if ((mt.q7 & 1u) != 0u) { v = cmul(v, A[mt.r2 + pos]); }
+      }
       if (mt.inv != 0u) { v.y = -v.y; }
       if (S > 1u && r > 0u) {
         let t = r * (j % S);
@@ -208,9 +172,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
       let row = c / cols;
       let j = c % cols;
       let k = j % S;
-      var v = sh[src + tc * L + r];
-      if (mt.inv != 0u) { v.y = -v.y; }
-      Y[mt.out_off + row * n + (j - k) * L + k + r * S] = v;
+      let pos = (j - k) * L + k + r * S;
+      if (pos < mt.r1) {
+        var v = sh[src + tc * L + r];
+        if (mt.inv != 0u) { v.y = -v.y; }
+        if ((mt.q7 & 2u) != 0u) { v = cmul(v, A[mt.r3 + pos]); }
+        Y[mt.out_off + row * mt.r1 + pos] = v;
+      }
     }
   }
 }

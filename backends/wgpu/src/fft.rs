@@ -11,8 +11,9 @@
 //!   radix-2 passes), 3^13 in three.
 //! - Other lengths: Bluestein's chirp-z (Bluestein 1970; Rabiner, Schafer and Rader 1969)
 //!   through transforms of the smallest 7-smooth `m >= 2n - 1` (for 2^20 + 7: m = 2099520 =
-//!   2^6 3^8 5, three passes each way; nine dispatches in all, 47 with power-of-two `m` and
-//!   radix 2).
+//!   2^6 3^8 5, three passes each way), the products with the chirp and the kernel's spectrum
+//!   fused into the first and last passes: six dispatches for 2^20 + 7 (it was 47: radix 2 with
+//!   `m = 2^22` and separate chirp/product kernels).
 //! - Real transforms through complex ones of the full length (r2c: real rows widened; c2r: the
 //!   Hermitian spectrum completed).
 //!
@@ -55,18 +56,18 @@ fn source(name: &str, real: &str) -> Result<String> {
     Ok(format!("{}\n{}", header, section(name)?).replace("REAL", real))
 }
 
-/// The 16 meta words of every FFT kernel.
+/// The 24 meta words of every FFT kernel.
 fn meta_layout() -> MetaLayout {
     MetaLayout {
         params: vec![],
         words_offset: 0,
-        n_words: 16,
+        n_words: 24,
     }
 }
 
-/// Eight meta words padded to sixteen.
-fn words8(w: [u32; 8]) -> [u32; 16] {
-    let mut o = [0; 16];
+/// Eight meta words padded to 24.
+fn words8(w: [u32; 8]) -> [u32; 24] {
+    let mut o = [0; 24];
     o[..8].copy_from_slice(&w);
     o
 }
@@ -81,7 +82,7 @@ impl Ctx<'_> {
     fn run(
         &self,
         section: &str,
-        words: [u32; 16],
+        words: [u32; 24],
         bufs: &[&wgpu::Buffer],
         threads: usize,
     ) -> Result<()> {
@@ -165,17 +166,9 @@ impl Ctx<'_> {
         })
     }
 
-    /// One `block` pass of `batch` rows of `n` points from `src` to `dst`.
-    fn pass(
-        &self,
-        batch: usize,
-        n: usize,
-        inverse: bool,
-        p: &Pass,
-        tw: &wgpu::Buffer,
-        src: (&wgpu::Buffer, usize),
-        dst: (&wgpu::Buffer, usize),
-    ) -> Result<()> {
+    /// One `block` pass `p` of `batch` rows of `n` points from `src` to `dst`, with what
+    /// `ends` fuses into it (this pass's share: the caller clears what is not its own).
+    fn pass(&self, batch: usize, n: usize, p: &Pass, io: &PassIo<'_>) -> Result<()> {
         let tlmax = self.tlmax();
         let cols = n / p.l;
         let radices = p
@@ -184,14 +177,16 @@ impl Ctx<'_> {
             .enumerate()
             .fold(0u32, |a, (i, &r)| a | (r as u32) << (4 * i));
         let flags = (cols == 1) as u32 | ((p.s == 1) as u32) << 1;
+        let e = &io.ends;
+        let fused = e.pre.is_some() as u32 | (e.post.is_some() as u32) << 1;
         let words = [
             batch as u32,
             n as u32,
             p.l as u32,
             p.s as u32,
-            src.1 as u32,
-            dst.1 as u32,
-            inverse as u32,
+            io.src.1 as u32,
+            io.dst.1 as u32,
+            io.inverse as u32,
             p.t as u32,
             radices,
             p.radices.len() as u32,
@@ -200,6 +195,14 @@ impl Ctx<'_> {
             p.hi as u32,
             p.lo as u32,
             p.lo_bits,
+            fused,
+            e.src_len.unwrap_or(n) as u32,
+            e.dst_len.unwrap_or(n) as u32,
+            e.pre.unwrap_or(0) as u32,
+            e.post.unwrap_or(0) as u32,
+            0,
+            0,
+            0,
             0,
         ];
         let groups = (batch * cols).div_ceil(p.t) as u64;
@@ -211,14 +214,19 @@ impl Ctx<'_> {
                 .replace("TLMAX_VALUE", &tlmax.to_string())
                 .replace("//STAGES", &fns)
                 .replace("//SWITCH", &cases);
-            Ok((src, meta_layout(), vec![false, true, false]))
+            Ok((src, meta_layout(), vec![false, true, false, false]))
         })?;
         let m = pipe.meta.pack(&[], &words);
-        self.be.dispatch(&pipe, &m, &[src.0, dst.0, tw], groups)
+        let aux = io.aux.unwrap_or(io.tw);
+        self.be
+            .dispatch(&pipe, &m, &[io.src.0, io.dst.0, io.tw, aux], groups)
     }
 
-    /// A transform of `batch` rows of a 7-smooth `n` from `src` into `dst` (distinct buffers):
-    /// the plan's passes, through one scratch buffer when there are several.
+    /// A transform of `batch` rows of a 7-smooth `n` from `src` into `dst` (distinct buffers),
+    /// the plan's passes: the last writes `dst`, the ones before alternate through `pool`
+    /// (back from the last: `pool[0]`, `pool[1]`, ...; by default a scratch buffer and `dst`),
+    /// `ends` fused into the first and last passes (`aux` their table).
+    #[allow(clippy::too_many_arguments)]
     fn smooth(
         &self,
         batch: usize,
@@ -226,6 +234,9 @@ impl Ctx<'_> {
         inverse: bool,
         src: (&wgpu::Buffer, usize),
         dst: (&wgpu::Buffer, usize),
+        ends: Ends,
+        aux: Option<&wgpu::Buffer>,
+        pool: Option<[&wgpu::Buffer; 2]>,
     ) -> Result<()> {
         let plan = self.plan(n)?;
         if plan.passes.is_empty() {
@@ -233,7 +244,7 @@ impl Ctx<'_> {
             return self.run("copy", w, &[src.0, dst.0], batch);
         }
         let tw = self.table(4, n, false, || plan.table())?;
-        let scratch = if plan.passes.len() > 1 {
+        let scratch = if plan.passes.len() > 1 && pool.is_none() {
             Some(self.be.alloc_words(self.cdt, batch * n)?)
         } else {
             None
@@ -241,12 +252,30 @@ impl Ctx<'_> {
         let last = plan.passes.len() - 1;
         let mut cur = src;
         for (i, p) in plan.passes.iter().enumerate() {
-            // The last pass writes dst, the one before the scratch, and so on back.
-            let out = match (&scratch, (last - i) % 2) {
-                (Some(s), 1) => (&s.buf, 0),
-                _ => dst,
+            let out = if i == last {
+                dst
+            } else {
+                match (pool, &scratch) {
+                    (Some(b), _) => (b[(last - 1 - i) % 2], 0),
+                    (None, Some(s)) if (last - i) % 2 == 1 => (&s.buf, 0),
+                    _ => dst,
+                }
             };
-            self.pass(batch, n, inverse, p, &tw.buf, cur, out)?;
+            let ends = Ends {
+                src_len: ends.src_len.filter(|_| i == 0),
+                pre: ends.pre.filter(|_| i == 0),
+                dst_len: ends.dst_len.filter(|_| i == last),
+                post: ends.post.filter(|_| i == last),
+            };
+            let io = PassIo {
+                inverse,
+                tw: &tw.buf,
+                aux,
+                src: cur,
+                dst: out,
+                ends,
+            };
+            self.pass(batch, n, p, &io)?;
             cur = out;
         }
         Ok(())
@@ -255,7 +284,9 @@ impl Ctx<'_> {
     /// Any-length complex transform: `src` rows of `n` into `dst` rows of `n` (distinct
     /// buffers). 7-smooth lengths through [`Ctx::smooth`]; others by Bluestein:
     /// `X_k = w_k sum_j (x_j w_j) conj(w_(k-j))`, `w_t = exp(-+ i pi t^2 / n)`, the convolution
-    /// through transforms of the smallest 7-smooth `m >= 2n - 1`.
+    /// through transforms of the smallest 7-smooth `m >= 2n - 1`: the product with `w` (and the
+    /// zero padding) fused into the forward transform's first pass, the product with the
+    /// kernel's spectrum into the inverse's first, the scaled product with `w` into its last.
     fn c2c(
         &self,
         batch: usize,
@@ -265,7 +296,7 @@ impl Ctx<'_> {
         dst: (&wgpu::Buffer, usize),
     ) -> Result<()> {
         if smooth_factors(n).is_some() {
-            return self.smooth(batch, n, inverse, src, dst);
+            return self.smooth(batch, n, inverse, src, dst, Ends::default(), None, None);
         }
         let m = next_smooth(2 * n - 1);
         let sign = if inverse { 1.0 } else { -1.0 };
@@ -274,11 +305,8 @@ impl Ctx<'_> {
             let a = sign * std::f64::consts::PI * q / n as f64;
             Complex::new(a.cos(), a.sin())
         };
-        let w = self.table(1, n, inverse, || (0..n).map(chirp).collect())?;
-        let wout = self.table(3, n, inverse, || {
-            (0..n).map(|k| chirp(k) / m as f64).collect()
-        })?;
-        let bspec = self.table(2, n, inverse, || {
+        // [w (n) | w / m (n) | FFT of the kernel conj(w_|k|) (m)].
+        let aux = self.table(5, n, inverse, || {
             let mut b = vec![Complex::new(0.0, 0.0); m];
             for k in 0..n {
                 let c = chirp(k).conj();
@@ -289,32 +317,56 @@ impl Ctx<'_> {
             }
             let mut planner = rustfft::FftPlanner::<f64>::new();
             planner.plan_fft_forward(m).process(&mut b);
-            b
+            let mut t: Vec<Complex<f64>> = (0..n).map(chirp).collect();
+            t.extend((0..n).map(|k| chirp(k) / m as f64));
+            t.extend(b);
+            t
         })?;
         let a = self.be.alloc_words(self.cdt, batch * m)?;
-        let s0 = self.be.alloc_words(self.cdt, batch * m)?;
-        let (nn, mm, b) = (n as u32, m as u32, batch as u32);
-        self.run(
-            "chirp_in",
-            words8([b, nn, mm, 0, src.1 as u32, 0, 0, 0]),
-            &[src.0, &a.buf, &w.buf],
-            batch * m,
-        )?;
-        self.smooth(batch, m, false, (&a.buf, 0), (&s0.buf, 0))?;
-        self.run(
-            "pointwise",
-            words8([b, nn, mm, 0, 0, 0, 0, 0]),
-            &[&s0.buf, &a.buf, &bspec.buf],
-            batch * m,
-        )?;
-        self.smooth(batch, m, true, (&a.buf, 0), (&s0.buf, 0))?;
-        self.run(
-            "chirp_out",
-            words8([b, nn, mm, 0, 0, dst.1 as u32, 0, 0]),
-            &[&s0.buf, dst.0, &wout.buf],
-            batch * n,
-        )
+        let b = self.be.alloc_words(self.cdt, batch * m)?;
+        // A third buffer only where the inverse has three passes or more (its first reads `a`).
+        let c = if self.plan(m)?.passes.len() > 2 {
+            Some(self.be.alloc_words(self.cdt, batch * m)?)
+        } else {
+            None
+        };
+        let fwd = Ends {
+            src_len: Some(n),
+            pre: Some(0),
+            ..Ends::default()
+        };
+        let pool = Some([&b.buf, &a.buf]);
+        self.smooth(batch, m, false, src, (&a.buf, 0), fwd, Some(&aux.buf), pool)?;
+        let inv = Ends {
+            pre: Some(2 * n),
+            dst_len: Some(n),
+            post: Some(n),
+            ..Ends::default()
+        };
+        let pool = Some([&b.buf, c.as_ref().map_or(&b.buf, |c| &c.buf)]);
+        self.smooth(batch, m, true, (&a.buf, 0), dst, inv, Some(&aux.buf), pool)
     }
+}
+
+/// Bluestein's steps fused into a transform's first pass (`src_len`: its input rows' length,
+/// read as zero past it; `pre`: loads multiplied by the aux table from this offset) and last
+/// (`dst_len`: the output rows' length, later points dropped; `post`: stores multiplied).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ends {
+    src_len: Option<usize>,
+    pre: Option<usize>,
+    dst_len: Option<usize>,
+    post: Option<usize>,
+}
+
+/// The operands of one pass.
+struct PassIo<'b> {
+    inverse: bool,
+    tw: &'b wgpu::Buffer,
+    aux: Option<&'b wgpu::Buffer>,
+    src: (&'b wgpu::Buffer, usize),
+    dst: (&'b wgpu::Buffer, usize),
+    ends: Ends,
 }
 
 /// [`cupy_core::Backend::fft`] on wgpu.
