@@ -46,7 +46,7 @@ pub(crate) struct Plan {
 pub(crate) fn smooth_factors(mut n: usize) -> Option<Vec<usize>> {
     let mut f = vec![];
     for p in [7usize, 5, 3, 2] {
-        while n > 1 && n % p == 0 {
+        while n > 1 && n.is_multiple_of(p) {
             f.push(p);
             n /= p;
         }
