@@ -306,8 +306,12 @@ mod tests {
     fn plans_cover_smooth_lengths() {
         for n in 1..5000usize {
             if smooth_factors(n).is_some() {
+                // llvmpipe's 32 KiB (complex64 / complex128), a 16 KiB device, NVIDIA's 48 KiB.
                 check(n, 2048, 8);
+                check(n, 1024, 4);
                 check(n, 512, 4);
+                check(n, 3072, 8);
+                check(n, 1536, 4);
             }
         }
         assert!(Plan::new(11, 2048, 8).is_none());
@@ -318,6 +322,8 @@ mod tests {
         assert_eq!(check(1594323, 2048, 8).passes.len(), 3);
         assert_eq!(check(3 << 20, 2048, 8).passes.len(), 3);
         assert_eq!(check(1 << 24, 1024, 4).passes.len(), 3);
+        assert_eq!(check(1 << 24, 3072, 8).passes.len(), 3);
+        assert_eq!(check(1 << 24, 1536, 4).passes.len(), 3);
         // Bluestein's inner length for 2^20 + 7.
         assert_eq!(next_smooth(2 * ((1 << 20) + 7) - 1), 2099520);
         assert_eq!(check(2099520, 2048, 8).passes.len(), 3);
