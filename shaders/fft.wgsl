@@ -194,13 +194,13 @@ fn stageRADIX(src: u32, dst: u32, s: u32, L: u32, T: u32, lid: u32) {
     let kk = jj % s;
     let ib = src + tc * L + jj;
     var v: array<C, 8>;
-    for (var r = 0u; r < RADIXu; r++) { v[r] = sh[ib + r * per]; }
+    //LOAD
     if (s > 1u) {
       let tb = mt.q2 + s - 1u + kk * (RADIXu - 1u);
-      for (var r = 1u; r < RADIXu; r++) { v[r] = cmul(v[r], W[tb + r - 1u]); }
+      //TWIDDLE
     }
     v = dftRADIX(v);
     let ob = dst + tc * L + (jj - kk) * RADIXu + kk;
-    for (var r = 0u; r < RADIXu; r++) { sh[ob + r * s] = v[r]; }
+    //STORE
   }
 }

@@ -14,8 +14,9 @@
 //!   2^6 3^8 5, three passes each way), the products with the chirp and the kernel's spectrum
 //!   fused into the first and last passes: six dispatches for 2^20 + 7 (it was 47: radix 2 with
 //!   `m = 2^22` and separate chirp/product kernels).
-//!   On llvmpipe (a CPU, bound by arithmetic, not by passes) power-of-two rows run about 1.7x
-//!   slower than the earlier radix-2 passes did, 3/5/7-smooth ones 3-4x faster (2026-12-03).
+//!   On llvmpipe (a CPU, bound by arithmetic, not by passes) power-of-two rows run about 1.5x
+//!   slower than the earlier radix-2 passes did, 3/5/7-smooth ones 3-4.5x faster, Bluestein
+//!   lengths 1.3x faster (2026-12-03).
 //! - Real transforms through complex ones of the full length (r2c: real rows widened; c2r: the
 //!   Hermitian spectrum completed).
 //!

@@ -272,7 +272,21 @@ pub(crate) fn stages_wgsl(tpl: &str) -> (String, String) {
         fns.push_str("  return o;\n}\n");
     }
     for q in RADICES {
-        fns.push_str(&tpl.replace("RADIX", &q.to_string()));
+        // The loops over a stage's points written out (constant indices keep `v` in registers).
+        let (mut load, mut tw, mut store) = (String::new(), String::new(), String::new());
+        for r in 0..q {
+            let _ = write!(load, "v[{r}] = sh[ib + {r}u * per]; ");
+            if r > 0 {
+                let _ = write!(tw, "v[{r}] = cmul(v[{r}], W[tb + {}u]); ", r - 1);
+            }
+            let _ = write!(store, "sh[ob + {r}u * s] = v[{r}]; ");
+        }
+        fns.push_str(
+            &tpl.replace("//LOAD", &load)
+                .replace("//TWIDDLE", &tw)
+                .replace("//STORE", &store)
+                .replace("RADIX", &q.to_string()),
+        );
         let _ = writeln!(
             cases,
             "      case {q}u: {{ stage{q}(src, dst, s, L, T, lid); }}"
