@@ -475,6 +475,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })();
         b.report(&case, r, gb(16.0 * ((1u64 << plog) + 7) as f64));
     }
+    // Mixed-radix lengths (the wgpu FFT's radix-3 stages, a power of two times 3): 3^13 and
+    // 2^20 * 3 at the default size.
+    let l3 = ((fft_log as f64) * 2f64.ln() / 3f64.ln()).floor() as u32 - 2;
+    let m3 = fft_log - 4;
+    for (case, len) in [
+        (format!("fft_c64_3^{l3}"), 3usize.pow(l3)),
+        (format!("fft_c64_2^{m3}*3"), 3usize << m3),
+    ] {
+        if b.want(&case) {
+            let r = (|| {
+                let c = cx(len)?.astype(DType::Complex64)?;
+                b.time(3, 10, || cp::fft::fft(&c).map(|_| ()))
+            })();
+            b.report(&case, r, gb(16.0 * len as f64));
+        }
+    }
     // argsort and unique of the same keys (peers_baseline.py's cases): the sort with indices;
     // the sort, run marks, a scan, one read of the count and the compaction.
     for name in ["argsort", "unique"] {

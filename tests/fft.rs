@@ -1,4 +1,5 @@
-//! `cupy.fft` against NumPy 2.2.6 goldens (tests/golden/gen/fft.py), round trips, and errors.
+//! `cupy.fft` against NumPy 2.2.6 goldens (tests/golden/gen/fft.py, gen/fft_radix.py), round
+//! trips, long rows at sampled bins, and errors.
 //!
 //! Tolerance (documented in docs/differences.md, FFT): every float output within
 //! `2 * n * eps * rms + 1 ulp`, `rms` the root mean square of NumPy's result and
@@ -112,6 +113,93 @@ fn fft_matches_numpy() {
         |g, case, _| common::scaled_tol(g, case),
         error_matches,
     );
+}
+
+/// The mixed-radix and Bluestein paths (tests/golden/gen/fft_radix.py): 2/3/5/7-smooth lengths
+/// in one pass and several, batches, strided and transposed axes, fft2, real transforms, and
+/// non-smooth (Bluestein) lengths, complex128 and complex64; the tolerance of the module docs.
+#[test]
+fn fft_radix_matches_numpy() {
+    common::run_group(
+        "fft_radix",
+        exec,
+        |g, case, _| common::scaled_tol(g, case),
+        error_matches,
+    );
+}
+
+/// Rows too long for goldens (several passes, an odd pass count, Bluestein through a 7-smooth
+/// inner length, a batch): 24 bins of each row against the DFT summed on the host in float64
+/// (exponents `j k mod n` exact in integers), within the module's tolerance with
+/// `rms = sqrt(sum |x|^2)` (Parseval: the spectrum's root mean square).
+#[test]
+fn fft_long_rows_at_sampled_bins() {
+    use cupy::num_complex::Complex;
+    let mut t = common::Tally::new("fft long rows");
+    let cases: &[(usize, usize, DType)] = &[
+        (1, 70000, DType::Complex64),
+        (1, 177147, DType::Complex64),
+        (1, 131073, DType::Complex64),
+        (3, 25000, DType::Complex64),
+        (1, 1 << 17, DType::Complex128),
+        (2, 4 * 3 * 5 * 7 * 9 * 11, DType::Complex128),
+    ];
+    for dev in common::backends() {
+        for &(batch, n, dt) in cases {
+            let id = format!("{dt}/{batch}x{n}");
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let v = |i: usize| ((i * 7919 % 1009) as f64 / 504.5) - 1.0;
+                let host: Vec<Complex<f64>> = (0..batch * n)
+                    .map(|i| Complex::new(v(2 * i), v(2 * i + 1)))
+                    .collect();
+                let x = Array::from_slice_on(&dev, &host, &[batch, n])?.astype(dt)?;
+                let y = fft::fft(&x)?
+                    .astype(DType::Complex128)?
+                    .to_vec::<Complex<f64>>()?;
+                // The input as the device holds it (complex64 rounds it).
+                let xs = x.astype(DType::Complex128)?.to_vec::<Complex<f64>>()?;
+                let eps = if dt == DType::Complex64 {
+                    f32::EPSILON as f64
+                } else {
+                    f64::EPSILON
+                };
+                let tol_n = 4.0 * ((n as f64).log2().ceil() + 2.0);
+                for b in 0..batch {
+                    let row = &xs[b * n..(b + 1) * n];
+                    let rms = row.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
+                    let bound = 2.0 * tol_n * eps * rms;
+                    let bins = (0..24).map(|i| match i {
+                        0 => 0,
+                        1 => 1,
+                        2 => n - 1,
+                        3 => n / 2,
+                        _ => (i * 104729 + b * 31) % n,
+                    });
+                    for k in bins {
+                        let want: Complex<f64> = row
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &xj)| {
+                                let q = (j as u128 * k as u128 % n as u128) as f64;
+                                let a = -2.0 * std::f64::consts::PI * q / n as f64;
+                                xj * Complex::new(a.cos(), a.sin())
+                            })
+                            .sum();
+                        let err = (y[b * n + k] - want).norm();
+                        if err.is_nan() || err > bound {
+                            return Err(format!(
+                                "row {b} bin {k}: |got - want| = {err:e} > {bound:e}"
+                            )
+                            .into());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            t.check(&dev, &id, r);
+        }
+    }
+    t.finish();
 }
 
 /// `ifft(fft(x)) == x` and `irfft(rfft(x), n) == x` within float tolerance, at lengths with

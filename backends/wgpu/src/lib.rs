@@ -79,6 +79,7 @@ mod buffer;
 mod device;
 mod elementwise;
 mod fft;
+mod fft_plan;
 mod gemm;
 mod guard;
 mod linalg;
