@@ -447,6 +447,28 @@ pub struct LinalgCall<'a> {
 }
 
 impl LinalgCall<'_> {
+    /// [`LinalgCall::lens`], after checking that the call has as many input and output
+    /// buffers as its op takes.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the op and both counts.
+    pub fn checked_lens(&self) -> Result<(Vec<usize>, Vec<usize>)> {
+        let (ins, outs) = self.lens();
+        if self.inputs.len() != ins.len() || self.outputs.len() != outs.len() {
+            return Err(Error::invalid(
+                self.op.name(),
+                format!(
+                    "linalg call needs {} inputs and {} outputs, got {} and {}",
+                    ins.len(),
+                    outs.len(),
+                    self.inputs.len(),
+                    self.outputs.len()
+                ),
+            ));
+        }
+        Ok((ins, outs))
+    }
+
     /// Element counts of the call's inputs and outputs, in order (the shapes [`LinalgOp`]
     /// documents, times the batch); backends check their buffers against them.
     pub fn lens(&self) -> (Vec<usize>, Vec<usize>) {

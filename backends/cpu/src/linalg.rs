@@ -137,20 +137,8 @@ pub fn check_call(be: &dyn Backend, call: &LinalgCall<'_>) -> Result<()> {
             reason: "linalg factorizations take float32, float64, complex64 or complex128".into(),
         });
     }
-    let (ins, outs) = call.lens();
+    let (ins, outs) = call.checked_lens()?;
     let odt = call.op.out_dtypes(call.dtype);
-    if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "linalg call needs {} inputs and {} outputs, got {} and {}",
-                ins.len(),
-                outs.len(),
-                call.inputs.len(),
-                call.outputs.len()
-            ),
-        ));
-    }
     let bad = |what: &str, i: usize, b: &cupy_core::Buffer, len: usize, dt: DType| {
         if b.len() < len || b.dtype() != dt {
             Err(Error::invalid(

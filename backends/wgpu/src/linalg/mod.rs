@@ -173,20 +173,8 @@ impl WgpuBackend {
                 "eig, eigh and svd run on the host (docs/backends.md)".into(),
             ));
         }
-        let (ins, outs) = call.lens();
+        let (ins, outs) = call.checked_lens()?;
         let odt = op.out_dtypes(call.dtype);
-        if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
-            return Err(Error::invalid(
-                op.name(),
-                format!(
-                    "linalg call needs {} inputs and {} outputs, got {} and {}",
-                    ins.len(),
-                    outs.len(),
-                    call.inputs.len(),
-                    call.outputs.len()
-                ),
-            ));
-        }
         fn check<'b>(
             be: &WgpuBackend,
             op: LinalgOp,

@@ -357,20 +357,8 @@ pub fn unsupported<B: Backend + ?Sized>(be: &B, op: &str, reason: impl Into<Stri
 
 fn check<D: GpuDriver>(be: &D, call: &LinalgCall<'_>) -> Result<Bufs> {
     let op = call.op.name();
-    let (ins, outs) = call.lens();
+    let (ins, outs) = call.checked_lens()?;
     let odt = call.op.out_dtypes(call.dtype);
-    if call.inputs.len() != ins.len() || call.outputs.len() != outs.len() {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "linalg call needs {} inputs and {} outputs, got {} and {}",
-                ins.len(),
-                outs.len(),
-                call.inputs.len(),
-                call.outputs.len()
-            ),
-        ));
-    }
     let get = |what: &str, i: usize, b: &crate::backend::Buffer, len: usize, dt: DType| {
         let cb = be.dev_buf(b, op)?;
         if cb.len < len || cb.dtype != dt {
