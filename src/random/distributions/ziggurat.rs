@@ -376,6 +376,28 @@ pub(crate) fn slow_value(
     st.res
 }
 
+/// Every lane's layer draw of a packed item: the signed values (locals) and the mask of the
+/// valid lanes whose draw fell outside its rectangle (bit `q` for lane `q`, a local variable).
+fn lane_draws(
+    b: &mut Builder,
+    zig: Zig,
+    t: DType,
+    raw0: usize,
+    lanes: &crate::random::packed::Lanes,
+) -> (Vec<Expr>, Expr) {
+    let (count, per, _) = zig_lanes(t);
+    let mut signed = Vec::with_capacity(count);
+    let mut pending = u32c(0);
+    for q in 0..count {
+        let d = layer_draw(b, zig, t, raw0, &lanes.words[q * per..(q + 1) * per]);
+        signed.push(d.signed.clone());
+        let slow = bin(B::And, not(d.fast), lanes.valid[q].clone());
+        let bit = Expr::select(slow, u32c(1 << q), u32c(0));
+        pending = b.let_(bin(B::Or, pending, bit));
+    }
+    (signed, b.var(pending))
+}
+
 /// The ziggurat samples of a packed item's lanes (see [`zig_lanes`]; tables at `raw0`), for the
 /// packed launch.
 ///
@@ -397,17 +419,8 @@ pub(crate) fn ziggurat_lanes(
     lanes: &crate::random::packed::Lanes,
     defer: &Defer,
 ) -> Vec<Expr> {
-    let (count, per, _) = zig_lanes(t);
-    let mut res = Vec::with_capacity(count);
-    let mut pending = u32c(0);
-    for q in 0..count {
-        let d = layer_draw(b, zig, t, raw0, &lanes.words[q * per..(q + 1) * per]);
-        res.push(d.signed.clone());
-        let slow = bin(B::And, not(d.fast), lanes.valid[q].clone());
-        let bit = Expr::select(slow, u32c(1 << q), u32c(0));
-        pending = b.let_(bin(B::Or, pending, bit));
-    }
-    let pending = b.var(pending);
+    let count = zig_lanes(t).0;
+    let (res, pending) = lane_draws(b, zig, t, raw0, lanes);
     let has = |p: &Expr, q: usize| bin(B::Ne, and(p.clone(), u32c(1 << q)), u32c(0));
     b.if_(bin(B::Ne, pending.clone(), u32c(0)), |b| {
         let mut slow = u32c(0);
@@ -453,16 +466,8 @@ pub(crate) fn ziggurat_lanes_inline(
     attempts: i64,
 ) -> Vec<Expr> {
     let (count, per, blocks) = zig_lanes(t);
-    let mut res = Vec::with_capacity(count);
-    let mut pending = u32c(0);
-    for q in 0..count {
-        let d = layer_draw(b, zig, t, raw0, &lanes.words[q * per..(q + 1) * per]);
-        res.push(b.var(d.signed.clone()));
-        let slow = bin(B::And, not(d.fast), lanes.valid[q].clone());
-        let bit = Expr::select(slow, u32c(1 << q), u32c(0));
-        pending = b.let_(bin(B::Or, pending, bit));
-    }
-    let pending = b.var(pending);
+    let (signed, pending) = lane_draws(b, zig, t, raw0, lanes);
+    let res: Vec<Expr> = signed.into_iter().map(|v| b.var(v)).collect();
     let any = |p: &Expr| bin(B::Ne, p.clone(), u32c(0));
     b.if_(any(&pending), |b| {
         b.for_(count as i64, |b, _| {
