@@ -126,6 +126,9 @@ impl WgslEmitter {
                     let fused = self.opts.fused_fma;
                     let h = self.helper("fdiv_f32", || fdiv_f32(fused));
                     format!("{h}({a}, {b})")
+                } else if float && self.opts.fused_fma {
+                    let h = self.helper("fdiv_f64", fdiv_f64);
+                    format!("{h}({a}, {b})")
                 } else if float {
                     format!("({a} / {b})")
                 } else {
@@ -411,6 +414,39 @@ fn fdiv_f32(fused: bool) -> String {
   let y = b * s;
   var q = x / y;
 {correct}  return q;
+}}
+"
+    )
+}
+
+/// float64 division correctly rounded on hardware adapters (those whose `fma` rounds once):
+/// Vulkan does not require a correctly rounded float64 `OpFDiv`, and NVIDIA's driver missed by
+/// an ulp now and then (float64 normals of the random samplers differed from the cpu and cuda
+/// backends in a few elements of 2^18). As [`fdiv_f32`]: up to three times, the neighbour an
+/// ulp up or down replaces the quotient when its exact remainder `fma(-q, y, x)` is smaller.
+/// The remainder is exact (representable) when `x`, `y` and `q` are normal and `|x|` is at
+/// least 2^-960 (the remainder's last bit, about 2^-104 |x|, stays above 2^-1074) and below
+/// 2^1020; outside those ranges (and for zero, infinite or NaN operands) the driver's
+/// quotient stands, as llvmpipe's correctly rounded one always does.
+fn fdiv_f64() -> String {
+    let step = "    {
+      let up = bitcast<f64>(bitcast<u64>(q) + 1lu);
+      let dn = bitcast<f64>(bitcast<u64>(q) - 1lu);
+      let r = abs(fma(-q, y, x));
+      if (abs(fma(-up, y, x)) < r) { q = up; } else if (abs(fma(-dn, y, x)) < r) { q = dn; }
+    }
+";
+    format!(
+        "fn fdiv_f64(x: f64, y: f64) -> f64 {{
+  var q = x / y;
+  let m = 0x7ffffffffffffffflu;
+  let ax = bitcast<u64>(x) & m;
+  let ay = bitcast<u64>(y) & m;
+  let aq = bitcast<u64>(q) & m;
+  if (ax >= 0x03f0000000000000lu && ax < 0x7fb0000000000000lu && ay >= 0x0010000000000000lu
+      && ay < 0x7ff0000000000000lu && aq >= 0x0010000000000000lu && aq < 0x7feffffffffffffflu) {{
+{step}{step}{step}  }}
+  return q;
 }}
 "
     )
