@@ -15,6 +15,24 @@ pub(crate) struct Pipe {
     pub(crate) name: String,
 }
 
+/// The run-time checks naga adds to every shader module: all of wgpu's defaults (bounds checks,
+/// guarded integer division) except the loop counters. naga gives every loop of a checked
+/// module a 64-bit pass counter that breaks out when it runs down (WebGPU's defence against a
+/// driver treating an endless loop as unreachable). That counter is a function variable the
+/// driver's compiler cannot see through, so NVIDIA's Vulkan compiler keeps loops with constant
+/// trip counts rolled, and the register tiles indexed by their counters (the GEMM's
+/// accumulators, the FFT's and the sort's per-invocation arrays) go to local memory. Every loop
+/// the kernel IR and the project's shaders emit ends (its trip count is known at launch, or it
+/// is a bounded search), as on the cuda and hip backends, which have no such counters. User
+/// kernels' loops are the user's, as in CUDA. `CUPY_WGPU_LOOP_BOUNDING=1` puts the counters back
+/// (for comparison).
+pub(crate) fn runtime_checks() -> wgpu::ShaderRuntimeChecks {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.force_loop_bounding =
+        std::env::var("CUPY_WGPU_LOOP_BOUNDING").is_ok_and(|v| v.trim() == "1");
+    checks
+}
+
 pub(crate) fn hash_of<T: Hash>(v: &T) -> u64 {
     let mut h = DefaultHasher::new();
     v.hash(&mut h);
@@ -57,12 +75,17 @@ impl WgpuBackend {
         }
         let guard = self.scope.lock();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel),
-                source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-            });
+        // SAFETY: see `runtime_checks`: bounds and integer-division checks stay on; the loop
+        // counters are dropped because every loop of these kernels ends.
+        let module = unsafe {
+            self.device.create_shader_module_trusted(
+                wgpu::ShaderModuleDescriptor {
+                    label: Some(kernel),
+                    source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+                },
+                runtime_checks(),
+            )
+        };
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

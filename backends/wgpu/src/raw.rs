@@ -348,12 +348,17 @@ impl WgpuBackend {
             .collect();
         let guard = self.scope.lock();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let sm = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(entry),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
+        // SAFETY: as the pipeline cache (`pipeline::runtime_checks`): only the loop counters
+        // are dropped; an endless loop in a raw kernel is the kernel's, as in CUDA.
+        let sm = unsafe {
+            self.device.create_shader_module_trusted(
+                wgpu::ShaderModuleDescriptor {
+                    label: Some(entry),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                },
+                crate::pipeline::runtime_checks(),
+            )
+        };
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
