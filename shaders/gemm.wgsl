@@ -1,13 +1,17 @@
 // Tiled batched GEMM: C[b] = A[b] @ B[b] for any strides (batch strides may be 0).
 // The Rust side replaces before compilation: `ELEM` the element type (f32, f64, vec2<f32> or
 // vec2<f64> for complex), `MADD` the body of `madd` (c + a b; complex: the complex product),
-// `BKV` the k slice (16; 8 for complex128, whose tiles would pass 16 KiB of workgroup memory),
-// `TILE` = 64 BKV, `LOADS` = TILE / 256, `FIN` the rounding of the final C (float16/bfloat16,
+// `RTV` the invocation's block (4, or 8 for real types on hardware adapters; `RTSQ` its square), `BKV` the k slice
+// (16; 8 for complex128 and for RTV = 8, so the tiles stay within 16 KiB of workgroup memory),
+// `TILE` = 16 RTV BKV, `LOADS` = TILE / 256, `FIN` the rounding of the final C (float16/bfloat16,
 // held as f32 words: `round_f16(x)`, its function inserted after `madd`; else `x`).
-// A workgroup of 16x16 invocations computes a 64x64 tile of C, each invocation a 4x4 block;
-// the K dimension advances in slices of 16 staged through workgroup memory.
+// A workgroup of 16x16 invocations computes a (16 RTV)^2 tile of C, each invocation an RTV x RTV
+// block of rows lid.y + 16 i and columns lid.x + 16 j (so the reads of B's tile and the stores
+// of C are consecutive across lid.x); the K dimension advances in slices of BKV staged through
+// workgroup memory. With RTV = 8 an invocation reads 16 workgroup words per 64 products (4x4:
+// 8 per 16): the variant for hardware adapters with room for 64 accumulators.
 // Out-of-range rows/columns/k are padded with zeros, so any m, n, k works.
-// One dispatch covers k in [kb, ke) (kb a multiple of 16) and stores C, or adds to C when
+// One dispatch covers k in [kb, ke) (kb a multiple of BK) and stores C, or adds to C when
 // `accum` is set: drivers that cap shader loops (Mesa's llvmpipe) get K in several dispatches.
 // Only the dispatch with `last` set rounds C (float16/bfloat16: f32 accumulation, one rounding).
 alias T = ELEM;
@@ -24,8 +28,9 @@ struct Meta {
 @group(0) @binding(2) var<storage, read> B: array<T>;
 @group(0) @binding(3) var<storage, read_write> C: array<T>;
 
-const BM: u32 = 64u;
-const BN: u32 = 64u;
+const RT: u32 = RTVu;
+const BM: u32 = 16u * RT;
+const BN: u32 = 16u * RT;
 const BK: u32 = BKVu;
 
 var<workgroup> As: array<T, TILE>; // [BK][BM]
@@ -43,12 +48,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col0 = wid.x * BN;
   let abase = mt.a_off + bz * mt.a_sb;
   let bbase = mt.b_off + bz * mt.b_sb;
-  var acc: array<T, 16>;
-  for (var i = 0u; i < 16u; i++) { acc[i] = T(0); }
+  var acc: array<T, RTSQ>;
+  for (var i = 0u; i < RT * RT; i++) { acc[i] = T(0); }
   for (var k0 = mt.kb; k0 < mt.ke; k0 += BK) {
     for (var l = 0u; l < LOADSu; l++) {
       let e = li + l * 256u;
-      // A tile: 64 rows x 16 k; consecutive invocations walk k (coalesced for row-major A).
+      // A tile: BM rows x BK k; consecutive invocations walk k (coalesced for row-major A).
       let mm = e / BK;
       let kk = e % BK;
       let gr = row0 + mm;
@@ -58,7 +63,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         va = A[u32(abase + i32(gr) * mt.a_sm + i32(gk) * mt.a_sk)];
       }
       As[kk * BM + mm] = va;
-      // B tile: 16 k x 64 cols; consecutive invocations walk n (coalesced for row-major B).
+      // B tile: BK k x BN cols; consecutive invocations walk n (coalesced for row-major B).
       let kb = e / BN;
       let nb = e % BN;
       let gkb = k0 + kb;
@@ -71,31 +76,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     workgroupBarrier();
     for (var kk = 0u; kk < BK; kk++) {
-      var a: array<T, 4>;
-      var b: array<T, 4>;
-      for (var i = 0u; i < 4u; i++) {
+      var a: array<T, RTV>;
+      var b: array<T, RTV>;
+      for (var i = 0u; i < RT; i++) {
         a[i] = As[kk * BM + lid.y + 16u * i];
         b[i] = Bs[kk * BN + lid.x + 16u * i];
       }
-      for (var i = 0u; i < 4u; i++) {
-        for (var j = 0u; j < 4u; j++) {
-          acc[i * 4u + j] = madd(acc[i * 4u + j], a[i], b[j]);
+      for (var i = 0u; i < RT; i++) {
+        for (var j = 0u; j < RT; j++) {
+          acc[i * RT + j] = madd(acc[i * RT + j], a[i], b[j]);
         }
       }
     }
     workgroupBarrier();
   }
   let cbase = mt.c_off + bz * mt.c_sb;
-  for (var i = 0u; i < 4u; i++) {
+  for (var i = 0u; i < RT; i++) {
     let r = row0 + lid.y + 16u * i;
-    for (var j = 0u; j < 4u; j++) {
+    for (var j = 0u; j < RT; j++) {
       let c = col0 + lid.x + 16u * j;
       if (r < mt.m && c < mt.n) {
         let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
         if (mt.accum != 0u) {
-          C[ci] = fin(C[ci] + acc[i * 4u + j]);
+          C[ci] = fin(C[ci] + acc[i * RT + j]);
         } else {
-          C[ci] = fin(acc[i * 4u + j]);
+          C[ci] = fin(acc[i * RT + j]);
         }
       }
     }

@@ -7,6 +7,26 @@ use cupy_core::{DType, Error, Layout, Result};
 
 const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
 
+thread_local! {
+    static BLOCK_OVERRIDE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with this thread's wgpu GEMM launches using `block` x `block` invocation blocks (4 or
+/// 8; 8 applies to float32 and float64 only), whatever the adapter and sizes, then restores the
+/// previous choice: lets the tests run the 8x8 variant, which the automatic choice gives only to
+/// large products on hardware adapters, on llvmpipe at small sizes. `CUPY_WGPU_GEMM_BLOCK` does
+/// the same for a whole process.
+pub fn with_gemm_block<R>(block: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BLOCK_OVERRIDE.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(BLOCK_OVERRIDE.with(|c| c.replace(Some(block))));
+    f()
+}
+
 impl WgpuBackend {
     /// `Backend::gemm`.
     pub(crate) fn run_gemm(&self, call: &GemmCall<'_>) -> Result<()> {
@@ -105,11 +125,17 @@ impl WgpuBackend {
             (false, false) => "c + a * b",
             (false, true) => "c - a * b",
         };
-        let bk = if d == DType::Complex128 { 8 } else { 16 };
         if m == 0 || n == 0 || batch == 0 {
             return Ok(());
         }
-        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub));
+        let rt = self.gemm_block(d, dims);
+        let bk = if d == DType::Complex128 || rt == 8 {
+            8
+        } else {
+            16
+        };
+        let tile = 16 * rt;
+        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, rt));
         let name = if sub {
             format!("gemm_sub_{}", d.name())
         } else {
@@ -120,9 +146,11 @@ impl WgpuBackend {
                 GEMM_WGSL
                     .replace("ELEM", elem)
                     .replace("MADD", madd)
+                    .replace("RTSQ", &(rt * rt).to_string())
+                    .replace("RTV", &rt.to_string())
                     .replace("BKV", &bk.to_string())
-                    .replace("TILE", &(64 * bk).to_string())
-                    .replace("LOADS", &(64 * bk / 256).to_string())
+                    .replace("TILE", &(tile * bk).to_string())
+                    .replace("LOADS", &(tile * bk / 256).to_string())
                     .replace(
                         "FIN",
                         &round.map_or("x".to_string(), |(f, _)| format!("{f}(x)")),
@@ -137,11 +165,16 @@ impl WgpuBackend {
             ))
         })?;
         let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
-        // K per dispatch: all of it, unless the driver caps loops. Per slice of 16 k the shader
-        // runs about 522 loop passes (its inner loops: 5 + 16 * 32 + 4 + 1); 64 more cover the
-        // set-up and store loops.
+        // K per dispatch: all of it, unless the driver caps loops. Per slice of `bk` k the
+        // shader runs about LOADS + 1 + bk (2 rt + rt^2 + 8) + rt + 1 loop passes (522 for the
+        // 4x4 blocks and slices of 16: 5 + 16 * 32 + 4 + 1); 64 more cover the set-up and store
+        // loops (rt^2 + rt of them).
+        let per_slice = (tile * bk / 256 + 1 + bk * (2 * rt + rt * rt + 8) + rt + 1 + 8) as u64;
         let kc = match self.loop_budget {
-            Some(b) => ((plan_budget(b).saturating_sub(64) / 530).max(1) * 16) as usize,
+            Some(b) => {
+                let fixed = 64 + (rt * rt) as u64;
+                ((plan_budget(b).saturating_sub(fixed) / per_slice).max(1) * bk as u64) as usize
+            }
             None => kk.max(1),
         };
         let mut b0 = 0;
@@ -166,7 +199,7 @@ impl WgpuBackend {
                     &pipe,
                     &meta,
                     &bufs,
-                    (n.div_ceil(64) as u32, m.div_ceil(64) as u32, nb as u32),
+                    (n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, nb as u32),
                 )?;
                 kb = ke;
                 if kb >= kk {
@@ -176,6 +209,36 @@ impl WgpuBackend {
             b0 += nb;
         }
         Ok(())
+    }
+
+    /// The invocation's block of the GEMM kernel for `dims` (`[batch, m, n, k]`): 8x8 (tiles of
+    /// 128x128) for float32 and float64 on adapters that do not cap loops when the product has
+    /// at least 256 such tiles (on the H200's Vulkan driver float32 8192^3 went from 69.6 ms with
+    /// 4x4 blocks to the figure in docs/performance.md), else 4x4 (tiles of 64x64: more
+    /// workgroups for small products, complex types, and llvmpipe, whose loop budget the K
+    /// slices are planned for). `CUPY_WGPU_GEMM_BLOCK=4` or `8` forces one (8 only where the
+    /// dtype allows it).
+    fn gemm_block(&self, d: DType, dims: [usize; 4]) -> usize {
+        let [batch, m, n, _] = dims;
+        let real = matches!(d, DType::Float32 | DType::Float64);
+        let forced = BLOCK_OVERRIDE.with(|c| c.get()).or_else(|| {
+            std::env::var("CUPY_WGPU_GEMM_BLOCK")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+        });
+        match forced {
+            Some(4) => return 4,
+            Some(8) if real => return 8,
+            _ => {}
+        }
+        let tiles = batch
+            .saturating_mul(m.div_ceil(128))
+            .saturating_mul(n.div_ceil(128));
+        if real && self.loop_budget.is_none() && tiles >= 256 {
+            8
+        } else {
+            4
+        }
     }
 
     /// GEMM of float16/bfloat16 through float32 temporaries (see `widen.rs`).

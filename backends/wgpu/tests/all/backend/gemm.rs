@@ -34,6 +34,13 @@ fn gemm_ref(
 
 #[test]
 fn gemm_odd_sizes_transposed_batched() {
+    // The automatic choice (4x4 invocation blocks at these sizes, and always on llvmpipe), then
+    // the 8x8 blocks (128x128 tiles) that large float products take on hardware adapters.
+    gemm_odd_sizes_body(None);
+    cupy_wgpu::with_gemm_block(8, || gemm_odd_sizes_body(Some(8)));
+}
+
+fn gemm_odd_sizes_body(block: Option<usize>) {
     let d = dev_or_skip!();
     for (batch, m, n, k, ta, tb, bcast) in [
         (1usize, 67usize, 45usize, 33usize, false, false, false),
@@ -41,6 +48,8 @@ fn gemm_odd_sizes_transposed_batched() {
         (1, 5, 130, 1, true, false, false),
         (3, 17, 9, 70, false, true, true),
         (2, 1, 1, 0, false, false, false),
+        (1, 129, 257, 23, false, false, false),
+        (2, 130, 128, 17, true, true, false),
     ] {
         let an: Vec<f64> = (0..batch * m * k)
             .map(|i| ((i * 7) % 11) as f64 - 5.0)
@@ -95,7 +104,10 @@ fn gemm_odd_sizes_transposed_batched() {
             } else {
                 down::<f64>(&d, &c)
             };
-            assert_eq!(got, exp, "{t} batch {batch} {m}x{n}x{k} ta={ta} tb={tb}");
+            assert_eq!(
+                got, exp,
+                "{t} batch {batch} {m}x{n}x{k} ta={ta} tb={tb} block {block:?}"
+            );
         }
     }
     let a = up(&d, &[1i32, 2, 3, 4]);
