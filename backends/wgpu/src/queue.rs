@@ -8,10 +8,21 @@ use wgpu::util::DeviceExt;
 /// A buffer and the window of it bound (`None`: all of it).
 pub(crate) type Bound<'a> = (&'a wgpu::Buffer, Option<crate::window::Win>);
 
+/// Bytes of the meta buffer the dispatches of one batch share (each dispatch's meta words at
+/// its own aligned offset); a batch whose metas would pass it is submitted early.
+const META_BYTES: usize = 64 * 1024;
+
 #[derive(Default)]
 pub(crate) struct Pending {
     pub(crate) encoder: Option<wgpu::CommandEncoder>,
     pub(crate) count: usize,
+    /// The meta words of this batch's dispatches, laid out as they go into `meta_buf`: one
+    /// `write_buffer` just before the submit puts them there, instead of one uniform buffer
+    /// created per dispatch (a buffer creation and a mapping each: the larger part of a small
+    /// op's host time). Reusing `meta_buf` across batches is ordered by the queue: a
+    /// `write_buffer` lands after every earlier submission and before its own.
+    pub(crate) meta: Vec<u8>,
+    pub(crate) meta_buf: Option<wgpu::Buffer>,
 }
 
 /// Splits a 1-D workgroup count into a 2-D grid (x at most 65535).
@@ -79,6 +90,12 @@ impl WgpuBackend {
     /// `write_buffer` calls made under the same lock) keep program order across threads.
     pub(crate) fn submit_locked(&self, p: &mut Pending) {
         p.count = 0;
+        if !p.meta.is_empty() {
+            if let Some(b) = &p.meta_buf {
+                self.queue.write_buffer(b, 0, &p.meta);
+            }
+            p.meta.clear();
+        }
         if let Some(e) = p.encoder.take() {
             self.queue.submit([e.finish()]);
         }
@@ -158,16 +175,48 @@ impl WgpuBackend {
                 });
             }
         }
-        let ubuf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("cupy-meta"),
-                contents: meta,
-                usage: wgpu::BufferUsages::UNIFORM,
+        let mut p = self.lock_pending()?;
+        // The meta words' place in this batch's share of the meta buffer (16-byte multiples,
+        // as uniform structs are); a meta larger than the whole buffer gets its own.
+        let size = meta.len().max(16).next_multiple_of(16);
+        let align = (self.limits.min_uniform_buffer_offset_alignment as usize).max(16);
+        let own;
+        let (ubuf, offset) = if size > META_BYTES {
+            own = self
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("cupy-meta"),
+                    contents: &[meta, &vec![0u8; size - meta.len()]].concat(),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            (&own, 0)
+        } else {
+            if p.meta.len().next_multiple_of(align) + size > META_BYTES {
+                self.submit_locked(&mut p);
+            }
+            let off = p.meta.len().next_multiple_of(align);
+            p.meta.resize(off, 0);
+            p.meta.extend_from_slice(meta);
+            p.meta.resize(off + size, 0);
+            let buf = p.meta_buf.get_or_insert_with(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("cupy-meta"),
+                    size: META_BYTES as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
             });
+            // A handle to the same buffer, so the bind group can be made with `p` borrowed.
+            own = buf.clone();
+            (&own, off as u64)
+        };
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
-            resource: ubuf.as_entire_binding(),
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: ubuf,
+                offset,
+                size: wgpu::BufferSize::new(size as u64),
+            }),
         }];
         for (i, (b, w)) in buffers.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry {
@@ -187,7 +236,8 @@ impl WgpuBackend {
             layout: &pipe.layout,
             entries: &entries,
         });
-        self.encode(&pipe.pipeline, &bg, g)
+        self.encode_locked(&mut p, &pipe.pipeline, &bg, g);
+        Ok(())
     }
 
     /// Records one dispatch of `pipeline` with `bg` at group 0 into the pending encoder.
@@ -198,6 +248,18 @@ impl WgpuBackend {
         g: (u32, u32, u32),
     ) -> Result<()> {
         let mut p = self.lock_pending()?;
+        self.encode_locked(&mut p, pipeline, bg, g);
+        Ok(())
+    }
+
+    /// [`WgpuBackend::encode`] with the pending lock held.
+    fn encode_locked(
+        &self,
+        p: &mut Pending,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        g: (u32, u32, u32),
+    ) {
         {
             let enc = p.encoder.get_or_insert_with(|| {
                 self.device
@@ -215,8 +277,7 @@ impl WgpuBackend {
             p.count += 1;
         }
         if p.count >= SUBMIT_EVERY {
-            self.submit_locked(&mut p);
+            self.submit_locked(p);
         }
-        Ok(())
     }
 }
