@@ -102,6 +102,9 @@ struct Trace {
     written: Vec<usize>,
     /// Shape checks of in-place writes, done when the shapes are known.
     checks: Vec<ShapeCheck>,
+    /// `Sym::reduce_out` writes of a reduction's result into an array argument: (input
+    /// number, source number of the reduction, the argument's value after the write).
+    reduce_outs: Vec<(usize, usize, Expr)>,
 }
 
 impl Trace {
