@@ -38,8 +38,7 @@ pub(crate) fn reduce_first(
     kernel: &ReduceKernel,
     params: Vec<Scalar>,
     inputs: &[&Array],
-    axes: &Axes,
-    keepdims: bool,
+    (axes, keepdims): (&Axes, bool),
     initial: Option<Scalar>,
     options: &[String],
 ) -> Result<Array> {

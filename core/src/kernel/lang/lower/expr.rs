@@ -292,17 +292,22 @@ impl Lowering<'_> {
             "UINT_MAX" => Ok(Val::strong(c(Scalar::UInt32(u32::MAX)))),
             "ULLONG_MAX" | "ULONG_MAX" => Ok(Val::strong(c(Scalar::UInt64(u64::MAX)))),
             "_ind" | "_in_ind" | "_out_ind" => self.err(pos, ind_misuse(n, n)),
-            _ => match n.rsplit_once('.') {
-                // `p.x`: say whether `p` is a struct without that field, or not a struct.
-                Some((base, f)) => match self.lookup(base) {
-                    Some(Sym::Struct { ty }) => {
-                        self.err(pos, format!("struct `{ty}` has no field `{f}`"))
-                    }
-                    Some(_) => self.err(pos, format!("`{base}` is not a struct (no field `{f}`)")),
-                    None => self.err(pos, format!("unknown name `{base}`")),
-                },
-                None => self.err(pos, format!("unknown name `{n}`")),
+            _ => self.unknown(pos, n),
+        }
+    }
+
+    /// The error for a name that is not declared; for `p.x`, whether `p` is a struct without
+    /// that field or not a struct.
+    pub(super) fn unknown<T>(&self, pos: usize, n: &str) -> PResult<T> {
+        match n.rsplit_once('.') {
+            Some((base, f)) => match self.lookup(base) {
+                Some(Sym::Struct { ty }) => {
+                    self.err(pos, format!("struct `{ty}` has no field `{f}`"))
+                }
+                Some(_) => self.err(pos, format!("`{base}` is not a struct (no field `{f}`)")),
+                None => self.unknown(pos, base),
             },
+            None => self.err(pos, format!("unknown name `{n}`")),
         }
     }
 

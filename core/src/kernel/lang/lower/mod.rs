@@ -87,7 +87,7 @@ pub(crate) struct Lowering<'a> {
     /// Preamble structs.
     pub structs: &'a HashMap<String, crate::kernel::lang::syntax::StructDef>,
     /// Per enclosing inlined function: its struct return type and the return leaves' slots.
-    pub inline_struct: Vec<Option<(String, Vec<(usize, DType)>)>>,
+    pub inline_struct: Vec<Option<structs::StructRet>>,
     /// `#define` macros: name -> (part, value).
     pub macros: &'a HashMap<String, (&'static str, Ex)>,
     /// Macros being expanded (recursion guard).

@@ -258,7 +258,7 @@ impl Lowering<'_> {
                     format!("`{n}` is not a raw array: declare it `raw` to index it"),
                 )
             }
-            None => return self.err(lv.pos, format!("unknown name `{n}`")),
+            None => return self.unknown(lv.pos, n),
         };
         if !self.stmt_mode || self.raw_len_base.is_none() {
             return self.err(lv.pos, "raw arrays cannot be written here");
@@ -552,7 +552,7 @@ impl Lowering<'_> {
             None if matches!(n.as_str(), "_ind" | "_in_ind" | "_out_ind") => {
                 self.err(lv.pos, ind_misuse(n, n))
             }
-            None => self.err(lv.pos, format!("unknown name `{n}`")),
+            None => self.unknown(lv.pos, n),
         }
     }
 

@@ -14,6 +14,12 @@ use crate::kernel::lang::types::is_qualifier;
 /// Deepest nesting of structs in structs.
 const MAX_STRUCT_DEPTH: usize = 8;
 
+/// A template instance: the type parameters' dtypes and the non-type parameters' values.
+pub(super) type Instance = (Vec<(String, DType)>, Vec<(String, Val)>);
+
+/// A struct return value: its type and the locals of its scalar leaves.
+pub(crate) type StructRet = (String, Vec<(usize, DType)>);
+
 /// One entry of a struct's layout, keyed by its path suffix (`.x`, `.v`, `.v[0]`, `.a.x`).
 #[derive(Clone, Debug)]
 pub(super) enum Slot {
@@ -364,7 +370,7 @@ impl Lowering<'_> {
         fparams: &[(Vec<String>, String, usize)],
         targs: &[TArg],
         vals: &[ArgVal],
-    ) -> PResult<(Vec<(String, DType)>, Vec<(String, Val)>)> {
+    ) -> PResult<Instance> {
         if targs.len() > tparams.len() {
             return self.err(
                 pos,
