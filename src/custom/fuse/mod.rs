@@ -27,8 +27,9 @@
 //! shared: every traced op is a kernel local.
 //!
 //! A `Sym` is a variable, as a Python name bound to an array is: `x += y` (and `x.assign(v)`,
-//! CuPy's `x[...] = v`, and [`Sym::ufunc_out`], `out=`) changes the value every copy of `x`
-//! sees, and on an array argument writes the argument in place when the function runs.
+//! CuPy's `x[...] = v`, [`Sym::ufunc_out`], `out=`, and [`Sym::reduce_out`], a reduction's
+//! `out=`) changes the value every copy of `x` sees, and on an array argument writes the
+//! argument in place when the function runs.
 //! `x.slice(&s![.., NEW_AXIS])` indexes a value for broadcasting (see [`Sym::slice`]).
 
 mod function;
