@@ -7,6 +7,7 @@
 
 mod call;
 mod expr;
+mod inline;
 mod stmt;
 mod structs;
 
