@@ -573,6 +573,18 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// Queues a reduction.
     fn reduce(&self, call: &ReductionCall<'_>) -> Result<()>;
 
+    /// [`Backend::reduce`] compiled with a user kernel's compiler options (a
+    /// `ReductionKernel`'s `options=`, as [`Backend::elementwise_opts`]). The C++ backends pass
+    /// them to NVRTC/hipRTC; the default ignores them (the cpu backend evaluates the IR and
+    /// WGSL has no such switches).
+    ///
+    /// # Errors
+    /// As [`Backend::reduce`].
+    fn reduce_opts(&self, call: &ReductionCall<'_>, options: &[String]) -> Result<()> {
+        let _ = options;
+        self.reduce(call)
+    }
+
     /// Queues a matrix product.
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()>;
 

@@ -38,9 +38,9 @@ pub(crate) fn reduce_first(
     kernel: &ReduceKernel,
     params: Vec<Scalar>,
     inputs: &[&Array],
-    axes: &Axes,
-    keepdims: bool,
+    (axes, keepdims): (&Axes, bool),
     initial: Option<Scalar>,
+    options: &[String],
 ) -> Result<Array> {
     let ReduceAxes {
         device,
@@ -121,7 +121,8 @@ pub(crate) fn reduce_first(
         device: Some(&device),
         shape: Some(&perm_shape),
     }
-    .run_one()?;
+    .run_opts(None, options)?
+    .remove(0);
 
     // 2./3. 32-way combine passes; the last one applies post.
     let mut n = n_red as i64;
@@ -143,7 +144,8 @@ pub(crate) fn reduce_first(
             device: Some(&device),
             shape: Some(&len),
         }
-        .run_one()?;
+        .run_opts(None, options)?
+        .remove(0);
         if last {
             return cur.reshape(&final_shape);
         }

@@ -5,7 +5,7 @@ use super::params::*;
 use crate::array::Array;
 use crate::launch::broadcast_all;
 use crate::math::ufunc::Arg;
-use crate::statistics::reduction::{reduce_with, Axes};
+use crate::statistics::reduction::{reduce_with_opts, Axes};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::ReduceKernel;
@@ -176,9 +176,13 @@ impl ReductionKernel {
             || self.map_expr.contains("_in_ind.get")
     }
 
-    /// CuPy's `options=`: `-D` macros for the kernel's expressions on every backend, and the
-    /// flags without effect; see
-    /// [`ElementwiseKernel::with_options`](super::elementwise::ElementwiseKernel::with_options).
+    /// CuPy's `options=`, as
+    /// [`ElementwiseKernel::with_options`](super::elementwise::ElementwiseKernel::with_options)
+    /// takes them: `-D` macros for the kernel's expressions on every backend; the other flags
+    /// reach the compiler of the C++ backends (`Backend::reduce_opts`, and the map and
+    /// combine passes through `Backend::elementwise_opts`): NVRTC gets `--use_fast_math`,
+    /// hipRTC `-ffast-math` and `-O` levels; cpu and wgpu ignore them. The reduction is
+    /// compiled and cached apart per option list.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a flag that is not taken.
@@ -430,9 +434,22 @@ impl ReductionKernel {
         }
         let view_refs: Vec<&Array> = views.iter().collect();
         let r = match path {
-            Path::Identity => reduce_with(op, &kernel, params, &view_refs, &axes, keepdims),
+            Path::Identity => reduce_with_opts(
+                op,
+                &kernel,
+                params,
+                &view_refs,
+                (&axes, keepdims),
+                &self.options,
+            ),
             Path::First(initial) => super::reduce_first::reduce_first(
-                op, &kernel, params, &view_refs, &axes, keepdims, initial,
+                op,
+                &kernel,
+                params,
+                &view_refs,
+                (&axes, keepdims),
+                initial,
+                &self.options,
             ),
         }?;
         match out {

@@ -131,7 +131,8 @@ macro_rules! reductions {
                 $(#[doc = $doc])+
                 ///
                 /// With `axis`, `keepdims` and `dtype` of [`Reduce`](crate::Reduce), inside a
-                /// `fuse` closure (`out` is not taken there).
+                /// `fuse` closure (`out` is not taken there: write the result with
+                /// [`Sym::reduce_out`](crate::Sym::reduce_out)).
                 pub fn $with(
                     self,
                     opts: impl Into<$crate::statistics::reduction::Reduce>,

@@ -351,6 +351,40 @@ pub fn reduce_with(
     axes: &Axes,
     keepdims: bool,
 ) -> Result<Array> {
+    reduce_with_opts(op, kernel, params, inputs, (axes, keepdims), &[])
+}
+
+/// [`reduce_with`] with a user kernel's compiler `options` (`ReductionKernel`'s `options=`,
+/// passed to `Backend::reduce_opts`: NVRTC/hipRTC take them, cpu and wgpu ignore them).
+///
+/// # Errors
+/// As [`reduce_with`].
+pub fn reduce_with_opts(
+    op: &str,
+    kernel: &ReduceKernel,
+    params: Vec<Scalar>,
+    inputs: &[&Array],
+    (axes, keepdims): (&Axes, bool),
+    options: &[String],
+) -> Result<Array> {
+    reduce_into(op, kernel, params, inputs, (axes, keepdims), options, None)
+}
+
+/// [`reduce_with_opts`] writing into `into` (a C-contiguous array of the kernel's output dtype
+/// and the result's size on the inputs' device) instead of a new array; the result is a view
+/// of it.
+///
+/// # Errors
+/// As [`reduce_with`]; `InvalidArgument` when `into` does not fit.
+pub(crate) fn reduce_into(
+    op: &str,
+    kernel: &ReduceKernel,
+    params: Vec<Scalar>,
+    inputs: &[&Array],
+    (axes, keepdims): (&Axes, bool),
+    options: &[String],
+    into: Option<&Array>,
+) -> Result<Array> {
     let ReduceAxes {
         device,
         red,
@@ -363,7 +397,30 @@ pub fn reduce_with(
     for d in kernel.dtypes() {
         check_dtype(&device, op, d)?;
     }
-    let out = Array::empty_on(&device, &out_shape, kernel.output)?;
+    let out = match into {
+        None => Array::empty_on(&device, &out_shape, kernel.output)?,
+        Some(o) => {
+            let n: usize = out_shape.iter().product();
+            if o.dtype() != kernel.output
+                || o.size() != n
+                || !o.is_c_contiguous()
+                || o.device() != &device
+            {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "the out array ({} {:?}) does not take the reduction's {} result of \
+                         shape {out_shape:?} in place",
+                        o.dtype(),
+                        o.shape(),
+                        kernel.output
+                    ),
+                ));
+            }
+            let dims: Vec<isize> = out_shape.iter().map(|&d| d as isize).collect();
+            o.reshape(&dims)?
+        }
+    };
     let finish = |o: Array| -> Result<Array> { o.reshape(&final_shape) };
     if out.size() == 0 {
         return finish(out);
@@ -414,7 +471,11 @@ pub fn reduce_with(
         },
         params,
     };
-    device.backend().reduce(&call)?;
+    if options.is_empty() {
+        device.backend().reduce(&call)?;
+    } else {
+        device.backend().reduce_opts(&call, options)?;
+    }
     finish(out)
 }
 

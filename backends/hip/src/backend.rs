@@ -668,6 +668,10 @@ impl Backend for HipBackend {
         launch::reduce(self, call)
     }
 
+    fn reduce_opts(&self, call: &ReductionCall<'_>, options: &[String]) -> Result<()> {
+        launch::reduce_opts(self, call, options)
+    }
+
     fn gemm(&self, call: &GemmCall<'_>) -> Result<()> {
         gemm(self, call)
     }

@@ -191,6 +191,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             arg_inputs: vec![],
             written: vec![],
             checks: vec![],
+            reduce_outs: vec![],
         };
         let mut syms = Vec::with_capacity(args.len());
         let mut n_inputs = 0;
@@ -251,6 +252,7 @@ impl<M, F: FuseFn<M>> Fused<M, F> {
             outputs,
             writes,
             checks: trace.checks,
+            reduce_outs: trace.reduce_outs,
             sources: trace.sources,
             n_arrays: trace.n_arrays,
             param_slots: trace.param_slots,

@@ -9,11 +9,12 @@
 
 use super::index::reaches;
 use super::plan::ShapeCheck;
+use super::plan::Source;
 use super::weak::weak_expr;
 use super::{with_trace, Operand, Sym, Trace, Ufunc, Val};
 use crate::math::ufuncs;
 use cupy_core::error::Error;
-use cupy_core::kernel::ir::Expr;
+use cupy_core::kernel::ir::{Expr, ExprKind};
 use cupy_core::kernel::math::Bind;
 use cupy_core::promote::{can_cast_same_kind, WeakScalar};
 use cupy_core::scalar::Scalar;
@@ -78,6 +79,54 @@ impl Sym {
     /// `ShapeMismatch` error when the function runs.
     pub fn assign(self, value: impl Into<Operand>) {
         self.write(value.into(), "assign", Casting::Unsafe);
+    }
+
+    /// CuPy's `out=` of a reduction in a fused function (`cupy.sum(x, axis=0, out=z)`):
+    /// `reduced`, the result of a reduction method (`x.sum_axis(0)`, `x.max_with(..)`), is
+    /// written into `out` and `out` is returned in its place. The result is cast under NumPy's
+    /// `same_kind` rule (a float sum into an int32 `out` is a `TypeError`), and a result of a
+    /// larger shape than `out` is a `ShapeMismatch`, when the function runs. An array argument
+    /// given as `out` is written in place: by the reduction kernel itself when `out` is
+    /// C-contiguous, of the result's dtype and shape, and read by nothing else in the function
+    /// (one kernel for `sum(x, out=z)`; use the reduction's own result for later work),
+    /// otherwise by the kernel of the outputs of its shape.
+    pub fn reduce_out(reduced: Sym, out: Sym) -> Sym {
+        let is_reduction = with_trace(|t| match reduced.get(t) {
+            Val::Strong(e) => match e.kind {
+                ExprKind::Input(k) if k >= t.n_arrays => {
+                    matches!(t.sources.get(k - t.n_arrays), Some(Source::Reduce(_)))
+                }
+                _ => false,
+            },
+            Val::Failed(_) => true,
+            Val::Weak(..) => false,
+        })
+        .unwrap_or(true);
+        if !is_reduction {
+            let e = Error::invalid(
+                "reduce_out",
+                "fuse: the value written with reduce_out must be a reduction's result \
+                 (use ufunc_out or assign for other values)",
+            );
+            out.store(Err(e.clone()));
+            return Sym::failed(e);
+        }
+        out.write(reduced.into(), "reduction (out=)", Casting::SameKind);
+        // Recorded so the plan can let the reduction kernel write the argument itself.
+        with_trace(|t| {
+            let (Val::Strong(r), Val::Strong(after)) = (reduced.get(t), out.get(t)) else {
+                return;
+            };
+            let (ExprKind::Input(k), Some(&Some(arg))) =
+                (r.kind, t.arg_inputs.get(out.id as usize))
+            else {
+                return;
+            };
+            if out.trace == t.id {
+                t.reduce_outs.push((arg, k - t.n_arrays, after));
+            }
+        });
+        out
     }
 
     /// A value that is the error `e`.

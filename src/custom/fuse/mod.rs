@@ -27,8 +27,9 @@
 //! shared: every traced op is a kernel local.
 //!
 //! A `Sym` is a variable, as a Python name bound to an array is: `x += y` (and `x.assign(v)`,
-//! CuPy's `x[...] = v`, and [`Sym::ufunc_out`], `out=`) changes the value every copy of `x`
-//! sees, and on an array argument writes the argument in place when the function runs.
+//! CuPy's `x[...] = v`, [`Sym::ufunc_out`], `out=`, and [`Sym::reduce_out`], a reduction's
+//! `out=`) changes the value every copy of `x` sees, and on an array argument writes the
+//! argument in place when the function runs.
 //! `x.slice(&s![.., NEW_AXIS])` indexes a value for broadcasting (see [`Sym::slice`]).
 
 mod function;
@@ -102,6 +103,9 @@ struct Trace {
     written: Vec<usize>,
     /// Shape checks of in-place writes, done when the shapes are known.
     checks: Vec<ShapeCheck>,
+    /// `Sym::reduce_out` writes of a reduction's result into an array argument: (input
+    /// number, source number of the reduction, the argument's value after the write).
+    reduce_outs: Vec<(usize, usize, Expr)>,
 }
 
 impl Trace {

@@ -48,7 +48,7 @@ impl Sym {
             let v = match self.get(t) {
                 Val::Strong(_) if opts.out.is_some() => Val::Failed(Error::invalid(
                     r.name(),
-                    "fuse: a fused reduction takes no out= (the fused function returns the result)",
+                    "fuse: a fused reduction takes no Reduce::out array (write the result into a fused argument with Sym::reduce_out)",
                 )),
                 Val::Strong(_) if r.check.is_some() => Val::Failed(Error::invalid(
                     r.name(),

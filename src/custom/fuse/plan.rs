@@ -16,7 +16,7 @@ use super::{Axes, Reduce, Reduction};
 use crate::array::Array;
 use crate::launch::Elementwise;
 use crate::math::ufunc::kernel_with_lets_n;
-use crate::statistics::reduction::{normalize_axes, reduce_with};
+use crate::statistics::reduction::{normalize_axes, reduce_into};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel, ReduceKernel, Stmt};
@@ -79,6 +79,9 @@ pub(crate) struct Traced {
     pub writes: Vec<(usize, Expr)>,
     /// The shape checks of the in-place writes.
     pub checks: Vec<ShapeCheck>,
+    /// Reductions written into array arguments (`Sym::reduce_out`): (input number, source
+    /// number, the argument's value after that write).
+    pub reduce_outs: Vec<(usize, usize, Expr)>,
     /// The reductions and views, in trace order: `sources[j]` is input `n_arrays + j`.
     pub sources: Vec<Source>,
     /// Number of array arguments (inputs `0..n_arrays`).
@@ -121,6 +124,8 @@ enum What {
         inputs: Option<Vec<usize>>,
         shape: Vec<usize>,
         rparams: Vec<Scalar>,
+        /// The array argument the reduction writes its result into (`Sym::reduce_out`).
+        into: Option<usize>,
     },
     /// A view source: `base` broadcast to `padded`, indexed with `items`.
     View {
@@ -144,6 +149,8 @@ pub(crate) struct Plan {
     pub steps: Vec<Step>,
     /// Outputs that are a reduction's result: (output, source).
     direct: Vec<(usize, usize)>,
+    /// Outputs that are an array argument a reduction wrote in place: (output, argument).
+    arg_outs: Vec<(usize, usize)>,
     n_outputs: usize,
 }
 
@@ -308,6 +315,72 @@ fn elementwise_kernel(
     kernel_with_lets_n(name, inputs, params, lets, values)
 }
 
+/// The writes of array arguments that their reduction kernel can do itself
+/// (`Sym::reduce_out`): (write number, source number). The argument's final value must be
+/// that write, the argument C-contiguous with the result's dtype and shape, and nothing else
+/// in the function may read the argument (the reduction writes it before the other kernels
+/// run).
+fn direct_reduction_writes(
+    traced: &Traced,
+    arrays: &[&Array],
+    shapes: &[Vec<usize>],
+    root: &[Option<usize>],
+    reduction_reads: &[usize],
+) -> Vec<(usize, usize)> {
+    let mut out = vec![];
+    for (w, (a, e)) in traced.writes.iter().enumerate() {
+        let Some(&(_, src, _)) = traced
+            .reduce_outs
+            .iter()
+            .rev()
+            .find(|(ra, _, after)| ra == a && after == e)
+        else {
+            continue;
+        };
+        let Source::Reduce(st) = &traced.sources[src] else {
+            continue;
+        };
+        let arr = arrays[*a];
+        let k = traced.n_arrays + src;
+        if arr.dtype() != st.out || arr.shape() != &shapes[k][..] || !arr.is_c_contiguous() {
+            continue;
+        }
+        let reads_arg = |inputs: &[usize]| inputs.iter().any(|&i| root[i] == Some(*a));
+        // An output that is the argument after the write is the argument itself.
+        let others: Vec<Expr> = traced
+            .outputs
+            .iter()
+            .filter(|o| *o != e)
+            .cloned()
+            .chain(
+                traced
+                    .writes
+                    .iter()
+                    .enumerate()
+                    .filter(|(v, _)| *v != w)
+                    .map(|(_, (_, x))| x.clone()),
+            )
+            .collect();
+        // Reads of the argument's value after the write read what the reduction wrote: only
+        // reads of its old value keep the write out of the reduction.
+        let mut lets = traced.lets.clone();
+        if let ExprKind::Var(l) = e.kind {
+            for st in &mut lets.stmts {
+                if let Stmt::Let { var, value } = st {
+                    if *var == l {
+                        *value = Expr::input(k, value.ty);
+                    }
+                }
+            }
+        }
+        if reads_arg(reduction_reads) || reads_arg(&compact(&lets, &others).3) {
+            continue;
+        }
+        out.push((w, src));
+    }
+    out
+}
+
 impl Plan {
     /// The launches of `traced` on these array arguments.
     ///
@@ -319,6 +392,9 @@ impl Plan {
         let mut dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
         let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
         let mut steps = vec![];
+        // Per source: the step of its reduction; and every input a reduction reads.
+        let mut reduce_step: Vec<Option<usize>> = vec![];
+        let mut reduction_reads: Vec<usize> = vec![];
         for src in &traced.sources {
             let st = match src {
                 Source::Reduce(st) => st,
@@ -344,6 +420,7 @@ impl Plan {
                     });
                     shapes.push(shape);
                     dtypes.push(dtypes[v.base]);
+                    reduce_step.push(None);
                     continue;
                 }
             };
@@ -368,12 +445,14 @@ impl Plan {
             let in_dtypes: Vec<DType> = inputs.iter().map(|&k| dtypes[k]).collect();
             let map = &roots[0];
             let (rk, rparams) = st.r.kernel_with(map.ty, &opts, count)?;
+            reduction_reads.extend(inputs.iter().copied());
             let reduce = |inputs| What::Reduce {
                 axes: st.axes.clone(),
                 keepdims: st.keepdims,
                 inputs,
                 shape: shape.clone(),
                 rparams: rparams.clone(),
+                into: None,
             };
             match inline(&stmts, map, INLINE_LIMIT) {
                 Some(m) => steps.push(Step {
@@ -419,6 +498,7 @@ impl Plan {
                 .collect();
             shapes.push(out_shape);
             dtypes.push(st.out);
+            reduce_step.push(Some(steps.len() - 1));
         }
         let shape_of = |e: &Expr| -> Result<Vec<usize>> {
             let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
@@ -435,11 +515,31 @@ impl Plan {
                 });
             }
         }
+        // The argument each input views (a reduction's result views none).
+        let mut root: Vec<Option<usize>> = (0..traced.n_arrays).map(Some).collect();
+        for src in &traced.sources {
+            root.push(match src {
+                Source::View(v) => root[v.base],
+                Source::Reduce(_) => None,
+            });
+        }
+        let into = direct_reduction_writes(traced, arrays, &shapes, &root, &reduction_reads);
+        for &(w, src) in &into {
+            let step = reduce_step[src].expect("a reduction's step");
+            if let What::Reduce { into, .. } = &mut steps[step].what {
+                *into = Some(traced.writes[w].0);
+            }
+        }
         // Outputs: a reduction's result as it is; the rest, and the writes of arguments,
         // grouped by shape, one kernel each.
         let mut direct = vec![];
         let mut groups: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> = vec![];
+        let mut arg_outs = vec![];
         for (o, e) in traced.outputs.iter().enumerate() {
+            if let Some(&(w, _)) = into.iter().find(|(w, _)| traced.writes[*w].1 == *e) {
+                arg_outs.push((o, traced.writes[w].0));
+                continue;
+            }
             if let ExprKind::Input(k) = e.kind {
                 if k >= traced.n_arrays {
                     direct.push((o, k));
@@ -453,6 +553,9 @@ impl Plan {
             }
         }
         for (w, (k, _)) in traced.writes.iter().enumerate() {
+            if into.iter().any(|&(d, _)| d == w) {
+                continue;
+            }
             let shape = shapes[*k].clone();
             match groups.iter_mut().find(|g| g.0 == shape) {
                 Some(g) => g.2.push(w),
@@ -462,14 +565,6 @@ impl Plan {
         // Groups that write arguments run last, after every group that reads the arguments'
         // old values; one that another later group still reads writes through temporaries.
         groups.sort_by_key(|g| !g.2.is_empty());
-        // The argument each input views (a reduction's result views none).
-        let mut root: Vec<Option<usize>> = (0..traced.n_arrays).map(Some).collect();
-        for src in &traced.sources {
-            root.push(match src {
-                Source::View(v) => root[v.base],
-                Source::Reduce(_) => None,
-            });
-        }
         // (shape, outputs, writes, the expressions they store)
         type Group = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<Expr>);
         let planned: Vec<Group> = groups
@@ -512,6 +607,7 @@ impl Plan {
         Ok(Plan {
             steps,
             direct,
+            arg_outs,
             n_outputs: traced.outputs.len(),
         })
     }
@@ -574,20 +670,23 @@ impl Plan {
                         inputs,
                         shape,
                         rparams,
+                        into,
                     },
                     Some(FusedKernel::Reduction(rk)),
                 ) => {
+                    let into = into.map(|a| arrays[a]);
                     let r = match inputs {
                         Some(inputs) => {
                             let v = views(&sources, inputs, shape)?;
                             let refs: Vec<&Array> = v.iter().collect();
                             let mut all = params.clone();
                             all.extend(rparams.iter().copied());
-                            reduce_with(op, rk, all, &refs, axes, *keepdims)?
+                            reduce_into(op, rk, all, &refs, (axes, *keepdims), &[], into)?
                         }
                         None => {
                             let t = temp.take().expect("materialized map");
-                            reduce_with(op, rk, rparams.clone(), &[&t], axes, *keepdims)?
+                            let p = rparams.clone();
+                            reduce_into(op, rk, p, &[&t], (axes, *keepdims), &[], into)?
                         }
                     };
                     sources.push(r);
@@ -638,6 +737,9 @@ impl Plan {
         }
         for &(o, k) in &self.direct {
             outs[o] = Some(sources[k].clone());
+        }
+        for &(o, a) in &self.arg_outs {
+            outs[o] = Some(arrays[a].clone());
         }
         Ok(outs
             .into_iter()

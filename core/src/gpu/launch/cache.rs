@@ -150,7 +150,8 @@ pub struct KernelCaches<F> {
     /// Keyed by the specialisation, the launch bound (threads per block) and a hash of the
     /// user's compiler options (0: none).
     elementwise: Mutex<LaunchCache<Kernel, (ElementwiseSpec, u32, u64), F>>,
-    reduce: Mutex<LaunchCache<ReduceKernel, ReduceSpec, F>>,
+    /// Keyed by the specialisation and a hash of the user's compiler options (0: none).
+    reduce: Mutex<LaunchCache<ReduceKernel, (ReduceSpec, u64), F>>,
     named: Mutex<HashMap<&'static str, Arc<NamedModule<F>>>>,
 }
 
@@ -205,15 +206,7 @@ pub fn prepare_elementwise_opts<D: GpuDriver>(
 ) -> Result<Arc<Prepared<D::Func>>> {
     let caches = be.kernel_caches();
     // The options by their hash (0: none), which keeps the key `Copy`.
-    let opts = if options.is_empty() {
-        0
-    } else {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        options.hash(&mut h);
-        h.finish() | 1
-    };
-    let key = (spec, max_threads, opts);
+    let key = (spec, max_threads, options_hash(options));
     let h = LaunchCache::<Kernel, (ElementwiseSpec, u32, u64), D::Func>::hash(k, &key);
     if let Some(p) = lock(&caches.elementwise).get(h, k, &key) {
         return Ok(p);
@@ -245,20 +238,47 @@ pub fn prepare_reduce<D: GpuDriver>(
     k: &ReduceKernel,
     spec: ReduceSpec,
 ) -> Result<Arc<Prepared<D::Func>>> {
+    prepare_reduce_opts(be, k, spec, &[])
+}
+
+/// The options by their hash (0: none), which keeps cache keys `Copy`.
+fn options_hash(options: &[String]) -> u64 {
+    if options.is_empty() {
+        0
+    } else {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        options.hash(&mut h);
+        h.finish() | 1
+    }
+}
+
+/// [`prepare_reduce`] compiled with a user kernel's compiler `options` (a `ReductionKernel`'s
+/// `options=`, see [`GpuDriver::load_module_opts`]); cached apart per option list.
+///
+/// # Errors
+/// As [`prepare_reduce`]; the driver's refusal of an option.
+pub fn prepare_reduce_opts<D: GpuDriver>(
+    be: &D,
+    k: &ReduceKernel,
+    spec: ReduceSpec,
+    options: &[String],
+) -> Result<Arc<Prepared<D::Func>>> {
     let caches = be.kernel_caches();
-    let h = LaunchCache::<ReduceKernel, ReduceSpec, D::Func>::hash(k, &spec);
-    if let Some(p) = lock(&caches.reduce).get(h, k, &spec) {
+    let key = (spec, options_hash(options));
+    let h = LaunchCache::<ReduceKernel, (ReduceSpec, u64), D::Func>::hash(k, &key);
+    if let Some(p) = lock(&caches.reduce).get(h, k, &key) {
         return Ok(p);
     }
     let e = emit_reduce(k, &spec, be.flavor()).map_err(|e| relabel(be, e))?;
-    let funcs = be.load_module(&k.name, &e.source, &e.entries)?;
+    let funcs = be.load_module_opts(&k.name, &e.source, &e.entries, options)?;
     let p = Arc::new(Prepared {
         funcs,
         args: e.args,
         vector: 1,
         occupancy: OnceLock::new(),
     });
-    lock(&caches.reduce).insert(h, k, spec, p.clone());
+    lock(&caches.reduce).insert(h, k, key, p.clone());
     Ok(p)
 }
 

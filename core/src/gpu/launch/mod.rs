@@ -217,7 +217,7 @@ mod reduce;
 
 pub use cache::{
     named_module, prepare_elementwise, prepare_elementwise_bounded, prepare_elementwise_opts,
-    prepare_reduce, KernelCaches, NamedModule, Prepared,
+    prepare_reduce, prepare_reduce_opts, KernelCaches, NamedModule, Prepared,
 };
 pub use elementwise::{
     check_block_size, elementwise, elementwise_block, elementwise_opts, run_elementwise,
@@ -225,7 +225,7 @@ pub use elementwise::{
 };
 pub use grid::{grid_for, is_c_contiguous, INDEX64_FROM};
 pub use raw::{raw_arg_slots, raw_scalar_slot};
-pub use reduce::{reduce, ReduceEntry, ReduceLaunch, ReduceShapes, REDUCE_FINISH};
+pub use reduce::{reduce, reduce_opts, ReduceEntry, ReduceLaunch, ReduceShapes, REDUCE_FINISH};
 
 #[cfg(test)]
 mod tests;

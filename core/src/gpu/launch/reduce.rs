@@ -1,7 +1,7 @@
 //! Reductions: the merged shapes, the entry (inner, outer, inner-vector) and split scheme, and
 //! `Backend::reduce`.
 
-use super::cache::prepare_reduce;
+use super::cache::prepare_reduce_opts;
 use super::grid::INDEX64_FROM;
 use super::{check_dtypes, check_operand, DevBuf, GpuDriver};
 use crate::backend::ReductionCall;
@@ -234,6 +234,19 @@ impl ReduceLaunch {
 /// # Errors
 /// `DTypeNotSupported`, `InvalidArgument`, compile, allocation and launch errors.
 pub fn reduce<D: GpuDriver>(be: &D, call: &ReductionCall<'_>) -> Result<()> {
+    reduce_opts(be, call, &[])
+}
+
+/// [`reduce`] with the kernel compiled with a user kernel's compiler `options`
+/// (`Backend::reduce_opts`; the driver translates them, see [`GpuDriver::load_module_opts`]).
+///
+/// # Errors
+/// As [`reduce`]; the driver's refusal of an option.
+pub fn reduce_opts<D: GpuDriver>(
+    be: &D,
+    call: &ReductionCall<'_>,
+    options: &[String],
+) -> Result<()> {
     let k = call.kernel;
     check_dtypes(be, &k.name, &k.dtypes())?;
     let out_size = shape_size(&call.out_shape);
@@ -273,7 +286,7 @@ pub fn reduce<D: GpuDriver>(be: &D, call: &ReductionCall<'_>) -> Result<()> {
         (ob, &call.output.layout),
     );
     be.activate()?;
-    let p = prepare_reduce(be, k, rs.spec)?;
+    let p = prepare_reduce_opts(be, k, rs.spec, options)?;
     let rv = reduce_vector_width(k);
     let entry = rs.entry(&ins, rv);
     let first = p.func(be, entry.index())?;

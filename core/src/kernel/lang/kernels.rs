@@ -70,7 +70,7 @@ pub(super) fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<Low
     ];
     let err = |e: PErr| to_error(kernel, &parts, e);
     let mut macros = Macros::new();
-    let funcs = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
+    let (funcs, structs) = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
     let op_text = directives("operation", src.operation, src.types, &mut macros).map_err(err)?;
     let is_type = is_type_fn(src.types);
     let b = Builder {
@@ -81,7 +81,7 @@ pub(super) fn lower_elementwise_inner(src: &ElementwiseSource<'_>) -> Result<Low
         .and_then(|mut p| b.stmts(p.next().expect("operation")))
         .map_err(err)?;
 
-    let mut cx = new_cx("operation", src.types, &funcs, &macros, true);
+    let mut cx = new_cx("operation", src.types, (&funcs, &structs), &macros, true);
     cx.index_ok = true;
     cx.size_ind = src.size_param;
     cx.raw_len_base = Some(params.len());
@@ -230,8 +230,19 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
     let err = |e: PErr| to_error(kernel, &parts, e);
     let acc = src.acc;
     let (out_name, out_ty) = src.output;
+    // CuPy's `typedef reduce_type _type_reduce;`: the accumulator type by name.
+    let types_ext: Vec<(String, DType)> = src
+        .types
+        .iter()
+        .cloned()
+        .chain([("_type_reduce".to_string(), acc)])
+        .collect();
+    let src = &ReductionSource {
+        types: &types_ext,
+        ..src.clone()
+    };
     let mut macros = Macros::new();
-    let funcs = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
+    let (funcs, structs) = parse_preamble(src.preamble, src.types, &mut macros).map_err(err)?;
     let is_type = is_type_fn(src.types);
     let one_expr = |part: &'static str, text: &str| -> std::result::Result<syntax::Ex, PErr> {
         let b = Builder {
@@ -286,7 +297,7 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
 
     // map
     let map_ast = one_expr("map_expr", src.map_expr).map_err(err)?;
-    let mut cx = new_cx("map_expr", src.types, &funcs, &macros, false);
+    let mut cx = new_cx("map_expr", src.types, (&funcs, &structs), &macros, false);
     set_sizes(&mut cx);
     add_names(&mut cx);
     let v = cx.expr(&map_ast).map_err(err)?;
@@ -294,7 +305,7 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
 
     // combine
     let red_ast = one_expr("reduce_expr", src.reduce_expr).map_err(err)?;
-    let mut cx = new_cx("reduce_expr", src.types, &funcs, &macros, false);
+    let mut cx = new_cx("reduce_expr", src.types, (&funcs, &structs), &macros, false);
     ab(&mut cx, true);
     let v = cx.expr(&red_ast).map_err(err)?;
     let combine = conv_to(&cx, &v, acc, "reduce_expr", red_ast.pos).map_err(err)?;
@@ -311,7 +322,7 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
                 }));
             }
             let id_ast = one_expr("identity", text).map_err(err)?;
-            let mut cx = new_cx("identity", src.types, &funcs, &macros, false);
+            let mut cx = new_cx("identity", src.types, (&funcs, &structs), &macros, false);
             let v = cx.expr(&id_ast).map_err(err)?;
             let ide = conv_to(&cx, &v, acc, "identity", id_ast.pos).map_err(err)?;
             fold(&ide).ok_or_else(|| {
@@ -342,7 +353,13 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
             let ast = parse("post_map_expr", Rule::post_stmts, text)
                 .and_then(|mut p| b.stmts(p.next().expect("post_stmts")))
                 .map_err(err)?;
-            let mut cx = new_cx("post_map_expr", src.types, &funcs, &macros, false);
+            let mut cx = new_cx(
+                "post_map_expr",
+                src.types,
+                (&funcs, &structs),
+                &macros,
+                false,
+            );
             set_sizes(&mut cx);
             add_names(&mut cx);
             ab(&mut cx, false);

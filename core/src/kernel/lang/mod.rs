@@ -48,9 +48,17 @@
 //!   [`crate::kernel::ir::BinaryOp::Complex`] carry the exact parts.
 //! - **Outputs** are locals stored at the end; an output read before it is assigned on every
 //!   path gets its incoming value through an extra input ([`LoweredElementwise::output_reads`]).
-//! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, ...) { ...; return e; }`),
-//!   inlined at each call (early returns allowed, not inside loops; no recursion), and
-//!   `#define` constants.
+//! - **Preamble**: functions (`[__device__] [inline] TYPE f(TYPE a, const TYPE& b, ...) {
+//!   ...; return e; }`), inlined at each call (early returns allowed, not inside loops; no
+//!   recursion), `#define` constants, function templates (`template<typename T, int N>`,
+//!   instantiated per call: type parameters deduced from the arguments or given, `f<float,
+//!   3>(x)`; non-type parameters given, as constants) and structs (`struct P { T a; float
+//!   v[2]; Q q; };`: a struct variable is one local per scalar field, named `p.a`, `p.v[0]`,
+//!   `p.q.x`; declared zero, from a `{...}` list of its scalar fields in order, or from a struct
+//!   value; fields read and written; whole-struct copies, arguments and return values; see
+//!   `lower/structs.rs`). Template structs, arrays of structs, member functions and pointers
+//!   are refused. `a < b > (c)` parses as a template call and is read back as comparisons when
+//!   `a` is not a template function.
 //! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
 //!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
 //!   selects; the identity must fold to a constant. Without identity (`None`), the kernel
@@ -360,17 +368,39 @@ pub(crate) fn directives(
     Ok(text)
 }
 
+/// Preamble functions and structs by name.
+pub(crate) type Funcs = HashMap<String, syntax::Func>;
+/// Preamble structs by name.
+pub(crate) type Structs = HashMap<String, syntax::StructDef>;
+
+/// Names the preamble declares as types: template parameters (`typename T`, `class T`) and
+/// structs (`struct P`), so casts to them (`(T)x`) parse.
+fn declared_type_names(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .filter(|w| matches!(w[0], "typename" | "class" | "struct"))
+        .map(|w| w[1].to_string())
+        .collect()
+}
+
 pub(crate) fn parse_preamble(
     src: &str,
     types: &[(String, DType)],
     macros: &mut Macros,
-) -> std::result::Result<HashMap<String, syntax::Func>, PErr> {
+) -> std::result::Result<(Funcs, Structs), PErr> {
     let mut map = HashMap::new();
+    let mut structs = HashMap::new();
     if src.trim().is_empty() {
-        return Ok(map);
+        return Ok((map, structs));
     }
     let text = directives("preamble", src, types, macros)?;
-    let is_type = is_type_fn(types);
+    let extra = declared_type_names(&text);
+    let base = is_type_fn(types);
+    let is_type = |w: &[String]| base(w) || (w.len() == 1 && extra.contains(&w[0]));
     let b = Builder {
         part: "preamble",
         is_type: &is_type,
@@ -378,6 +408,25 @@ pub(crate) fn parse_preamble(
     let top = parse("preamble", Rule::preamble, &text)?
         .next()
         .expect("preamble");
+    for st in b.structs(top.clone())? {
+        if types::resolve_type(&[st.name.as_str()], types).is_some()
+            || types::is_reserved_name(&st.name)
+        {
+            return syntax::perr(
+                "preamble",
+                st.pos,
+                format!("`{}` is a type name or reserved word", st.name),
+            );
+        }
+        if structs.contains_key(&st.name) {
+            return syntax::perr(
+                "preamble",
+                st.pos,
+                format!("struct `{}` defined twice", st.name),
+            );
+        }
+        structs.insert(st.name.clone(), st);
+    }
     for f in b.funcs(top)? {
         if map.contains_key(&f.name) {
             return syntax::perr(
@@ -388,20 +437,22 @@ pub(crate) fn parse_preamble(
         }
         map.insert(f.name.clone(), f);
     }
-    Ok(map)
+    Ok((map, structs))
 }
 
 pub(crate) fn new_cx<'a>(
     part: &'static str,
     types: &'a [(String, DType)],
-    funcs: &'a HashMap<String, syntax::Func>,
+    (funcs, structs): (&'a Funcs, &'a Structs),
     macros: &'a Macros,
     stmt_mode: bool,
 ) -> Lowering<'a> {
     Lowering {
         part,
-        types,
+        types: std::borrow::Cow::Borrowed(types),
         funcs,
+        structs,
+        inline_struct: vec![],
         macros,
         expanding: vec![],
         stmt_mode,

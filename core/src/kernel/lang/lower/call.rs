@@ -1,12 +1,13 @@
 //! Lowering of calls: math functions (through `crate::kernel::math`), complex functions and
-//! constructors, members (`x.size()`, `z.real()`), and inlined preamble functions.
+//! constructors and members (`x.size()`, `z.real()`); preamble functions are inlined by
+//! `inline.rs`.
 
 use super::*;
 
 impl Lowering<'_> {
     pub(super) fn call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
         // Functional cast `float(x)`, complex constructor `complex<float>(re, im)`.
-        if let Some(Ty::D(t)) = resolve_type(&[name], self.types) {
+        if let Some(Ty::D(t)) = resolve_type(&[name], &self.types) {
             if t.is_complex() {
                 return self.complex_ctor(pos, name, t, args);
             }
@@ -523,116 +524,5 @@ impl Lowering<'_> {
                 format!("unknown function `{name}` (supported math functions: {MATH_NAMES})"),
             ),
         }
-    }
-
-    pub(super) fn inline_call(&mut self, pos: usize, name: &str, args: &[Ex]) -> PResult<Val> {
-        if self.inline.iter().any(|(n, ..)| n == name) {
-            return self.err(
-                pos,
-                format!("recursive call of `{name}` (recursion is not supported)"),
-            );
-        }
-        if self.inline.len() >= MAX_INLINE {
-            return self.err(pos, "preamble calls nested too deeply");
-        }
-        let f = self.funcs.get(name).expect("function").clone();
-        if args.len() != f.params.len() {
-            return self.err(
-                pos,
-                format!(
-                    "`{name}` takes {} arguments, {} given",
-                    f.params.len(),
-                    args.len()
-                ),
-            );
-        }
-        let mut vals = vec![];
-        for a in args {
-            vals.push(self.expr(a)?);
-        }
-        // Types are resolved in the preamble.
-        let caller_part = self.part;
-        self.part = "preamble";
-        let ret = self.resolve(f.ret_pos, &f.ret);
-        let ret = match ret {
-            Ok(Ty::D(d)) => d,
-            Ok(Ty::Auto) => {
-                self.part = caller_part;
-                return self.err(pos, "`auto` return types are not supported");
-            }
-            Err(e) => {
-                self.part = caller_part;
-                return Err(if f.ret.iter().any(|w| w == "void") {
-                    PErr {
-                        msg: "void functions are not supported (a function must return a value)"
-                            .into(),
-                        ..e
-                    }
-                } else {
-                    e
-                });
-            }
-        };
-        let mut ptys = vec![];
-        for (words, _, ppos) in &f.params {
-            match self.resolve(*ppos, words) {
-                Ok(Ty::D(d)) => ptys.push(d),
-                Ok(Ty::Auto) => {
-                    self.part = caller_part;
-                    return self.err(*ppos, "`auto` parameters are not supported");
-                }
-                Err(e) => {
-                    self.part = caller_part;
-                    return Err(e);
-                }
-            }
-        }
-        self.part = caller_part;
-        // Bind the arguments to fresh locals (C passes by value).
-        let mut scope = HashMap::new();
-        for ((v, t), (_, pname, _)) in vals.iter().zip(&ptys).zip(&f.params) {
-            let e = self.conv(v, *t);
-            let uniform = (self.stmt_mode && is_uniform(&e, &self.loop_vars)).then(|| e.clone());
-            let slot = self.new_local(*t, e);
-            scope.insert(
-                pname.clone(),
-                Sym::Local {
-                    slot,
-                    ty: *t,
-                    out: None,
-                    uniform,
-                },
-            );
-        }
-        let ret_slot = self.new_local(ret, c(Scalar::zero(ret)));
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
-        let saved_guards = std::mem::take(&mut self.guards);
-        let saved_bound = self.bound_mode.take();
-        let saved_index = std::mem::replace(&mut self.index_ok, false);
-        let saved_sizes = (
-            self.size_ind.take(),
-            self.size_in.take(),
-            self.size_out.take(),
-        );
-        self.part = "preamble";
-        self.inline
-            .push((name.to_string(), ret_slot, ret, self.loop_vars.len()));
-        let body = normalize_returns(f.body.clone());
-        let r = self.stmts(&body);
-        self.inline.pop();
-        self.part = caller_part;
-        self.scopes = saved_scopes;
-        self.guards = saved_guards;
-        self.bound_mode = saved_bound;
-        self.index_ok = saved_index;
-        (self.size_ind, self.size_in, self.size_out) = saved_sizes;
-        r?;
-        let v = if self.stmt_mode {
-            Expr::var(ret_slot, ret)
-        } else {
-            self.env[ret_slot].clone().expect("ret")
-        };
-        self.check_size(pos, &v)?;
-        Ok(Val::strong(v))
     }
 }

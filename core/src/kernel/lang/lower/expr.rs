@@ -150,6 +150,8 @@ impl Lowering<'_> {
                 Ok(Val::strong(Expr::load(k, ty, idx)))
             }
             ExK::Call(name, args) => self.call(pos, name, args),
+            ExK::TCall(name, targs, args) => self.targ_call(pos, name, targs, args),
+            ExK::Field(base, f) => self.field_of(pos, base, f),
             ExK::Member(base, member) => self.member(pos, base, member),
             ExK::Cast(words, a) => {
                 let t = self.resolve_d(pos, words)?;
@@ -223,6 +225,7 @@ impl Lowering<'_> {
                 Sym::Array { .. } => {
                     self.err(pos, format!("local array `{n}` must be indexed (`{n}[j]`)"))
                 }
+                Sym::Struct { ty } => self.err(pos, structs::struct_use(n, &ty)),
             };
         }
         if let Some((part, body)) = self.macros.get(n) {
@@ -289,7 +292,22 @@ impl Lowering<'_> {
             "UINT_MAX" => Ok(Val::strong(c(Scalar::UInt32(u32::MAX)))),
             "ULLONG_MAX" | "ULONG_MAX" => Ok(Val::strong(c(Scalar::UInt64(u64::MAX)))),
             "_ind" | "_in_ind" | "_out_ind" => self.err(pos, ind_misuse(n, n)),
-            _ => self.err(pos, format!("unknown name `{n}`")),
+            _ => self.unknown(pos, n),
+        }
+    }
+
+    /// The error for a name that is not declared; for `p.x`, whether `p` is a struct without
+    /// that field or not a struct.
+    pub(super) fn unknown<T>(&self, pos: usize, n: &str) -> PResult<T> {
+        match n.rsplit_once('.') {
+            Some((base, f)) => match self.lookup(base) {
+                Some(Sym::Struct { ty }) => {
+                    self.err(pos, format!("struct `{ty}` has no field `{f}`"))
+                }
+                Some(_) => self.err(pos, format!("`{base}` is not a struct (no field `{f}`)")),
+                None => self.unknown(pos, base),
+            },
+            None => self.err(pos, format!("unknown name `{n}`")),
         }
     }
 

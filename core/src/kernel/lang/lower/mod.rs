@@ -7,14 +7,16 @@
 
 mod call;
 mod expr;
+mod inline;
 mod stmt;
+mod structs;
 
 use std::collections::HashMap;
 
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
 use crate::kernel::lang::syntax::{
-    ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, UOp,
+    ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, TArg, UOp, NO_LEN,
 };
 use crate::kernel::lang::types::{promote_int, resolve_type, usual, weak_with, Lit, Ty};
 use crate::kernel::math::{self, Bind};
@@ -26,6 +28,9 @@ const MAX_NODES: usize = 50_000;
 const MAX_IR_DEPTH: usize = 600;
 /// Deepest chain of inlined preamble calls.
 const MAX_INLINE: usize = 16;
+/// The most elements a local array may have (each is a kernel local; a non-constant index
+/// selects over all of them).
+const MAX_ARRAY: usize = 64;
 
 /// A typed value during lowering.
 #[derive(Clone, Debug)]
@@ -70,13 +75,20 @@ pub(crate) enum Sym {
     Raw { k: usize, ty: DType },
     /// A local array of `len` elements, locals named `name[0]` .. `name[len - 1]`.
     Array { len: usize, ty: DType },
+    /// A variable of preamble struct `ty`, its fields the names `name.field`.
+    Struct { ty: String },
 }
 
 /// The lowering state.
 pub(crate) struct Lowering<'a> {
     pub part: &'static str,
-    pub types: &'a [(String, DType)],
+    /// Placeholder values, and the template parameters of the function being inlined.
+    pub types: std::borrow::Cow<'a, [(String, DType)]>,
     pub funcs: &'a HashMap<String, Func>,
+    /// Preamble structs.
+    pub structs: &'a HashMap<String, crate::kernel::lang::syntax::StructDef>,
+    /// Per enclosing inlined function: its struct return type and the return leaves' slots.
+    pub inline_struct: Vec<Option<structs::StructRet>>,
     /// `#define` macros: name -> (part, value).
     pub macros: &'a HashMap<String, (&'static str, Ex)>,
     /// Macros being expanded (recursion guard).
@@ -410,7 +422,7 @@ impl Lowering<'_> {
     }
 
     fn resolve(&self, pos: usize, words: &[String]) -> PResult<Ty> {
-        match resolve_type(words, self.types) {
+        match resolve_type(words, &self.types) {
             Some(t) => Ok(t),
             None => self.err(pos, format!("unknown type `{}`", words.join(" "))),
         }

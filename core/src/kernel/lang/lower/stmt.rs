@@ -32,10 +32,29 @@ impl Lowering<'_> {
                 Ok(())
             }
             St::Decl { pos, ty, vars } => {
+                if let Some(st) = self.struct_type(ty) {
+                    for (dpos, name, init, array) in vars {
+                        let list = match array {
+                            Some((len, _)) if *len != NO_LEN => {
+                                return self.err(*dpos, "arrays of structs are not supported")
+                            }
+                            Some((_, items)) => Some(items.as_slice()),
+                            None => None,
+                        };
+                        self.struct_decl(*dpos, &st, name, init.as_ref(), list)?;
+                    }
+                    return Ok(());
+                }
                 let t = self.resolve(*pos, ty)?;
                 let konst = ty.iter().any(|w| w == "const" || w == "constexpr");
                 for (dpos, name, init, array) in vars {
                     if let Some((len, items)) = array {
+                        if *len == NO_LEN {
+                            return self.err(
+                                *dpos,
+                                "a `{...}` initialiser needs an array (`T a[n] = {...}`) or a struct",
+                            );
+                        }
                         self.array_decl(*dpos, t, konst, name, *len, items)?;
                         continue;
                     }
@@ -87,6 +106,13 @@ impl Lowering<'_> {
                 self.raw_write(*pos, lv, Some(op), RawRhs::One)
             }
             St::Assign { pos, lv, op, value } => {
+                if let Some(Sym::Struct { ty }) = self.lookup(&lv.name).cloned() {
+                    if op.is_some() {
+                        return self
+                            .err(*pos, format!("compound assignment of struct `{}`", lv.name));
+                    }
+                    return self.struct_assign(lv, &ty, value);
+                }
                 let v = self.expr(value)?;
                 let v = match op {
                     None => v,
@@ -188,6 +214,13 @@ impl Lowering<'_> {
                 let Some(value) = value else {
                     return self.err(*pos, "`return` needs a value");
                 };
+                if let Some(Some((st, slots))) = self.inline_struct.last().cloned() {
+                    let (_, vals) = self.struct_value(value, Some(&st))?;
+                    for ((slot, ty), v) in slots.iter().zip(&vals) {
+                        self.store_slot(*pos, *slot, *ty, v)?;
+                    }
+                    return Ok(());
+                }
                 let v = self.expr(value)?;
                 let e = self.conv(&v, ty);
                 self.check_size(*pos, &e)?;
@@ -225,7 +258,7 @@ impl Lowering<'_> {
                     format!("`{n}` is not a raw array: declare it `raw` to index it"),
                 )
             }
-            None => return self.err(lv.pos, format!("unknown name `{n}`")),
+            None => return self.unknown(lv.pos, n),
         };
         if !self.stmt_mode || self.raw_len_base.is_none() {
             return self.err(lv.pos, "raw arrays cannot be written here");
@@ -514,11 +547,12 @@ impl Lowering<'_> {
                 lv.pos,
                 format!("local array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
             ),
+            Some(Sym::Struct { ty }) => self.err(lv.pos, structs::struct_use(n, &ty)),
             None if n == "i" => self.err(lv.pos, "cannot assign to `i`"),
             None if matches!(n.as_str(), "_ind" | "_in_ind" | "_out_ind") => {
                 self.err(lv.pos, ind_misuse(n, n))
             }
-            None => self.err(lv.pos, format!("unknown name `{n}`")),
+            None => self.unknown(lv.pos, n),
         }
     }
 
@@ -714,7 +748,3 @@ impl Lowering<'_> {
         Ok(())
     }
 }
-
-/// The most elements a local array may have (each is a kernel local; a non-constant index
-/// selects over all of them).
-const MAX_ARRAY: usize = 64;

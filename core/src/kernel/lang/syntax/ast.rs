@@ -128,6 +128,11 @@ pub(crate) enum ExK {
     /// `value.member()` (`z.real()`, `z.imag()`).
     Member(Box<Ex>, String),
     Call(String, Vec<Ex>),
+    /// `f<targs>(args)`: a call with explicit template arguments.
+    TCall(String, Vec<TArg>, Vec<Ex>),
+    /// `value.field` of a struct value that is not a name (`make(x).a`); fields of named
+    /// structs are names (`p.x` is the name `p.x`).
+    Field(Box<Ex>, String),
     /// A cast to the type written with these words.
     Cast(Vec<String>, Box<Ex>),
     Unary(UOp, Box<Ex>),
@@ -139,9 +144,11 @@ impl Ex {
     pub(crate) fn new(part: &'static str, pos: usize, k: ExK) -> PResult<Ex> {
         let d = match &k {
             ExK::Index(a, b) | ExK::Binary(_, a, b) => a.depth.max(b.depth),
-            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Member(a, _) => a.depth,
+            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Member(a, _) | ExK::Field(a, _) => a.depth,
             ExK::Cond(a, b, c) => a.depth.max(b.depth).max(c.depth),
-            ExK::Call(_, args) => args.iter().map(|a| a.depth).max().unwrap_or(0),
+            ExK::Call(_, args) | ExK::TCall(_, _, args) => {
+                args.iter().map(|a| a.depth).max().unwrap_or(0)
+            }
             _ => 0,
         } + 1;
         if d > MAX_EXPR_DEPTH {
@@ -162,6 +169,9 @@ pub(crate) struct LVal {
     pub name: String,
     pub index: Option<Ex>,
 }
+
+/// The array length of a [`Declarator`] whose `{...}` list initialises a struct, not an array.
+pub(crate) const NO_LEN: usize = usize::MAX;
 
 /// One declared variable: position, name, initialiser, and for a local array `T a[n] = {..}`
 /// its length and initialiser list.
@@ -209,11 +219,36 @@ pub(crate) enum St {
     },
 }
 
+/// An explicit template argument: a type's words, or an integer literal's text.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TArg {
+    Type(Vec<String>),
+    Int(String),
+}
+
+/// A template parameter: `typename T` (`kind: None`) or a non-type `int N` (its type's words).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TParam {
+    pub pos: usize,
+    pub name: String,
+    pub kind: Option<Vec<String>>,
+}
+
+/// A preamble `struct`: its fields in order (type words, name, array length, position).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StructDef {
+    pub pos: usize,
+    pub name: String,
+    pub fields: Vec<(Vec<String>, String, Option<usize>, usize)>,
+}
+
 /// A preamble function.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Func {
     pub pos: usize,
     pub name: String,
+    /// Template parameters (empty: not a template).
+    pub tparams: Vec<TParam>,
     pub ret: Vec<String>,
     pub ret_pos: usize,
     pub params: Vec<(Vec<String>, String, usize)>,

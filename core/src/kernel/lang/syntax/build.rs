@@ -186,6 +186,28 @@ impl Builder<'_> {
                 e = Ex::new(self.part, at, ExK::Member(Box::new(e), name))?;
                 continue;
             }
+            if suf.as_rule() == Rule::field_suffix {
+                let field = suf
+                    .into_inner()
+                    .find(|q| q.as_rule() == Rule::ident)
+                    .expect("field name")
+                    .as_str();
+                // A field of a named struct is the name `p.x` (so `p.x`, `p.v[k]` and nested
+                // `p.a.x` resolve as names); of another value, a field expression.
+                let k = match e.k {
+                    ExK::Name(n) => ExK::Name(format!("{n}.{field}")),
+                    k => ExK::Field(
+                        Box::new(Ex {
+                            pos: e.pos,
+                            depth: e.depth,
+                            k,
+                        }),
+                        field.to_string(),
+                    ),
+                };
+                e = Ex::new(self.part, at, k)?;
+                continue;
+            }
             let ix = self.expr(suf.into_inner().find(not_punct).expect("expr"))?;
             e = Ex::new(self.part, at, ExK::Index(Box::new(e), Box::new(ix)))?;
         }
@@ -222,6 +244,25 @@ impl Builder<'_> {
                 let name = inner.next().expect("ident").as_str().to_string();
                 let args = inner.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
                 ExK::Call(name, args)
+            }
+            Rule::targ_call => {
+                let mut inner = p.into_inner().filter(not_punct);
+                let name = inner.next().expect("ident").as_str().to_string();
+                let mut targs = vec![];
+                let mut args = vec![];
+                for q in inner {
+                    if q.as_rule() == Rule::targ {
+                        let t = q.into_inner().next().expect("targ");
+                        targs.push(if t.as_rule() == Rule::int_lit {
+                            TArg::Int(t.as_str().to_string())
+                        } else {
+                            TArg::Type(Self::words(t))
+                        });
+                    } else {
+                        args.push(self.expr(q)?);
+                    }
+                }
+                ExK::TCall(name, targs, args)
             }
             Rule::tmpl_call => {
                 let mut inner = p.into_inner().filter(not_punct);
@@ -276,12 +317,18 @@ impl Builder<'_> {
 
     fn lvalue(&self, p: Pair<'_, Rule>) -> PResult<LVal> {
         let pos = Self::pos(&p);
-        let mut inner = p.into_inner().filter(not_punct);
-        let name = inner.next().expect("ident").as_str().to_string();
-        let index = match inner.next() {
-            Some(ix) => Some(self.expr(ix.into_inner().find(not_punct).expect("expr"))?),
-            None => None,
-        };
+        let mut name = String::new();
+        let mut index = None;
+        for q in p.into_inner().filter(not_punct) {
+            if q.as_rule() == Rule::ident {
+                if !name.is_empty() {
+                    name.push('.');
+                }
+                name.push_str(q.as_str());
+            } else {
+                index = Some(self.expr(q.into_inner().find(not_punct).expect("expr"))?);
+            }
+        }
         Ok(LVal { pos, name, index })
     }
 
@@ -316,14 +363,8 @@ impl Builder<'_> {
                             .collect::<PResult<Vec<_>>>()?;
                         match &mut array {
                             Some((_, v)) => *v = items,
-                            None => {
-                                return Err(PErr {
-                                    part: self.part,
-                                    pos: dpos,
-                                    msg: "a `{...}` initialiser needs an array (`T a[n] = {...}`)"
-                                        .into(),
-                                })
-                            }
+                            // A struct's initialiser list (checked when lowered).
+                            None => array = Some((NO_LEN, items)),
                         }
                     }
                     _ => init = Some(self.expr(q)?),
@@ -494,6 +535,77 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// Template parameters of a `template_head` pair.
+    fn tparams(p: Pair<'_, Rule>) -> Vec<TParam> {
+        p.into_inner()
+            .filter(|q| q.as_rule() == Rule::tparam)
+            .map(|q| {
+                let pos = Self::pos(&q);
+                let mut qi = q.into_inner().filter(not_punct);
+                let first = qi.next().expect("tparam kind");
+                let name = qi.next().expect("tparam name").as_str().to_string();
+                let kind = (first.as_rule() != Rule::tparam_kind).then(|| Self::words(first));
+                TParam { pos, name, kind }
+            })
+            .collect()
+    }
+
+    /// A `struct_def` pair.
+    fn struct_def(&self, p: Pair<'_, Rule>) -> PResult<StructDef> {
+        let pos = Self::pos(&p);
+        let mut name = String::new();
+        let mut fields = vec![];
+        for q in p.into_inner().filter(not_punct) {
+            match q.as_rule() {
+                Rule::template_head => {
+                    return perr(
+                        self.part,
+                        Self::pos(&q),
+                        "template structs are not supported (a struct's fields may use the \
+                         kernel's type placeholders instead)",
+                    )
+                }
+                Rule::kw_struct => {}
+                Rule::ident => name = q.as_str().to_string(),
+                Rule::field_decl => {
+                    let mut qi = q.into_inner().filter(not_punct);
+                    let ty = Self::words(qi.next().expect("type_spec"));
+                    for f in qi {
+                        let fpos = Self::pos(&f);
+                        let mut fi = f.into_inner();
+                        let fname = fi.next().expect("ident").as_str().to_string();
+                        let len = match fi.next() {
+                            Some(l) => {
+                                let lit = l.into_inner().find(not_punct).expect("int_lit");
+                                let t = lit.as_str().trim_end_matches(['u', 'U', 'l', 'L']);
+                                Some(t.parse::<usize>().map_err(|_| PErr {
+                                    part: self.part,
+                                    pos: fpos,
+                                    msg: format!(
+                                        "array length {} is not a decimal integer",
+                                        lit.as_str()
+                                    ),
+                                })?)
+                            }
+                            None => None,
+                        };
+                        fields.push((ty.clone(), fname, len, fpos));
+                    }
+                }
+                r => unreachable!("struct: {r:?}"),
+            }
+        }
+        Ok(StructDef { pos, name, fields })
+    }
+
+    /// Struct definitions of a `preamble`.
+    pub fn structs(&self, top: Pair<'_, Rule>) -> PResult<Vec<StructDef>> {
+        top.into_inner()
+            .filter(|p| p.as_rule() == Rule::struct_def)
+            .map(|p| self.struct_def(p))
+            .collect()
+    }
+
     /// Function definitions of a `preamble`.
     pub fn funcs(&self, top: Pair<'_, Rule>) -> PResult<Vec<Func>> {
         let mut out = vec![];
@@ -503,7 +615,13 @@ impl Builder<'_> {
             .filter(|p| p.as_rule() == Rule::func_def)
         {
             let pos = Self::pos(&f);
-            let mut inner = f.into_inner().filter(not_punct);
+            let mut inner = f.into_inner().filter(not_punct).peekable();
+            let tparams = match inner.peek() {
+                Some(q) if q.as_rule() == Rule::template_head => {
+                    Self::tparams(inner.next().expect("template_head"))
+                }
+                _ => vec![],
+            };
             let ret_pair = inner.next().expect("type_spec");
             let ret_pos = Self::pos(&ret_pair);
             let ret = Self::words(ret_pair);
@@ -516,8 +634,22 @@ impl Builder<'_> {
                     Rule::fparam => {
                         let ppos = Self::pos(&q);
                         let mut qi = q.into_inner().filter(not_punct);
-                        let ty = Self::words(qi.next().expect("type"));
-                        let n = qi.next().expect("name").as_str().to_string();
+                        let tyq = qi.next().expect("type");
+                        let by_ref = tyq.as_rule() == Rule::fparam_ty;
+                        let ty = Self::words(tyq);
+                        let mut nq = qi.next().expect("name");
+                        if nq.as_rule() == Rule::ref_mark {
+                            nq = qi.next().expect("name");
+                        }
+                        if by_ref && !ty.iter().any(|w| w == "const") {
+                            return perr(
+                                self.part,
+                                ppos,
+                                "only `const` reference parameters are supported (`const T& x`, \
+                                 read as a value); a function cannot write its caller's variables",
+                            );
+                        }
+                        let n = nq.as_str().to_string();
                         params.push((ty, n, ppos));
                     }
                     Rule::block => {
@@ -533,6 +665,7 @@ impl Builder<'_> {
             out.push(Func {
                 pos,
                 name,
+                tparams,
                 ret,
                 ret_pos,
                 params,

@@ -231,9 +231,11 @@ pub(crate) fn precheck(part: &'static str, src: &str) -> PResult<()> {
                     "`{w}` is not supported: loops always run their full trip count"
                 )),
                 "switch" | "case" => Some("`switch` is not supported: use if/else".to_string()),
-                "template" | "typename" | "struct" | "class" | "typedef" | "namespace" => {
-                    Some(format!("`{w}` is not supported in kernel code"))
-                }
+                "template" | "typename" | "struct" | "class" if part == "preamble" => None,
+                "template" | "typename" | "struct" | "class" => Some(format!(
+                    "`{w}` is not supported here: define templates and structs in the preamble"
+                )),
+                "typedef" | "namespace" => Some(format!("`{w}` is not supported in kernel code")),
                 _ => None,
             };
             if let Some(m) = msg {
@@ -275,6 +277,11 @@ pub(crate) fn describe(r: &Rule) -> &'static str {
         kw_for => "`for`",
         kw_return => "`return`",
         func_def | preamble => "a function definition",
+        struct_def | field_decl | field_name | kw_struct => "a struct definition",
+        template_head | tparam | tparam_kind | kw_template => "a template parameter list",
+        fparam_ty | ref_mark => "a function parameter",
+        field_suffix => "",
+        targ_call | targ => "an expression",
         fparam => "a function parameter",
         EOI => "end of input",
         p_lparen => "`(`",
