@@ -87,6 +87,16 @@ fn fused_reduction_out_casts_and_refusals() {
             matches!(e, Error::TypeError { .. }) && e.to_string().contains("same_kind"),
             format!("{e}"),
         )?;
+        // An out the result would broadcast into: NumPy refuses it (no broadcasting of a
+        // reduction's result), and the out keeps its values.
+        let z13 = Array::from_slice_on(dev, &[7i64, 8, 9], &[1, 3])?;
+        let b = fuse(|x: Sym, z: Sym| Sym::reduce_out(x.sum_axis(0), z));
+        let e = b.call(&[(&x).into(), (&z13).into()]).unwrap_err();
+        ensure(
+            matches!(e, Error::ShapeMismatch { .. }) && e.to_string().contains("[1, 3]"),
+            format!("{e}"),
+        )?;
+        ensure(z13.to_vec::<i64>()? == [7, 8, 9], "refused out unchanged")?;
         // Not a reduction's result.
         let k = fuse(|x: Sym, z: Sym| Sym::reduce_out(x * 2.0, z));
         let e = k.call(&[(&xf).into(), (&xf).into()]).unwrap_err();

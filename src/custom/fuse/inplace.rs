@@ -84,8 +84,9 @@ impl Sym {
     /// CuPy's `out=` of a reduction in a fused function (`cupy.sum(x, axis=0, out=z)`):
     /// `reduced`, the result of a reduction method (`x.sum_axis(0)`, `x.max_with(..)`), is
     /// written into `out` and `out` is returned in its place. The result is cast under NumPy's
-    /// `same_kind` rule (a float sum into an int32 `out` is a `TypeError`), and a result of a
-    /// larger shape than `out` is a `ShapeMismatch`, when the function runs. An array argument
+    /// `same_kind` rule (a float sum into an int32 `out` is a `TypeError`), and an `out` whose
+    /// shape is not the result's (NumPy does not broadcast a reduction's result into `out`) is
+    /// a `ShapeMismatch`, when the function runs. An array argument
     /// given as `out` is written in place: by the reduction kernel itself when `out` is
     /// C-contiguous, of the result's dtype and shape, and read by nothing else in the function
     /// (one kernel for `sum(x, out=z)`; use the reduction's own result for later work),
@@ -111,7 +112,11 @@ impl Sym {
             out.store(Err(e.clone()));
             return Sym::failed(e);
         }
-        out.write(reduced.into(), "reduction (out=)", Casting::SameKind);
+        out.write(
+            reduced.into(),
+            super::plan::REDUCTION_OUT,
+            Casting::SameKind,
+        );
         // Recorded so the plan can let the reduction kernel write the argument itself.
         with_trace(|t| {
             let (Val::Strong(r), Val::Strong(after)) = (reduced.get(t), out.get(t)) else {

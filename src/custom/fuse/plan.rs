@@ -25,6 +25,9 @@ use cupy_core::layout::{broadcast_shapes, Layout, SliceItem};
 use cupy_core::scalar::Scalar;
 use std::collections::HashMap;
 
+/// The op name of a reduction's `out=` write (`Sym::reduce_out`), whose shape must match exactly.
+pub(crate) const REDUCTION_OUT: &str = "reduction (out=)";
+
 /// Inlined reduction maps larger than this many nodes are computed by a kernel of their own.
 const INLINE_LIMIT: usize = 4096;
 
@@ -504,9 +507,22 @@ impl Plan {
             let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
             broadcast_of(op, &shapes, &inputs)
         };
-        // In-place writes keep their target's shape (NumPy's "non-broadcastable output").
+        // In-place writes keep their target's shape (NumPy's "non-broadcastable output"); a
+        // reduction's `out=` must have the result's shape exactly (NumPy: "output parameter
+        // for reduction operation ... has the wrong number of dimensions" / wrong shape).
         for c in &traced.checks {
             let (t, v) = (shape_of(&c.target)?, shape_of(&c.value)?);
+            let exact = c.op == REDUCTION_OUT;
+            if exact && t != v {
+                return Err(Error::ShapeMismatch {
+                    op: format!(
+                        "{} (the output of shape {t:?} must have the reduction's shape {v:?})",
+                        c.op
+                    ),
+                    lhs: t,
+                    rhs: v,
+                });
+            }
             if broadcast_shapes(op, &t, &v).ok().as_deref() != Some(&t[..]) {
                 return Err(Error::ShapeMismatch {
                     op: format!("{} (non-broadcastable output operand of shape {t:?})", c.op),
