@@ -6,7 +6,12 @@
 //!
 //! # Contract for implementors
 //! - Work may be queued and run later (asynchrony); `read` and `synchronize` wait for everything
-//!   queued before them. Ops are executed in the order they are submitted.
+//!   queued before them. Ops are executed in the order they are submitted on each stream: a
+//!   backend with several hardware queues queues each op on the thread's current stream
+//!   ([`stream::current`]); `read` waits for that stream, `synchronize` for all of them. Ordering
+//!   between streams is the frontend's (event waits, [`Backend::stream_wait_event`]), and a
+//!   buffer's memory may be reused only by work ordered after its last use (cuda and hip keep
+//!   free blocks per stream, `crate::gpu::pool`).
 //! - Layouts handed to a backend are checked by the caller: every element they address lies
 //!   inside its buffer, and output layouts address each element at most once (no zero strides).
 //!   Inputs may alias outputs only element-for-element (same layout).
@@ -18,9 +23,11 @@
 
 mod calls;
 mod linalg;
+pub mod stream;
 
 pub use calls::*;
 pub use linalg::*;
+pub use stream::{NativeEvent, NativeStream};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -126,6 +133,12 @@ pub trait DeviceBuffer: Any + Send + Sync + fmt::Debug {
     /// host pointer on the cpu), for zero-copy exchange (DLPack); `None` where buffers have no
     /// address a foreign library could use (wgpu).
     fn address(&self) -> Option<u64> {
+        None
+    }
+    /// The frontend's per-buffer stream bookkeeping when this buffer is the frontend's
+    /// wrapper around a backend's buffer (which delegates everything else, `as_any` included);
+    /// `None` for a backend's own buffers.
+    fn tracker(&self) -> Option<&(dyn Any + Send + Sync)> {
         None
     }
 }
@@ -380,6 +393,97 @@ pub trait Backend: Send + Sync + fmt::Debug {
             backend: self.info().label(),
             reason: "no native dense linear algebra on this backend".into(),
         })
+    }
+
+    // ---- streams and events ([`stream`]) ----
+
+    /// Creates a stream (`cupy.cuda.Stream(non_blocking=...)`). The default `Ok(None)`: the
+    /// device has one queue, and every stream is its default stream (wgpu, the cpu).
+    ///
+    /// # Errors
+    /// Device errors.
+    fn stream_create(&self, non_blocking: bool) -> Result<Option<NativeStream>> {
+        let _ = non_blocking;
+        Ok(None)
+    }
+
+    /// Waits for the work queued on `stream` (`None`: the default stream). The default waits
+    /// for the whole device.
+    ///
+    /// # Errors
+    /// Device errors that surfaced while waiting.
+    fn stream_synchronize(&self, stream: Option<&NativeStream>) -> Result<()> {
+        let _ = stream;
+        self.synchronize()
+    }
+
+    /// Whether all work queued on `stream` is done, without waiting for it. The default
+    /// (for backends that run work as it is queued, or wait anyway) synchronizes and says yes.
+    ///
+    /// # Errors
+    /// Device errors.
+    fn stream_query(&self, stream: Option<&NativeStream>) -> Result<bool> {
+        self.stream_synchronize(stream)?;
+        Ok(true)
+    }
+
+    /// Makes future work on `stream` wait until `event`'s record is done (on the device, not
+    /// the host). The default does nothing: its events complete when recorded.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn stream_wait_event(&self, stream: Option<&NativeStream>, event: &NativeEvent) -> Result<()> {
+        let _ = (stream, event);
+        Ok(())
+    }
+
+    /// Creates an event (`cupy.cuda.Event`); `timing` as `disable_timing=False`. The default is
+    /// a [`stream::HostEvent`].
+    ///
+    /// # Errors
+    /// Device errors.
+    fn event_create(&self, timing: bool) -> Result<NativeEvent> {
+        Ok(Arc::new(stream::HostEvent::new(timing)))
+    }
+
+    /// Records `event` on `stream`: it completes when the work queued there before it is
+    /// done. The default waits for the device, then stamps the host clock.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_record(&self, event: &NativeEvent, stream: Option<&NativeStream>) -> Result<()> {
+        let ev = stream::host_event("Event.record", event)?;
+        self.stream_synchronize(stream)?;
+        ev.complete_now();
+        Ok(())
+    }
+
+    /// Waits on the host until `event` completes (an unrecorded event is complete).
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_synchronize(&self, event: &NativeEvent) -> Result<()> {
+        stream::host_event("Event.synchronize", event).map(|_| ())
+    }
+
+    /// Whether `event` is complete, without waiting.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_query(&self, event: &NativeEvent) -> Result<bool> {
+        Ok(stream::host_event("Event.query", event)?.is_done())
+    }
+
+    /// Milliseconds between two completed events (`cupy.cuda.get_elapsed_time`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for events with timing disabled, unrecorded or not complete; events of
+    /// another backend.
+    fn event_elapsed_ms(&self, start: &NativeEvent, end: &NativeEvent) -> Result<f32> {
+        stream::HostEvent::elapsed_ms(
+            stream::host_event("get_elapsed_time", start)?,
+            stream::host_event("get_elapsed_time", end)?,
+        )
     }
 }
 
