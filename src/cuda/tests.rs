@@ -98,6 +98,14 @@ fn uses_on_other_streams_wait_for_the_last_write_and_reads() {
     crate::with_device(&dev, || {
         let (s1, s2) = (Stream::new().unwrap(), Stream::new().unwrap());
         let x = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+        // The backend sees the thread's current stream under its own address (what cuda and
+        // hip look up when they queue work).
+        let key = cupy_core::backend::stream::backend_key(&*spy);
+        assert!(cupy_core::backend::stream::current(key).is_none());
+        with_stream(&s2, || {
+            let cur = cupy_core::backend::stream::current(key).expect("s2 is current");
+            assert_eq!(cur.downcast_ref::<u32>(), Some(&2));
+        });
         // Written on the default stream, read on s1: s1 waits for the default stream.
         let y = with_stream(&s1, || (&x * 2.0).unwrap());
         assert_eq!(take(&spy), ["s1 waits default"]);

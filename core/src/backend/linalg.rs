@@ -18,7 +18,7 @@ pub enum QrMode {
     Raw,
 }
 
-/// One dense factorization or solver of [`Backend::linalg`]. `T` is the call's dtype, `R` its
+/// One dense factorization or solver of [`super::Backend::linalg`]. `T` is the call's dtype, `R` its
 /// real dtype (float32 for complex64), `C` its complex dtype (complex64 for float32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LinalgOp {
@@ -100,7 +100,7 @@ impl LinalgOp {
     }
 }
 
-/// One batched call of [`Backend::linalg`]: `batch` matrices of `m x n` (row-major, C order),
+/// One batched call of [`super::Backend::linalg`]: `batch` matrices of `m x n` (row-major, C order),
 /// each buffer C-contiguous from element 0 with the shape [`LinalgOp`] documents, preceded by
 /// the batch axis. Inputs are not modified. `info` is an `int32 [batch]` buffer written on the
 /// device (0: success; otherwise the op's failure code), so the caller checks a whole batch with
