@@ -97,11 +97,13 @@ impl Elementwise<'_> {
     ) -> Result<Vec<Array>> {
         let op = self.op;
         let launch = |device: &Device, call: &ElementwiseCall<'_>| {
-            let reads: Vec<&Buffer> = call.inputs.iter().map(|o| o.buffer).collect();
-            let writes: Vec<&Buffer> = (call.outputs.iter().map(|o| o.buffer))
-                .chain(call.raws.iter().map(|r| r.buffer))
-                .collect();
-            crate::cuda::order::order(device, &reads, &writes)?;
+            if crate::cuda::order::active() {
+                let reads: Vec<&Buffer> = call.inputs.iter().map(|o| o.buffer).collect();
+                let writes: Vec<&Buffer> = (call.outputs.iter().map(|o| o.buffer))
+                    .chain(call.raws.iter().map(|r| r.buffer))
+                    .collect();
+                crate::cuda::order::order(device, &reads, &writes)?;
+            }
             match (block, options) {
                 (Some(b), []) => device.backend().elementwise_block(call, b),
                 (None, []) => device.backend().elementwise(call),

@@ -24,7 +24,9 @@ pub(crate) fn streams_in_use() {
     STREAMS_IN_USE.store(true, Ordering::SeqCst);
 }
 
-fn active() -> bool {
+/// Whether any op may need ordering (a non-default stream was made current in the process);
+/// callers skip gathering buffers for [`order`] otherwise.
+pub(crate) fn active() -> bool {
     STREAMS_IN_USE.load(Ordering::Relaxed)
 }
 
