@@ -3,7 +3,7 @@
 
 use crate::array::{check_dtype, same_device, Array};
 use crate::device::Device;
-use cupy_core::backend::{ElementwiseCall, Operand, RawOperand};
+use cupy_core::backend::{Buffer, ElementwiseCall, Operand, RawOperand};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::Kernel;
@@ -96,10 +96,19 @@ impl Elementwise<'_> {
         options: &[String],
     ) -> Result<Vec<Array>> {
         let op = self.op;
-        let launch = |device: &Device, call: &ElementwiseCall<'_>| match (block, options) {
-            (Some(b), []) => device.backend().elementwise_block(call, b),
-            (None, []) => device.backend().elementwise(call),
-            (b, o) => device.backend().elementwise_opts(call, b, o),
+        let launch = |device: &Device, call: &ElementwiseCall<'_>| {
+            if crate::cuda::order::active() {
+                let reads: Vec<&Buffer> = call.inputs.iter().map(|o| o.buffer).collect();
+                let writes: Vec<&Buffer> = (call.outputs.iter().map(|o| o.buffer))
+                    .chain(call.raws.iter().map(|r| r.buffer))
+                    .collect();
+                crate::cuda::order::order(device, &reads, &writes)?;
+            }
+            match (block, options) {
+                (Some(b), []) => device.backend().elementwise_block(call, b),
+                (None, []) => device.backend().elementwise(call),
+                (b, o) => device.backend().elementwise_opts(call, b, o),
+            }
         };
         let all: Vec<&Array> = self
             .inputs

@@ -60,6 +60,7 @@ pub mod registry;
 pub mod array;
 mod backends;
 pub mod creation;
+pub mod cuda;
 pub mod custom;
 pub mod device;
 pub mod dlpack;

@@ -51,6 +51,7 @@ mod sparse;
 mod sparse2;
 mod sparse_linalg;
 mod statistics;
+mod streams;
 mod ufunc_methods;
 mod ufuncs;
 mod userkernel;

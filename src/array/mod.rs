@@ -48,7 +48,7 @@ impl Array {
         Ok(Array {
             dtype,
             layout,
-            buffer,
+            buffer: crate::cuda::order::track(&device, buffer),
             device,
         })
     }
@@ -60,7 +60,7 @@ impl Array {
     pub fn empty_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
         check_dtype(device, "empty", dtype)?;
         let n = cupy_core::layout::checked_size("empty", shape, dtype.itemsize())?;
-        let buffer = device.backend().alloc(dtype, n)?;
+        let buffer = crate::cuda::order::track(device, device.backend().alloc(dtype, n)?);
         Ok(Array {
             dtype,
             layout: Layout::contiguous(shape),
@@ -90,6 +90,7 @@ impl Array {
         }
         let a = Array::empty_on(device, shape, T::DTYPE)?;
         if !data.is_empty() {
+            crate::cuda::order::order(device, &[], &[&a.buffer])?;
             device
                 .backend()
                 .write(&a.buffer, 0, T::slice_as_bytes(data))?;
@@ -118,6 +119,7 @@ impl Array {
         }
         let a = Array::empty_on(device, shape, dtype)?;
         if !bytes.is_empty() {
+            crate::cuda::order::order(device, &[], &[&a.buffer])?;
             device.backend().write(&a.buffer, 0, bytes)?;
         }
         Ok(a)
@@ -239,12 +241,14 @@ impl Array {
             return Ok(());
         }
         if self.is_c_contiguous() {
+            crate::cuda::order::order(&self.device, &[&self.buffer], &[])?;
             return self
                 .device
                 .backend()
                 .read_into(&self.buffer, self.layout.offset, dst);
         }
         let c = self.copy()?;
+        crate::cuda::order::order(&c.device, &[&c.buffer], &[])?;
         c.device.backend().read_into(&c.buffer, 0, dst)
     }
 

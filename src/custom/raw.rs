@@ -434,6 +434,14 @@ impl RawKernel {
                 format!("grid {grid:?} and block {block:?} must be at least 1 in every dimension"),
             ));
         }
+        let writes: Vec<&cupy_core::backend::Buffer> = raw
+            .iter()
+            .filter_map(|a| match a {
+                cupy_core::backend::RawArg::Buffer { buffer, .. } => Some(*buffer),
+                cupy_core::backend::RawArg::Scalar(_) => None,
+            })
+            .collect();
+        crate::cuda::order::order(device, &[], &writes)?;
         device.backend().raw_launch(&RawLaunch {
             source: &self.code,
             name: &self.name,

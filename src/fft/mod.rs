@@ -204,6 +204,7 @@ pub(crate) fn pass(
             strides: vec![len as isize, 1],
             offset: off,
         };
+        crate::cuda::order::order(&dev, &[&input.buffer], &[&out.buffer])?;
         dev.backend().fft(&FftCall {
             kind,
             n,

@@ -161,6 +161,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
             strides: vec![(m * n) as isize, n as isize, 1],
             offset: 0,
         };
+        crate::cuda::order::order(&device, &[&la.0.buffer, &lb.0.buffer], &[&c.buffer])?;
         let r = device.backend().gemm(&GemmCall {
             a: Operand {
                 buffer: &la.0.buffer,

@@ -17,7 +17,7 @@
 
 use crate::array::Array;
 use crate::device::Device;
-use cupy_core::backend::{LinalgCall, LinalgOp};
+use cupy_core::backend::{Buffer, LinalgCall, LinalgOp};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 
@@ -176,6 +176,8 @@ pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
         outputs: outs.iter().map(|o| &o.buffer).collect(),
         info: &info.buffer,
     };
+    let writes: Vec<&Buffer> = call.outputs.iter().copied().chain([call.info]).collect();
+    crate::cuda::order::order(device, &call.inputs, &writes)?;
     let be = device.backend();
     match be.linalg(&call) {
         Err(Error::Unsupported { .. }) => cupy_cpu::linalg::via_host(be.as_ref(), &call)?,

@@ -57,6 +57,7 @@ fn scan(a: &Array, opts: Scan, op: ScanOp) -> Result<Array> {
             buffer: &c.buffer,
             layout: l,
         };
+        crate::cuda::order::order(&c.device, &[], &[&c.buffer])?;
         c.device.backend().scan(&ScanCall {
             op,
             input: o.clone(),

@@ -50,6 +50,9 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
         None
     };
     if c.size() > 0 {
+        let mut writes = vec![&c.buffer];
+        writes.extend(idx.as_ref().map(|v| &v.buffer));
+        crate::cuda::order::order(&c.device, &[], &writes)?;
         c.device.backend().sort(&SortCall {
             keys: Operand {
                 buffer: &c.buffer,

@@ -517,6 +517,7 @@ fn select_rows(rows: &Array, at: &[usize]) -> Result<Option<Array>> {
     };
     let batch = c.shape()[0];
     let out = Array::empty_on(c.device(), &[batch, at.len()], c.dtype())?;
+    crate::cuda::order::order(c.device(), &[&c.buffer], &[&out.buffer])?;
     let r = c.device.backend().select(&cupy_core::backend::SelectCall {
         keys: cupy_core::backend::Operand {
             buffer: &c.buffer,

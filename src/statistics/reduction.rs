@@ -471,6 +471,11 @@ pub(crate) fn reduce_into(
         },
         params,
     };
+    if crate::cuda::order::active() {
+        let reads: Vec<&cupy_core::backend::Buffer> =
+            call.inputs.iter().map(|o| o.buffer).collect();
+        crate::cuda::order::order(&device, &reads, &[call.output.buffer])?;
+    }
     if options.is_empty() {
         device.backend().reduce(&call)?;
     } else {

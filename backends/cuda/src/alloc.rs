@@ -1,7 +1,7 @@
 //! The CUDA side of the caching device allocator: the driver calls. Size classes, free lists
-//! and the out-of-memory retry are shared with the HIP backend ([`cupy_core::gpu::pool`]). All
-//! work runs on one stream, so a block freed after its last use was *queued* can be reused by
-//! later work on that stream without waiting. Before cached blocks are given back to the driver
+//! and the out-of-memory retry are shared with the HIP backend ([`cupy_core::gpu::pool`]). A
+//! block returns to the free list of the stream it was allocated on, so a block freed after its
+//! last use was *queued* can be reused by later work on that stream without waiting. Before cached blocks are given back to the driver
 //! (on OOM, or when the pool is dropped) the context is synchronized.
 
 use cudarc::driver::{result, sys, CudaContext};
@@ -57,15 +57,16 @@ impl Pool {
         self.0.usage()
     }
 
-    /// Takes a block of class `class` from the cache, or allocates one.
+    /// Takes a block of class `class` from stream `tag`'s cache, or allocates one.
     /// `Err(true)` = out of memory (after trimming the cache and retrying), `Err(false)` = other.
-    pub(crate) fn take(&self, class: usize) -> Result<sys::CUdeviceptr, (bool, String)> {
-        self.0.take(class).map_err(|e| (e.out_of_memory, e.detail))
-    }
-
-    /// Gives a block back to its bin.
-    pub(crate) fn give(&self, ptr: sys::CUdeviceptr, class: usize) {
-        self.0.give(ptr, class)
+    pub(crate) fn take_on(
+        &self,
+        tag: u64,
+        class: usize,
+    ) -> Result<sys::CUdeviceptr, (bool, String)> {
+        self.0
+            .take_on(tag, class)
+            .map_err(|e| (e.out_of_memory, e.detail))
     }
 
     /// Synchronizes and frees every cached block; returns the bytes released.
@@ -78,6 +79,8 @@ impl Pool {
 pub struct CudaBuffer {
     pub(crate) ptr: sys::CUdeviceptr,
     pub(crate) class: usize,
+    /// The pool's tag of the stream it was allocated on (0: the default stream).
+    pub(crate) stream: u64,
     pub(crate) len: usize,
     pub(crate) dtype: DType,
     pub(crate) pool: Arc<Pool>,
@@ -126,7 +129,7 @@ impl Drop for CudaBuffer {
             return;
         }
         if self.class > 0 {
-            self.pool.give(self.ptr, self.class);
+            self.pool.0.give_on(self.stream, self.ptr, self.class);
         }
     }
 }

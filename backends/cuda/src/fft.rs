@@ -1,7 +1,7 @@
 //! The FFT primitive through cuFFT (cudarc's `cufft`, loaded at run time): one
 //! `cufftMakePlanMany64` plan per (length, batch, kind, precision) of this device, kept in an
 //! LRU [`PlanCache`] (CuPy's `get_plan_cache()`: 16 plans by default, resizable and clearable
-//! through [`cupy_core::Backend::fft_plan_cache`]). Plans run on the backend's stream; cuFFT
+//! through [`cupy_core::Backend::fft_plan_cache`]). Plans run on the thread's current stream (set before each execution); cuFFT
 //! allocates each plan's work area itself (auto-allocation), reported as the cache's bytes.
 //!
 //! Types: C2C/Z2Z (forward `CUFFT_FORWARD = -1`, inverse `CUFFT_INVERSE = +1`), R2C/D2Z,
@@ -99,10 +99,6 @@ fn make_plan(be: &CudaBackend, key: PlanKey) -> Result<(Plan, usize)> {
         },
         e => e,
     })?;
-    // SAFETY: valid plan; the stream is the backend's and outlives the cache (field order).
-    check(be, "cufftSetStream", unsafe {
-        cf::cufftSetStream(plan.0, be.stream_ptr() as cf::cudaStream_t)
-    })?;
     Ok((plan, work))
 }
 
@@ -125,6 +121,11 @@ pub(crate) fn fft(be: &CudaBackend, call: &FftCall<'_>) -> Result<()> {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<()> {
         let mut cache = be.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
         let plan = cache.get_or_make(key, || make_plan(be, key))?.0;
+        be.order_library().map_err(|e| be.err(e))?;
+        // SAFETY: valid plan; the thread's current stream (set per call, under the cache lock).
+        check(be, "cufftSetStream", unsafe {
+            cf::cufftSetStream(plan, be.stream_ptr() as cf::cudaStream_t)
+        })?;
         // SAFETY: valid plan for these row counts and types; the pointers address
         // `batch * len` elements of our buffers (validated), queued on our stream.
         let status = unsafe {

@@ -20,10 +20,13 @@ use std::ffi::c_void;
 
 pub(crate) struct Blas {
     handle: cb::cublasHandle_t,
+    /// Held from `cublasSetStream` to the end of the call, so two threads on two streams do not
+    /// swap the handle's stream under each other.
+    lock: std::sync::Mutex<()>,
 }
 
-// SAFETY: the handle is used with the backend's stream only; cuBLAS handles may be shared across
-// threads when calls are serialized per stream, which our single stream does in submission order.
+// SAFETY: the handle is used under `lock`, with its stream set to the caller's current stream
+// for each call.
 unsafe impl Send for Blas {}
 // SAFETY: as above.
 unsafe impl Sync for Blas {}
@@ -54,12 +57,10 @@ fn create(be: &CudaBackend) -> Result<Blas> {
         if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
             return Err(be.err(format!("cublasCreate failed: {s:?}")));
         }
-        // SAFETY: valid handle and stream.
-        let s = unsafe { cb::cublasSetStream_v2(handle, be.stream_ptr() as cb::cudaStream_t) };
-        if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-            return Err(be.err(format!("cublasSetStream failed: {s:?}")));
-        }
-        Ok(Blas { handle })
+        Ok(Blas {
+            handle,
+            lock: std::sync::Mutex::new(()),
+        })
     }));
     r.unwrap_or_else(|_| Err(blas_missing()))
 }
@@ -211,6 +212,13 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
         Ok(b) => b,
         Err(e) => return Err(e.clone()),
     };
+    let _held = blas.lock.lock().unwrap_or_else(|e| e.into_inner());
+    be.order_library().map_err(|e| be.err(e))?;
+    // SAFETY: valid handle; the current stream of the bound context.
+    let s = unsafe { cb::cublasSetStream_v2(blas.handle, be.stream_ptr() as cb::cudaStream_t) };
+    if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(be.err(format!("cublasSetStream failed: {s:?}")));
+    }
     // C^T (n x m) = op(B^T) (n x k) * op(A^T) (k x m)
     let op = |row_major: bool| {
         if row_major {

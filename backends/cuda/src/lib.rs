@@ -4,8 +4,10 @@
 //! libcublas, libcusolver), so this crate builds without a CUDA install and a machine without the libraries
 //! reports why in [`CudaProvider::probe`] instead of panicking.
 //!
-//! - One context (the device's primary context) and one stream per backend; all work is queued on
-//!   that stream, in submission order. `read` and `synchronize` wait.
+//! - One context (the device's primary context) and a default stream per backend; work is queued
+//!   on the thread's current stream (`cupy::cuda::with_stream`; the default one outside), in
+//!   submission order per stream (`streams.rs`). `read` waits for the current stream,
+//!   `synchronize` for the whole device.
 //! - A caching allocator ([`alloc`]) with size-class bins.
 //! - Elementwise and reduction kernels are emitted by [`cupy_core::kernel::cpp`] and compiled by
 //!   NVRTC for the device's exact `sm_XX` ([`compile`]), cached in memory and on disk. Their
@@ -22,7 +24,9 @@ pub mod alloc;
 pub mod compile;
 mod fft;
 mod gemm;
+mod raw;
 mod solver;
+mod streams;
 mod transfer;
 
 // The hand-written kernels of `hip-kernels/` (shared with the HIP backend) and their scan and
@@ -30,13 +34,15 @@ mod transfer;
 use cupy_core::gpu::sortscan as hk;
 
 pub use alloc::CudaBuffer;
+pub use raw::check_raw_dims;
+pub use streams::{CudaEvent, CudaUserStream};
 
 use alloc::{size_class, Pool};
 use compile::{CompileStats, Compiler};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceInfo, ElementwiseCall,
-    GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
+    GemmCall, NativeEvent, NativeLanguage, NativeStream, Operand, RawLaunch, ReductionCall,
 };
 use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
 use cupy_core::kernel::cpp::Flavor;
@@ -176,6 +182,7 @@ pub struct CudaBackend {
     sms: usize,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    lane: Arc<streams::LibLane>,
     kernels: KernelCaches<CudaFunction>,
     compiler: Compiler,
     pool: Arc<Pool>,
@@ -185,34 +192,6 @@ impl std::fmt::Debug for CudaBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "CudaBackend({})", self.info.label())
     }
-}
-
-/// CUDA's launch limits, checked before the driver sees the launch: every dimension at least 1,
-/// at most 1024 threads per block (1024 x 1024 x 64), grid at most 2^31-1 x 65535 x 65535.
-pub fn check_raw_dims(op: &str, grid: [u32; 3], block: [u32; 3]) -> Result<()> {
-    if grid.contains(&0) || block.contains(&0) {
-        return Err(Error::invalid(
-            op,
-            format!("grid {grid:?} and block {block:?} must be at least 1 in every dimension"),
-        ));
-    }
-    let threads: u64 = block.iter().map(|&b| b as u64).product();
-    if threads > 1024 || block[0] > 1024 || block[1] > 1024 || block[2] > 64 {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "block {block:?} ({threads} threads) exceeds the limit of 1024 threads per block \
-                 (at most 1024 x 1024 x 64)"
-            ),
-        ));
-    }
-    if grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
-        return Err(Error::invalid(
-            op,
-            format!("grid {grid:?} exceeds the limit of 2^31-1 x 65535 x 65535 blocks"),
-        ));
-    }
-    Ok(())
 }
 
 impl CudaBackend {
@@ -233,7 +212,7 @@ impl CudaBackend {
             let ctx = CudaContext::new(index).map_err(|e| {
                 unavailable(format!("cuda:{index}: context creation failed: {e:?}"))
             })?;
-            // SAFETY: we never use CudaSlice; our buffers are ordered by our one stream.
+            // SAFETY: we never use CudaSlice; our buffers are ordered by our streams and events.
             unsafe { ctx.disable_event_tracking() };
             let stream = ctx
                 .new_stream()
@@ -253,6 +232,7 @@ impl CudaBackend {
                 staging: transfer::Staging::new(ctx.clone()),
                 ctx,
                 stream,
+                lane: Default::default(),
                 compiler: Compiler::new(cc, label),
                 kernels: Default::default(),
                 blas: OnceLock::new(),
@@ -356,96 +336,9 @@ impl CudaBackend {
         Ok(out)
     }
 
-    /// A raw (user) kernel launch: checks, NVRTC module, by-value arguments, `cuLaunchKernel`.
-    fn raw_run(&self, call: &RawLaunch<'_>) -> Result<()> {
-        let op = format!("RawKernel {}", call.name);
-        check_raw_dims(&op, call.grid, call.block)?;
-        // Argument bytes: one 16-byte-aligned slot per argument (device pointer or scalar).
-        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
-        self.bind()?;
-        let module = self
-            .compiler
-            .raw_module(call.name, call.source, call.options)?;
-        let f = module.lookup(call.name).ok_or_else(|| Error::Compile {
-            backend: self.info.label(),
-            kernel: call.name.into(),
-            log: format!(
-                "the module has no kernel named {:?} (declare it `extern \"C\" __global__` so \
-                 its name is not mangled)",
-                call.name
-            ),
-            source_code: call.source.into(),
-        })?;
-        let threads: u64 = call.block.iter().map(|&b| b as u64).product();
-        // SAFETY: a loaded function; plain attribute query.
-        let max_threads = unsafe {
-            result::function::get_function_attribute(
-                f,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .unwrap_or(1024)
-        .max(1) as u64;
-        if threads > max_threads {
-            return Err(Error::invalid(
-                &op,
-                format!(
-                    "block {:?} has {threads} threads but this kernel can run at most \
-                     {max_threads} per block on {}",
-                    call.block,
-                    self.info.label()
-                ),
-            ));
-        }
-        if call.shared_mem > 48 * 1024 {
-            // Opt in to more than 48 KiB of dynamic shared memory (the driver checks the limit).
-            // SAFETY: a loaded function; attribute set before the launch that needs it.
-            unsafe {
-                result::function::set_function_attribute(
-                    f,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    call.shared_mem as i32,
-                )
-            }
-            .map_err(|e| {
-                Error::invalid(
-                    &op,
-                    format!(
-                        "{} bytes of dynamic shared memory are not available: {e:?}",
-                        call.shared_mem
-                    ),
-                )
-            })?;
-        }
-        let mut params: Vec<*mut c_void> = slots
-            .iter_mut()
-            .map(|s| s.as_mut_ptr() as *mut c_void)
-            .collect();
-        let g = (call.grid[0], call.grid[1], call.grid[2]);
-        let b = (call.block[0], call.block[1], call.block[2]);
-        // SAFETY: each parameter points at a slot holding the argument's bytes (device pointers
-        // checked against their buffers, scalars at their C size); the kernel's signature is the
-        // user's responsibility, as with cuLaunchKernel in CuPy. The stream is ours.
-        unsafe {
-            result::launch_kernel(
-                f,
-                g,
-                b,
-                call.shared_mem,
-                self.stream.cu_stream(),
-                &mut params,
-            )
-        }
-        .map_err(|e| {
-            self.err(format!(
-                "launching raw kernel {} (grid {:?}, block {:?}, shared_mem {}) failed: {e:?}",
-                call.name, call.grid, call.block, call.shared_mem
-            ))
-        })
-    }
-
+    /// The thread's current stream ([`CudaBackend::cur_stream`]), for the library handles.
     pub(crate) fn stream_ptr(&self) -> sys::CUstream {
-        self.stream.cu_stream()
+        self.cur_stream()
     }
 }
 
@@ -530,7 +423,7 @@ impl GpuDriver for CudaBackend {
         let (g, b) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
         // SAFETY: the argument bytes follow the kernel's struct layout and every pointer in it
         // is live (the caller's contract); the stream is ours.
-        unsafe { result::launch_kernel(f.0, g, b, 0, self.stream.cu_stream(), &mut params) }
+        unsafe { result::launch_kernel(f.0, g, b, 0, self.cur_stream(), &mut params) }
             .map_err(|e| self.err(format!("launching {what} failed: {e:?}")))
     }
 
@@ -582,6 +475,7 @@ impl Backend for CudaBackend {
             return Ok(Arc::new(CudaBuffer {
                 ptr: 0,
                 class: 0,
+                stream: 0,
                 len,
                 dtype,
                 pool: self.pool.clone(),
@@ -590,10 +484,12 @@ impl Backend for CudaBackend {
         }
         self.bind()?;
         let class = size_class(bytes);
-        match self.pool.take(class) {
+        let tag = self.stream_tag();
+        match self.pool.take_on(tag, class) {
             Ok(ptr) => Ok(Arc::new(CudaBuffer {
                 ptr,
                 class,
+                stream: tag,
                 len,
                 dtype,
                 pool: self.pool.clone(),
@@ -621,6 +517,7 @@ impl Backend for CudaBackend {
         Ok(Arc::new(CudaBuffer {
             ptr: address,
             class: 0,
+            stream: 0,
             len,
             dtype,
             pool: self.pool.clone(),
@@ -647,7 +544,7 @@ impl Backend for CudaBackend {
         }
         self.bind()?;
         let dst = Self::ptr_at(b, offset);
-        let stream = self.stream.cu_stream();
+        let stream = self.cur_stream();
         if data.len() >= transfer::staging_threshold() {
             // SAFETY: destination range checked above; our stream and bound context.
             return unsafe { self.staging.upload(stream, dst, data) }
@@ -685,7 +582,7 @@ impl Backend for CudaBackend {
             return self.synchronize();
         }
         let from = Self::ptr_at(b, offset);
-        let stream = self.stream.cu_stream();
+        let stream = self.cur_stream();
         if dst.len() >= transfer::staging_threshold() {
             // SAFETY: range checked; our stream and bound context; returns when `dst` is filled.
             return unsafe { self.staging.download(stream, from, dst) }
@@ -694,13 +591,15 @@ impl Backend for CudaBackend {
         // SAFETY: range checked; we synchronize before `dst` is released to the caller.
         unsafe { result::memcpy_dtoh_async(dst, from, stream) }
             .map_err(|e| self.err(format!("device-to-host copy failed: {e:?}")))?;
-        self.synchronize()
+        // SAFETY: the current stream of the bound context.
+        unsafe { result::stream::synchronize(stream) }
+            .map_err(|e| self.err(format!("synchronize failed: {e:?}")))
     }
 
     fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
         self.bind()?;
         let ev = transfer::EventPair::new().map_err(|e| self.err(e))?;
-        let stream = self.stream.cu_stream();
+        let stream = self.cur_stream();
         // SAFETY: our stream, bound context.
         unsafe { ev.record(stream, false) }.map_err(|e| self.err(e))?;
         work()?;
@@ -784,9 +683,45 @@ impl Backend for CudaBackend {
 
     fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        self.stream
+        self.ctx
             .synchronize()
             .map_err(|e| self.err(format!("synchronize failed: {e:?}")))
+    }
+
+    fn stream_create(&self, non_blocking: bool) -> Result<Option<NativeStream>> {
+        self.stream_create_impl(non_blocking)
+    }
+
+    fn stream_synchronize(&self, stream: Option<&NativeStream>) -> Result<()> {
+        self.stream_synchronize_impl(stream)
+    }
+
+    fn stream_query(&self, stream: Option<&NativeStream>) -> Result<bool> {
+        self.stream_query_impl(stream)
+    }
+
+    fn stream_wait_event(&self, stream: Option<&NativeStream>, event: &NativeEvent) -> Result<()> {
+        self.stream_wait_event_impl(stream, event)
+    }
+
+    fn event_create(&self, timing: bool) -> Result<NativeEvent> {
+        self.event_create_impl(timing)
+    }
+
+    fn event_record(&self, event: &NativeEvent, stream: Option<&NativeStream>) -> Result<()> {
+        self.event_record_impl(event, stream)
+    }
+
+    fn event_synchronize(&self, event: &NativeEvent) -> Result<()> {
+        self.event_synchronize_impl(event)
+    }
+
+    fn event_query(&self, event: &NativeEvent) -> Result<bool> {
+        self.event_query_impl(event)
+    }
+
+    fn event_elapsed_ms(&self, start: &NativeEvent, end: &NativeEvent) -> Result<f32> {
+        self.event_elapsed_impl(start, end)
     }
     fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
         self.pool.0.stats()

@@ -29,7 +29,8 @@ pub(crate) struct Solver {
     pinned: std::sync::Mutex<(usize, usize)>,
 }
 
-// SAFETY: the handle is only used with the backend's one stream, in submission order.
+// SAFETY: the handle's stream is set to the caller's current stream before each call, and
+// library calls of two streams are ordered ([`crate::streams::LibLane`]).
 unsafe impl Send for Solver {}
 // SAFETY: as above.
 unsafe impl Sync for Solver {}
@@ -123,6 +124,13 @@ impl SolverDriver for CudaBackend {
 
     unsafe fn lapack(&self, call: &LapackCall, work: Work<'_>) -> std::result::Result<(), String> {
         let s = self.handle()?;
+        self.order_library()?;
+        // SAFETY: valid handle; the thread's current stream.
+        let st =
+            unsafe { cs::cusolverDnSetStream(s.handle, self.stream_ptr() as cs::cudaStream_t) };
+        if st != cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+            return Err(format!("cusolverDnSetStream failed: {st:?}"));
+        }
         let bytes = work.host.len();
         if bytes == 0 {
             // SAFETY: the caller's contract (addresses and workspace as documented).

@@ -1,4 +1,4 @@
-//! The HIP backend: [`HipProvider`] (discovery) and [`HipBackend`] (one device, one stream, a
+//! The HIP backend: [`HipProvider`] (discovery) and [`HipBackend`] (one device, its streams, a
 //! caching allocator, a module cache, rocBLAS for GEMM, rocFFT, rocSOLVER for linalg).
 //!
 //! Elementwise and reduction launches, the kernel caches, the disk cache and the scan/sort plans
@@ -14,7 +14,8 @@ use crate::sys::hip as h;
 use crate::sys::rocblas as rb;
 use cupy_core::backend::{
     dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceBuffer, DeviceInfo,
-    ElementwiseCall, GemmCall, NativeLanguage, Operand, RawLaunch, ReductionCall,
+    ElementwiseCall, GemmCall, NativeEvent, NativeLanguage, NativeStream, Operand, RawLaunch,
+    ReductionCall,
 };
 use cupy_core::gpu::disk_cache::{raw_module_key, CompileStats};
 use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
@@ -35,6 +36,7 @@ mod memory;
 mod provider;
 mod solver;
 mod sortscan;
+mod streams;
 
 use gemm::*;
 use memory::*;
@@ -42,6 +44,7 @@ pub use memory::{Handle, HipBuffer};
 use provider::*;
 pub use provider::{probe_devices, HipProvider};
 pub use solver::{load_rocsolver, unavailable_reason as rocsolver_unavailable_reason};
+pub use streams::{HipEvent, HipUserStream};
 
 struct Blas {
     api: Arc<Rocblas>,
@@ -72,6 +75,8 @@ pub struct HipBackend {
     solver: OnceLock<std::result::Result<solver::RocSolver, String>>,
     /// Serialises submissions to the stream.
     submit: Mutex<()>,
+    /// The stream of the last library call ([`streams`]).
+    lane: Arc<streams::LibLane>,
 }
 
 impl fmt::Debug for HipBackend {
@@ -137,6 +142,7 @@ impl HipBackend {
             fft_plans: Default::default(),
             solver: OnceLock::new(),
             submit: Mutex::new(()),
+            lane: Default::default(),
         })
     }
 
@@ -234,11 +240,6 @@ impl HipBackend {
                     (api.api.rocblas_create_handle)(&mut hd)
                 })
                 .map_err(|e| e.to_string())?;
-                // SAFETY: valid handle and our stream.
-                api.check("rocblas_set_stream", unsafe {
-                    (api.api.rocblas_set_stream)(hd, self.stream.0)
-                })
-                .map_err(|e| e.to_string())?;
                 Ok(Blas {
                     api,
                     handle: Handle(hd),
@@ -252,6 +253,18 @@ impl HipBackend {
                 backend: self.info.label(),
                 reason: format!("rocBLAS is needed for GEMM on HIP: {e}"),
             });
+        }
+        if let Some(Ok(b)) = &*g {
+            // The caller holds the guard through its call: the handle's stream is the thread's
+            // current stream for that call.
+            self.current()?;
+            // SAFETY: valid handle; the current stream of our device.
+            b.api
+                .check("rocblas_set_stream", unsafe {
+                    (b.api.api.rocblas_set_stream)(b.handle.0, self.cur_stream())
+                })
+                .map_err(|e| self.err(e))?;
+            self.order_library()?;
         }
         Ok(g)
     }
@@ -356,7 +369,7 @@ impl HipBackend {
                 (call.grid[0], call.grid[1], call.grid[2]),
                 (call.block[0], call.block[1], call.block[2]),
                 call.shared_mem,
-                self.stream.0,
+                self.cur_stream(),
                 &mut params,
             )
         }
@@ -394,7 +407,7 @@ impl Drop for HipBackend {
         let _ = self.hip.set_device(self.dev);
         // SAFETY: our stream; everything below is destroyed once, after the stream drained.
         unsafe {
-            let _ = self.hip.stream_sync(self.stream.0);
+            let _ = (self.hip.api.hipDeviceSynchronize)();
             // rocFFT plans (their execution infos name our stream) go first.
             self.fft_plans
                 .get_mut()
@@ -486,7 +499,7 @@ impl GpuDriver for HipBackend {
                 (grid[0], grid[1], grid[2]),
                 (block[0], block[1], block[2]),
                 0,
-                self.stream.0,
+                self.cur_stream(),
                 args,
             )
         }
@@ -525,13 +538,15 @@ impl Backend for HipBackend {
                 requested: usize::MAX,
                 detail: format!("{len} elements of {dtype} overflow the address space"),
             })?;
+        let tag = self.stream_tag();
         let (ptr, size) = if bytes == 0 {
             (0, 0)
         } else {
-            self.pool.alloc(bytes)?
+            self.pool.alloc_on(tag, bytes)?
         };
         Ok(Arc::new(HipBuffer {
             ptr,
+            stream: tag,
             len,
             dtype,
             bytes: size,
@@ -551,6 +566,7 @@ impl Backend for HipBackend {
         // `bytes == 0`: never released to the pool; `external` drops with the buffer.
         Ok(Arc::new(HipBuffer {
             ptr: address,
+            stream: 0,
             len,
             dtype,
             bytes: 0,
@@ -579,10 +595,10 @@ impl Backend for HipBackend {
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: bounds checked above; we wait for the copy before `data` is released.
-        unsafe { self.hip.htod_async(b.addr(offset), data, self.stream.0) }
+        unsafe { self.hip.htod_async(b.addr(offset), data, self.cur_stream()) }
             .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
-        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+        unsafe { self.hip.stream_sync(self.cur_stream()) }.map_err(|e| self.err(e))
     }
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
@@ -613,10 +629,10 @@ impl Backend for HipBackend {
         self.current()?;
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: bounds checked; we synchronize before `dst` is released to the caller.
-        unsafe { self.hip.dtoh_async(dst, b.addr(offset), self.stream.0) }
+        unsafe { self.hip.dtoh_async(dst, b.addr(offset), self.cur_stream()) }
             .map_err(|e| self.err(e))?;
         // SAFETY: our stream.
-        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+        unsafe { self.hip.stream_sync(self.cur_stream()) }.map_err(|e| self.err(e))
     }
 
     fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
@@ -633,14 +649,15 @@ impl Backend for HipBackend {
         {
             let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
             // SAFETY: live event, our stream.
-            unsafe { self.hip.event_record(start.1, self.stream.0) }.map_err(|e| self.err(e))?;
+            unsafe { self.hip.event_record(start.1, self.cur_stream()) }
+                .map_err(|e| self.err(e))?;
         }
         work()?;
         self.current()?;
         {
             let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
             // SAFETY: as above.
-            unsafe { self.hip.event_record(end.1, self.stream.0) }.map_err(|e| self.err(e))?;
+            unsafe { self.hip.event_record(end.1, self.cur_stream()) }.map_err(|e| self.err(e))?;
         }
         // SAFETY: both recorded on our stream.
         let ms = unsafe { self.hip.event_elapsed_ms(start.1, end.1) }.map_err(|e| self.err(e))?;
@@ -717,8 +734,47 @@ impl Backend for HipBackend {
 
     fn synchronize(&self) -> Result<()> {
         self.current()?;
-        // SAFETY: our stream.
-        unsafe { self.hip.stream_sync(self.stream.0) }.map_err(|e| self.err(e))
+        // SAFETY: plain call on the current device (every stream).
+        let code = unsafe { (self.hip.api.hipDeviceSynchronize)() };
+        self.hip
+            .check("hipDeviceSynchronize", code)
+            .map_err(|e| self.err(e))
+    }
+
+    fn stream_create(&self, non_blocking: bool) -> Result<Option<NativeStream>> {
+        self.stream_create_impl(non_blocking)
+    }
+
+    fn stream_synchronize(&self, stream: Option<&NativeStream>) -> Result<()> {
+        self.stream_synchronize_impl(stream)
+    }
+
+    fn stream_query(&self, stream: Option<&NativeStream>) -> Result<bool> {
+        self.stream_query_impl(stream)
+    }
+
+    fn stream_wait_event(&self, stream: Option<&NativeStream>, event: &NativeEvent) -> Result<()> {
+        self.stream_wait_event_impl(stream, event)
+    }
+
+    fn event_create(&self, timing: bool) -> Result<NativeEvent> {
+        self.event_create_impl(timing)
+    }
+
+    fn event_record(&self, event: &NativeEvent, stream: Option<&NativeStream>) -> Result<()> {
+        self.event_record_impl(event, stream)
+    }
+
+    fn event_synchronize(&self, event: &NativeEvent) -> Result<()> {
+        self.event_synchronize_impl(event)
+    }
+
+    fn event_query(&self, event: &NativeEvent) -> Result<bool> {
+        self.event_query_impl(event)
+    }
+
+    fn event_elapsed_ms(&self, start: &NativeEvent, end: &NativeEvent) -> Result<f32> {
+        self.event_elapsed_impl(start, end)
     }
 
     fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {

@@ -62,7 +62,7 @@
 //! concern: `device.rs` (adapters, [`WgpuProvider`], opening a device), `buffer.rs` (allocation,
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
-//! `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
+//! `events.rs` (events on the one queue), `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
 //! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
 //! one storage binding).
 
@@ -78,6 +78,7 @@ use std::sync::{Arc, Mutex};
 mod buffer;
 mod device;
 mod elementwise;
+mod events;
 mod fft;
 mod fft_plan;
 mod gemm;
@@ -282,5 +283,25 @@ impl Backend for WgpuBackend {
     fn pool_set_limit(&self, limit: Option<usize>) -> Result<()> {
         self.pool.set_limit(limit);
         Ok(())
+    }
+
+    fn stream_query(&self, _stream: Option<&cupy_core::backend::NativeStream>) -> Result<bool> {
+        self.stream_query_impl()
+    }
+
+    fn event_record(
+        &self,
+        event: &cupy_core::backend::NativeEvent,
+        _stream: Option<&cupy_core::backend::NativeStream>,
+    ) -> Result<()> {
+        self.event_record_impl(event)
+    }
+
+    fn event_synchronize(&self, event: &cupy_core::backend::NativeEvent) -> Result<()> {
+        self.event_synchronize_impl(event)
+    }
+
+    fn event_query(&self, event: &cupy_core::backend::NativeEvent) -> Result<bool> {
+        self.event_query_impl(event)
     }
 }

@@ -1,7 +1,11 @@
-//! A caching device allocator for backends that run all work on one stream (CUDA, HIP).
+//! A caching device allocator for the backends with streams (CUDA, HIP).
 //!
-//! Freed blocks go to per-size-class free lists and are reused by later allocations without
-//! waiting: on one stream, work queued after a block was freed runs after the work that used it.
+//! Freed blocks go to per-stream, per-size-class free lists and are reused by later allocations
+//! on the same stream without waiting: on one stream, work queued after a block was freed runs
+//! after the work that used it (as CuPy's pool, blocks are not shared between streams; the
+//! frontend orders an array's uses on other streams before its block returns, and a stream that
+//! goes away hands its blocks to the default stream after ordering it, [`CachingPool::retag`]).
+//! Stream `0` is the backend's default stream.
 //! Before cached blocks are given back to the driver (on out-of-memory, or when the pool drops)
 //! the driver synchronizes. The driver calls are the backend's ([`PoolDriver`]); everything else
 //! lives here.
@@ -56,7 +60,8 @@ pub trait PoolDriver: Send + Sync {
 /// Free lists and byte counts of a pool.
 #[derive(Default, Debug)]
 struct PoolState {
-    bins: HashMap<usize, Vec<u64>>,
+    /// Free blocks by (stream, class).
+    bins: HashMap<(u64, usize), Vec<u64>>,
     in_use: usize,
     cached: usize,
     n_free: usize,
@@ -131,6 +136,14 @@ impl<D: PoolDriver> CachingPool<D> {
     /// # Errors
     /// [`PoolError`] with the pool's and the device's state.
     pub fn take(&self, class: usize) -> Result<u64, PoolError> {
+        self.take_on(0, class)
+    }
+
+    /// [`CachingPool::take`] for work on `stream` (reusing only that stream's free blocks).
+    ///
+    /// # Errors
+    /// As [`CachingPool::take`].
+    pub fn take_on(&self, stream: u64, class: usize) -> Result<u64, PoolError> {
         let over_limit = {
             let mut s = self.lock();
             if let Err(detail) = s.limit.env_ok() {
@@ -139,7 +152,7 @@ impl<D: PoolDriver> CachingPool<D> {
                     detail,
                 });
             }
-            if let Some(p) = s.bins.get_mut(&class).and_then(|v| v.pop()) {
+            if let Some(p) = s.bins.get_mut(&(stream, class)).and_then(|v| v.pop()) {
                 s.cached -= class;
                 s.in_use += class;
                 s.n_free -= 1;
@@ -197,11 +210,27 @@ impl<D: PoolDriver> CachingPool<D> {
 
     /// Gives a block of `class` bytes back to its free list.
     pub fn give(&self, ptr: u64, class: usize) {
+        self.give_on(0, ptr, class)
+    }
+
+    /// Gives a block last used on `stream` back to that stream's free list.
+    pub fn give_on(&self, stream: u64, ptr: u64, class: usize) {
         let mut s = self.lock();
         s.in_use = s.in_use.saturating_sub(class);
         s.cached += class;
         s.n_free += 1;
-        s.bins.entry(class).or_default().push(ptr);
+        s.bins.entry((stream, class)).or_default().push(ptr);
+    }
+
+    /// Moves `from`'s free blocks to `to`'s lists (a stream that is destroyed, after `to` was
+    /// made to wait for its work).
+    pub fn retag(&self, from: u64, to: u64) {
+        let mut s = self.lock();
+        let keys: Vec<(u64, usize)> = s.bins.keys().filter(|k| k.0 == from).copied().collect();
+        for k in keys {
+            let v = s.bins.remove(&k).unwrap_or_default();
+            s.bins.entry((to, k.1)).or_default().extend(v);
+        }
     }
 
     /// Synchronizes and frees every cached block; returns the bytes released.
@@ -209,7 +238,7 @@ impl<D: PoolDriver> CachingPool<D> {
         self.driver.synchronize();
         let mut s = self.lock();
         let mut freed = 0;
-        for (class, ptrs) in s.bins.drain() {
+        for ((_, class), ptrs) in s.bins.drain() {
             for p in ptrs {
                 // SAFETY: a cached block is unused, and the device is idle (synchronized).
                 unsafe { self.driver.free(p) };
@@ -424,6 +453,29 @@ mod tests {
         assert!(pool.driver().syncs.load(Ordering::SeqCst) >= 1);
         pool.give(b, 1024);
         assert_eq!(pool.trim(), 1024);
+    }
+
+    #[test]
+    fn blocks_stay_with_their_stream() {
+        let pool = CachingPool::new(Fake {
+            cap: 1 << 20,
+            used: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
+            syncs: AtomicUsize::new(0),
+        });
+        let a = pool.take_on(7, 512).unwrap();
+        pool.give_on(7, a, 512);
+        // Another stream does not get stream 7's block; stream 7 does.
+        let b = pool.take_on(0, 512).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(pool.take_on(7, 512).unwrap(), a);
+        pool.give_on(7, a, 512);
+        // Stream 7 goes away: its blocks pass to the default stream.
+        pool.retag(7, 0);
+        assert_eq!(pool.take_on(0, 512).unwrap(), a);
+        pool.give(a, 512);
+        pool.give(b, 512);
+        assert_eq!(pool.stats().n_free_blocks, 2);
     }
 
     #[test]

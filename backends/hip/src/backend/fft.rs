@@ -1,7 +1,7 @@
 //! The FFT primitive through rocFFT (loaded at run time; **never run here**: rocFFT is not
 //! packaged for the CI's Debian release, so this compiles and refuses cleanly when the library
 //! is missing). One not-in-place plan per (length, batch, kind, precision), packed layouts (the
-//! contiguous `[batch, len]` rows of the call), an execution info bound to the backend's stream;
+//! contiguous `[batch, len]` rows of the call), an execution info bound to the thread's current stream at each execution;
 //! rocFFT allocates the work area itself when a plan needs one. Plans are kept in the shared LRU
 //! [`PlanCache`] (16 by default). The c2r input is scratch (rocFFT may overwrite it).
 
@@ -30,11 +30,7 @@ impl Drop for RocPlan {
 /// The device's plan cache.
 pub(crate) type RocPlans = Mutex<PlanCache<RocPlan>>;
 
-fn make(
-    be: &HipBackend,
-    api: &Arc<Rocfft>,
-    key: PlanKey,
-) -> std::result::Result<(RocPlan, usize), String> {
+fn make(api: &Arc<Rocfft>, key: PlanKey) -> std::result::Result<(RocPlan, usize), String> {
     let ty = match key.kind {
         FftKind::C2C { inverse: false } => rf::rocfft_transform_type_complex_forward,
         FftKind::C2C { inverse: true } => rf::rocfft_transform_type_complex_inverse,
@@ -87,10 +83,6 @@ fn make(
         plan: Handle(plan),
         info: Handle(info),
     };
-    // SAFETY: valid info; our stream outlives the cache (it is destroyed with the backend).
-    api.check("rocfft_execution_info_set_stream", unsafe {
-        (api.api.rocfft_execution_info_set_stream)(p.info.0, be.stream.0)
-    })?;
     let mut work: usize = 0;
     // SAFETY: valid plan, out pointer to a local.
     api.check("rocfft_plan_get_work_buffer_size", unsafe {
@@ -119,7 +111,13 @@ pub(crate) fn fft(be: &HipBackend, call: &FftCall<'_>) -> Result<()> {
     let mut output = (ob.ptr + (call.output.layout.offset * to.itemsize()) as u64) as *mut c_void;
     let key = PlanKey::of(call);
     let mut cache = be.fft_plans.lock().unwrap_or_else(|e| e.into_inner());
-    let plan = cache.get_or_make(key, || make(be, &api, key).map_err(|e| be_err(be, e)))?;
+    let plan = cache.get_or_make(key, || make(&api, key).map_err(|e| be_err(be, e)))?;
+    // SAFETY: valid info; the thread's current stream (set per call, under the cache lock).
+    api.check("rocfft_execution_info_set_stream", unsafe {
+        (api.api.rocfft_execution_info_set_stream)(plan.info.0, be.cur_stream())
+    })
+    .map_err(|e| be_err(be, e))?;
+    be.order_library()?;
     // SAFETY: a valid plan for these rows; the pointer arrays hold one interleaved buffer each,
     // addressing `batch * len` elements of our buffers (validated); queued on our stream.
     api.check("rocfft_execute", unsafe {

@@ -3,17 +3,17 @@
 use super::*;
 
 /// A raw HIP handle (stream, module, function, rocBLAS handle) that we only use under the
-/// backend's rules (one stream per backend; HIP handles are usable from any host thread).
+/// backend's rules (HIP handles are usable from any host thread).
 #[derive(Clone, Copy, Debug)]
 pub struct Handle(pub(crate) *mut c_void);
 // SAFETY: HIP streams, modules, functions and rocBLAS handles are thread-safe objects of the
-// runtime; we serialise use where ordering matters (one stream, mutex-guarded submission).
+// runtime; we serialise use where ordering matters (streams, events, mutex-guarded submission).
 unsafe impl Send for Handle {}
 // SAFETY: as above.
 unsafe impl Sync for Handle {}
 
 /// The HIP driver calls of the caching allocator (shared logic: [`cupy_core::gpu::pool`];
-/// freed blocks are reused by later allocations, safe because all work is ordered on one stream).
+/// freed blocks are reused by later allocations on the same stream, ordered after their use).
 pub(crate) struct HipPoolDriver {
     pub(crate) hip: Arc<Hip>,
     pub(crate) dev: i32,
@@ -38,12 +38,9 @@ impl PoolDriver for HipPoolDriver {
 
     fn synchronize(&self) {
         let _ = self.hip.set_device(self.dev);
-        match *self.stream.lock().unwrap_or_else(|e| e.into_inner()) {
-            // SAFETY: the backend's live stream.
-            Some(s) => drop(unsafe { self.hip.stream_sync(s.0) }),
-            // SAFETY: plain call.
-            None => drop(unsafe { (self.hip.api.hipDeviceSynchronize)() }),
-        }
+        // Every stream of the device (blocks are cached per stream).
+        // SAFETY: plain call.
+        let _ = unsafe { (self.hip.api.hipDeviceSynchronize)() };
     }
 
     fn mem_info(&self) -> Option<(usize, usize)> {
@@ -62,10 +59,11 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    /// A block of at least `bytes` bytes: `(address, size class)`.
-    pub(crate) fn alloc(&self, bytes: usize) -> Result<(u64, usize)> {
+    /// A block of at least `bytes` bytes for work on stream `tag` (0: the default stream):
+    /// `(address, size class)`.
+    pub(crate) fn alloc_on(&self, tag: u64, bytes: usize) -> Result<(u64, usize)> {
         let class = size_class(bytes);
-        match self.inner.take(class) {
+        match self.inner.take_on(tag, class) {
             Ok(p) => Ok((p, class)),
             Err(e) if e.out_of_memory => Err(Error::OutOfMemory {
                 device: self.label.clone(),
@@ -79,8 +77,8 @@ impl Pool {
         }
     }
 
-    fn release(&self, p: u64, size: usize) {
-        self.inner.give(p, size);
+    fn release(&self, tag: u64, p: u64, size: usize) {
+        self.inner.give_on(tag, p, size);
     }
 
     /// Frees every cached block (after the stream drains, so no queued work uses them).
@@ -96,6 +94,8 @@ impl Pool {
 /// A device allocation of the HIP backend.
 pub struct HipBuffer {
     pub(crate) ptr: u64,
+    /// The pool's tag of the stream it was allocated on (0: the default stream).
+    pub(crate) stream: u64,
     pub(crate) len: usize,
     pub(crate) dtype: DType,
     pub(crate) bytes: usize,
@@ -131,7 +131,7 @@ impl Drop for HipBuffer {
             return;
         }
         if self.bytes > 0 {
-            self.pool.release(self.ptr, self.bytes);
+            self.pool.release(self.stream, self.ptr, self.bytes);
         }
     }
 }

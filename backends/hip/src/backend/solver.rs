@@ -64,7 +64,7 @@ fn open(be: &HipBackend) -> std::result::Result<RocSolver, String> {
         (blas.api.rocblas_create_handle)(&mut hd)
     })
     .map_err(|e| unavailable_reason(&e.to_string()))?;
-    // SAFETY: valid handle and our stream.
+    // SAFETY: valid handle and the default stream (set to the current one per call).
     let set = blas.check("rocblas_set_stream", unsafe {
         (blas.api.rocblas_set_stream)(hd, be.stream.0)
     });
@@ -151,6 +151,13 @@ impl SolverDriver for HipBackend {
             None => return Err("rocSOLVER not opened".into()),
         };
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: valid handle; the thread's current stream.
+        s.blas
+            .check("rocblas_set_stream", unsafe {
+                (s.blas.api.rocblas_set_stream)(s.handle.0, self.cur_stream())
+            })
+            .map_err(|e| e.to_string())?;
+        self.order_library().map_err(|e| e.to_string())?;
         // SAFETY: the caller's contract (addresses and workspace as documented).
         unsafe { run(self, s, call, &work) }
     }
@@ -158,13 +165,13 @@ impl SolverDriver for HipBackend {
     unsafe fn copy_device(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: both ranges lie in live buffers (the caller's contract); our stream.
-        unsafe { self.hip.dtod_async(dst, src, bytes, self.stream.0) }.map_err(|e| self.err(e))
+        unsafe { self.hip.dtod_async(dst, src, bytes, self.cur_stream()) }.map_err(|e| self.err(e))
     }
 
     unsafe fn zero_device(&self, dst: u64, bytes: usize) -> Result<()> {
         let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the range lies in a live buffer (the caller's contract); our stream.
-        unsafe { self.hip.memset_async(dst, 0, bytes, self.stream.0) }.map_err(|e| self.err(e))
+        unsafe { self.hip.memset_async(dst, 0, bytes, self.cur_stream()) }.map_err(|e| self.err(e))
     }
 }
 
@@ -331,8 +338,11 @@ unsafe fn run(
         Lapack::Geqrf { m, n, a, tau, info } => {
             // rocSOLVER's geqrf has no info: it succeeds for valid arguments.
             // SAFETY: `info` holds `batch` int32s (the plan's checked buffer); our stream.
-            unsafe { be.hip.memset_async(info, 0, call.batch * 4, be.stream.0) }
-                .map_err(|e| e.to_string())?;
+            unsafe {
+                be.hip
+                    .memset_async(info, 0, call.batch * 4, be.cur_stream())
+            }
+            .map_err(|e| e.to_string())?;
             let k = m.min(n);
             typed!(
                 |T, R, g| {

@@ -48,6 +48,17 @@ pub const hipErrorNoDevice: hipError_t = 100;
 pub const hipErrorInvalidDevice: hipError_t = 101;
 /// `hipErrorNoBinaryForGpu`: a code object for another gfx target.
 pub const hipErrorNoBinaryForGpu: hipError_t = 209;
+/// `hipErrorNotReady`: `hipStreamQuery`/`hipEventQuery` on work not done yet.
+pub const hipErrorNotReady: hipError_t = 600;
+
+/// `hipStreamDefault` (flag of `hipStreamCreateWithFlags`).
+pub const hipStreamDefault: c_uint = 0;
+/// `hipStreamNonBlocking`: no implicit synchronization with the NULL stream.
+pub const hipStreamNonBlocking: c_uint = 1;
+/// `hipEventDefault` (flag of `hipEventCreateWithFlags`).
+pub const hipEventDefault: c_uint = 0;
+/// `hipEventDisableTiming`.
+pub const hipEventDisableTiming: c_uint = 2;
 
 /// `hipMemcpyHostToDevice`.
 pub const hipMemcpyHostToDevice: hipMemcpyKind = 1;
@@ -111,6 +122,9 @@ fn_table! {
         fn hipMemcpyHtoD(hipDeviceptr_t, *mut c_void, size_t) -> hipError_t;
         fn hipMemcpyDtoH(*mut c_void, hipDeviceptr_t, size_t) -> hipError_t;
         fn hipStreamCreate(*mut hipStream_t) -> hipError_t;
+        fn hipStreamCreateWithFlags(*mut hipStream_t, c_uint) -> hipError_t;
+        fn hipStreamQuery(hipStream_t) -> hipError_t;
+        fn hipStreamWaitEvent(hipStream_t, hipEvent_t, c_uint) -> hipError_t;
         fn hipStreamSynchronize(hipStream_t) -> hipError_t;
         fn hipStreamDestroy(hipStream_t) -> hipError_t;
         fn hipModuleLoadData(*mut hipModule_t, *const c_void) -> hipError_t;
@@ -121,6 +135,8 @@ fn_table! {
             hipStream_t, *mut *mut c_void, *mut *mut c_void,
         ) -> hipError_t;
         fn hipEventCreate(*mut hipEvent_t) -> hipError_t;
+        fn hipEventCreateWithFlags(*mut hipEvent_t, c_uint) -> hipError_t;
+        fn hipEventQuery(hipEvent_t) -> hipError_t;
         fn hipEventRecord(hipEvent_t, hipStream_t) -> hipError_t;
         fn hipEventSynchronize(hipEvent_t) -> hipError_t;
         fn hipEventElapsedTime(*mut f32, hipEvent_t, hipEvent_t) -> hipError_t;

@@ -6,7 +6,12 @@
 //!
 //! # Contract for implementors
 //! - Work may be queued and run later (asynchrony); `read` and `synchronize` wait for everything
-//!   queued before them. Ops are executed in the order they are submitted.
+//!   queued before them. Ops are executed in the order they are submitted on each stream: a
+//!   backend with several hardware queues queues each op on the thread's current stream
+//!   ([`stream::current`]); `read` waits for that stream, `synchronize` for all of them. Ordering
+//!   between streams is the frontend's (event waits, [`Backend::stream_wait_event`]), and a
+//!   buffer's memory may be reused only by work ordered after its last use (cuda and hip keep
+//!   free blocks per stream, `crate::gpu::pool`).
 //! - Layouts handed to a backend are checked by the caller: every element they address lies
 //!   inside its buffer, and output layouts address each element at most once (no zero strides).
 //!   Inputs may alias outputs only element-for-element (same layout).
@@ -16,12 +21,18 @@
 //! - Buffers store one element per index, whatever representation the device uses internally
 //!   (wgpu widens 8/16-bit integers to 32-bit words); `write`/`read` speak NumPy's byte format.
 
+mod calls;
+mod linalg;
+pub mod stream;
+
+pub use calls::*;
+pub use linalg::*;
+pub use stream::{NativeEvent, NativeStream};
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::gpu::pool::PoolStats;
 use crate::kernel::ir::{Kernel, ReduceKernel};
-use crate::layout::Layout;
-use crate::scalar::Scalar;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -124,6 +135,12 @@ pub trait DeviceBuffer: Any + Send + Sync + fmt::Debug {
     fn address(&self) -> Option<u64> {
         None
     }
+    /// The frontend's per-buffer stream bookkeeping when this buffer is the frontend's
+    /// wrapper around a backend's buffer (which delegates everything else, `as_any` included);
+    /// `None` for a backend's own buffers.
+    fn tracker(&self) -> Option<&(dyn Any + Send + Sync)> {
+        None
+    }
 }
 
 /// `Ok` when `address` is aligned to `dtype`'s component size (what every backend's kernels
@@ -152,364 +169,6 @@ pub type KeepAlive = Box<dyn Any + Send + Sync>;
 
 /// A shared handle to a device allocation (views of one array share it).
 pub type Buffer = Arc<dyn DeviceBuffer>;
-
-/// A strided operand of a kernel: a buffer and a layout over the launch's iteration shape.
-#[derive(Clone, Debug)]
-pub struct Operand<'a> {
-    /// The buffer.
-    pub buffer: &'a Buffer,
-    /// Shape (the iteration shape), element strides and offset into `buffer`.
-    pub layout: Layout,
-}
-
-/// A raw operand: `len` contiguous elements of `buffer` starting at element `offset`, indexed by
-/// [`crate::kernel::ir::ExprKind::Load`].
-#[derive(Clone, Debug)]
-pub struct RawOperand<'a> {
-    /// The buffer.
-    pub buffer: &'a Buffer,
-    /// First element.
-    pub offset: usize,
-    /// Number of elements addressable.
-    pub len: usize,
-}
-
-/// One elementwise launch: run `kernel` once per element of `shape`.
-#[derive(Clone, Debug)]
-pub struct ElementwiseCall<'a> {
-    /// The kernel (validated).
-    pub kernel: &'a Kernel,
-    /// Iteration shape (already simplified by `merge_axes`; at least 1-D).
-    pub shape: Vec<usize>,
-    /// Elementwise inputs (dtypes match `kernel.inputs`), layouts of shape `shape`.
-    pub inputs: Vec<Operand<'a>>,
-    /// Outputs (dtypes match `kernel.outputs`), layouts of shape `shape`.
-    pub outputs: Vec<Operand<'a>>,
-    /// Raw operands (dtypes match `kernel.raws`).
-    pub raws: Vec<RawOperand<'a>>,
-    /// Parameter values (dtypes match `kernel.params`).
-    pub params: Vec<Scalar>,
-}
-
-/// One reduction launch: for each index `o` of `out_shape`, fold `kernel` over `reduce_shape`.
-#[derive(Clone, Debug)]
-pub struct ReductionCall<'a> {
-    /// The kernel.
-    pub kernel: &'a ReduceKernel,
-    /// Shape of the output (may be empty for a full reduction).
-    pub out_shape: Vec<usize>,
-    /// Shape of the reduced axes (may be empty: then `post(map(x))` per element; its product may
-    /// be 0: then `post(identity)`).
-    pub reduce_shape: Vec<usize>,
-    /// Inputs, layouts of shape `out_shape ++ reduce_shape`.
-    pub inputs: Vec<Operand<'a>>,
-    /// The output, layout of shape `out_shape`.
-    pub output: Operand<'a>,
-    /// Parameter values.
-    pub params: Vec<Scalar>,
-}
-
-/// A (batched) matrix product `c[b] = a[b] @ b[b]`, overwriting `c`.
-#[derive(Clone, Debug)]
-pub struct GemmCall<'a> {
-    /// Left operand, layout shape `[batch, m, k]` (any strides, batch stride may be 0).
-    pub a: Operand<'a>,
-    /// Right operand, layout shape `[batch, k, n]`.
-    pub b: Operand<'a>,
-    /// Result, layout shape `[batch, m, n]`.
-    pub c: Operand<'a>,
-}
-
-/// The source language of a backend's native (raw) kernels, as `RawKernel` takes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum NativeLanguage {
-    /// CUDA C++ compiled by NVRTC.
-    Cuda,
-    /// HIP C++ compiled by hipRTC.
-    Hip,
-    /// WGSL compiled by wgpu (naga).
-    Wgsl,
-}
-
-/// An argument of a native kernel launch.
-#[derive(Clone, Debug)]
-pub enum RawArg<'a> {
-    /// A device pointer to element `offset` of `buffer` (CUDA/HIP), or the storage buffer bound
-    /// from that element (wgpu).
-    Buffer {
-        /// The buffer.
-        buffer: &'a Buffer,
-        /// First element.
-        offset: usize,
-    },
-    /// A scalar passed by value.
-    Scalar(Scalar),
-}
-
-/// One launch of a backend-native kernel (CuPy's `RawKernel`/`RawModule`).
-///
-/// On CUDA/HIP the arguments are the kernel's parameters in order: a [`RawArg::Buffer`] is the
-/// device address of its element `offset`, a [`RawArg::Scalar`] the value at its C size (bool 1
-/// byte, float16/bfloat16 2, complex two floats). WGSL has no parameters, so on wgpu the `k`-th
-/// buffer argument binds to `@group(0) @binding(k)` as a storage buffer (from element `offset`
-/// to the buffer's end; the byte offset must meet `min_storage_buffer_offset_alignment`), and all
-/// scalars, in order, are packed into one uniform struct at `@group(0) @binding(n_buffers)`
-/// (each member aligned to its size, size rounded up to 16; small types widened to 32-bit words
-/// as wgpu stores them); `block` must equal the entry point's `@workgroup_size` and `grid` is the
-/// workgroup count. See `cupy::custom::raw` for the full convention.
-#[derive(Clone, Debug)]
-pub struct RawLaunch<'a> {
-    /// Module source in the backend's [`NativeLanguage`].
-    pub source: &'a str,
-    /// Entry point (the `extern "C" __global__` function, or the WGSL `@compute` entry point).
-    pub name: &'a str,
-    /// Compiler options (NVRTC/hipRTC flags; ignored by wgpu).
-    pub options: &'a [String],
-    /// Grid size in blocks (workgroups dispatched on wgpu).
-    pub grid: [u32; 3],
-    /// Block size in threads (must equal the WGSL `@workgroup_size` on wgpu).
-    pub block: [u32; 3],
-    /// Dynamic shared memory bytes (CUDA/HIP only).
-    pub shared_mem: u32,
-    /// Arguments in the kernel's parameter order.
-    pub args: &'a [RawArg<'a>],
-}
-
-/// The scans cupy-rs implements (`numpy.cumsum`, `numpy.cumprod`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScanOp {
-    /// Running sum.
-    Sum,
-    /// Running product.
-    Prod,
-}
-
-/// An inclusive scan along the last axis: `output[b, j] = op(input[b, 0..=j])`, computed in the
-/// output's dtype (the caller casts the input first when NumPy's rules ask for it).
-#[derive(Clone, Debug)]
-pub struct ScanCall<'a> {
-    /// The op.
-    pub op: ScanOp,
-    /// Input, layout shape `[batch, n]` (any strides), dtype equal to the output's.
-    pub input: Operand<'a>,
-    /// Output, C-contiguous layout shape `[batch, n]`; may be the input's buffer and layout.
-    pub output: Operand<'a>,
-}
-
-/// An in-place sort along the last axis (NumPy order: ascending, NaN last), optionally carrying
-/// `int64` indices (for `argsort`), stable.
-#[derive(Clone, Debug)]
-pub struct SortCall<'a> {
-    /// Keys, C-contiguous layout shape `[batch, n]`, sorted in place.
-    pub keys: Operand<'a>,
-    /// Values moved with the keys (`int64`, same layout), if any.
-    pub values: Option<Operand<'a>>,
-    /// The caller's promise that `values` hold each element's position in its row
-    /// (`0..n`, argsort): a backend may write the sorted positions instead of moving them.
-    pub values_are_positions: bool,
-}
-
-/// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of
-/// row `b` sorted in NumPy order (ascending, NaN last; which of several equal elements, e.g.
-/// `-0.0` or `0.0`, or which NaN, is unspecified). The keys are not modified.
-#[derive(Clone, Debug)]
-pub struct SelectCall<'a> {
-    /// Keys, C-contiguous layout shape `[batch, n]`.
-    pub keys: Operand<'a>,
-    /// The ranks, each `< n`.
-    pub kth: &'a [usize],
-    /// Output, C-contiguous layout shape `[batch, kth.len()]`, the keys' dtype.
-    pub out: Operand<'a>,
-}
-
-// ---- dense linear algebra (Backend::linalg) ----
-
-/// The `numpy.linalg.qr` modes the primitive computes (`"r"` is `Reduced` with `q` dropped).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QrMode {
-    /// `q` is `[m, k]`, `r` is `[k, n]`, `k = min(m, n)`.
-    Reduced,
-    /// `q` is `[m, m]`, `r` is `[m, n]`.
-    Complete,
-    /// LAPACK's `geqrf` output as NumPy's `mode="raw"` returns it: `h` is `[n, m]` (the
-    /// Householder reflectors below the diagonal and `r` on and above it, transposed: the
-    /// Fortran-order matrix read in C order) and `tau` is `[k]`.
-    Raw,
-}
-
-/// One dense factorization or solver of [`Backend::linalg`]. `T` is the call's dtype, `R` its
-/// real dtype (float32 for complex64), `C` its complex dtype (complex64 for float32).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LinalgOp {
-    /// `x = solve(a, b)` by LU with partial pivoting (getrf + getrs): inputs `a [n, n]`,
-    /// `b [n, k]`; output `x [n, k]` (T). Info: `i + 1` when `U[i, i]` is exactly zero.
-    Solve,
-    /// `inv(a)` (getrf + getri/getrs on the identity): output `[n, n]` (T). Info as `Solve`.
-    Inv,
-    /// `det(a)` as the product of LU's diagonal and the permutation's sign: output `[]` (T).
-    Det,
-    /// `slogdet(a)`: outputs `sign []` (T) and `logabsdet []` (R).
-    Slogdet,
-    /// Cholesky (potrf): output the lower factor `L` (`upper == false`, reading `a`'s lower
-    /// triangle) or the upper factor `L^H` (reading the upper triangle), zeros elsewhere.
-    /// Info: `i + 1` for the first non-positive pivot.
-    Cholesky {
-        /// NumPy's `upper=`.
-        upper: bool,
-    },
-    /// Householder QR (geqrf + orgqr/ungqr) of `a [m, n]`: outputs by [`QrMode`].
-    Qr {
-        /// The mode.
-        mode: QrMode,
-    },
-    /// Hermitian eigendecomposition (syevd/heevd) reading one triangle: outputs `w [n]` (R,
-    /// ascending) and, if `vectors`, `v [n, n]` (T, eigenvectors in columns). Info: non-zero
-    /// when the iteration did not converge (or, as documented, the input is not finite).
-    Eigh {
-        /// NumPy's `UPLO="U"`.
-        upper: bool,
-        /// Whether `v` is computed (`eigh`) or not (`eigvalsh`).
-        vectors: bool,
-    },
-    /// General eigendecomposition (geev): outputs `w [n]` (C) and, if `vectors`, `v [n, n]`
-    /// (C, unit-norm right eigenvectors in columns). Info: non-zero for no convergence or a
-    /// non-finite input (NumPy's "Array must not contain infs or NaNs").
-    Eig {
-        /// Whether `v` is computed.
-        vectors: bool,
-    },
-    /// SVD (gesvd/gesdd) of `a [m, n]`, `k = min(m, n)`: output `s [k]` (R, descending) and,
-    /// if `vectors`, `u [m, m or k]` and `vh [n or k, n]` (T, `full` choosing the first).
-    Svd {
-        /// NumPy's `full_matrices=`.
-        full: bool,
-        /// NumPy's `compute_uv=`.
-        vectors: bool,
-    },
-}
-
-impl LinalgOp {
-    /// The dtype of each output, in order, for a matrix of dtype `t` (the `T`, `R` and `C` of
-    /// the variants' docs); backends check their output buffers against them.
-    pub fn out_dtypes(&self, t: DType) -> Vec<DType> {
-        let r = t.real_dtype();
-        match self {
-            LinalgOp::Solve | LinalgOp::Inv | LinalgOp::Det | LinalgOp::Cholesky { .. } => vec![t],
-            LinalgOp::Slogdet => vec![t, r],
-            LinalgOp::Qr { .. } => vec![t, t],
-            LinalgOp::Eigh { .. } => vec![r, t],
-            LinalgOp::Eig { .. } => vec![crate::kernel::ir::complex_of(r); 2],
-            LinalgOp::Svd { .. } => vec![r, t, t],
-        }
-    }
-
-    /// The NumPy routine name used in errors.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LinalgOp::Solve => "solve",
-            LinalgOp::Inv => "inv",
-            LinalgOp::Det => "det",
-            LinalgOp::Slogdet => "slogdet",
-            LinalgOp::Cholesky { .. } => "cholesky",
-            LinalgOp::Qr { .. } => "qr",
-            LinalgOp::Eigh { .. } => "eigh",
-            LinalgOp::Eig { .. } => "eig",
-            LinalgOp::Svd { .. } => "svd",
-        }
-    }
-}
-
-/// One batched call of [`Backend::linalg`]: `batch` matrices of `m x n` (row-major, C order),
-/// each buffer C-contiguous from element 0 with the shape [`LinalgOp`] documents, preceded by
-/// the batch axis. Inputs are not modified. `info` is an `int32 [batch]` buffer written on the
-/// device (0: success; otherwise the op's failure code), so the caller checks a whole batch with
-/// one read.
-#[derive(Clone, Debug)]
-pub struct LinalgCall<'a> {
-    /// The routine.
-    pub op: LinalgOp,
-    /// The dtype `T` of the matrix (float32, float64, complex64 or complex128).
-    pub dtype: DType,
-    /// Number of matrices (at least 1).
-    pub batch: usize,
-    /// Rows of each matrix.
-    pub m: usize,
-    /// Columns of each matrix (`n == m` for every op but `Qr` and `Svd`).
-    pub n: usize,
-    /// Right-hand sides per matrix (`Solve`); 0 otherwise.
-    pub nrhs: usize,
-    /// `[a]`, or `[a, b]` for `Solve`.
-    pub inputs: Vec<&'a Buffer>,
-    /// The op's outputs, in the order [`LinalgOp`] lists them.
-    pub outputs: Vec<&'a Buffer>,
-    /// `int32 [batch]` status per matrix.
-    pub info: &'a Buffer,
-}
-
-impl LinalgCall<'_> {
-    /// [`LinalgCall::lens`], after checking that the call has as many input and output
-    /// buffers as its op takes.
-    ///
-    /// # Errors
-    /// `InvalidArgument` naming the op and both counts.
-    pub fn checked_lens(&self) -> Result<(Vec<usize>, Vec<usize>)> {
-        let (ins, outs) = self.lens();
-        if self.inputs.len() != ins.len() || self.outputs.len() != outs.len() {
-            return Err(Error::invalid(
-                self.op.name(),
-                format!(
-                    "linalg call needs {} inputs and {} outputs, got {} and {}",
-                    ins.len(),
-                    outs.len(),
-                    self.inputs.len(),
-                    self.outputs.len()
-                ),
-            ));
-        }
-        Ok((ins, outs))
-    }
-
-    /// Element counts of the call's inputs and outputs, in order (the shapes [`LinalgOp`]
-    /// documents, times the batch); backends check their buffers against them.
-    pub fn lens(&self) -> (Vec<usize>, Vec<usize>) {
-        let (b, m, n, r) = (self.batch, self.m, self.n, self.nrhs);
-        let k = m.min(n);
-        let ins = match self.op {
-            LinalgOp::Solve => vec![b * n * n, b * n * r],
-            _ => vec![b * m * n],
-        };
-        let outs = match self.op {
-            LinalgOp::Solve => vec![b * n * r],
-            LinalgOp::Inv | LinalgOp::Cholesky { .. } => vec![b * n * n],
-            LinalgOp::Det => vec![b],
-            LinalgOp::Slogdet => vec![b, b],
-            LinalgOp::Qr { mode } => match mode {
-                QrMode::Reduced => vec![b * m * k, b * k * n],
-                QrMode::Complete => vec![b * m * m, b * m * n],
-                QrMode::Raw => vec![b * n * m, b * k],
-            },
-            LinalgOp::Eigh { vectors, .. } | LinalgOp::Eig { vectors } => {
-                if vectors {
-                    vec![b * n, b * n * n]
-                } else {
-                    vec![b * n]
-                }
-            }
-            LinalgOp::Svd { full, vectors } => {
-                if !vectors {
-                    vec![b * k]
-                } else if full {
-                    vec![b * k, b * m * m, b * n * n]
-                } else {
-                    vec![b * k, b * m * k, b * k * n]
-                }
-            }
-        };
-        (ins, outs)
-    }
-}
-
-// ---- end of dense linear algebra ----
 
 /// A device. Object safe; shared as `Arc<dyn Backend>`. See the module docs for the contract.
 pub trait Backend: Send + Sync + fmt::Debug {
@@ -746,6 +405,97 @@ pub trait Backend: Send + Sync + fmt::Debug {
             backend: self.info().label(),
             reason: "no native dense linear algebra on this backend".into(),
         })
+    }
+
+    // ---- streams and events ([`stream`]) ----
+
+    /// Creates a stream (`cupy.cuda.Stream(non_blocking=...)`). The default `Ok(None)`: the
+    /// device has one queue, and every stream is its default stream (wgpu, the cpu).
+    ///
+    /// # Errors
+    /// Device errors.
+    fn stream_create(&self, non_blocking: bool) -> Result<Option<NativeStream>> {
+        let _ = non_blocking;
+        Ok(None)
+    }
+
+    /// Waits for the work queued on `stream` (`None`: the default stream). The default waits
+    /// for the whole device.
+    ///
+    /// # Errors
+    /// Device errors that surfaced while waiting.
+    fn stream_synchronize(&self, stream: Option<&NativeStream>) -> Result<()> {
+        let _ = stream;
+        self.synchronize()
+    }
+
+    /// Whether all work queued on `stream` is done, without waiting for it. The default
+    /// (for backends that run work as it is queued, or wait anyway) synchronizes and says yes.
+    ///
+    /// # Errors
+    /// Device errors.
+    fn stream_query(&self, stream: Option<&NativeStream>) -> Result<bool> {
+        self.stream_synchronize(stream)?;
+        Ok(true)
+    }
+
+    /// Makes future work on `stream` wait until `event`'s record is done (on the device, not
+    /// the host). The default does nothing: its events complete when recorded.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn stream_wait_event(&self, stream: Option<&NativeStream>, event: &NativeEvent) -> Result<()> {
+        let _ = (stream, event);
+        Ok(())
+    }
+
+    /// Creates an event (`cupy.cuda.Event`); `timing` as `disable_timing=False`. The default is
+    /// a [`stream::HostEvent`].
+    ///
+    /// # Errors
+    /// Device errors.
+    fn event_create(&self, timing: bool) -> Result<NativeEvent> {
+        Ok(Arc::new(stream::HostEvent::new(timing)))
+    }
+
+    /// Records `event` on `stream`: it completes when the work queued there before it is
+    /// done. The default waits for the device, then stamps the host clock.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_record(&self, event: &NativeEvent, stream: Option<&NativeStream>) -> Result<()> {
+        let ev = stream::host_event("Event.record", event)?;
+        self.stream_synchronize(stream)?;
+        ev.complete_now();
+        Ok(())
+    }
+
+    /// Waits on the host until `event` completes (an unrecorded event is complete).
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_synchronize(&self, event: &NativeEvent) -> Result<()> {
+        stream::host_event("Event.synchronize", event).map(|_| ())
+    }
+
+    /// Whether `event` is complete, without waiting.
+    ///
+    /// # Errors
+    /// Device errors; an event of another backend.
+    fn event_query(&self, event: &NativeEvent) -> Result<bool> {
+        Ok(stream::host_event("Event.query", event)?.is_done())
+    }
+
+    /// Milliseconds between two completed events (`cupy.cuda.get_elapsed_time`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for events with timing disabled, unrecorded or not complete; events of
+    /// another backend.
+    fn event_elapsed_ms(&self, start: &NativeEvent, end: &NativeEvent) -> Result<f32> {
+        stream::HostEvent::elapsed_ms(
+            stream::host_event("get_elapsed_time", start)?,
+            stream::host_event("get_elapsed_time", end)?,
+        )
     }
 }
 

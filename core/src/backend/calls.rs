@@ -1,0 +1,176 @@
+//! The call types of the [`super::Backend`] launches: strided operands, elementwise,
+//! reduction, GEMM, native (raw) kernels, scan, sort and select.
+
+use super::Buffer;
+use crate::kernel::ir::{Kernel, ReduceKernel};
+use crate::layout::Layout;
+use crate::scalar::Scalar;
+
+/// A strided operand of a kernel: a buffer and a layout over the launch's iteration shape.
+#[derive(Clone, Debug)]
+pub struct Operand<'a> {
+    /// The buffer.
+    pub buffer: &'a Buffer,
+    /// Shape (the iteration shape), element strides and offset into `buffer`.
+    pub layout: Layout,
+}
+
+/// A raw operand: `len` contiguous elements of `buffer` starting at element `offset`, indexed by
+/// [`crate::kernel::ir::ExprKind::Load`].
+#[derive(Clone, Debug)]
+pub struct RawOperand<'a> {
+    /// The buffer.
+    pub buffer: &'a Buffer,
+    /// First element.
+    pub offset: usize,
+    /// Number of elements addressable.
+    pub len: usize,
+}
+
+/// One elementwise launch: run `kernel` once per element of `shape`.
+#[derive(Clone, Debug)]
+pub struct ElementwiseCall<'a> {
+    /// The kernel (validated).
+    pub kernel: &'a Kernel,
+    /// Iteration shape (already simplified by `merge_axes`; at least 1-D).
+    pub shape: Vec<usize>,
+    /// Elementwise inputs (dtypes match `kernel.inputs`), layouts of shape `shape`.
+    pub inputs: Vec<Operand<'a>>,
+    /// Outputs (dtypes match `kernel.outputs`), layouts of shape `shape`.
+    pub outputs: Vec<Operand<'a>>,
+    /// Raw operands (dtypes match `kernel.raws`).
+    pub raws: Vec<RawOperand<'a>>,
+    /// Parameter values (dtypes match `kernel.params`).
+    pub params: Vec<Scalar>,
+}
+
+/// One reduction launch: for each index `o` of `out_shape`, fold `kernel` over `reduce_shape`.
+#[derive(Clone, Debug)]
+pub struct ReductionCall<'a> {
+    /// The kernel.
+    pub kernel: &'a ReduceKernel,
+    /// Shape of the output (may be empty for a full reduction).
+    pub out_shape: Vec<usize>,
+    /// Shape of the reduced axes (may be empty: then `post(map(x))` per element; its product may
+    /// be 0: then `post(identity)`).
+    pub reduce_shape: Vec<usize>,
+    /// Inputs, layouts of shape `out_shape ++ reduce_shape`.
+    pub inputs: Vec<Operand<'a>>,
+    /// The output, layout of shape `out_shape`.
+    pub output: Operand<'a>,
+    /// Parameter values.
+    pub params: Vec<Scalar>,
+}
+
+/// A (batched) matrix product `c[b] = a[b] @ b[b]`, overwriting `c`.
+#[derive(Clone, Debug)]
+pub struct GemmCall<'a> {
+    /// Left operand, layout shape `[batch, m, k]` (any strides, batch stride may be 0).
+    pub a: Operand<'a>,
+    /// Right operand, layout shape `[batch, k, n]`.
+    pub b: Operand<'a>,
+    /// Result, layout shape `[batch, m, n]`.
+    pub c: Operand<'a>,
+}
+
+/// The source language of a backend's native (raw) kernels, as `RawKernel` takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NativeLanguage {
+    /// CUDA C++ compiled by NVRTC.
+    Cuda,
+    /// HIP C++ compiled by hipRTC.
+    Hip,
+    /// WGSL compiled by wgpu (naga).
+    Wgsl,
+}
+
+/// An argument of a native kernel launch.
+#[derive(Clone, Debug)]
+pub enum RawArg<'a> {
+    /// A device pointer to element `offset` of `buffer` (CUDA/HIP), or the storage buffer bound
+    /// from that element (wgpu).
+    Buffer {
+        /// The buffer.
+        buffer: &'a Buffer,
+        /// First element.
+        offset: usize,
+    },
+    /// A scalar passed by value.
+    Scalar(Scalar),
+}
+
+/// One launch of a backend-native kernel (CuPy's `RawKernel`/`RawModule`).
+///
+/// On CUDA/HIP the arguments are the kernel's parameters in order: a [`RawArg::Buffer`] is the
+/// device address of its element `offset`, a [`RawArg::Scalar`] the value at its C size (bool 1
+/// byte, float16/bfloat16 2, complex two floats). WGSL has no parameters, so on wgpu the `k`-th
+/// buffer argument binds to `@group(0) @binding(k)` as a storage buffer (from element `offset`
+/// to the buffer's end; the byte offset must meet `min_storage_buffer_offset_alignment`), and all
+/// scalars, in order, are packed into one uniform struct at `@group(0) @binding(n_buffers)`
+/// (each member aligned to its size, size rounded up to 16; small types widened to 32-bit words
+/// as wgpu stores them); `block` must equal the entry point's `@workgroup_size` and `grid` is the
+/// workgroup count. See `cupy::custom::raw` for the full convention.
+#[derive(Clone, Debug)]
+pub struct RawLaunch<'a> {
+    /// Module source in the backend's [`NativeLanguage`].
+    pub source: &'a str,
+    /// Entry point (the `extern "C" __global__` function, or the WGSL `@compute` entry point).
+    pub name: &'a str,
+    /// Compiler options (NVRTC/hipRTC flags; ignored by wgpu).
+    pub options: &'a [String],
+    /// Grid size in blocks (workgroups dispatched on wgpu).
+    pub grid: [u32; 3],
+    /// Block size in threads (must equal the WGSL `@workgroup_size` on wgpu).
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (CUDA/HIP only).
+    pub shared_mem: u32,
+    /// Arguments in the kernel's parameter order.
+    pub args: &'a [RawArg<'a>],
+}
+
+/// The scans cupy-rs implements (`numpy.cumsum`, `numpy.cumprod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Running sum.
+    Sum,
+    /// Running product.
+    Prod,
+}
+
+/// An inclusive scan along the last axis: `output[b, j] = op(input[b, 0..=j])`, computed in the
+/// output's dtype (the caller casts the input first when NumPy's rules ask for it).
+#[derive(Clone, Debug)]
+pub struct ScanCall<'a> {
+    /// The op.
+    pub op: ScanOp,
+    /// Input, layout shape `[batch, n]` (any strides), dtype equal to the output's.
+    pub input: Operand<'a>,
+    /// Output, C-contiguous layout shape `[batch, n]`; may be the input's buffer and layout.
+    pub output: Operand<'a>,
+}
+
+/// An in-place sort along the last axis (NumPy order: ascending, NaN last), optionally carrying
+/// `int64` indices (for `argsort`), stable.
+#[derive(Clone, Debug)]
+pub struct SortCall<'a> {
+    /// Keys, C-contiguous layout shape `[batch, n]`, sorted in place.
+    pub keys: Operand<'a>,
+    /// Values moved with the keys (`int64`, same layout), if any.
+    pub values: Option<Operand<'a>>,
+    /// The caller's promise that `values` hold each element's position in its row
+    /// (`0..n`, argsort): a backend may write the sorted positions instead of moving them.
+    pub values_are_positions: bool,
+}
+
+/// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of
+/// row `b` sorted in NumPy order (ascending, NaN last; which of several equal elements, e.g.
+/// `-0.0` or `0.0`, or which NaN, is unspecified). The keys are not modified.
+#[derive(Clone, Debug)]
+pub struct SelectCall<'a> {
+    /// Keys, C-contiguous layout shape `[batch, n]`.
+    pub keys: Operand<'a>,
+    /// The ranks, each `< n`.
+    pub kth: &'a [usize],
+    /// Output, C-contiguous layout shape `[batch, kth.len()]`, the keys' dtype.
+    pub out: Operand<'a>,
+}
