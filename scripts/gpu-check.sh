@@ -6,6 +6,7 @@
 # cases, host round trips on cuda until cuSOLVER exists, stay out) beside CuPy and PyTorch.
 cd "$(dirname "$0")/.."
 [[ -d .gpu/tests ]] || tar -C .gpu -xzf .gpu/bin.tar.gz
+source .gpu/gpu-paths.sh
 L=$OUT/logs; mkdir -p $L
 fac=$(grep -l math_ufuncs_match_numpy .gpu/tests/all-* | head -1); fac=${fac##*/}
 s() { echo "=== $*  ($(date +%T))"; }

@@ -8,6 +8,7 @@
 # so the logs are tarred. TC/TW/TB/TP override the time limits (seconds).
 cd "$(dirname "$0")/.."
 [[ -d .gpu/tests ]] || tar -C .gpu -xzf .gpu/bin.tar.gz
+source .gpu/gpu-paths.sh
 L=$OUT/logs; mkdir -p $L
 fac=$(grep -l math_ufuncs_match_numpy .gpu/tests/all-* | head -1); fac=${fac##*/}
 cud=$(grep -l gemm_layouts_and_dtypes .gpu/tests/all-* | head -1); cud=${cud##*/}

@@ -6,6 +6,7 @@
 # "loop_bounding": 1 added to their lines). WCASES / LOOPB override the lists; TW the limit per run.
 cd "$(dirname "$0")/.."
 [[ -d .gpu/tests ]] || tar -C .gpu -xzf .gpu/bin.tar.gz
+source .gpu/gpu-paths.sh
 o=$OUT/bench_cw.jsonl
 for c in ${WCASES:-matmul_float32 matmul_float64 transpose_copy sum_f32 add_f32_2^28 fused_chain4 sort_f32 fft_c64_2^24 randn_f32 inv_f32 qr_f32 cholesky_f32 small_add}; do
   for be in cuda wgpu; do
