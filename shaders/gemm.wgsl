@@ -10,6 +10,10 @@
 // of C are consecutive across lid.x); the K dimension advances in slices of BKV staged through
 // workgroup memory. With RTV = 8 an invocation reads 16 workgroup words per 64 products (4x4:
 // 8 per 16): the variant for hardware adapters with room for 64 accumulators.
+// The accumulator declarations, one k of the block product and the stores of C (the three
+// upper-case marks in `main`) are written out by the Rust side (`gemm_block_text`): the
+// accumulators as named scalars and the block's loads, products and stores as straight-line
+// code, so no driver has to unroll a loop to keep them in registers.
 // Out-of-range rows/columns/k are padded with zeros, so any m, n, k works.
 // One dispatch covers k in [kb, ke) (kb a multiple of BK) and stores C, or adds to C when
 // `accum` is set: drivers that cap shader loops (Mesa's llvmpipe) get K in several dispatches.
@@ -48,8 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col0 = wid.x * BN;
   let abase = mt.a_off + bz * mt.a_sb;
   let bbase = mt.b_off + bz * mt.b_sb;
-  var acc: array<T, RTSQ>;
-  for (var i = 0u; i < RT * RT; i++) { acc[i] = T(0); }
+ACC_DECL
   for (var k0 = mt.kb; k0 < mt.ke; k0 += BK) {
     for (var l = 0u; l < LOADSu; l++) {
       let e = li + l * 256u;
@@ -76,33 +79,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     workgroupBarrier();
     for (var kk = 0u; kk < BK; kk++) {
-      var a: array<T, RTV>;
-      var b: array<T, RTV>;
-      for (var i = 0u; i < RT; i++) {
-        a[i] = As[kk * BM + lid.y + 16u * i];
-        b[i] = Bs[kk * BN + lid.x + 16u * i];
-      }
-      for (var i = 0u; i < RT; i++) {
-        for (var j = 0u; j < RT; j++) {
-          acc[i * RT + j] = madd(acc[i * RT + j], a[i], b[j]);
-        }
-      }
+INNER
     }
     workgroupBarrier();
   }
   let cbase = mt.c_off + bz * mt.c_sb;
-  for (var i = 0u; i < RT; i++) {
-    let r = row0 + lid.y + 16u * i;
-    for (var j = 0u; j < RT; j++) {
-      let c = col0 + lid.x + 16u * j;
-      if (r < mt.m && c < mt.n) {
-        let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
-        if (mt.accum != 0u) {
-          C[ci] = fin(C[ci] + acc[i * RT + j]);
-        } else {
-          C[ci] = fin(acc[i * RT + j]);
-        }
-      }
-    }
-  }
+STORE
 }

@@ -7,6 +7,83 @@ use cupy_core::{DType, Error, Layout, Result};
 
 const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
 
+/// The accumulator declarations, the block product of one k and the stores of C for an
+/// `rt` x `rt` invocation block (`shaders/gemm.wgsl`'s `ACC_DECL`, `INNER`, `STORE`): with
+/// `straight`, the accumulators are `rt^2` named scalars and the loads, products and stores
+/// straight-line code; else loops over a function-local array (which a driver must unroll to
+/// keep the block in registers; `CUPY_WGPU_GEMM_LOOPS=1`, for comparison).
+fn gemm_block_text(rt: usize, straight: bool) -> [String; 3] {
+    use std::fmt::Write;
+    if !straight {
+        return [
+            "  var acc: array<T, RTSQ>;\n  for (var i = 0u; i < RT * RT; i++) { acc[i] = T(0); }"
+                .into(),
+            "      var a: array<T, RTV>;
+      var b: array<T, RTV>;
+      for (var i = 0u; i < RT; i++) {
+        a[i] = As[kk * BM + lid.y + 16u * i];
+        b[i] = Bs[kk * BN + lid.x + 16u * i];
+      }
+      for (var i = 0u; i < RT; i++) {
+        for (var j = 0u; j < RT; j++) {
+          acc[i * RT + j] = madd(acc[i * RT + j], a[i], b[j]);
+        }
+      }"
+            .into(),
+            "  for (var i = 0u; i < RT; i++) {
+    let r = row0 + lid.y + 16u * i;
+    for (var j = 0u; j < RT; j++) {
+      let c = col0 + lid.x + 16u * j;
+      if (r < mt.m && c < mt.n) {
+        let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
+        if (mt.accum != 0u) {
+          C[ci] = fin(C[ci] + acc[i * RT + j]);
+        } else {
+          C[ci] = fin(acc[i * RT + j]);
+        }
+      }
+    }
+  }"
+            .into(),
+        ];
+    }
+    let (mut decl, mut inner, mut store) = (String::new(), String::new(), String::new());
+    for i in 0..rt {
+        for j in 0..rt {
+            let _ = writeln!(decl, "  var acc_{i}_{j} = T(0);");
+        }
+    }
+    for i in 0..rt {
+        let _ = writeln!(inner, "      let a{i} = As[kk * BM + lid.y + {}u];", 16 * i);
+    }
+    for j in 0..rt {
+        let _ = writeln!(inner, "      let b{j} = Bs[kk * BN + lid.x + {}u];", 16 * j);
+    }
+    for i in 0..rt {
+        for j in 0..rt {
+            let _ = writeln!(inner, "      acc_{i}_{j} = madd(acc_{i}_{j}, a{i}, b{j});");
+        }
+    }
+    for i in 0..rt {
+        let _ = writeln!(store, "  let r{i} = row0 + lid.y + {}u;", 16 * i);
+    }
+    for j in 0..rt {
+        let _ = writeln!(store, "  let c{j} = col0 + lid.x + {}u;", 16 * j);
+    }
+    for i in 0..rt {
+        for j in 0..rt {
+            let _ = writeln!(
+                store,
+                "  if (r{i} < mt.m && c{j} < mt.n) {{
+    let ci = u32(cbase + i32(r{i}) * mt.c_sm + i32(c{j}) * mt.c_sn);
+    if (mt.accum != 0u) {{ C[ci] = fin(C[ci] + acc_{i}_{j}); }} else {{ C[ci] = fin(acc_{i}_{j}); }}
+  }}"
+            );
+        }
+    }
+    [decl, inner, store]
+}
+
 thread_local! {
     static BLOCK_OVERRIDE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
@@ -135,7 +212,9 @@ impl WgpuBackend {
             16
         };
         let tile = 16 * rt;
-        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, rt));
+        let straight = std::env::var("CUPY_WGPU_GEMM_LOOPS").map_or(true, |v| v.trim() != "1");
+        let text = gemm_block_text(rt, straight);
+        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, rt, straight));
         let name = if sub {
             format!("gemm_sub_{}", d.name())
         } else {
@@ -146,6 +225,9 @@ impl WgpuBackend {
                 GEMM_WGSL
                     .replace("ELEM", elem)
                     .replace("MADD", madd)
+                    .replace("ACC_DECL", &text[0])
+                    .replace("INNER", &text[1])
+                    .replace("STORE", &text[2])
                     .replace("RTSQ", &(rt * rt).to_string())
                     .replace("RTV", &rt.to_string())
                     .replace("BKV", &bk.to_string())
