@@ -265,7 +265,8 @@ fn sum_float32_accuracy() {
                 (serial - exact).abs() / exact
             );
             println!("{line}");
-            common::report(&line);
+            // Report lines start with the backend (CI counts the backends that ran).
+            common::report(&format!("{} {line}", dev.kind()));
             if rel > 2e-6 || rel_mean > 2e-6 {
                 return Err(line.into());
             }

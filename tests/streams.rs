@@ -140,6 +140,19 @@ fn elapsed_time_is_non_negative() {
             end.synchronize().unwrap();
             let ms = get_elapsed_time(&start, &end).unwrap();
             assert!(ms >= 0.0 && ms.is_finite(), "{}: {ms} ms", dev.label());
+            // The same event twice is 0 (it once locked one mutex twice and hung); the pair
+            // the other way round is the negated time, as cudaEventElapsedTime.
+            assert_eq!(
+                get_elapsed_time(&end, &end).unwrap(),
+                0.0,
+                "{}",
+                dev.label()
+            );
+            let back = get_elapsed_time(&end, &start).unwrap();
+            assert!(
+                back <= 0.0 && (back + ms).abs() <= 1e-3 * ms.max(1.0),
+                "{back} vs {ms}"
+            );
             // Timing disabled, or an event never recorded: a clear error.
             let quiet = Event::new_on(&dev, true).unwrap();
             quiet.record(&s).unwrap();

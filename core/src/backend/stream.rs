@@ -120,7 +120,8 @@ impl HostEvent {
         !s.recorded || s.done_at.is_some()
     }
 
-    /// Milliseconds from `start`'s stamp to `end`'s (never negative).
+    /// Milliseconds from `start`'s stamp to `end`'s: negative when `end` was stamped first, 0
+    /// for the same event twice (as `cudaEventElapsedTime`).
     ///
     /// # Errors
     /// `InvalidArgument` when either event has timing disabled, was never recorded, or is not
@@ -133,13 +134,21 @@ impl HostEvent {
                 "an event was created with timing disabled",
             ));
         }
-        let (a, b) = (start.lock(), end.lock());
-        if !a.recorded || !b.recorded {
+        // One lock at a time: `start` and `end` may be the same event.
+        let stamp = |e: &HostEvent| {
+            let s = e.lock();
+            (s.recorded, s.done_at)
+        };
+        let ((ra, da), (rb, db)) = (stamp(start), stamp(end));
+        if !ra || !rb {
             return Err(Error::invalid(OP, "both events must be recorded first"));
         }
-        match (a.done_at, b.done_at) {
+        match (da, db) {
             (Some(t0), Some(t1)) => {
-                Ok(t1.saturating_duration_since(t0).as_secs_f64() as f32 * 1000.0)
+                let ms = |later: Instant, earlier: Instant| {
+                    later.duration_since(earlier).as_secs_f64() as f32 * 1000.0
+                };
+                Ok(if t1 >= t0 { ms(t1, t0) } else { -ms(t0, t1) })
             }
             _ => Err(Error::invalid(
                 OP,
