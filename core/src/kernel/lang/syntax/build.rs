@@ -622,6 +622,16 @@ impl Builder<'_> {
                 }
                 _ => vec![],
             };
+            // C++ refuses a template parameter named twice (`template<typename T, typename T>`).
+            for (i, t) in tparams.iter().enumerate() {
+                if tparams[..i].iter().any(|u| u.name == t.name) {
+                    return perr(
+                        self.part,
+                        t.pos,
+                        format!("template parameter `{}` is declared twice", t.name),
+                    );
+                }
+            }
             let ret_pair = inner.next().expect("type_spec");
             let ret_pos = Self::pos(&ret_pair);
             let ret = Self::words(ret_pair);

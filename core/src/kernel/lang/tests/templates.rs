@@ -39,6 +39,14 @@ fn templates_instantiate_per_call() {
     assert!(msg.contains("is a type, not `1`"), "{msg}");
     let (_, _, _, msg, _) = parse_err(ew_full("z = sq<float, int>(x)", pre, &xyz(), &[], None));
     assert!(msg.contains("takes 1 template arguments, 2 given"), "{msg}");
+    // A parameter named twice is refused where the second one stands (as C++ does).
+    let twice = "template<typename T, typename T> T h(T v) { return v; }";
+    let (part, _, _, msg, _) = parse_err(ew_full("z = h(x)", twice, &xyz(), &[], None));
+    assert_eq!(part.as_str(), "preamble");
+    assert!(
+        msg.contains("template parameter `T` is declared twice"),
+        "{msg}"
+    );
     // A non-const reference parameter is refused where it is declared.
     let (part, line, _, msg, _) = parse_err(ew_full(
         "z = f(x)",
