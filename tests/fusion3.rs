@@ -188,3 +188,25 @@ fn reduction_kernel_options_compile_with_hiprtc() {
     let ir = k.ir(&[(&x).into()]).unwrap();
     compile_with_hiprtc_opts("redk_opts", vec![cupy::FusedKernel::Reduction(ir)], &opts);
 }
+
+/// A fused reduction's `out=` on another device than the input: `DeviceMismatch` naming both
+/// (it was an `InvalidArgument` about dtypes and shapes), and the out unchanged.
+#[test]
+fn fused_reduction_out_on_another_device() {
+    let Some((d0, d1)) = crate::common::backend_pair() else {
+        println!("fuse_reduce_out_device: skipped (needs two backends, e.g. CUPY_TEST_BACKENDS=cpu,wgpu)");
+        return;
+    };
+    let x = Array::from_slice_on(&d0, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    let z = Array::from_slice_on(&d1, &[7.0f32, 8.0], &[2]).unwrap();
+    let f = fuse(|x: Sym, z: Sym| Sym::reduce_out(x.sum_axis(0), z));
+    let e = f.call(&[(&x).into(), (&z).into()]).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        matches!(e, Error::DeviceMismatch { .. })
+            && m.contains(&d0.label())
+            && m.contains(&d1.label()),
+        "{m}"
+    );
+    assert_eq!(z.to_vec::<f32>().unwrap(), [7.0, 8.0]);
+}

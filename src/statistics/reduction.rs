@@ -401,11 +401,14 @@ pub(crate) fn reduce_into(
         None => Array::empty_on(&device, &out_shape, kernel.output)?,
         Some(o) => {
             let n: usize = out_shape.iter().product();
-            if o.dtype() != kernel.output
-                || o.size() != n
-                || !o.is_c_contiguous()
-                || o.device() != &device
-            {
+            if o.device() != &device {
+                return Err(Error::DeviceMismatch {
+                    op: op.into(),
+                    lhs: device.label(),
+                    rhs: o.device().label(),
+                });
+            }
+            if o.dtype() != kernel.output || o.size() != n || !o.is_c_contiguous() {
                 return Err(Error::invalid(
                     op,
                     format!(
