@@ -222,19 +222,25 @@ impl Lowering<'_> {
                     return Ok(());
                 }
                 let v = self.expr(value)?;
-                let e = self.conv(&v, ty);
-                self.check_size(*pos, &e)?;
-                if self.stmt_mode {
-                    self.emit(Stmt::Assign {
-                        var: slot,
-                        value: e,
-                    });
-                } else {
-                    self.env[slot] = Some(e);
-                }
-                Ok(())
+                self.set_slot(*pos, slot, ty, &v)
             }
         }
+    }
+
+    /// Sets local `slot` of type `ty` to `v` converted to it: an assignment statement in
+    /// statement mode, else the slot's folded value.
+    pub(super) fn set_slot(&mut self, pos: usize, slot: usize, ty: DType, v: &Val) -> PResult<()> {
+        let e = self.conv(v, ty);
+        self.check_size(pos, &e)?;
+        if self.stmt_mode {
+            self.emit(Stmt::Assign {
+                var: slot,
+                value: e,
+            });
+        } else {
+            self.env[slot] = Some(e);
+        }
+        Ok(())
     }
 
     /// `x[j] = v`, `x[j] op= v`, `x[j]++`: a guarded [`Stmt::StoreRaw`]. `j` is evaluated once;

@@ -166,17 +166,7 @@ impl Lowering<'_> {
         if v.ty().is_complex() && !ty.is_complex() {
             return self.err(pos, COMPLEX_TO_REAL);
         }
-        let e = self.conv(v, ty);
-        self.check_size(pos, &e)?;
-        if self.stmt_mode {
-            self.emit(Stmt::Assign {
-                var: slot,
-                value: e,
-            });
-        } else {
-            self.env[slot] = Some(e);
-        }
-        Ok(())
+        self.set_slot(pos, slot, ty, v)
     }
 
     /// Declares struct `name` of type `sname`, initialised from `init` (a struct value), from
