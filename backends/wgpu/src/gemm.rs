@@ -49,29 +49,16 @@ fn gemm_block_text(rt: usize, straight: bool) -> [String; 3] {
     }
     let (mut decl, mut inner, mut store) = (String::new(), String::new(), String::new());
     for i in 0..rt {
+        let o = 16 * i;
+        let _ = writeln!(inner, "      let a{i} = As[kk * BM + lid.y + {o}u];");
+        let _ = writeln!(inner, "      let b{i} = Bs[kk * BN + lid.x + {o}u];");
+        let _ = writeln!(store, "  let r{i} = row0 + lid.y + {o}u;");
+        let _ = writeln!(store, "  let c{i} = col0 + lid.x + {o}u;");
+    }
+    for i in 0..rt {
         for j in 0..rt {
             let _ = writeln!(decl, "  var acc_{i}_{j} = T(0);");
-        }
-    }
-    for i in 0..rt {
-        let _ = writeln!(inner, "      let a{i} = As[kk * BM + lid.y + {}u];", 16 * i);
-    }
-    for j in 0..rt {
-        let _ = writeln!(inner, "      let b{j} = Bs[kk * BN + lid.x + {}u];", 16 * j);
-    }
-    for i in 0..rt {
-        for j in 0..rt {
             let _ = writeln!(inner, "      acc_{i}_{j} = madd(acc_{i}_{j}, a{i}, b{j});");
-        }
-    }
-    for i in 0..rt {
-        let _ = writeln!(store, "  let r{i} = row0 + lid.y + {}u;", 16 * i);
-    }
-    for j in 0..rt {
-        let _ = writeln!(store, "  let c{j} = col0 + lid.x + {}u;", 16 * j);
-    }
-    for i in 0..rt {
-        for j in 0..rt {
             let _ = writeln!(
                 store,
                 "  if (r{i} < mt.m && c{j} < mt.n) {{
@@ -212,8 +199,10 @@ impl WgpuBackend {
             16
         };
         let tile = 16 * rt;
-        let straight = std::env::var("CUPY_WGPU_GEMM_LOOPS").map_or(true, |v| v.trim() != "1");
-        let text = gemm_block_text(rt, straight);
+        static STRAIGHT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let straight = *STRAIGHT.get_or_init(|| {
+            std::env::var("CUPY_WGPU_GEMM_LOOPS").map_or(true, |v| v.trim() != "1")
+        });
         let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, rt, straight));
         let name = if sub {
             format!("gemm_sub_{}", d.name())
@@ -221,6 +210,7 @@ impl WgpuBackend {
             format!("gemm_{}", d.name())
         };
         let pipe = self.pipeline(key, &name, &|| {
+            let text = gemm_block_text(rt, straight);
             Ok((
                 GEMM_WGSL
                     .replace("ELEM", elem)
@@ -303,10 +293,13 @@ impl WgpuBackend {
     fn gemm_block(&self, d: DType, dims: [usize; 4]) -> usize {
         let [batch, m, n, _] = dims;
         let real = matches!(d, DType::Float32 | DType::Float64);
+        static ENV_BLOCK: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
         let forced = BLOCK_OVERRIDE.with(|c| c.get()).or_else(|| {
-            std::env::var("CUPY_WGPU_GEMM_BLOCK")
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
+            *ENV_BLOCK.get_or_init(|| {
+                std::env::var("CUPY_WGPU_GEMM_BLOCK")
+                    .ok()
+                    .and_then(|v| v.trim().parse().ok())
+            })
         });
         match forced {
             Some(4) => return 4,
