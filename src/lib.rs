@@ -148,7 +148,10 @@ pub use math::sumprod::{
 pub use math::trig::*;
 pub use math::ufunc::{apply, apply_out, apply_outs, Arg, Rule, Ufunc};
 pub use math::{all_ufuncs, ufunc, ufuncs};
-pub use memory::{get_default_memory_pool, MemoryPool};
+pub use memory::{
+    empty_pinned, get_default_memory_pool, get_default_pinned_memory_pool, zeros_pinned,
+    MemoryPool, PinnedArray, PinnedMemoryPool,
+};
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{
     argpartition, argpartition_with, argsort, argsort_with, cumprod, cumprod_with, cumsum,

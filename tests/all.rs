@@ -6,6 +6,7 @@ mod common;
 
 mod accuracy32;
 mod accuracy64;
+mod allocator;
 mod atomics64;
 mod bigarray;
 mod blocksize;

@@ -93,3 +93,123 @@ fn pool_counters_reuse_and_limit() {
         });
     }
 }
+
+/// CuPy's issue 7678: under a limit, a freed block that is cached must not make a later, larger
+/// allocation fail (the cache is released first). Then an allocation no device can hold (1 TiB)
+/// is a clean `OutOfMemory` naming the request, and the next op works.
+#[test]
+fn limit_releases_the_cache_and_huge_requests_fail_cleanly() {
+    for shared in common::backends() {
+        let dev = private(shared.kind());
+        let label = dev.label();
+        cupy::with_device(&dev, || {
+            let pool = cupy::get_default_memory_pool().unwrap();
+            pool.set_limit(1 << 20).unwrap();
+            let first = cupy::ones_with(&[128 * 1024], cupy::DType::Float32).unwrap(); // 512 KiB
+            drop(first);
+            // 512 KiB cached + 768 KiB > 1 MiB: the cache goes, then it fits.
+            let second = cupy::ones_with(&[192 * 1024], cupy::DType::Float32).unwrap();
+            assert_eq!(
+                second.sum().unwrap().item().unwrap().to_f64(),
+                (192 * 1024) as f64,
+                "{label}: the second array after the cache was released"
+            );
+            assert!(pool.used_bytes() >= 768 * 1024, "{label}");
+            drop(second);
+            pool.set_limit(0).unwrap();
+
+            let huge = 1usize << 38; // 2^38 float32: 1 TiB
+            match cupy::empty_with(&[huge], cupy::DType::Float32) {
+                Err(Error::OutOfMemory { requested, .. }) => {
+                    assert!(requested >= huge * 4, "{label}: requested {requested}")
+                }
+                // wgpu: past the adapter's max_buffer_size, before any allocation is tried.
+                Err(Error::Unsupported { reason, .. })
+                    if shared.kind() == BackendKind::Wgpu && reason.contains("max_buffer_size") => {
+                }
+                Err(other) => panic!("{label}: 1 TiB gave {other}"),
+                Ok(_) => panic!("{label}: 1 TiB was allocated"),
+            }
+            let after = cupy::arange(10).unwrap();
+            assert_eq!(
+                after.sum().unwrap().item().unwrap().to_f64(),
+                45.0,
+                "{label}"
+            );
+        });
+    }
+}
+
+/// Pinned host arrays (`cupyx.empty_pinned`) and asynchronous copies through them on the
+/// current stream (`a.set(pinned)`, `a.get(out=pinned)`), their pool's counters, and refusals.
+#[test]
+fn pinned_transfers_and_pool() {
+    use cupy::cuda::{with_stream, Stream};
+    use cupy::DType;
+    for shared in common::backends() {
+        let dev = private(shared.kind());
+        let label = dev.label();
+        cupy::with_device(&dev, || {
+            let pool = cupy::get_default_pinned_memory_pool().unwrap();
+            assert_eq!(pool.used_bytes(), 0, "{label}");
+            let n = 3000usize;
+            let mut src = cupy::empty_pinned(&[3, 1000], DType::Float32).unwrap();
+            assert!(pool.used_bytes() >= n * 4, "{label}");
+            for (i, v) in src.as_mut_slice::<f32>().unwrap().iter_mut().enumerate() {
+                *v = i as f32;
+            }
+            let (s1, s2) = (Stream::new().unwrap(), Stream::new_non_blocking().unwrap());
+            let a = cupy::empty_with(&[3, 1000], DType::Float32).unwrap();
+            with_stream(&s1, || a.set_from_pinned(&src)).unwrap();
+            // Changing `src` now waits for the upload, so `a` keeps the first values.
+            src.as_mut_slice::<f32>().unwrap().fill(-5.0);
+            let b = with_stream(&s2, || (&a * 2.0f32).unwrap()); // ordered after the upload
+            let mut out = cupy::zeros_pinned(&[3, 1000], DType::Float32).unwrap();
+            with_stream(&s2, || b.get_into_pinned(&mut out)).unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got.len(), n);
+            assert!(
+                got.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32),
+                "{label}: {:?}",
+                &got[..4]
+            );
+            a.set_from_pinned(&src).unwrap();
+            assert!(
+                a.to_vec::<f32>().unwrap().iter().all(|&v| v == -5.0),
+                "{label}"
+            );
+            // Refusals name the op; the arrays are unchanged.
+            let e = a.set_from_pinned(&cupy::zeros_pinned(&[3000], DType::Float32).unwrap());
+            assert!(
+                matches!(&e, Err(Error::InvalidArgument { op, .. }) if op == "set_from_pinned"),
+                "{label}"
+            );
+            let wrong = cupy::zeros_pinned(&[3, 1000], DType::Float64).unwrap();
+            assert!(a.set_from_pinned(&wrong).is_err(), "{label}: dtype");
+            assert!(
+                out.as_slice::<f64>().is_err(),
+                "{label}: read as another type"
+            );
+            let t = cupy::zeros_with(&[1000, 3], DType::Float32).unwrap().t();
+            let e = t.get_into_pinned(&mut out).unwrap_err();
+            assert!(e.to_string().contains("C-contiguous"), "{label}: {e}");
+            assert!(
+                out.as_slice::<f32>().unwrap()[5] == 10.0,
+                "{label}: out unchanged"
+            );
+            // Blocks return to the pool, are reused, and free_all_blocks releases them.
+            drop((src, out, wrong));
+            assert_eq!(pool.used_bytes(), 0, "{label}");
+            assert!(pool.n_free_blocks() >= 2, "{label}");
+            let again = cupy::empty_pinned(&[3, 1000], DType::Float32).unwrap();
+            assert!(pool.n_free_blocks() >= 1, "{label}");
+            drop(again);
+            assert!(pool.free_all_blocks() > 0, "{label}");
+            assert_eq!(
+                (pool.total_bytes(), pool.n_free_blocks()),
+                (0, 0),
+                "{label}"
+            );
+        });
+    }
+}

@@ -60,7 +60,11 @@ impl Array {
     pub fn empty_on(device: &Device, shape: &[usize], dtype: DType) -> Result<Array> {
         check_dtype(device, "empty", dtype)?;
         let n = cupy_core::layout::checked_size("empty", shape, dtype.itemsize())?;
-        let buffer = crate::cuda::order::track(device, device.backend().alloc(dtype, n)?);
+        let buffer = match crate::memory::allocate_from_user(device, dtype, n)? {
+            Some(b) => b,
+            None => device.backend().alloc(dtype, n)?,
+        };
+        let buffer = crate::cuda::order::track(device, buffer);
         Ok(Array {
             dtype,
             layout: Layout::contiguous(shape),

@@ -19,6 +19,9 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
+pub use crate::memory::{
+    get_allocator, set_allocator, using_allocator, Allocator, PinnedMemoryPool,
+};
 pub use event::{get_elapsed_time, Event};
 pub use stream::{get_current_stream, get_current_stream_on, with_stream, Stream};
 

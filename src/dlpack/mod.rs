@@ -40,7 +40,9 @@ use cupy_core::layout::Layout;
 use ffi::{DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLTensor};
 use std::ffi::c_void;
 
-fn probe(_: DType) -> Option<crate::registry::Need> {
+/// The registry probe of routines that wrap memory by address (DLPack, `from_external`, a user
+/// allocator): the backend's [`cupy_core::backend::Primitive::ExternalMemory`].
+pub(crate) fn probe(_: DType) -> Option<crate::registry::Need> {
     Some(crate::registry::Need::Primitive(
         cupy_core::backend::Primitive::ExternalMemory,
     ))

@@ -24,6 +24,7 @@ pub mod alloc;
 pub mod compile;
 mod fft;
 mod gemm;
+mod pinned;
 mod raw;
 mod solver;
 mod streams;
@@ -723,6 +724,37 @@ impl Backend for CudaBackend {
     fn event_elapsed_ms(&self, start: &NativeEvent, end: &NativeEvent) -> Result<f32> {
         self.event_elapsed_impl(start, end)
     }
+    fn pinned_alloc(&self, bytes: usize) -> Result<Option<u64>> {
+        self.pinned_alloc_impl(bytes)
+    }
+
+    unsafe fn pinned_free(&self, address: u64) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.pinned_free_impl(address) }
+    }
+
+    unsafe fn write_async(
+        &self,
+        dst: &Buffer,
+        offset: usize,
+        src: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.write_async_impl(dst, offset, src, bytes) }
+    }
+
+    unsafe fn read_async(
+        &self,
+        src: &Buffer,
+        offset: usize,
+        dst: *mut u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.read_async_impl(src, offset, dst, bytes) }
+    }
+
     fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
         self.pool.0.stats()
     }

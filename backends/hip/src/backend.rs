@@ -741,6 +741,34 @@ impl Backend for HipBackend {
             .map_err(|e| self.err(e))
     }
 
+    fn pinned_alloc(&self, bytes: usize) -> Result<Option<u64>> {
+        self.pinned_alloc_impl(bytes)
+    }
+    unsafe fn pinned_free(&self, address: u64) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.pinned_free_impl(address) }
+    }
+    unsafe fn write_async(
+        &self,
+        dst: &Buffer,
+        offset: usize,
+        src: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.write_async_impl(dst, offset, src, bytes) }
+    }
+    unsafe fn read_async(
+        &self,
+        src: &Buffer,
+        offset: usize,
+        dst: *mut u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.read_async_impl(src, offset, dst, bytes) }
+    }
+
     fn stream_create(&self, non_blocking: bool) -> Result<Option<NativeStream>> {
         self.stream_create_impl(non_blocking)
     }

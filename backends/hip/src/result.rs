@@ -224,6 +224,27 @@ impl Hip {
         Ok(p as u64)
     }
 
+    /// `hipHostMalloc` (portable pinned host memory).
+    pub fn host_malloc(&self, bytes: usize) -> Result<u64, HipError> {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: out pointer to a local.
+        self.check("hipHostMalloc", unsafe {
+            (self.api.hipHostMalloc)(&mut p, bytes, h::hipHostMallocPortable)
+        })?;
+        Ok(p as u64)
+    }
+
+    /// `hipHostFree`.
+    ///
+    /// # Safety
+    /// `ptr` came from [`Hip::host_malloc`], is freed once, and no queued copy uses it.
+    pub unsafe fn host_free(&self, ptr: u64) -> Result<(), HipError> {
+        // SAFETY: the caller's contract.
+        self.check("hipHostFree", unsafe {
+            (self.api.hipHostFree)(ptr as *mut c_void)
+        })
+    }
+
     /// `hipFree`.
     ///
     /// # Safety

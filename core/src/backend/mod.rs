@@ -497,6 +497,71 @@ pub trait Backend: Send + Sync + fmt::Debug {
             stream::host_event("get_elapsed_time", end)?,
         )
     }
+
+    /// Page-locked (pinned) host memory of `bytes` bytes for fast, asynchronous transfers
+    /// (`cuMemHostAlloc`, `hipHostMalloc`); returns its host address. `Ok(None)` where the
+    /// backend has none: the caller uses ordinary host memory (cpu, wgpu).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the driver refuses.
+    fn pinned_alloc(&self, bytes: usize) -> Result<Option<u64>> {
+        let _ = bytes;
+        Ok(None)
+    }
+
+    /// Frees a block of [`Backend::pinned_alloc`].
+    ///
+    /// # Safety
+    /// `address` came from this backend's `pinned_alloc`, is freed once, and no queued copy
+    /// uses it.
+    unsafe fn pinned_free(&self, address: u64) {
+        let _ = address;
+    }
+
+    /// Queues a copy of `bytes` bytes of host memory at `src` into `dst` from element
+    /// `offset`, on the current stream, and returns without waiting where the device can
+    /// (cuda and hip, from pinned memory); the default copies at once through
+    /// [`Backend::write`].
+    ///
+    /// # Safety
+    /// `src` holds `bytes` readable bytes that stay valid and unchanged until the current
+    /// stream's queued work is done.
+    ///
+    /// # Errors
+    /// As [`Backend::write`].
+    unsafe fn write_async(
+        &self,
+        dst: &Buffer,
+        offset: usize,
+        src: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        let data = unsafe { std::slice::from_raw_parts(src, bytes) };
+        self.write(dst, offset, data)
+    }
+
+    /// Queues a copy of `bytes` bytes of `src` from element `offset` into host memory at `dst`,
+    /// on the current stream, without waiting where the device can; the default copies at
+    /// once through [`Backend::read_into`] (after all queued work).
+    ///
+    /// # Safety
+    /// `dst` holds `bytes` writable bytes that stay valid, and are neither read nor written by
+    /// the host, until the current stream's queued work is done.
+    ///
+    /// # Errors
+    /// As [`Backend::read_into`].
+    unsafe fn read_async(
+        &self,
+        src: &Buffer,
+        offset: usize,
+        dst: *mut u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        let out = unsafe { std::slice::from_raw_parts_mut(dst, bytes) };
+        self.read_into(src, offset, out)
+    }
 }
 
 /// A backend primitive that is not an IR kernel, for capability queries

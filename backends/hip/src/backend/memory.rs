@@ -150,3 +150,86 @@ impl DeviceBuffer for HipBuffer {
         Some(self.ptr)
     }
 }
+
+/// Pinned host memory and asynchronous copies on the current stream (the frontend's pinned
+/// memory pool; `hipHostMalloc`, `hipMemcpyAsync`).
+impl HipBackend {
+    pub(crate) fn pinned_alloc_impl(&self, bytes: usize) -> Result<Option<u64>> {
+        self.current()?;
+        self.hip
+            .host_malloc(bytes.max(1))
+            .map(Some)
+            .map_err(|e| Error::OutOfMemory {
+                device: self.info.label(),
+                requested: bytes,
+                detail: format!("pinned host memory: {e}"),
+            })
+    }
+
+    /// # Safety
+    /// As [`cupy_core::Backend::pinned_free`].
+    pub(crate) unsafe fn pinned_free_impl(&self, address: u64) {
+        let _ = self.current();
+        // SAFETY: the caller's contract.
+        let _ = unsafe { self.hip.host_free(address) };
+    }
+
+    /// The device address of `bytes` bytes from element `offset` of `b`, checked.
+    fn async_range(&self, op: &str, b: &Buffer, offset: usize, bytes: usize) -> Result<u64> {
+        let h = self.buf(op, b)?;
+        let item = h.dtype.itemsize();
+        if !bytes.is_multiple_of(item) || offset.checked_add(bytes / item).is_none_or(|e| e > h.len)
+        {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "{bytes} bytes at element {offset} do not fit a buffer of {} x {}",
+                    h.len, h.dtype
+                ),
+            ));
+        }
+        Ok(h.addr(offset))
+    }
+
+    /// # Safety
+    /// As [`cupy_core::Backend::write_async`].
+    pub(crate) unsafe fn write_async_impl(
+        &self,
+        dst: &Buffer,
+        offset: usize,
+        src: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        let to = self.async_range("write_async", dst, offset, bytes)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: range checked; the caller keeps `src` valid and unchanged until the stream is
+        // done.
+        let data = unsafe { std::slice::from_raw_parts(src, bytes) };
+        unsafe { self.hip.htod_async(to, data, self.cur_stream()) }.map_err(|e| self.err(e))
+    }
+
+    /// # Safety
+    /// As [`cupy_core::Backend::read_async`].
+    pub(crate) unsafe fn read_async_impl(
+        &self,
+        src: &Buffer,
+        offset: usize,
+        dst: *mut u8,
+        bytes: usize,
+    ) -> Result<()> {
+        let from = self.async_range("read_async", src, offset, bytes)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.current()?;
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: range checked; the caller keeps `dst` valid and untouched until the stream is
+        // done.
+        let out = unsafe { std::slice::from_raw_parts_mut(dst, bytes) };
+        unsafe { self.hip.dtoh_async(out, from, self.cur_stream()) }.map_err(|e| self.err(e))
+    }
+}

@@ -55,6 +55,8 @@ pub const hipErrorNotReady: hipError_t = 600;
 pub const hipStreamDefault: c_uint = 0;
 /// `hipStreamNonBlocking`: no implicit synchronization with the NULL stream.
 pub const hipStreamNonBlocking: c_uint = 1;
+/// `hipHostMallocPortable`: pinned memory usable from every device's context.
+pub const hipHostMallocPortable: c_uint = 1;
 /// `hipEventDefault` (flag of `hipEventCreateWithFlags`).
 pub const hipEventDefault: c_uint = 0;
 /// `hipEventDisableTiming`.
@@ -118,6 +120,8 @@ fn_table! {
         fn hipMemGetInfo(*mut size_t, *mut size_t) -> hipError_t;
         fn hipMemcpy(*mut c_void, *const c_void, size_t, hipMemcpyKind) -> hipError_t;
         fn hipMemcpyAsync(*mut c_void, *const c_void, size_t, hipMemcpyKind, hipStream_t) -> hipError_t;
+        fn hipHostMalloc(*mut *mut c_void, size_t, c_uint) -> hipError_t;
+        fn hipHostFree(*mut c_void) -> hipError_t;
         fn hipMemsetAsync(*mut c_void, c_int, size_t, hipStream_t) -> hipError_t;
         fn hipMemcpyHtoD(hipDeviceptr_t, *mut c_void, size_t) -> hipError_t;
         fn hipMemcpyDtoH(*mut c_void, hipDeviceptr_t, size_t) -> hipError_t;

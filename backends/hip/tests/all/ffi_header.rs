@@ -89,6 +89,7 @@ fn ffi_matches_rocm_headers() {
         ("hipErrorNotReady", hip::hipErrorNotReady),
         ("hipStreamDefault", hip::hipStreamDefault as i32),
         ("hipStreamNonBlocking", hip::hipStreamNonBlocking as i32),
+        ("hipHostMallocPortable", hip::hipHostMallocPortable as i32),
         ("hipEventDefault", hip::hipEventDefault as i32),
         ("hipEventDisableTiming", hip::hipEventDisableTiming as i32),
         ("hipMemcpyHostToDevice", hip::hipMemcpyHostToDevice),

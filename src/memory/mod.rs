@@ -6,6 +6,20 @@
 //! which has no cache, counts its arrays' bytes (so `total_bytes == used_bytes` there and
 //! `free_all_blocks` releases nothing). `CUPY_GPU_MEMORY_LIMIT` (bytes, or a percentage of the
 //! device's memory where the backend knows it: not on wgpu) sets the limit when a device opens.
+//!
+//! Beside the pool: a user allocator for arrays' memory ([`set_allocator`], `allocator.rs`),
+//! memory wrapped by address ([`crate::Array::from_external`], `external.rs`), and the pinned
+//! host memory pool with asynchronous transfers ([`PinnedMemoryPool`], `pinned.rs`).
+
+mod allocator;
+mod external;
+mod pinned;
+
+pub(crate) use allocator::allocate as allocate_from_user;
+pub use allocator::{get_allocator, set_allocator, using_allocator, Allocator};
+pub use pinned::{
+    empty_pinned, get_default_pinned_memory_pool, zeros_pinned, PinnedArray, PinnedMemoryPool,
+};
 
 use crate::{Device, Result};
 
