@@ -11,7 +11,7 @@ for b in "$t"/tests/all-*; do
   grep -q -a -e math_ufuncs_match_numpy -e gemm_layouts_and_dtypes -e refusals_without_features "$b" || rm "$b"
 done
 find "$t/tests" -type f ! -name 'all-*' ! -name 'cupy_core-*' ! -name 'cupy_cuda-*' ! -name 'cupy_wgpu-*' -delete
-find "$t/examples" -type f ! -name bench -delete
+find "$t/examples" -type f ! -name bench ! -name overlap ! -name allreduce -delete
 tar -C "$t" -czf .gpu/bin.tar.gz tests examples
 rm -rf "$t"
 cp scripts/gpu-session.sh scripts/gpu-check.sh scripts/gpu-wgpu-bench.sh scripts/gpu-paths.sh .gpu/
