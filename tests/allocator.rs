@@ -301,3 +301,43 @@ fn eight_threads_share_arrays() {
         );
     }
 }
+
+/// `Array::from_ndarray_owned` moves an ndarray without a copy on the cpu (copies elsewhere);
+/// `as_ndarray_view` views cpu memory in place, reversed and transposed views included.
+#[test]
+fn ndarray_moves_and_views() {
+    for dev in common::backends() {
+        let label = dev.label();
+        let host = ndarray::Array::from_shape_fn((3, 4), |(i, j)| (10 * i + j) as f64);
+        let at = host.as_ptr() as u64;
+        let a = Array::from_ndarray_owned(&dev, host).unwrap();
+        assert_eq!(a.shape(), &[3, 4], "{label}");
+        assert_eq!(a.to_vec::<f64>().unwrap()[5], 11.0, "{label}");
+        if dev.kind() != BackendKind::Cpu {
+            let e = unsafe { a.as_ndarray_view::<f64>() };
+            assert!(matches!(e, Err(Error::Unsupported { .. })), "{label}");
+            continue;
+        }
+        assert_eq!(
+            a.data_ptr().unwrap(),
+            at,
+            "{label}: the ndarray's buffer, not a copy"
+        );
+        let r = a.get(&cupy::s![..;-1, 1..;2]).unwrap().t();
+        let v = unsafe { r.as_ndarray_view::<f64>() }.unwrap();
+        let want = ndarray::array![[21.0, 11.0, 1.0], [23.0, 13.0, 3.0]].into_dyn();
+        assert_eq!(v, want, "{label}");
+        assert!(
+            unsafe { r.as_ndarray_view::<f32>() }.is_err(),
+            "{label}: wrong type"
+        );
+        // A non-standard layout is copied.
+        let f = ndarray::Array::from_shape_fn((2, 3), |(i, j)| (i + 3 * j) as f32).reversed_axes();
+        let b = Array::from_ndarray_owned(&dev, f).unwrap();
+        assert_eq!(
+            b.to_vec::<f32>().unwrap(),
+            vec![0.0, 1.0, 3.0, 4.0, 6.0, 7.0],
+            "{label}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 
 use crate::{Array, Device, Error, Result};
 use cupy_core::layout::{checked_size, Layout};
-use cupy_core::DType;
+use cupy_core::{DType, Element};
 use std::any::Any;
 
 routine!(
@@ -18,6 +18,11 @@ routine!(
     Transfer,
     probe: crate::dlpack::probe,
     notes: "Array::data_ptr"
+);
+routine!(
+    "numpy.ndarray views (zero-copy)",
+    Transfer,
+    notes: "Array::from_ndarray_owned (cpu: no copy), unsafe as_ndarray_view (cpu); other backends copy"
 );
 
 impl Array {
@@ -83,5 +88,84 @@ impl Array {
             reason: "this backend's buffers have no address (wgpu)".into(),
         })?;
         Ok(base + (self.layout().offset * self.dtype().itemsize()) as u64)
+    }
+}
+
+impl Array {
+    /// Moves an owned `ndarray` array onto `device`: on the cpu backend its buffer becomes the
+    /// array's without a copy when it is in standard (C-contiguous) layout; elsewhere, or for
+    /// another layout, the data are copied ([`Array::from_ndarray_on`]).
+    ///
+    /// # Errors
+    /// Dtypes the device lacks; device errors while copying.
+    pub fn from_ndarray_owned<T: Element, D: ndarray::Dimension + 'static>(
+        device: &Device,
+        a: ndarray::Array<T, D>,
+    ) -> Result<Array> {
+        if device.kind() != cupy_core::BackendKind::Cpu || !a.is_standard_layout() {
+            return Array::from_ndarray_on(device, &a);
+        }
+        let shape = a.shape().to_vec();
+        let address = a.as_ptr() as u64;
+        // SAFETY: a standard-layout ndarray holds its `len` elements contiguously from
+        // `as_ptr()` in host memory, aligned for `T`; moving it into the owner keeps its heap
+        // buffer in place and alive as long as the array, and nothing else can reach it.
+        unsafe { Array::from_external(device, address, &shape, T::DTYPE, a) }
+    }
+
+    /// A borrowed `ndarray` view of this array's elements, without a copy (cpu backend only:
+    /// other backends' memory is not host memory; [`Array::to_ndarray`] copies from any).
+    ///
+    /// # Safety
+    /// Nothing may write the array's buffer (through this array, a view of it, or an op's
+    /// `out=`) while the view lives: the view is a shared Rust reference to that memory.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] off the cpu backend; [`Error::InvalidArgument`] when `T` is not
+    /// the array's dtype.
+    pub unsafe fn as_ndarray_view<T: Element>(&self) -> Result<ndarray::ArrayViewD<'_, T>> {
+        if self.device().kind() != cupy_core::BackendKind::Cpu {
+            return Err(Error::Unsupported {
+                op: "as_ndarray_view".into(),
+                backend: self.device().label(),
+                reason: "the array is in device memory; to_ndarray copies it to the host".into(),
+            });
+        }
+        if T::DTYPE != self.dtype() {
+            return Err(Error::invalid(
+                "as_ndarray_view",
+                format!("the array's dtype is {}, not {}", self.dtype(), T::DTYPE),
+            ));
+        }
+        // Queued work on the buffer finishes first (the cpu backend runs work as it is queued,
+        // but a stream's ordering waits are honoured the same way).
+        crate::cuda::order::order(self.device(), &[self.buffer()], &[])?;
+        let first = self.data_ptr()? as *const T;
+        let (dims, strides) = (self.shape(), &self.layout().strides);
+        if dims.contains(&0) {
+            return Ok(
+                ndarray::ArrayViewD::from_shape(ndarray::IxDyn(dims), &[]).expect("an empty view")
+            );
+        }
+        // ndarray takes non-negative strides: start at the lowest address, then reverse the
+        // axes that run backwards.
+        let mut low = 0isize;
+        for (&n, &st) in dims.iter().zip(strides) {
+            if st < 0 {
+                low += (n as isize - 1) * st;
+            }
+        }
+        let abs: Vec<usize> = strides.iter().map(|s| s.unsigned_abs()).collect();
+        let shape = ndarray::ShapeBuilder::strides(ndarray::IxDyn(dims), ndarray::IxDyn(&abs));
+        // SAFETY: the layout was checked to address elements inside the buffer when the array
+        // was made, so every element reached from the lowest one with these strides is in it;
+        // the caller's contract excludes writers while the view lives.
+        let mut view = unsafe { ndarray::ArrayViewD::from_shape_ptr(shape, first.offset(low)) };
+        for (i, &st) in strides.iter().enumerate() {
+            if st < 0 {
+                view.invert_axis(ndarray::Axis(i));
+            }
+        }
+        Ok(view)
     }
 }
