@@ -99,7 +99,7 @@ impl CudaBackend {
         }
     }
 
-    fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<sys::CUstream> {
+    pub(crate) fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<sys::CUstream> {
         match s {
             None => Ok(self.stream.cu_stream()),
             Some(s) => s

@@ -67,6 +67,9 @@ struct PoolState {
     n_free: usize,
     /// Most bytes in use plus cached ([`CachingPool::set_limit`]).
     limit: PoolLimit,
+    /// Streams capturing a graph, and the blocks given back on them since the capture began
+    /// ([`CachingPool::hold`]).
+    holds: HashMap<u64, Vec<(u64, usize)>>,
 }
 
 /// Why [`CachingPool::take`] failed.
@@ -213,9 +216,14 @@ impl<D: PoolDriver> CachingPool<D> {
         self.give_on(0, ptr, class)
     }
 
-    /// Gives a block last used on `stream` back to that stream's free list.
+    /// Gives a block last used on `stream` back to that stream's free list (or to the graph
+    /// being captured on `stream`, [`CachingPool::hold`]).
     pub fn give_on(&self, stream: u64, ptr: u64, class: usize) {
         let mut s = self.lock();
+        if let Some(held) = s.holds.get_mut(&stream) {
+            held.push((ptr, class));
+            return;
+        }
         s.in_use = s.in_use.saturating_sub(class);
         s.cached += class;
         s.n_free += 1;
@@ -233,8 +241,40 @@ impl<D: PoolDriver> CachingPool<D> {
         }
     }
 
-    /// Synchronizes and frees every cached block; returns the bytes released.
+    /// Starts holding the blocks given back on `stream` while it captures a graph: the
+    /// captured work (kernels, library calls) still uses them when the graph is launched, so
+    /// they must not be reused until the graph is destroyed. [`CachingPool::release`] ends
+    /// the hold and hands them to the graph. `false` if `stream` is holding already.
+    pub fn hold(&self, stream: u64) -> bool {
+        let mut s = self.lock();
+        if s.holds.contains_key(&stream) {
+            return false;
+        }
+        s.holds.insert(stream, Vec::new());
+        true
+    }
+
+    /// Ends [`CachingPool::hold`] on `stream` and returns the held `(address, class)` blocks
+    /// (still counted in use), for the graph to give back ([`CachingPool::give_all_on`]) when
+    /// it is destroyed.
+    pub fn release(&self, stream: u64) -> Vec<(u64, usize)> {
+        self.lock().holds.remove(&stream).unwrap_or_default()
+    }
+
+    /// Gives `blocks` (from [`CachingPool::release`]) back to `stream`'s free lists.
+    pub fn give_all_on(&self, stream: u64, blocks: Vec<(u64, usize)>) {
+        for (ptr, class) in blocks {
+            self.give_on(stream, ptr, class);
+        }
+    }
+
+    /// Synchronizes and frees every cached block; returns the bytes released. While a graph
+    /// is being captured ([`CachingPool::hold`]) nothing is released: synchronizing would
+    /// invalidate the capture.
     pub fn trim(&self) -> usize {
+        if !self.lock().holds.is_empty() {
+            return 0;
+        }
         self.driver.synchronize();
         let mut s = self.lock();
         let mut freed = 0;
@@ -476,6 +516,32 @@ mod tests {
         pool.give(a, 512);
         pool.give(b, 512);
         assert_eq!(pool.stats().n_free_blocks, 2);
+    }
+
+    #[test]
+    fn holds_keep_blocks_for_a_graph() {
+        let pool = CachingPool::new(Fake {
+            cap: 1 << 20,
+            used: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
+            syncs: AtomicUsize::new(0),
+        });
+        let a = pool.take_on(7, 512).unwrap();
+        assert!(pool.hold(7));
+        assert!(!pool.hold(7));
+        pool.give_on(7, a, 512);
+        // Held: not reusable, still in use.
+        assert_eq!(pool.usage(), (512, 0));
+        let b = pool.take_on(7, 512).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(pool.trim(), 0);
+        let held = pool.release(7);
+        assert_eq!(held, vec![(a, 512)]);
+        pool.give_all_on(7, held);
+        assert_eq!(pool.usage(), (512, 512));
+        assert_eq!(pool.take_on(7, 512).unwrap(), a);
+        pool.give_on(7, b, 512);
+        assert_eq!(pool.release(7), vec![]);
     }
 
     #[test]

@@ -57,7 +57,10 @@ impl Drop for HipEvent {
 }
 
 /// `hipEventCreateWithFlags` (timing, or `hipEventDisableTiming`).
-fn event_create(hip: &Hip, timing: bool) -> std::result::Result<h::hipEvent_t, HipError> {
+pub(super) fn event_create(
+    hip: &Hip,
+    timing: bool,
+) -> std::result::Result<h::hipEvent_t, HipError> {
     let flags = if timing {
         h::hipEventDefault
     } else {
@@ -150,7 +153,7 @@ impl HipBackend {
         }
     }
 
-    fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<h::hipStream_t> {
+    pub(super) fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<h::hipStream_t> {
         match s {
             None => Ok(self.stream.0),
             Some(s) => s
