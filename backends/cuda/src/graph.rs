@@ -81,8 +81,8 @@ impl CudaBackend {
             .map_err(|e| self.err(format!("cuStreamIsCapturing failed: {e:?}")))
     }
 
-    /// Whether the thread's current stream is capturing (the library calls then bind the
-    /// capture workspace).
+    /// Whether the thread's current stream is capturing (library calls then bind the capture
+    /// workspace and skip the cross-stream wait of [`CudaBackend::order_library`]).
     pub(crate) fn current_capturing(&self) -> bool {
         matches!(
             self.capture_status(self.cur_stream()),

@@ -68,6 +68,16 @@ impl HipBackend {
         Ok(st)
     }
 
+    /// Whether the thread's current stream is capturing (false where the runtime has no
+    /// graphs).
+    pub(crate) fn current_capturing(&self) -> bool {
+        self.hip.graphs.is_ok()
+            && matches!(
+                self.capture_status("order_library", self.cur_stream()),
+                Ok(s) if s != h::hipStreamCaptureStatusNone
+            )
+    }
+
     fn graph_of<'a>(&self, op: &str, g: &'a NativeGraph) -> Result<&'a HipGraph> {
         g.downcast_ref::<HipGraph>()
             .filter(|x| x.dev == self.dev && Arc::ptr_eq(&x.pool, &self.pool))

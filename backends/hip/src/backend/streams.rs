@@ -129,6 +129,10 @@ impl HipBackend {
     /// Orders the library call about to be queued on the current stream after the previous
     /// library call when that was on another stream ([`LibLane`]).
     pub(crate) fn order_library(&self) -> Result<()> {
+        // As on cuda: not while capturing; the graph's launches are ordered instead.
+        if self.current_capturing() {
+            return Ok(());
+        }
         let cur = self.cur_stream();
         let mut last = self.lane.last.lock().unwrap_or_else(|e| e.into_inner());
         let prev = std::mem::replace(&mut *last, cur as usize);
