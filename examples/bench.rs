@@ -22,6 +22,8 @@ use std::time::Instant;
 
 #[path = "bench/big.rs"]
 mod big;
+#[path = "bench/graph.rs"]
+mod graph;
 #[path = "bench/sparse.rs"]
 mod sparse;
 
@@ -815,6 +817,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
+    graph::cases(&b, &dev);
     if b.want("small_add_f32_1000") {
         b.clock.set("host");
         // Host overhead per op: 10,000 adds of 1,000 float32 elements, one synchronize at the end.

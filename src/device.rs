@@ -51,6 +51,7 @@ impl Device {
     /// # Errors
     /// A device error that surfaced while waiting.
     pub fn synchronize(&self) -> Result<()> {
+        crate::cuda::graph::refuse_device(self, "Device.synchronize", crate::cuda::graph::WAITS)?;
         self.backend.synchronize()
     }
 

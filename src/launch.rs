@@ -97,18 +97,17 @@ impl Elementwise<'_> {
     ) -> Result<Vec<Array>> {
         let op = self.op;
         let launch = |device: &Device, call: &ElementwiseCall<'_>| {
-            if crate::cuda::order::active() {
+            if crate::cuda::order::needed() {
                 let reads: Vec<&Buffer> = call.inputs.iter().map(|o| o.buffer).collect();
                 let writes: Vec<&Buffer> = (call.outputs.iter().map(|o| o.buffer))
                     .chain(call.raws.iter().map(|r| r.buffer))
                     .collect();
                 crate::cuda::order::order(device, &reads, &writes)?;
             }
-            match (block, options) {
-                (Some(b), []) => device.backend().elementwise_block(call, b),
-                (None, []) => device.backend().elementwise(call),
-                (b, o) => device.backend().elementwise_opts(call, b, o),
-            }
+            crate::cuda::record::submit(
+                device,
+                crate::cuda::record::Call::Elementwise(call, block, options),
+            )
         };
         let all: Vec<&Array> = self
             .inputs

@@ -23,6 +23,7 @@ mod fft;
 mod fusion;
 mod fusion2;
 mod fusion3;
+mod graphs;
 mod histograms;
 mod indexing;
 mod indexing2;

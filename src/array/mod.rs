@@ -11,6 +11,10 @@ use cupy_core::error::{Error, Result};
 use cupy_core::layout::{shape_size, Layout};
 use cupy_core::scalar::Scalar;
 
+/// Why a capturing stream refuses host-to-device copies.
+const HOST_COPY: &str = "a copy from host memory is not captured (CUDA would replay whatever the \
+                         staging buffer holds then); create the array before the capture";
+
 /// An n-dimensional array on a device: a dtype, a [`Layout`] (shape, element strides, offset) and
 /// a shared device buffer (`cupy.ndarray`).
 ///
@@ -92,6 +96,7 @@ impl Array {
                 ),
             ));
         }
+        crate::cuda::graph::refuse(device, "from_slice (a host-to-device copy)", HOST_COPY)?;
         let a = Array::empty_on(device, shape, T::DTYPE)?;
         if !data.is_empty() {
             crate::cuda::order::order(device, &[], &[&a.buffer])?;
@@ -121,6 +126,7 @@ impl Array {
                 ),
             ));
         }
+        crate::cuda::graph::refuse(device, "frombuffer (a host-to-device copy)", HOST_COPY)?;
         let a = Array::empty_on(device, shape, dtype)?;
         if !bytes.is_empty() {
             crate::cuda::order::order(device, &[], &[&a.buffer])?;
@@ -244,6 +250,11 @@ impl Array {
         if self.size() == 0 {
             return Ok(());
         }
+        crate::cuda::graph::refuse(
+            &self.device,
+            "reading an array to the host (to_vec, item, a mask's count, an index bounds check)",
+            crate::cuda::graph::WAITS,
+        )?;
         if self.is_c_contiguous() {
             crate::cuda::order::order(&self.device, &[&self.buffer], &[])?;
             return self

@@ -58,6 +58,12 @@ impl Event {
     /// `InvalidArgument` naming both devices when `stream` is on another device; device errors.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         check_same("Event.record", stream.device(), &self.device)?;
+        super::graph::refuse_on(
+            stream,
+            "Event.record",
+            "events on a capturing stream (graphs across several streams, timing inside a \
+             capture) are not supported",
+        )?;
         self.device
             .backend()
             .event_record(&self.native, stream.native())

@@ -24,10 +24,15 @@ pub(crate) fn streams_in_use() {
     STREAMS_IN_USE.store(true, Ordering::SeqCst);
 }
 
-/// Whether any op may need ordering (a non-default stream was made current in the process);
-/// callers skip gathering buffers for [`order`] otherwise.
+/// Whether any op may need ordering (a non-default stream was made current in the process).
 pub(crate) fn active() -> bool {
     STREAMS_IN_USE.load(Ordering::Relaxed)
+}
+
+/// Whether [`order`] has anything to do: ordering between streams ([`active`]), or a graph
+/// capture keeping the buffers of its ops; callers skip gathering buffers otherwise.
+pub(crate) fn needed() -> bool {
+    active() || super::graph::active()
 }
 
 /// `None` is the default stream (and every stream of a one-queue backend).
@@ -89,6 +94,12 @@ impl Drop for Tracked {
             return;
         }
         let m = self.mark.get_mut().unwrap_or_else(|e| e.into_inner());
+        // A wait on a capturing stream would be captured (and one for work outside the capture
+        // invalidates it on cuda): the block goes to the graph the capture is making
+        // (`CachingPool::hold`), which returns it after its own launches.
+        if super::graph::stream_capturing(&self.device, m.alloc.as_ref()) {
+            return;
+        }
         let mut others: Vec<On> = vec![];
         for s in std::iter::once(m.writer.clone()).chain(m.readers.iter().cloned()) {
             if key(&s) != key(&m.alloc) && !others.iter().any(|o| key(o) == key(&s)) {
@@ -133,11 +144,19 @@ fn wait(device: &Device, on: &On, after: &On) -> Result<()> {
 }
 
 /// Orders an op about to be queued on `device`'s current stream after the last writes of
-/// `reads` and every use of `writes`, and records the op's use of them.
+/// `reads` and every use of `writes`, and records the op's use of them. While that stream is
+/// capturing a graph, only keeps the buffers for the graph.
 ///
 /// # Errors
 /// Device errors recording or waiting for events.
 pub(crate) fn order(device: &Device, reads: &[&Buffer], writes: &[&Buffer]) -> Result<()> {
+    if let Some(cap) = super::graph::current(device) {
+        // Captured work runs at the graph's launches, which are ordered then
+        // (`Graph::launch_on`); the graph keeps the buffers alive.
+        cap.keep(reads);
+        cap.keep(writes);
+        return Ok(());
+    }
     if !active() {
         return Ok(());
     }

@@ -124,6 +124,7 @@ impl Stream {
     /// # Errors
     /// Device errors that surfaced while waiting.
     pub fn synchronize(&self) -> Result<()> {
+        super::graph::refuse_on(self, "Stream.synchronize", super::graph::WAITS)?;
         self.device().backend().stream_synchronize(self.native())
     }
 
@@ -132,6 +133,7 @@ impl Stream {
     /// # Errors
     /// Device errors.
     pub fn query(&self) -> Result<bool> {
+        super::graph::refuse_on(self, "Stream.query", super::graph::WAITS)?;
         self.device().backend().stream_query(self.native())
     }
 
@@ -142,6 +144,11 @@ impl Stream {
     /// `InvalidArgument` naming both devices when the event belongs to another device.
     pub fn wait_event(&self, event: &super::Event) -> Result<()> {
         check_same("Stream.wait_event", self.device(), event.device())?;
+        super::graph::refuse_on(
+            self,
+            "Stream.wait_event",
+            "graphs captured across several streams are not supported",
+        )?;
         self.device()
             .backend()
             .stream_wait_event(self.native(), event.native())

@@ -442,7 +442,7 @@ impl RawKernel {
             })
             .collect();
         crate::cuda::order::order(device, &[], &writes)?;
-        device.backend().raw_launch(&RawLaunch {
+        let call = RawLaunch {
             source: &self.code,
             name: &self.name,
             options: &self.options,
@@ -450,6 +450,7 @@ impl RawKernel {
             block,
             shared_mem,
             args: &raw,
-        })
+        };
+        crate::cuda::record::submit(device, crate::cuda::record::Call::Raw(&call))
     }
 }

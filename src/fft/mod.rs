@@ -205,7 +205,7 @@ pub(crate) fn pass(
             offset: off,
         };
         crate::cuda::order::order(&dev, &[&input.buffer], &[&out.buffer])?;
-        dev.backend().fft(&FftCall {
+        let call = FftCall {
             kind,
             n,
             complex,
@@ -217,7 +217,8 @@ pub(crate) fn pass(
                 buffer: &out.buffer,
                 layout: layout(0, lo),
             },
-        })?;
+        };
+        crate::cuda::record::submit(&dev, crate::cuda::record::Call::Fft(&call))?;
     }
     let fct = round_to(norm.factor(n, forward), real_result(x.dtype()));
     let mut r = if fct != 1.0 { (&out * fct)? } else { out };

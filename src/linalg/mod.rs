@@ -162,7 +162,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
             offset: 0,
         };
         crate::cuda::order::order(&device, &[&la.0.buffer, &lb.0.buffer], &[&c.buffer])?;
-        let r = device.backend().gemm(&GemmCall {
+        let call = GemmCall {
             a: Operand {
                 buffer: &la.0.buffer,
                 layout: la.1.clone(),
@@ -175,7 +175,8 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
                 buffer: &c.buffer,
                 layout: lc,
             },
-        });
+        };
+        let r = crate::cuda::record::submit(&device, crate::cuda::record::Call::Gemm(&call));
         match r {
             // No vendor BLAS has NumPy's wrap-around integer (or boolean) GEMM: one IR kernel
             // does it on every backend.

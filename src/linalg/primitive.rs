@@ -133,6 +133,12 @@ pub(crate) struct Factor<'a> {
 pub(crate) fn factor(f: Factor<'_>) -> Result<(Vec<Array>, Vec<i32>)> {
     let a = f.a;
     let device: &Device = a.device();
+    // Every backend, every size: a factorization's status is read to the host.
+    crate::cuda::graph::refuse(
+        device,
+        f.op.name(),
+        "a factorization's status is read to the host (LinAlgError)",
+    )?;
     let nd = a.ndim();
     let batch_shape = &a.shape()[..nd - 2];
     let batch: usize = batch_shape.iter().product();

@@ -21,6 +21,11 @@ use cupy_core::{DType, Element};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Why a capturing stream refuses the pinned copies: the pinned array's completion event and its
+/// host-side waits are not part of a graph.
+const PINNED_CAPTURE: &str = "pinned copies are not captured into graphs (the copy's completion \
+                              event would belong to the capture); copy before or after it";
+
 /// Host blocks are aligned to a page (what `cuMemHostAlloc` gives, and enough for every dtype).
 const HOST_ALIGN: usize = 4096;
 
@@ -394,6 +399,7 @@ impl Array {
     /// C-contiguous; [`Error::DeviceMismatch`] when `src` belongs to another device's pool.
     pub fn set_from_pinned(&self, src: &PinnedArray) -> Result<()> {
         src.check_pair("set_from_pinned", self)?;
+        crate::cuda::graph::refuse(self.device(), "set_from_pinned", PINNED_CAPTURE)?;
         // An earlier download into `src` must land before it is read.
         src.synchronize()?;
         let device = self.device();
@@ -419,6 +425,7 @@ impl Array {
     /// As [`Array::set_from_pinned`].
     pub fn get_into_pinned(&self, out: &mut PinnedArray) -> Result<()> {
         out.check_pair("get_into_pinned", self)?;
+        crate::cuda::graph::refuse(self.device(), "get_into_pinned", PINNED_CAPTURE)?;
         out.synchronize()?;
         let device = self.device();
         crate::cuda::order::order(device, &[self.buffer()], &[])?;

@@ -58,11 +58,12 @@ fn scan(a: &Array, opts: Scan, op: ScanOp) -> Result<Array> {
             layout: l,
         };
         crate::cuda::order::order(&c.device, &[], &[&c.buffer])?;
-        c.device.backend().scan(&ScanCall {
+        let call = ScanCall {
             op,
             input: o.clone(),
             output: o,
-        })?;
+        };
+        crate::cuda::record::submit(&c.device, crate::cuda::record::Call::Scan(&call))?;
     }
     back(c, inv)
 }

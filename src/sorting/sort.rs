@@ -53,7 +53,7 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
         let mut writes = vec![&c.buffer];
         writes.extend(idx.as_ref().map(|v| &v.buffer));
         crate::cuda::order::order(&c.device, &[], &writes)?;
-        c.device.backend().sort(&SortCall {
+        let call = SortCall {
             keys: Operand {
                 buffer: &c.buffer,
                 layout: l.clone(),
@@ -63,7 +63,8 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
                 layout: l.clone(),
             }),
             values_are_positions: true,
-        })?;
+        };
+        crate::cuda::record::submit(&c.device, crate::cuda::record::Call::Sort(&call))?;
     }
     Ok(idx)
 }

@@ -507,7 +507,12 @@ const MAX_SELECT: usize = 12;
 /// `[batch, at.len()]`: element `at[j]` of each sorted row of `rows` (`[batch, n]`), by the
 /// backend's select; `None` where it has none (then the caller sorts) or `at` is long.
 fn select_rows(rows: &Array, at: &[usize]) -> Result<Option<Array>> {
-    if at.len() > MAX_SELECT || rows.dtype().is_complex() {
+    // A recorded capture cannot learn whether the backend selects (its answer comes when the
+    // call runs): the sort path is recorded instead.
+    if at.len() > MAX_SELECT
+        || rows.dtype().is_complex()
+        || crate::cuda::graph::recording(rows.device()).is_some()
+    {
         return Ok(None);
     }
     let c = if rows.is_c_contiguous() {

@@ -474,16 +474,12 @@ pub(crate) fn reduce_into(
         },
         params,
     };
-    if crate::cuda::order::active() {
+    if crate::cuda::order::needed() {
         let reads: Vec<&cupy_core::backend::Buffer> =
             call.inputs.iter().map(|o| o.buffer).collect();
         crate::cuda::order::order(&device, &reads, &[call.output.buffer])?;
     }
-    if options.is_empty() {
-        device.backend().reduce(&call)?;
-    } else {
-        device.backend().reduce_opts(&call, options)?;
-    }
+    crate::cuda::record::submit(&device, crate::cuda::record::Call::Reduce(&call, options))?;
     finish(out)
 }
 

@@ -23,7 +23,15 @@ pub(crate) struct Blas {
     /// Held from `cublasSetStream` to the end of the call, so two threads on two streams do not
     /// swap the handle's stream under each other.
     lock: std::sync::Mutex<()>,
+    /// The workspace bound for calls on a capturing stream (`cublasSetWorkspace`; made on the
+    /// first captured call, freed with the handle): a graph replays its GEMMs with it, so it
+    /// must outlive every graph, which the handle's default workspace pool does not promise.
+    capture_ws: std::sync::OnceLock<std::result::Result<u64, String>>,
 }
+
+/// Bytes of the capture workspace (NVIDIA's recommendation for Hopper, more than enough
+/// before it).
+const CAPTURE_WS_BYTES: usize = 32 << 20;
 
 // SAFETY: the handle is used under `lock`, with its stream set to the caller's current stream
 // for each call.
@@ -35,6 +43,11 @@ impl Drop for Blas {
     fn drop(&mut self) {
         // SAFETY: created by cublasCreate_v2, destroyed once.
         let _ = std::panic::catch_unwind(|| unsafe { cb::cublasDestroy_v2(self.handle) });
+        if let Some(Ok(ws)) = self.capture_ws.get() {
+            // SAFETY: allocated by cuMemAlloc below, freed once, after the handle; graphs that
+            // used it are gone with the backend.
+            let _ = unsafe { cudarc::driver::result::free_sync(*ws) };
+        }
     }
 }
 
@@ -60,6 +73,7 @@ fn create(be: &CudaBackend) -> Result<Blas> {
         Ok(Blas {
             handle,
             lock: std::sync::Mutex::new(()),
+            capture_ws: std::sync::OnceLock::new(),
         })
     }));
     r.unwrap_or_else(|_| Err(blas_missing()))
@@ -218,6 +232,21 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
     let s = unsafe { cb::cublasSetStream_v2(blas.handle, be.stream_ptr() as cb::cudaStream_t) };
     if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
         return Err(be.err(format!("cublasSetStream failed: {s:?}")));
+    }
+    // (`cublasSetStream` put the default workspace back for the calls outside a capture.)
+    if be.current_capturing() {
+        let ws = blas.capture_ws.get_or_init(|| {
+            // SAFETY: a plain allocation in the bound context (allowed in a relaxed capture).
+            unsafe { cudarc::driver::result::malloc_sync(CAPTURE_WS_BYTES) }
+                .map_err(|e| format!("cuMemAlloc of cuBLAS's capture workspace: {e:?}"))
+        });
+        let ws = ws.clone().map_err(|e| be.err(e))?;
+        // SAFETY: valid handle; a live device allocation of CAPTURE_WS_BYTES bytes.
+        let s =
+            unsafe { cb::cublasSetWorkspace_v2(blas.handle, ws as *mut c_void, CAPTURE_WS_BYTES) };
+        if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            return Err(be.err(format!("cublasSetWorkspace failed: {s:?}")));
+        }
     }
     // C^T (n x m) = op(B^T) (n x k) * op(A^T) (k x m)
     let op = |row_major: bool| {

@@ -24,6 +24,7 @@ pub mod alloc;
 pub mod compile;
 mod fft;
 mod gemm;
+mod graph;
 mod pinned;
 mod raw;
 mod solver;
@@ -35,6 +36,7 @@ mod transfer;
 use cupy_core::gpu::sortscan as hk;
 
 pub use alloc::CudaBuffer;
+pub use graph::CudaGraph;
 pub use raw::check_raw_dims;
 pub use streams::{CudaEvent, CudaUserStream};
 
@@ -340,6 +342,11 @@ impl CudaBackend {
     /// The thread's current stream ([`CudaBackend::cur_stream`]), for the library handles.
     pub(crate) fn stream_ptr(&self) -> sys::CUstream {
         self.cur_stream()
+    }
+
+    /// The backend's own (default) stream.
+    pub(crate) fn default_stream(&self) -> sys::CUstream {
+        self.stream.cu_stream()
     }
 }
 
@@ -757,6 +764,10 @@ impl Backend for CudaBackend {
 
     fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
         self.pool.0.stats()
+    }
+
+    fn graph_capture(&self) -> Option<&dyn cupy_core::backend::GraphCapture> {
+        Some(self)
     }
 
     fn pool_free_all_blocks(&self) -> Result<usize> {

@@ -99,7 +99,7 @@ impl CudaBackend {
         }
     }
 
-    fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<sys::CUstream> {
+    pub(crate) fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<sys::CUstream> {
         match s {
             None => Ok(self.stream.cu_stream()),
             Some(s) => s
@@ -254,6 +254,11 @@ impl CudaBackend {
     /// Orders the library call about to be queued on the current stream after the previous
     /// library call when that was on another stream ([`LibLane`]).
     pub(crate) fn order_library(&self) -> std::result::Result<(), String> {
+        // A wait on a capturing stream for an event recorded outside the capture would
+        // invalidate it; the graph's launches are ordered instead (`graph.rs`).
+        if self.current_capturing() {
+            return Ok(());
+        }
         let cur = self.cur_stream();
         let mut last = self.lane.last.lock().unwrap_or_else(|e| e.into_inner());
         let prev = std::mem::replace(&mut *last, cur as usize);

@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 mod fft;
 mod gemm;
+mod graph;
 mod memory;
 mod provider;
 mod solver;
@@ -39,6 +40,7 @@ mod sortscan;
 mod streams;
 
 use gemm::*;
+pub use graph::HipGraph;
 use memory::*;
 pub use memory::{Handle, HipBuffer};
 use provider::*;
@@ -807,6 +809,10 @@ impl Backend for HipBackend {
 
     fn pool_stats(&self) -> cupy_core::gpu::pool::PoolStats {
         self.pool.inner.stats()
+    }
+
+    fn graph_capture(&self) -> Option<&dyn cupy_core::backend::GraphCapture> {
+        Some(self)
     }
 
     fn pool_free_all_blocks(&self) -> Result<usize> {

@@ -56,6 +56,8 @@ pub struct Hip {
     pub api: HipApi,
     /// `hipGetDevicePropertiesR0600` where the runtime has it (ROCm 6+).
     props_r0600: Option<h::GetPropsR0600>,
+    /// The graph calls (stream capture), or the symbol that is missing.
+    pub graphs: Result<h::HipGraphApi, String>,
     /// The library (kept open).
     pub lib: Lib,
 }
@@ -85,9 +87,12 @@ impl Hip {
             }
             .ok()
             .map(|s| *s);
+            // SAFETY: the table was written for libamdhip64 (see sys::hip), as above.
+            let graphs = unsafe { h::HipGraphApi::load(&lib.lib) };
             Ok(Arc::new(Hip {
                 api,
                 props_r0600,
+                graphs,
                 lib,
             }))
         })

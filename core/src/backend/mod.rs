@@ -22,10 +22,12 @@
 //!   (wgpu widens 8/16-bit integers to 32-bit words); `write`/`read` speak NumPy's byte format.
 
 mod calls;
+pub mod graph;
 mod linalg;
 pub mod stream;
 
 pub use calls::*;
+pub use graph::{CaptureMode, GraphCapture, NativeGraph};
 pub use linalg::*;
 pub use stream::{NativeEvent, NativeStream};
 
@@ -405,6 +407,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
             backend: self.info().label(),
             reason: "no native dense linear algebra on this backend".into(),
         })
+    }
+
+    /// The device's native stream capture (CUDA/HIP graphs, [`graph`]); `None` (the default)
+    /// where the frontend records the calls of a capture instead (wgpu, the cpu).
+    fn graph_capture(&self) -> Option<&dyn GraphCapture> {
+        None
     }
 
     // ---- streams and events ([`stream`]) ----

@@ -57,7 +57,10 @@ impl Drop for HipEvent {
 }
 
 /// `hipEventCreateWithFlags` (timing, or `hipEventDisableTiming`).
-fn event_create(hip: &Hip, timing: bool) -> std::result::Result<h::hipEvent_t, HipError> {
+pub(super) fn event_create(
+    hip: &Hip,
+    timing: bool,
+) -> std::result::Result<h::hipEvent_t, HipError> {
     let flags = if timing {
         h::hipEventDefault
     } else {
@@ -126,6 +129,10 @@ impl HipBackend {
     /// Orders the library call about to be queued on the current stream after the previous
     /// library call when that was on another stream ([`LibLane`]).
     pub(crate) fn order_library(&self) -> Result<()> {
+        // As on cuda: not while capturing; the graph's launches are ordered instead.
+        if self.current_capturing() {
+            return Ok(());
+        }
         let cur = self.cur_stream();
         let mut last = self.lane.last.lock().unwrap_or_else(|e| e.into_inner());
         let prev = std::mem::replace(&mut *last, cur as usize);
@@ -150,7 +157,7 @@ impl HipBackend {
         }
     }
 
-    fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<h::hipStream_t> {
+    pub(super) fn raw_stream(&self, op: &str, s: Option<&NativeStream>) -> Result<h::hipStream_t> {
         match s {
             None => Ok(self.stream.0),
             Some(s) => s

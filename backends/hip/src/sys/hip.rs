@@ -8,7 +8,7 @@
 //! `hipGetDevicePropertiesR0600` with a larger `hipDeviceProp_t` ([`PROPS_R0600`]).
 
 use super::{fn_table, size_t};
-use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
 /// `hipError_t` (a C enum).
 pub type hipError_t = c_int;
@@ -28,6 +28,14 @@ pub type hipEvent_t = *mut c_void;
 pub type hipMemcpyKind = c_int;
 /// `hipDeviceAttribute_t` (a C enum).
 pub type hipDeviceAttribute_t = c_int;
+/// `hipGraph_t` (opaque).
+pub type hipGraph_t = *mut c_void;
+/// `hipGraphExec_t` (opaque).
+pub type hipGraphExec_t = *mut c_void;
+/// `hipStreamCaptureMode` (a C enum).
+pub type hipStreamCaptureMode = c_int;
+/// `hipStreamCaptureStatus` (a C enum).
+pub type hipStreamCaptureStatus = c_int;
 /// `hipDeviceProp_t`: never mirrored field by field; we pass a zeroed byte buffer of at least
 /// [`PropsLayout::size`] bytes and read `gcnArchName` at its offset.
 pub type hipDeviceProp_t = c_void;
@@ -61,6 +69,17 @@ pub const hipHostMallocPortable: c_uint = 1;
 pub const hipEventDefault: c_uint = 0;
 /// `hipEventDisableTiming`.
 pub const hipEventDisableTiming: c_uint = 2;
+
+/// `hipStreamCaptureModeGlobal`.
+pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = 0;
+/// `hipStreamCaptureModeThreadLocal`.
+pub const hipStreamCaptureModeThreadLocal: hipStreamCaptureMode = 1;
+/// `hipStreamCaptureModeRelaxed`.
+pub const hipStreamCaptureModeRelaxed: hipStreamCaptureMode = 2;
+/// `hipStreamCaptureStatusNone`: the stream is not capturing.
+pub const hipStreamCaptureStatusNone: hipStreamCaptureStatus = 0;
+/// `hipStreamCaptureStatusActive`.
+pub const hipStreamCaptureStatusActive: hipStreamCaptureStatus = 1;
 
 /// `hipMemcpyHostToDevice`.
 pub const hipMemcpyHostToDevice: hipMemcpyKind = 1;
@@ -145,6 +164,22 @@ fn_table! {
         fn hipEventSynchronize(hipEvent_t) -> hipError_t;
         fn hipEventElapsedTime(*mut f32, hipEvent_t, hipEvent_t) -> hipError_t;
         fn hipEventDestroy(hipEvent_t) -> hipError_t;
+    }
+}
+
+fn_table! {
+    /// HIP graphs (stream capture), loaded apart from [`HipApi`] so that a runtime without
+    /// them still opens (the graph calls then say why). The same C signatures in ROCm 5.2's
+    /// header (checked by the `ffi_header` test) and ROCm 6.x's. `hipGraphUpload` is not in
+    /// ROCm 5.2 and is not used (`Graph.upload` does nothing on hip).
+    pub struct HipGraphApi {
+        fn hipStreamBeginCapture(hipStream_t, hipStreamCaptureMode) -> hipError_t;
+        fn hipStreamEndCapture(hipStream_t, *mut hipGraph_t) -> hipError_t;
+        fn hipStreamIsCapturing(hipStream_t, *mut hipStreamCaptureStatus) -> hipError_t;
+        fn hipGraphInstantiateWithFlags(*mut hipGraphExec_t, hipGraph_t, c_ulonglong) -> hipError_t;
+        fn hipGraphLaunch(hipGraphExec_t, hipStream_t) -> hipError_t;
+        fn hipGraphExecDestroy(hipGraphExec_t) -> hipError_t;
+        fn hipGraphDestroy(hipGraph_t) -> hipError_t;
     }
 }
 

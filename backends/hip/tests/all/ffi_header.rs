@@ -20,6 +20,7 @@ fn c_type(t: &str) -> String {
     match t {
         "c_int" => "int",
         "c_uint" => "unsigned int",
+        "c_ulonglong" => "unsigned long long",
         "c_char" => "char",
         "c_void" => "void",
         "usize" => "size_t",
@@ -72,6 +73,7 @@ fn ffi_matches_rocm_headers() {
          void cupy_hip_ffi_check() {\n",
     );
     decl_checks(hip::HipApi::SIGNATURES, &mut src);
+    decl_checks(hip::HipGraphApi::SIGNATURES, &mut src);
     decl_checks(hiprtc::HiprtcApi::SIGNATURES, &mut src);
     src.push_str("}\n");
     let mut asserts = vec![
@@ -92,6 +94,26 @@ fn ffi_matches_rocm_headers() {
         ("hipHostMallocPortable", hip::hipHostMallocPortable as i32),
         ("hipEventDefault", hip::hipEventDefault as i32),
         ("hipEventDisableTiming", hip::hipEventDisableTiming as i32),
+        (
+            "hipStreamCaptureModeGlobal",
+            hip::hipStreamCaptureModeGlobal,
+        ),
+        (
+            "hipStreamCaptureModeThreadLocal",
+            hip::hipStreamCaptureModeThreadLocal,
+        ),
+        (
+            "hipStreamCaptureModeRelaxed",
+            hip::hipStreamCaptureModeRelaxed,
+        ),
+        (
+            "hipStreamCaptureStatusNone",
+            hip::hipStreamCaptureStatusNone,
+        ),
+        (
+            "hipStreamCaptureStatusActive",
+            hip::hipStreamCaptureStatusActive,
+        ),
         ("hipMemcpyHostToDevice", hip::hipMemcpyHostToDevice),
         ("hipMemcpyDeviceToHost", hip::hipMemcpyDeviceToHost),
         ("hipMemcpyDeviceToDevice", hip::hipMemcpyDeviceToDevice),

@@ -20,7 +20,7 @@ mod limit;
 
 pub use limit::{limit_from_env, parse_limit, PoolLimit};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 
 /// Rounds a request up to its size class: multiples of 512 B up to 1 MiB, then steps of 1/8 of
@@ -90,6 +90,9 @@ struct PoolState {
     cached: usize,
     /// Most bytes in use plus cached ([`CachingPool::set_limit`]).
     limit: PoolLimit,
+    /// Streams capturing a graph, and the blocks given back on them since the capture began
+    /// ([`CachingPool::hold`]).
+    holds: HashMap<u64, Vec<(u64, usize)>>,
 }
 
 impl PoolState {
@@ -344,12 +347,44 @@ impl<D: PoolDriver> CachingPool<D> {
     }
 
     /// Gives a block last used on `stream` back to that stream's cache, merged with the free
-    /// blocks beside it in its segment. `class` is the class it was taken for (the pool knows
-    /// the block's size; a block too small to split may be larger).
+    /// blocks beside it in its segment (or to the graph being captured on `stream`,
+    /// [`CachingPool::hold`]). `class` is the class it was taken for (the pool knows the
+    /// block's size; a block too small to split may be larger).
     pub fn give_on(&self, stream: u64, ptr: u64, class: usize) {
         let mut s = self.lock();
+        if let Some(held) = s.holds.get_mut(&stream) {
+            held.push((ptr, class));
+            return;
+        }
         debug_assert!(s.blocks.get(&ptr).is_some_and(|b| b.size >= class));
         s.release(stream, ptr);
+    }
+
+    /// Starts holding the blocks given back on `stream` while it captures a graph: the
+    /// captured work (kernels, library calls) still uses them when the graph is launched, so
+    /// they must not be reused until the graph is destroyed. [`CachingPool::release`] ends
+    /// the hold and hands them to the graph. `false` if `stream` is holding already.
+    pub fn hold(&self, stream: u64) -> bool {
+        let mut s = self.lock();
+        if s.holds.contains_key(&stream) {
+            return false;
+        }
+        s.holds.insert(stream, Vec::new());
+        true
+    }
+
+    /// Ends [`CachingPool::hold`] on `stream` and returns the held `(address, class)` blocks
+    /// (still counted in use), for the graph to give back ([`CachingPool::give_all_on`]) when
+    /// it is destroyed.
+    pub fn release(&self, stream: u64) -> Vec<(u64, usize)> {
+        self.lock().holds.remove(&stream).unwrap_or_default()
+    }
+
+    /// Gives `blocks` (from [`CachingPool::release`]) back to `stream`'s cache.
+    pub fn give_all_on(&self, stream: u64, blocks: Vec<(u64, usize)>) {
+        for (ptr, class) in blocks {
+            self.give_on(stream, ptr, class);
+        }
     }
 
     /// Moves `from`'s free blocks to `to`'s lists (a stream that is destroyed, after `to` was
@@ -372,7 +407,12 @@ impl<D: PoolDriver> CachingPool<D> {
 
     /// Synchronizes and gives every segment that is wholly cached back to the driver; returns
     /// the bytes released. Cached pieces of segments still partly in use stay.
+    /// While a graph is being captured ([`CachingPool::hold`]) nothing is released:
+    /// synchronizing would invalidate the capture.
     pub fn trim(&self) -> usize {
+        if !self.lock().holds.is_empty() {
+            return 0;
+        }
         self.driver.synchronize();
         let whole = self.lock().whole_free_segments();
         let mut freed = 0;

@@ -257,3 +257,24 @@ fn random_traffic_keeps_blocks_disjoint() {
     );
     assert_eq!(pool.stats().n_free_blocks, 0);
 }
+
+#[test]
+fn holds_keep_blocks_for_a_graph() {
+    let pool = CachingPool::new(fake(1 << 20));
+    let a = pool.take_on(7, 512).unwrap();
+    assert!(pool.hold(7));
+    assert!(!pool.hold(7));
+    pool.give_on(7, a, 512);
+    // Held: not reusable, still in use.
+    assert_eq!(pool.usage(), (512, 0));
+    let b = pool.take_on(7, 512).unwrap();
+    assert_ne!(a, b);
+    assert_eq!(pool.trim(), 0);
+    let held = pool.release(7);
+    assert_eq!(held, vec![(a, 512)]);
+    pool.give_all_on(7, held);
+    assert_eq!(pool.usage(), (512, 512));
+    assert_eq!(pool.take_on(7, 512).unwrap(), a);
+    pool.give_on(7, b, 512);
+    assert_eq!(pool.release(7), vec![]);
+}
