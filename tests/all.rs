@@ -16,6 +16,7 @@ mod creation;
 mod custom;
 mod device;
 mod differences;
+mod distributed;
 mod dlpack;
 mod errors;
 mod fft;
