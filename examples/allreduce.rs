@@ -15,9 +15,9 @@
 //!
 //! With one device it all-reduces on a single-rank communicator (and says so): busbw is then 0.
 
-use cupy as cp;
 use cp::distributed::{group, init_process_group, Communicator, InitOptions, ReduceOp};
 use cp::{Array, DType, Device};
+use cupy as cp;
 use std::time::Instant;
 
 fn arg(name: &str) -> Option<usize> {
@@ -60,13 +60,21 @@ fn main() -> cp::Result<()> {
             "rank {} of {n} on {} ({}; {})",
             c.rank_id(),
             c.device(),
-            if c.is_host() { "host communicator" } else { "vendor library" },
+            if c.is_host() {
+                "host communicator"
+            } else {
+                "vendor library"
+            },
             cp::distributed::get_version(c.device())?
         );
     }
     let grads: Vec<Array> = comms
         .iter()
-        .map(|c| cp::with_device(c.device(), || cp::full(&[n_elems], (c.rank_id() + 1) as f32)))
+        .map(|c| {
+            cp::with_device(c.device(), || {
+                cp::full(&[n_elems], (c.rank_id() + 1) as f32)
+            })
+        })
         .collect::<cp::Result<_>>()?;
     let outs: Vec<Array> = grads
         .iter()

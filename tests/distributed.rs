@@ -7,8 +7,7 @@
 
 use crate::common;
 use cupy::distributed::{
-    get_unique_id_on, group, init_process_group, CommBackend, Communicator, InitOptions,
-    ReduceOp,
+    get_unique_id_on, group, init_process_group, CommBackend, Communicator, InitOptions, ReduceOp,
 };
 use cupy::num_complex::Complex;
 use cupy::{Array, BackendKind, DType, Device, Error};
@@ -20,7 +19,12 @@ fn cpu(i: usize) -> Device {
     Device::from_backend(Arc::new(cupy_cpu::CpuBackend::with_index(i)))
 }
 
-const DTYPES: [DType; 4] = [DType::Float32, DType::Float64, DType::Int64, DType::BFloat16];
+const DTYPES: [DType; 4] = [
+    DType::Float32,
+    DType::Float64,
+    DType::Int64,
+    DType::BFloat16,
+];
 
 fn arr(dev: &Device, v: &[f64], t: DType) -> Array {
     Array::from_slice_on(dev, v, &[v.len()])
@@ -83,7 +87,9 @@ fn exercise(c: &Communicator, t: DType) {
     let want: Vec<f64> = ins.iter().flat_map(|v| v[..2].to_vec()).collect();
     assert_eq!(vals(&g), want, "{tag}: all_gather");
     // reduce_scatter: 2 elements per rank of a 2n-element input.
-    let big: Vec<f64> = (0..2 * n).map(|i| (i + 1) as f64 * (r + 1) as f64).collect();
+    let big: Vec<f64> = (0..2 * n)
+        .map(|i| (i + 1) as f64 * (r + 1) as f64)
+        .collect();
     let s_in = arr(&dev, &big, t);
     let s_out = Array::zeros_on(&dev, &[2], t).unwrap();
     c.reduce_scatter(&s_in, &s_out, 2, ReduceOp::Sum).unwrap();
@@ -114,7 +120,8 @@ fn exercise(c: &Communicator, t: DType) {
     .unwrap();
     assert_eq!(vals(&got), input(from), "{tag}: send/recv from {from}");
     let got2 = Array::zeros_on(&dev, &[4], t).unwrap();
-    c.send_recv(&x, &got2, to).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    c.send_recv(&x, &got2, to)
+        .unwrap_or_else(|e| panic!("{tag}: {e}"));
     if n <= 2 {
         assert_eq!(vals(&got2), input(to), "{tag}: send_recv with {to}");
     }
@@ -156,7 +163,11 @@ fn collectives_one_thread_in_groups() {
         })
         .unwrap();
         for o in &outs {
-            assert_eq!(vals(o), vec![6.0, 12.0, 18.0, 15.0], "{t}: grouped all_reduce");
+            assert_eq!(
+                vals(o),
+                vec![6.0, 12.0, 18.0, 15.0],
+                "{t}: grouped all_reduce"
+            );
         }
         let gs: Vec<Array> = comms
             .iter()
@@ -196,10 +207,7 @@ fn complex_and_bool_follow_numpy() {
     })
     .unwrap();
     let got = outs[1].to_vec::<Complex<f32>>().unwrap();
-    assert_eq!(
-        got,
-        vec![Complex::new(3.0, 1.0), Complex::new(-4.0, 1.0)]
-    );
+    assert_eq!(got, vec![Complex::new(3.0, 1.0), Complex::new(-4.0, 1.0)]);
     match comms[0].all_reduce(&xs[0], &outs[0], ReduceOp::Max) {
         Err(e @ Error::TypeError { .. }) => {
             assert!(e.to_string().contains("only sum and avg"), "{e}")
@@ -208,9 +216,7 @@ fn complex_and_bool_follow_numpy() {
     }
     let bs: Vec<Array> = comms
         .iter()
-        .map(|c| {
-            Array::from_slice_on(c.device(), &[true, c.rank_id() == 1, false], &[3]).unwrap()
-        })
+        .map(|c| Array::from_slice_on(c.device(), &[true, c.rank_id() == 1, false], &[3]).unwrap())
         .collect();
     let (o_sum, o_prod): (Vec<Array>, Vec<Array>) = bs
         .iter()
@@ -225,7 +231,10 @@ fn complex_and_bool_follow_numpy() {
     })
     .unwrap();
     assert_eq!(o_sum[0].to_vec::<bool>().unwrap(), vec![true, true, false]);
-    assert_eq!(o_prod[0].to_vec::<bool>().unwrap(), vec![true, false, false]);
+    assert_eq!(
+        o_prod[0].to_vec::<bool>().unwrap(),
+        vec![true, false, false]
+    );
 }
 
 /// A single-rank communicator on every listed backend: NCCL on cuda (set `CUPY_NCCL_PATH` to
@@ -242,7 +251,10 @@ fn single_rank_on_every_backend() {
         });
         let lib = cupy::distributed::get_version(&dev).unwrap();
         println!("{dev}: {c:?}, library {lib}");
-        assert_eq!(c.is_host(), matches!(dev.kind(), BackendKind::Wgpu | BackendKind::Cpu));
+        assert_eq!(
+            c.is_host(),
+            matches!(dev.kind(), BackendKind::Wgpu | BackendKind::Cpu)
+        );
         for t in DTYPES {
             if dev.backend().supports_dtype(t).is_err() {
                 println!("{dev}: {t} not stored, skipped");
@@ -354,7 +366,10 @@ fn to_device_between_devices_and_mismatch_errors() {
     assert_eq!(v.to_vec::<f32>().unwrap(), vec![1.0, 3.0]);
     match &x + &y {
         Err(Error::DeviceMismatch { lhs, rhs, .. }) => {
-            assert!(lhs.starts_with("cpu:0") && rhs.starts_with("cpu:1"), "{lhs} / {rhs}")
+            assert!(
+                lhs.starts_with("cpu:0") && rhs.starts_with("cpu:1"),
+                "{lhs} / {rhs}"
+            )
         }
         other => panic!("adding arrays of two devices: {other:?}"),
     }
@@ -376,7 +391,10 @@ fn bad_inputs_are_errors_and_change_nothing() {
     // Another device.
     let other = arr(&cpu(1), &[1.0; 4], DType::Float32);
     let e = err(c.all_reduce(&other, &out, ReduceOp::Sum));
-    assert!(e.contains("all_reduce") && e.contains("cpu:0") && e.contains("cpu:1"), "{e}");
+    assert!(
+        e.contains("all_reduce") && e.contains("cpu:0") && e.contains("cpu:1"),
+        "{e}"
+    );
     // dtype, size, layout, root, peer.
     let e = err(c.all_reduce(&x, &arr(d, &[0.0; 4], DType::Float64), ReduceOp::Sum)).to_lowercase();
     assert!(e.contains("float32") && e.contains("float64"), "{e}");
@@ -410,7 +428,9 @@ fn bad_inputs_are_errors_and_change_nothing() {
         .to_string();
     assert!(e.contains("rank 2 is not one of 2 ranks"), "{e}");
     // On a backend without NCCL, asking for it is refused.
-    let e = get_unique_id_on(d, CommBackend::Nccl).unwrap_err().to_string();
+    let e = get_unique_id_on(d, CommBackend::Nccl)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no collective library"), "{e}");
 }
 
@@ -421,7 +441,10 @@ fn a_missing_or_disagreeing_rank_is_an_error_not_a_hang() {
     let e = Communicator::new_on(&cpu(0), &id, 2, 0, Duration::from_millis(200))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("rank(s) [1]") && e.contains("did not join"), "{e}");
+    assert!(
+        e.contains("rank(s) [1]") && e.contains("did not join"),
+        "{e}"
+    );
     // Both join; rank 1 never calls the collective.
     let comms = Communicator::init_all(&[cpu(0), cpu(1)]).unwrap();
     let x = arr(comms[0].device(), &[1.0], DType::Float32);

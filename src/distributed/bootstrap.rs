@@ -58,7 +58,11 @@ impl Default for InitOptions {
 /// A rank outside `0..n_devices`; the id not published in time (naming the address or file);
 /// the port taken; the library's errors; the host communicator across processes
 /// (`Unsupported`: wgpu and the cpu join ranks of one process only).
-pub fn init_process_group(n_devices: usize, rank: usize, opts: InitOptions) -> Result<Communicator> {
+pub fn init_process_group(
+    n_devices: usize,
+    rank: usize,
+    opts: InitOptions,
+) -> Result<Communicator> {
     let op = "init_process_group";
     if n_devices == 0 || rank >= n_devices {
         return Err(Error::invalid(
@@ -211,7 +215,12 @@ fn fetch_tcp(addr: &str, deadline: Instant, timeout: Duration) -> Result<UniqueI
                 match s.read_to_end(&mut b) {
                     Ok(_) => match parse(&b) {
                         Some(id) => return Ok(id),
-                        None => last = format!("{addr} answered {} bytes that are not a unique id", b.len()),
+                        None => {
+                            last = format!(
+                                "{addr} answered {} bytes that are not a unique id",
+                                b.len()
+                            )
+                        }
                     },
                     Err(e) => last = format!("reading from {addr}: {e}"),
                 }

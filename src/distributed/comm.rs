@@ -259,7 +259,10 @@ impl Communicator {
         if r >= self.n_ranks {
             return Err(Error::invalid(
                 op,
-                format!("{what} {r} is not a rank of this communicator (0..{})", self.n_ranks),
+                format!(
+                    "{what} {r} is not a rank of this communicator (0..{})",
+                    self.n_ranks
+                ),
             ));
         }
         Ok(())
@@ -576,6 +579,9 @@ routine!("cupyx.distributed.NCCLBackend.reduce", Devices);
 routine!("cupyx.distributed.NCCLBackend.broadcast", Devices);
 routine!("cupyx.distributed.NCCLBackend.reduce_scatter", Devices);
 routine!("cupyx.distributed.NCCLBackend.all_gather", Devices);
-routine!("cupyx.distributed.NCCLBackend.send / recv / send_recv", Devices);
+routine!(
+    "cupyx.distributed.NCCLBackend.send / recv / send_recv",
+    Devices
+);
 routine!("cupyx.distributed.NCCLBackend.barrier", Devices);
 routine!("cupy.cuda.nccl.NcclCommunicator / initAll", Devices, notes: "NCCL on cuda, RCCL on hip (never run), the host communicator on wgpu and cpu");

@@ -15,7 +15,9 @@
 
 use super::reduce;
 use crate::device::Device;
-use cupy_core::backend::collective::{CollectiveCall, CommBuf, ReduceOp, WireType, UNIQUE_ID_BYTES};
+use cupy_core::backend::collective::{
+    CollectiveCall, CommBuf, ReduceOp, WireType, UNIQUE_ID_BYTES,
+};
 use cupy_core::backend::Buffer;
 use cupy_core::error::{Error, Result};
 use std::collections::{HashMap, VecDeque};
@@ -132,7 +134,11 @@ pub(crate) struct HostComm {
 
 impl std::fmt::Debug for HostComm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "host communicator rank {} of {}", self.rank, self.shared.n)
+        write!(
+            f,
+            "host communicator rank {} of {}",
+            self.rank, self.shared.n
+        )
     }
 }
 
@@ -182,7 +188,10 @@ impl HostComm {
         if shared.n != n {
             return Err(Error::invalid(
                 op,
-                format!("rank {rank} says {n} ranks, but the communicator was made with {}", shared.n),
+                format!(
+                    "rank {rank} says {n} ranks, but the communicator was made with {}",
+                    shared.n
+                ),
             ));
         }
         {
@@ -287,30 +296,77 @@ impl Owned {
             peer: None,
         };
         match *c {
-            CollectiveCall::AllReduce { send, recv, count, ty, op } => {
+            CollectiveCall::AllReduce {
+                send,
+                recv,
+                count,
+                ty,
+                op,
+            } => {
                 (o.kind, o.send, o.recv, o.count, o.ty, o.op) =
                     ("all_reduce", b(&send), b(&recv), count, ty, Some(op));
             }
-            CollectiveCall::Reduce { send, recv, count, ty, op, root } => {
-                (o.kind, o.send, o.recv, o.count, o.ty, o.op, o.root) =
-                    ("reduce", b(&send), b(&recv), count, ty, Some(op), Some(root));
+            CollectiveCall::Reduce {
+                send,
+                recv,
+                count,
+                ty,
+                op,
+                root,
+            } => {
+                (o.kind, o.send, o.recv, o.count, o.ty, o.op, o.root) = (
+                    "reduce",
+                    b(&send),
+                    b(&recv),
+                    count,
+                    ty,
+                    Some(op),
+                    Some(root),
+                );
             }
-            CollectiveCall::Broadcast { send, recv, count, ty, root } => {
+            CollectiveCall::Broadcast {
+                send,
+                recv,
+                count,
+                ty,
+                root,
+            } => {
                 (o.kind, o.send, o.recv, o.count, o.ty, o.root) =
                     ("broadcast", b(&send), b(&recv), count, ty, Some(root));
             }
-            CollectiveCall::ReduceScatter { send, recv, count, ty, op } => {
+            CollectiveCall::ReduceScatter {
+                send,
+                recv,
+                count,
+                ty,
+                op,
+            } => {
                 (o.kind, o.send, o.recv, o.count, o.ty, o.op) =
                     ("reduce_scatter", b(&send), b(&recv), count, ty, Some(op));
             }
-            CollectiveCall::AllGather { send, recv, count, ty } => {
+            CollectiveCall::AllGather {
+                send,
+                recv,
+                count,
+                ty,
+            } => {
                 (o.kind, o.send, o.recv, o.count, o.ty) =
                     ("all_gather", b(&send), b(&recv), count, ty);
             }
-            CollectiveCall::Send { buf, count, ty, peer } => {
+            CollectiveCall::Send {
+                buf,
+                count,
+                ty,
+                peer,
+            } => {
                 (o.kind, o.send, o.count, o.ty, o.peer) = ("send", b(&buf), count, ty, Some(peer));
             }
-            CollectiveCall::Recv { buf, count, ty, peer } => {
+            CollectiveCall::Recv {
+                buf,
+                count,
+                ty,
+                peer,
+            } => {
                 (o.kind, o.recv, o.count, o.ty, o.peer) = ("recv", b(&buf), count, ty, Some(peer));
             }
         }
@@ -589,7 +645,10 @@ fn compute(
     given: &[Option<(Desc, Option<Vec<u8>>)>],
 ) -> std::result::Result<Vec<Option<Vec<u8>>>, String> {
     let n = given.len();
-    let descs: Vec<&Desc> = given.iter().map(|g| &g.as_ref().expect("all given").0).collect();
+    let descs: Vec<&Desc> = given
+        .iter()
+        .map(|g| &g.as_ref().expect("all given").0)
+        .collect();
     for (r, d) in descs.iter().enumerate().skip(1) {
         if d != &descs[0] {
             return Err(format!(

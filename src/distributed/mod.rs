@@ -76,7 +76,10 @@ impl UniqueId {
         let a: [u8; UNIQUE_ID_BYTES] = bytes.try_into().map_err(|_| {
             Error::invalid(
                 "UniqueId::from_bytes",
-                format!("a unique id has {UNIQUE_ID_BYTES} bytes, got {}", bytes.len()),
+                format!(
+                    "a unique id has {UNIQUE_ID_BYTES} bytes, got {}",
+                    bytes.len()
+                ),
             )
         })?;
         Ok(UniqueId(a))
@@ -183,7 +186,10 @@ pub fn group_end() -> Result<()> {
     let done = GROUP.with(|g| {
         let mut g = g.borrow_mut();
         match g.as_mut() {
-            None => Err(Error::invalid("group_end", "no group is open (call group_start first)")),
+            None => Err(Error::invalid(
+                "group_end",
+                "no group is open (call group_start first)",
+            )),
             Some(s) if s.depth > 1 => {
                 s.depth -= 1;
                 Ok(None)

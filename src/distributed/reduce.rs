@@ -157,18 +157,35 @@ mod tests {
 
     #[test]
     fn combine_values() {
-        let mut a: Vec<u8> = [1i64, -5, i64::MAX].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut a: Vec<u8> = [1i64, -5, i64::MAX]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let b: Vec<u8> = [2i64, 7, 1].iter().flat_map(|v| v.to_le_bytes()).collect();
         combine(&mut a, &b, WireType::Int64, ReduceOp::Sum);
-        let r: Vec<i64> = a.chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+        let r: Vec<i64> = a
+            .chunks(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(r, vec![3, 2, i64::MIN]);
-        let mut a: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut a: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let b: Vec<u8> = [0.5f32, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
         combine(&mut a, &b, WireType::Float32, ReduceOp::Max);
-        let r: Vec<f32> = a.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let r: Vec<f32> = a
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(r, vec![1.5, 3.0]);
         let mut a = bf16::from_f32(3.0).to_le_bytes().to_vec();
-        combine(&mut a, &bf16::from_f32(4.0).to_le_bytes(), WireType::BFloat16, ReduceOp::Avg);
+        combine(
+            &mut a,
+            &bf16::from_f32(4.0).to_le_bytes(),
+            WireType::BFloat16,
+            ReduceOp::Avg,
+        );
         divide(&mut a, WireType::BFloat16, 2);
         assert_eq!(bf16::from_le_bytes([a[0], a[1]]).to_f32(), 3.5);
     }

@@ -121,9 +121,7 @@ impl BackendProvider for CpuProvider {
         if index >= n {
             return Err(Error::invalid(
                 "open",
-                format!(
-                    "the cpu backend has {n} device(s) (CUPY_CPU_DEVICES), asked for {index}"
-                ),
+                format!("the cpu backend has {n} device(s) (CUPY_CPU_DEVICES), asked for {index}"),
             ));
         }
         Ok(Arc::new(CpuBackend::with_index(index)))

@@ -45,7 +45,11 @@ pub fn candidates() -> Vec<String> {
         let p = PathBuf::from(p);
         if p.is_dir() {
             for d in [p.clone(), p.join("lib")] {
-                v.extend(NAMES.iter().map(|n| d.join(n).to_string_lossy().into_owned()));
+                v.extend(
+                    NAMES
+                        .iter()
+                        .map(|n| d.join(n).to_string_lossy().into_owned()),
+                );
             }
         } else {
             v.push(p.to_string_lossy().into_owned());
@@ -146,9 +150,7 @@ impl CommDevice for CudaCommDevice {
             .as_any()
             .downcast_ref::<CudaBuffer>()
             .filter(|cb| Arc::ptr_eq(&cb.pool.0.driver().ctx, &self.ctx))
-            .ok_or_else(|| {
-                Error::invalid(op, format!("a buffer that is not on {}", self.label))
-            })?;
+            .ok_or_else(|| Error::invalid(op, format!("a buffer that is not on {}", self.label)))?;
         Ok(cb.ptr + b.byte_offset() as u64)
     }
 }

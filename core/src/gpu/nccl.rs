@@ -133,7 +133,10 @@ impl NcclFns {
             get_last_error: get("ncclGetLastError").map(|p| {
                 // SAFETY: as above.
                 unsafe {
-                    std::mem::transmute::<*const c_void, unsafe extern "C" fn(NcclCommPtr) -> *const c_char>(p)
+                    std::mem::transmute::<
+                        *const c_void,
+                        unsafe extern "C" fn(NcclCommPtr) -> *const c_char,
+                    >(p)
                 }
             }),
             all_reduce: f!("ncclAllReduce"),
@@ -286,7 +289,12 @@ impl<D: CommDevice + Clone + 'static> CollectiveBackend for NcclCollectives<D> {
         };
         // SAFETY: out-parameter of the right size.
         let r = unsafe { (l.fns.get_unique_id)(&mut id) };
-        l.check(&self.device.label(), "ncclGetUniqueId", r, std::ptr::null_mut())?;
+        l.check(
+            &self.device.label(),
+            "ncclGetUniqueId",
+            r,
+            std::ptr::null_mut(),
+        )?;
         Ok(id.internal.map(|c| c as u8))
     }
 
@@ -326,14 +334,24 @@ impl<D: CommDevice + Clone + 'static> CollectiveBackend for NcclCollectives<D> {
         let l = self.lib()?;
         // SAFETY: no arguments.
         let r = unsafe { (l.fns.group_start)() };
-        l.check(&self.device.label(), "ncclGroupStart", r, std::ptr::null_mut())
+        l.check(
+            &self.device.label(),
+            "ncclGroupStart",
+            r,
+            std::ptr::null_mut(),
+        )
     }
 
     fn group_end(&self) -> Result<()> {
         let l = self.lib()?;
         // SAFETY: no arguments.
         let r = unsafe { (l.fns.group_end)() };
-        l.check(&self.device.label(), "ncclGroupEnd", r, std::ptr::null_mut())
+        l.check(
+            &self.device.label(),
+            "ncclGroupEnd",
+            r,
+            std::ptr::null_mut(),
+        )
     }
 }
 
@@ -352,7 +370,12 @@ unsafe impl<D: CommDevice> Sync for NcclComm<D> {}
 
 impl<D: CommDevice> fmt::Debug for NcclComm<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} communicator on {}", self.lib.name, self.device.label())
+        write!(
+            f,
+            "{} communicator on {}",
+            self.lib.name,
+            self.device.label()
+        )
     }
 }
 

@@ -19,7 +19,11 @@ fn nccl_include() -> Option<PathBuf> {
     }
     if let Some(p) = std::env::var_os("CUPY_NCCL_PATH") {
         let p = PathBuf::from(p);
-        let lib = if p.is_dir() { p } else { p.parent()?.to_path_buf() };
+        let lib = if p.is_dir() {
+            p
+        } else {
+            p.parent()?.to_path_buf()
+        };
         dirs.push(lib.join("include"));
         if let Some(up) = lib.parent() {
             dirs.push(up.join("include"));
@@ -100,7 +104,10 @@ fn nccl_declarations_match_the_header() {
         values.push((c.into(), v));
     }
     for (c, v) in &values {
-        let _ = writeln!(src, "static_assert((long long)({c}) == {v}LL, \"{c} != {v}\");");
+        let _ = writeln!(
+            src,
+            "static_assert((long long)({c}) == {v}LL, \"{c} != {v}\");"
+        );
     }
     let dir = std::env::temp_dir().join(format!("cupy-nccl-h-{}", std::process::id()));
     let stub = dir.join("stub");
