@@ -574,10 +574,16 @@ pub(crate) fn wire_reduce(
     }
 }
 
-routine!("cupyx.distributed.NCCLBackend.all_reduce", Devices, notes: "sum prod max min avg; complex sum/avg; bool as logical or/and; not int16/uint16");
-routine!("cupyx.distributed.NCCLBackend.reduce", Devices);
+/// The registry probe of the reducing collectives: every dtype but int16/uint16 (NCCL has no
+/// 16-bit integers; they move but are not reduced).
+fn reducing(t: DType) -> Option<crate::registry::Need> {
+    (!matches!(t, DType::Int16 | DType::UInt16)).then_some(crate::registry::Need::Store)
+}
+
+routine!("cupyx.distributed.NCCLBackend.all_reduce", Devices, probe: reducing, notes: "sum prod max min avg; complex sum/avg; bool as logical or/and; not int16/uint16");
+routine!("cupyx.distributed.NCCLBackend.reduce", Devices, probe: reducing);
 routine!("cupyx.distributed.NCCLBackend.broadcast", Devices);
-routine!("cupyx.distributed.NCCLBackend.reduce_scatter", Devices);
+routine!("cupyx.distributed.NCCLBackend.reduce_scatter", Devices, probe: reducing);
 routine!("cupyx.distributed.NCCLBackend.all_gather", Devices);
 routine!(
     "cupyx.distributed.NCCLBackend.send / recv / send_recv",

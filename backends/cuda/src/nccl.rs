@@ -9,7 +9,9 @@
 //! path tried, returned by the collective call only.
 //!
 //! The entry points ([`cupy_core::gpu::nccl::NcclFns`]) were checked by hand against NVIDIA's
-//! `src/nccl.h.in` (NVIDIA/nccl, v2.27 line, the header of pip's nvidia-nccl-cu13):
+//! `src/nccl.h.in` at NVIDIA/nccl commit 5067397c2676d5aed50042fc39e5c8ee96eb0027 (2026-06-11,
+//! NCCL 2.30.7), and by running the `nccl_header` test against that header (its `${nccl:*}`
+//! placeholders filled in):
 //! `ncclGetVersion(int*)`, `ncclGetUniqueId(ncclUniqueId*)`, `ncclCommInitRank(ncclComm_t*, int,
 //! ncclUniqueId, int)`, `ncclCommDestroy`, `ncclGetErrorString(ncclResult_t)`,
 //! `ncclGetLastError(ncclComm_t)`, the collectives with `(const void*, void*, size_t,
