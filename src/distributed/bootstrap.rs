@@ -124,9 +124,10 @@ fn message(id: &UniqueId) -> Vec<u8> {
 }
 
 fn parse(bytes: &[u8]) -> Option<UniqueId> {
-    (bytes.len() == MAGIC.len() + UNIQUE_ID_BYTES && &bytes[..MAGIC.len()] == MAGIC)
-        .then(|| UniqueId::from_bytes(&bytes[MAGIC.len()..]).ok())
-        .flatten()
+    if bytes.len() != MAGIC.len() + UNIQUE_ID_BYTES || &bytes[..MAGIC.len()] != MAGIC {
+        return None;
+    }
+    UniqueId::from_bytes(&bytes[MAGIC.len()..]).ok()
 }
 
 fn io_err(what: String, e: std::io::Error) -> Error {

@@ -69,9 +69,15 @@ impl std::fmt::Display for Desc {
     }
 }
 
+/// A rank's contribution to a round: what it called and its input bytes.
+type Given = Option<(Desc, Option<Vec<u8>>)>;
+
+/// Messages from one rank to another: (count, type, bytes), oldest first.
+type Mailbox = VecDeque<(usize, WireType, Vec<u8>)>;
+
 #[derive(Default)]
 struct Round {
-    given: Vec<Option<(Desc, Option<Vec<u8>>)>>,
+    given: Vec<Given>,
     arrived: usize,
     /// Per rank: the bytes to write (`None`: nothing to write), once computed.
     results: Option<std::result::Result<Vec<Option<Vec<u8>>>, String>>,
@@ -81,7 +87,7 @@ struct Round {
 struct State {
     joined: Vec<bool>,
     rounds: HashMap<u64, Round>,
-    mail: HashMap<(usize, usize), VecDeque<(usize, WireType, Vec<u8>)>>,
+    mail: HashMap<(usize, usize), Mailbox>,
     broken: Option<String>,
 }
 
@@ -243,7 +249,7 @@ impl HostComm {
         let mut p = Pending {
             comm: self.handle.clone(),
             device: device.clone(),
-            call: Owned::from(call),
+            call: Owned::of(call),
             waiting: None,
         };
         match super::defer_or_return(p) {
@@ -283,7 +289,7 @@ struct Owned {
 }
 
 impl Owned {
-    fn from(c: &CollectiveCall<'_>) -> Owned {
+    fn of(c: &CollectiveCall<'_>) -> Owned {
         let b = |b: &CommBuf<'_>| Some((b.buffer.clone(), b.offset));
         let mut o = Owned {
             kind: "",
@@ -641,9 +647,7 @@ pub(crate) fn run_group(pending: Vec<Pending>) -> Result<()> {
 }
 
 /// Every rank's output of a complete round, or why the ranks disagree.
-fn compute(
-    given: &[Option<(Desc, Option<Vec<u8>>)>],
-) -> std::result::Result<Vec<Option<Vec<u8>>>, String> {
+fn compute(given: &[Given]) -> std::result::Result<Vec<Option<Vec<u8>>>, String> {
     let n = given.len();
     let descs: Vec<&Desc> = given
         .iter()

@@ -80,7 +80,7 @@ pub(crate) fn load() -> std::result::Result<NcclLib, String> {
             // SAFETY: symbol lookup only.
             unsafe { lib.get::<*const c_void>(n.as_slice()) }
                 .ok()
-                .map(|s| *s as *const c_void)
+                .map(|s| *s)
         };
         // SAFETY: the symbols are NCCL's, with the signatures of `NcclFns` (module docs).
         let fns = match unsafe { NcclFns::resolve(&get) } {

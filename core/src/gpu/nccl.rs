@@ -116,6 +116,7 @@ impl NcclFns {
     /// # Safety
     /// `get` must return addresses of functions with the C signatures documented on the fields
     /// (NCCL's or RCCL's), valid while the returned table is used.
+    #[allow(clippy::missing_transmute_annotations)]
     pub unsafe fn resolve(get: &dyn Fn(&str) -> Option<*const c_void>) -> Result<NcclFns, String> {
         let need = |name: &str| get(name).ok_or_else(|| format!("symbol {name} not found"));
         macro_rules! f {
