@@ -187,7 +187,7 @@ impl NcclLib {
     }
 
     /// The error of a failed call `what` (with `ncclGetLastError` of `comm` where there is one).
-    pub fn error(&self, device: &str, what: &str, code: c_int, comm: NcclCommPtr) -> Error {
+    fn error(&self, device: &str, what: &str, code: c_int, comm: NcclCommPtr) -> Error {
         let text = |p: *const c_char| {
             if p.is_null() {
                 String::new()
