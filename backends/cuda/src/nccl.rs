@@ -39,8 +39,8 @@ pub(crate) static NCCL: LazyLib = LazyLib::new();
 /// The file names tried, in order.
 const NAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
 
-/// The candidate paths: `CUPY_NCCL_PATH` (a file, or a directory with one of [`NAMES`]), then
-/// the bare names for the system loader.
+/// The candidate paths: `CUPY_NCCL_PATH` (a file, or a directory with `libnccl.so.2` or
+/// `libnccl.so`), then the bare names for the system loader.
 pub fn candidates() -> Vec<String> {
     let mut v = vec![];
     if let Some(p) = std::env::var_os("CUPY_NCCL_PATH").filter(|p| !p.is_empty()) {
