@@ -63,6 +63,7 @@ pub mod creation;
 pub mod cuda;
 pub mod custom;
 pub mod device;
+pub mod distributed;
 pub mod dlpack;
 pub mod fft;
 pub mod indexing;

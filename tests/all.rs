@@ -17,6 +17,7 @@ mod creation;
 mod custom;
 mod device;
 mod differences;
+mod distributed;
 mod dlpack;
 mod errors;
 mod fft;

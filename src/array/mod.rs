@@ -315,7 +315,46 @@ impl Array {
         if &self.device == device {
             return Ok(self.clone());
         }
+        if self.device.kind() == device.kind() {
+            if let Some(a) = self.peer_copy(device)? {
+                return Ok(a);
+            }
+        }
         Array::from_bytes_on(device, &self.to_bytes()?, self.shape(), self.dtype)
+    }
+
+    /// `to_device` between two devices of one backend family without a host round trip, where
+    /// the backend has a peer path ([`cupy_core::Backend::copy_from_peer`]: cuda's
+    /// `cuMemcpyPeer`, with peer access enabled where the hardware has it); `None` otherwise.
+    fn peer_copy(&self, device: &Device) -> Result<Option<Array>> {
+        check_dtype(device, "to_device", self.dtype)?;
+        // A copy of 0 bytes asks whether the backend has the path.
+        let be = device.backend();
+        let src_be = self.device.backend().as_ref();
+        if !be.copy_from_peer(src_be, &self.buffer, 0, &self.buffer, 0, 0)? {
+            return Ok(None);
+        }
+        let src = if self.layout.is_c_contiguous() {
+            self.clone()
+        } else {
+            self.copy()?
+        };
+        let out = Array::empty_on(device, self.shape(), self.dtype)?;
+        let bytes = self.size() * self.dtype.itemsize();
+        // The source's queued writes finish first (its device's current stream).
+        let s = crate::cuda::get_current_stream_on(&src.device);
+        src.device.backend().stream_synchronize(s.native())?;
+        crate::cuda::order::order(device, &[], &[&out.buffer])?;
+        let isz = self.dtype.itemsize();
+        let copied = device.backend().copy_from_peer(
+            src.device.backend().as_ref(),
+            &src.buffer,
+            src.layout.offset * isz,
+            &out.buffer,
+            0,
+            bytes,
+        )?;
+        Ok(copied.then_some(out))
     }
 }
 

@@ -58,6 +58,26 @@ pub struct CpuBackend {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CpuProvider;
 
+/// How many cpu devices to expose: `CUPY_CPU_DEVICES` (default 1). Each is its own backend
+/// instance over the same host memory and threads, so multi-device code (`with_device`,
+/// `to_device`, the device-mismatch errors, `cupy::distributed` with several ranks) runs and is
+/// tested without GPUs.
+///
+/// # Errors
+/// A value that is not an integer from 1 to 64.
+pub fn device_count() -> std::result::Result<usize, String> {
+    match std::env::var("CUPY_CPU_DEVICES") {
+        Err(_) => Ok(1),
+        Ok(v) if v.trim().is_empty() => Ok(1),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if (1..=64).contains(&n) => Ok(n),
+            _ => Err(format!(
+                "CUPY_CPU_DEVICES={v:?}: expected a number of devices from 1 to 64"
+            )),
+        },
+    }
+}
+
 fn device_info() -> DeviceInfo {
     let threads = rayon::current_num_threads();
     let arch = std::env::consts::ARCH;
@@ -88,16 +108,23 @@ impl BackendProvider for CpuProvider {
         BackendKind::Cpu
     }
     fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
-        Ok(vec![device_info()])
+        let n = device_count()?;
+        Ok((0..n)
+            .map(|index| DeviceInfo {
+                index,
+                ..device_info()
+            })
+            .collect())
     }
     fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
-        if index != 0 {
+        let n = device_count().map_err(|e| Error::invalid("open", e))?;
+        if index >= n {
             return Err(Error::invalid(
                 "open",
-                format!("cpu backend has one device (0), asked for {index}"),
+                format!("the cpu backend has {n} device(s) (CUPY_CPU_DEVICES), asked for {index}"),
             ));
         }
-        Ok(Arc::new(CpuBackend::new()))
+        Ok(Arc::new(CpuBackend::with_index(index)))
     }
 
     fn check_primitive(
@@ -129,9 +156,18 @@ impl Default for CpuBackend {
 impl CpuBackend {
     /// The host device.
     pub fn new() -> CpuBackend {
+        CpuBackend::with_index(0)
+    }
+
+    /// A backend for cpu device `index` (`CUPY_CPU_DEVICES`): the same host, its own
+    /// device identity and memory counters.
+    pub fn with_index(index: usize) -> CpuBackend {
         // CUPY_GPU_MEMORY_LIMIT applies to every device's pool; a value that does not parse
         // makes every allocation fail with the reason.
-        let info = device_info();
+        let info = DeviceInfo {
+            index,
+            ..device_info()
+        };
         let total = info.total_memory.map(|t| t as usize);
         let usage = mem::Usage::default();
         *usage.limit.lock().unwrap_or_else(|e| e.into_inner()) =

@@ -25,6 +25,7 @@ pub mod compile;
 mod fft;
 mod gemm;
 mod graph;
+pub mod nccl;
 mod pinned;
 mod raw;
 mod solver;
@@ -189,6 +190,11 @@ pub struct CudaBackend {
     kernels: KernelCaches<CudaFunction>,
     compiler: Compiler,
     pool: Arc<Pool>,
+    // NCCL (`cupy::distributed`), set up on the first `collectives` call; the library itself
+    // loads on the first collective operation.
+    collectives: OnceLock<cupy_core::gpu::nccl::NcclCollectives<nccl::CudaCommDevice>>,
+    // Peer contexts this context has enabled access to (`to_device` between CUDA devices).
+    peers: std::sync::Mutex<Vec<usize>>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -241,6 +247,8 @@ impl CudaBackend {
                 blas: OnceLock::new(),
                 solver: OnceLock::new(),
                 fft_plans: Default::default(),
+                collectives: OnceLock::new(),
+                peers: Default::default(),
             })
         })
     }
@@ -687,6 +695,34 @@ impl Backend for CudaBackend {
 
     fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
         hk::select(self, call)
+    }
+
+    fn collectives(&self) -> Option<&dyn cupy_core::backend::collective::CollectiveBackend> {
+        Some(self.collectives.get_or_init(|| {
+            cupy_core::gpu::nccl::NcclCollectives::new(
+                &nccl::NCCL,
+                nccl::load,
+                "cuda",
+                nccl::CudaCommDevice {
+                    label: self.info.label(),
+                    ctx: self.ctx.clone(),
+                    default: self.stream.clone(),
+                    key: cupy_core::backend::stream::backend_key(self),
+                },
+            )
+        }))
+    }
+
+    fn copy_from_peer(
+        &self,
+        _src_device: &dyn Backend,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        self.peer_copy(src, src_offset, dst, dst_offset, bytes)
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// A user stream (`cupy.cuda.Stream`) of a CUDA device.
 pub struct CudaUserStream {
-    raw: sys::CUstream,
+    pub(crate) raw: sys::CUstream,
     ctx: Arc<CudaContext>,
     pool: Arc<Pool>,
     default: Arc<CudaStream>,

@@ -35,6 +35,7 @@ mod gemm;
 mod graph;
 mod memory;
 mod provider;
+mod rccl;
 mod solver;
 mod sortscan;
 mod streams;
@@ -79,6 +80,8 @@ pub struct HipBackend {
     submit: Mutex<()>,
     /// The stream of the last library call ([`streams`]).
     lane: Arc<streams::LibLane>,
+    /// RCCL (`cupy::distributed`), set up on the first `collectives` call.
+    collectives: OnceLock<rccl::HipCollectives>,
 }
 
 impl fmt::Debug for HipBackend {
@@ -145,6 +148,7 @@ impl HipBackend {
             solver: OnceLock::new(),
             submit: Mutex::new(()),
             lane: Default::default(),
+            collectives: OnceLock::new(),
         })
     }
 
@@ -732,6 +736,10 @@ impl Backend for HipBackend {
 
     fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
         cupy_core::gpu::solver::linalg(self, call)
+    }
+
+    fn collectives(&self) -> Option<&dyn cupy_core::backend::collective::CollectiveBackend> {
+        Some(self.collectives.get_or_init(|| self.make_collectives()))
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -22,6 +22,7 @@
 //!   (wgpu widens 8/16-bit integers to 32-bit words); `write`/`read` speak NumPy's byte format.
 
 mod calls;
+pub mod collective;
 pub mod graph;
 mod linalg;
 pub mod stream;
@@ -413,6 +414,33 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// where the frontend records the calls of a capture instead (wgpu, the cpu).
     fn graph_capture(&self) -> Option<&dyn GraphCapture> {
         None
+    }
+
+    /// The device's collective library (NCCL, RCCL: [`collective`]); `None` where the vendor
+    /// has none (the frontend's host communicator serves wgpu and the cpu).
+    fn collectives(&self) -> Option<&dyn collective::CollectiveBackend> {
+        None
+    }
+
+    /// Copies `bytes` bytes from `src` (from byte `src_offset`), a buffer of another device
+    /// `src_device` of the same backend family, into `dst` at byte `dst_offset` on this device,
+    /// without a host round trip (`cuMemcpyPeerAsync`). `Ok(false)` where the backend has no
+    /// such path (the caller then copies through the host). A call with `bytes == 0` copies
+    /// nothing and answers whether the path exists.
+    ///
+    /// # Errors
+    /// Device errors.
+    fn copy_from_peer(
+        &self,
+        src_device: &dyn Backend,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        let _ = (src_device, src, src_offset, dst, dst_offset, bytes);
+        Ok(false)
     }
 
     // ---- streams and events ([`stream`]) ----

@@ -19,6 +19,7 @@
 
 pub mod disk_cache;
 pub mod launch;
+pub mod nccl;
 pub mod pool;
 pub mod solver;
 pub mod sortscan;

@@ -9,6 +9,7 @@ mod complex;
 mod complex_ref;
 mod gpu;
 mod hiprtc;
+mod nccl_header;
 mod raw;
 mod sortscan;
 mod tuple;

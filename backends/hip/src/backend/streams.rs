@@ -14,7 +14,7 @@ use cupy_core::backend::{NativeEvent, NativeStream};
 
 /// A user stream (`cupy.cuda.Stream`) of a HIP device.
 pub struct HipUserStream {
-    raw: Handle,
+    pub(crate) raw: Handle,
     hip: Arc<Hip>,
     dev: i32,
     pool: Arc<Pool>,

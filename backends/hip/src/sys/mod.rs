@@ -13,6 +13,7 @@
 
 pub mod hip;
 pub mod hiprtc;
+pub mod rccl;
 pub mod rocblas;
 pub mod rocfft;
 pub mod rocsolver;
