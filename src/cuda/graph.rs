@@ -139,8 +139,12 @@ pub(crate) fn refuse_on(stream: &Stream, op: &str, why: &str) -> Result<()> {
 ///
 /// # Errors
 /// As above.
+///
+/// Only devices with native capture refuse (a driver's device-wide wait would break the
+/// capture); on wgpu and the cpu a capture records calls without queuing them, so another
+/// thread's device-wide wait has nothing to wait for there.
 pub(crate) fn refuse_device(device: &Device, op: &str, why: &str) -> Result<()> {
-    if !active() {
+    if !active() || device.backend().graph_capture().is_none() {
         return Ok(());
     }
     let found = captures()
