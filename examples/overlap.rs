@@ -80,7 +80,13 @@ fn main() -> cp::Result<()> {
     let check = results.last().map(|r| r.sum()).transpose()?;
     results.clear();
 
-    // Two streams: uploads on `copy`, computations on `work`, with events around each.
+    // Two streams: uploads on `copy`, computations on `work`, with events around each. Fresh
+    // device arrays: a write waits for every stream that used the buffer before (on the device,
+    // for all the work queued there so far), so reusing the chunks the one-stream run wrote on
+    // `work` would order each upload after the computation queued just before it.
+    let device_chunks: Vec<Array> = (0..chunks)
+        .map(|_| cp::empty_with(&[n], DType::Float32))
+        .collect::<cp::Result<_>>()?;
     let t0 = Event::new()?;
     t0.record(&copy)?;
     work.wait_event(&t0)?;

@@ -6,7 +6,9 @@
 use crate::common;
 use cupy::{BackendKind, BackendProvider, Device, Error};
 
-fn private(kind: BackendKind) -> Device {
+/// A second instance of `kind`'s device 0, so its pool counters are not shared with tests
+/// running beside.
+pub(crate) fn private(kind: BackendKind) -> Device {
     let b = match kind {
         BackendKind::Cpu => cupy_cpu::CpuProvider.open(0),
         BackendKind::Wgpu => cupy_wgpu::WgpuProvider.open(0),
