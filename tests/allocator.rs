@@ -244,8 +244,34 @@ fn external_memory_is_wrapped_without_a_copy() {
             let odd = base.data_ptr().unwrap() + 2;
             let e = unsafe { Array::from_external(&dev, odd, &[2], DType::Float32, ()) };
             assert!(
-                matches!(e, Err(Error::InvalidArgument { .. })),
+                matches!(&e, Err(Error::InvalidArgument { op, .. }) if op == "from_external"),
                 "{label}: misaligned"
+            );
+            // A zero-size shape whose other dimensions overflow is refused, as NumPy does.
+            let e = unsafe {
+                Array::from_external(&dev, 4096, &[1 << 40, 1 << 40, 0], DType::Float32, ())
+            };
+            assert!(
+                matches!(e, Err(Error::InvalidArgument { .. })),
+                "{label}: too big"
+            );
+            assert!(cupy::empty_pinned(&[1 << 40, 1 << 40, 0], DType::Float32).is_err());
+            assert_eq!(
+                cupy::empty_pinned(&[3, 0], DType::Float32).unwrap().size(),
+                0
+            );
+            // A null block from an allocator is refused naming set_allocator.
+            struct Null;
+            impl Allocator for Null {
+                fn malloc(&self, _: &Device, _: usize) -> Result<Option<u64>> {
+                    Ok(Some(0))
+                }
+                fn free(&self, _: &Device, _: u64, _: usize) {}
+            }
+            let e = using_allocator(Some(Arc::new(Null)), || cupy::zeros(&[4])).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidArgument { op, .. } if op == "set_allocator"),
+                "{label}: {e}"
             );
         });
     }

@@ -83,10 +83,16 @@ pub fn check_ndim(op: &str, ndim: usize) -> Result<()> {
 /// [`Error::InvalidArgument`] naming `op` and the shape.
 pub fn checked_size(op: &str, shape: &[usize], itemsize: usize) -> Result<usize> {
     check_ndim(op, shape.len())?;
-    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-    match n {
-        Some(n) if n.checked_mul(itemsize).is_some_and(|b| b <= isize::MAX as usize) => Ok(n),
-        _ if shape.contains(&0) => Ok(0),
+    // As NumPy: the product of the nonzero dimensions must fit, even when a zero makes the
+    // array empty (strides and sizes are computed from the other dimensions).
+    let nonzero = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |a, &d| a.checked_mul(d));
+    match nonzero {
+        Some(n) if n.checked_mul(itemsize.max(1)).is_some_and(|b| b <= isize::MAX as usize) => {
+            Ok(if shape.contains(&0) { 0 } else { n })
+        }
         _ => Err(Error::invalid(op, format!("array is too big: shape {shape:?} of {itemsize}-byte elements does not fit in memory"))),
     }
 }

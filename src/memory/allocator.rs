@@ -122,10 +122,13 @@ pub(crate) fn allocate(device: &Device, dtype: DType, len: usize) -> Result<Opti
         address,
         bytes,
     };
-    if let Err(e) = cupy_core::backend::check_external_alignment(address, dtype) {
+    if address == 0 || cupy_core::backend::check_external_alignment(address, dtype).is_err() {
         return Err(Error::invalid(
             "set_allocator",
-            format!("the allocator's block for {bytes} bytes of {dtype} on {device}: {e}"),
+            format!(
+                "the allocator gave address {address:#x} for {bytes} bytes of {dtype} on \
+                 {device}: null or not aligned to the element"
+            ),
         ));
     }
     // SAFETY: the allocator's contract ([`Allocator`]): `bytes` bytes this device can use,

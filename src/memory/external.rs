@@ -58,6 +58,12 @@ impl Array {
                 format!("a null address for {shape:?} {dtype} on {device}"),
             ));
         }
+        if cupy_core::backend::check_external_alignment(address, dtype).is_err() {
+            return Err(Error::invalid(
+                "from_external",
+                format!("address {address:#x} is not aligned for {dtype} (on {device})"),
+            ));
+        }
         // SAFETY: the caller's contract, passed on.
         let buffer = unsafe {
             device
