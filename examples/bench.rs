@@ -24,6 +24,8 @@ use std::time::Instant;
 mod big;
 #[path = "bench/graph.rs"]
 mod graph;
+#[path = "bench/memory.rs"]
+mod memory;
 #[path = "bench/sparse.rs"]
 mod sparse;
 
@@ -718,46 +720,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         std::env::remove_var("CUPY_CUDA_STAGING");
     }
-    // Pinned host arrays (cupyx.empty_pinned): a.set(p) / a.get(out=p) on the current stream.
-    let case = case.replace("d2h_pageable", "h2d_pinned");
-    if b.want(&case) || b.want(&case.replace("h2d", "d2h")) {
-        let r = (|| {
-            let mut p = cp::empty_pinned(&[n], DType::Float32)?;
-            p.as_mut_slice::<f32>()?
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, v)| *v = i as f32);
-            let d = Array::empty_on(&dev, &[n], DType::Float32)?;
-            let up = b.time(1, 5, || d.set_from_pinned(&p))?;
-            let down = b.time(1, 5, || d.get_into_pinned(&mut p))?;
-            Ok::<_, cp::Error>((up, down))
-        })();
-        let (up, down) = match r {
-            Ok((u, d)) => (Ok(u), Ok(d)),
-            Err(e) => (Err(e.clone()), Err(e)),
-        };
-        b.report(&case, up, gb(4.0 * n as f64));
-        b.report(&case.replace("h2d", "d2h"), down, gb(4.0 * n as f64));
-    }
     drop((x, y, host));
 
-    if b.want("alloc_free_f32_1MiB") {
-        b.clock.set("host");
-        // Pool latency: 10,000 allocations of 1 MiB, each dropped at once (host time per pair).
-        let r = (|| {
-            for _ in 0..100 {
-                drop(Array::empty_on(&dev, &[1 << 18], DType::Float32)?);
-            }
-            let t = Instant::now();
-            for _ in 0..10_000 {
-                drop(Array::empty_on(&dev, &[1 << 18], DType::Float32)?);
-            }
-            Ok(t.elapsed().as_secs_f64() * 1e3)
-        })();
-        b.report("alloc_free_f32_1MiB", r, |ms| {
-            vec![("us_per_op", ms * 1e3 / 10_000.0)]
-        });
-    }
+    memory::cases(&b, &dev, n, quick);
 
     // A kernel no process has compiled before: a unique constant changes its source.
     let unique = (std::time::SystemTime::now()
