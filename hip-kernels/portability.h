@@ -28,13 +28,6 @@
 
 #define HK_SYNC() __syncthreads()
 #define HK_ATOMIC_ADD(p, v) atomicAdd((p), (v))
-// A load of a word other blocks of the running kernel update (look-back status words): not
-// cached in the SM/CU's L1, not merged with earlier loads.
-#if defined(HK_HIP)
-#define HK_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#else
-#define HK_LOAD_RELAXED(p) (*(volatile hk_u32*)(p))
-#endif
 #define HK_DEV static __device__ __forceinline__
 // Launch bounds with a minimum of resident blocks per multiprocessor (a register cap) on CUDA;
 // HIP's second argument means waves per execution unit, so it gets the thread bound alone.
@@ -56,6 +49,28 @@ typedef unsigned char hk_u8;
 typedef unsigned short hk_u16;
 typedef unsigned int hk_u32;
 typedef unsigned long long hk_u64;
+
+// Relaxed device-scope load and store of a word other blocks of the running kernel update
+// (look-back status words): not cached in the SM/CU's L1, ordered only against accesses to the
+// same word. On NVIDIA through PTX's `ld/st.relaxed.gpu` (a `volatile` access is system-scope,
+// LDG.E.STRONG.SYS, measured slower in the sort's look-back on the H100).
+#ifndef HK_RELAXED_ASM
+#define HK_RELAXED_ASM 1
+#endif
+#if defined(HK_HIP) || defined(HK_EMU)
+HK_DEV hk_u32 hk_load_relaxed(hk_u32* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+HK_DEV void hk_store_relaxed(hk_u32* p, hk_u32 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#elif HK_RELAXED_ASM
+HK_DEV hk_u32 hk_load_relaxed(hk_u32* p) {
+  hk_u32 v;
+  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+HK_DEV void hk_store_relaxed(hk_u32* p, hk_u32 v) { asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v)); }
+#else
+HK_DEV hk_u32 hk_load_relaxed(hk_u32* p) { return *(volatile hk_u32*)p; }
+HK_DEV void hk_store_relaxed(hk_u32* p, hk_u32 v) { atomicExch(p, v); }
+#endif
 
 // A warp's lane mask, ballots and population counts (HK_WARP_SIZE bits).
 #if HK_WARP_SIZE == 64

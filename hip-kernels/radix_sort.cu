@@ -46,8 +46,20 @@
 #ifndef HK_SORT_LEADER
 #define HK_SORT_LEADER 1
 #endif
+// copies of the init's whole-row digit counts in shared memory (warps spread over them)
+#ifndef HK_SORT_GH
+#define HK_SORT_GH 1
+#endif
 #ifndef HK_SORT_MATCH
-#define HK_SORT_MATCH 1
+#define HK_SORT_MATCH 2
+#endif
+// The ranking's peer search: 1 __match_any_sync, 0 eight ballots (Merrill & Grimshaw's warp
+// multisplit), 2 a shared word per (warp, digit) every lane ORs its bit into (NVIDIA, 32-lane
+// warps; else 0).
+#if defined(HK_CUDA) && HK_WARP_SIZE == 32 && defined(HK_SORT_MATCH) && HK_SORT_MATCH == 2
+#define HK_SORT_MMASK 1
+#else
+#define HK_SORT_MMASK 0
 #endif
 
 struct SortArgs {
@@ -65,6 +77,9 @@ struct SortArgs {
   hk_u64 ghist;   // onesweep: u32 [batch][8][256] digit counts of whole rows, every pass (else 0)
   hk_u64 look;    // onesweep: u32 [2][batch][nos][256] look-back status words
   hk_i64 nos;     // onesweep: tiles of HK_BLOCK * IT keys per row
+  hk_i64 kmap;    // onesweep, 4- and 8-byte keys: 1 unsigned, 2 signed, 3 float: the first live
+                  // pass maps the caller's keys as it reads them and the last (of two or more)
+                  // writes the sorted keys (and values) where the finish would; 0: the init maps
 };
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
@@ -153,10 +168,34 @@ HK_DEV hk_u64 sort_diff(const SortArgs& a) {
   return c[0] ^ c[1];
 }
 HK_DEV bool pass_live(hk_u64 diff, int p) { return ((diff >> (8 * p)) & 0xffu) != 0; }
-HK_DEV bool from_b(hk_u64 diff, int p) {
+HK_DEV int live_before(hk_u64 diff, int p) {
   int c = 0;
   for (int q = 0; q < p; ++q) c += pass_live(diff, q) ? 1 : 0;
-  return (c & 1) != 0;
+  return c;
+}
+HK_DEV bool from_b(hk_u64 diff, int p) { return (live_before(diff, p) & 1) != 0; }
+
+// map_key / unmap_to on a 4- or 8-byte key's bits (SortArgs::kmap: 1 unsigned, 2 signed,
+// 3 float), for the passes that map and unmap on the fly.
+template <class K>
+HK_DEV K map_bits(K u, int kmap) {
+  // branch-free (the first pass maps every loaded key before ranking; branches there kept its
+  // loads from being issued together)
+  const K sign = (K)1 << (8 * sizeof(K) - 1);
+  const K inf = sizeof(K) == 8 ? (K)0x7ff0000000000000ull : (K)0x7f800000u;
+  const bool fl = kmap == 3;
+  const bool nan = fl && (u & ~sign) > inf;  // NaN: last
+  const K z = fl && u == sign ? (K)0 : u;    // -0.0 == 0.0
+  const K f = (z & sign) ? ~z : (z | sign);
+  const K r = fl ? f : kmap == 2 ? (u ^ sign) : u;
+  return nan ? ~(K)0 : r;
+}
+template <class K>
+HK_DEV K unmap_bits(K m, int kmap) {
+  const K sign = (K)1 << (8 * sizeof(K) - 1);
+  if (kmap == 2) return m ^ sign;
+  if (kmap == 3) return (m & sign) ? (m & ~sign) : ~m;
+  return m;
 }
 
 struct SortAdd {
@@ -211,16 +250,18 @@ HK_DEV void write_tile_hist(const SortArgs& a, hk_u32 (*wh)[256], hk_u64 row, hk
 template <class S, class R, class K>
 __device__ void sort_tinit(const SortArgs& a) {
   __shared__ hk_u32 wh[HK_MAX_WARPS][256];
-  __shared__ hk_u32 gh[1][8 * 256];
+  __shared__ hk_u32 gh[HK_SORT_GH][8 * 256];
   __shared__ K sand[HK_BLOCK], sor[HK_BLOCK];
   __shared__ int sspecial;
   const unsigned t = threadIdx.x, wid = t / HK_WARP_SIZE;
   const hk_u64 row = blockIdx.y, tile = blockIdx.x;
   const bool os = a.ghist != 0;
+  const bool fly = os && a.kmap != 0;  // the first pass maps (and makes the values) itself
   const int np = (int)a.passes;
   for (int w = 0; w < HK_MAX_WARPS; ++w) wh[w][t] = 0;
   if (os)
-    for (int p = 0; p < 8; ++p) gh[0][p * 256 + t] = 0;
+    for (int c = 0; c < HK_SORT_GH; ++c)
+      for (int p = 0; p < 8; ++p) gh[c][p * 256 + t] = 0;
   if (t == 0) sspecial = 0;
   HK_SYNC();
   const hk_u64 base = row * (hk_u64)a.n;
@@ -232,11 +273,11 @@ __device__ void sort_tinit(const SortArgs& a) {
     const hk_u64 g = base + (hk_u64)i;
     const S x = ((const S*)a.keys)[g];
     const K m = map_key(x);
-    ((K*)a.mk_in)[g] = m;
+    if (!fly) ((K*)a.mk_in)[g] = m;
     if (a.vmode == 1) {
-      ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
+      if (!fly) ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
       if (a.korig) ((S*)a.korig)[g] = x;
-    } else if (a.vmode == 2) {
+    } else if (a.vmode == 2 && !fly) {
       ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
     }
     if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
@@ -244,7 +285,7 @@ __device__ void sort_tinit(const SortArgs& a) {
     vor |= m;
     special = special || sort_special(x);
     if (os) {
-      for (int p = 0; p < np; ++p) HK_ATOMIC_ADD(&gh[0][p * 256 + digit(m, 8 * p)], 1u);
+      for (int p = 0; p < np; ++p) HK_ATOMIC_ADD(&gh[wid % HK_SORT_GH][p * 256 + digit(m, 8 * p)], 1u);
     } else {
       HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
     }
@@ -268,7 +309,8 @@ __device__ void sort_tinit(const SortArgs& a) {
     // the row's counts of every pass, and the first live pass's look-back words of the
     // onesweep tiles inside this tile zeroed (HK_TILE is a multiple of the onesweep tile)
     for (int p = 0; p < np; ++p) {
-      const hk_u32 c = gh[0][p * 256 + t];
+      hk_u32 c = 0;
+      for (int q = 0; q < HK_SORT_GH; ++q) c += gh[q][p * 256 + t];
       if (c) HK_ATOMIC_ADD((hk_u32*)a.ghist + (row * 8 + p) * 256 + t, c);
     }
     const hk_i64 ost = HK_BLOCK * (sizeof(K) == 8 ? HK_SORT_IT64 : HK_SORT_IT32);
@@ -298,9 +340,12 @@ __device__ void sort_hist(const SortArgs& a) {
 }
 
 // The lanes of the warp whose (valid) digit equals this lane's: one match instruction on
-// NVIDIA (sm_70+, 32-lane warps), else the warp multisplit of Merrill & Grimshaw (8 ballots).
+// NVIDIA with HK_SORT_MATCH 1 (sm_70+, 32-lane warps), else the warp multisplit of Merrill &
+// Grimshaw (8 ballots). (HK_SORT_MATCH 2, the default on NVIDIA, finds them through shared
+// memory in the ranking loop instead: 2.86 ms against 3.02 for the ballots and 3.83 for the
+// match instruction, 2^26 float32 keys on the H100, hip-kernels/bench/sort_harness.cu.)
 HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
-#if defined(HK_CUDA) && HK_WARP_SIZE == 32 && HK_SORT_MATCH
+#if defined(HK_CUDA) && HK_WARP_SIZE == 32 && HK_SORT_MATCH == 1
   return (hk_lmask)__match_any_sync(0xffffffffu, valid ? d : 256u);
 #else
   hk_lmask peers = HK_BALLOT(valid);
@@ -336,25 +381,42 @@ HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
 #define HK_LOOK_INC 0x80000000u
 #define HK_LOOK_VAL 0x3fffffffu
 template <class K, int IT, bool HV, bool OS>
-__device__ void sort_scatter(const SortArgs& a) {
-  __shared__ hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
-  __shared__ hk_u32 wcnt[HK_MAX_WARPS][256];
-  __shared__ K sk[HK_BLOCK * IT];
-  __shared__ hk_u32 sv[HV ? HK_BLOCK * IT : 1];
-  __shared__ hk_u32 sid, ecnt[OS && HK_SORT_EARLY ? 256 : 1];
-  const hk_u64 diff = sort_diff(a);
+struct SortShared {
+  hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
+  hk_u32 wcnt[HK_MAX_WARPS][256];
+  K sk[HK_BLOCK * IT];
+  hk_u32 sv[HV ? HK_BLOCK * IT : 1];
+  hk_u32 sid, ecnt[OS && HK_SORT_EARLY ? 256 : 1];
+  hk_u32 mmask[HK_SORT_MMASK ? HK_MAX_WARPS : 1][256];  // HK_SORT_MATCH 2: the peer masks
+};
+
+// FIRST / LAST (onesweep, SortArgs::kmap != 0): the first live pass reads the caller's keys and
+// maps them (and makes the values: row positions, or the keys' bits); the last of two or more
+// writes the sorted keys and values as sort_finish would (one live pass: the finish does).
+// Separate instantiations, so the middle passes carry none of that work.
+template <class K, int IT, bool HV, bool OS, bool FIRST, bool LAST>
+__device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& sm, int before) {
+  hk_u32* gbase = sm.gbase;
+  hk_u32* dstart = sm.dstart;
+  hk_u32* sums = sm.sums;
+  hk_u32 (*wcnt)[256] = sm.wcnt;
+  K* sk = sm.sk;
+  hk_u32* sv = sm.sv;
+  hk_u32* ecnt = sm.ecnt;
   const int p = (int)(a.shift / 8);
-  if (!pass_live(diff, p)) return;
-  if (sort_carries(a) != HV) return;
-  const bool fb = from_b(diff, p), hv = HV;
+  const bool fb = (before & 1) != 0;
+  const int kmap = OS ? (int)a.kmap : 0;
+  const bool first = FIRST, last = LAST;
+  const int vgen = FIRST ? (int)a.vmode : 0;  // 1 positions, 2 the keys' bits
+  const hk_u32 shift = (hk_u32)a.shift;
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
   const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   hk_u64 row, tile;
   hk_i64 lo, hi;
   if (OS) {
-    if (t == 0) sid = HK_ATOMIC_ADD(sort_counter(a, p), 1u);
+    if (t == 0) sm.sid = HK_ATOMIC_ADD(sort_counter(a, p), 1u);
     HK_SYNC();
-    const hk_u64 id = sid;
+    const hk_u64 id = sm.sid;
     if (id >= (hk_u64)a.batch * (hk_u64)a.nos) return;
     row = id / (hk_u64)a.nos;
     tile = id % (hk_u64)a.nos;
@@ -372,23 +434,41 @@ __device__ void sort_scatter(const SortArgs& a) {
     hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   }
   const hk_u64 off = row * (hk_u64)a.n;
-  const K* mk = (const K*)(fb ? a.mk_out : a.mk_in) + off;
+  const K* mk = (const K*)(first ? a.keys : fb ? a.mk_out : a.mk_in) + off;
   const hk_u32* vin = (const hk_u32*)(fb ? a.pos_out : a.pos_in) + off;
   K* mko = (K*)(fb ? a.mk_in : a.mk_out) + off;
   hk_u32* vout = (hk_u32*)(fb ? a.pos_in : a.pos_out) + off;
+  // the last pass's outputs: the caller's keys and values, as sort_finish writes them
+  K* fkeys = (K*)a.keys + off;
+  const bool exact = !a.korig || ((const hk_u64*)a.ctl)[2] == 0;
   for (hk_i64 c0 = lo; c0 < hi; c0 += HK_BLOCK * IT) {
+    // sub-tile relative indices from here on (32 bits)
+    const int cnt = hi - c0 < HK_BLOCK * IT ? (int)(hi - c0) : HK_BLOCK * IT;
+    const K* src = mk + c0;
     K k[IT];
     hk_u32 v[IT], r[IT];
-    const hk_i64 wbase = c0 + (hk_i64)wid * IT * HK_WARP_SIZE + lane;
+    const int wbase = (int)(wid * IT * HK_WARP_SIZE + lane);
     // Every load of the sub-tile first: the ranking's warp barriers would otherwise keep one
     // load per warp in flight (measured on the H200: the pass was latency-bound at ~0.3 TB/s).
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
-      k[j] = i < hi ? mk[i] : (K)0;
-      if (HV) v[j] = i < hi ? vin[i] : 0u;
+      const int i = wbase + j * HK_WARP_SIZE;
+      const K x = i < cnt ? src[i] : (K)0;
+      if (HV) {
+        if (vgen == 1) {
+          v[j] = (hk_u32)(c0 + i);
+        } else if (vgen == 2) {
+          v[j] = (hk_u32)x;
+        } else {
+          v[j] = i < cnt ? vin[c0 + i] : 0u;
+        }
+      }
+      k[j] = first ? map_bits(x, kmap) : x;
     }
     for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = 0;
+#if HK_SORT_MMASK
+    for (int w = 0; w < HK_MAX_WARPS; ++w) sm.mmask[w][t] = 0;
+#endif
     hk_u32* look = 0;
     if (OS) {
       const hk_u64 nw = (hk_u64)a.batch * (hk_u64)a.nos * 256;
@@ -403,17 +483,24 @@ __device__ void sort_scatter(const SortArgs& a) {
         HK_SYNC();
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-          if (wbase + (hk_i64)j * HK_WARP_SIZE < hi) HK_ATOMIC_ADD(&ecnt[digit(k[j], a.shift)], 1u);
+          if (wbase + j * HK_WARP_SIZE < cnt) HK_ATOMIC_ADD(&ecnt[digit(k[j], shift)], 1u);
         HK_SYNC();
-        atomicExch(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | ecnt[t]);
+        hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | ecnt[t]);
       }
     }
     HK_SYNC();
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const bool valid = wbase + (hk_i64)j * HK_WARP_SIZE < hi;
-      const hk_u32 d = digit(k[j], a.shift);
+      const bool valid = wbase + j * HK_WARP_SIZE < cnt;
+      const hk_u32 d = digit(k[j], shift);
+#if HK_SORT_MMASK
+      hk_u32* mm = &sm.mmask[wid][d];
+      if (valid) atomicOr(mm, 1u << lane);
+      HK_SYNCWARP();
+      const hk_lmask peers = valid ? *mm : 0u;
+#else
       const hk_lmask peers = hk_match_digit(valid, d);
+#endif
       const hk_u32 below = (hk_u32)HK_POPC(peers & lt);
 #if HK_SORT_LEADER
       // the lowest lane of the digit's group updates the warp's count and broadcasts it
@@ -423,6 +510,9 @@ __device__ void sort_scatter(const SortArgs& a) {
         wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
       }
       old = HK_SHFL(old, peers ? HK_FFS(peers) - 1 : (int)lane);  // (no peers: invalid lanes)
+#if HK_SORT_MMASK
+      if (valid && below == 0) *mm = 0;  // the group's word, clear for the next key
+#endif
       HK_SYNCWARP();
 #else
       const hk_u32 old = valid ? wcnt[wid][d] : 0u;
@@ -444,13 +534,13 @@ __device__ void sort_scatter(const SortArgs& a) {
       // tiles' (their inclusive prefix where published, else their counts, walking back,
       // HK_SORT_LB words in flight)
       hk_u32 excl = 0;
-      if (!HK_SORT_EARLY) atomicExch(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
+      if (!HK_SORT_EARLY) hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
       if (tile > 0) {
         for (hk_i64 j = (hk_i64)tile - 1;;) {
           hk_u32 st[HK_SORT_LB];
 #pragma unroll
           for (int q = 0; q < HK_SORT_LB; ++q)
-            st[q] = j - q >= 0 ? HK_LOAD_RELAXED(look + (hk_u64)(j - q) * 256 + t) : 0u;
+            st[q] = j - q >= 0 ? hk_load_relaxed(look + (hk_u64)(j - q) * 256 + t) : 0u;
           bool done = false;
           int q = 0;
 #pragma unroll
@@ -463,35 +553,65 @@ __device__ void sort_scatter(const SortArgs& a) {
           if (done) break;
           j -= q;
         }
-        atomicExch(look + tile * 256 + t, HK_LOOK_INC | (excl + run));
+        hk_store_relaxed(look + tile * 256 + t, HK_LOOK_INC | (excl + run));
       }
       gbase[t] += excl;
     }
-    const hk_u32 first = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
-    dstart[t] = first;
+    const hk_u32 firstrank = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
+    dstart[t] = firstrank;
     HK_SYNC();
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const hk_i64 i = wbase + (hk_i64)j * HK_WARP_SIZE;
-      if (i < hi) {
-        const hk_u32 d = digit(k[j], a.shift);
+      const int i = wbase + j * HK_WARP_SIZE;
+      if (i < cnt) {
+        const hk_u32 d = digit(k[j], shift);
         const hk_u32 rank = dstart[d] + wcnt[wid][d] + r[j];
         sk[rank] = k[j];
         if (HV) sv[rank] = v[j];
       }
     }
     HK_SYNC();
-    const hk_i64 left = hi - c0;
-    const int cnt = left < HK_BLOCK * IT ? (int)left : HK_BLOCK * IT;
     for (int i = t; i < cnt; i += HK_BLOCK) {
       const K kk = sk[i];
-      const hk_u32 d = digit(kk, a.shift);
+      const hk_u32 d = digit(kk, shift);
       const hk_u32 dst = gbase[d] + (hk_u32)i - dstart[d];
-      mko[dst] = kk;
-      if (HV) vout[dst] = sv[i];
+      if (!last) {
+        mko[dst] = kk;
+        if (HV) vout[dst] = sv[i];
+      } else if (!HV) {
+        fkeys[dst] = unmap_bits(kk, kmap);  // keys only (sort_finish's unmap and flip cases)
+      } else if (a.vmode == 2) {
+        fkeys[dst] = (K)sv[i];  // the keys' bits carried
+      } else {
+        const hk_u32 pos = sv[i];  // argsort: the row position
+        fkeys[dst] = exact ? unmap_bits(kk, kmap) : ((const K*)a.korig)[off + pos];
+        if (a.iota) {
+          ((hk_i64*)a.vals)[off + dst] = (hk_i64)pos;
+        } else if (a.vals) {
+          ((hk_i64*)a.vals)[off + dst] = ((const hk_i64*)a.vorig)[off + pos];
+        }
+      }
     }
     HK_SYNC();
     gbase[t] += run;
+  }
+}
+
+template <class K, int IT, bool HV, bool OS>
+__device__ void sort_scatter(const SortArgs& a) {
+  __shared__ SortShared<K, IT, HV, OS> sm;
+  const hk_u64 diff = sort_diff(a);
+  const int p = (int)(a.shift / 8);
+  if (!pass_live(diff, p)) return;
+  if (sort_carries(a) != HV) return;
+  const int before = live_before(diff, p);
+  const bool fly = OS && a.kmap != 0;
+  if (fly && before == 0) {
+    sort_scatter_body<K, IT, HV, OS, true, false>(a, sm, before);
+  } else if (fly && before == live_before(diff, (int)a.passes) - 1) {
+    sort_scatter_body<K, IT, HV, OS, false, true>(a, sm, before);
+  } else {
+    sort_scatter_body<K, IT, HV, OS, false, false>(a, sm, before);
   }
 }
 
@@ -516,6 +636,19 @@ HK_DEV void unmap_to(hk_u64 m, double* o) {
 template <class S, class R, class K>
 __device__ void sort_finish(const SortArgs& a) {
   const hk_u64 total = (hk_u64)a.batch * (hk_u64)a.n;
+  if (a.kmap) {
+    // mapped on the fly: two or more live passes, the last wrote the outputs; none (every
+    // key equal), the keys stay where they are and argsort's positions are in order
+    const int live = live_before(sort_diff(a), (int)a.passes);
+    if (live >= 2) return;
+    if (live == 0) {
+      if (a.iota)
+        for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
+             t += (hk_u64)gridDim.x * HK_BLOCK)
+          ((hk_i64*)a.vals)[t] = (hk_i64)(t % (hk_u64)a.n);
+      return;
+    }
+  }
   const bool fb = from_b(sort_diff(a), (int)a.passes);
   const K* mk = (const K*)(fb ? a.mk_out : a.mk_in);
   const hk_u32* v = (const hk_u32*)(fb ? a.pos_out : a.pos_in);

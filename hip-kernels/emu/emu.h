@@ -4,6 +4,7 @@
 // convergent code); __shared__ becomes `static` (one block at a time). Used by
 // backends/hip/tests/all/emu.rs, which pastes portability.h and a kernel file after this header
 // (with `extern "C"` removed) and compiles emu_main.cpp with the system C++20 compiler.
+#define HK_EMU 1
 #include <atomic>
 #include <barrier>
 #include <cmath>

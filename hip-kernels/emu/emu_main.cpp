@@ -106,6 +106,14 @@ struct SortEntries {
 };
 // The radix path's plan: onesweep (as plan.rs for rows under 2^30) unless this is cleared.
 static bool g_onesweep = true;
+// Onesweep with 4- and 8-byte keys mapped on the fly by the passes (SortArgs::kmap, as plan.rs
+// sets it) unless this is cleared (the init maps them, as for narrower keys).
+static bool g_kmap = true;
+template <class S> int kmap_of() {
+  if (sizeof(S) != 4 && sizeof(S) != 8) return 0;
+  if (std::is_floating_point<S>::value) return 3;
+  return std::is_signed<S>::value ? 2 : 1;
+}
 #define SORT_ENTRIES(DT, K) \
   SortEntries { cupy_sort_init_##DT, cupy_sort_gather_##DT, cupy_sort_block_##K, cupy_sort_tinit_##DT, \
                 cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K, cupy_sort_scatterk_##K, \
@@ -158,6 +166,7 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     a.look = (hk_u64)look.data();
     a.nos = nos;
     a.ntiles = nt;
+    a.kmap = g_kmap ? kmap_of<S>() : 0;
     launch(3, 1, [&] { cupy_sort_ctl(a); });
     launch(nt, batch, [&] { e.tinit(a); });
     for (int p = 0; p < passes; ++p) {
@@ -267,6 +276,11 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32 iota", 3, 5001, ef, 4, 2, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
+  g_kmap = false;  // onesweep with the keys mapped by the init
+  if (!select_only) test_sort<float, hk_u32>("f32 (init maps)", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 (init maps)", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32 iota (init maps)", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
+  g_kmap = true;
   g_onesweep = false;  // the histogram-and-scan path (rows of 2^30 keys or more)
   if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
@@ -302,6 +316,7 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937&, long) -> hk_i32 { return -5; }, l32);
   if (!select_only) test_sort<hk_i32, hk_u32>("i32 equal", 1, 3000, SORT_ENTRIES(int32, u32), 4, false, 0, 0x80000000u, [](std::mt19937&, long) -> hk_i32 { return 7; }, l32);
   if (!select_only) test_sort<hk_i32, hk_u32>("i32 small", 2, 5000, SORT_ENTRIES(int32, u32), 4, true, 1, 0, [](std::mt19937& r, long) -> hk_i32 { return (hk_i32)(r() % 200); }, l32);
+  if (!select_only) test_sort<hk_u32, hk_u32>("u32 one pass", 2, 3000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)(r() % 256); }, [](hk_u32 a, hk_u32 b) { return a < b; });
   if (!select_only) test_sort<hk_u32, hk_u32>("u32", 1, 6000, SORT_ENTRIES(uint32, u32), 4, false, 0, 0, [](std::mt19937& r, long) -> hk_u32 { return (hk_u32)r(); }, [](hk_u32 a, hk_u32 b) { return a < b; });
   if (!select_only) test_sort<hk_u64, hk_u64>("u64", 1, 5000, SORT_ENTRIES(uint64, u64), 8, true, 1, 0, [](std::mt19937& r, long) -> hk_u64 { return ((hk_u64)r() << 32) | r(); }, [](hk_u64 a, hk_u64 b) { return a < b; });
   auto h2f = [](hk_u16 h) { return hk_h2f(h); };

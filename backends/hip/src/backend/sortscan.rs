@@ -47,7 +47,7 @@ mod tests {
         );
         assert!(sort.contains("HK_SELECT_K(u32)") && sort.contains("HK_SELECT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
-        assert_eq!(hk::SortArgs::default().bytes().len(), 23 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 24 * 8);
         // the plan's tile sizes are the kernels' defaults
         assert!(sort.contains(&format!("#define HK_SORT_IT32 {}\n", hk::SORT_IT32)));
         assert!(sort.contains(&format!("#define HK_SORT_IT64 {}\n", hk::SORT_IT64)));

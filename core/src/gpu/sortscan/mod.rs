@@ -185,6 +185,21 @@ pub struct SortArgs {
     pub look: u64,
     /// Onesweep path: tiles per row ([`onesweep_tile`] keys each).
     pub nos: i64,
+    /// Onesweep path, 4- and 8-byte keys ([`sort_kmap`]): the first live pass maps the
+    /// caller's keys as it reads them and the last of two or more writes the sorted keys and
+    /// values (no mapped copy from the init, no finishing pass); 0: the init maps them.
+    pub kmap: i64,
+}
+
+/// How the onesweep passes map a dtype's keys on the fly (`SortArgs::kmap`): 1 unsigned,
+/// 2 signed, 3 float for 4- and 8-byte keys; 0 for narrower ones (the init maps those).
+pub fn sort_kmap(dtype: crate::DType) -> i64 {
+    match dtype.itemsize() {
+        4 | 8 if dtype.is_float() => 3,
+        4 | 8 if dtype.is_signed_integer() => 2,
+        4 | 8 if !dtype.is_complex() => 1,
+        _ => 0,
+    }
 }
 
 /// Keys per thread of the onesweep pass for 4-byte and 8-byte mapped keys (`HK_SORT_IT32`,
@@ -318,6 +333,7 @@ impl SortArgs {
             self.ghist,
             self.look,
             self.nos as u64,
+            self.kmap as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())

@@ -2,8 +2,9 @@
 //! the [`Launcher`] of every [`GpuDriver`](crate::gpu::launch::GpuDriver).
 
 use super::{
-    assemble, onesweep_tile, sort_key, sort_passes, HkModule, ScanArgs, SelectArgs, SortArgs,
-    BLOCK, ONESWEEP_MAX_ROW, SCAN_TILE, SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL, SORT_TILE,
+    assemble, onesweep_tile, sort_key, sort_kmap, sort_passes, HkModule, ScanArgs, SelectArgs,
+    SortArgs, BLOCK, ONESWEEP_MAX_ROW, SCAN_TILE, SEL_BINS, SEL_MAX, SEL_TILE, SORT_SMALL,
+    SORT_TILE,
 };
 
 /// What a backend provides to run the hand-written kernels: temporaries from its pool and
@@ -308,6 +309,7 @@ fn sort_radix(
         ghist: ghist.as_ref().map_or(0, |g| g.1),
         look: look.as_ref().map_or(0, |g| g.1),
         nos: if onesweep { nos as i64 } else { 0 },
+        kmap: if onesweep { sort_kmap(dtype) } else { 0 },
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
