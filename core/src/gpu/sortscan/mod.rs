@@ -12,8 +12,12 @@
 pub const PORTABILITY_H: &str = include_str!("../../../../hip-kernels/portability.h");
 /// `scan.cu`: per-row inclusive scans (`cupy_scan_{sum,prod}_<dtype>`).
 pub const SCAN_CU: &str = include_str!("../../../../hip-kernels/scan.cu");
-/// `radix_sort.cu`: stable per-row sort (`cupy_sort_*`).
-pub const RADIX_SORT_CU: &str = include_str!("../../../../hip-kernels/radix_sort.cu");
+/// `radix_sort.cu` with `radix_select.cu` appended: stable per-row sort (`cupy_sort_*`) and
+/// radix select (`cupy_select_*`), one module.
+pub const RADIX_SORT_CU: &str = concat!(
+    include_str!("../../../../hip-kernels/radix_sort.cu"),
+    include_str!("../../../../hip-kernels/radix_select.cu")
+);
 
 /// Threads per block of every kernel here (`HK_BLOCK` in portability.h).
 pub const BLOCK: u32 = 256;
@@ -222,7 +226,7 @@ pub const SEL_BINS: usize = 2048;
 /// Elements per block of the select histogram (`HK_SEL_TILE`).
 pub const SEL_TILE: usize = 65536;
 
-/// Arguments of the radix select entries of radix_sort.cu (`struct SelectArgs`).
+/// Arguments of the radix select entries of radix_select.cu (`struct SelectArgs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SelectArgs {

@@ -583,7 +583,7 @@ pub fn select_digits(dtype: crate::DType) -> &'static [(i64, i64)] {
 }
 
 /// Queues `out[b, j] = sorted(keys[b])[kth[j]]` for C-contiguous `[batch, n]` keys and a
-/// C-contiguous `[batch, kth.len()]` output of their dtype (radix select, see radix_sort.cu).
+/// C-contiguous `[batch, kth.len()]` output of their dtype (radix select, see radix_select.cu).
 pub fn launch_select(
     l: &dyn Launcher,
     dtype: crate::DType,
