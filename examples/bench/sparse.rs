@@ -49,8 +49,8 @@ fn poisson(dev: &Device, g: usize) -> cp::Result<CsrMatrix> {
     sp::csr_matrix((&d, &ix, &p), Some((n, n)))
 }
 
-pub(super) fn sparse_cases(b: &Bench, dev: &Device, quick: bool) {
-    let g = if quick { 200 } else { 4000 };
+pub(super) fn sparse_cases(b: &Bench, dev: &Device, quick: bool, grid: Option<usize>) {
+    let g = grid.unwrap_or(if quick { 200 } else { 4000 });
     let spmv = format!("sparse_spmv_f64_poisson_{g}");
     let spgemm = format!("sparse_spgemm_f64_poisson_{g}");
     if b.want(&spmv) || b.want(&spgemm) {
