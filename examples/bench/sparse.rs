@@ -5,6 +5,11 @@
 //! - `sparse_spgemm_f64_poisson_{g}`: `A @ A` (g = 4000);
 //! - `sparse_cg_{g}_{it}it`: `cg(A, b)` for exactly `it` iterations (`rtol=0`, g = 1000,
 //!   it = 500), the whole call timed.
+//!
+//! `--sparse-grid G` changes the SpMV/SpGEMM grid. `CUPY_SPARSE_LIBRARY=vendor` times
+//! cuSPARSE/rocSPARSE's SpMV and SpGEMM instead of the native kernels (`native`, and `auto` for
+//! these two cases); the native SpGEMM of the 4000^2 grid is the row-wise path (A's rows hold
+//! at most 5 entries), whose memory is C (about 208 M entries) plus two counts per row.
 
 use super::Bench;
 use cupy as cp;

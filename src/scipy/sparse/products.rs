@@ -13,6 +13,9 @@
 //!      `B`'s entry `indptr_B[j] + p - (ends[s] - counts[s])`;
 //!   3. the triplets `(i, col_B, a * b)` become canonical CSR (lexsort + segment sum).
 //!
+//! With `CUPY_SPARSE_LIBRARY=vendor` (`library.rs`) the device's vendor SpGEMM runs instead
+//! where it takes the dtypes (cuSPARSE: int32 indices), its exact-zero sums removed after.
+//!
 //! Both give canonical CSR (sorted columns, no duplicates) without the exact-zero sums (as
 //! SciPy's `csr_matmat` drops them), summing each entry's products in the same order (`A`'s
 //! storage order), so their results are the same bits.
@@ -66,6 +69,9 @@ impl CsrMatrix {
         let dev = self.device().clone();
         if self.nnz() == 0 || b.nnz() == 0 {
             return CsrMatrix::empty(&dev, (m, n), t);
+        }
+        if let Some(c) = super::library::spgemm(&self.c, &b.c, t, it)? {
+            return Ok(CsrMatrix { c });
         }
         let c = if self.c.max_len()? <= SPGEMM_SLOTS {
             rowwise(&self.c, &b.c, t, it)?

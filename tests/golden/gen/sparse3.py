@@ -1,10 +1,16 @@
 """scipy.sparse goldens, third group: the structure of SpGEMM results (`A @ B` as canonical CSR:
 indptr, indices and data, after SciPy's `sort_indices`; SciPy's csr_matmat drops exact-zero
 sums, as cupy-rs does) on matrices that take both of cupy-rs's algorithms (row-wise merge for
-rows of A up to 32 entries, expand-sort-compress beyond).
+rows of A up to 32 entries, expand-sort-compress beyond); SpMV, SpMM and spsolve_triangular.
+Every case is recorded twice, kwargs "library" "native" and "vendor" (`CUPY_SPARSE_LIBRARY`'s
+values: the vendor library where the device has one, cuSPARSE on cuda; elsewhere the native
+kernels, so the same goldens check the fallback).
 
-A case's operands are A and B as CSR parts [data, indices, indptr] (A's first), kwargs "sa",
-"sb" (shapes), "part": "parts" (int64 [indptr, indices] of the result), "data" or "dense"."""
+A case's operands are A (and B) as CSR parts [data, indices, indptr] (A's first), then the
+dense operand; kwargs "sa", "sb" (shapes), for spgemm "part": "parts" (int64 [indptr, indices]
+of the result), "data" or "dense"; for spsolve_triangular "lower", "unit". spsolve_triangular
+uses only the chosen triangle (cupy-rs's documented rule; SciPy's SuperLU path reads every
+entry), so its non-triangular case's expected value is NumPy's solve of that triangle."""
 
 import scipy.sparse as sp
 
@@ -84,6 +90,10 @@ def gen_sparse3():
         data, ind, ptr, _ = mats[name]
         return [operand(g, data)[0], operand(g, ind)[0], operand(g, ptr)[0]]
 
+    def lib_record(cid, op, ops, fn, k, extra=None):
+        for lib in ["native", "vendor"]:
+            record(g, f"{cid}/{lib}", op, ops, fn, dict(k, library=lib), extra)
+
     for a, b in pairs:
         A, B = mat(a), mat(b)
         k = {"sa": list(A.shape), "sb": list(B.shape)}
@@ -96,9 +106,48 @@ def gen_sparse3():
         n = max(1, int(np.diff(A.indptr).max()))
         tol = {"scale": g.arr(np.abs(scale.data)), "n": n}
         ops = ops_of(a) + ops_of(b)
-        record(g, f"{a}@{b}/parts", "spgemm", ops, parts, dict(k, part="parts"))
+        lib_record(f"{a}@{b}/parts", "spgemm", ops, parts, dict(k, part="parts"))
         if C.nnz == scale.nnz:
-            record(g, f"{a}@{b}/data", "spgemm", ops, lambda C=C: C.data, dict(k, part="data"), tol)
-        record(g, f"{a}@{b}/dense", "spgemm", ops, lambda C=C: C.toarray(), dict(k, part="dense"),
-               {"scale": g.arr((abs(A) @ abs(B)).toarray()), "n": n})
+            lib_record(f"{a}@{b}/data", "spgemm", ops, lambda C=C: C.data, dict(k, part="data"), tol)
+        lib_record(f"{a}@{b}/dense", "spgemm", ops, lambda C=C: C.toarray(), dict(k, part="dense"),
+                   {"scale": g.arr((abs(A) @ abs(B)).toarray()), "n": n})
+
+    # SpMV and SpMM (duplicates and unsorted columns, int64 indices, complex, float32)
+    for name in ["poisson5", "dupsA", "rect9x13", "rect13x6", "c9x9", "f32_8x8", "wide40"]:
+        A = mat(name)
+        t = A.dtype
+        x = rng.uniform(-1, 1, A.shape[1]).astype(t)
+        X = rng.uniform(-1, 1, (A.shape[1], 3)).astype(t)
+        n = max(1, int(np.diff(A.indptr).max()))
+        k = {"sa": list(A.shape)}
+        lib_record(f"{name}/spmv", "spmv", ops_of(name) + [operand(g, x)[0]], lambda A=A, x=x: A @ x, k,
+                   {"scale": g.arr(abs(A) @ np.abs(x)), "n": n})
+        lib_record(f"{name}/spmm", "spmm", ops_of(name) + [operand(g, X)[0]], lambda A=A, X=X: A @ X, k,
+                   {"scale": g.arr(abs(A) @ np.abs(X)), "n": n})
+
+    # spsolve_triangular with a 1-d b (the vendor SpSV), on triangular matrices and on a full
+    # one (only the chosen triangle is used)
+    def tri(name, d, it=np.int32):
+        from_dense(name, d, it)
+    base = rng.uniform(-1, 1, (12, 12)) * (rng.uniform(0, 1, (12, 12)) < 0.4) + 3 * np.eye(12)
+    tri("low12", np.tril(base))
+    tri("up12", np.triu(base), np.int64)
+    tri("full12", base)
+    cbase = (base + 1j * rng.uniform(-1, 1, (12, 12)) * (base != 0)).astype(np.complex128)
+    tri("clow12", np.tril(cbase))
+    tri("flow12", np.tril(base).astype(np.float32))
+    for name, lower, unit in [("low12", True, False), ("low12", True, True), ("up12", False, False),
+                              ("up12", False, True), ("full12", True, False), ("full12", False, True),
+                              ("clow12", True, False), ("flow12", True, False)]:
+        d = mats[name][0]
+        A = mat(name).toarray()
+        T = np.tril(A) if lower else np.triu(A)
+        if unit:
+            T = T - np.diag(np.diag(T)) + np.eye(12)
+        b = rng.uniform(-1, 1, 12).astype(A.dtype)
+        x = np.linalg.solve(T, b).astype(np.result_type(A.dtype, np.float32))
+        lib_record(f"{name}/spsolve_triangular/lower={lower}/unit={unit}", "spsolve_triangular",
+                   ops_of(name) + [operand(g, b)[0]], lambda x=x: x,
+                   {"sa": [12, 12], "lower": lower, "unit": unit},
+                   {"scale": g.arr(np.abs(x) + 1.0), "n": 64})
     g.write()
