@@ -6,8 +6,9 @@
 //!
 //! ```text
 //! cargo run --release --example bench -- [--backend cuda|hip|wgpu|cpu] [--quick] [--only CASE]
-//!     [--log-n N] [--reps N]
+//!     [--log-n N] [--reps N] [--sparse-grid G]
 //! ```
+//! `--sparse-grid G`: the Poisson grid of the sparse SpMV/SpGEMM cases (default 4000, quick 200).
 //! `--quick` uses small sizes (for machines without a GPU); the default sizes match CuPy's.
 //!
 //! `first_compile_disk_cache` re-runs this program as a child process (hidden flag
@@ -682,7 +683,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     linalg_cases(&b, &dev, quick);
-    sparse::sparse_cases(&b, &dev, quick);
+    let grid = arg("--sparse-grid")
+        .map(|v| v.parse::<usize>())
+        .transpose()?;
+    sparse::sparse_cases(&b, &dev, quick, grid);
 
     let case = if quick {
         "h2d_pageable_4MiB".to_string()

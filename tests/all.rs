@@ -52,6 +52,7 @@ mod signal;
 mod sorting;
 mod sparse;
 mod sparse2;
+mod sparse3;
 mod sparse_linalg;
 mod statistics;
 mod streams;

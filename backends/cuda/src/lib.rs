@@ -1,7 +1,7 @@
 //! cupy-cuda: the CUDA backend of cupy-rs.
 //!
 //! Everything NVIDIA is loaded at run time through cudarc's dynamic loading (libcuda, libnvrtc,
-//! libcublas, libcusolver), so this crate builds without a CUDA install and a machine without the libraries
+//! libcublas, libcusolver, libcusparse), so this crate builds without a CUDA install and a machine without the libraries
 //! reports why in [`CudaProvider::probe`] instead of panicking.
 //!
 //! - One context (the device's primary context) and a default stream per backend; work is queued
@@ -18,6 +18,8 @@
 //! - GEMM through cuBLAS (the `gemm` module); dense linear algebra through cuSOLVER (the
 //!   `solver` module implements the library calls of [`cupy_core::gpu::solver`]'s shared
 //!   plans; loaded on the first `linalg` call; `eig` still runs on the host).
+//! - Sparse SpMV/SpMM, SpGEMM and triangular solves through cuSPARSE's generic API (the
+//!   `sparse` module: [`cupy_core::backend::sparse::SparseLibrary`]), loaded on first use.
 #![warn(missing_docs)]
 
 pub mod alloc;
@@ -29,6 +31,7 @@ pub mod nccl;
 mod pinned;
 mod raw;
 mod solver;
+mod sparse;
 mod streams;
 mod transfer;
 
@@ -180,6 +183,8 @@ pub struct CudaBackend {
     blas: OnceLock<std::result::Result<gemm::Blas, Error>>,
     // cuSOLVER, opened on the first linalg call (`Err`: why it is unavailable).
     solver: OnceLock<std::result::Result<solver::Solver, String>>,
+    // cuSPARSE, opened on the first sparse library call (`Err`: why it is unavailable).
+    sparse: OnceLock<std::result::Result<sparse::CuSparse, String>>,
     fft_plans: fft::Plans,
     staging: transfer::Staging,
     info: DeviceInfo,
@@ -246,6 +251,7 @@ impl CudaBackend {
                 kernels: Default::default(),
                 blas: OnceLock::new(),
                 solver: OnceLock::new(),
+                sparse: OnceLock::new(),
                 fft_plans: Default::default(),
                 collectives: OnceLock::new(),
                 peers: Default::default(),
@@ -657,6 +663,10 @@ impl Backend for CudaBackend {
 
     fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
         cupy_core::gpu::solver::linalg(self, call)
+    }
+
+    fn sparse_library(&self) -> Option<&dyn cupy_core::backend::sparse::SparseLibrary> {
+        Some(self)
     }
 
     fn native_language(&self) -> Option<NativeLanguage> {

@@ -5,7 +5,8 @@
 //! are shared with the CUDA backend ([`cupy_core::gpu::launch`],
 //! [`cupy_core::gpu::disk_cache`], [`cupy_core::gpu::sortscan`]); this file implements their
 //! [`GpuDriver`] trait with HIP calls. The linalg plans are shared too
-//! ([`cupy_core::gpu::solver`]); `solver.rs` implements their `SolverDriver` with rocSOLVER.
+//! ([`cupy_core::gpu::solver`]); `solver.rs` implements their `SolverDriver` with rocSOLVER;
+//! `sparse.rs` the sparse library calls with rocSPARSE.
 
 use crate::cache;
 use crate::kernels;
@@ -38,6 +39,7 @@ mod provider;
 mod rccl;
 mod solver;
 mod sortscan;
+mod sparse;
 mod streams;
 
 use gemm::*;
@@ -76,6 +78,8 @@ pub struct HipBackend {
     fft_plans: fft::RocPlans,
     /// rocSOLVER and its handle ([`solver`]), opened on the first `linalg` call.
     solver: OnceLock<std::result::Result<solver::RocSolver, String>>,
+    /// rocSPARSE and its handle (`sparse.rs`), opened on the first sparse library call.
+    sparse: OnceLock<std::result::Result<sparse::RocSparse, String>>,
     /// Serialises submissions to the stream.
     submit: Mutex<()>,
     /// The stream of the last library call ([`streams`]).
@@ -146,6 +150,7 @@ impl HipBackend {
             blas: Mutex::new(None),
             fft_plans: Default::default(),
             solver: OnceLock::new(),
+            sparse: OnceLock::new(),
             submit: Mutex::new(()),
             lane: Default::default(),
             collectives: OnceLock::new(),
@@ -420,6 +425,9 @@ impl Drop for HipBackend {
                 .unwrap_or_else(|e| e.into_inner())
                 .control(cupy_core::fft::PlanCacheOp::Clear);
             if let Some(Ok(s)) = self.solver.take() {
+                s.destroy();
+            }
+            if let Some(Ok(s)) = self.sparse.take() {
                 s.destroy();
             }
             if let Some(Ok(b)) = self
@@ -736,6 +744,10 @@ impl Backend for HipBackend {
 
     fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
         cupy_core::gpu::solver::linalg(self, call)
+    }
+
+    fn sparse_library(&self) -> Option<&dyn cupy_core::backend::sparse::SparseLibrary> {
+        Some(self)
     }
 
     fn collectives(&self) -> Option<&dyn cupy_core::backend::collective::CollectiveBackend> {

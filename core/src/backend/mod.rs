@@ -25,6 +25,7 @@ mod calls;
 pub mod collective;
 pub mod graph;
 mod linalg;
+pub mod sparse;
 pub mod stream;
 
 pub use calls::*;
@@ -419,6 +420,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// The device's collective library (NCCL, RCCL: [`collective`]); `None` where the vendor
     /// has none (the frontend's host communicator serves wgpu and the cpu).
     fn collectives(&self) -> Option<&dyn collective::CollectiveBackend> {
+        None
+    }
+
+    /// The device's vendor sparse library (cuSPARSE, rocSPARSE: [`sparse`]); `None` (the
+    /// default) where the vendor has none (the frontend's IR kernels serve wgpu and the cpu).
+    fn sparse_library(&self) -> Option<&dyn sparse::SparseLibrary> {
         None
     }
 

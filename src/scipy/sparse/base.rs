@@ -70,6 +70,11 @@ pub trait SparseMatrix {
     /// # Errors
     /// Device errors.
     fn tocoo(&self) -> Result<CooMatrix>;
+    /// This matrix as a [`CsrMatrix`] when it is one (no conversion, its cached facts
+    /// shared); `None` for the other formats.
+    fn as_csr(&self) -> Option<&CsrMatrix> {
+        None
+    }
     /// `A.tocsr()`, as SciPy converts: from COO (and DIA) canonical (sorted, duplicates
     /// summed); from CSC sorted with duplicates kept; a CSR matrix is returned as it is.
     ///
@@ -159,6 +164,9 @@ impl SparseMatrix for Sparse {
     }
     fn tocsr(&self) -> Result<CsrMatrix> {
         self.inner().tocsr()
+    }
+    fn as_csr(&self) -> Option<&CsrMatrix> {
+        self.inner().as_csr()
     }
     fn tocsc(&self) -> Result<CscMatrix> {
         self.inner().tocsc()

@@ -361,16 +361,38 @@ impl Compressed {
 
     /// SciPy's `eliminate_zeros`: the stored zeros removed (order kept).
     pub fn without_zeros(&self) -> Result<Compressed> {
-        let n = self.nnz();
-        if n == 0 {
+        if self.nnz() == 0 {
             return Ok(self.clone());
         }
-        let keep = flatnonzero(&self.data)?;
-        if keep.size() == n {
+        self.keep(&flatnonzero(&self.data)?)
+    }
+
+    /// The entries of the lower (`lower`) or upper triangle, the diagonal's too when `diag`
+    /// (order kept).
+    pub fn triangle(&self, lower: bool, diag: bool) -> Result<Compressed> {
+        if self.nnz() == 0 {
+            return Ok(self.clone());
+        }
+        let i64t = DType::Int64;
+        let rows = cast(&self.major_indices()?, i64t)?;
+        let cols = cast(&self.indices, i64t)?;
+        let inside = match (lower, diag) {
+            (true, true) => cols.less_equal(&rows)?,
+            (true, false) => cols.less(&rows)?,
+            (false, true) => cols.greater_equal(&rows)?,
+            (false, false) => cols.greater(&rows)?,
+        };
+        self.keep(&flatnonzero(&inside)?)
+    }
+
+    /// The entries at positions `keep` (sorted, from `flatnonzero`), order kept; `self` when
+    /// that is all of them.
+    fn keep(&self, keep: &Array) -> Result<Compressed> {
+        if keep.size() == self.nnz() {
             return Ok(self.clone());
         }
         let rows = self.major_indices()?;
-        let r = take(&rows, &keep)?;
+        let r = take(&rows, keep)?;
         let it = self.index_dtype();
         let indptr = if self.major == 0 || r.size() == 0 {
             Array::zeros_on(self.device(), &[self.major + 1], it)?
@@ -380,8 +402,8 @@ impl Compressed {
         };
         let canonical = self.canonical.get().copied().filter(|&c| c);
         Ok(Compressed::new_unchecked(
-            take(&self.data, &keep)?,
-            cast(&take(&self.indices, &keep)?, it)?,
+            take(&self.data, keep)?,
+            cast(&take(&self.indices, keep)?, it)?,
             indptr,
             self.major,
             self.minor,
@@ -448,6 +470,9 @@ impl Compressed {
         };
         if self.nnz() == 0 || self.major == 0 || k == 0 {
             return Array::zeros_on(self.device(), &shape, t);
+        }
+        if let Some(y) = super::library::spmv(self, &x, t)? {
+            return Ok(y);
         }
         let which = if spmm { Which::Spmm } else { Which::Spmv };
         let (kern, dtypes) = kernels::cached(which, t, self.index_dtype())?;

@@ -271,6 +271,9 @@ impl SparseMatrix for CsrMatrix {
     fn tocsr(&self) -> Result<CsrMatrix> {
         Ok(self.clone())
     }
+    fn as_csr(&self) -> Option<&CsrMatrix> {
+        Some(self)
+    }
     fn tocsc(&self) -> Result<CscMatrix> {
         Ok(CscMatrix {
             c: self.c.swapped()?,

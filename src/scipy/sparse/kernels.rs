@@ -13,6 +13,9 @@
 //!   per `(r, c)`), `X` row-major `[minor, k]`.
 //! - [`todense`]: `out[r * ncols + indices[j]] += data[j]` into a zeroed raw `out`; each
 //!   invocation owns its row of `out`, so duplicates sum without atomics.
+//! - [`spgemm`]: row `r` of `C = A @ B` as the sorted union of the rows of `B` that `A`'s row
+//!   picks, merged with one cursor per entry of `A`'s row (a symbolic pass counting, a numeric
+//!   pass writing).
 //! - [`segment`]: `sum`, `max` or `min` of `data[ptr[r]..ptr[r+1]]`; `max`/`min` count the
 //!   implicit zeros of a row holding fewer than `minor` entries (SciPy's rule).
 
@@ -32,6 +35,12 @@ pub(crate) enum Which {
     Todense,
     Segment(Seg),
     TriSolve,
+    /// Row-wise SpGEMM ([`spgemm`]): the symbolic (`numeric: false`) or numeric pass for
+    /// `slots` entries per row of `A` at most.
+    Spgemm {
+        numeric: bool,
+        slots: usize,
+    },
 }
 
 /// The reduction of [`segment`].
@@ -64,6 +73,7 @@ pub(crate) fn cached(which: Which, t: DType, it: DType) -> Result<Cached> {
         Which::Todense => todense(t, it),
         Which::Segment(s) => segment(s, t, it),
         Which::TriSolve => trisolve(t, it),
+        Which::Spgemm { numeric, slots } => spgemm(numeric, slots, t, it),
     };
     k.validate()?;
     let entry = (Arc::new(k.clone()), Arc::new(k.dtypes()));
@@ -256,6 +266,128 @@ pub(crate) fn trisolve(t: DType, it: DType) -> Kernel {
     )
 }
 
+/// The most entries a row of `A` may hold for the row-wise SpGEMM ([`spgemm`]): each is a
+/// cursor (four locals) and a term of every merge step. Longer rows take the ESC path.
+pub(crate) const SPGEMM_SLOTS: usize = 32;
+
+/// Row-wise SpGEMM `C = A @ B`, one invocation per row `r` of `A`; `B` must hold sorted column
+/// indices without duplicates in every row (canonical), `A` need not. Entry `s` of `A`'s row
+/// (column `j_s`, value `a_s`) opens a cursor on row `j_s` of `B`; each step takes the smallest
+/// column `c` under the cursors, sums `a_s * B[j_s, c]` over the slots whose cursor shows `c`
+/// (from 0, in slot order: the order the ESC path sums in), advances those cursors, and emits
+/// `(c, sum)` unless the sum is exactly zero (the existing semantics: SciPy's csr_matmat drops
+/// those too). No buffer: the only bound is `slots >=` the longest row of `A`; the work per
+/// row is `steps * slots`.
+///
+/// Raws `A.indptr, A.indices (it), A.data (t), B.indptr, B.indices (it), B.data (t)`; params
+/// `steps` (the uniform loop bound: at least the distinct columns of any row of `C`) and
+/// `ncols` (B's columns, the end sentinel).
+/// - symbolic (`numeric: false`): two Int64 outputs over `[rows]`, the entries kept and the
+///   steps taken (the distinct columns of the row);
+/// - numeric: three more raws `C.indptr (Int64), C.indices (it), C.data (t)`; row `r` is
+///   written from `C.indptr[r]` on; no outputs.
+pub(crate) fn spgemm(numeric: bool, slots: usize, t: DType, it: DType) -> Kernel {
+    let i64t = DType::Int64;
+    let mut b = Builder::new();
+    let r = Expr::index();
+    let sa = b.let_(Expr::load(0, it, r.clone()).cast(i64t));
+    let ea = Expr::load(0, it, add(r.clone(), i64c(1))).cast(i64t);
+    let len = b.let_(Expr::binary(BinaryOp::Sub, ea, sa.clone()));
+    let sent = Expr::param(1, i64t);
+    // Per slot: the cursor, its row's end, A's value and the column under the cursor (the
+    // sentinel once the row is done): each B entry is read once.
+    let (mut cur, mut end, mut av, mut col) = (vec![], vec![], vec![], vec![]);
+    for s in 0..slots {
+        let c = b.var(i64c(0));
+        let e = b.var(i64c(0));
+        let a = b.var(zero(t));
+        let cs = b.var(sent.clone());
+        b.if_(lt(i64c(s as i64), len.clone()), |b| {
+            let at = b.let_(add(sa.clone(), i64c(s as i64)));
+            let j = b.let_(Expr::load(1, it, at.clone()).cast(i64t));
+            b.assign(&c, Expr::load(3, it, j.clone()).cast(i64t));
+            b.assign(&e, Expr::load(3, it, add(j, i64c(1))).cast(i64t));
+            b.assign(&a, Expr::load(2, t, at));
+            b.if_(lt(c.clone(), e.clone()), |b| {
+                b.assign(&cs, Expr::load(4, it, c.clone()).cast(i64t));
+            });
+        });
+        cur.push(c);
+        end.push(e);
+        av.push(a);
+        col.push(cs);
+    }
+    let kept = b.var(i64c(0));
+    let steps = b.var(i64c(0));
+    let pos = if numeric {
+        b.var(Expr::load(6, i64t, r))
+    } else {
+        i64c(0)
+    };
+    b.for_param(Expr::param(0, i64t), |b, _| {
+        let mut mn = col[0].clone();
+        for c in &col[1..] {
+            mn = Expr::binary(BinaryOp::Min, mn, c.clone());
+        }
+        let mn = b.let_(mn);
+        b.if_(lt(mn.clone(), sent.clone()), |b| {
+            let acc = b.var(zero(t));
+            for s in 0..slots {
+                let hit = Expr::binary(BinaryOp::Eq, col[s].clone(), mn.clone());
+                b.if_(hit, |b| {
+                    let v = mul(av[s].clone(), Expr::load(5, t, cur[s].clone()));
+                    b.assign(&acc, add(acc.clone(), v));
+                    b.assign(&cur[s], add(cur[s].clone(), i64c(1)));
+                    b.assign(&col[s], sent.clone());
+                    b.if_(lt(cur[s].clone(), end[s].clone()), |b| {
+                        b.assign(&col[s], Expr::load(4, it, cur[s].clone()).cast(i64t));
+                    });
+                });
+            }
+            b.assign(&steps, add(steps.clone(), i64c(1)));
+            let nonzero = Expr::binary(BinaryOp::Ne, acc.clone(), zero(t));
+            b.if_(nonzero, |b| {
+                if numeric {
+                    b.push_stmt(Stmt::StoreRaw {
+                        raw: 7,
+                        index: pos.clone(),
+                        value: mn.clone().cast(it),
+                    });
+                    b.push_stmt(Stmt::StoreRaw {
+                        raw: 8,
+                        index: pos.clone(),
+                        value: acc.clone(),
+                    });
+                    b.assign(&pos, add(pos.clone(), i64c(1)));
+                } else {
+                    b.assign(&kept, add(kept.clone(), i64c(1)));
+                }
+            });
+        });
+    });
+    let name = format!(
+        "sparse_csr_spgemm_{}_{slots}_{}_{}",
+        if numeric { "numeric" } else { "symbolic" },
+        t.name(),
+        it.name()
+    );
+    let params = vec![i64t, i64t];
+    let mut raws = vec![it, it, t, it, it, t];
+    if numeric {
+        raws.extend([i64t, it, t]);
+        b.finish_raw(&name, params, raws)
+    } else {
+        b.push_stmt(Stmt::Store {
+            output: 1,
+            value: steps,
+        });
+        b.store(kept);
+        let mut k = b.finish(&name, i64t, params, raws);
+        k.outputs.push(i64t);
+        k
+    }
+}
+
 /// Every kernel of the module for each value and index dtype (emitter tests: naga, hipRTC).
 pub fn sparse_kernels() -> Vec<Kernel> {
     let mut v = vec![];
@@ -270,6 +402,11 @@ pub fn sparse_kernels() -> Vec<Kernel> {
             v.push(spmm(t, it));
             v.push(todense(t, it));
             v.push(trisolve(t, it));
+            for numeric in [false, true] {
+                for slots in [2, SPGEMM_SLOTS] {
+                    v.push(spgemm(numeric, slots, t, it));
+                }
+            }
             if !t.is_complex() {
                 for s in [Seg::Sum, Seg::Max, Seg::Min] {
                     v.push(segment(s, t, it));

@@ -30,6 +30,7 @@ mod dia;
 mod index;
 mod io;
 mod kernels;
+mod library;
 pub mod linalg;
 mod minmax;
 mod products;
@@ -50,6 +51,7 @@ pub use dia::{dia_array, dia_matrix, DiaMatrix};
 
 pub use io::{load_npz, save_npz};
 pub use kernels::sparse_kernels;
+pub use library::{library, vendor_calls, with_library, Library};
 pub use random::{rand, random, random_from, random_with, SpRandom};
 
 use crate::array::Array;

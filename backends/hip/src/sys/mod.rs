@@ -17,6 +17,7 @@ pub mod rccl;
 pub mod rocblas;
 pub mod rocfft;
 pub mod rocsolver;
+pub mod rocsparse;
 
 use std::path::PathBuf;
 

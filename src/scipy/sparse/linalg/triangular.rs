@@ -1,7 +1,9 @@
 //! SciPy's `spsolve_triangular`: forward or back substitution on the CSR rows, one IR kernel
 //! (`kernels::trisolve`) on every backend. Each right-hand side is one invocation walking the
 //! rows in order, so the solve is exact and serial per column (level scheduling, as cuSPARSE's
-//! SpSV does, is not done yet: docs/backends.md).
+//! SpSV does, is not done yet: docs/backends.md). A 1-d `b` on cuda/hip goes to the vendor SpSV
+//! (cuSPARSE, rocSPARSE) under `CUPY_SPARSE_LIBRARY=auto` (the default) or `vendor`, with the
+//! chosen triangle alone.
 
 use super::super::base::{cast, SparseMatrix};
 use super::super::kernels::{self, Which};
@@ -62,6 +64,9 @@ pub fn spsolve_triangular(
             return Err(Error::linalg(op, "A is singular: zero entry on diagonal."));
         }
     }
+    if let Some(x) = super::super::library::spsv(&csr.c, &cast(b, t)?, t, lower, unit_diagonal)? {
+        return Ok(x);
+    }
     let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
     let x = cast(b, t)?.copy()?;
     if n == 0 || k == 0 {
@@ -88,4 +93,4 @@ pub fn spsolve_triangular(
     .run_validated(&dtypes)?;
     Ok(x)
 }
-routine!(spsolve_triangular as "cupyx.scipy.sparse.linalg.spsolve_triangular", Sparse, probe: super::super::probe, notes: "substitution kernel, one invocation per right-hand side (serial per column)");
+routine!(spsolve_triangular as "cupyx.scipy.sparse.linalg.spsolve_triangular", Sparse, probe: super::super::probe, notes: "substitution kernel, one invocation per right-hand side (serial per column); cuSPARSE/rocSPARSE SpSV for a 1-d b where loaded");

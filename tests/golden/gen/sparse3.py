@@ -1,0 +1,153 @@
+"""scipy.sparse goldens, third group: the structure of SpGEMM results (`A @ B` as canonical CSR:
+indptr, indices and data, after SciPy's `sort_indices`; SciPy's csr_matmat drops exact-zero
+sums, as cupy-rs does) on matrices that take both of cupy-rs's algorithms (row-wise merge for
+rows of A up to 32 entries, expand-sort-compress beyond); SpMV, SpMM and spsolve_triangular.
+Every case is recorded twice, kwargs "library" "native" and "vendor" (`CUPY_SPARSE_LIBRARY`'s
+values: the vendor library where the device has one, cuSPARSE on cuda; elsewhere the native
+kernels, so the same goldens check the fallback).
+
+A case's operands are A (and B) as CSR parts [data, indices, indptr] (A's first), then the
+dense operand; kwargs "sa", "sb" (shapes), for spgemm "part": "parts" (int64 [indptr, indices]
+of the result), "data" or "dense"; for spsolve_triangular "lower", "unit". spsolve_triangular
+uses only the chosen triangle (cupy-rs's documented rule; SciPy's SuperLU path reads every
+entry), so its non-triangular case's expected value is NumPy's solve of that triangle."""
+
+import scipy.sparse as sp
+
+from .common import *  # noqa: F401,F403
+
+
+def gen_sparse3():
+    g = Group("sparse3")
+    rng = np.random.default_rng(33)
+    mats = {}
+
+    def csr(name, data, indices, indptr, shape, it=np.int32):
+        mats[name] = (np.asarray(data), np.asarray(indices, it), np.asarray(indptr, it), shape)
+
+    def from_dense(name, d, it=np.int32, shuffle=False):
+        A = sp.csr_matrix(d)
+        data, ind, ptr = A.data.copy(), A.indices.copy(), A.indptr.copy()
+        if shuffle:  # unsorted columns within each row
+            for r in range(A.shape[0]):
+                s, e = ptr[r], ptr[r + 1]
+                p = rng.permutation(e - s) + s
+                data[s:e], ind[s:e] = data[p], ind[p]
+        csr(name, data, ind, ptr, d.shape, it)
+
+    def sparse_dense(m, n, density, dtype=np.float64):
+        d = rng.uniform(-1, 1, (m, n))
+        if np.dtype(dtype).kind == "c":
+            d = d + 1j * rng.uniform(-1, 1, (m, n))
+        d[rng.uniform(0, 1, (m, n)) > density] = 0
+        return d.astype(dtype)
+
+    # the 2-D 5-point Poisson matrix of a 5 x 5 grid
+    T = sp.diags([-np.ones(4), 2 * np.ones(5), -np.ones(4)], [-1, 0, 1])
+    I = sp.identity(5)
+    P = (sp.kron(I, T) + sp.kron(T, I)).tocsr()
+    P.sum_duplicates()
+    from_dense("poisson5", P.toarray())
+    # duplicates and unsorted columns in A's and B's rows, empty rows in both
+    csr("dupsA", rng.uniform(-1, 1, 9), [3, 0, 3, 6, 1, 1, 5, 0, 2], [0, 3, 3, 6, 9, 9, 9], (6, 7))
+    csr("dupsB", rng.uniform(-1, 1, 10), [4, 1, 1, 0, 2, 2, 3, 4, 0, 1], [0, 3, 3, 5, 8, 8, 9, 10], (7, 5))
+    # exact cancellation: row 0 of C sums to 0 in column 0 (dropped), row 1 keeps its entries
+    csr("cancelA", np.array([1.0, 1.0, 2.0, -1.0]), [0, 1, 0, 1], [0, 2, 4], (2, 2))
+    csr("cancelB", np.array([1.0, 3.0, -1.0, 5.0]), [0, 1, 0, 1], [0, 2, 4], (2, 2))
+    # rectangular, shuffled columns, int64 indices
+    from_dense("rect9x13", sparse_dense(9, 13, 0.35), shuffle=True)
+    from_dense("rect13x6", sparse_dense(13, 6, 0.4), it=np.int64)
+    # complex128 and float32
+    from_dense("c9x9", sparse_dense(9, 9, 0.3, np.complex128))
+    from_dense("f32_8x8", sparse_dense(8, 8, 0.4, np.float32))
+    # A's rows past 32 entries (the ESC path), exactly 32 (the row-wise path's limit)
+    wide = sparse_dense(4, 50, 0.0)
+    wide[0, :40] = rng.uniform(0.5, 1, 40)
+    wide[2, 5:37] = rng.uniform(0.5, 1, 32)
+    wide[3, 7] = 1.5
+    from_dense("wide40", wide)
+    from_dense("wide32", wide[[1, 2, 3]])
+    from_dense("tall50x7", sparse_dense(50, 7, 0.6))
+    # many products per row (30 x 40: the exact step bound)
+    many = np.zeros((3, 60))
+    many[:, :30] = rng.uniform(0.5, 1, (3, 30))
+    from_dense("many3x60", many)
+    from_dense("dense60x45", sparse_dense(60, 45, 0.9))
+
+    pairs = [("poisson5", "poisson5"), ("dupsA", "dupsB"), ("cancelA", "cancelB"),
+             ("rect9x13", "rect13x6"), ("c9x9", "c9x9"), ("f32_8x8", "f32_8x8"),
+             ("f32_8x8", "rect13x6_8"), ("wide40", "tall50x7"), ("wide32", "tall50x7"),
+             ("many3x60", "dense60x45")]
+    # float32 @ float64 (promotion): B is the first 8 rows of rect13x6
+    d, i, p, s = mats["rect13x6"]
+    csr("rect13x6_8", d[:p[8]], i[:p[8]], p[:9], (8, 6), np.int64)
+
+    def mat(name):
+        data, ind, ptr, shape = mats[name]
+        return sp.csr_matrix((data, ind, ptr), shape=shape)
+
+    def ops_of(name):
+        data, ind, ptr, _ = mats[name]
+        return [operand(g, data)[0], operand(g, ind)[0], operand(g, ptr)[0]]
+
+    def lib_record(cid, op, ops, fn, k, extra=None):
+        for lib in ["native", "vendor"]:
+            record(g, f"{cid}/{lib}", op, ops, fn, dict(k, library=lib), extra)
+
+    for a, b in pairs:
+        A, B = mat(a), mat(b)
+        k = {"sa": list(A.shape), "sb": list(B.shape)}
+        C = A @ B
+        C.sort_indices()
+        assert C.has_canonical_format
+        parts = lambda C=C: np.concatenate([C.indptr, C.indices]).astype(np.int64)
+        scale = abs(A) @ abs(B)
+        scale.sort_indices()
+        n = max(1, int(np.diff(A.indptr).max()))
+        tol = {"scale": g.arr(np.abs(scale.data)), "n": n}
+        ops = ops_of(a) + ops_of(b)
+        lib_record(f"{a}@{b}/parts", "spgemm", ops, parts, dict(k, part="parts"))
+        if C.nnz == scale.nnz:
+            lib_record(f"{a}@{b}/data", "spgemm", ops, lambda C=C: C.data, dict(k, part="data"), tol)
+        lib_record(f"{a}@{b}/dense", "spgemm", ops, lambda C=C: C.toarray(), dict(k, part="dense"),
+                   {"scale": g.arr((abs(A) @ abs(B)).toarray()), "n": n})
+
+    # SpMV and SpMM (duplicates and unsorted columns, int64 indices, complex, float32)
+    for name in ["poisson5", "dupsA", "rect9x13", "rect13x6", "c9x9", "f32_8x8", "wide40"]:
+        A = mat(name)
+        t = A.dtype
+        x = rng.uniform(-1, 1, A.shape[1]).astype(t)
+        X = rng.uniform(-1, 1, (A.shape[1], 3)).astype(t)
+        n = max(1, int(np.diff(A.indptr).max()))
+        k = {"sa": list(A.shape)}
+        lib_record(f"{name}/spmv", "spmv", ops_of(name) + [operand(g, x)[0]], lambda A=A, x=x: A @ x, k,
+                   {"scale": g.arr(abs(A) @ np.abs(x)), "n": n})
+        lib_record(f"{name}/spmm", "spmm", ops_of(name) + [operand(g, X)[0]], lambda A=A, X=X: A @ X, k,
+                   {"scale": g.arr(abs(A) @ np.abs(X)), "n": n})
+
+    # spsolve_triangular with a 1-d b (the vendor SpSV), on triangular matrices and on a full
+    # one (only the chosen triangle is used)
+    def tri(name, d, it=np.int32):
+        from_dense(name, d, it)
+    base = rng.uniform(-1, 1, (12, 12)) * (rng.uniform(0, 1, (12, 12)) < 0.4) + 3 * np.eye(12)
+    tri("low12", np.tril(base))
+    tri("up12", np.triu(base), np.int64)
+    tri("full12", base)
+    cbase = (base + 1j * rng.uniform(-1, 1, (12, 12)) * (base != 0)).astype(np.complex128)
+    tri("clow12", np.tril(cbase))
+    tri("flow12", np.tril(base).astype(np.float32))
+    for name, lower, unit in [("low12", True, False), ("low12", True, True), ("up12", False, False),
+                              ("up12", False, True), ("full12", True, False), ("full12", False, True),
+                              ("clow12", True, False), ("flow12", True, False)]:
+        d = mats[name][0]
+        A = mat(name).toarray()
+        T = np.tril(A) if lower else np.triu(A)
+        if unit:
+            T = T - np.diag(np.diag(T)) + np.eye(12)
+        b = rng.uniform(-1, 1, 12).astype(A.dtype)
+        x = np.linalg.solve(T, b).astype(np.result_type(A.dtype, np.float32))
+        lib_record(f"{name}/spsolve_triangular/lower={lower}/unit={unit}", "spsolve_triangular",
+                   ops_of(name) + [operand(g, b)[0]], lambda x=x: x,
+                   {"sa": [12, 12], "lower": lower, "unit": unit},
+                   {"scale": g.arr(np.abs(x) + 1.0), "n": 64})
+    g.write()
