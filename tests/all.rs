@@ -55,6 +55,7 @@ mod sparse2;
 mod sparse_linalg;
 mod statistics;
 mod streams;
+mod transposes;
 mod ufunc_methods;
 mod ufuncs;
 mod userkernel;

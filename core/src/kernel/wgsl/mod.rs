@@ -103,7 +103,8 @@
 //! `emitter.rs` the emitter's state (`WgslEmitter`: value types, literals, conversions),
 //! `expr.rs`, `binary.rs`, `cast.rs` and `stmt.rs` the body, `atomic.rs` atomic updates,
 //! `interface.rs` the index width and binding/meta declarations, `elementwise.rs` and
-//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe; `complex.rs` the
+//! `reduce.rs` the two launch kinds (`tiled.rs`: elementwise launches staged through
+//! workgroup-memory tiles, for transposes), [`loops`] the loop budgets of llvmpipe; `complex.rs` the
 //! complex operators and casts over the WGSL helper libraries `complex_lib.rs` (NumPy's complex
 //! loops, C99 Annex G functions) and `real_lib.rs` (software float32 `exp log sin cos tan atan2`,
 //! an fma that is one rounding, guards against llvmpipe's fast-math folds), each helper
@@ -563,6 +564,7 @@ mod real_lib;
 mod real_lib64;
 mod reduce;
 mod stmt;
+mod tiled;
 
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
@@ -572,6 +574,7 @@ pub use elementwise::{
 };
 pub use interface::{elementwise_narrow, reduce_narrow};
 pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
+pub use tiled::{emit_tiled, tiled_bytes, tiled_eligible, tiled_words, TiledSpec};
 
 pub mod loops;
 

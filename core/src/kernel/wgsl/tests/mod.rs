@@ -146,6 +146,7 @@ mod elementwise;
 mod loop_guard;
 mod reduce;
 mod scatter;
+mod tiled;
 
 /// A convolve2d-style kernel: loops over a window, `If` bounds, raw loads, index arithmetic.
 pub(crate) fn convolve_kernel(d: DType) -> Kernel {
