@@ -162,6 +162,9 @@ pub struct WgpuBackend {
     pool: Arc<pool::BufferPool>,
     /// Most bytes one storage binding may hold ([`window::binding_cap`]).
     binding_cap: u64,
+    /// Reductions combine a workgroup's accumulators with subgroup shuffles: the adapter has
+    /// `Features::SUBGROUP` and `CUPY_WGPU_SUBGROUPS=0` is not set.
+    subgroups: bool,
 }
 
 impl std::fmt::Debug for WgpuBackend {

@@ -284,6 +284,15 @@ pub struct ReduceSpec {
     pub partial: bool,
     /// See [`ElementwiseSpec::wide_int64`].
     pub wide_int64: bool,
+    /// `vec4` loads of the inputs ([`GroupPerOutput`](ReduceMode::GroupPerOutput) only): every
+    /// input is 32-bit, one reduced axis of unit stride, every output's first element at a
+    /// multiple of 4, chunks of a multiple of 4 elements, and the map does not read `Index`
+    /// ([`reduce_vec4_eligible`] checks the kernel; the backend the layouts).
+    pub vec4: bool,
+    /// The workgroup's partial accumulators are combined by subgroup shuffles
+    /// ([`GroupPerOutput`](ReduceMode::GroupPerOutput) only; the adapter's
+    /// `Features::SUBGROUP`; [`reduce_subgroup_eligible`]), then one per subgroup.
+    pub subgroup: bool,
     /// Buffer bindings (`outputs`: the output, or one partial buffer per accumulator).
     pub bindings: BindingPlan,
 }
@@ -573,7 +582,10 @@ pub use elementwise::{
     packed_flag_word, packed_lead,
 };
 pub use interface::{elementwise_narrow, reduce_narrow};
-pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
+pub use reduce::{
+    emit_reduction, emit_reduction_with, reduce_subgroup_eligible, reduce_vec4_eligible,
+    reduction_words,
+};
 pub use tiled::{emit_tiled, tiled_bytes, tiled_eligible, tiled_words, TiledSpec};
 
 pub mod loops;

@@ -43,7 +43,8 @@ fn validate(src: &str) {
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::FLOAT64
             | naga::valid::Capabilities::SHADER_INT64
-            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
+            | naga::valid::Capabilities::SUBGROUP,
     );
     v.validate(&module)
         .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
@@ -250,14 +251,25 @@ fn rspecs(k: &ReduceKernel) -> Vec<ReduceSpec> {
                 } else {
                     vec![k.output]
                 };
-                v.push(ReduceSpec {
+                let spec = ReduceSpec {
                     out_ndim: o,
                     red_ndim: r,
                     mode,
                     partial,
                     wide_int64: false,
+                    vec4: false,
+                    subgroup: false,
                     bindings: BindingPlan::distinct(&k.inputs, &out, &[]),
-                });
+                };
+                if mode == ReduceMode::GroupPerOutput {
+                    // vec4 loads (where the kernel allows them) and subgroup trees.
+                    v.push(ReduceSpec {
+                        vec4: r == 1 && reduce_vec4_eligible(k),
+                        subgroup: true,
+                        ..spec.clone()
+                    });
+                }
+                v.push(spec);
             }
         }
     }
