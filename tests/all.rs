@@ -56,6 +56,7 @@ mod sparse3;
 mod sparse_linalg;
 mod statistics;
 mod streams;
+mod transposes;
 mod ufunc_methods;
 mod ufuncs;
 mod userkernel;

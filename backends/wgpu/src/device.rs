@@ -217,7 +217,8 @@ impl WgpuProvider {
 
 impl WgpuBackend {
     /// Opens a device on `adapter` with the features this backend uses (SHADER_F64,
-    /// SHADER_INT64, SHADER_F16, SHADER_INT64_ATOMIC_ALL_OPS where present) and the adapter's own limits.
+    /// SHADER_INT64, SHADER_F16, SHADER_INT64_ATOMIC_ALL_OPS, SUBGROUP where present) and the
+    /// adapter's own limits.
     ///
     /// # Errors
     /// [`Error::BackendUnavailable`] if the device cannot be created.
@@ -239,7 +240,8 @@ impl WgpuBackend {
         let mut wanted = wgpu::Features::SHADER_F64
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16
-            | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+            | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS
+            | wgpu::Features::SUBGROUP;
         if std::env::var("CUPY_WGPU_INT64_ATOMICS").is_ok_and(|v| v.trim() == "0") {
             wanted.remove(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
         }
@@ -312,6 +314,8 @@ impl WgpuBackend {
             atomic_lock: std::sync::OnceLock::new(),
             pool: Arc::new(crate::pool::BufferPool::new()),
             binding_cap: crate::window::binding_cap(&limits),
+            subgroups: features.contains(wgpu::Features::SUBGROUP)
+                && !std::env::var("CUPY_WGPU_SUBGROUPS").is_ok_and(|v| v.trim() == "0"),
         })
     }
 

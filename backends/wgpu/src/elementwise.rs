@@ -133,7 +133,7 @@ struct PieceLaunch<'a> {
 impl WgpuBackend {
     /// `Backend::elementwise`.
     pub(crate) fn run_elementwise(&self, call: &ElementwiseCall<'_>) -> Result<()> {
-        self.run_elementwise_sized(call, wgsl::WORKGROUP_SIZE)
+        self.run_elementwise_sized(call, wgsl::WORKGROUP_SIZE, true)
     }
 
     /// `Backend::elementwise_block`: workgroups of `block` invocations, within the adapter's
@@ -170,11 +170,12 @@ impl WgpuBackend {
                 ));
             }
         }
-        self.run_elementwise_sized(call, block)
+        self.run_elementwise_sized(call, block, false)
     }
 
-    /// [`WgpuBackend::run_elementwise`] with workgroups of `wg` invocations.
-    fn run_elementwise_sized(&self, call: &ElementwiseCall<'_>, wg: u32) -> Result<()> {
+    /// [`WgpuBackend::run_elementwise`] with workgroups of `wg` invocations; `tile`: a tiled
+    /// launch may run instead (never for a user's block size).
+    fn run_elementwise_sized(&self, call: &ElementwiseCall<'_>, wg: u32, tile: bool) -> Result<()> {
         let past = |b: &cupy_core::Buffer| {
             b.len() as u64 * word_bytes(b.dtype()) as u64 > self.binding_cap
         };
@@ -195,9 +196,9 @@ impl WgpuBackend {
                 params,
                 ..call.clone()
             };
-            return self.elementwise_inner(&c2, true, true, wg);
+            return self.elementwise_inner(&c2, true, true, wg, false);
         }
-        self.elementwise_inner(call, big, false, wg)
+        self.elementwise_inner(call, big, false, wg, tile)
     }
 
     fn elementwise_inner(
@@ -206,6 +207,7 @@ impl WgpuBackend {
         big: bool,
         index_param: bool,
         wg: u32,
+        tile: bool,
     ) -> Result<()> {
         let k = call.kernel;
         for d in k.dtypes() {
@@ -312,6 +314,22 @@ impl WgpuBackend {
         );
         // Raw operands the kernel writes (scatter) are bound read_write.
         plan.mark_raw_writes(k);
+        // Transposes and other launches whose operands run fast along different axes: tiles
+        // staged through workgroup memory (tiled.rs).
+        let lock = wgsl::atomic_lock(k, self.opts.int64_atomics);
+        if tile && !big && !contiguous && mode == wgsl::LoopMode::default() && !lock {
+            if let Some(tp) = crate::tiled::plan(
+                k,
+                &call.shape,
+                &layouts,
+                &plan,
+                uses_index(k),
+                wide,
+                self.limits.max_compute_workgroup_storage_size,
+            ) {
+                return self.run_tiled(call, &tp, &ins, &outs);
+            }
+        }
         let spec = ElementwiseSpec {
             ndim: call.shape.len().max(1),
             contiguous,
@@ -320,8 +338,7 @@ impl WgpuBackend {
             bindings: plan.clone(),
         };
         // 64-bit atomics on pairs of 32-bit words take locks in the device's lock buffer,
-        // bound after the plan's buffers.
-        let lock = wgsl::atomic_lock(k, self.opts.int64_atomics);
+        // bound after the plan's buffers (`lock`, above).
         let key = hash_of(&("elementwise", k, &spec, mode, wg));
         let opts = &self.opts;
         let pipe = self.pipeline(key, &k.name, &|| {

@@ -62,7 +62,8 @@
 //! concern: `device.rs` (adapters, [`WgpuProvider`], opening a device), `buffer.rs` (allocation,
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
-//! `events.rs` (events on the one queue), `elementwise.rs`, `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
+//! `events.rs` (events on the one queue), `elementwise.rs` (with `tiled.rs`: transposes through
+//! workgroup-memory tiles), `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
 //! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
 //! one storage binding).
 
@@ -92,6 +93,7 @@ mod reduce;
 mod sortbig;
 mod sortscan;
 mod support;
+mod tiled;
 mod widen;
 mod window;
 
@@ -103,6 +105,7 @@ pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
     NativeLinalg,
 };
+pub use tiled::tiled_launches;
 
 use buffer::{from_storage, word_bytes};
 use elementwise::fits32;
@@ -159,6 +162,9 @@ pub struct WgpuBackend {
     pool: Arc<pool::BufferPool>,
     /// Most bytes one storage binding may hold ([`window::binding_cap`]).
     binding_cap: u64,
+    /// Reductions combine a workgroup's accumulators with subgroup shuffles: the adapter has
+    /// `Features::SUBGROUP` and `CUPY_WGPU_SUBGROUPS=0` is not set.
+    subgroups: bool,
 }
 
 impl std::fmt::Debug for WgpuBackend {

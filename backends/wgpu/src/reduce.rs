@@ -47,12 +47,23 @@ impl WgpuBackend {
             &outs,
             &[],
         );
+        let group = mode == ReduceMode::GroupPerOutput;
+        let past = |b: &wgpu::Buffer| b.size() > self.binding_cap;
+        let big = inputs.iter().any(|(b, _)| past(&b.buf)) || output.0.iter().any(|b| past(&b.buf));
         let spec = ReduceSpec {
             out_ndim: out_shape.len(),
             red_ndim: reduce_shape.len(),
             mode,
             partial,
             wide_int64: wide,
+            vec4: group
+                && !big
+                && (chunks == 1 || chunk_len % 4 == 0)
+                && vec4_layouts(k, reduce_shape, inputs)
+                && inputs
+                    .iter()
+                    .all(|(b, _)| output.0.iter().all(|o| o.id != b.id)),
+            subgroup: group && self.subgroups && wgsl::reduce_subgroup_eligible(k),
             bindings: plan.clone(),
         };
         let lmode = wgsl::LoopMode {
@@ -94,7 +105,6 @@ impl WgpuBackend {
             ReduceMode::GroupPerOutput => units,
             ReduceMode::ThreadPerOutput => units.div_ceil(wgsl::WORKGROUP_SIZE as u64),
         };
-        let big = bufs.iter().any(|b| b.size() > self.binding_cap);
         if !big {
             let meta = pipe.meta.pack(params, &words);
             return self.dispatch(&pipe, &meta, &bufs, groups_of((n_out * chunks) as u64));
@@ -354,11 +364,19 @@ impl WgpuBackend {
                 chunks = (chunks * 2).min(n_red);
             }
         }
-        let chunk_len = if n_red == 0 {
+        let mut chunk_len = if n_red == 0 {
             1
         } else {
             n_red.div_ceil(chunks)
         };
+        if mode == ReduceMode::GroupPerOutput
+            && chunks > 1
+            && !big
+            && vec4_layouts(k, &call.reduce_shape, &ins)
+        {
+            // Chunks of whole vectors for the vec4 loads.
+            chunk_len = chunk_len.next_multiple_of(4);
+        }
         if n_red > 0 {
             chunks = n_red.div_ceil(chunk_len);
         }
@@ -489,4 +507,27 @@ fn range_box(shape: &[usize], r0: usize, r1: usize) -> (Vec<usize>, Vec<usize>) 
         len = vec![1; shape.len()];
     }
     (start, len)
+}
+
+/// Whether the inputs' layouts allow `vec4` loads of a reduction ([`ReduceSpec::vec4`]): one
+/// reduced axis of unit stride, every output's first element at a multiple of 4 elements, a
+/// kernel [`wgsl::reduce_vec4_eligible`] accepts; `CUPY_WGPU_REDUCE_VEC4=0` turns them off.
+fn vec4_layouts(
+    k: &ReduceKernel,
+    reduce_shape: &[usize],
+    inputs: &[(&WgpuBuffer, &Layout)],
+) -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let on =
+        *ON.get_or_init(|| !std::env::var("CUPY_WGPU_REDUCE_VEC4").is_ok_and(|v| v.trim() == "0"));
+    let r_nd = reduce_shape.len();
+    on && r_nd == 1
+        && reduce_shape[0] >= 4
+        && wgsl::reduce_vec4_eligible(k)
+        && inputs.iter().all(|(_, l)| {
+            let o_nd = l.strides.len() - r_nd;
+            l.strides[o_nd] == 1
+                && l.offset % 4 == 0
+                && l.strides[..o_nd].iter().all(|s| s % 4 == 0)
+        })
 }

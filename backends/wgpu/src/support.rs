@@ -40,6 +40,8 @@ pub(crate) fn check_reduction(k: &ReduceKernel) -> Result<(), String> {
         red_ndim: 1,
         mode: ReduceMode::ThreadPerOutput,
         partial: false,
+        vec4: false,
+        subgroup: false,
         wide_int64: false,
         bindings: BindingPlan::distinct(&k.inputs, &[k.output], &[]),
     };

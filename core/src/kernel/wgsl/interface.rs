@@ -74,12 +74,22 @@ pub(super) fn bindings_decl(
     vec4: bool,
     atomic: &[bool],
 ) -> String {
+    bindings_decl_per(em, plan, &vec![vec4; plan.buffers.len()], atomic)
+}
+
+/// [`bindings_decl`] with `vec4` per binding (`array<vec4<T>>` where set).
+pub(super) fn bindings_decl_per(
+    em: &WgslEmitter,
+    plan: &BindingPlan,
+    vec4: &[bool],
+    atomic: &[bool],
+) -> String {
     let mut s = String::new();
     for (i, &(d, rw)) in plan.buffers.iter().enumerate() {
         let st = em.sty(d);
         let ty = if atomic.get(i).copied().unwrap_or(false) {
             format!("atomic<{}>", atomic_word(d, em.opts.int64_atomics))
-        } else if vec4 {
+        } else if vec4.get(i).copied().unwrap_or(false) {
             format!("vec4<{st}>")
         } else {
             st.to_string()
@@ -123,4 +133,10 @@ pub(super) fn meta_decl(
 
 pub(super) const MAIN_SIG: &str = "@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+";
+
+/// [`MAIN_SIG`] with the subgroup builtins (`sgl`: the invocation's index in its subgroup,
+/// `sgs`: the subgroup size, `sgid`: the subgroup's index, `nsg`: subgroups per workgroup).
+pub(super) const MAIN_SIG_SUBGROUP: &str = "@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_size) sgs: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32) {
 ";

@@ -103,7 +103,8 @@
 //! `emitter.rs` the emitter's state (`WgslEmitter`: value types, literals, conversions),
 //! `expr.rs`, `binary.rs`, `cast.rs` and `stmt.rs` the body, `atomic.rs` atomic updates,
 //! `interface.rs` the index width and binding/meta declarations, `elementwise.rs` and
-//! `reduce.rs` the two launch kinds, [`loops`] the loop budgets of llvmpipe; `complex.rs` the
+//! `reduce.rs` the two launch kinds (`tiled.rs`: elementwise launches staged through
+//! workgroup-memory tiles, for transposes), [`loops`] the loop budgets of llvmpipe; `complex.rs` the
 //! complex operators and casts over the WGSL helper libraries `complex_lib.rs` (NumPy's complex
 //! loops, C99 Annex G functions) and `real_lib.rs` (software float32 `exp log sin cos tan atan2`,
 //! an fma that is one rounding, guards against llvmpipe's fast-math folds), each helper
@@ -283,6 +284,15 @@ pub struct ReduceSpec {
     pub partial: bool,
     /// See [`ElementwiseSpec::wide_int64`].
     pub wide_int64: bool,
+    /// `vec4` loads of the inputs ([`GroupPerOutput`](ReduceMode::GroupPerOutput) only): every
+    /// input is 32-bit, one reduced axis of unit stride, every output's first element at a
+    /// multiple of 4, chunks of a multiple of 4 elements, and the map does not read `Index`
+    /// ([`reduce_vec4_eligible`] checks the kernel; the backend the layouts).
+    pub vec4: bool,
+    /// The workgroup's partial accumulators are combined by subgroup shuffles
+    /// ([`GroupPerOutput`](ReduceMode::GroupPerOutput) only; the adapter's
+    /// `Features::SUBGROUP`; [`reduce_subgroup_eligible`]), then one per subgroup.
+    pub subgroup: bool,
     /// Buffer bindings (`outputs`: the output, or one partial buffer per accumulator).
     pub bindings: BindingPlan,
 }
@@ -563,6 +573,7 @@ mod real_lib;
 mod real_lib64;
 mod reduce;
 mod stmt;
+mod tiled;
 
 pub use atomic::{atomic_lock, lock_binding, ATOMIC_LOCK_WORDS};
 pub use complex::complex_helpers;
@@ -571,7 +582,11 @@ pub use elementwise::{
     packed_flag_word, packed_lead,
 };
 pub use interface::{elementwise_narrow, reduce_narrow};
-pub use reduce::{emit_reduction, emit_reduction_with, reduction_words};
+pub use reduce::{
+    emit_reduction, emit_reduction_with, reduce_subgroup_eligible, reduce_vec4_eligible,
+    reduction_words,
+};
+pub use tiled::{emit_tiled, tiled_bytes, tiled_eligible, tiled_words, TiledSpec};
 
 pub mod loops;
 

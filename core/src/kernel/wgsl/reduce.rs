@@ -6,10 +6,13 @@
 //! writes member `j` to output binding `j` (one partial buffer per accumulator).
 
 use super::emitter::{iword, word, Ctx, WgslEmitter};
-use super::interface::{bindings_decl, meta_decl, reduce_narrow, MAIN_SIG};
-use super::{packed_bits, LoopMode, ReduceMode, ReduceSpec, WgslOptions, WgslShader};
+use super::interface::{bindings_decl_per, meta_decl, reduce_narrow, MAIN_SIG, MAIN_SIG_SUBGROUP};
+use super::{
+    packed_bits, storage_bytes, LoopMode, ReduceMode, ReduceSpec, WgslOptions, WgslShader,
+};
+use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernel::ir::ReduceKernel;
+use crate::kernel::ir::{ExprKind, ReduceKernel};
 use crate::layout::Layout;
 use std::fmt::Write;
 
@@ -75,6 +78,33 @@ fn emit_combine(em: &mut WgslEmitter, k: &ReduceKernel, params: &[String]) -> Re
     ))
 }
 
+/// Whether a reduction's inputs may be loaded as `vec4`s ([`ReduceSpec::vec4`]): every input
+/// is a 32-bit type held in whole words (int32, uint32, float32) and the map does not read
+/// `Index` (the layouts are the backend's to check).
+pub fn reduce_vec4_eligible(k: &ReduceKernel) -> bool {
+    let mut index = false;
+    for e in &k.map {
+        e.visit(&mut |x| index |= matches!(x.kind, ExprKind::Index));
+    }
+    !index
+        && k.inputs.iter().all(|d| {
+            storage_bytes(*d) == Some(4)
+                && matches!(d, DType::Int32 | DType::UInt32 | DType::Float32)
+        })
+}
+
+/// Whether the accumulators can travel through subgroup shuffles ([`ReduceSpec::subgroup`]):
+/// every member is a 32-bit scalar (`f32`, `i32`, `u32`) or a complex64 (`vec2<f32>`) in the
+/// emitted code: not bool, 64-bit or complex128.
+pub fn reduce_subgroup_eligible(k: &ReduceKernel) -> bool {
+    k.acc.iter().all(|d| {
+        !matches!(
+            d,
+            DType::Bool | DType::Int64 | DType::UInt64 | DType::Float64 | DType::Complex128
+        )
+    })
+}
+
 /// Number of meta words of a reduction launch.
 fn reduce_n_words(k: &ReduceKernel, spec: &ReduceSpec) -> usize {
     let (o, r) = (spec.out_ndim, spec.red_ndim);
@@ -128,7 +158,27 @@ pub fn emit_reduction_with(
         .iter()
         .map(|&(d, rw)| rw && packed_bits(d).is_some())
         .collect();
-    decls.push_str(&bindings_decl(&em, &spec.bindings, false, &atomic));
+    let group = spec.mode == ReduceMode::GroupPerOutput;
+    // vec4 inputs: their bindings (read-only, not shared with the output) are `vec4<T>` arrays.
+    let vec4 = spec.vec4
+        && group
+        && r_nd == 1
+        && reduce_vec4_eligible(k)
+        && spec
+            .bindings
+            .inputs
+            .iter()
+            .all(|&b| !spec.bindings.buffers[b].1);
+    let subgroup = spec.subgroup && group && reduce_subgroup_eligible(k);
+    let vec_bindings: Vec<bool> = (0..spec.bindings.buffers.len())
+        .map(|b| vec4 && spec.bindings.inputs.contains(&b))
+        .collect();
+    decls.push_str(&bindings_decl_per(
+        &em,
+        &spec.bindings,
+        &vec_bindings,
+        &atomic,
+    ));
     decls.push_str(&mode.bindings_decl(spec.bindings.buffers.len() + 1));
     let params: Vec<String> = k
         .params
@@ -139,7 +189,6 @@ pub fn emit_reduction_with(
     let combine = emit_combine(&mut em, k, &params)?;
     let (acc_t, acc_decl) = acc_type(&em, k);
     decls.push_str(&acc_decl);
-    let group = spec.mode == ReduceMode::GroupPerOutput;
     if group {
         let _ = writeln!(decls, "var<workgroup> sh: array<{acc_t}, 256>;");
         let _ = writeln!(decls, "var<workgroup> shv: array<u32, 256>;");
@@ -150,7 +199,11 @@ pub fn emit_reduction_with(
     let w_rshape = 4 + o_nd;
     let w_in = |i: usize| 4 + o_nd + r_nd + i * (1 + o_nd + r_nd);
     let w_out = 4 + o_nd + r_nd + nin * (1 + o_nd + r_nd);
-    let mut m = String::from(MAIN_SIG);
+    let mut m = String::from(if subgroup {
+        MAIN_SIG_SUBGROUP
+    } else {
+        MAIN_SIG
+    });
     let _ = writeln!(
         m,
         "  let n_out = {};\n  let n_red = {};\n  let chunks = {};\n  let clen = {};\n  let chb = {};",
@@ -185,50 +238,20 @@ pub fn emit_reduction_with(
         }
         let _ = writeln!(m, "  let base{i} = {e};");
     }
-    let ident = pack(k.identity.iter().map(|v| em.lit(*v)).collect());
-    let _ = writeln!(m, "  var acc: {acc_t} = {ident};\n  var fresh = true;");
-    m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
-    if group {
-        m.push_str("  var r = r0 + lid;\n  for (; r < r1; r = r + 256u) {\n");
-    } else {
-        m.push_str("  var r = r0;\n  for (; r < r1; r = r + 1u) {\n");
+    // The map, once, as a function of the inputs' values and the flat reduced index `rr`.
+    let mut mp_args: Vec<String> = vec![];
+    let mut xs = vec![];
+    for (i, d) in k.inputs.iter().enumerate() {
+        mp_args.push(format!("x{i}: {}", em.vty(*d)));
+        xs.push(format!("x{i}"));
     }
-    if r_nd >= 2 {
-        m.push_str("    var rrem = r;\n");
-        for ax in (0..r_nd).rev() {
-            if ax == 0 {
-                m.push_str("    let cr0 = rrem;\n");
-            } else {
-                let sh = word(w_rshape + ax);
-                let _ = writeln!(m, "    let cr{ax} = rrem % {sh};\n    rrem = rrem / {sh};");
-            }
-        }
-    }
-    for i in 0..nin {
-        let base = w_in(i);
-        let mut e = format!("base{i}");
-        if r_nd == 1 {
-            let _ = write!(e, " + i32(r) * {}", iword(base + 1 + o_nd));
-        } else {
-            for ax in 0..r_nd {
-                let _ = write!(e, " + i32(cr{ax}) * {}", iword(base + 1 + o_nd + ax));
-            }
-        }
-        let _ = writeln!(m, "    let a{i} = u32({e});");
-    }
-    let mut inputs = vec![];
-    for i in 0..nin {
-        let b = spec.bindings.inputs[i];
-        let v = em.load_elem(b, atomic[b], k.inputs[i], &format!("a{i}"));
-        let _ = writeln!(m, "    let x{i} = {v};");
-        inputs.push(format!("x{i}"));
-    }
+    mp_args.push("rr: u32".into());
     let ctx = Ctx {
-        inputs,
+        inputs: xs,
         params: params.clone(),
         vars: vec![],
         // `Index` in a reduction's map: the flat index within the reduced axes.
-        index: "r".into(),
+        index: "rr".into(),
         raws: vec![],
     };
     let mv = pack(
@@ -237,15 +260,179 @@ pub fn emit_reduction_with(
             .map(|e| em.expr(e, &ctx))
             .collect::<Result<Vec<_>>>()?,
     );
-    em.flush_pre("    ", &mut m);
+    let mut mp_fn = format!("fn mp({}) -> {acc_t} {{\n", mp_args.join(", "));
+    em.flush_pre("  ", &mut mp_fn);
+    let _ = writeln!(mp_fn, "  return {mv};\n}}");
+    // Element `r` (a u32 expression) of every input, mapped: statements, and the value's name.
+    let elem = |em: &mut WgslEmitter, r: &str, sfx: &str, pad: &str| -> (String, String) {
+        let mut c = String::new();
+        let _ = writeln!(c, "{pad}let rr{sfx} = {r};");
+        if r_nd >= 2 {
+            let _ = writeln!(c, "{pad}var rrem{sfx} = rr{sfx};");
+            for ax in (0..r_nd).rev() {
+                if ax == 0 {
+                    let _ = writeln!(c, "{pad}let cr0{sfx} = rrem{sfx};");
+                } else {
+                    let sh = word(w_rshape + ax);
+                    let _ = writeln!(
+                        c,
+                        "{pad}let cr{ax}{sfx} = rrem{sfx} % {sh};\n{pad}rrem{sfx} = rrem{sfx} / {sh};"
+                    );
+                }
+            }
+        }
+        let mut args = vec![];
+        for i in 0..nin {
+            let base = w_in(i);
+            let mut e = format!("base{i}");
+            if r_nd == 1 {
+                let _ = write!(e, " + i32(rr{sfx}) * {}", iword(base + 1 + o_nd));
+            } else {
+                for ax in 0..r_nd {
+                    let _ = write!(e, " + i32(cr{ax}{sfx}) * {}", iword(base + 1 + o_nd + ax));
+                }
+            }
+            let b = spec.bindings.inputs[i];
+            let v = if vec4 {
+                // A scalar of a vec4 binding (the tail of a vec4 launch).
+                format!("b{b}[u32({e}) >> 2u][u32({e}) & 3u]")
+            } else {
+                let _ = writeln!(c, "{pad}let a{i}{sfx} = u32({e});");
+                em.load_elem(b, atomic[b], k.inputs[i], &format!("a{i}{sfx}"))
+            };
+            args.push(v);
+        }
+        args.push(format!("rr{sfx}"));
+        let _ = writeln!(c, "{pad}let v{sfx} = mp({});", args.join(", "));
+        (c, format!("v{sfx}"))
+    };
+    let ident = pack(k.identity.iter().map(|v| em.lit(*v)).collect());
+    let _ = writeln!(m, "  var acc: {acc_t} = {ident};\n  var fresh = true;");
+    m.push_str("  let r0 = ch * clen;\n  let r1 = min(r0 + clen, n_red);\n");
     // NumPy's reduce (and the cpu backend) folds from the first element; the identity only
-    // stands for an empty range (fmax's NaN identity is not neutral for a NaN element).
-    let _ = writeln!(
-        m,
-        "    let v = {mv};\n    if (fresh) {{ acc = v; fresh = false; }} else {{ acc = combine(acc, v); }}\n  }}"
-    );
-    em.guard_after("r < r1", "  ", &mut m);
-    if group {
+    // stands for an empty range (fmax's NaN identity is not neutral for a NaN element). Each
+    // invocation's first element is peeled off; then unrolled steps whose loads are all issued
+    // before their combines (memory-level parallelism), in element order.
+    let fold = |v: &str| format!("acc = combine(acc, {v});");
+    if vec4 {
+        // Invocation `lid` takes vectors `lid, lid + 256, ..` of the chunk (elements in
+        // groups of 4), two per step; the chunk's last 0..3 elements go to invocations 0..3.
+        let vload = |sfx: &str, q: &str| -> (String, Vec<String>) {
+            let mut c = String::new();
+            for i in 0..nin {
+                let b = spec.bindings.inputs[i];
+                let _ = writeln!(c, "      let e{i}{sfx} = b{b}[u32(base{i}) / 4u + {q}];");
+            }
+            let lanes = ["x", "y", "z", "w"]
+                .iter()
+                .enumerate()
+                .map(|(l, c4)| {
+                    let mut args: Vec<String> = (0..nin)
+                        .map(|i| em.load_conv(k.inputs[i], format!("e{i}{sfx}.{c4}")))
+                        .collect();
+                    args.push(format!("{q} * 4u + {l}u"));
+                    format!("mp({})", args.join(", "))
+                })
+                .collect();
+            (c, lanes)
+        };
+        m.push_str("  let q1 = r1 / 4u;\n  var q = r0 / 4u + lid;\n  if (q < q1) {\n");
+        let (c, lanes) = vload("p", "q");
+        m.push_str(&c);
+        let _ = writeln!(m, "    acc = {};", lanes[0]);
+        for l in &lanes[1..] {
+            let _ = writeln!(m, "    {}", fold(l));
+        }
+        m.push_str("    fresh = false;\n    q = q + 256u;\n  }\n");
+        m.push_str("  for (; q + 256u < q1; q = q + 512u) {\n");
+        let (c0, l0) = vload("0", "q");
+        let (c1, l1) = vload("1", "(q + 256u)");
+        m.push_str(&c0);
+        m.push_str(&c1);
+        for l in l0.iter().chain(&l1) {
+            let _ = writeln!(m, "    {}", fold(l));
+        }
+        m.push_str("  }\n");
+        em.guard_after("q + 256u < q1", "  ", &mut m);
+        m.push_str("  for (; q < q1; q = q + 256u) {\n");
+        let (c, lanes) = vload("t", "q");
+        m.push_str(&c);
+        for l in &lanes {
+            let _ = writeln!(m, "    {}", fold(l));
+        }
+        m.push_str("  }\n");
+        em.guard_after("q < q1", "  ", &mut m);
+        m.push_str("  if (q1 * 4u + lid < r1) {\n");
+        let (c, v) = elem(&mut em, "q1 * 4u + lid", "e", "    ");
+        m.push_str(&c);
+        let _ = writeln!(
+            m,
+            "    if (fresh) {{ acc = {v}; fresh = false; }} else {{ {} }}\n  }}",
+            fold(&v)
+        );
+    } else {
+        let (start, step) = if group {
+            ("r0 + lid", 256u32)
+        } else {
+            ("r0", 1)
+        };
+        const UNROLL: u32 = 4;
+        let _ = writeln!(m, "  var r = {start};\n  if (r < r1) {{");
+        let (c, v) = elem(&mut em, "r", "p", "    ");
+        m.push_str(&c);
+        let _ = writeln!(
+            m,
+            "    acc = {v};\n    fresh = false;\n    r = r + {step}u;\n  }}"
+        );
+        let cond = format!("r + {}u < r1", (UNROLL - 1) * step);
+        let _ = writeln!(m, "  for (; {cond}; r = r + {}u) {{", UNROLL * step);
+        let mut vs = vec![];
+        for u in 0..UNROLL {
+            let r = if u == 0 {
+                "r".to_string()
+            } else {
+                format!("r + {}u", u * step)
+            };
+            let (c, v) = elem(&mut em, &r, &u.to_string(), "    ");
+            m.push_str(&c);
+            vs.push(v);
+        }
+        for v in &vs {
+            let _ = writeln!(m, "    {}", fold(v));
+        }
+        m.push_str("  }\n");
+        em.guard_after(&cond, "  ", &mut m);
+        let _ = writeln!(m, "  for (; r < r1; r = r + {step}u) {{");
+        let (c, v) = elem(&mut em, "r", "t", "    ");
+        m.push_str(&c);
+        let _ = writeln!(m, "    {}\n  }}", fold(&v));
+        em.guard_after("r < r1", "  ", &mut m);
+    }
+    if subgroup {
+        // Every invocation is here (the barrier), then each subgroup folds its invocations'
+        // accumulators by shuffles (offsets above the subgroup size, and lanes past its end,
+        // take nothing), its first invocation writes the result, and invocation 0 folds those.
+        m.push_str("  var valid = select(1u, 0u, fresh);\n  workgroupBarrier();\n");
+        let shuffled = |off: u32| -> String {
+            pack(
+                members("acc", n_acc)
+                    .iter()
+                    .map(|a| format!("subgroupShuffleDown({a}, {off}u)"))
+                    .collect(),
+            )
+        };
+        for off in [64u32, 32, 16, 8, 4, 2, 1] {
+            let _ = writeln!(
+                m,
+                "  {{\n    let so = {};\n    let sv = subgroupShuffleDown(valid, {off}u);\n    if ({off}u < sgs && sgl + {off}u < sgs && sv != 0u) {{\n      if (valid != 0u) {{ acc = combine(acc, so); }} else {{ acc = so; valid = 1u; }}\n    }}\n  }}",
+                shuffled(off)
+            );
+        }
+        m.push_str(
+            "  if (sgl == 0u) { sh[sgid] = acc; shv[sgid] = valid; }\n  workgroupBarrier();\n  if (lid != 0u) { return; }\n  fresh = true;\n  var s = 0u;\n  for (; s < nsg; s = s + 1u) {\n    if (shv[s] != 0u) {\n      if (fresh) { acc = sh[s]; fresh = false; } else { acc = combine(acc, sh[s]); }\n    }\n  }\n",
+        );
+        em.guard_after("s < nsg", "  ", &mut m);
+    } else if group {
         m.push_str(
             "  sh[lid] = acc;\n  shv[lid] = select(1u, 0u, fresh);\n  workgroupBarrier();\n  var s = 128u;\n  for (; s > 0u; s = s >> 1u) {\n    if (lid < s && shv[lid + s] != 0u) {\n      if (shv[lid] != 0u) { sh[lid] = combine(sh[lid], sh[lid + s]); } else { sh[lid] = sh[lid + s]; shv[lid] = 1u; }\n    }\n    workgroupBarrier();\n  }\n",
         );
@@ -288,6 +475,7 @@ pub fn emit_reduction_with(
     }
     m.push_str("}\n");
     let mut all = combine;
+    all.push_str(&mp_fn);
     all.push_str(&m);
     Ok(WgslShader {
         source: em.finish(&decls, &all),

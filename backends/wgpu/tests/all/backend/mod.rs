@@ -109,3 +109,4 @@ mod elementwise;
 mod gemm;
 mod reduce;
 mod refusals;
+mod tiled;

@@ -170,3 +170,82 @@ fn reductions_full_inner_outer_empty() {
     let got = Scalar::from_le_bytes(acc, &d.read(&o, 0, 1).unwrap()).to_i128();
     assert_eq!(got, 33334);
 }
+
+/// The vec4 loads and subgroup trees of workgroup reductions: lengths around the vector and
+/// workgroup sizes (tails of 1..3 elements), offsets that allow vec4 loads and ones that do not,
+/// rows whose starts are (not) multiples of 4, a map (`x * x`), int32 (exact), and `fmax`
+/// with NaN (its NaN identity is not neutral: accumulators start from the first element).
+#[test]
+fn workgroup_reductions_vec4_tails_and_subgroups() {
+    let d = dev_or_skip!();
+    let f = DType::Float32;
+    let sum = ReduceKernel::simple("sum", f, f, B::Add, Scalar::Float32(0.0), f);
+    let i = DType::Int32;
+    let isum = ReduceKernel::simple("isum", i, i, B::Add, Scalar::Int32(0), i);
+    let mut sq = ReduceKernel::simple("sumsq", f, f, B::Add, Scalar::Float32(0.0), f);
+    sq.map = vec![Expr::binary(B::Mul, Expr::input(0, f), Expr::input(0, f))];
+    for n in [
+        4usize,
+        5,
+        7,
+        256,
+        257,
+        1023,
+        1024,
+        1027,
+        4099,
+        65536 + 3,
+        300_001,
+    ] {
+        for off in [0usize, 4, 1, 3] {
+            let v: Vec<f32> = (0..n + off).map(|k| (k % 13) as f32 - 6.0).collect();
+            let x = up(&d, &v);
+            let l = Layout {
+                shape: vec![n],
+                strides: vec![1],
+                offset: off,
+            };
+            let want: f32 = v[off..].iter().sum();
+            let o = reduce(&d, &sum, &[], &[n], &x, l.clone(), vec![]);
+            assert_eq!(down::<f32>(&d, &o), vec![want], "sum n={n} off={off}");
+            let want: f32 = v[off..].iter().map(|x| x * x).sum();
+            let o = reduce(&d, &sq, &[], &[n], &x, l.clone(), vec![]);
+            assert_eq!(down::<f32>(&d, &o), vec![want], "sumsq n={n} off={off}");
+            let vi: Vec<i32> = (0..n + off)
+                .map(|k| ((k * 7919) % 1001) as i32 - 500)
+                .collect();
+            let xi = up(&d, &vi);
+            let o = reduce(&d, &isum, &[], &[n], &xi, l, vec![]);
+            let want: i32 = vi[off..].iter().sum();
+            assert_eq!(down::<i32>(&d, &o), vec![want], "isum n={n} off={off}");
+        }
+    }
+    // Rows: lengths 260 (a multiple of 4) and 301 (rows start anywhere in a vector).
+    for (r, c) in [(9usize, 260usize), (9, 301), (3000, 1028)] {
+        let v: Vec<f32> = (0..r * c).map(|k| ((k * 31) % 11) as f32).collect();
+        let x = up(&d, &v);
+        let o = reduce(
+            &d,
+            &sum,
+            &[r],
+            &[c],
+            &x,
+            Layout::contiguous(&[r, c]),
+            vec![],
+        );
+        let want: Vec<f32> = (0..r).map(|k| v[k * c..(k + 1) * c].iter().sum()).collect();
+        assert_eq!(down::<f32>(&d, &o), want, "rows {r}x{c}");
+    }
+    // fmax with NaN identity: the result is the max, or NaN where an element is NaN.
+    let fmax = ReduceKernel::simple("fmax", f, f, B::FMax, Scalar::Float32(f32::NAN), f);
+    for (n, nan_at) in [(1000usize, None), (1027, Some(1026usize)), (70000, Some(5))] {
+        let mut v: Vec<f32> = (0..n).map(|k| ((k * 37) % 1009) as f32 - 500.0).collect();
+        if let Some(p) = nan_at {
+            v[p] = f32::NAN;
+        }
+        let x = up(&d, &v);
+        let o = reduce(&d, &fmax, &[], &[n], &x, Layout::contiguous(&[n]), vec![]);
+        let want = v.iter().copied().fold(f32::NAN, f32::max);
+        assert_eq!(down::<f32>(&d, &o), vec![want], "fmax n={n}");
+    }
+}

@@ -92,6 +92,8 @@ fn emitters_accept_lowered_kernels() {
         red_ndim: 1,
         mode: wgsl::ReduceMode::GroupPerOutput,
         partial: false,
+        vec4: false,
+        subgroup: false,
         wide_int64: false,
         bindings: wgsl::BindingPlan::distinct(&r.inputs, &[r.output], &[]),
     };

@@ -43,7 +43,8 @@ fn validate(src: &str) {
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::FLOAT64
             | naga::valid::Capabilities::SHADER_INT64
-            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
+            | naga::valid::Capabilities::SUBGROUP,
     );
     v.validate(&module)
         .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
@@ -146,6 +147,7 @@ mod elementwise;
 mod loop_guard;
 mod reduce;
 mod scatter;
+mod tiled;
 
 /// A convolve2d-style kernel: loops over a window, `If` bounds, raw loads, index arithmetic.
 pub(crate) fn convolve_kernel(d: DType) -> Kernel {
@@ -249,14 +251,25 @@ fn rspecs(k: &ReduceKernel) -> Vec<ReduceSpec> {
                 } else {
                     vec![k.output]
                 };
-                v.push(ReduceSpec {
+                let spec = ReduceSpec {
                     out_ndim: o,
                     red_ndim: r,
                     mode,
                     partial,
                     wide_int64: false,
+                    vec4: false,
+                    subgroup: false,
                     bindings: BindingPlan::distinct(&k.inputs, &out, &[]),
-                });
+                };
+                if mode == ReduceMode::GroupPerOutput {
+                    // vec4 loads (where the kernel allows them) and subgroup trees.
+                    v.push(ReduceSpec {
+                        vec4: r == 1 && reduce_vec4_eligible(k),
+                        subgroup: true,
+                        ..spec.clone()
+                    });
+                }
+                v.push(spec);
             }
         }
     }
