@@ -204,7 +204,7 @@ impl Compressed {
     }
 
     /// Fancy major indices: int64, negatives wrapped, bounds checked (one read).
-    fn fancy_lines(&self, op: &str, idx: &Array, what: &str) -> Result<Compressed> {
+    pub(crate) fn fancy_lines(&self, op: &str, idx: &Array, what: &str) -> Result<Compressed> {
         if idx.ndim() != 1 || !(idx.dtype().is_integer()) {
             return Err(Error::invalid(
                 op,

@@ -68,6 +68,14 @@ def gen_sparse3():
     from_dense("wide40", wide)
     from_dense("wide32", wide[[1, 2, 3]])
     from_dense("tall50x7", sparse_dense(50, 7, 0.6))
+    # long rows (1 and 4) among short and empty ones: ESC for those, row-wise for the rest;
+    # and every row long (ESC alone)
+    mixed = sparse_dense(8, 50, 0.1)
+    mixed[1, 3:43] = rng.uniform(-1, 1, 40)
+    mixed[4, 10:45] = rng.uniform(-1, 1, 35)
+    mixed[6] = 0
+    from_dense("mixed8x50", mixed, shuffle=True)
+    from_dense("alllong3x50", rng.uniform(-1, 1, (3, 50)))
     # many products per row (30 x 40: the exact step bound)
     many = np.zeros((3, 60))
     many[:, :30] = rng.uniform(0.5, 1, (3, 30))
@@ -76,7 +84,8 @@ def gen_sparse3():
 
     pairs = [("poisson5", "poisson5"), ("dupsA", "dupsB"), ("cancelA", "cancelB"),
              ("rect9x13", "rect13x6"), ("c9x9", "c9x9"), ("f32_8x8", "f32_8x8"),
-             ("f32_8x8", "rect13x6_8"), ("wide40", "tall50x7"), ("wide32", "tall50x7"),
+             ("f32_8x8", "rect13x6_8"), ("wide40", "tall50x7"), ("wide32", "tall50x7"), ("mixed8x50", "tall50x7"),
+             ("alllong3x50", "tall50x7"),
              ("many3x60", "dense60x45")]
     # float32 @ float64 (promotion): B is the first 8 rows of rect13x6
     d, i, p, s = mats["rect13x6"]
