@@ -71,7 +71,7 @@ fn slice_indices(
 }
 
 /// An index `i` in `-len..len`, wrapped.
-fn wrap(op: &str, i: isize, len: usize, what: &str) -> Result<usize> {
+pub(crate) fn wrap(op: &str, i: isize, len: usize, what: &str) -> Result<usize> {
     let n = len as isize;
     if i < -n || i >= n {
         return Err(Error::IndexOutOfBounds {
