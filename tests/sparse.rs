@@ -184,12 +184,14 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
             Sparse::Csc(c) => c.T().toarray(),
             Sparse::Coo(c) => c.T().toarray(),
             Sparse::Dia(c) => c.transpose()?.toarray(),
+            _ => unreachable!("the sparse goldens use csr, csc, coo and dia"),
         },
         "conj" => match &m {
             Sparse::Csr(c) => c.conj()?.toarray(),
             Sparse::Csc(c) => c.conj()?.toarray(),
             Sparse::Coo(c) => c.conj()?.toarray(),
             Sparse::Dia(c) => c.tocoo()?.conj()?.toarray(),
+            _ => unreachable!("the sparse goldens use csr, csc, coo and dia"),
         },
         "nnz" => scalar_i64(dev, m.nnz() as i64),
         "count_nonzero" => scalar_i64(dev, csr()?.count_nonzero()? as i64),
@@ -205,6 +207,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
                 Sparse::Csc(c) => c.dot(x),
                 Sparse::Coo(c) => c.dot(x),
                 Sparse::Dia(c) => c.dot(x),
+                _ => unreachable!("the sparse goldens use csr, csc, coo and dia"),
             }
         }
         "add" => csr()?.add(&other(ops, nops)?)?.toarray(),

@@ -79,7 +79,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], dev: &Device) -> Result<Array
                     c.setdiag(v, kk)?;
                     c.toarray()
                 }
-                Sparse::Dia(_) => unreachable!(),
+                _ => unreachable!(),
             }
         }
         "argmax" => csr()?.argmax(axis(k)),

@@ -7,7 +7,7 @@
 
 use crate::common::{self, Golden, Operand};
 use cupy::scipy::sparse::{self as sp, CsrMatrix, Library, SparseMatrix};
-use cupy::{Array, DType, Device, Result};
+use cupy::{Array, DType, Device, Error, Result};
 use serde_json::Value;
 
 /// Matrix `i` of the case (operands `3i..3i+3`: CSR data, indices, indptr), shape `key`.
@@ -48,7 +48,126 @@ fn run(_: &Golden, case: &Value, ops: &[Operand], _dev: &Device) -> Result<Array
             k["lower"].as_bool().unwrap(),
             k["unit"].as_bool().unwrap(),
         ),
+        "bsr_dense" => {
+            let bs = k["blocksize"].as_array().map(|v| {
+                (
+                    v[0].as_u64().unwrap() as usize,
+                    v[1].as_u64().unwrap() as usize,
+                )
+            });
+            let b = sp::bsr_matrix(ops[0].array(), None, bs)?;
+            match k["part"].as_str().unwrap() {
+                "parts" => {
+                    let (r, c) = b.blocksize();
+                    let rc = Array::from_slice_on(_dev, &[r as i64, c as i64], &[2])?;
+                    cupy::concatenate(
+                        &[
+                            &b.indptr().astype(DType::Int64)?,
+                            &b.indices().astype(DType::Int64)?,
+                            &rc,
+                        ],
+                        0,
+                    )
+                }
+                "data" => Ok(b.data().clone()),
+                "spmv" => b.dot(ops[1].array()),
+                _ => b.toarray(),
+            }
+        }
+        "bsr_parts" => {
+            let s = common::usizes(&k["shape"]);
+            let b = sp::bsr_matrix(
+                (ops[0].array(), ops[1].array(), ops[2].array()),
+                Some((s[0], s[1])),
+                None,
+            )?;
+            match k["part"].as_str().unwrap() {
+                "nnz" => Array::from_slice_on(_dev, &[b.nnz() as i64], &[]),
+                _ => b.toarray(),
+            }
+        }
+        "lil" | "dok" => host_builder(case["op"].as_str().unwrap(), k, ops, _dev),
         other => panic!("sparse3 golden op {other}"),
+    }
+}
+
+/// A LIL or DOK matrix from the dense operand, `sets` applied, then the part asked for.
+fn host_builder(kind: &str, k: &Value, ops: &[Operand], dev: &Device) -> Result<Array> {
+    let pairs = |key: &str| -> Vec<Vec<f64>> {
+        k[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let (sets, gets) = (pairs("sets"), pairs("gets"));
+    let dense = ops[0].array();
+    let mut lil = (kind == "lil")
+        .then(|| sp::lil_matrix(dense, None))
+        .transpose()?;
+    let mut dok = (kind == "dok")
+        .then(|| sp::dok_matrix(dense, None))
+        .transpose()?;
+    for s in &sets {
+        let (i, j, v) = (s[0] as isize, s[1] as isize, s[2]);
+        match (&mut lil, &mut dok) {
+            (Some(l), _) => l.set(i, j, v)?,
+            (_, Some(d)) => d.set(i, j, v)?,
+            _ => unreachable!(),
+        }
+    }
+    let m: &dyn SparseMatrix = match (&lil, &dok) {
+        (Some(l), _) => l,
+        (_, Some(d)) => d,
+        _ => unreachable!(),
+    };
+    match k["part"].as_str().unwrap() {
+        "gets" => {
+            let mut v = vec![];
+            for g in &gets {
+                let (i, j) = (g[0] as isize, g[1] as isize);
+                let x = match (&lil, &dok) {
+                    (Some(l), _) => l.get(i, j)?,
+                    (_, Some(d)) => d.get(i, j)?,
+                    _ => unreachable!(),
+                };
+                v.push(x.to_f64());
+            }
+            Array::from_slice_on(dev, &v, &[v.len()])
+        }
+        "nnz" => Array::from_slice_on(dev, &[m.nnz() as i64], &[]),
+        "csr" => {
+            let c = m.tocsr()?;
+            cupy::concatenate(
+                &[
+                    &c.indptr().astype(DType::Int64)?,
+                    &c.indices().astype(DType::Int64)?,
+                ],
+                0,
+            )
+        }
+        "rows" => {
+            let l = lil.as_ref().unwrap();
+            let mut v: Vec<i64> = l.rows().iter().map(|r| r.len() as i64).collect();
+            v.extend(l.rows().iter().flatten().map(|&j| j as i64));
+            Array::from_slice_on(dev, &v, &[v.len()])
+        }
+        _ => m.toarray(),
+    }
+}
+
+fn error_matches(case: &Value, e: &Error) -> bool {
+    match case["error"].as_str().unwrap_or("") {
+        "ValueError" => matches!(e, Error::InvalidArgument { .. }),
+        "IndexError" => matches!(e, Error::IndexOutOfBounds { .. }),
+        _ => common::generic_error_match(case, e),
     }
 }
 
@@ -58,7 +177,7 @@ fn sparse3_matches_scipy() {
         "sparse3",
         exec,
         |g, case, _| common::scaled_tol(g, case),
-        common::generic_error_match,
+        error_matches,
     );
 }
 
@@ -123,5 +242,68 @@ fn sparse_library_selector_falls_back() {
             cupy::BackendKind::Hip => {}
             _ => assert_eq!(calls, 0, "no vendor library on {}", dev.label()),
         }
+    }
+}
+
+/// BSR, LIL and DOK convert among the formats (`asformat`, `Sparse`), BSR survives
+/// `save_npz`/`load_npz`, and LIL/DOK are refused by `save_npz` with a clear error.
+#[test]
+fn bsr_lil_dok_convert_and_save() {
+    use cupy::scipy::sparse::Format;
+    for dev in common::backends() {
+        let d = Array::from_slice_on(
+            &dev,
+            &[
+                1.0f64, 2.0, 0.0, 0.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0,
+            ],
+            &[3, 4],
+        )
+        .unwrap();
+        let want = d.to_vec::<f64>().unwrap();
+        let a = sp::csr_matrix(&d, None).unwrap();
+        for f in ["bsr", "lil", "dok", "csr", "coo"] {
+            let fmt: Format = f.parse().unwrap();
+            let m = a.asformat(fmt).unwrap();
+            assert_eq!(m.format(), fmt);
+            assert_eq!(
+                m.nnz(),
+                5,
+                "{f} nnz (bsr: blocksize (1, 1), as SciPy estimates it)"
+            );
+            let back = m.asformat(Format::Csc).unwrap().toarray().unwrap();
+            assert_eq!(
+                back.to_vec::<f64>().unwrap(),
+                want,
+                "{f} on {}",
+                dev.label()
+            );
+        }
+        let b = a.tobsr(Some((1, 2))).unwrap();
+        assert_eq!((b.blocksize(), b.nnz()), ((1, 2), 6));
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!(
+            "cupy_bsr_{}_{}.npz",
+            std::process::id(),
+            dev.kind().name()
+        ));
+        cupy::with_device(&dev, || sp::save_npz(&path, &b, true)).unwrap();
+        let l = cupy::with_device(&dev, || sp::load_npz(&path)).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(l.format(), Format::Bsr);
+        assert_eq!(l.toarray().unwrap().to_vec::<f64>().unwrap(), want);
+        let lil = a.tolil().unwrap();
+        let e = sp::save_npz(&path, &lil, true).unwrap_err().to_string();
+        assert!(e.contains("save_npz") && e.contains("lil"), "{e}");
+        let mut dok = a.todok().unwrap();
+        dok.set(0, 0, 0.0).unwrap();
+        assert_eq!(dok.nnz(), 4);
+        let e = dok.set(
+            0,
+            0,
+            cupy::Scalar::Complex128(cupy::num_complex::Complex::new(1.0, 2.0)),
+        );
+        assert!(matches!(e, Err(Error::TypeError { .. })), "{e:?}");
+        let e = lil.get(0, 4).unwrap_err().to_string();
+        assert!(e.contains("lil_matrix[i, j]"), "{e}");
     }
 }

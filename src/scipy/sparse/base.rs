@@ -2,7 +2,7 @@
 //! format, returned by the constructors that take a `format=`), [`Format`], and the dtype,
 //! validation and host-read helpers of the other files.
 
-use super::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
+use super::{BsrMatrix, CooMatrix, CscMatrix, CsrMatrix, DiaMatrix, DokMatrix, LilMatrix};
 use crate::array::Array;
 use crate::device::Device;
 use crate::manipulation::narrow;
@@ -20,16 +20,25 @@ pub enum Format {
     Coo,
     /// Diagonals.
     Dia,
+    /// Block sparse rows.
+    Bsr,
+    /// Lists of lists (rows of column lists, on the host).
+    Lil,
+    /// Dictionary of keys (on the host).
+    Dok,
 }
 
 impl Format {
-    /// SciPy's name: `"csr"`, `"csc"`, `"coo"`, `"dia"`.
+    /// SciPy's name: `"csr"`, `"csc"`, `"coo"`, `"dia"`, `"bsr"`, `"lil"`, `"dok"`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Csr => "csr",
             Format::Csc => "csc",
             Format::Coo => "coo",
             Format::Dia => "dia",
+            Format::Bsr => "bsr",
+            Format::Lil => "lil",
+            Format::Dok => "dok",
         }
     }
 }
@@ -42,10 +51,15 @@ impl std::str::FromStr for Format {
             "csc" => Format::Csc,
             "coo" => Format::Coo,
             "dia" => Format::Dia,
+            "bsr" => Format::Bsr,
+            "lil" => Format::Lil,
+            "dok" => Format::Dok,
             _ => {
                 return Err(Error::invalid(
                     "scipy.sparse",
-                    format!("unknown or unsupported sparse format {s:?} (csr, csc, coo, dia)"),
+                    format!(
+                        "unknown or unsupported sparse format {s:?} (csr, csc, coo, dia, bsr, lil, dok)"
+                    ),
                 ))
             }
         })
@@ -97,6 +111,28 @@ pub trait SparseMatrix {
     fn todia(&self) -> Result<DiaMatrix> {
         self.tocoo()?.todia()
     }
+    /// `A.tobsr(blocksize)` (`None`: SciPy's `estimate_blocksize`; see
+    /// [`super::bsr_matrix`]).
+    ///
+    /// # Errors
+    /// As [`super::bsr_matrix`].
+    fn tobsr(&self, blocksize: Option<(usize, usize)>) -> Result<BsrMatrix> {
+        BsrMatrix::from_csr("tobsr", &self.tocsr()?, blocksize)
+    }
+    /// `A.tolil()` (one read to the host).
+    ///
+    /// # Errors
+    /// Device errors.
+    fn tolil(&self) -> Result<LilMatrix> {
+        LilMatrix::from_csr(&self.tocsr()?)
+    }
+    /// `A.todok()` (one read to the host).
+    ///
+    /// # Errors
+    /// Device errors.
+    fn todok(&self) -> Result<DokMatrix> {
+        DokMatrix::from_csr(&self.tocsr()?)
+    }
     /// `A.toarray()`: the dense C-order matrix (duplicates summed).
     ///
     /// # Errors
@@ -114,6 +150,9 @@ pub trait SparseMatrix {
             Format::Csc => Sparse::Csc(self.tocsc()?),
             Format::Coo => Sparse::Coo(self.tocoo()?),
             Format::Dia => Sparse::Dia(self.todia()?),
+            Format::Bsr => Sparse::Bsr(self.tobsr(None)?),
+            Format::Lil => Sparse::Lil(self.tolil()?),
+            Format::Dok => Sparse::Dok(self.todok()?),
         })
     }
 }
@@ -130,6 +169,12 @@ pub enum Sparse {
     Coo(CooMatrix),
     /// A [`DiaMatrix`].
     Dia(DiaMatrix),
+    /// A [`BsrMatrix`].
+    Bsr(BsrMatrix),
+    /// A [`LilMatrix`].
+    Lil(LilMatrix),
+    /// A [`DokMatrix`].
+    Dok(DokMatrix),
 }
 
 impl Sparse {
@@ -139,6 +184,9 @@ impl Sparse {
             Sparse::Csc(a) => a,
             Sparse::Coo(a) => a,
             Sparse::Dia(a) => a,
+            Sparse::Bsr(a) => a,
+            Sparse::Lil(a) => a,
+            Sparse::Dok(a) => a,
         }
     }
 }
@@ -177,6 +225,15 @@ impl SparseMatrix for Sparse {
     fn toarray(&self) -> Result<Array> {
         self.inner().toarray()
     }
+    fn tobsr(&self, blocksize: Option<(usize, usize)>) -> Result<BsrMatrix> {
+        self.inner().tobsr(blocksize)
+    }
+    fn tolil(&self) -> Result<LilMatrix> {
+        self.inner().tolil()
+    }
+    fn todok(&self) -> Result<DokMatrix> {
+        self.inner().todok()
+    }
 }
 
 macro_rules! sparse_from {
@@ -192,7 +249,10 @@ sparse_from!(
     Csr(CsrMatrix),
     Csc(CscMatrix),
     Coo(CooMatrix),
-    Dia(DiaMatrix)
+    Dia(DiaMatrix),
+    Bsr(BsrMatrix),
+    Lil(LilMatrix),
+    Dok(DokMatrix)
 );
 
 /// The value dtype a sparse matrix stores for data of dtype `t`: the four float and complex

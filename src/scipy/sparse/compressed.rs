@@ -364,6 +364,10 @@ impl Compressed {
         if self.nnz() == 0 {
             return Ok(self.clone());
         }
+        // One reduction first: most matrices store no zeros, and then nothing is gathered.
+        if read_i64s(&[&self.data.count_nonzero()?])?[0] as usize == self.nnz() {
+            return Ok(self.clone());
+        }
         self.keep(&flatnonzero(&self.data)?)
     }
 

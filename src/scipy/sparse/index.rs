@@ -71,7 +71,7 @@ fn slice_indices(
 }
 
 /// An index `i` in `-len..len`, wrapped.
-fn wrap(op: &str, i: isize, len: usize, what: &str) -> Result<usize> {
+pub(crate) fn wrap(op: &str, i: isize, len: usize, what: &str) -> Result<usize> {
     let n = len as isize;
     if i < -n || i >= n {
         return Err(Error::IndexOutOfBounds {
@@ -204,7 +204,7 @@ impl Compressed {
     }
 
     /// Fancy major indices: int64, negatives wrapped, bounds checked (one read).
-    fn fancy_lines(&self, op: &str, idx: &Array, what: &str) -> Result<Compressed> {
+    pub(crate) fn fancy_lines(&self, op: &str, idx: &Array, what: &str) -> Result<Compressed> {
         if idx.ndim() != 1 || !(idx.dtype().is_integer()) {
             return Err(Error::invalid(
                 op,

@@ -97,6 +97,23 @@ pub fn save_npz(path: impl AsRef<Path>, m: &dyn SparseMatrix, compressed: bool) 
             let c = m.todia()?;
             vec![("offsets", c.offsets().clone()), ("data", c.data().clone())]
         }
+        Format::Bsr => {
+            let c = m.tobsr(None)?;
+            vec![
+                ("indices", c.indices().clone()),
+                ("indptr", c.indptr().clone()),
+                ("data", c.data().clone()),
+            ]
+        }
+        Format::Lil | Format::Dok => {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "save_npz saves csc, csr, bsr, dia and coo matrices, not {} (convert it first, as SciPy asks)",
+                    format.name()
+                ),
+            ))
+        }
     };
     let mut members: Vec<(String, Vec<u8>)> = vec![];
     for (name, a) in arrays
@@ -187,6 +204,18 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<Sparse> {
         Format::Dia => {
             let offsets = arr(raw("offsets")?)?;
             Sparse::Dia(super::dia_matrix(&data, &offsets, dims)?)
+        }
+        Format::Bsr => {
+            let indices = arr(raw("indices")?)?;
+            let indptr = arr(raw("indptr")?)?;
+            Sparse::Bsr(super::bsr_matrix((&data, &indices, &indptr), shape, None)?)
+        }
+        Format::Lil | Format::Dok => {
+            return Err(io_err(
+                op,
+                path,
+                format!("SciPy never saves {fmt:?} matrices; not a save_npz file"),
+            ))
         }
     })
 }

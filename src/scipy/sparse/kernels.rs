@@ -276,8 +276,9 @@ pub(crate) const SPGEMM_SLOTS: usize = 32;
 /// column `c` under the cursors, sums `a_s * B[j_s, c]` over the slots whose cursor shows `c`
 /// (from 0, in slot order: the order the ESC path sums in), advances those cursors, and emits
 /// `(c, sum)` unless the sum is exactly zero (the existing semantics: SciPy's csr_matmat drops
-/// those too). No buffer: the only bound is `slots >=` the longest row of `A`; the work per
-/// row is `steps * slots`.
+/// those too). No buffer: the only bound is `slots`; a row of `A` holding more entries is
+/// left out (no entries, no steps), for the caller to compute otherwise. The work per row is
+/// `steps * slots`.
 ///
 /// Raws `A.indptr, A.indices (it), A.data (t), B.indptr, B.indices (it), B.data (t)`; params
 /// `steps` (the uniform loop bound: at least the distinct columns of any row of `C`) and
@@ -293,6 +294,9 @@ pub(crate) fn spgemm(numeric: bool, slots: usize, t: DType, it: DType) -> Kernel
     let sa = b.let_(Expr::load(0, it, r.clone()).cast(i64t));
     let ea = Expr::load(0, it, add(r.clone(), i64c(1))).cast(i64t);
     let len = b.let_(Expr::binary(BinaryOp::Sub, ea, sa.clone()));
+    // A row longer than the slots is left out (no entries, no steps): the caller computes it
+    // another way.
+    let active = b.let_(Expr::binary(BinaryOp::Le, len.clone(), i64c(slots as i64)));
     let sent = Expr::param(1, i64t);
     // Per slot: the cursor, its row's end, A's value and the column under the cursor (the
     // sentinel once the row is done): each B entry is read once.
@@ -302,7 +306,12 @@ pub(crate) fn spgemm(numeric: bool, slots: usize, t: DType, it: DType) -> Kernel
         let e = b.var(i64c(0));
         let a = b.var(zero(t));
         let cs = b.var(sent.clone());
-        b.if_(lt(i64c(s as i64), len.clone()), |b| {
+        let used = Expr::binary(
+            BinaryOp::And,
+            lt(i64c(s as i64), len.clone()),
+            active.clone(),
+        );
+        b.if_(used, |b| {
             let at = b.let_(add(sa.clone(), i64c(s as i64)));
             let j = b.let_(Expr::load(1, it, at.clone()).cast(i64t));
             b.assign(&c, Expr::load(3, it, j.clone()).cast(i64t));

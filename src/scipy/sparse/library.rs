@@ -186,7 +186,8 @@ pub(crate) fn spmv(
     let Some(lib) = vendor(dev, SparseRoutine::SpMv, t, c.index_dtype())? else {
         return Ok(None);
     };
-    let a = Csr::of(c, t)?;
+    // Sorted columns without duplicates, as the libraries document their CSR input.
+    let a = Csr::of(&c.canonicalized()?, t)?;
     let x = dense(x)?;
     let vector = x.ndim() == 1;
     let k = if vector { 1 } else { x.shape()[1] };
@@ -195,7 +196,7 @@ pub(crate) fn spmv(
     } else {
         vec![c.major, k]
     };
-    let y = Array::empty_on(dev, &shape, t)?;
+    let y = Array::zeros_on(dev, &shape, t)?;
     let mut reads = a.buffers().to_vec();
     reads.push(&x.buffer);
     crate::cuda::order::order(dev, &reads, &[&y.buffer])?;

@@ -1,6 +1,7 @@
-//! `cupyx.scipy.sparse` (SciPy's `scipy.sparse`): CSR, CSC, COO and DIA matrices whose arrays
-//! (`data`, `indices`/`indptr` or `row`/`col`, `offsets`) are cupy [`Array`]s on one device, so
-//! every backend (cpu, wgpu, cuda, hip) runs them.
+//! `cupyx.scipy.sparse` (SciPy's `scipy.sparse`): CSR, CSC, COO, DIA and BSR matrices whose
+//! arrays (`data`, `indices`/`indptr` or `row`/`col`, `offsets`) are cupy [`Array`]s on one
+//! device, so every backend (cpu, wgpu, cuda, hip) runs them; LIL and DOK (SciPy's, not
+//! CuPy's) are host-side builders that convert to the others.
 //!
 //! - Values: float32, float64, complex64, complex128 (bool and integer data are stored as
 //!   float64; docs/differences.md). Indices: int32 or int64, kept as given (SciPy may narrow
@@ -21,16 +22,19 @@
 mod arith;
 mod base;
 mod blocks;
+mod bsr;
 mod compressed;
 mod construct;
 mod coo;
 mod csc;
 mod csr;
 mod dia;
+mod dok;
 mod index;
 mod io;
 mod kernels;
 mod library;
+mod lil;
 pub mod linalg;
 mod minmax;
 mod products;
@@ -40,6 +44,7 @@ mod setdiag;
 pub use arith::Axis;
 pub use base::{Format, Sparse, SparseMatrix};
 pub use blocks::{block_diag, bmat, kronsum};
+pub use bsr::{bsr_array, bsr_matrix, BsrMatrix};
 pub use construct::{
     diags, diags_with, eye, eye_with, find, hstack, identity, kron, spdiags, tril, triu, vstack,
     Diags, SpEye,
@@ -48,6 +53,8 @@ pub use coo::{coo_array, coo_matrix, CooMatrix};
 pub use csc::{csc_array, csc_matrix, CscMatrix};
 pub use csr::{csr_array, csr_matrix, CsrMatrix};
 pub use dia::{dia_array, dia_matrix, DiaMatrix};
+pub use dok::{dok_array, dok_matrix, DokMatrix};
+pub use lil::{lil_array, lil_matrix, LilMatrix};
 
 pub use io::{load_npz, save_npz};
 pub use kernels::sparse_kernels;

@@ -1,12 +1,14 @@
 //! Sparse @ sparse (SpGEMM), device-resident, two native algorithms:
 //!
-//! - **row-wise** (the `spgemm` kernels of `kernels.rs`), when every row of `A` holds at most
+//! - **row-wise** (the `spgemm` kernels of `kernels.rs`) for the rows of `A` holding at most
 //!   [`SPGEMM_SLOTS`] entries: a *symbolic* pass counts each row's entries of `C` (one row per
 //!   invocation, merging the rows of `B` that `A`'s row picks with a cursor each), a `cumsum`
 //!   makes `indptr`, and a *numeric* pass writes the sorted columns and their sums. Memory:
 //!   `C` and two counts per row; work: `steps * slots` per row.
-//! - **ESC** otherwise (composed of array ops): *expand* every product `A[i, j] * B[j, :]`
-//!   into triplets, *sort* them by `(i, col)`, *compress* equal keys by a segment sum:
+//! - **ESC** for the longer rows (their rows of `A` gathered; all of `A` when every row is
+//!   long), composed of array ops, its entries then copied into `C`'s rows: *expand* every
+//!   product `A[i, j] * B[j, :]` into triplets, *sort* them by `(i, col)`, *compress* equal keys
+//!   by a segment sum:
 //!   1. per stored `A[i, j]`, the length of row `j` of `B` (`counts`), and their running sums
 //!      `ends` (one read: the number of products);
 //!   2. product `p` belongs to the `A` entry `s = searchsorted(ends, p, 'right')`, and takes
@@ -25,7 +27,7 @@ use super::compressed::{segment_reduce, Compressed};
 use super::kernels::{self, Seg, Which, SPGEMM_SLOTS};
 use super::CsrMatrix;
 use crate::array::Array;
-use crate::indexing::take;
+use crate::indexing::{flatnonzero, put, take};
 use crate::launch::Elementwise;
 use crate::manipulation::join::concatenate;
 use crate::sorting::{cumsum, searchsorted_with, SearchSorted, Side};
@@ -33,7 +35,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::scalar::Scalar;
 
-routine!("cupyx.scipy.sparse @ (SpMV, SpMM: one IR kernel each; SpGEMM)", Sparse, probe: super::probe, notes: "CSR row per invocation (loop bound: the longest row); SpGEMM row-wise (symbolic + numeric merge kernels) when A's rows hold <= 32 entries, else expand-sort-compress with array ops");
+routine!("cupyx.scipy.sparse @ (SpMV, SpMM: one IR kernel each; SpGEMM)", Sparse, probe: super::probe, notes: "CSR row per invocation (loop bound: the longest row); SpGEMM row-wise (symbolic + numeric merge kernels) for A's rows of <= 32 entries, expand-sort-compress with array ops for longer ones");
 
 /// Steps of the symbolic pass up to which `slots * (longest row of B)` is used as the loop
 /// bound as it is; past it, the exact most products of a row are computed (one more read).
@@ -73,22 +75,55 @@ impl CsrMatrix {
         if let Some(c) = super::library::spgemm(&self.c, &b.c, t, it)? {
             return Ok(CsrMatrix { c });
         }
-        let c = if self.c.max_len()? <= SPGEMM_SLOTS {
-            rowwise(&self.c, &b.c, t, it)?
-        } else {
+        let longest = self.c.max_len()?;
+        if longest <= SPGEMM_SLOTS {
+            return Ok(CsrMatrix {
+                c: rowwise(&self.c, &b.c, t, it, longest, None)?,
+            });
+        }
+        // Rows of A past the slots: their products by ESC, the others row-wise (with as many
+        // slots as the longest of them holds).
+        let i64t = DType::Int64;
+        let ptr = cast(&self.c.indptr, i64t)?;
+        let len = (&sub(&ptr, 1, m) - &sub(&ptr, 0, m))?;
+        let short = len.less_equal(SPGEMM_SLOTS as i64)?;
+        let slots = read_i64s(&[&(&len * &short.astype(i64t)?)?.max()?])?[0] as usize;
+        let long = flatnonzero(&short.logical_not()?)?;
+        let c = if long.size() == m {
             esc(&self.c, &b.c, t, it)?
+        } else {
+            let a_long = self.c.fancy_lines(op, &long, "row")?;
+            let c_long = esc(&a_long, &b.c, t, it)?;
+            rowwise(&self.c, &b.c, t, it, slots, Some((&long, &c_long)))?
         };
         Ok(CsrMatrix { c })
     }
 }
 
-/// The row-wise SpGEMM (see the module docs): `a` rows of at most [`SPGEMM_SLOTS`] entries,
-/// both with entries, `t` the result dtype, `it` the kernels' index dtype. Two reads.
-fn rowwise(a: &Compressed, b: &Compressed, t: DType, it: DType) -> Result<Compressed> {
+/// The row-wise SpGEMM (see the module docs): `a` and `b` with entries, `t` the result dtype,
+/// `it` the kernels' index dtype, `slots` (at most [`SPGEMM_SLOTS`]) the longest row of `a` the
+/// kernels compute. `long`: the rows of `a` longer than that (int64, ascending) and their
+/// product, computed otherwise; the kernels leave those rows out and their entries are copied
+/// in. Two reads.
+fn rowwise(
+    a: &Compressed,
+    b: &Compressed,
+    t: DType,
+    it: DType,
+    slots: usize,
+    long: Option<(&Array, &Compressed)>,
+) -> Result<Compressed> {
     let i64t = DType::Int64;
     let dev = a.device().clone();
     let (m, n) = (a.major, b.minor);
-    let slots = a.max_len()?.max(1);
+    // Exact up to 8 slots, then 12, 16, 24, 32: few kernel variants to compile.
+    let slots = match slots.clamp(1, SPGEMM_SLOTS) {
+        s @ 1..=8 => s,
+        s => [12, 16, 24, 32]
+            .into_iter()
+            .find(|&v| v >= s)
+            .unwrap_or(SPGEMM_SLOTS),
+    };
     let b = b.canonicalized()?;
     let (ap, ai, ad) = (
         cast(&a.indptr, it)?,
@@ -102,11 +137,17 @@ fn rowwise(a: &Compressed, b: &Compressed, t: DType, it: DType) -> Result<Compre
     );
     let mut bound = slots * b.max_len()?;
     if bound > LOOSE_STEPS {
-        // The most products of any row: sum over the row of A of B's row lengths.
+        // The most products of any row the kernels compute: the sum over the row of A of B's
+        // row lengths (rows past the slots count 0).
         let bptr = cast(&bp, i64t)?;
         let blen = (&sub(&bptr, 1, b.major) - &sub(&bptr, 0, b.major))?;
         let counts = take(&blen, &cast(&ai, i64t)?)?;
-        let per_row = segment_reduce(&ap, &counts, m, Seg::Sum, 0, Some(slots))?;
+        let mut per_row = segment_reduce(&ap, &counts, m, Seg::Sum, 0, None)?;
+        if long.is_some() {
+            let aptr = cast(&ap, i64t)?;
+            let alen = (&sub(&aptr, 1, m) - &sub(&aptr, 0, m))?;
+            per_row = (&per_row * &alen.less_equal(slots as i64)?.astype(i64t)?)?;
+        }
         bound = read_i64s(&[&per_row.max()?])?[0].max(0) as usize;
     }
     let params = |steps: usize| vec![Scalar::Int64(steps as i64), Scalar::Int64(n as i64)];
@@ -130,6 +171,14 @@ fn rowwise(a: &Compressed, b: &Compressed, t: DType, it: DType) -> Result<Compre
     }
     .run_validated(&dtypes)?;
     let (kept, steps) = (counted.remove(0), counted.remove(0));
+    if let Some((rows, c)) = long {
+        let cptr = cast(&c.indptr, i64t)?;
+        put(
+            &kept,
+            rows,
+            &(&sub(&cptr, 1, c.major) - &sub(&cptr, 0, c.major))?,
+        )?;
+    }
     let ends = cumsum(&kept)?;
     let v = read_i64s(&[&sub(&ends, m - 1, 1), &steps.max()?])?;
     let (total, steps) = (v[0].max(0) as usize, v[1].max(0) as usize);
@@ -137,7 +186,7 @@ fn rowwise(a: &Compressed, b: &Compressed, t: DType, it: DType) -> Result<Compre
     let indptr = concatenate(&[&zero, &ends], 0)?;
     let cols = Array::empty_on(&dev, &[total], it)?;
     let vals = Array::empty_on(&dev, &[total], t)?;
-    if total > 0 {
+    if total > 0 && steps > 0 {
         let (k, dtypes) = kernels::cached(
             Which::Spgemm {
                 numeric: true,
@@ -157,6 +206,16 @@ fn rowwise(a: &Compressed, b: &Compressed, t: DType, it: DType) -> Result<Compre
             shape: Some(&[m]),
         }
         .run_validated(&dtypes)?;
+    }
+    if let Some((rows, c)) = long.filter(|(_, c)| c.nnz() > 0) {
+        // Entry p of row i of `c` goes to indptr[rows[i]] + p - c.indptr[i].
+        let i = cast(&c.major_indices()?, i64t)?;
+        let cptr = cast(&c.indptr, i64t)?;
+        let start = take(&indptr, &take(rows, &i)?)?;
+        let p = super::base::arange(&dev, c.nnz(), i64t)?;
+        let dest = (&(&start + &p)? - &take(&cptr, &i)?)?;
+        put(&cols, &dest, &cast(&c.indices, it)?)?;
+        put(&vals, &dest, &cast(&c.data, t)?)?;
     }
     let out_it = fit_index(it, m.max(n).max(total));
     Ok(Compressed::new_unchecked(

@@ -10,7 +10,15 @@ A case's operands are A (and B) as CSR parts [data, indices, indptr] (A's first)
 dense operand; kwargs "sa", "sb" (shapes), for spgemm "part": "parts" (int64 [indptr, indices]
 of the result), "data" or "dense"; for spsolve_triangular "lower", "unit". spsolve_triangular
 uses only the chosen triangle (cupy-rs's documented rule; SciPy's SuperLU path reads every
-entry), so its non-triangular case's expected value is NumPy's solve of that triangle."""
+entry), so its non-triangular case's expected value is NumPy's solve of that triangle.
+
+BSR, LIL and DOK cases (library "native" only): "bsr_dense" (operand: a dense matrix, kwargs
+"blocksize" [R, C] or null for SciPy's estimate, "part": "parts" (int64 [indptr, indices,
+R, C] after `sort_indices`), "data", "dense", "spmv" with a second operand), "bsr_parts"
+(operands data [nb, R, C], indices, indptr; "shape"; "part": "dense" or "nnz"); "lil"/"dok"
+(operand: a dense matrix; kwargs "sets" [[i, j, v], ...] applied in order, "gets" [[i, j]],
+"part": "dense", "gets" (the values read after the sets), "csr" (int64 [indptr, indices] of
+tocsr) or "rows" (lil: int64 [row lengths..., columns...]))."""
 
 import scipy.sparse as sp
 
@@ -68,6 +76,14 @@ def gen_sparse3():
     from_dense("wide40", wide)
     from_dense("wide32", wide[[1, 2, 3]])
     from_dense("tall50x7", sparse_dense(50, 7, 0.6))
+    # long rows (1 and 4) among short and empty ones: ESC for those, row-wise for the rest;
+    # and every row long (ESC alone)
+    mixed = sparse_dense(8, 50, 0.1)
+    mixed[1, 3:43] = rng.uniform(-1, 1, 40)
+    mixed[4, 10:45] = rng.uniform(-1, 1, 35)
+    mixed[6] = 0
+    from_dense("mixed8x50", mixed, shuffle=True)
+    from_dense("alllong3x50", rng.uniform(-1, 1, (3, 50)))
     # many products per row (30 x 40: the exact step bound)
     many = np.zeros((3, 60))
     many[:, :30] = rng.uniform(0.5, 1, (3, 30))
@@ -76,7 +92,8 @@ def gen_sparse3():
 
     pairs = [("poisson5", "poisson5"), ("dupsA", "dupsB"), ("cancelA", "cancelB"),
              ("rect9x13", "rect13x6"), ("c9x9", "c9x9"), ("f32_8x8", "f32_8x8"),
-             ("f32_8x8", "rect13x6_8"), ("wide40", "tall50x7"), ("wide32", "tall50x7"),
+             ("f32_8x8", "rect13x6_8"), ("wide40", "tall50x7"), ("wide32", "tall50x7"), ("mixed8x50", "tall50x7"),
+             ("alllong3x50", "tall50x7"),
              ("many3x60", "dense60x45")]
     # float32 @ float64 (promotion): B is the first 8 rows of rect13x6
     d, i, p, s = mats["rect13x6"]
@@ -150,4 +167,65 @@ def gen_sparse3():
                    ops_of(name) + [operand(g, b)[0]], lambda x=x: x,
                    {"sa": [12, 12], "lower": lower, "unit": unit},
                    {"scale": g.arr(np.abs(x) + 1.0), "n": 64})
+    # ---- BSR
+    def bsr_case(cid, d, bs, part, extra_ops=(), fn=None, tol=None):
+        ops = [operand(g, d)[0]] + [operand(g, x)[0] for x in extra_ops]
+        k = {"blocksize": list(bs) if bs else None, "part": part, "library": "native"}
+        record(g, f"bsr/{cid}/{part}", "bsr_dense", ops, fn, k, tol)
+
+    blocky = np.kron(sparse_dense(3, 4, 0.5), np.ones((2, 2))) * rng.uniform(0.5, 1, (6, 8))
+    six = np.kron(sparse_dense(2, 2, 0.8), rng.uniform(0.5, 1, (6, 6)))
+    loose = sparse_dense(6, 9, 0.2)
+    for cid, d, bs in [("blocky22", blocky, (2, 2)), ("blocky_est", blocky, None),
+                       ("blocky32", blocky, (3, 2)), ("six_est", six, None), ("loose13", loose, (1, 3)),
+                       ("loose_est", loose, None), ("c_blocky22", (blocky * (1 + 1j)).astype(np.complex128), (2, 2))]:
+        B = sp.bsr_matrix(d, blocksize=bs)
+        B.sort_indices()
+        R, C = B.blocksize
+        parts = np.concatenate([B.indptr, B.indices, [R, C]]).astype(np.int64)
+        bsr_case(cid, d, bs, "parts", fn=lambda parts=parts: parts)
+        bsr_case(cid, d, bs, "data", fn=lambda B=B: B.data)
+        bsr_case(cid, d, bs, "dense", fn=lambda B=B: B.toarray())
+        x = rng.uniform(-1, 1, d.shape[1]).astype(d.dtype)
+        bsr_case(cid, d, bs, "spmv", extra_ops=[x], fn=lambda B=B, x=x: B @ x,
+                 tol={"scale": g.arr(abs(B) @ np.abs(x)), "n": 16})
+    bsr_case("bad", loose, (4, 3), "dense", fn=lambda: sp.bsr_matrix(loose, blocksize=(4, 3)).toarray())
+    # (data, indices, indptr) with unsorted and repeated blocks in a block row
+    bdata = rng.uniform(-1, 1, (4, 2, 3))
+    bind = np.array([2, 0, 1, 1], np.int32)
+    bptr = np.array([0, 2, 2, 4], np.int32)
+    Bp = sp.bsr_matrix((bdata, bind, bptr), shape=(6, 9))
+    for part, fn in [("dense", lambda: Bp.toarray()), ("nnz", lambda: np.array(Bp.nnz, np.int64))]:
+        record(g, f"bsr/parts/{part}", "bsr_parts",
+               [operand(g, bdata)[0], operand(g, bind)[0], operand(g, bptr)[0]], fn,
+               {"shape": [6, 9], "part": part, "library": "native"})
+
+    # ---- LIL and DOK
+    base = sparse_dense(5, 6, 0.3)
+    sets = [[0, 0, 2.5], [4, 5, -1.0], [-1, 0, 3.0], [1, 2, 0.0], [0, 0, 0.0], [2, -1, 7.0]]
+    nz = np.flatnonzero(base)
+    sets.append([int(nz[0] // 6), int(nz[0] % 6), 0.0])  # removes a stored entry
+    gets = [[0, 0], [4, 5], [-1, -1], [3, 3], [2, 5]]
+    for kind, cls in [("lil", sp.lil_matrix), ("dok", sp.dok_matrix)]:
+        M = cls(base)
+        for i, j, v in sets:
+            M[i, j] = v
+        got = np.array([M[i, j] for i, j in gets])
+        C = M.tocsr()
+        C.sort_indices()
+        k = {"sets": sets, "gets": gets, "library": "native"}
+        ops = [operand(g, base)[0]]
+        record(g, f"{kind}/dense", kind, ops, lambda M=M: M.toarray(), dict(k, part="dense"))
+        record(g, f"{kind}/gets", kind, ops, lambda got=got: got, dict(k, part="gets"))
+        record(g, f"{kind}/nnz", kind, ops, lambda M=M: np.array(M.nnz, np.int64), dict(k, part="nnz"))
+        record(g, f"{kind}/csr", kind, ops,
+               lambda C=C: np.concatenate([C.indptr, C.indices]).astype(np.int64), dict(k, part="csr"))
+        if kind == "lil":
+            rows = np.concatenate([[len(r) for r in M.rows], np.concatenate(M.rows)]).astype(np.int64)
+            record(g, "lil/rows", kind, ops, lambda rows=rows: rows, dict(k, part="rows"))
+        def oob(cls=cls):
+            M = cls(base)
+            M[5, 0] = 1.0
+        record(g, f"{kind}/oob", kind, ops, oob, {"sets": [[5, 0, 1.0]], "gets": [], "part": "dense",
+                                                  "library": "native"})
     g.write()

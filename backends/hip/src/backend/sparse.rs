@@ -644,6 +644,18 @@ impl SparseLibrary for HipBackend {
 mod tests {
     use super::*;
 
+    /// Without rocSPARSE (as in CI) loading is an `Err` naming the library and what was tried.
+    #[test]
+    fn missing_rocsparse_is_a_clear_error() {
+        match load() {
+            Ok(_) => eprintln!("rocSPARSE is installed here"),
+            Err(e) => assert!(
+                e.contains("rocSPARSE") && e.contains("librocsparse.so.1") && e.contains("Tried"),
+                "{e}"
+            ),
+        }
+    }
+
     #[test]
     fn dtypes_map_to_rocsparse_types() {
         assert_eq!(value_type(DType::Float64), Some(152));
