@@ -145,7 +145,8 @@ impl WgpuBackend {
 
     /// Waits until `slot` is mapped (its submission done and the callback run).
     fn wait_mapped(&self, slot: &mut Slot) -> Result<()> {
-        loop {
+        // Its submission, then (should the callback not have run with it) everything queued.
+        for tries in 0..3 {
             match slot.state.load(Ordering::SeqCst) {
                 MAPPED => return Ok(()),
                 FAILED => {
@@ -163,9 +164,16 @@ impl WgpuBackend {
                 }
                 _ => {}
             }
-            let sub = slot.sub.clone();
+            let sub = if tries == 0 { slot.sub.clone() } else { None };
             self.wait_submission(sub)?;
         }
+        if slot.state.load(Ordering::SeqCst) == MAPPED {
+            return Ok(());
+        }
+        Err(backend_err(
+            &self.label(),
+            "a staging buffer's mapping did not complete after its copy",
+        ))
     }
 
     /// Writes `bytes` (storage words, `dst` byte offset and length multiples of 4) into `dst`
