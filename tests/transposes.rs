@@ -33,7 +33,7 @@ fn values(dtype: DType, n: usize) -> Vec<u8> {
         let h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17;
         let f = (i % 4093) as f32 * 0.5 - 1000.0;
         match dtype {
-            DType::Bool => out.push(u8::from(h % 3 == 0)),
+            DType::Bool => out.push(u8::from(h.is_multiple_of(3))),
             DType::Float16 => out.extend(half::f16::from_f32(f).to_le_bytes()),
             DType::BFloat16 => out.extend(half::bf16::from_f32(f).to_le_bytes()),
             DType::Float32 => out.extend(f.to_le_bytes()),
@@ -135,7 +135,8 @@ fn transposed_copies_of_every_dtype() {
                 t.check(&dev, &case, permuted_copy(&dev, dtype, &shape, &[1, 0]));
             }
         }
-        if dev.kind() == BackendKind::Wgpu {
+        let off = std::env::var("CUPY_WGPU_TILED").is_ok_and(|v| v.trim() == "0");
+        if dev.kind() == BackendKind::Wgpu && !off {
             // Every non-packed dtype at the four shapes with both extents >= 16.
             let got = tiled_count(&dev) - before;
             let r: R = if got >= 8 * 4 {

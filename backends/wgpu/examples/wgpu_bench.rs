@@ -1,5 +1,8 @@
 //! Quick throughput check of the wgpu backend's emitted kernels (median of 5 runs of `reps`
 //! launches, wall time around `synchronize`). `cargo run -p cupy-wgpu --release --example wgpu_bench`
+//! (`big`: the H200 sizes). `wgpu_bench small`: host time per dispatch of a 1,000-element add
+//! (batches of 50 recorded between synchronizes, which are not timed: no submit and no device
+//! work on the host's cores while the calls are timed; median of 200 batches).
 use cupy_core::backend::{ElementwiseCall, GemmCall, Operand, ReductionCall};
 use cupy_core::kernel::ir::{BinaryOp as B, Expr, Kernel, ReduceKernel};
 use cupy_core::{Backend, BackendProvider, DType, Layout, Scalar};
@@ -27,6 +30,10 @@ fn main() {
     println!("{:?}", list);
     let d = p.open(0).unwrap();
     let d = d.as_ref();
+    if std::env::args().nth(1).is_some_and(|s| s == "small") {
+        small(d);
+        return;
+    }
     let big = std::env::args().nth(1).map(|s| s == "big").unwrap_or(false);
     let (n, side) = if big {
         (1usize << 28, 16384usize)
@@ -149,5 +156,66 @@ fn main() {
     println!(
         "{{\"case\":\"matmul {m}^3 f32\",\"ms\":{ms:.4},\"TFLOP/s\":{:.2}}}",
         2.0 * (m as f64).powi(3) / ms / 1e9
+    );
+}
+
+/// `wgpu_bench small` (see the module docs).
+fn small(d: &dyn Backend) {
+    let f = DType::Float32;
+    let n = 1000;
+    let (a, b, c) = (
+        d.alloc(f, n).unwrap(),
+        d.alloc(f, n).unwrap(),
+        d.alloc(f, n).unwrap(),
+    );
+    let l = Layout::contiguous(&[n]);
+    let add = Kernel::map(
+        "add",
+        vec![f, f],
+        vec![],
+        Expr::binary(B::Add, Expr::input(0, f), Expr::input(1, f)),
+    );
+    let call = || {
+        d.elementwise(&ElementwiseCall {
+            kernel: &add,
+            shape: vec![n],
+            inputs: vec![
+                Operand {
+                    buffer: &a,
+                    layout: l.clone(),
+                },
+                Operand {
+                    buffer: &b,
+                    layout: l.clone(),
+                },
+            ],
+            outputs: vec![Operand {
+                buffer: &c,
+                layout: l.clone(),
+            }],
+            raws: vec![],
+            params: vec![],
+        })
+        .unwrap()
+    };
+    const BATCH: usize = 50;
+    let mut us = vec![];
+    for rep in 0..220 {
+        d.synchronize().unwrap();
+        let t = Instant::now();
+        for _ in 0..BATCH {
+            call();
+        }
+        if rep >= 20 {
+            us.push(t.elapsed().as_secs_f64() * 1e6 / BATCH as f64);
+        }
+    }
+    d.synchronize().unwrap();
+    us.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    println!(
+        "{{\"case\":\"host us per dispatch, add f32 {n}\",\"median\":{:.2},\"p10\":{:.2},\"p90\":{:.2}}}",
+        us[us.len() / 2],
+        us[us.len() / 10],
+        us[us.len() * 9 / 10]
     );
 }

@@ -3,7 +3,7 @@
 //! float16/bfloat16 packed in `u32` words; bool is normalised to 0/1 on upload).
 
 use crate::pool::{size_class, BufferPool};
-use crate::{backend_err, WgpuBackend};
+use crate::WgpuBackend;
 use cupy_core::backend::{Backend, Buffer, DeviceBuffer};
 use cupy_core::kernel::wgsl::{self};
 use cupy_core::{DType, Error, Result};
@@ -44,8 +44,12 @@ impl DeviceBuffer for WgpuBuffer {
     }
 }
 
-/// Most bytes one staging buffer of a read (or one `write_buffer` call) carries.
+/// Most bytes one `write_buffer` call carries.
 const READ_CHUNK: u64 = 256 << 20;
+
+/// Writes of at least this many bytes go through the write ring (staging.rs); smaller ones
+/// through `write_buffer` (wgpu's own staging, no wait for a ring slot).
+const UPLOAD_RING_FROM: u64 = 4 << 20;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -55,14 +59,6 @@ fn to_storage(dtype: DType, data: &[u8]) -> Vec<u8> {
         DType::Bool => data.iter().map(|&b| (b != 0) as u8).collect(),
         _ => data.to_vec(),
     }
-}
-
-/// Device storage words -> host NumPy bytes.
-pub(crate) fn from_storage(dtype: DType, words: &[u8]) -> Vec<u8> {
-    let n = words.len() / word_bytes(dtype).max(1);
-    let mut out = vec![0u8; n * dtype.itemsize()];
-    from_storage_into(dtype, words, &mut out);
-    out
 }
 
 /// Device storage words -> host NumPy bytes, written into `dst` (one pass, no allocation).
@@ -100,8 +96,8 @@ impl WgpuBackend {
         Ok(())
     }
 
-    /// Copies `len` elements from element `offset` of `b` into a mapped staging buffer (after all
-    /// queued work) and hands its storage words to `f`: one copy out of the mapping.
+    /// Reads `len` elements from element `offset` of `b` (after all queued work) and hands their
+    /// storage words to `f` (small reads: the words, one copy out of the staging ring).
     pub(crate) fn read_mapped<R>(
         &self,
         b: &WgpuBuffer,
@@ -109,6 +105,21 @@ impl WgpuBackend {
         len: usize,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R> {
+        let mut v = vec![0u8; len * word_bytes(b.dtype)];
+        self.read_words_into(b, offset, len, &mut v)?;
+        Ok(f(&v))
+    }
+
+    /// Reads `len` elements from element `offset` of `b` (after all queued work) into `dst` as
+    /// NumPy bytes (`len * itemsize` bytes), chunk by chunk through the read ring (staging.rs):
+    /// the device copies the next chunks while the host copies one out.
+    pub(crate) fn read_words_into(
+        &self,
+        b: &WgpuBuffer,
+        offset: usize,
+        len: usize,
+        dst: &mut [u8],
+    ) -> Result<()> {
         if offset.checked_add(len).is_none_or(|e| e > b.len) {
             return Err(Error::invalid(
                 "read",
@@ -116,82 +127,29 @@ impl WgpuBackend {
             ));
         }
         if len == 0 {
-            self.synchronize()?;
-            return Ok(f(&[]));
+            return self.synchronize();
         }
-        let wb = word_bytes(b.dtype) as u64;
-        if len as u64 * wb > READ_CHUNK && len > 1 {
-            // Large reads go through staging buffers of at most READ_CHUNK bytes.
-            let per = (READ_CHUNK / wb) as usize / 4 * 4;
-            let mut all = Vec::with_capacity(len * wb as usize);
-            let mut at = 0;
-            while at < len {
-                let n = per.min(len - at);
-                self.read_one(b, offset + at, n, &mut |w| all.extend_from_slice(w))?;
-                at += n;
-            }
-            return Ok(f(&all));
-        }
-        let mut f = Some(f);
-        let mut out = None;
-        self.read_one(b, offset, len, &mut |w| {
-            if let Some(f) = f.take() {
-                out = Some(f(w));
-            }
-        })?;
-        out.ok_or_else(|| backend_err(&self.label(), "read: no data"))
-    }
-
-    /// One staging copy of `len` elements from `offset` (all queued work first), handed to `f`.
-    fn read_one(
-        &self,
-        b: &WgpuBuffer,
-        offset: usize,
-        len: usize,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> Result<()> {
         let wb = word_bytes(b.dtype) as u64;
         // Copies are in whole 4-byte words: packed 8/16-bit elements are cut out of them.
         let (lo, hi) = (offset as u64 * wb, (offset + len) as u64 * wb);
         let (start, end) = (lo / 4 * 4, hi.div_ceil(4) * 4);
-        let size = end - start;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("cupy-read"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let guard_staging;
-        {
-            let mut p = self.lock_pending()?;
-            let enc = p.encoder.get_or_insert_with(|| {
-                self.device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-            });
-            enc.copy_buffer_to_buffer(&b.buf, start, &staging, 0, size);
-            guard_staging = self.guard_copy(enc);
-            self.submit_locked(&mut p);
-        }
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
+        let dtype = b.dtype;
+        self.download(&b.buf, start, end - start, &mut |bytes, at| {
+            let c0 = start + at as u64;
+            let c1 = c0 + bytes.len() as u64;
+            let (s, e) = (c0.max(lo), c1.min(hi));
+            if s < e {
+                let src = &bytes[(s - c0) as usize..(e - c0) as usize];
+                let out = &mut dst[(s - lo) as usize..(e - lo) as usize];
+                if stored_as_is(dtype) {
+                    crate::staging::par_copy(out, src);
+                } else {
+                    from_storage_into(dtype, src, out);
+                }
+            }
+        })?;
         self.take_errors()?;
-        self.guard_result(guard_staging)?;
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(backend_err(&self.label(), format!("map_async: {e}"))),
-            Err(_) => return Err(backend_err(&self.label(), "map_async callback dropped")),
-        }
-        {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
-            f(&view[(lo - start) as usize..(hi - start) as usize]);
-        }
-        staging.unmap();
-        Ok(())
+        self.check_guard()
     }
 
     pub(crate) fn alloc_words(&self, dtype: DType, len: usize) -> Result<WgpuBuffer> {
@@ -300,6 +258,14 @@ impl WgpuBackend {
         };
         let lo = offset * word_bytes(b.dtype);
         let hi = lo + words.len();
+        if lo.is_multiple_of(4) && hi.is_multiple_of(4) && words.len() as u64 >= UPLOAD_RING_FROM {
+            // Large writes: chunks through the write ring (staging.rs), the host's copy of
+            // one overlapping the device's copies of the others.
+            return self.upload(&b.buf, lo as u64, words.len() as u64, &|d, at| {
+                let n = d.len();
+                crate::staging::par_copy_to(d, &words[at..at + n]);
+            });
+        }
         if lo.is_multiple_of(4) && hi.is_multiple_of(4) {
             let mut p = self.lock_pending()?;
             self.submit_locked(&mut p);
@@ -345,6 +311,14 @@ impl WgpuBackend {
         Ok(out)
     }
 
+    /// `Backend::read`: `len` elements from `offset` as NumPy bytes.
+    pub(crate) fn read_host(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
+        let b = self.buf(src, "read")?;
+        let mut v = vec![0u8; len.saturating_mul(b.dtype.itemsize())];
+        self.read_words_into(b, offset, len, &mut v)?;
+        Ok(v)
+    }
+
     /// `Backend::read_into`: elements from `offset` of `src` as NumPy bytes into `dst`.
     pub(crate) fn read_host_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
         let b = self.buf(src, "read")?;
@@ -356,8 +330,6 @@ impl WgpuBackend {
             ));
         }
         let len = dst.len() / isz;
-        self.read_mapped(b, offset, len, |words| {
-            from_storage_into(b.dtype, words, dst)
-        })
+        self.read_words_into(b, offset, len, dst)
     }
 }

@@ -28,7 +28,7 @@ fn is_software(info: &wgpu::AdapterInfo) -> bool {
         || n.contains("lavapipe")
 }
 
-fn sorted_adapters() -> Vec<wgpu::Adapter> {
+pub(crate) fn sorted_adapters() -> Vec<wgpu::Adapter> {
     let inst = instance();
     let mut v = pollster::block_on(
         inst.enumerate_adapters(wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)),
@@ -314,6 +314,7 @@ impl WgpuBackend {
             atomic_lock: std::sync::OnceLock::new(),
             pool: Arc::new(crate::pool::BufferPool::new()),
             binding_cap: crate::window::binding_cap(&limits),
+            rings: Default::default(),
             subgroups: features.contains(wgpu::Features::SUBGROUP)
                 && !std::env::var("CUPY_WGPU_SUBGROUPS").is_ok_and(|v| v.trim() == "0"),
         })

@@ -122,10 +122,7 @@ impl WgpuBackend {
         }
         let staging = {
             let mut p = self.lock_pending()?;
-            let enc = p.encoder.get_or_insert_with(|| {
-                self.device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-            });
+            let enc = p.encoder(&self.device);
             let st = self.guard_copy(enc);
             self.submit_locked(&mut p);
             st

@@ -62,7 +62,7 @@
 //! concern: `device.rs` (adapters, [`WgpuProvider`], opening a device), `buffer.rs` (allocation,
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
-//! `events.rs` (events on the one queue), `elementwise.rs` (with `tiled.rs`: transposes through
+//! `events.rs` (events on the one queue), `staging.rs` (host transfers in overlapped chunks), `elementwise.rs` (with `tiled.rs`: transposes through
 //! workgroup-memory tiles), `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
 //! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
 //! one storage binding).
@@ -92,6 +92,7 @@ mod raw;
 mod reduce;
 mod sortbig;
 mod sortscan;
+mod staging;
 mod support;
 mod tiled;
 mod widen;
@@ -107,7 +108,7 @@ pub use linalg::{
 };
 pub use tiled::tiled_launches;
 
-use buffer::{from_storage, word_bytes};
+use buffer::word_bytes;
 use elementwise::fits32;
 use guard::{plan_budget, LoopGuard};
 use pipeline::{hash_of, Pipe};
@@ -162,6 +163,8 @@ pub struct WgpuBackend {
     pool: Arc<pool::BufferPool>,
     /// Most bytes one storage binding may hold ([`window::binding_cap`]).
     binding_cap: u64,
+    /// The staging buffers of host transfers ([`staging`]).
+    rings: staging::Rings,
     /// Reductions combine a workgroup's accumulators with subgroup shuffles: the adapter has
     /// `Features::SUBGROUP` and `CUPY_WGPU_SUBGROUPS=0` is not set.
     subgroups: bool,
@@ -220,8 +223,7 @@ impl Backend for WgpuBackend {
     }
 
     fn read(&self, src: &Buffer, offset: usize, len: usize) -> Result<Vec<u8>> {
-        let b = self.buf(src, "read")?;
-        self.read_mapped(b, offset, len, |words| from_storage(b.dtype, words))
+        self.read_host(src, offset, len)
     }
 
     fn read_into(&self, src: &Buffer, offset: usize, dst: &mut [u8]) -> Result<()> {
@@ -283,6 +285,7 @@ impl Backend for WgpuBackend {
     }
 
     fn pool_free_all_blocks(&self) -> Result<usize> {
+        self.rings.clear();
         Ok(self.pool.trim())
     }
 

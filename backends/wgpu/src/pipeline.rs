@@ -54,9 +54,11 @@ impl WgpuBackend {
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::COMPUTE,
+            // The meta words' place in the batch's meta buffer is a dynamic offset, so one bind
+            // group serves every dispatch on the same buffers (queue.rs).
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
+                has_dynamic_offset: true,
                 min_binding_size: None,
             },
             count: None,

@@ -6,6 +6,10 @@
 //! a reuse runs after the work that used the buffer before. Dropping cached buffers
 //! (`free_all_blocks`, out-of-memory, the limit) is also immediate: wgpu keeps a buffer alive until
 //! the queued work using it is done.
+//!
+//! The pool also keeps the bind groups of recent dispatches ([`BufferPool::bind_group`]): a bind
+//! group holds its buffers, so every time the pool drops buffers it drops those bind groups
+//! too, and a freed buffer is never kept alive by one.
 
 use cupy_core::gpu::pool::{PoolLimit, PoolStats};
 use std::collections::HashMap;
@@ -13,9 +17,23 @@ use std::sync::Mutex;
 
 pub use cupy_core::gpu::pool::size_class;
 
+/// Bind groups kept at most (the cache is dropped whole past it).
+const MAX_BIND_GROUPS: usize = 4096;
+
+/// What a dispatch's bind group binds: its layout, the meta buffer and the binding's size (the
+/// meta words' place is a dynamic offset), and each storage buffer with its window
+/// (`(start, size)` in bytes; `None`: the whole buffer).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct BindKey {
+    pub(crate) layout: wgpu::BindGroupLayout,
+    pub(crate) meta: (wgpu::Buffer, u64),
+    pub(crate) buffers: Vec<(wgpu::Buffer, Option<(u64, u64)>)>,
+}
+
 #[derive(Default)]
 struct State {
     bins: HashMap<u64, Vec<wgpu::Buffer>>,
+    bind_groups: HashMap<BindKey, wgpu::BindGroup>,
     in_use: usize,
     cached: usize,
     n_free: usize,
@@ -102,11 +120,37 @@ impl BufferPool {
     pub(crate) fn set_limit(&self, limit: Option<usize>) {
         self.lock().limit.set(limit);
     }
+
+    /// The cached bind group for `key`, or `make`'s (then cached).
+    pub(crate) fn bind_group(
+        &self,
+        key: BindKey,
+        make: impl FnOnce() -> wgpu::BindGroup,
+    ) -> wgpu::BindGroup {
+        let mut s = self.lock();
+        if let Some(bg) = s.bind_groups.get(&key) {
+            return bg.clone();
+        }
+        if s.bind_groups.len() >= MAX_BIND_GROUPS {
+            s.bind_groups.clear();
+        }
+        let bg = make();
+        s.bind_groups.insert(key, bg.clone());
+        bg
+    }
+
+    /// Bind groups cached now (tests).
+    #[cfg(test)]
+    pub(crate) fn bind_groups(&self) -> usize {
+        self.lock().bind_groups.len()
+    }
 }
 
 fn drop_cache(s: &mut State) -> usize {
     let freed = s.cached;
     s.bins.clear();
+    // Bind groups hold their buffers: the dropped ones must not live on in them.
+    s.bind_groups.clear();
     s.cached = 0;
     s.n_free = 0;
     freed

@@ -14,7 +14,12 @@ const META_BYTES: usize = 64 * 1024;
 
 #[derive(Default)]
 pub(crate) struct Pending {
-    pub(crate) encoder: Option<wgpu::CommandEncoder>,
+    encoder: Option<wgpu::CommandEncoder>,
+    /// The compute pass dispatches are recorded into, open across dispatches (one pass per
+    /// dispatch cost a pass's setup and its end each time); ended before any other command
+    /// ([`Pending::encoder`]) and before the submit. wgpu still orders the dispatches of one
+    /// pass (each is its own usage scope, with the barriers between them).
+    pass: Option<wgpu::ComputePass<'static>>,
     pub(crate) count: usize,
     /// The meta words of this batch's dispatches, laid out as they go into `meta_buf`: one
     /// `write_buffer` just before the submit puts them there, instead of one uniform buffer
@@ -23,6 +28,17 @@ pub(crate) struct Pending {
     /// `write_buffer` lands after every earlier submission and before its own.
     pub(crate) meta: Vec<u8>,
     pub(crate) meta_buf: Option<wgpu::Buffer>,
+}
+
+impl Pending {
+    /// The pending encoder for commands other than dispatches (copies, clears): the open
+    /// compute pass is ended first.
+    pub(crate) fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
+        self.encoder.get_or_insert_with(|| {
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
 }
 
 /// Splits a 1-D workgroup count into a 2-D grid (x at most 65535).
@@ -40,6 +56,11 @@ impl WgpuBackend {
     /// panics inside `poll` when the driver reports the loss mid-wait (seen on the H200 after a
     /// shader ran away), so the panic is caught and the device marked lost for every later wait.
     pub(crate) fn wait(&self) -> Result<()> {
+        self.wait_submission(None)
+    }
+
+    /// [`WgpuBackend::wait`] for submission `sub` only (`None`: the latest).
+    pub(crate) fn wait_submission(&self, sub: Option<wgpu::SubmissionIndex>) -> Result<()> {
         use std::sync::atomic::Ordering;
         let lost = |detail: String| {
             backend_err(
@@ -51,7 +72,10 @@ impl WgpuBackend {
             return Err(lost("by an earlier call".into()));
         }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.device.poll(wgpu::PollType::wait_indefinitely())
+            self.device.poll(wgpu::PollType::Wait {
+                submission_index: sub,
+                timeout: None,
+            })
         }));
         match r {
             Ok(Ok(_)) => Ok(()),
@@ -86,19 +110,19 @@ impl WgpuBackend {
             .map_err(|_| backend_err(&self.label(), "poisoned queue lock"))
     }
 
-    /// Submits the recorded work; the caller holds the pending lock, so submissions (and
-    /// `write_buffer` calls made under the same lock) keep program order across threads.
-    pub(crate) fn submit_locked(&self, p: &mut Pending) {
+    /// Submits the recorded work (its submission, if there was any); the caller holds the
+    /// pending lock, so submissions (and `write_buffer` calls made under the same lock) keep
+    /// program order across threads.
+    pub(crate) fn submit_locked(&self, p: &mut Pending) -> Option<wgpu::SubmissionIndex> {
         p.count = 0;
+        p.pass = None;
         if !p.meta.is_empty() {
             if let Some(b) = &p.meta_buf {
                 self.queue.write_buffer(b, 0, &p.meta);
             }
             p.meta.clear();
         }
-        if let Some(e) = p.encoder.take() {
-            self.queue.submit([e.finish()]);
-        }
+        p.encoder.take().map(|e| self.queue.submit([e.finish()]))
     }
 
     pub(crate) fn flush(&self) -> Result<()> {
@@ -210,33 +234,52 @@ impl WgpuBackend {
             own = buf.clone();
             (&own, off as u64)
         };
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: ubuf,
-                offset,
-                size: wgpu::BufferSize::new(size as u64),
-            }),
-        }];
-        for (i, (b, w)) in buffers.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 1 + i as u32,
-                resource: match w {
-                    None => b.as_entire_binding(),
-                    Some(w) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: b,
-                        offset: w.start,
-                        size: wgpu::BufferSize::new(w.size),
-                    }),
-                },
-            });
-        }
-        let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipe.layout,
-            entries: &entries,
-        });
-        self.encode_locked(&mut p, &pipe.pipeline, &bg, g);
+        // One bind group per (layout, meta buffer, storage buffers and windows), made once:
+        // the meta words' place in the batch is the dynamic offset of binding 0. The cache
+        // lives in the pool, which drops it with any buffer it frees (pool.rs).
+        let meta_size = size as u64;
+        let make = || {
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: ubuf,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(meta_size),
+                }),
+            }];
+            for (i, (b, w)) in buffers.iter().enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 1 + i as u32,
+                    resource: match w {
+                        None => b.as_entire_binding(),
+                        Some(w) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: b,
+                            offset: w.start,
+                            size: wgpu::BufferSize::new(w.size),
+                        }),
+                    },
+                });
+            }
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipe.layout,
+                entries: &entries,
+            })
+        };
+        let bg = if size > META_BYTES {
+            make()
+        } else {
+            let key = crate::pool::BindKey {
+                layout: pipe.layout.clone(),
+                meta: (ubuf.clone(), meta_size),
+                buffers: buffers
+                    .iter()
+                    .map(|(b, w)| ((*b).clone(), w.map(|w| (w.start, w.size))))
+                    .collect(),
+            };
+            self.pool.bind_group(key, make)
+        };
+        self.encode_locked(&mut p, &pipe.pipeline, &bg, &[offset as u32], g);
         Ok(())
     }
 
@@ -248,36 +291,109 @@ impl WgpuBackend {
         g: (u32, u32, u32),
     ) -> Result<()> {
         let mut p = self.lock_pending()?;
-        self.encode_locked(&mut p, pipeline, bg, g);
+        self.encode_locked(&mut p, pipeline, bg, &[], g);
         Ok(())
     }
 
-    /// [`WgpuBackend::encode`] with the pending lock held.
+    /// [`WgpuBackend::encode`] with the pending lock held (`offsets`: the bind group's dynamic
+    /// offsets).
     fn encode_locked(
         &self,
         p: &mut Pending,
         pipeline: &wgpu::ComputePipeline,
         bg: &wgpu::BindGroup,
+        offsets: &[u32],
         g: (u32, u32, u32),
     ) {
-        {
+        if p.pass.is_none() {
             let enc = p.encoder.get_or_insert_with(|| {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
             });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            p.pass = Some(
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: None,
                     timestamp_writes: None,
-                });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(g.0, g.1, g.2);
-            }
-            p.count += 1;
+                })
+                .forget_lifetime(),
+            );
         }
+        if let Some(pass) = p.pass.as_mut() {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bg, offsets);
+            pass.dispatch_workgroups(g.0, g.1, g.2);
+        }
+        p.count += 1;
         if p.count >= SUBMIT_EVERY {
             self.submit_locked(p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::WgpuBackend;
+    use cupy_core::backend::{Backend, ElementwiseCall, Operand};
+    use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
+    use cupy_core::{DType, Layout};
+
+    /// Repeated dispatches on the same buffers share one bind group; freeing the pool's
+    /// buffers drops it (a bind group holds its buffers).
+    #[test]
+    fn bind_groups_are_reused_and_dropped_with_freed_buffers() {
+        let Some(a) = crate::device::sorted_adapters().into_iter().next() else {
+            eprintln!("NOTICE: no wgpu adapter; skipped");
+            return;
+        };
+        let be = WgpuBackend::new(0, a).unwrap();
+        let f = DType::Float32;
+        let k = Kernel::map(
+            "add",
+            vec![f, f],
+            vec![],
+            Expr::binary(BinaryOp::Add, Expr::input(0, f), Expr::input(1, f)),
+        );
+        let n = 1000;
+        let (x, y, z) = (
+            be.alloc(f, n).unwrap(),
+            be.alloc(f, n).unwrap(),
+            be.alloc(f, n).unwrap(),
+        );
+        let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        be.write(&x, 0, bytemuck::cast_slice(&v)).unwrap();
+        be.write(&y, 0, bytemuck::cast_slice(&v)).unwrap();
+        let l = Layout::contiguous(&[n]);
+        let before = be.pool.bind_groups();
+        for _ in 0..10 {
+            be.elementwise(&ElementwiseCall {
+                kernel: &k,
+                shape: vec![n],
+                inputs: vec![
+                    Operand {
+                        buffer: &x,
+                        layout: l.clone(),
+                    },
+                    Operand {
+                        buffer: &y,
+                        layout: l.clone(),
+                    },
+                ],
+                outputs: vec![Operand {
+                    buffer: &z,
+                    layout: l.clone(),
+                }],
+                raws: vec![],
+                params: vec![],
+            })
+            .unwrap();
+        }
+        let got: Vec<f32> = bytemuck::cast_slice(&be.read(&z, 0, n).unwrap()).to_vec();
+        assert!(got.iter().enumerate().all(|(i, g)| *g == 2.0 * i as f32));
+        assert_eq!(be.pool.bind_groups() - before, 1);
+        drop((x, y, z));
+        // The buffers are cached in the pool: the bind group stays usable.
+        assert_eq!(be.pool.bind_groups() - before, 1);
+        be.pool_free_all_blocks().unwrap();
+        assert_eq!(be.pool.bind_groups(), 0);
     }
 }

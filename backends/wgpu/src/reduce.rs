@@ -58,7 +58,7 @@ impl WgpuBackend {
             wide_int64: wide,
             vec4: group
                 && !big
-                && (chunks == 1 || chunk_len % 4 == 0)
+                && (chunks == 1 || chunk_len.is_multiple_of(4))
                 && vec4_layouts(k, reduce_shape, inputs)
                 && inputs
                     .iter()

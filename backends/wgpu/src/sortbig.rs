@@ -31,10 +31,7 @@ impl WgpuBackend {
     ) -> Result<()> {
         let wb = word_bytes(src.dtype) as u64;
         let mut p = self.lock_pending()?;
-        let enc = p.encoder.get_or_insert_with(|| {
-            self.device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-        });
+        let enc = p.encoder(&self.device);
         enc.copy_buffer_to_buffer(
             &src.buf,
             s0 as u64 * wb,

@@ -291,10 +291,7 @@ impl WgpuBackend {
     /// Records the zeroing of `b` (the info array before the kernels set failures).
     pub(crate) fn clear_words(&self, b: &wgpu::Buffer) -> Result<()> {
         let mut p = self.lock_pending()?;
-        let enc = p.encoder.get_or_insert_with(|| {
-            self.device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-        });
+        let enc = p.encoder(&self.device);
         enc.clear_buffer(b, 0, None);
         Ok(())
     }
@@ -312,10 +309,7 @@ impl WgpuBackend {
             return Ok(());
         }
         let mut p = self.lock_pending()?;
-        let enc = p.encoder.get_or_insert_with(|| {
-            self.device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-        });
+        let enc = p.encoder(&self.device);
         enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
         Ok(())
     }

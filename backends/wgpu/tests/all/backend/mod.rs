@@ -110,3 +110,4 @@ mod gemm;
 mod reduce;
 mod refusals;
 mod tiled;
+mod transfers;

@@ -28,7 +28,8 @@ fn tiled(n: u64, f: impl FnOnce()) {
     let before = cupy_wgpu::tiled_launches();
     f();
     let got = cupy_wgpu::tiled_launches() - before;
-    assert!(got >= n, "{got} tiled launches, expected {n}");
+    let off = std::env::var("CUPY_WGPU_TILED").is_ok_and(|v| v.trim() == "0");
+    assert!(off || got >= n, "{got} tiled launches, expected {n}");
 }
 
 fn copy_k(t: DType) -> Kernel {
