@@ -167,8 +167,24 @@ impl WgpuBackend {
             let sub = if tries == 0 { slot.sub.clone() } else { None };
             self.wait_submission(sub)?;
         }
-        if slot.state.load(Ordering::SeqCst) == MAPPED {
-            return Ok(());
+        // The submission is done, but wgpu runs map callbacks on whichever thread polls: one
+        // another thread's poll took may still be running there (seen under concurrent tests
+        // on llvmpipe). Wait for it, polling, for up to 10 s.
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < std::time::Duration::from_secs(10) {
+            match slot.state.load(Ordering::SeqCst) {
+                MAPPED => return Ok(()),
+                FAILED => {
+                    slot.state.store(IDLE, Ordering::SeqCst);
+                    return Err(backend_err(
+                        &self.label(),
+                        "map_async of a staging buffer failed",
+                    ));
+                }
+                _ => {}
+            }
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
         Err(backend_err(
             &self.label(),
