@@ -87,6 +87,7 @@ fn main() {
                 layout: Layout::contiguous(&[]),
             },
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap()
     });
@@ -119,6 +120,7 @@ fn main() {
                     layout: Layout::contiguous(&[side]),
                 },
                 params: vec![],
+                extra_outputs: vec![],
             })
             .unwrap()
         });

@@ -283,4 +283,25 @@ def gen_custom():
         lambda: (za * za).sum(), ulps=8)
     red2("red/complex_max_abs_noid", "complex<double> z", "float64 y", "abs(z)", "max(a, b)", "y = a",
          [zd], lambda: np.abs(zd).max())
+
+    # fuse: independent reductions merged into one reduction kernel of several outputs
+    # (tests/fusion4.rs counts the kernels). The id's last part is the output's index in the
+    # closure's tuple (tests/custom.rs).
+    def fzm(cid, inputs, refs, ulps=0, abs_tol=0.0):
+        for k, r in enumerate(refs()):
+            fz(f"{cid}/{k}", inputs, lambda r=r: r, ulps=ulps, abs_tol=abs_tol)
+
+    ax02 = (0, 2)
+    fzm("fuse/merged_sum_max_min", [i2],
+        lambda: (i2.sum(axis=ax02), i2.max(axis=ax02), i2.min(axis=ax02)))
+    fzm("fuse/merged_moments", [xs],
+        lambda: (xs.mean(axis=0), (xs * xs).mean(axis=0)), ulps=4)
+    fzm("fuse/merged_var_weighted_sum", [xs, ys],
+        lambda: (xs.var(axis=1, ddof=1), (xs * ys).sum(axis=1, keepdims=True)), ulps=16, abs_tol=1e-6)
+
+    def bn_one_pass():
+        m = xs.mean(axis=0)
+        v = (xs * xs).mean(axis=0) - m * m
+        return (xs - m) / np.sqrt(v + f32(1e-5))
+    fz("fuse/merged_batchnorm_one_pass", [xs], bn_one_pass, ulps=64, abs_tol=1e-5)
     g.write()
