@@ -88,13 +88,18 @@ fn run_fuse(id: &str, args: &[Arg<'_>]) -> Result<Array> {
 }
 
 fn elementwise_kernel(k: &Value) -> Result<ElementwiseKernel> {
-    ElementwiseKernel::new(
+    // CuPy's constructor with its `preamble=` keyword: a kernel of concrete types is checked
+    // when built, so its preamble must come with it.
+    ElementwiseKernel::new_with(
         s(k, "in_params"),
         s(k, "out_params"),
         s(k, "operation"),
         s(k, "name"),
-    )?
-    .with_preamble(s(k, "preamble"))
+        cupy::ElementwiseOptions {
+            preamble: s(k, "preamble"),
+            ..Default::default()
+        },
+    )
 }
 
 fn reduction_kernel(k: &Value) -> Result<ReductionKernel> {
