@@ -56,12 +56,17 @@ pub(crate) enum Source {
 
 /// A view of input `base` (an argument, a reduction's result or another view): `base`, padded
 /// with leading length-1 axes to the rank of the broadcast shape of the inputs `pad_of` (the
-/// inputs of the indexed expression; `None`: no padding), indexed with `items`.
+/// inputs of the indexed expression; `None`: no padding), or broadcast to that shape
+/// (`full`), indexed with `items`.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
     pub base: usize,
     pub pad_of: Option<Vec<usize>>,
     pub items: Vec<SliceItem>,
+    /// Broadcast `base` to the whole broadcast shape of `pad_of` first (not only padded to its
+    /// rank): for items that pick elements (integers, partial slices), so every input of an
+    /// indexed expression is indexed as the expression's value would be.
+    pub full: bool,
 }
 
 /// An in-place write (`op`): `value` must broadcast to `target`'s shape.

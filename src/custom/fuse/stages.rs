@@ -73,6 +73,7 @@ pub(super) fn stages(
                 let base = &shapes[v.base];
                 let padded = match &v.pad_of {
                     None => base.clone(),
+                    Some(ins) if v.full => broadcast_of(op, &shapes, ins)?,
                     Some(ins) => {
                         let r = broadcast_of(op, &shapes, ins)?.len();
                         let mut p = vec![1; r.saturating_sub(base.len())];
