@@ -101,4 +101,13 @@ try:
     out("fuse_batchnorm_8192x4096_f32", "torch-compile", bench_t(lambda: bn_c(xbt), warm=3))
 except Exception as e:
     out("fuse_batchnorm_8192x4096_f32", "torch-compile", -1, error=repr(e)[:200])
+def bn1p_t(x):
+    m = x.mean(0)
+    return (x - m) / torch.sqrt((x * x).mean(0) - m * m + 1e-5)
+ms = bench_t(lambda: bn1p_t(xbt)); out("fuse_batchnorm1p_8192x4096_f32", "torch", ms, GBps=12 * xbt.numel() / ms / 1e6)
+try:
+    bn1p_c = torch.compile(bn1p_t)
+    out("fuse_batchnorm1p_8192x4096_f32", "torch-compile", bench_t(lambda: bn1p_c(xbt), warm=3))
+except Exception as e:
+    out("fuse_batchnorm1p_8192x4096_f32", "torch-compile", -1, error=repr(e)[:200])
 del xbt

@@ -23,6 +23,8 @@ use std::time::Instant;
 
 #[path = "bench/big.rs"]
 mod big;
+#[path = "bench/fusion.rs"]
+mod fusion;
 #[path = "bench/graph.rs"]
 mod graph;
 #[path = "bench/memory.rs"]
@@ -583,37 +585,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         b.report(&case, r, gb(12.0 * n as f64));
     }
-    // A fused batch-norm over axis 0 (issue 19): mean, variance, normalize, as 3 kernels (each
-    // needs the one before); 4 passes over the (rows, cols) float32 array (3 reads, 1 write).
-    let (rows, cols) = if quick { (1024, 512) } else { (8192, 4096) };
-    for fused in [true, false] {
-        let case = format!(
-            "{}_batchnorm_{rows}x{cols}_f32",
-            if fused { "fuse" } else { "unfused" }
-        );
-        if !b.want(&case) {
-            continue;
-        }
-        let a = rand_f32(&dev, rows * cols, 3)?.reshape(&[rows as isize, cols as isize])?;
-        let bn = cp::fuse(|x: cp::Sym| {
-            let m = x.mean_axis(0);
-            let d = x - m;
-            d / ((d * d).mean_axis(0) + 1e-5).sqrt()
-        });
-        let r = b.time(3, 10, || {
-            if fused {
-                bn.call(&[(&a).into()]).map(|_| ())
-            } else {
-                let m = a.mean_axis(0)?;
-                let d = (&a - &m)?;
-                let v = (&d * &d)?.mean_axis(0)?;
-                let t = (&d / &(&v + 1e-5)?.sqrt()?)?;
-                drop(t);
-                Ok(())
-            }
-        });
-        b.report(&case, r, gb(16.0 * (rows * cols) as f64));
-    }
+    fusion::batchnorm_cases(&b, &dev, quick)?;
     drop((x2, z));
 
     // Transcendental ufuncs into a preallocated out= (issue 11: the cpu backend against NumPy;

@@ -24,6 +24,7 @@ mod fft;
 mod fusion;
 mod fusion2;
 mod fusion3;
+mod fusion4;
 mod graphs;
 mod histograms;
 mod indexing;

@@ -5,7 +5,7 @@
 use crate::common::{self, axes, Golden, Operand, Tol};
 use cupy::core::kernel::ir::{Kernel, ReduceKernel};
 use cupy::{
-    fuse, where_, Arg, Array, Axes, BackendKind, DType, Device, ElementwiseKernel, Error,
+    fuse, where_, Arg, Array, Axes, BackendKind, DType, Device, ElementwiseKernel, Error, Reduce,
     ReductionKernel, Result, Sym,
 };
 use serde_json::Value;
@@ -21,17 +21,54 @@ enum FuseOut {
 }
 
 fn fuse_case(id: &str, args: &[Arg<'_>], ir: bool) -> Result<FuseOut> {
+    // `name/k`: output k of a closure with several outputs.
+    let (id, out) = match id.rsplit_once('/') {
+        Some((base, k)) if k.parse::<usize>().is_ok() => (base, k.parse::<usize>().ok()),
+        _ => (id, None),
+    };
     macro_rules! go {
         ($f:expr) => {{
             let f = $f;
             if ir {
-                FuseOut::Ir(f.ir(args)?)
+                // A function of several kernels: its first reduction (the merged one).
+                FuseOut::Ir(match f.ir(args) {
+                    Ok(k) => k,
+                    Err(_) => match f.kernels(args)?.into_iter().next() {
+                        Some(cupy::FusedKernel::Reduction(k)) => Ok(k),
+                        Some(cupy::FusedKernel::Elementwise(k)) => Err(k),
+                        None => unreachable!("a fused function runs a kernel"),
+                    },
+                })
+            } else if let Some(k) = out {
+                FuseOut::Arr(f.call_multi(args)?.remove(k))
             } else {
                 FuseOut::Arr(f.call(args)?)
             }
         }};
     }
+    let rows = || Reduce {
+        axis: 1.into(),
+        keepdims: true,
+        ..Default::default()
+    };
+    let ddof1 = || Reduce {
+        axis: 1.into(),
+        ddof: 1,
+        ..Default::default()
+    };
     Ok(match id {
+        "fuse/merged_sum_max_min" => go!(fuse(|x: Sym| {
+            (x.sum_axis([0, 2]), x.max_axis([0, 2]), x.min_axis([0, 2]))
+        })),
+        "fuse/merged_moments" => go!(fuse(|x: Sym| (x.mean_axis(0), (x * x).mean_axis(0)))),
+        "fuse/merged_var_weighted_sum" => go!(fuse(move |x: Sym, y: Sym| {
+            (x.var_with(ddof1()), (x * y).sum_with(rows()))
+        })),
+        "fuse/merged_batchnorm_one_pass" => go!(fuse(|x: Sym| {
+            let m = x.mean_axis(0);
+            let v = (x * x).mean_axis(0) - m * m;
+            (x - m) / (v + 1e-5).sqrt()
+        })),
         "fuse/squared_diff_plus_sin" => go!(fuse(|x: Sym, y: Sym| (x - y) * (x - y) + x.sin())),
         "fuse/sum_of_squares" => go!(fuse(|x: Sym, y: Sym| ((x - y) * (x - y)).sum())),
         "fuse/axpy_weak_arg" => go!(fuse(|x: Sym, a: Sym, y: Sym| x * a + y)),
@@ -51,13 +88,18 @@ fn run_fuse(id: &str, args: &[Arg<'_>]) -> Result<Array> {
 }
 
 fn elementwise_kernel(k: &Value) -> Result<ElementwiseKernel> {
-    ElementwiseKernel::new(
+    // CuPy's constructor with its `preamble=` keyword: a kernel of concrete types is checked
+    // when built, so its preamble must come with it.
+    ElementwiseKernel::new_with(
         s(k, "in_params"),
         s(k, "out_params"),
         s(k, "operation"),
         s(k, "name"),
-    )?
-    .with_preamble(s(k, "preamble"))
+        cupy::ElementwiseOptions {
+            preamble: s(k, "preamble"),
+            ..Default::default()
+        },
+    )
 }
 
 fn reduction_kernel(k: &Value) -> Result<ReductionKernel> {

@@ -332,11 +332,37 @@ fn indexing_symbols() {
             col.call(&[(&m).into()])?.to_vec::<f32>()? == [20.0, 50.0],
             "m[:, 1] * 10",
         )?;
-        // Refusals: an integer index of a computed value, an index that does not fit.
-        let bad = fuse(|x: Sym| (x * 2.0).slice(&s![0]));
-        ensure(bad.call(&[(&x).into()]).is_err(), "(2x)[0] refused")?;
+        // Integer and slice indices of computed values (CuPy's `(x * 2)[0]`, `(m + x)[:, 1:]`):
+        // every input is read broadcast to the value's shape, then indexed; one kernel.
+        let first = fuse(|x: Sym| (x * 2.0).slice(&s![0]));
+        let got = first.call(&[(&x).into()])?;
+        ensure(got.ndim() == 0 && got.to_vec::<f32>()? == [2.0], "(2x)[0]")?;
+        let part = fuse(|m: Sym, x: Sym| (m + x).slice(&s![.., 1..]) * 10.0);
+        let args2 = [(&m).into(), (&x).into()];
+        ensure(
+            part.kernel_count(&args2)? == 1,
+            "(m + x)[:, 1:] in one kernel",
+        )?;
+        let got = part.call(&args2)?;
+        ensure(got.shape() == [2, 2], format!("{:?}", got.shape()))?;
+        ensure(
+            got.to_vec::<f32>()? == [40.0, 60.0, 70.0, 90.0],
+            "(m + x)[:, 1:] * 10",
+        )?;
+        let row = fuse(|m: Sym, x: Sym| (m * x).slice(&s![-1, ..;-2]) - x.slice(&s![..2]));
+        ensure(
+            row.call(&args2)?.to_vec::<f32>()? == [17.0, 2.0],
+            "(m * x)[-1, ::-2] - x[:2]",
+        )?;
+        // A reduction's result, computed on, then indexed (2 kernels: the sum, the rest).
+        let red = fuse(|m: Sym| (m.sum_axis(0) * 2.0).slice(&s![1..]));
+        let got = red.call(&[(&m).into()])?;
+        ensure(got.to_vec::<f32>()? == [14.0, 18.0], "(2 sum(m, 0))[1:]")?;
+        // Refusals: indices that do not fit, a constant indexed.
         let far = fuse(|x: Sym| x.slice(&s![.., 5]));
         ensure(far.call(&[(&m).into()]).is_err(), "m[:, 5] out of range")?;
+        let far2 = fuse(|m: Sym| (m * 2.0).slice(&s![2]));
+        ensure(far2.call(&[(&m).into()]).is_err(), "(2m)[2] out of range")?;
         Ok(())
     });
 }

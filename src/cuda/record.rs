@@ -86,6 +86,7 @@ impl Call<'_, '_> {
                 reduce_shape: c.reduce_shape.clone(),
                 inputs: c.inputs.iter().map(own).collect(),
                 output: own(&c.output),
+                extra_outputs: c.extra_outputs.iter().map(own).collect(),
                 params: c.params.clone(),
                 options: options.to_vec(),
             },
@@ -166,6 +167,7 @@ pub(crate) enum Recorded {
         reduce_shape: Vec<usize>,
         inputs: Vec<(Buffer, Layout)>,
         output: (Buffer, Layout),
+        extra_outputs: Vec<(Buffer, Layout)>,
         params: Vec<Scalar>,
         options: Vec<String>,
     },
@@ -238,6 +240,7 @@ impl Recorded {
                 reduce_shape,
                 inputs,
                 output,
+                extra_outputs,
                 params,
                 options,
             } => {
@@ -247,6 +250,7 @@ impl Recorded {
                     reduce_shape: reduce_shape.clone(),
                     inputs: inputs.iter().map(op).collect(),
                     output: op(output),
+                    extra_outputs: extra_outputs.iter().map(op).collect(),
                     params: params.clone(),
                 };
                 Call::Reduce(&c, options).issue(be)

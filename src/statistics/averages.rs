@@ -110,6 +110,7 @@ pub(crate) fn mean_pair(name: &str, t: DType, opts: &Reduce, skip_nan: bool) -> 
         identity: vec![Scalar::zero(acc), Scalar::Int64(0)],
         post,
         output: out,
+        extra_posts: vec![],
     }
 }
 

@@ -81,6 +81,7 @@ fn ptp_kernel(t: DType, opts: &Reduce) -> Result<(ReduceKernel, Vec<Scalar>)> {
         identity: vec![extreme_identity(v, true), extreme_identity(v, false)],
         post: Expr::binary(BinaryOp::Sub, hi, lo).cast(t),
         output: t,
+        extra_posts: vec![],
     };
     Ok((k, vec![]))
 }

@@ -385,48 +385,106 @@ pub(crate) fn reduce_into(
     options: &[String],
     into: Option<&Array>,
 ) -> Result<Array> {
+    let mut r = reduce_into_multi(
+        op,
+        kernel,
+        params,
+        inputs,
+        axes,
+        &[keepdims],
+        options,
+        &[into],
+    )?;
+    Ok(r.remove(0))
+}
+
+/// [`reduce_into`] of a kernel with several outputs ([`ReduceKernel::extra_posts`]): one
+/// launch writes every output. Per output: its `keepdims` and the array it is written into
+/// (`None`: a new one).
+///
+/// # Errors
+/// As [`reduce_into`]; `InvalidArgument` when the counts of `keepdims` or `into` are not the
+/// kernel's number of outputs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce_into_multi(
+    op: &str,
+    kernel: &ReduceKernel,
+    params: Vec<Scalar>,
+    inputs: &[&Array],
+    axes: &Axes,
+    keepdims: &[bool],
+    options: &[String],
+    into: &[Option<&Array>],
+) -> Result<Vec<Array>> {
+    let n_outs = kernel.n_outputs();
+    if keepdims.len() != n_outs || into.len() != n_outs {
+        return Err(Error::invalid(
+            op,
+            format!("a reduction of {n_outs} outputs takes {n_outs} keepdims and out values"),
+        ));
+    }
     let ReduceAxes {
         device,
         red,
         keep,
         out_shape,
-        final_shape,
-    } = ReduceAxes::new(op, inputs, axes, keepdims)?;
+        ..
+    } = ReduceAxes::new(op, inputs, axes, false)?;
     let a = inputs[0];
     let red_shape: Vec<usize> = red.iter().map(|&i| a.shape()[i]).collect();
     for d in kernel.dtypes() {
         check_dtype(&device, op, d)?;
     }
-    let out = match into {
-        None => Array::empty_on(&device, &out_shape, kernel.output)?,
-        Some(o) => {
-            let n: usize = out_shape.iter().product();
-            if o.device() != &device {
-                return Err(Error::DeviceMismatch {
-                    op: op.into(),
-                    lhs: device.label(),
-                    rhs: o.device().label(),
-                });
+    let mut outs = Vec::with_capacity(n_outs);
+    for (j, into) in into.iter().enumerate() {
+        let dt = kernel.output_of(j);
+        outs.push(match into {
+            None => Array::empty_on(&device, &out_shape, dt)?,
+            Some(o) => {
+                let n: usize = out_shape.iter().product();
+                if o.device() != &device {
+                    return Err(Error::DeviceMismatch {
+                        op: op.into(),
+                        lhs: device.label(),
+                        rhs: o.device().label(),
+                    });
+                }
+                if o.dtype() != dt || o.size() != n || !o.is_c_contiguous() {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "the out array ({} {:?}) does not take the reduction's {dt} result \
+                             of shape {out_shape:?} in place",
+                            o.dtype(),
+                            o.shape(),
+                        ),
+                    ));
+                }
+                let dims: Vec<isize> = out_shape.iter().map(|&d| d as isize).collect();
+                o.reshape(&dims)?
             }
-            if o.dtype() != kernel.output || o.size() != n || !o.is_c_contiguous() {
-                return Err(Error::invalid(
-                    op,
-                    format!(
-                        "the out array ({} {:?}) does not take the reduction's {} result of \
-                         shape {out_shape:?} in place",
-                        o.dtype(),
-                        o.shape(),
-                        kernel.output
-                    ),
-                ));
-            }
-            let dims: Vec<isize> = out_shape.iter().map(|&d| d as isize).collect();
-            o.reshape(&dims)?
-        }
+        });
+    }
+    let finish = |outs: Vec<Array>| -> Result<Vec<Array>> {
+        outs.into_iter()
+            .zip(keepdims)
+            .map(|(o, &kd)| {
+                let final_shape: Vec<isize> = (0..a.ndim())
+                    .filter(|i| kd || !red.contains(i))
+                    .map(|i| {
+                        if red.contains(&i) {
+                            1
+                        } else {
+                            a.shape()[i] as isize
+                        }
+                    })
+                    .collect();
+                o.reshape(&final_shape)
+            })
+            .collect()
     };
-    let finish = |o: Array| -> Result<Array> { o.reshape(&final_shape) };
-    if out.size() == 0 {
-        return finish(out);
+    if outs[0].size() == 0 {
+        return finish(outs);
     }
     // Split every input layout into its kept part and its reduced part, and simplify each.
     let part = |l: &Layout, axes: &[usize]| Layout {
@@ -435,7 +493,7 @@ pub(crate) fn reduce_into(
         offset: l.offset,
     };
     let mut keep_layouts: Vec<Layout> = inputs.iter().map(|x| part(&x.layout, &keep)).collect();
-    keep_layouts.push(out.layout.clone());
+    keep_layouts.extend(outs.iter().map(|o| o.layout.clone()));
     let (m_out, m_keep) = merge_axes(&out_shape, &keep_layouts);
     let red_layouts: Vec<Layout> = inputs.iter().map(|x| part(&x.layout, &red)).collect();
     let (m_red, m_red_l) = if red_shape.is_empty() {
@@ -456,6 +514,15 @@ pub(crate) fn reduce_into(
             }
         })
         .collect();
+    let mut out_ops: Vec<Operand<'_>> = outs
+        .iter()
+        .enumerate()
+        .map(|(j, o)| Operand {
+            buffer: &o.buffer,
+            layout: m_keep[inputs.len() + j].clone(),
+        })
+        .collect();
+    let extra_outputs = out_ops.split_off(1);
     let call = ReductionCall {
         kernel,
         out_shape: m_out.clone(),
@@ -468,19 +535,18 @@ pub(crate) fn reduce_into(
                 layout: l,
             })
             .collect(),
-        output: Operand {
-            buffer: &out.buffer,
-            layout: m_keep[inputs.len()].clone(),
-        },
+        output: out_ops.remove(0),
+        extra_outputs,
         params,
     };
     if crate::cuda::order::needed() {
         let reads: Vec<&cupy_core::backend::Buffer> =
             call.inputs.iter().map(|o| o.buffer).collect();
-        crate::cuda::order::order(&device, &reads, &[call.output.buffer])?;
+        let writes: Vec<&cupy_core::backend::Buffer> = outs.iter().map(|o| &o.buffer).collect();
+        crate::cuda::order::order(&device, &reads, &writes)?;
     }
     crate::cuda::record::submit(&device, crate::cuda::record::Call::Reduce(&call, options))?;
-    finish(out)
+    finish(outs)
 }
 
 /// Applies a built-in reduction with NumPy's keyword arguments ([`Reduce`]):

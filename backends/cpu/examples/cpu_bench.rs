@@ -82,6 +82,7 @@ fn main() {
                 layout: Layout::contiguous(&[]),
             },
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap()
     });
@@ -104,6 +105,7 @@ fn main() {
                 layout: Layout::contiguous(&[m]),
             },
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap()
     });
@@ -121,6 +123,7 @@ fn main() {
                 layout: Layout::contiguous(&[m]),
             },
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap()
     });

@@ -24,15 +24,16 @@ use std::borrow::Cow;
 /// Elements per block of a reduction.
 const RBLOCK: usize = 16384;
 
-/// A combine that is one native binary op of `Var(0)` and `Var(1)`.
-fn native_op(combine: &Expr, acc: DType) -> Option<BinaryOp> {
+/// A combine of accumulator `j` of `n` that is one native binary op of `Var(j)` and
+/// `Var(n + j)`.
+fn native_op(combine: &Expr, acc: DType, j: usize, n: usize) -> Option<BinaryOp> {
     if matches!(acc, DType::Float16 | DType::BFloat16) {
         return None;
     }
     if let ExprKind::Binary(op, a, b) = &combine.kind {
         let vars = matches!(
             (&a.kind, &b.kind),
-            (ExprKind::Var(0), ExprKind::Var(1)) | (ExprKind::Var(1), ExprKind::Var(0))
+            (ExprKind::Var(x), ExprKind::Var(y)) if (*x, *y) == (j, n + j) || (*x, *y) == (n + j, j)
         );
         let ok = match op {
             BinaryOp::Add | BinaryOp::Mul => true,
@@ -231,7 +232,10 @@ struct Ctx<'a> {
     /// `k.combine` with its shared subtrees hoisted into locals `2n..`.
     combine: crate::cse::Hoisted,
     params: &'a [Col<'static>],
-    native: Option<BinaryOp>,
+    /// Per accumulator, its combine as a native op when no other accumulator's combine reads
+    /// it: such an accumulator is folded on its own, as a plain reduction of it would be (so a
+    /// merged kernel's sum is NumPy's pairwise sum, as the sum's own kernel's).
+    native: Vec<Option<BinaryOp>>,
     no_vars: [DType; 0],
 }
 
@@ -283,14 +287,29 @@ impl Ctx<'_> {
         if n == 1 {
             return Ok(c.iter().map(|c| c.slice(0, 1).owned().uniform0()).collect());
         }
-        if let (Some(op), [c]) = (self.native, &c[..]) {
-            return Ok(vec![if c.is_uniform() {
+        let native = |op: BinaryOp, c: &Col<'_>| {
+            if c.is_uniform() {
                 fold_native(op, &c.expand(n))
             } else {
                 fold_native(op, c)
-            }]);
+            }
+        };
+        if self.native.iter().all(|o| o.is_some()) {
+            return Ok(self
+                .native
+                .iter()
+                .zip(&c)
+                .map(|(op, c)| native(op.expect("native"), c))
+                .collect());
         }
-        // Halving tree with the interpreted combine.
+        // The native accumulators on their own; the rest (the whole tuple, whose other members
+        // do not read the native ones) by a halving tree with the interpreted combine.
+        let own: Vec<Option<Col<'static>>> = self
+            .native
+            .iter()
+            .zip(&c)
+            .map(|(op, c)| op.map(|op| native(op, c)))
+            .collect();
         let mut c: Tuple = c.into_iter().map(|c| lanes(c, n)).collect();
         let mut len = n;
         while len > 1 {
@@ -307,7 +326,10 @@ impl Ctx<'_> {
             };
             len = h + len % 2;
         }
-        Ok(c.iter().map(|c| c.uniform0()).collect())
+        Ok(c.iter()
+            .zip(own)
+            .map(|(c, own)| own.unwrap_or_else(|| c.uniform0()))
+            .collect())
     }
 
     /// Folds `parts` (uniform tuples, in order) to one uniform tuple.
@@ -325,10 +347,16 @@ impl Ctx<'_> {
         self.fold(cols, n)
     }
 
-    fn post(&self, acc: &[Col<'_>], n: usize) -> std::result::Result<Col<'static>, String> {
+    /// Output `j` of the tuples `acc` (`n` lanes).
+    fn post(
+        &self,
+        j: usize,
+        acc: &[Col<'_>],
+        n: usize,
+    ) -> std::result::Result<Col<'static>, String> {
         let mut env = self.env(n, vec![], (0, 1));
         env.vars = acc.iter().map(|c| Some(c.view())).collect();
-        Ok(env.eval(&self.k.post)?.owned())
+        Ok(env.eval(self.k.post_of(j))?.owned())
     }
 }
 
@@ -394,29 +422,42 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     };
     let inputs: Vec<&Operand<'_>> = call.inputs.iter().collect();
     let (mut ins, _, _) = be.views(op, &full, &inputs, &k.inputs, &[], &[])?;
-    let ob = be.buf(op, "output", call.output.buffer, Some(k.output))?;
-    check_layout(
-        op,
-        "output",
-        &call.output.layout,
-        &call.out_shape,
-        ob.len_elems(),
-    )?;
-    let mut par_ok = mem::non_overlapping(&call.output.layout);
-    for v in ins.iter_mut() {
-        if v.ptr == ob.ptr() && ob.bytes() > 0 {
-            v.borrow_ok = false;
-            par_ok = false;
+    call.check_outputs()?;
+    let n_outs = k.n_outputs();
+    let mut obs = Vec::with_capacity(n_outs);
+    let mut par_ok = true;
+    for j in 0..n_outs {
+        let o = call.output_of(j);
+        let ob = be.buf(op, "output", o.buffer, Some(k.output_of(j)))?;
+        check_layout(op, "output", &o.layout, &call.out_shape, ob.len_elems())?;
+        par_ok &= mem::non_overlapping(&o.layout);
+        for v in ins.iter_mut() {
+            if v.ptr == ob.ptr() && ob.bytes() > 0 {
+                v.borrow_ok = false;
+                par_ok = false;
+            }
         }
+        obs.push(ob);
     }
     let params = be.params(op, &k.params, &call.params)?;
     let ctx = Ctx {
         k,
         combine: crate::cse::hoist(&k.combine, 2 * k.acc.len()),
         params: &params,
-        native: match (&k.combine[..], &k.acc[..]) {
-            ([c], [a]) => native_op(c, *a),
-            _ => None,
+        native: {
+            let n = k.acc.len();
+            let read_by_others = |j: usize| {
+                let mut read = false;
+                for (_, e) in k.combine.iter().enumerate().filter(|(i, _)| *i != j) {
+                    e.visit(&mut |x| {
+                        read |= matches!(x.kind, ExprKind::Var(v) if v == j || v == n + j)
+                    });
+                }
+                read
+            };
+            (0..n)
+                .map(|j| native_op(&k.combine[j], k.acc[j], j, n).filter(|_| !read_by_others(j)))
+                .collect()
         },
         no_vars: [],
     };
@@ -432,7 +473,9 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
         ctx.map(&env).map_err(unsup)?;
         let z: Tuple = k.identity.iter().map(|s| col::scalar_col(*s)).collect();
         ctx.combine(&z, &z, 1).map_err(unsup)?;
-        ctx.post(&z, 1).map_err(unsup)?;
+        for j in 0..n_outs {
+            ctx.post(j, &z, 1).map_err(unsup)?;
+        }
     }
     if n_out == 0 {
         return Ok(());
@@ -443,17 +486,24 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
     let (outs_l, reds_l): (Vec<Layout>, Vec<Layout>) =
         ins.iter().map(|v| split(&v.layout, no)).unzip();
     let mut out_all = outs_l.clone();
-    out_all.push(call.output.layout.clone());
+    out_all.extend((0..n_outs).map(|j| call.output_of(j).layout.clone()));
     let (oshape, mut out_all) = merge_axes(&call.out_shape, &out_all);
-    let out_layout = out_all.pop().expect("output layout");
+    let out_layouts = out_all.split_off(out_all.len() - n_outs);
     let (rshape, reds) = merge_axes(&call.reduce_shape, &reds_l);
-    let out_view = View::new(ob, out_layout, false);
+    let out_views: Vec<View> = obs
+        .into_iter()
+        .zip(out_layouts)
+        .map(|(ob, l)| View::new(ob, l, false))
+        .collect();
     let threads = rayon::current_num_threads().max(1);
 
     let store = |o0: usize, n: usize, acc: &[Col<'_>]| -> Result<()> {
-        let v = ctx.post(acc, n).map_err(err)?;
-        // SAFETY: output layout checked; each output block is written by one thread.
-        unsafe { out_view.scatter(o0, n, &v, None) }.map_err(err)
+        for (j, out_view) in out_views.iter().enumerate() {
+            let v = ctx.post(j, acc, n).map_err(err)?;
+            // SAFETY: output layout checked; each output block is written by one thread.
+            unsafe { out_view.scatter(o0, n, &v, None) }.map_err(err)?;
+        }
+        Ok(())
     };
 
     if n_red == 0 {
@@ -483,7 +533,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
             ..v.clone()
         })
         .collect();
-    let out_views: Vec<View> = ins
+    let in_out_views: Vec<View> = ins
         .iter()
         .zip(&out_all)
         .map(|(v, o)| View {
@@ -578,7 +628,7 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
         let w_block = |o0: usize, w: usize| -> Result<()> {
             let mut acc: Option<Tuple> = None;
             for r in 0..n_red {
-                let cols = out_views
+                let cols = in_out_views
                     .iter()
                     .zip(&row_offsets)
                     // SAFETY: shifted layouts address elements of the checked full layout.
@@ -589,10 +639,16 @@ pub(crate) fn reduce(be: &CpuBackend, call: &ReductionCall<'_>) -> Result<()> {
                 acc = Some(match acc.take() {
                     None => m.into_iter().map(|m| lanes(m, w)).collect(),
                     Some(mut a) => {
-                        let native = match (ctx.native, &mut a[..], &m[..]) {
-                            (Some(op), [a], [m]) => combine_inplace(op, a, m),
-                            _ => false,
-                        };
+                        // In place for every accumulator or none (bool has no in-place op).
+                        let native =
+                            ctx.native.iter().all(|o| o.is_some())
+                                && k.acc.iter().all(|d| *d != DType::Bool)
+                                && ctx.native.iter().zip(a.iter_mut()).zip(&m).fold(
+                                    true,
+                                    |ok, ((op, a), m)| {
+                                        combine_inplace(op.expect("native"), a, m) && ok
+                                    },
+                                );
                         if native {
                             a
                         } else {

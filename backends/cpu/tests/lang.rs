@@ -316,6 +316,7 @@ fn red(
             layout: Layout::contiguous(out_shape),
         },
         params,
+        extra_outputs: vec![],
     })
     .unwrap();
     download(&be, &o, out_ty, nout)

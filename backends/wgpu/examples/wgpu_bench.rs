@@ -94,6 +94,7 @@ fn main() {
                 layout: Layout::contiguous(&[]),
             },
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap()
     });
@@ -126,6 +127,7 @@ fn main() {
                     layout: Layout::contiguous(&[side]),
                 },
                 params: vec![],
+                extra_outputs: vec![],
             })
             .unwrap()
         });

@@ -20,8 +20,8 @@ impl WgpuBackend {
         out_shape: &[usize],
         reduce_shape: &[usize],
         inputs: &[(&WgpuBuffer, &Layout)],
-        // The output and its layout, or (layout `None`) one partial buffer per accumulator.
-        output: (&[&WgpuBuffer], Option<&Layout>),
+        // The outputs and their layouts, or (layouts `None`) one partial buffer per accumulator.
+        output: (&[&WgpuBuffer], Option<&[&Layout]>),
         params: &[Scalar],
         mode: ReduceMode,
         chunks: usize,
@@ -37,7 +37,12 @@ impl WgpuBackend {
                 .map(|(b, d)| (b.id, *d))
                 .collect()
         } else {
-            vec![(output.0[0].id, k.output)]
+            output
+                .0
+                .iter()
+                .zip(k.outputs())
+                .map(|(b, d)| (b.id, d))
+                .collect()
         };
         let plan = BindingPlan::new(
             &inputs
@@ -84,7 +89,9 @@ impl WgpuBackend {
             chunks,
             chunk_len,
             &inputs.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
-            output.1,
+            &(0..k.n_outputs())
+                .map(|j| output.1.map(|ls| ls[j]))
+                .collect::<Vec<_>>(),
         );
         let chb_word = words.len() - 1;
         if lmode.guard {
@@ -130,8 +137,8 @@ impl WgpuBackend {
                 .enumerate()
                 .map(|(i, (_, l))| (piece.sub(l), plan.inputs[i]))
                 .collect();
-            if let Some(l) = output.1 {
-                ops.push((l.clone(), plan.outputs[0]));
+            for (j, l) in output.1.unwrap_or_default().iter().enumerate() {
+                ops.push(((*l).clone(), plan.outputs[j]));
             }
             let w = piece_windows(&ops, &binds, self.binding_cap)?;
             Some(
@@ -170,8 +177,11 @@ impl WgpuBackend {
                     w[w_in(i)] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
                 }
             }
-            if let (Some(l), Some(win)) = (output.1, wins[plan.outputs[0]]) {
-                w[w_in(inputs.len())] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
+            for (j, l) in output.1.unwrap_or_default().iter().enumerate() {
+                if let Some(win) = wins[plan.outputs[j]] {
+                    let at = w_in(inputs.len()) + j * (1 + o_nd);
+                    w[at] = (l.offset as i64 - win.elem0 as i64) as i32 as u32;
+                }
             }
             let bound: Vec<Bound<'_>> = bufs
                 .iter()
@@ -192,7 +202,7 @@ impl WgpuBackend {
         &self,
         call: &ReductionCall<'_>,
         ins: &[(&WgpuBuffer, &Layout)],
-        out: &WgpuBuffer,
+        outs: &[&WgpuBuffer],
     ) -> Result<()> {
         let o_nd = call.out_shape.len();
         let outer = |l: &Layout| Layout {
@@ -201,12 +211,14 @@ impl WgpuBackend {
             offset: l.offset,
         };
         let mut layouts: Vec<Layout> = ins.iter().map(|(_, l)| outer(l)).collect();
-        layouts.push(call.output.layout.clone());
         let mut binds: Vec<(usize, u64)> = ins
             .iter()
             .map(|(b, _)| (word_bytes(b.dtype), b.buf.size()))
             .collect();
-        binds.push((word_bytes(out.dtype), out.buf.size()));
+        for (j, out) in outs.iter().enumerate() {
+            layouts.push(call.output_of(j).layout.clone());
+            binds.push((word_bytes(out.dtype), out.buf.size()));
+        }
         let ops: Vec<(&Layout, usize)> = layouts.iter().enumerate().map(|(i, l)| (l, i)).collect();
         let pieces = split_boxes(
             &call.out_shape,
@@ -246,6 +258,14 @@ impl WgpuBackend {
                     buffer: call.output.buffer,
                     layout: p.sub(&call.output.layout),
                 },
+                extra_outputs: call
+                    .extra_outputs
+                    .iter()
+                    .map(|o| Operand {
+                        buffer: o.buffer,
+                        layout: p.sub(&o.layout),
+                    })
+                    .collect(),
                 params: call.params.clone(),
             })?;
         }
@@ -270,8 +290,14 @@ impl WgpuBackend {
             .iter()
             .map(|o| Ok((self.buf(o.buffer, &k.name)?, &o.layout)))
             .collect::<Result<_>>()?;
-        let out = self.buf(call.output.buffer, &k.name)?;
-        if out.dtype != k.output
+        call.check_outputs()?;
+        let outs: Vec<&WgpuBuffer> = (0..k.n_outputs())
+            .map(|j| self.buf(call.output_of(j).buffer, &k.name))
+            .collect::<Result<_>>()?;
+        let out_layouts: Vec<&Layout> = (0..k.n_outputs())
+            .map(|j| &call.output_of(j).layout)
+            .collect();
+        if outs.iter().zip(k.outputs()).any(|(b, d)| b.dtype != d)
             || ins.len() != k.inputs.len()
             || ins.iter().zip(&k.inputs).any(|((b, _), d)| b.dtype != *d)
         {
@@ -332,7 +358,7 @@ impl WgpuBackend {
             chunks = chunks.max(n_red.div_ceil(max_chunk));
         }
         let big = ins.iter().any(|(b, _)| b.buf.size() > self.binding_cap)
-            || out.buf.size() > self.binding_cap;
+            || outs.iter().any(|b| b.buf.size() > self.binding_cap);
         if big && n_red > 0 {
             // Inputs past one storage binding: chunks small enough that one chunk's elements
             // (over every output) take at most half a window of each input (window.rs).
@@ -358,7 +384,7 @@ impl WgpuBackend {
                 })
             };
             if n_out > 1 && !fits(n_red) {
-                return self.reduce_output_pieces(call, &ins, out);
+                return self.reduce_output_pieces(call, &ins, &outs);
             }
             while chunks < n_red && !fits(chunks) {
                 chunks = (chunks * 2).min(n_red);
@@ -386,7 +412,7 @@ impl WgpuBackend {
                 &call.out_shape,
                 &call.reduce_shape,
                 &ins,
-                (&[out], Some(&call.output.layout)),
+                (&outs, Some(&out_layouts)),
                 &call.params,
                 mode,
                 1,
@@ -433,6 +459,7 @@ impl WgpuBackend {
             identity: k.identity.clone(),
             post: k.post.clone(),
             output: k.output,
+            extra_posts: k.extra_posts.clone(),
         };
         let mut shape = call.out_shape.clone();
         shape.push(chunks);
@@ -457,6 +484,7 @@ impl WgpuBackend {
                     })
                     .collect(),
                 output: call.output.clone(),
+                extra_outputs: call.extra_outputs.clone(),
                 params: call.params.clone(),
             });
         }
@@ -471,7 +499,7 @@ impl WgpuBackend {
             &call.out_shape,
             &[chunks],
             &ins2,
-            (&[out], Some(&call.output.layout)),
+            (&outs, Some(&out_layouts)),
             &call.params,
             mode2,
             1,

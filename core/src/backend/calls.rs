@@ -2,6 +2,7 @@
 //! reduction, GEMM, native (raw) kernels, scan, sort and select.
 
 use super::Buffer;
+use crate::error::{Error, Result};
 use crate::kernel::ir::{Kernel, ReduceKernel};
 use crate::layout::Layout;
 use crate::scalar::Scalar;
@@ -58,8 +59,41 @@ pub struct ReductionCall<'a> {
     pub inputs: Vec<Operand<'a>>,
     /// The output, layout of shape `out_shape`.
     pub output: Operand<'a>,
+    /// Outputs `1..` of a kernel with [`ReduceKernel::extra_posts`] (one per extra post, of
+    /// its dtype), layouts of shape `out_shape`; empty for one output.
+    pub extra_outputs: Vec<Operand<'a>>,
     /// Parameter values.
     pub params: Vec<Scalar>,
+}
+
+impl<'a> ReductionCall<'a> {
+    /// Output `j` (`output` for 0).
+    pub fn output_of(&self, j: usize) -> &Operand<'a> {
+        if j == 0 {
+            &self.output
+        } else {
+            &self.extra_outputs[j - 1]
+        }
+    }
+
+    /// Checks that the call has one output operand per output of its kernel.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the kernel and both counts.
+    pub fn check_outputs(&self) -> Result<()> {
+        let k = self.kernel;
+        if self.extra_outputs.len() != k.extra_posts.len() {
+            return Err(Error::invalid(
+                &k.name,
+                format!(
+                    "the reduction has {} outputs but the call passes {}",
+                    k.n_outputs(),
+                    1 + self.extra_outputs.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A (batched) matrix product `c[b] = a[b] @ b[b]`, overwriting `c`.

@@ -130,6 +130,7 @@ pub fn arg_extreme(input: DType, which: Extreme) -> ReduceKernel {
         identity: vec![identity, Scalar::Int64(i64::MAX)],
         post: Expr::var(1, it),
         output: it,
+        extra_posts: vec![],
     }
 }
 
@@ -269,6 +270,7 @@ pub fn moments(input: DType, which: Moment) -> ReduceKernel {
         identity: vec![Scalar::Int64(0), Scalar::zero(mt), Scalar::zero(f)],
         post,
         output: out,
+        extra_posts: vec![],
     }
 }
 

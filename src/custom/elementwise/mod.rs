@@ -197,8 +197,9 @@ impl ElementwiseKernel {
 
     /// CuPy's `loop_prep`: code run before the operation, whose declarations the operation
     /// sees (`T scale = 2;`). CuPy runs it once per GPU thread before the thread's loop over
-    /// its elements; cupy-rs runs it for each element (the same results for code that computes
-    /// values; state carried from one element of a thread to the next is not kept).
+    /// its elements, and launches one thread per element; cupy-rs runs it once per element
+    /// on every backend (its GPU threads loop over several elements, where per-thread state
+    /// would depend on the launch; docs/custom-kernels.md).
     ///
     /// # Errors
     /// [`Error::Parse`] (part `loop_prep`) if it does not parse with the operation.

@@ -1,10 +1,12 @@
 //! Indexing inside a fused function: `x.slice(&s![...])` on a [`Sym`].
 //!
 //! An argument, or a reduction's result, is indexed as an array is (any basic index: a view,
-//! read by the kernels that use it). A computed value takes the items that only move its axes
-//! (`newaxis`, `...` and full slices `..`), for broadcasting: `(x * 2.0).slice(&s![..,
-//! NEW_AXIS])` reads every input of the expression through that index, padded to the
-//! expression's rank first (NumPy's broadcasting rule), so it stays one kernel.
+//! read by the kernels that use it). A computed value takes any basic index too, pushed down
+//! to the inputs of its expression: `(x * 2.0).slice(&s![.., NEW_AXIS])` reads every input
+//! through that index, padded to the expression's rank first (NumPy's broadcasting rule);
+//! `(x + y).slice(&s![1, 1..3])` reads every input broadcast to the expression's shape, then
+//! indexed. Elementwise work commutes with indexing, so either way it stays one kernel, which
+//! computes only the elements the index keeps.
 
 use super::plan::{Source, View};
 use super::{with_trace, Sym, Trace, Val};
@@ -17,12 +19,12 @@ use std::collections::HashMap;
 
 impl Sym {
     /// NumPy's basic indexing of the value: `x.slice(&s![.., NEW_AXIS])` is CuPy's
-    /// `x[:, None]` in a fused function. An array argument or a reduction's result takes any
-    /// basic index (integers, slices, `NEW_AXIS`, `ELLIPSIS`); any other value only
-    /// `NEW_AXIS`, `ELLIPSIS` and full slices (`..`), which add length-1 axes for
-    /// broadcasting. Index arrays, and other items on a computed value, make the fused
-    /// function return an `InvalidArgument` error; an index that does not fit the shape is
-    /// an error when the function runs, as for arrays.
+    /// `x[:, None]` in a fused function, `(x * y).slice(&s![0, 1..])` its `(x * y)[0, 1:]`.
+    /// Any value takes any basic index (integers, slices, `NEW_AXIS`, `ELLIPSIS`): an array
+    /// argument or a reduction's result as a view, a computed value through its inputs (see
+    /// the module docs). Index arrays make the fused function return an `InvalidArgument`
+    /// error; an index that does not fit the shape is an error when the function runs, as
+    /// for arrays.
     pub fn slice<I: AsIndexItem>(self, items: &[I]) -> Sym {
         let items: Result<Vec<SliceItem>, Error> = items
             .iter()
@@ -47,16 +49,20 @@ impl Sym {
                             base: k,
                             pad_of: None,
                             items,
+                            full: false,
                         });
                         Val::Strong(t.push_source(view, e.ty))
                     }
-                    _ if items.iter().all(moves_axes_only) => {
-                        Val::Strong(index_expression(t, &e, items))
+                    _ => {
+                        let full = !items.iter().all(moves_axes_only);
+                        match index_expression(t, &e, items, full) {
+                            Some(x) => Val::Strong(x),
+                            None => Val::Failed(Error::invalid(
+                                "fuse",
+                                "a constant cannot be indexed with integers or slices; index an array",
+                            )),
+                        }
                     }
-                    _ => Val::Failed(Error::invalid(
-                        "fuse",
-                        "a computed value takes only NEW_AXIS, ELLIPSIS and .. as indices; index the arguments themselves with integers and slices",
-                    )),
                 },
             };
             Sym::push(t, v)
@@ -80,23 +86,29 @@ fn moves_axes_only(i: &SliceItem) -> bool {
 }
 
 /// `e[items]`: every input `e` reaches (through the trace's locals) is replaced by a view of
-/// it padded to `e`'s rank and indexed with `items`; the locals on the way are bound anew.
-fn index_expression(t: &mut Trace, e: &Expr, items: Vec<SliceItem>) -> Expr {
+/// it padded to `e`'s rank (or with `full`, broadcast to `e`'s shape) and indexed with
+/// `items`; the locals on the way are bound anew. `None` for items that pick elements of a
+/// value that reads no input (a constant has no shape to index).
+fn index_expression(t: &mut Trace, e: &Expr, items: Vec<SliceItem>, full: bool) -> Option<Expr> {
     let mut reach = HashMap::new();
     let mut inputs = vec![];
     reaches(t, e, &mut reach, &mut inputs);
+    if full && inputs.is_empty() {
+        return None;
+    }
     let mut map = HashMap::new();
     for &k in &inputs {
         let view = Source::View(View {
             base: k,
             pad_of: Some(inputs.clone()),
             items: items.clone(),
+            full,
         });
         t.sources.push(view);
         map.insert(k, t.n_arrays + t.sources.len() - 1);
     }
     let mut memo = HashMap::new();
-    retarget(t, e, &map, &reach, &mut memo)
+    Some(retarget(t, e, &map, &reach, &mut memo))
 }
 
 /// The locals of the trace: the value of local `v`, if `v` is one.

@@ -22,9 +22,10 @@
 //! the kernel; scalar *arguments* of `call` become kernel parameters.
 //!
 //! A reduction (`sum`, `prod`, `max`, `min`, `mean`, ...) becomes one reduction kernel whose
-//! `map` is the elementwise work before it; the work after reductions is one elementwise kernel
-//! per output shape that reads the reduced values (see [`Fused::kernel_count`]). Values are
-//! shared: every traced op is a kernel local.
+//! `map` is the elementwise work before it, and independent reductions over one shape and one
+//! set of axes share that kernel (one output each); the work after reductions is one
+//! elementwise kernel per output shape that reads the reduced values (see
+//! [`Fused::kernel_count`]). Values are shared: every traced op is a kernel local.
 //!
 //! A `Sym` is a variable, as a Python name bound to an array is: `x += y` (and `x.assign(v)`,
 //! CuPy's `x[...] = v`, [`Sym::ufunc_out`], `out=`, and [`Sym::reduce_out`], a reduction's
@@ -35,8 +36,10 @@
 mod function;
 mod index;
 mod inplace;
+mod lets;
 mod ops;
 mod plan;
+mod stages;
 mod weak;
 
 use crate::math::ufunc::Ufunc;

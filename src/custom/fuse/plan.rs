@@ -3,33 +3,32 @@
 //! A trace is a program over shared values (every op's result is a kernel local, see
 //! [`Traced::lets`]) with reductions in it ([`Stage`]). It runs as:
 //! - one reduction kernel per reduction, whose map is the elementwise work it reduces, inlined
-//!   (a reduction kernel has no locals); when that inlined expression would be very large (a
-//!   value reused many times over, as `s = s + s` repeated), the map is first computed by an
-//!   elementwise kernel into a temporary array, which the reduction then reads;
+//!   (a reduction kernel has no locals), or one kernel of several outputs for independent
+//!   reductions of one iteration space (stages.rs); when that inlined expression would be very
+//!   large (a value reused many times over, as `s = s + s` repeated), the map is first
+//!   computed by an elementwise kernel into a temporary array, which the reduction then reads;
 //! - one elementwise kernel for the outputs that share a shape (each reads the arguments and the
 //!   reduced values it needs, broadcast); an output that is a reduction's result is that result.
 //!
 //! Each kernel takes only the inputs and locals its expressions reach, so a kernel after a
 //! reduction broadcasts over the shapes it uses, as the unfused chain would.
 
-use super::{Axes, Reduce, Reduction};
+use super::lets::compact;
+use super::stages::{stages, Stages};
+use super::{Axes, Reduction};
 use crate::array::Array;
 use crate::launch::Elementwise;
 use crate::math::ufunc::kernel_with_lets_n;
-use crate::statistics::reduction::{normalize_axes, reduce_into};
+use crate::statistics::reduction::reduce_into_multi;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{Expr, ExprKind, Kernel, ReduceKernel, Stmt};
 use cupy_core::kernel::math::Lets;
-use cupy_core::layout::{broadcast_shapes, Layout, SliceItem};
+use cupy_core::layout::{broadcast_shapes, SliceItem};
 use cupy_core::scalar::Scalar;
-use std::collections::HashMap;
 
 /// The op name of a reduction's `out=` write (`Sym::reduce_out`), whose shape must match exactly.
 pub(crate) const REDUCTION_OUT: &str = "reduction (out=)";
-
-/// Inlined reduction maps larger than this many nodes are computed by a kernel of their own.
-const INLINE_LIMIT: usize = 4096;
 
 /// A reduction inside a fused function.
 #[derive(Clone, Debug)]
@@ -57,12 +56,17 @@ pub(crate) enum Source {
 
 /// A view of input `base` (an argument, a reduction's result or another view): `base`, padded
 /// with leading length-1 axes to the rank of the broadcast shape of the inputs `pad_of` (the
-/// inputs of the indexed expression; `None`: no padding), indexed with `items`.
+/// inputs of the indexed expression; `None`: no padding), or broadcast to that shape
+/// (`full`), indexed with `items`.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
     pub base: usize,
     pub pad_of: Option<Vec<usize>>,
     pub items: Vec<SliceItem>,
+    /// Broadcast `base` to the whole broadcast shape of `pad_of` first (not only padded to its
+    /// rank): for items that pick elements (integers, partial slices), so every input of an
+    /// indexed expression is indexed as the expression's value would be.
+    pub full: bool,
 }
 
 /// An in-place write (`op`): `value` must broadcast to `target`'s shape.
@@ -110,28 +114,31 @@ pub enum FusedKernel {
 pub(crate) struct Step {
     /// The kernel it runs (`None`: a view, no kernel).
     pub kernel: Option<FusedKernel>,
-    what: What,
+    pub(super) what: What,
 }
 
-enum What {
+pub(super) enum What {
     /// A stage's map into a temporary array, from these sources at this shape.
     Materialize {
         inputs: Vec<usize>,
         shape: Vec<usize>,
     },
-    /// A reduction over `axes` of these sources at this shape (`None`: of the temporary array
-    /// the step before made), with the reduction's own parameters after the fused ones.
+    /// Reductions over `axes` of these sources at this shape (`None`: of the temporary array
+    /// the step before made), one kernel with an output per reduction (input `srcs[j]`, with
+    /// its `keepdims[j]`), with the reductions' own parameters after the fused ones.
     Reduce {
         axes: Axes,
-        keepdims: bool,
+        keepdims: Vec<bool>,
         inputs: Option<Vec<usize>>,
         shape: Vec<usize>,
         rparams: Vec<Scalar>,
-        /// The array argument the reduction writes its result into (`Sym::reduce_out`).
-        into: Option<usize>,
+        srcs: Vec<usize>,
+        /// Per output: the array argument it is written into (`Sym::reduce_out`).
+        into: Vec<Option<usize>>,
     },
-    /// A view source: `base` broadcast to `padded`, indexed with `items`.
+    /// A view source (input `src`): `base` broadcast to `padded`, indexed with `items`.
     View {
+        src: usize,
         base: usize,
         padded: Vec<usize>,
         items: Vec<SliceItem>,
@@ -155,115 +162,13 @@ pub(crate) struct Plan {
     /// Outputs that are an array argument a reduction wrote in place: (output, argument).
     arg_outs: Vec<(usize, usize)>,
     n_outputs: usize,
-}
-
-/// The `Let`s of `lets` that `roots` reach, renumbered from local 0 in their order, the roots
-/// rewritten to them, and the inputs they read (ascending; rewritten to `0..`).
-fn compact(lets: &Lets, roots: &[Expr]) -> (Vec<DType>, Vec<Stmt>, Vec<Expr>, Vec<usize>) {
-    let first = lets.first_local;
-    let values: Vec<&Expr> = lets
-        .stmts
-        .iter()
-        .map(|s| match s {
-            Stmt::Let { value, .. } => value,
-            _ => unreachable!("Lets holds Let statements"),
-        })
-        .collect();
-    let mut need = vec![false; values.len()];
-    let mut inputs: Vec<usize> = vec![];
-    let mark = |e: &Expr, need: &mut Vec<bool>, inputs: &mut Vec<usize>| {
-        e.visit(&mut |n| match n.kind {
-            ExprKind::Var(k) if k >= first && k - first < need.len() => need[k - first] = true,
-            ExprKind::Input(k) if !inputs.contains(&k) => inputs.push(k),
-            _ => {}
-        })
-    };
-    for r in roots {
-        mark(r, &mut need, &mut inputs);
-    }
-    for j in (0..values.len()).rev() {
-        if need[j] {
-            mark(values[j], &mut need, &mut inputs);
-        }
-    }
-    inputs.sort_unstable();
-    let mut new_var = vec![usize::MAX; values.len()];
-    let mut locals = vec![];
-    for (j, n) in need.iter().enumerate() {
-        if *n {
-            new_var[j] = locals.len();
-            locals.push(lets.locals[j]);
-        }
-    }
-    let fix = |e: &Expr| {
-        e.rewrite(&mut |n| match n.kind {
-            ExprKind::Var(k) if k >= first && k - first < new_var.len() => {
-                Some(Expr::var(new_var[k - first], n.ty))
-            }
-            ExprKind::Input(k) => Some(Expr::input(
-                inputs.binary_search(&k).expect("input collected"),
-                n.ty,
-            )),
-            _ => None,
-        })
-    };
-    let stmts = (0..values.len())
-        .filter(|&j| need[j])
-        .map(|j| Stmt::Let {
-            var: new_var[j],
-            value: fix(values[j]),
-        })
-        .collect();
-    let roots = roots.iter().map(fix).collect();
-    (locals, stmts, roots, inputs)
-}
-
-/// `root` with the locals of `stmts` (numbered from 0) replaced by their values, or `None` when
-/// that expression would have more than `limit` nodes (shared values repeat when inlined).
-fn inline(stmts: &[Stmt], root: &Expr, limit: usize) -> Option<Expr> {
-    let size_of = |e: &Expr, sizes: &[usize]| {
-        let mut n = 0usize;
-        e.visit(&mut |x| {
-            n = n.saturating_add(match x.kind {
-                ExprKind::Var(k) if k < sizes.len() => sizes[k],
-                _ => 1,
-            })
-        });
-        n
-    };
-    let mut sizes = Vec::with_capacity(stmts.len());
-    for s in stmts {
-        if let Stmt::Let { value, .. } = s {
-            let n = size_of(value, &sizes);
-            sizes.push(n);
-        }
-    }
-    if size_of(root, &sizes) > limit {
-        return None;
-    }
-    let mut done: HashMap<usize, Expr> = HashMap::new();
-    fn sub(e: &Expr, stmts: &[Stmt], done: &mut HashMap<usize, Expr>) -> Expr {
-        e.rewrite(&mut |n| match n.kind {
-            ExprKind::Var(k) if k < stmts.len() => {
-                if let Some(v) = done.get(&k) {
-                    return Some(v.clone());
-                }
-                let Stmt::Let { value, .. } = &stmts[k] else {
-                    unreachable!("Let statements")
-                };
-                let v = sub(value, stmts, done);
-                done.insert(k, v.clone());
-                Some(v)
-            }
-            _ => None,
-        })
-    }
-    Some(sub(root, stmts, &mut done))
+    /// Number of inputs (arguments and sources).
+    n_inputs: usize,
 }
 
 /// Makes a built-in reduction kernel reduce `map` (the fused expression) instead of its input:
 /// the fused inputs and parameters come first, the reduction's own parameters after.
-fn splice_reduction(
+pub(super) fn splice_reduction(
     mut rk: ReduceKernel,
     map: &Expr,
     name: &str,
@@ -288,7 +193,11 @@ fn splice_reduction(
     rk
 }
 
-fn broadcast_of(op: &str, shapes: &[Vec<usize>], inputs: &[usize]) -> Result<Vec<usize>> {
+pub(super) fn broadcast_of(
+    op: &str,
+    shapes: &[Vec<usize>],
+    inputs: &[usize],
+) -> Result<Vec<usize>> {
     let mut shape: Vec<usize> = vec![];
     for &k in inputs {
         shape = broadcast_shapes(op, &shape, &shapes[k]).map_err(|_| Error::ShapeMismatch {
@@ -302,7 +211,7 @@ fn broadcast_of(op: &str, shapes: &[Vec<usize>], inputs: &[usize]) -> Result<Vec
 
 /// The elementwise kernel storing `values`, whose shared subexpressions are the locals
 /// `locals` set by `body` (the ufunc table's assembler, [`kernel_with_lets_n`]).
-fn elementwise_kernel(
+pub(super) fn elementwise_kernel(
     name: &str,
     inputs: Vec<DType>,
     params: Vec<DType>,
@@ -391,118 +300,19 @@ impl Plan {
     /// Shape mismatches between the values an op combines, bad reduction axes, an empty
     /// reduction without identity, a reduction of no array.
     pub(crate) fn new(op: &str, traced: &Traced, arrays: &[&Array]) -> Result<Plan> {
-        let mut shapes: Vec<Vec<usize>> = arrays.iter().map(|a| a.shape().to_vec()).collect();
-        let mut dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
         let param_dtypes: Vec<DType> = traced.param_slots.iter().map(|s| s.1).collect();
-        let mut steps = vec![];
-        // Per source: the step of its reduction; and every input a reduction reads.
-        let mut reduce_step: Vec<Option<usize>> = vec![];
-        let mut reduction_reads: Vec<usize> = vec![];
-        for src in &traced.sources {
-            let st = match src {
-                Source::Reduce(st) => st,
-                Source::View(v) => {
-                    let base = &shapes[v.base];
-                    let padded = match &v.pad_of {
-                        None => base.clone(),
-                        Some(ins) => {
-                            let r = broadcast_of(op, &shapes, ins)?.len();
-                            let mut p = vec![1; r.saturating_sub(base.len())];
-                            p.extend_from_slice(base);
-                            p
-                        }
-                    };
-                    let shape = Layout::contiguous(&padded).slice(&v.items)?.shape;
-                    steps.push(Step {
-                        kernel: None,
-                        what: What::View {
-                            base: v.base,
-                            padded,
-                            items: v.items.clone(),
-                        },
-                    });
-                    shapes.push(shape);
-                    dtypes.push(dtypes[v.base]);
-                    reduce_step.push(None);
-                    continue;
-                }
-            };
-            let (locals, stmts, roots, inputs) =
-                compact(&traced.lets, std::slice::from_ref(&st.map));
-            let name = st.r.name();
-            if inputs.is_empty() {
-                return Err(Error::invalid(
-                    name,
-                    "fuse: a reduction needs an array operand, not a constant",
-                ));
-            }
-            let shape = broadcast_of(op, &shapes, &inputs)?;
-            let red = normalize_axes(name, &st.axes, shape.len())?;
-            let count: usize = red.iter().map(|&i| shape[i]).product();
-            st.r.empty_error(count)?;
-            let opts = Reduce {
-                dtype: st.dtype,
-                ddof: st.ddof,
-                ..Default::default()
-            };
-            let in_dtypes: Vec<DType> = inputs.iter().map(|&k| dtypes[k]).collect();
-            let map = &roots[0];
-            let (rk, rparams) = st.r.kernel_with(map.ty, &opts, count)?;
-            reduction_reads.extend(inputs.iter().copied());
-            let reduce = |inputs| What::Reduce {
-                axes: st.axes.clone(),
-                keepdims: st.keepdims,
-                inputs,
-                shape: shape.clone(),
-                rparams: rparams.clone(),
-                into: None,
-            };
-            match inline(&stmts, map, INLINE_LIMIT) {
-                Some(m) => steps.push(Step {
-                    kernel: Some(FusedKernel::Reduction(splice_reduction(
-                        rk,
-                        &m,
-                        op,
-                        in_dtypes,
-                        param_dtypes.clone(),
-                    ))),
-                    what: reduce(Some(inputs)),
-                }),
-                None => {
-                    let k = elementwise_kernel(
-                        op,
-                        in_dtypes,
-                        param_dtypes.clone(),
-                        locals,
-                        stmts,
-                        vec![map.clone()],
-                    );
-                    steps.push(Step {
-                        kernel: Some(FusedKernel::Elementwise(k)),
-                        what: What::Materialize {
-                            inputs,
-                            shape: shape.clone(),
-                        },
-                    });
-                    let mut rk = rk;
-                    rk.name = op.into();
-                    steps.push(Step {
-                        kernel: Some(FusedKernel::Reduction(rk)),
-                        what: reduce(None),
-                    });
-                }
-            }
-            let out_shape: Vec<usize> = (0..shape.len())
-                .filter_map(|i| match (red.contains(&i), st.keepdims) {
-                    (false, _) => Some(shape[i]),
-                    (true, true) => Some(1),
-                    (true, false) => None,
-                })
-                .collect();
-            shapes.push(out_shape);
-            dtypes.push(st.out);
-            reduce_step.push(Some(steps.len() - 1));
-        }
+        let Stages {
+            mut steps,
+            shapes,
+            dtypes,
+            reduce_step,
+            reduction_reads,
+        } = stages(
+            op,
+            traced,
+            arrays.iter().map(|a| a.shape().to_vec()).collect(),
+            arrays.iter().map(|a| a.dtype()).collect(),
+        )?;
         let shape_of = |e: &Expr| -> Result<Vec<usize>> {
             let (_, _, _, inputs) = compact(&traced.lets, std::slice::from_ref(e));
             broadcast_of(op, &shapes, &inputs)
@@ -541,9 +351,9 @@ impl Plan {
         }
         let into = direct_reduction_writes(traced, arrays, &shapes, &root, &reduction_reads);
         for &(w, src) in &into {
-            let step = reduce_step[src].expect("a reduction's step");
+            let (step, o) = reduce_step[src].expect("a reduction's step");
             if let What::Reduce { into, .. } = &mut steps[step].what {
-                *into = Some(traced.writes[w].0);
+                into[o] = Some(traced.writes[w].0);
             }
         }
         // Outputs: a reduction's result as it is; the rest, and the writes of arguments,
@@ -625,6 +435,7 @@ impl Plan {
             direct,
             arg_outs,
             n_outputs: traced.outputs.len(),
+            n_inputs: shapes.len(),
         })
     }
 
@@ -639,28 +450,37 @@ impl Plan {
         params: Vec<Scalar>,
     ) -> Result<Vec<Array>> {
         let device = arrays[0].device().clone();
-        let mut sources: Vec<Array> = arrays.iter().map(|a| (*a).clone()).collect();
+        // Every input: the arguments, then the sources as their steps compute them.
+        let mut sources: Vec<Option<Array>> = arrays.iter().map(|a| Some((*a).clone())).collect();
+        sources.resize(self.n_inputs, None);
         let mut temp: Option<Array> = None;
         let mut outs: Vec<Option<Array>> = vec![None; self.n_outputs];
         let mut copies: Vec<(usize, Array)> = vec![];
-        let views = |sources: &[Array], inputs: &[usize], shape: &[usize]| -> Result<Vec<Array>> {
-            inputs
-                .iter()
-                .map(|&k| sources[k].broadcast_to(shape))
-                .collect()
-        };
+        fn get(sources: &[Option<Array>], k: usize) -> &Array {
+            sources[k]
+                .as_ref()
+                .expect("a source computed before its readers")
+        }
+        let views =
+            |sources: &[Option<Array>], inputs: &[usize], shape: &[usize]| -> Result<Vec<Array>> {
+                inputs
+                    .iter()
+                    .map(|&k| get(sources, k).broadcast_to(shape))
+                    .collect()
+            };
         for step in &self.steps {
             match (&step.what, &step.kernel) {
                 (
                     What::View {
+                        src,
                         base,
                         padded,
                         items,
                     },
                     None,
                 ) => {
-                    let v = sources[*base].broadcast_to(padded)?.slice(items)?;
-                    sources.push(v);
+                    let v = get(&sources, *base).broadcast_to(padded)?.slice(items)?;
+                    sources[*src] = Some(v);
                 }
                 (What::Materialize { inputs, shape }, Some(FusedKernel::Elementwise(k))) => {
                     let v = views(&sources, inputs, shape)?;
@@ -686,26 +506,29 @@ impl Plan {
                         inputs,
                         shape,
                         rparams,
+                        srcs,
                         into,
                     },
                     Some(FusedKernel::Reduction(rk)),
                 ) => {
-                    let into = into.map(|a| arrays[a]);
-                    let r = match inputs {
+                    let into: Vec<Option<&Array>> =
+                        into.iter().map(|a| a.map(|a| arrays[a])).collect();
+                    let (p, v) = match inputs {
                         Some(inputs) => {
-                            let v = views(&sources, inputs, shape)?;
-                            let refs: Vec<&Array> = v.iter().collect();
                             let mut all = params.clone();
                             all.extend(rparams.iter().copied());
-                            reduce_into(op, rk, all, &refs, (axes, *keepdims), &[], into)?
+                            (all, views(&sources, inputs, shape)?)
                         }
-                        None => {
-                            let t = temp.take().expect("materialized map");
-                            let p = rparams.clone();
-                            reduce_into(op, rk, p, &[&t], (axes, *keepdims), &[], into)?
-                        }
+                        None => (
+                            rparams.clone(),
+                            vec![temp.take().expect("materialized map")],
+                        ),
                     };
-                    sources.push(r);
+                    let refs: Vec<&Array> = v.iter().collect();
+                    let r = reduce_into_multi(op, rk, p, &refs, axes, keepdims, &[], &into)?;
+                    for (&k, a) in srcs.iter().zip(r) {
+                        sources[k] = Some(a);
+                    }
                 }
                 (
                     What::Outputs {
@@ -752,7 +575,7 @@ impl Plan {
             arrays[a].copy_from(&t)?;
         }
         for &(o, k) in &self.direct {
-            outs[o] = Some(sources[k].clone());
+            outs[o] = Some(get(&sources, k).clone());
         }
         for &(o, a) in &self.arg_outs {
             outs[o] = Some(arrays[a].clone());

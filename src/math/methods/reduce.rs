@@ -337,6 +337,7 @@ pub(crate) fn seeded_kernel(
         identity: vec![seed],
         post: post.cast(lp.output),
         output: lp.output,
+        extra_posts: vec![],
     })
 }
 

@@ -283,4 +283,91 @@ def gen_custom():
         lambda: (za * za).sum(), ulps=8)
     red2("red/complex_max_abs_noid", "complex<double> z", "float64 y", "abs(z)", "max(a, b)", "y = a",
          [zd], lambda: np.abs(zd).max())
+
+    # Preambles beyond function templates and plain structs (issue 19): template structs,
+    # arrays of structs, member functions and operators, constant-expression template
+    # arguments and array lengths, forward declarations. References in float32, in the
+    # kernels' operation order.
+    ew("ew/pre_template_struct", "T x, T y", "T z",
+       "P<T> p = {x, y};\nP<T> q = {y, x};\nz = dot(p, q) + dot(p, p)", [xs, ys],
+       lambda: (xs * ys + ys * xs) + (xs * xs + ys * ys),
+       preamble="template<typename T> struct P { T a; T b; };\n"
+                "template<typename T> __device__ T dot(const P<T>& p, const P<T>& q) "
+                "{ return p.a * q.a + p.b * q.b; }", ulps=2)
+
+    def horner():
+        s_ = np.zeros_like(xs)
+        for c_ in (f32(0.5), f32(-2.0), f32(1.5)):
+            s_ = s_ * xs + c_
+        return s_
+    ew("ew/pre_struct_array", "float32 x", "float32 z",
+       "Term t[3] = {1.5, 0, -2.0, 1, 0.5, 2};\nfloat s = 0;\n"
+       "for (int k = 0; k < 3; k++) { s = s * x + t[2 - k].c; }\nz = s", [xs], horner,
+       preamble="struct Term { float c; int e; };", ulps=2)
+    jj = np.arange(12, dtype=np.int64) % 3
+
+    def oob():
+        # ps[j] for j = 0, 1, 2 of a 2-element array: j = 2 reads the last element and its
+        # write is dropped.
+        base = np.array([10.0, 20.0], dtype=np.float32)
+        read = base[np.minimum(jj, 1)]
+        y_after = np.where(jj < 2, f32(5), f32(0))
+        return (read + y_after).reshape(3, 4) + xs
+    ew("ew/pre_struct_array_out_of_range", "float32 x", "float32 z",
+       "Pt ps[2] = {10, 0, 20, 0};\nint j = i % 3;\nps[j].y = 5;\n"
+       "z = ps[j].x + ps[0].y * (j == 0) + ps[1].y * (j == 1) + x", [xs], oob,
+       preamble="struct Pt { float x; float y; };")
+
+    def members():
+        a0, a1 = xs * f32(2), ys * f32(2)
+        b0, b1 = ys, np.ones_like(ys)
+        c0, c1 = a0 + b0 * f32(3), a1 + b1 * f32(3)
+        return (c0 * a0 + c1 * a1) - (c0 * c0 + c1 * c1)
+    ew("ew/pre_member_operators", "float32 x, float32 y", "float32 z",
+       "V2 a = {x, y};\nV2 b = {y, 1};\na.scale(2);\nV2 c = a + b * 3;\nz = c.dot(a) - c.norm2()",
+       [xs, ys], members,
+       preamble="struct V2 {\n  float x, y;\n"
+                "  __device__ float dot(const V2& o) const { return x * o.x + y * o.y; }\n"
+                "  __device__ float norm2() const { return dot(*this); }\n"
+                "  __device__ void scale(float s) { x *= s; y *= s; }\n"
+                "  __device__ V2 operator+(const V2& o) const { V2 r = {x + o.x, y + o.y}; return r; }\n"
+                "  __device__ V2 operator*(float s) const { V2 r = {x * s, y * s}; return r; }\n"
+                "};", ulps=4, abs_tol=1e-5)
+
+    def powers():
+        cube = xs * xs * xs
+        sq = xs * xs
+        return cube + (f32(1) + xs + sq)
+    ew("ew/pre_template_expression_args", "T x", "T z", "z = powi<1 + 2>(x) + psum<N_TERMS>(x)",
+       [xs], powers,
+       preamble="#define N_TERMS 3\n"
+                "template<int N> __device__ float powi(float v) { float r = 1; for (int k = 0; k < N; k++) { r *= v; } return r; }\n"
+                "template<int N> __device__ float psum(float v) {\n"
+                "  float b[N];\n  for (int k = 0; k < N; k++) { b[k] = powi<N - 1>(v) * 0 + (k == 0 ? 1 : b[k - (k > 0)] * v); }\n"
+                "  float s = 0;\n  for (int k = 0; k < N; k++) { s += b[k]; }\n  return s;\n}", ulps=2)
+    ew("ew/pre_forward_declaration", "float32 x", "float32 z", "z = f(x)", [xs],
+       lambda: (xs + f32(1)) * f32(2),
+       preamble="__device__ float g(float);\n__device__ float f(float v) { return g(v) * 2; }\n"
+                "__device__ float g(float v) { return v + 1; }")
+
+    # fuse: independent reductions merged into one reduction kernel of several outputs
+    # (tests/fusion4.rs counts the kernels). The id's last part is the output's index in the
+    # closure's tuple (tests/custom.rs).
+    def fzm(cid, inputs, refs, ulps=0, abs_tol=0.0):
+        for k, r in enumerate(refs()):
+            fz(f"{cid}/{k}", inputs, lambda r=r: r, ulps=ulps, abs_tol=abs_tol)
+
+    ax02 = (0, 2)
+    fzm("fuse/merged_sum_max_min", [i2],
+        lambda: (i2.sum(axis=ax02), i2.max(axis=ax02), i2.min(axis=ax02)))
+    fzm("fuse/merged_moments", [xs],
+        lambda: (xs.mean(axis=0), (xs * xs).mean(axis=0)), ulps=4)
+    fzm("fuse/merged_var_weighted_sum", [xs, ys],
+        lambda: (xs.var(axis=1, ddof=1), (xs * ys).sum(axis=1, keepdims=True)), ulps=16, abs_tol=1e-6)
+
+    def bn_one_pass():
+        m = xs.mean(axis=0)
+        v = (xs * xs).mean(axis=0) - m * m
+        return (xs - m) / np.sqrt(v + f32(1e-5))
+    fz("fuse/merged_batchnorm_one_pass", [xs], bn_one_pass, ulps=64, abs_tol=1e-5)
     g.write()

@@ -26,6 +26,7 @@ fn reduce_run<T: Element>(
             layout: Layout::contiguous(&out_shape),
         },
         params,
+        extra_outputs: vec![],
     })
     .unwrap();
     down(be, &out)
@@ -143,6 +144,7 @@ fn reduce_empty_and_zero_size() {
         identity: vec![Scalar::Float64(0.0)],
         post: bin(B::Add, Expr::var(0, Float64), k1(Float64, 1.0)),
         output: Float64,
+        extra_posts: vec![],
     };
     let got = reduce_run::<f64>(&be, &k, &b, c1(3), vec![3], vec![], vec![]);
     assert_eq!(got, vec![3.25, 5.0, 10.0]);
@@ -244,6 +246,7 @@ fn reduce_max_nan_mean_and_generic_combine() {
         identity: vec![Scalar::Int64(i64::MIN)],
         post: Expr::var(0, Int64),
         output: Int64,
+        extra_posts: vec![],
     };
     let xi: Vec<i64> = (0..70_001).map(|i| (i * 7919) % 100_003).collect();
     let bi = up(&be, &xi);
@@ -279,4 +282,116 @@ fn reduce_max_nan_mean_and_generic_combine() {
         reduce_run::<bool>(&be, &kall, &bb, c1(1000), vec![], vec![1000], vec![]),
         vec![false]
     );
+}
+
+/// A merged reduction of several outputs (`ReduceKernel::merge`) gives each output exactly
+/// what its own kernel gives (per-accumulator native folds keep NumPy's pairwise sum), on the
+/// inner (axis 1), outer (axis 0) and full strategies.
+#[test]
+fn merged_outputs_equal_their_own_kernels() {
+    use cupy_core::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    let be = be();
+    let (r, c) = (37usize, 300usize);
+    let v: Vec<f32> = (0..r * c)
+        .map(|i| ((i * 7919) % 1013) as f32 * 0.37 - 150.0)
+        .collect();
+    let b = up(&be, &v);
+    let sum = ReduceKernel::simple("sum", Float32, Float32, B::Add, Scalar::Int64(0), Float32);
+    let max = ReduceKernel::simple(
+        "max",
+        Float32,
+        Float32,
+        B::Max,
+        Scalar::Float32(f32::NEG_INFINITY),
+        Float32,
+    );
+    let parts = [
+        sum,
+        max,
+        arg_extreme(Float32, Extreme::Min),
+        moments(Float32, Moment::Var),
+    ];
+    let k = ReduceKernel::merge("merged", &parts, 0).unwrap();
+    let params = vec![Scalar::Float64(0.0)];
+    let cases = [
+        (Layout::contiguous(&[r, c]), vec![r], vec![c]),
+        (
+            Layout {
+                shape: vec![c, r],
+                strides: vec![1, c as isize],
+                offset: 0,
+            },
+            vec![c],
+            vec![r],
+        ),
+        (c1(r * c), vec![], vec![r * c]),
+    ];
+    for (layout, out_shape, red_shape) in cases {
+        let n: usize = out_shape.iter().product();
+        let outs: Vec<Buffer> = k
+            .outputs()
+            .iter()
+            .map(|d| be.alloc(*d, n).unwrap())
+            .collect();
+        let op = |o| Operand {
+            buffer: o,
+            layout: Layout::contiguous(&out_shape),
+        };
+        be.reduce(&ReductionCall {
+            kernel: &k,
+            out_shape: out_shape.clone(),
+            reduce_shape: red_shape.clone(),
+            inputs: vec![Operand {
+                buffer: &b,
+                layout: layout.clone(),
+            }],
+            output: op(&outs[0]),
+            extra_outputs: outs[1..].iter().map(op).collect(),
+            params: params.clone(),
+        })
+        .unwrap();
+        for (j, part) in parts.iter().enumerate() {
+            let p = if part.params.is_empty() {
+                vec![]
+            } else {
+                params.clone()
+            };
+            let (got, want) = if part.output == Int64 {
+                let w = reduce_run::<i64>(
+                    &be,
+                    part,
+                    &b,
+                    layout.clone(),
+                    out_shape.clone(),
+                    red_shape.clone(),
+                    p,
+                );
+                (
+                    down::<i64>(&be, &outs[j])
+                        .iter()
+                        .map(|&x| x as f64)
+                        .collect::<Vec<_>>(),
+                    w.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+                )
+            } else {
+                let w = reduce_run::<f32>(
+                    &be,
+                    part,
+                    &b,
+                    layout.clone(),
+                    out_shape.clone(),
+                    red_shape.clone(),
+                    p,
+                );
+                (
+                    down::<f32>(&be, &outs[j])
+                        .iter()
+                        .map(|&x| x as f64)
+                        .collect(),
+                    w.iter().map(|&x| x as f64).collect(),
+                )
+            };
+            assert_eq!(got, want, "output {j} ({}) over {out_shape:?}", part.name);
+        }
+    }
 }

@@ -327,5 +327,48 @@ pub fn tuple_reductions() -> Vec<ReduceKernel> {
             v.push(k);
         }
     }
+    v.extend(merged_reductions());
+    v
+}
+
+/// Reductions of several outputs (`ReduceKernel::merge`, as `fuse` merges independent
+/// reductions): a plain sum (or max for bool), argmax (a tuple without fold) and, for numeric
+/// dtypes, var (a Welford tuple with a fold and a parameter), each with its own output dtype.
+pub fn merged_reductions() -> Vec<ReduceKernel> {
+    use cupy_core::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    let mut v = vec![];
+    for d in [
+        DType::Bool,
+        DType::Int8,
+        DType::Int32,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+    ] {
+        let first = if d == DType::Bool {
+            ReduceKernel::simple("max", d, d, BinaryOp::Max, Scalar::Bool(false), d)
+        } else {
+            let acc = match d {
+                DType::Int8 | DType::Int32 => DType::Int64,
+                DType::Float16 => DType::Float32,
+                d => d,
+            };
+            let out = if d == DType::Float16 { d } else { acc };
+            ReduceKernel::simple(
+                "sum",
+                d,
+                acc,
+                BinaryOp::Add,
+                Scalar::Int64(0).cast(acc),
+                out,
+            )
+        };
+        let mut parts = vec![first, arg_extreme(d, Extreme::Max)];
+        if d != DType::Bool {
+            parts.push(moments(d, Moment::Var));
+        }
+        let name = format!("merged_{}", short(d));
+        v.push(ReduceKernel::merge(&name, &parts, 0).expect("merge"));
+    }
     v
 }

@@ -138,6 +138,7 @@ fn reductions_vs_cpu(be: &dyn Backend) {
                         layout: Layout::contiguous(&out_shape),
                     },
                     params,
+                    extra_outputs: vec![],
                 })
                 .unwrap_or_else(|e| panic!("{} {what}: {e}", k.name));
                 b.read(&o, 0, no).unwrap()

@@ -691,6 +691,7 @@ fn reduce(
             layout: Layout::contiguous(out_shape),
         },
         params,
+        extra_outputs: vec![],
     };
     be.reduce(&call).unwrap_or_else(|e| panic!("{e}"));
     download(be, &out)

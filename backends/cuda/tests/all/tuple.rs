@@ -119,11 +119,19 @@ fn tuple_vs_cpu(be: &dyn Backend, n: usize) {
             }
             let ddof = Scalar::Float64(1.0);
             let params: Vec<Scalar> = k.params.iter().map(|p| ddof.cast(*p)).collect();
-            let run = |b: &dyn Backend| -> Result<Vec<Scalar>, String> {
+            // Every output, in order, one after the other.
+            let run = |b: &dyn Backend| -> Result<Vec<(DType, Scalar)>, String> {
                 let x = b.alloc(d, len.max(1)).map_err(|e| e.to_string())?;
                 b.write(&x, 0, &bytes).map_err(|e| e.to_string())?;
                 let no = out_shape.iter().product::<usize>();
-                let o = b.alloc(k.output, no).map_err(|e| e.to_string())?;
+                let mut os = vec![];
+                for j in 0..k.n_outputs() {
+                    os.push(b.alloc(k.output_of(j), no).map_err(|e| e.to_string())?);
+                }
+                let operand = |o| Operand {
+                    buffer: o,
+                    layout: Layout::contiguous(&out_shape),
+                };
                 b.reduce(&ReductionCall {
                     kernel: &k,
                     out_shape: out_shape.clone(),
@@ -132,19 +140,21 @@ fn tuple_vs_cpu(be: &dyn Backend, n: usize) {
                         buffer: &x,
                         layout: lay.clone(),
                     }],
-                    output: Operand {
-                        buffer: &o,
-                        layout: Layout::contiguous(&out_shape),
-                    },
+                    output: operand(&os[0]),
+                    extra_outputs: os[1..].iter().map(operand).collect(),
                     params: params.clone(),
                 })
                 .map_err(|e| e.to_string())?;
-                let raw = b.read(&o, 0, no).map_err(|e| e.to_string())?;
-                let sz = k.output.itemsize();
-                Ok(raw
-                    .chunks_exact(sz)
-                    .map(|c| Scalar::from_le_bytes(k.output, c))
-                    .collect())
+                let mut vals = vec![];
+                for (j, o) in os.iter().enumerate() {
+                    let raw = b.read(o, 0, no).map_err(|e| e.to_string())?;
+                    let t = k.output_of(j);
+                    vals.extend(
+                        raw.chunks_exact(t.itemsize())
+                            .map(|c| (t, Scalar::from_le_bytes(t, c))),
+                    );
+                }
+                Ok(vals)
             };
             runs += 1;
             let (g, w) = match (run(be), run(&cpu)) {
@@ -154,14 +164,14 @@ fn tuple_vs_cpu(be: &dyn Backend, n: usize) {
                     continue;
                 }
             };
-            // Relative tolerance of the result dtype (variance sums regrouped).
-            let tol = match k.output {
-                DType::Float16 => 4e-3,
-                DType::Float32 => 2e-5,
-                _ => 1e-12,
-            };
-            for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-                let ok = if k.output == DType::Int64 {
+            for (i, ((t, a), (_, b))) in g.iter().zip(&w).enumerate() {
+                // Relative tolerance of the result dtype (variance sums regrouped).
+                let tol = match t {
+                    DType::Float16 => 4e-3,
+                    DType::Float32 => 2e-5,
+                    _ => 1e-12,
+                };
+                let ok = if !t.is_float() {
                     a == b
                 } else {
                     let (x, y) = (a.to_f64(), b.to_f64());

@@ -496,6 +496,7 @@ fn split_paths_under_a_small_budget() {
                 )],
                 output: op(&out, Layout::contiguous(&shape)),
                 params: vec![],
+                extra_outputs: vec![],
             })
             .unwrap();
             let got: f32 = down::<f32>(&d, &out).iter().sum();

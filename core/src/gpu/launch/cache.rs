@@ -88,6 +88,7 @@ impl QuickKey for ReduceKernel {
         self.acc.hash(h);
         self.fold.len().hash(h);
         self.output.hash(h);
+        self.extra_posts.len().hash(h);
     }
 }
 

@@ -21,8 +21,8 @@ pub struct ReduceShapes {
     pub red_size: usize,
     /// Merged output shape.
     pub oshape: Vec<usize>,
-    /// Merged output-axes layouts: one per input (carrying the input's offset), then the
-    /// output's.
+    /// Merged output-axes layouts: one per input (carrying the input's offset), then one per
+    /// output.
     pub olays: Vec<Layout>,
     /// Merged reduced shape (`[1]` when nothing is reduced).
     pub rshape: Vec<usize>,
@@ -35,12 +35,12 @@ pub struct ReduceShapes {
 
 impl ReduceShapes {
     /// Splits and merges the layouts of a checked reduction. `ins` are the inputs' buffers and
-    /// layouts (shape `out_shape ++ reduce_shape`), `out` the output's (shape `out_shape`).
+    /// layouts (shape `out_shape ++ reduce_shape`), `outs` the outputs' (shape `out_shape`).
     pub fn new(
         out_shape: &[usize],
         reduce_shape: &[usize],
         ins: &[(DevBuf, &Layout)],
-        out: (DevBuf, &Layout),
+        outs: &[(DevBuf, &Layout)],
     ) -> ReduceShapes {
         let out_size = shape_size(out_shape);
         let ond0 = out_shape.len();
@@ -50,7 +50,7 @@ impl ReduceShapes {
             offset: l.offset,
         };
         let mut out_layouts: Vec<Layout> = ins.iter().map(|(_, l)| split(l, 0, ond0)).collect();
-        out_layouts.push(out.1.clone());
+        out_layouts.extend(outs.iter().map(|o| o.1.clone()));
         let (oshape, olays) = merge_axes(out_shape, &out_layouts);
         let red_size = shape_size(reduce_shape);
         let (rshape, rlays): (Vec<usize>, Vec<Layout>) = if reduce_shape.is_empty() {
@@ -73,7 +73,7 @@ impl ReduceShapes {
         };
         let big = out_size.saturating_mul(red_size.max(1)) >= INDEX64_FROM
             || ins.iter().any(|(b, _)| b.len >= INDEX64_FROM)
-            || out.0.len >= INDEX64_FROM;
+            || outs.iter().any(|o| o.0.len >= INDEX64_FROM);
         let spec = ReduceSpec {
             out_ndim: oshape.len(),
             red_ndim: rshape.len(),
@@ -275,16 +275,16 @@ pub fn reduce_opts<D: GpuDriver>(
         }
         ins.push((check_operand(be, &k.name, o, *d)?, &o.layout));
     }
-    let ob = check_operand(be, &k.name, &call.output, k.output)?;
-    if call.output.layout.shape != call.out_shape {
-        return Err(Error::invalid(&k.name, "output shape mismatch"));
+    call.check_outputs()?;
+    let mut obs = Vec::with_capacity(k.n_outputs());
+    for m in 0..k.n_outputs() {
+        let o = call.output_of(m);
+        if o.layout.shape != call.out_shape {
+            return Err(Error::invalid(&k.name, "output shape mismatch"));
+        }
+        obs.push((check_operand(be, &k.name, o, k.output_of(m))?, &o.layout));
     }
-    let rs = ReduceShapes::new(
-        &call.out_shape,
-        &call.reduce_shape,
-        &ins,
-        (ob, &call.output.layout),
-    );
+    let rs = ReduceShapes::new(&call.out_shape, &call.reduce_shape, &ins, &obs);
     be.activate()?;
     let p = prepare_reduce_opts(be, k, rs.spec, options)?;
     let rv = reduce_vector_width(k);
@@ -329,10 +329,10 @@ pub fn reduce_opts<D: GpuDriver>(
         Slot::RedShape(d) => ArgValue::Int(rshape[d] as i64),
         // The input's offset is carried by its output-axes layout.
         Slot::Ptr(OperandRef::Input(i)) => ArgValue::Ptr(ins[i].0.at(olays[i].offset)),
-        Slot::Ptr(OperandRef::Output(_)) => ArgValue::Ptr(ob.at(olays[nin].offset)),
+        Slot::Ptr(OperandRef::Output(m)) => ArgValue::Ptr(obs[m].0.at(olays[nin + m].offset)),
         Slot::Ptr(OperandRef::Partial) => ArgValue::Ptr(partial_ptr),
         Slot::Stride(OperandRef::Input(i), d) => ArgValue::Int(olays[i].strides[d] as i64),
-        Slot::Stride(OperandRef::Output(_), d) => ArgValue::Int(olays[nin].strides[d] as i64),
+        Slot::Stride(OperandRef::Output(m), d) => ArgValue::Int(olays[nin + m].strides[d] as i64),
         Slot::RedStride(OperandRef::Input(i), d) => ArgValue::Int(rlays[i].strides[d] as i64),
         Slot::Param(i) => ArgValue::Scalar(call.params[i]),
         _ => ArgValue::Int(0),

@@ -252,7 +252,7 @@ fn shapes(
     input: (DevBuf, &Layout),
     output: (DevBuf, &Layout),
 ) -> ReduceShapes {
-    ReduceShapes::new(out, red, &[input], output)
+    ReduceShapes::new(out, red, &[input], &[output])
 }
 
 #[test]

@@ -151,14 +151,13 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
             sb.add(Slot::RedStride(r, ax), &format!("{it} rst_in{i}_{ax}"), isz);
         }
     }
-    let o = OperandRef::Output(0);
-    sb.add(
-        Slot::Ptr(o),
-        &format!("{}* out0", storage_type(k.output)),
-        8,
-    );
-    for ax in 0..ond {
-        sb.add(Slot::Stride(o, ax), &format!("{it} st_out0_{ax}"), isz);
+    let outs = k.outputs();
+    for (m, d) in outs.iter().enumerate() {
+        let o = OperandRef::Output(m);
+        sb.add(Slot::Ptr(o), &format!("{}* out{m}", storage_type(*d)), 8);
+        for ax in 0..ond {
+            sb.add(Slot::Stride(o, ax), &format!("{it} st_out{m}_{ax}"), isz);
+        }
     }
     let partial_t = if tuple {
         "unsigned char"
@@ -248,19 +247,34 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     } else {
         pair_fn("fold", &k.fold)?;
     }
+    // post{m}: output m from the folded tuple.
     let post_arg = if tuple { "acc_" } else { "v0" };
-    let _ = writeln!(
-        src,
-        "CP_DEV {} {entry}_post(const {sname}& a, {acc} {post_arg}) {{",
-        compute_type(k.output)
-    );
-    src.push_str(&param_loads(&k.params));
-    if tuple {
-        for (j, d) in k.acc.iter().enumerate() {
-            let _ = writeln!(src, "  const {} v{j} = acc_.v{j};", compute_type(*d));
+    for (m, d) in outs.iter().enumerate() {
+        let _ = writeln!(
+            src,
+            "CP_DEV {} {entry}_post{m}(const {sname}& a, {acc} {post_arg}) {{",
+            compute_type(*d)
+        );
+        src.push_str(&param_loads(&k.params));
+        if tuple {
+            for (j, d) in k.acc.iter().enumerate() {
+                let _ = writeln!(src, "  const {} v{j} = acc_.v{j};", compute_type(*d));
+            }
         }
+        let _ = writeln!(src, "  return {};\n}}", expr(k.post_of(m), &names)?);
     }
-    let _ = writeln!(src, "  return {};\n}}", expr(&k.post, &names)?);
+    // Every output of the tuple `acc` at output offsets oo0, oo1, ...
+    let store_all = |pad: &str| -> String {
+        outs.iter()
+            .enumerate()
+            .map(|(m, d)| {
+                format!(
+                    "{pad}a.out{m}[oo{m}] = {};\n",
+                    store_conv(*d, &format!("{entry}_post{m}(a, acc)"))
+                )
+            })
+            .collect()
+    };
 
     // Block reduction: result in thread 0 (blockDim.x a multiple of the warp size, <= BLOCK).
     let _ = writeln!(
@@ -284,7 +298,9 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
     for i in 0..k.inputs.len() {
         let _ = writeln!(out_off, "    {it} oi{i} = 0;");
     }
-    let _ = writeln!(out_off, "    {it} oo = 0;");
+    for m in 0..outs.len() {
+        let _ = writeln!(out_off, "    {it} oo{m} = 0;");
+    }
     for d in (0..ond).rev() {
         if d > 0 {
             let _ = writeln!(
@@ -297,7 +313,10 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         for i in 0..k.inputs.len() {
             let _ = writeln!(out_off, "      oi{i} += ({it})c * a.st_in{i}_{d};");
         }
-        let _ = writeln!(out_off, "      oo += ({it})c * a.st_out0_{d}; }}");
+        for m in 0..outs.len() {
+            let _ = writeln!(out_off, "      oo{m} += ({it})c * a.st_out{m}_{d};");
+        }
+        let _ = writeln!(out_off, "      }}");
     }
     let mut red_val = String::new();
     let _ = writeln!(red_val, "      {ut} rrem = r;");
@@ -337,8 +356,8 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
             )
         };
         format!(
-            "{pad}if (a.splits == 1) a.out0[oo] = {};\n{pad}else {part}\n",
-            store_conv(k.output, &format!("{entry}_post(a, acc)")),
+            "{pad}if (a.splits == 1) {{\n{}{pad}}} else {part}\n",
+            store_all(&format!("{pad}  ")),
         )
     };
     let range = format!(
@@ -523,10 +542,10 @@ pub fn emit_reduce(k: &ReduceKernel, spec: &ReduceSpec, flavor: Flavor) -> Resul
         }
     );
     let _ = writeln!(src, "    acc = {entry}_block(acc, sm);");
-    let _ = writeln!(
+    let _ = write!(
         src,
-        "    if (threadIdx.x == 0) a.out0[oo] = {};",
-        store_conv(k.output, &format!("{entry}_post(a, acc)"))
+        "    if (threadIdx.x == 0) {{\n{}    }}\n",
+        store_all("      ")
     );
     src.push_str("  }\n}\n");
     Ok(Emitted {

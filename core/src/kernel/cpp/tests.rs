@@ -620,7 +620,7 @@ fn reduction_has_three_entries() {
     assert!(s.contains("__shared__ float sm[8]"));
     assert!(s.contains("__shared__ float sm[8][33]"));
     assert!(s.contains("a.partial["));
-    assert!(s.contains("cp_f2h(cupy_sum_post(a, acc))"));
+    assert!(s.contains("cp_f2h(cupy_sum_post0(a, acc))"));
     assert!(s.contains("cp_i32 rst_in0_0;"));
     // identity must be of the accumulator type
     let mut bad = k.clone();
@@ -747,4 +747,40 @@ fn mulhi_is_a_64_bit_product_shifted() {
         Expr::binary(BinaryOp::MulHi, Expr::input(0, i), Expr::input(1, i)),
     );
     assert!(bad.validate().is_err(), "MulHi of int32 must not validate");
+}
+
+/// A reduction of several outputs: one pointer and stride set per output, a post function per
+/// output, every output written by the single-pass and the finish entries.
+#[test]
+fn merged_reduction_writes_every_output() {
+    use crate::kernel::reductions::{arg_extreme, Extreme};
+    let f = DType::Float16;
+    let sum = ReduceKernel::simple(
+        "sum",
+        f,
+        DType::Float32,
+        BinaryOp::Add,
+        Scalar::Float32(0.0),
+        f,
+    );
+    let k = ReduceKernel::merge("both", &[sum, arg_extreme(f, Extreme::Max)], 0).unwrap();
+    let spec = ReduceSpec {
+        out_ndim: 2,
+        red_ndim: 1,
+        index64: false,
+    };
+    let s = emit_reduce(&k, &spec, Flavor::Cuda).unwrap().source;
+    for want in [
+        "cp_u16* out0",
+        "cp_i64* out1",
+        "cp_i32 st_out1_1",
+        "cupy_both_post1(const cupy_both_args& a, cupy_both_acc acc_)",
+        "a.out0[oo0] = cp_f2h(cupy_both_post0(a, acc));",
+        "a.out1[oo1] = cupy_both_post1(a, acc);",
+        "oo1 += (cp_i32)c * a.st_out1_0;",
+    ] {
+        assert!(s.contains(want), "{want}\n{s}");
+    }
+    // Written in the single-pass branch of inner/outer/inner_vec and in finish.
+    assert_eq!(s.matches("a.out1[oo1] = ").count(), 4, "{s}");
 }

@@ -18,6 +18,9 @@ use crate::scalar::Scalar;
 ///   must be associative and commutative on the values it meets (backends fold in any order and
 ///   any grouping), and `identity` must be its identity. It reads only vars and constants.
 /// - `post` is the output from the folded tuple `Var(0..n)`, with params and constants.
+/// - `extra_posts` are further outputs, each a post-map as `post` of its own dtype: CuPy's
+///   `ReductionKernel` writes one output, but a fused function merges independent reductions
+///   over one iteration space into one kernel of several outputs ([`ReduceKernel::merge`]).
 ///
 /// Single-accumulator kernels (`sum`, `max`, ...) are the common case: see
 /// [`ReduceKernel::simple`]. Backends that cannot fold tuples refuse them with
@@ -52,6 +55,9 @@ pub struct ReduceKernel {
     pub post: Expr,
     /// Output dtype.
     pub output: DType,
+    /// Outputs `1..` (output 0 is `post`): each a post-map over `Var(0..n)` and the params,
+    /// of its output's dtype (the expression's). Empty for one output.
+    pub extra_posts: Vec<Expr>,
 }
 
 impl ReduceKernel {
@@ -75,7 +81,120 @@ impl ReduceKernel {
             identity: vec![identity.cast(acc)],
             post: Expr::var(0, acc).cast(output),
             output,
+            extra_posts: vec![],
         }
+    }
+
+    /// The number of outputs (`1 + extra_posts.len()`).
+    pub fn n_outputs(&self) -> usize {
+        1 + self.extra_posts.len()
+    }
+
+    /// The post-map of output `j` (`post` for 0).
+    pub fn post_of(&self, j: usize) -> &Expr {
+        if j == 0 {
+            &self.post
+        } else {
+            &self.extra_posts[j - 1]
+        }
+    }
+
+    /// The dtype of output `j`.
+    pub fn output_of(&self, j: usize) -> DType {
+        self.post_of(j).ty
+    }
+
+    /// The dtypes of every output, in order.
+    pub fn outputs(&self) -> Vec<DType> {
+        (0..self.n_outputs()).map(|j| self.output_of(j)).collect()
+    }
+
+    /// The same reduction writing output `j` alone (a backend that cannot write several
+    /// outputs in one pass runs one of these per output).
+    pub fn single_output(&self, j: usize) -> ReduceKernel {
+        let mut k = self.clone();
+        k.post = self.post_of(j).clone();
+        k.output = k.post.ty;
+        k.extra_posts.clear();
+        k
+    }
+
+    /// One reduction computing every output of `parts`, in order: their accumulator tuples are
+    /// concatenated and folded together, so one pass over the inputs gives every part's
+    /// outputs. Every part must read the same inputs (same dtypes, in order). The first
+    /// `shared_params` parameters are common to every part (same dtypes); the rest of each
+    /// part's parameters follow, part by part. The result is named `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for no part, parts with other inputs or shared parameters,
+    /// or a part that does not validate.
+    pub fn merge(name: &str, parts: &[ReduceKernel], shared_params: usize) -> Result<ReduceKernel> {
+        let bad = |msg: String| Err(Error::invalid(format!("reduction {name}"), msg));
+        let Some(first) = parts.first() else {
+            return bad("merge of no reduction".into());
+        };
+        if first.params.len() < shared_params {
+            return bad(format!("fewer than {shared_params} shared parameters"));
+        }
+        let shared = &first.params[..shared_params];
+        for p in parts {
+            p.validate()?;
+            if p.inputs != first.inputs || p.params.get(..shared_params) != Some(shared) {
+                return bad(format!(
+                    "merged reductions read other inputs or parameters ({} {:?} vs {} {:?})",
+                    p.name, p.inputs, first.name, first.inputs
+                ));
+            }
+        }
+        let n: usize = parts.iter().map(|p| p.acc.len()).sum();
+        let mut out = ReduceKernel {
+            name: name.into(),
+            inputs: first.inputs.clone(),
+            params: shared.to_vec(),
+            acc: vec![],
+            map: vec![],
+            combine: vec![],
+            fold: vec![],
+            identity: vec![],
+            post: first.post.clone(),
+            output: first.output,
+            extra_posts: vec![],
+        };
+        let any_fold = parts.iter().any(|p| !p.fold.is_empty());
+        let mut posts = vec![];
+        for p in parts {
+            let (off, m) = (out.acc.len(), p.acc.len());
+            let pshift = out.params.len() - shared_params;
+            let mut fix = |e: &Expr| -> Option<Expr> {
+                match e.kind {
+                    ExprKind::Var(v) if v < m => Some(Expr::var(off + v, e.ty)),
+                    ExprKind::Var(v) => Some(Expr::var(n + off + v - m, e.ty)),
+                    ExprKind::Param(k) if k >= shared_params => Some(Expr::param(k + pshift, e.ty)),
+                    _ => None,
+                }
+            };
+            out.acc.extend(&p.acc);
+            out.identity.extend(&p.identity);
+            out.map.extend(p.map.iter().map(|e| e.rewrite(&mut fix)));
+            out.combine
+                .extend(p.combine.iter().map(|e| e.rewrite(&mut fix)));
+            if any_fold {
+                let f = if p.fold.is_empty() {
+                    &p.combine
+                } else {
+                    &p.fold
+                };
+                out.fold.extend(f.iter().map(|e| e.rewrite(&mut fix)));
+            }
+            posts.extend((0..p.n_outputs()).map(|j| p.post_of(j).rewrite(&mut fix)));
+            out.params.extend(&p.params[shared_params..]);
+        }
+        let mut posts = posts.into_iter();
+        out.post = posts.next().expect("a part's output");
+        out.output = out.post.ty;
+        out.extra_posts = posts.collect();
+        out.validate()?;
+        Ok(out)
     }
 
     /// The number of accumulators (the tuple's length).
@@ -114,7 +233,8 @@ impl ReduceKernel {
     /// Every dtype the kernel touches.
     pub fn dtypes(&self) -> Vec<DType> {
         let mut out = self.inputs.clone();
-        for d in self.params.iter().chain(&self.acc).chain([&self.output]) {
+        let outs = self.outputs();
+        for d in self.params.iter().chain(&self.acc).chain(&outs) {
             if !out.contains(d) {
                 out.push(*d);
             }
@@ -125,6 +245,7 @@ impl ReduceKernel {
             .chain(&self.combine)
             .chain(&self.fold)
             .chain([&self.post])
+            .chain(&self.extra_posts)
         {
             e.dtypes(&mut out);
         }
@@ -193,6 +314,11 @@ impl ReduceKernel {
             .chain(self.combine.iter().map(|e| ("combine", e, &ab[..], false)))
             .chain(self.fold.iter().map(|e| ("fold", e, &ab[..], false)))
             .chain([("post", &self.post, &self.acc[..], false)])
+            .chain(
+                self.extra_posts
+                    .iter()
+                    .map(|e| ("post", e, &self.acc[..], false)),
+            )
             .collect();
         for (what, e, vars, in_map) in parts {
             let mut problem = None;

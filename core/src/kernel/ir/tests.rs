@@ -133,3 +133,56 @@ fn raw_writes_validate_and_report() {
     bad.validate().unwrap();
     assert!(bad.writes_raw(0) && !bad.atomic_raw(0));
 }
+
+/// `ReduceKernel::merge`: accumulators, identities and maps concatenated; the combine's `a`
+/// and `b` tuples renumbered (`Var(j)` of part 2 becomes `Var(n1 + j)`, its `b` side
+/// `Var(n + n1 + j)`); per-part parameters after the shared ones; a part without fold folds
+/// with its combine when another part has one; outputs in order, each of its own dtype.
+#[test]
+fn merge_concatenates_parts() {
+    use crate::kernel::reductions::{moments, Moment};
+    let f = DType::Float32;
+    let mut mean = ReduceKernel::simple("mean", f, f, BinaryOp::Add, Scalar::Float32(0.0), f);
+    mean.params = vec![DType::Int64, f];
+    mean.post = Expr::binary(BinaryOp::Div, Expr::var(0, f), Expr::param(1, f));
+    let var = moments(f, Moment::Var); // 3 accumulators, a fold, one parameter (ddof)
+    let k = ReduceKernel::merge("m", &[mean.clone(), var.clone()], 0).unwrap();
+    assert_eq!(k.acc.len(), 4);
+    assert_eq!(k.n_outputs(), 2);
+    assert_eq!(k.outputs(), [f, var.output]);
+    assert_eq!(k.params, [DType::Int64, f, var.params[0]]);
+    assert_eq!(
+        k.combine[0],
+        Expr::binary(BinaryOp::Add, Expr::var(0, f), Expr::var(4, f))
+    );
+    // mean's fold is its combine; var's parameter (ddof) moved from 0 to 2.
+    assert_eq!(k.fold.len(), 4);
+    assert_eq!(k.fold[0], k.combine[0]);
+    let mut reads = vec![];
+    k.extra_posts[0].visit(&mut |e| {
+        if let ExprKind::Var(v) | ExprKind::Param(v) = e.kind {
+            reads.push(v);
+        }
+    });
+    assert!(reads.iter().all(|&v| (1..4).contains(&v)), "{reads:?}");
+    assert_eq!(k.single_output(1).post, k.extra_posts[0]);
+    // Parts must read the same inputs and shared parameters.
+    let other = ReduceKernel::simple(
+        "s",
+        DType::Int32,
+        DType::Int64,
+        BinaryOp::Add,
+        Scalar::Int64(0),
+        DType::Int64,
+    );
+    assert!(ReduceKernel::merge("m", &[mean.clone(), other], 0).is_err());
+    assert!(ReduceKernel::merge("m", &[mean.clone(), var], 1).is_err());
+    // Shared parameters stay once.
+    let two = ReduceKernel::merge("m", &[mean.clone(), mean], 2).unwrap();
+    assert_eq!(two.params.len(), 2);
+    assert!(ReduceKernel::merge("m", &[], 0).is_err());
+    // An extra post must be well formed.
+    let mut bad = k.clone();
+    bad.extra_posts[0] = Expr::input(0, f);
+    assert!(bad.validate().is_err());
+}

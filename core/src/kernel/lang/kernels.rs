@@ -402,6 +402,7 @@ pub(super) fn lower_reduction_inner(src: &ReductionSource<'_>) -> Result<ReduceK
         identity: vec![identity],
         post,
         output: out_ty,
+        extra_posts: vec![],
     })
 }
 

@@ -52,13 +52,17 @@
 //!   ...; return e; }`), inlined at each call (early returns allowed, not inside loops; no
 //!   recursion), `#define` constants, function templates (`template<typename T, int N>`,
 //!   instantiated per call: type parameters deduced from the arguments or given, `f<float,
-//!   3>(x)`; non-type parameters given, as constants) and structs (`struct P { T a; float
-//!   v[2]; Q q; };`: a struct variable is one local per scalar field, named `p.a`, `p.v[0]`,
-//!   `p.q.x`; declared zero, from a `{...}` list of its scalar fields in order, or from a struct
-//!   value; fields read and written; whole-struct copies, arguments and return values; see
-//!   `lower/structs.rs`). Template structs, arrays of structs, member functions and pointers
-//!   are refused. `a < b > (c)` parses as a template call and is read back as comparisons when
-//!   `a` is not a template function.
+//!   3>(x)`, `f<N - 1>(x)`; non-type parameters given, as constant expressions; they may size
+//!   local arrays), structs (`struct P { T a; float v[2]; Q q; Q qs[3]; };`: a struct variable
+//!   is one local per scalar field, named `p.a`, `p.v[0]`, `p.q.x`, `p.qs[1].x`; declared
+//!   zero, from a `{...}` list of its scalar fields in order, or from a struct value; fields
+//!   read and written; whole-struct copies, arguments and return values; see
+//!   `lower/structs.rs`), template structs (`P<float, 3>`, an instance per argument list),
+//!   arrays of structs (`P ps[3]`, `ps[j].x`: `lower/places.rs`), member functions and
+//!   overloaded operators (inlined with the object as `this`: `lower/methods.rs`), `void`
+//!   functions, and forward declarations. Pointers (but `*this`), constructors and virtual
+//!   functions are refused. `a < b > (c)` parses as a template call and is read back as
+//!   comparisons when `a` is not a template function.
 //! - **Reductions**: `map_expr`, `reduce_expr` (of `a`, `b`) and `identity` are expressions;
 //!   `post_map_expr` statements (no loops) are folded into one expression, `if`/`else` into
 //!   selects; the identity must fold to a constant. Without identity (`None`), the kernel
@@ -427,7 +431,7 @@ pub(crate) fn parse_preamble(
         }
         structs.insert(st.name.clone(), st);
     }
-    for f in b.funcs(top)? {
+    for f in b.funcs(top.clone())? {
         if map.contains_key(&f.name) {
             return syntax::perr(
                 "preamble",
@@ -436,6 +440,44 @@ pub(crate) fn parse_preamble(
             );
         }
         map.insert(f.name.clone(), f);
+    }
+    // Forward declarations: every preamble function and struct is visible everywhere in it,
+    // so a declaration only has to agree with its definition.
+    for d in b.decls(top) {
+        match (d.params, map.get(&d.name), structs.get(&d.name)) {
+            (Some(n), Some(f), _) if f.params.len() != n => {
+                return syntax::perr(
+                    "preamble",
+                    d.pos,
+                    format!(
+                        "`{}` is declared with {n} parameters but defined with {}",
+                        d.name,
+                        f.params.len()
+                    ),
+                )
+            }
+            (Some(_), Some(_), _) | (None, _, Some(_)) => {}
+            (Some(_), None, _) => {
+                return syntax::perr(
+                    "preamble",
+                    d.pos,
+                    format!(
+                        "function `{}` is declared but not defined in the preamble",
+                        d.name
+                    ),
+                )
+            }
+            (None, _, None) => {
+                return syntax::perr(
+                    "preamble",
+                    d.pos,
+                    format!(
+                        "struct `{}` is declared but not defined in the preamble",
+                        d.name
+                    ),
+                )
+            }
+        }
     }
     Ok((map, structs))
 }
@@ -453,6 +495,9 @@ pub(crate) fn new_cx<'a>(
         funcs,
         structs,
         inline_struct: vec![],
+        struct_insts: HashMap::new(),
+        this_struct: vec![],
+        has_operators: !structs.is_empty() || funcs.keys().any(|n| n.starts_with("operator")),
         macros,
         expanding: vec![],
         stmt_mode,

@@ -61,8 +61,14 @@ pub fn elementwise_narrow(k: &Kernel, wide_int64: bool) -> bool {
 pub fn reduce_narrow(k: &ReduceKernel, wide_int64: bool) -> bool {
     let mut ops = k.inputs.clone();
     ops.extend(&k.acc);
-    ops.push(k.output);
-    let exprs: Vec<&Expr> = k.map.iter().chain(&k.combine).chain([&k.post]).collect();
+    ops.extend(k.outputs());
+    let exprs: Vec<&Expr> = k
+        .map
+        .iter()
+        .chain(&k.combine)
+        .chain([&k.post])
+        .chain(&k.extra_posts)
+        .collect();
     let mut c = consts_of(&exprs);
     c.extend(&k.identity);
     kernel_narrow(&ops, &c, wide_int64)

@@ -108,7 +108,7 @@ pub fn reduce_subgroup_eligible(k: &ReduceKernel) -> bool {
 /// Number of meta words of a reduction launch.
 fn reduce_n_words(k: &ReduceKernel, spec: &ReduceSpec) -> usize {
     let (o, r) = (spec.out_ndim, spec.red_ndim);
-    4 + o + r + k.inputs.len() * (1 + o + r) + (1 + o) + 1
+    4 + o + r + k.inputs.len() * (1 + o + r) + k.n_outputs() * (1 + o) + 1
 }
 
 /// Emits the WGSL compute shader of a reduction launch (see [`ReduceSpec`]).
@@ -198,7 +198,7 @@ pub fn emit_reduction_with(
     let w_oshape = 4;
     let w_rshape = 4 + o_nd;
     let w_in = |i: usize| 4 + o_nd + r_nd + i * (1 + o_nd + r_nd);
-    let w_out = 4 + o_nd + r_nd + nin * (1 + o_nd + r_nd);
+    let w_out = |m: usize| 4 + o_nd + r_nd + nin * (1 + o_nd + r_nd) + m * (1 + o_nd);
     let mut m = String::from(if subgroup {
         MAIN_SIG_SUBGROUP
     } else {
@@ -451,26 +451,29 @@ pub fn emit_reduction_with(
             }
         }
     } else {
-        let ob = spec.bindings.outputs[0];
-        let mut e = format!("bitcast<i32>({})", word(w_out));
-        for ax in 0..o_nd {
-            let _ = write!(e, " + i32(co{ax}) * {}", iword(w_out + 1 + ax));
-        }
-        let pctx = Ctx {
-            inputs: vec![],
-            params: params.clone(),
-            vars: members("acc", n_acc),
-            index: "o".into(),
-            raws: vec![],
-        };
-        let pv = em.expr(&k.post, &pctx)?;
-        em.flush_pre("  ", &mut m);
-        if atomic[ob] {
-            let st = em.store_packed_atomic(ob, k.output, &format!("u32({e})"), pv);
-            let _ = writeln!(m, "  {st}");
-        } else {
-            let sv = em.store_conv(k.output, pv);
-            let _ = writeln!(m, "  b{ob}[u32({e})] = {sv};");
+        for j in 0..k.n_outputs() {
+            let ob = spec.bindings.outputs[j];
+            let mut e = format!("bitcast<i32>({})", word(w_out(j)));
+            for ax in 0..o_nd {
+                let _ = write!(e, " + i32(co{ax}) * {}", iword(w_out(j) + 1 + ax));
+            }
+            let pctx = Ctx {
+                inputs: vec![],
+                params: params.clone(),
+                vars: members("acc", n_acc),
+                index: "o".into(),
+                raws: vec![],
+            };
+            let pv = em.expr(k.post_of(j), &pctx)?;
+            em.flush_pre("  ", &mut m);
+            let d = k.output_of(j);
+            if atomic[ob] {
+                let st = em.store_packed_atomic(ob, d, &format!("u32({e})"), pv);
+                let _ = writeln!(m, "  {st}");
+            } else {
+                let sv = em.store_conv(d, pv);
+                let _ = writeln!(m, "  b{ob}[u32({e})] = {sv};");
+            }
         }
     }
     m.push_str("}\n");
@@ -484,8 +487,9 @@ pub fn emit_reduction_with(
 }
 
 /// The meta words of a reduction launch: `n_out, n_red, chunks, chunk_len`, the out shape, the
-/// reduce shape, per input its offset and strides (out axes then reduce axes), then the output's
-/// offset and strides (ignored for a partial launch), then the first chunk of the launch
+/// reduce shape, per input its offset and strides (out axes then reduce axes), then per output
+/// (one entry per output of the kernel) its offset and strides (`None`: a partial launch, which
+/// ignores them), then the first chunk of the launch
 /// (0 here: a launch split into ranges of chunks sets it; `chunks` is then the range's length
 /// and the partials of chunk `c` stay at `c * n_out + o`).
 #[allow(clippy::too_many_arguments)]
@@ -495,7 +499,7 @@ pub fn reduction_words(
     chunks: usize,
     chunk_len: usize,
     inputs: &[&Layout],
-    output: Option<&Layout>,
+    outputs: &[Option<&Layout>],
 ) -> Vec<u32> {
     let n_out: usize = out_shape.iter().product();
     let n_red: usize = reduce_shape.iter().product();
@@ -506,12 +510,14 @@ pub fn reduction_words(
         w.push(l.offset as u32);
         w.extend(l.strides.iter().map(|&x| x as i32 as u32));
     }
-    match output {
-        Some(l) => {
-            w.push(l.offset as u32);
-            w.extend(l.strides.iter().map(|&x| x as i32 as u32));
+    for output in outputs {
+        match output {
+            Some(l) => {
+                w.push(l.offset as u32);
+                w.extend(l.strides.iter().map(|&x| x as i32 as u32));
+            }
+            None => w.extend(std::iter::repeat_n(0, 1 + out_shape.len())),
         }
-        None => w.extend(std::iter::repeat_n(0, 1 + out_shape.len())),
     }
     w.push(0);
     w

@@ -144,6 +144,7 @@ fn reductions_full_and_axis() {
             inputs: vec![op(&x, xl)],
             output: op(&o, Layout::contiguous(out_shape)),
             params: vec![],
+            extra_outputs: vec![],
         })
         .unwrap();
         down(&d, &o)

@@ -20,6 +20,7 @@ fn reduce(
         inputs: vec![op(x, xl)],
         output: op(&out, Layout::contiguous(out_shape)),
         params,
+        extra_outputs: vec![],
     })
     .unwrap();
     out

@@ -20,6 +20,12 @@ impl Lowering<'_> {
             }
             return Ok(Val::strong(self.conv(&v, t)));
         }
+        // Inside a member function, its struct's members come first (C++'s class scope).
+        if self.this_method(name) {
+            let this = Ex::new(self.part, pos, ExK::Name("this".into()))?;
+            let r = self.method_call(pos, &this, name, args)?;
+            return self.arg_scalar(pos, name, r);
+        }
         if self.funcs.contains_key(name) {
             return self.inline_call(pos, name, args);
         }

@@ -68,8 +68,16 @@ impl Lowering<'_> {
                 }
             }
             ExK::Index(base, ix) => {
+                // An element of a local array, of an array of structs, a field's element.
+                if let Some((b, segs)) = self.local_path(x) {
+                    let alts = self.places(pos, &b, &segs)?;
+                    return self.read_places(pos, &alts);
+                }
                 // `x.shape()[d]`, `x.strides()[d]` of a raw array, with a constant `d`.
-                if let ExK::Member(inner, m) = &base.k {
+                if let ExK::Member(inner, m, margs) = &base.k {
+                    if !margs.is_empty() {
+                        return self.err(pos, format!("`.{m}()` takes no arguments"));
+                    }
                     if let (ExK::Name(n), "shape" | "strides") = (&inner.k, m.as_str()) {
                         if let Some(Sym::Raw { k, .. }) = self.lookup(n).cloned() {
                             let iv = self.expr(ix)?;
@@ -97,10 +105,6 @@ impl Lowering<'_> {
                 let (k, ty) = match &base.k {
                     ExK::Name(n) => match self.lookup(n) {
                         Some(Sym::Raw { k, ty }) => (*k, *ty),
-                        Some(&Sym::Array { len, .. }) => {
-                            let n = n.clone();
-                            return self.array_read(pos, &n, len, ix);
-                        }
                         Some(_) => {
                             return self.err(
                                 pos,
@@ -151,8 +155,25 @@ impl Lowering<'_> {
             }
             ExK::Call(name, args) => self.call(pos, name, args),
             ExK::TCall(name, targs, args) => self.targ_call(pos, name, targs, args),
+            ExK::Field(..) if self.local_path(x).is_some() => {
+                let (b, segs) = self.local_path(x).expect("a path");
+                let alts = self.places(pos, &b, &segs)?;
+                self.read_places(pos, &alts)
+            }
             ExK::Field(base, f) => self.field_of(pos, base, f),
-            ExK::Member(base, member) => self.member(pos, base, member),
+            ExK::Member(base, member, args) if self.is_struct_ex(base) => {
+                let r = self.method_call(pos, base, member, args)?;
+                self.arg_scalar(pos, member, r)
+            }
+            ExK::Member(base, member, args) => {
+                if !args.is_empty() {
+                    return self.err(
+                        pos,
+                        format!("`.{member}(...)` is not supported: only a struct's member functions take arguments"),
+                    );
+                }
+                self.member(pos, base, member)
+            }
             ExK::Cast(words, a) => {
                 let t = self.resolve_d(pos, words)?;
                 let v = self.expr(a)?;
@@ -162,6 +183,11 @@ impl Lowering<'_> {
                 Ok(Val::strong(self.conv(&v, t)))
             }
             ExK::Unary(op, a) => {
+                if *op == UOp::Neg && self.has_operators {
+                    if let Some(r) = self.operator_call(pos, "-", &[a])? {
+                        return self.arg_scalar(pos, "operator-", r);
+                    }
+                }
                 let v = self.expr(a)?;
                 self.unary(pos, *op, v)
             }
@@ -226,6 +252,9 @@ impl Lowering<'_> {
                     self.err(pos, format!("local array `{n}` must be indexed (`{n}[j]`)"))
                 }
                 Sym::Struct { ty } => self.err(pos, structs::struct_use(n, &ty)),
+                Sym::StructArray { .. } => {
+                    self.err(pos, format!("array `{n}` must be indexed (`{n}[j]`)"))
+                }
             };
         }
         if let Some((part, body)) = self.macros.get(n) {
@@ -366,6 +395,11 @@ impl Lowering<'_> {
     }
 
     pub(super) fn binary(&mut self, pos: usize, op: BOp, a: &Ex, b: &Ex) -> PResult<Val> {
+        if self.has_operators {
+            if let Some(r) = self.operator_call(pos, op.symbol(), &[a, b])? {
+                return self.arg_scalar(pos, &format!("operator{}", op.symbol()), r);
+            }
+        }
         let av = self.expr(a)?;
         if matches!(op, BOp::LAnd | BOp::LOr) {
             let ca = self.to_bool(a.pos, &av)?;
@@ -502,6 +536,13 @@ impl Lowering<'_> {
                     BOp::Mul => bin(B::Mul, x, y),
                     BOp::Div => bin(B::Div, x, y),
                     _ => {
+                        // Constants (`N % 2` of a template parameter) fold.
+                        if let (Some(a), Some(b)) = (fold(&x), fold(&y)) {
+                            let (a, b) = (a.to_i128(), b.to_i128());
+                            if b != 0 {
+                                return Ok(Val::strong(c(Scalar::Int64((a % b) as i64).cast(t))));
+                            }
+                        }
                         // C's truncated remainder: a - (a / b) * b.
                         let x = self.bind(x);
                         let y = self.bind(y);

@@ -8,15 +8,18 @@
 mod call;
 mod expr;
 mod inline;
+mod methods;
+mod places;
 mod stmt;
 mod structs;
+mod templates;
 
 use std::collections::HashMap;
 
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, ExprKind, Stmt, UnaryOp as U};
 use crate::kernel::lang::syntax::{
-    ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, TArg, UOp, NO_LEN,
+    ind_misuse, perr, BOp, Ex, ExK, Func, LVal, PErr, PResult, St, TArg, UOp,
 };
 use crate::kernel::lang::types::{promote_int, resolve_type, usual, weak_with, Lit, Ty};
 use crate::kernel::math::{self, Bind};
@@ -77,6 +80,8 @@ pub(crate) enum Sym {
     Array { len: usize, ty: DType },
     /// A variable of preamble struct `ty`, its fields the names `name.field`.
     Struct { ty: String },
+    /// An array of `len` structs `ty`, its elements the structs `name[0]` .. `name[len - 1]`.
+    StructArray { len: usize, ty: String },
 }
 
 /// The lowering state.
@@ -89,6 +94,13 @@ pub(crate) struct Lowering<'a> {
     pub structs: &'a HashMap<String, crate::kernel::lang::syntax::StructDef>,
     /// Per enclosing inlined function: its struct return type and the return leaves' slots.
     pub inline_struct: Vec<Option<structs::StructRet>>,
+    /// The template structs' instances used so far, by name (`P<float32,3>`).
+    pub struct_insts: HashMap<String, structs::StructInst>,
+    /// The struct types of the enclosing member functions' objects (innermost last).
+    pub this_struct: Vec<String>,
+    /// Whether the preamble defines structs or overloaded operators (else operators are
+    /// never looked up).
+    pub has_operators: bool,
     /// `#define` macros: name -> (part, value).
     pub macros: &'a HashMap<String, (&'static str, Ex)>,
     /// Macros being expanded (recursion guard).
@@ -214,6 +226,39 @@ pub(crate) fn fold(e: &Expr) -> Option<Scalar> {
                 .is_integer()
                 .then(|| Scalar::Int64(!(v.to_i128() as i64)).cast(v.dtype()))
         }
+        // Integer arithmetic of constants (template arguments such as `N - 1`), wrapping in
+        // the node's type as the kernel would.
+        ExprKind::Binary(op, a, b) if a.ty.is_integer() || a.ty.is_bool() => {
+            let (x, y) = (fold(a)?.to_i128(), fold(b)?.to_i128());
+            let r = match op {
+                B::Add => x.wrapping_add(y),
+                B::Sub => x.wrapping_sub(y),
+                B::Mul => x.wrapping_mul(y),
+                B::Div if y != 0 => x / y,
+                B::Shl if (0..64).contains(&y) => x << y,
+                B::Shr if (0..64).contains(&y) => x >> y,
+                B::And => x & y,
+                B::Or => x | y,
+                B::Xor => x ^ y,
+                B::Eq => (x == y) as i128,
+                B::Ne => (x != y) as i128,
+                B::Lt => (x < y) as i128,
+                B::Le => (x <= y) as i128,
+                B::Gt => (x > y) as i128,
+                B::Ge => (x >= y) as i128,
+                _ => return None,
+            };
+            Some(if e.ty == DType::Bool {
+                Scalar::Bool(r != 0)
+            } else {
+                Scalar::Int64(r as i64).cast(e.ty)
+            })
+        }
+        ExprKind::Select(k, a, b) => match fold(k)? {
+            Scalar::Bool(true) => fold(a),
+            Scalar::Bool(false) => fold(b),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -27,21 +27,15 @@ impl Lowering<'_> {
                 self.scopes.pop();
                 r
             }
-            St::Expr(e) => {
-                self.expr(e)?;
-                Ok(())
-            }
+            St::Expr(e) => self.expr_stmt(e),
             St::Decl { pos, ty, vars } => {
-                if let Some(st) = self.struct_type(ty) {
+                if let Some(st) = self.struct_type(*pos, ty)? {
                     for (dpos, name, init, array) in vars {
-                        let list = match array {
-                            Some((len, _)) if *len != NO_LEN => {
-                                return self.err(*dpos, "arrays of structs are not supported")
-                            }
-                            Some((_, items)) => Some(items.as_slice()),
-                            None => None,
+                        let (list, len) = match array {
+                            Some((len, items)) => (Some(items.as_slice()), len.as_ref()),
+                            None => (None, None),
                         };
-                        self.struct_decl(*dpos, &st, name, init.as_ref(), list)?;
+                        self.struct_decl(*dpos, &st, name, (init.as_ref(), list, len))?;
                     }
                     return Ok(());
                 }
@@ -49,13 +43,14 @@ impl Lowering<'_> {
                 let konst = ty.iter().any(|w| w == "const" || w == "constexpr");
                 for (dpos, name, init, array) in vars {
                     if let Some((len, items)) = array {
-                        if *len == NO_LEN {
+                        let Some(len) = len else {
                             return self.err(
                                 *dpos,
                                 "a `{...}` initialiser needs an array (`T a[n] = {...}`) or a struct",
                             );
-                        }
-                        self.array_decl(*dpos, t, konst, name, *len, items)?;
+                        };
+                        let len = self.array_len(*dpos, len, &format!("local array `{name}`"))?;
+                        self.array_decl(*dpos, t, konst, name, len, items)?;
                         continue;
                     }
                     let (d, value) = match (t, init) {
@@ -98,6 +93,13 @@ impl Lowering<'_> {
                 }
                 Ok(())
             }
+            St::Assign { pos, lv, op, value } if self.is_path(lv) => {
+                self.path_assign(*pos, lv, *op, RawRhs::Value(value))
+            }
+            St::IncDec { pos, lv, inc } if self.is_path(lv) => {
+                let op = if *inc { BOp::Add } else { BOp::Sub };
+                self.path_assign(*pos, lv, Some(op), RawRhs::One)
+            }
             St::Assign { pos, lv, op, value } if lv.index.is_some() => {
                 self.raw_write(*pos, lv, *op, RawRhs::Value(value))
             }
@@ -107,11 +109,13 @@ impl Lowering<'_> {
             }
             St::Assign { pos, lv, op, value } => {
                 if let Some(Sym::Struct { ty }) = self.lookup(&lv.name).cloned() {
-                    if op.is_some() {
-                        return self
-                            .err(*pos, format!("compound assignment of struct `{}`", lv.name));
-                    }
-                    return self.struct_assign(lv, &ty, value);
+                    return match op {
+                        None => self.struct_assign(*pos, (&lv.name, &[]), &ty, value),
+                        Some(op) => {
+                            let place = self.lval_ex(lv)?;
+                            self.struct_compound(*pos, (&lv.name, &[]), &ty, *op, &place, value)
+                        }
+                    };
                 }
                 let v = self.expr(value)?;
                 let v = match op {
@@ -211,6 +215,13 @@ impl Lowering<'_> {
                 if self.loop_vars.len() > depth {
                     return self.err(*pos, "`return` inside a loop is not supported");
                 }
+                if slot == usize::MAX {
+                    // A `void` function: `return;` ends the path.
+                    return match value {
+                        Some(v) => self.err(v.pos, "a `void` function cannot return a value"),
+                        None => Ok(()),
+                    };
+                }
                 let Some(value) = value else {
                     return self.err(*pos, "`return` needs a value");
                 };
@@ -225,6 +236,14 @@ impl Lowering<'_> {
                 self.set_slot(*pos, slot, ty, &v)
             }
         }
+    }
+
+    /// True for an assignment target past a plain name or raw element: steps after an index
+    /// (`ps[j].x`), or an element of an array of structs (`ps[j] = q`).
+    fn is_path(&self, lv: &LVal) -> bool {
+        !lv.tail.is_empty()
+            || (lv.index.is_some()
+                && matches!(self.lookup(&lv.name), Some(Sym::StructArray { .. })))
     }
 
     /// Sets local `slot` of type `ty` to `v` converted to it: an assignment statement in
@@ -383,7 +402,7 @@ impl Lowering<'_> {
 
     /// The element index of a local array access: `Ok(k)` for a constant, `Err(idx)` (an
     /// `Int64` expression, bound to a local) otherwise.
-    fn array_index(
+    pub(super) fn array_index(
         &mut self,
         ix: &Ex,
         name: &str,
@@ -483,6 +502,7 @@ impl Lowering<'_> {
                 pos: lv.pos,
                 name: elem,
                 index: None,
+                tail: vec![],
             };
             self.assign(&target, new)?;
         }
@@ -554,6 +574,10 @@ impl Lowering<'_> {
                 format!("local array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
             ),
             Some(Sym::Struct { ty }) => self.err(lv.pos, structs::struct_use(n, &ty)),
+            Some(Sym::StructArray { .. }) => self.err(
+                lv.pos,
+                format!("array `{n}` must be indexed to be written (`{n}[j] = ...`)"),
+            ),
             None if n == "i" => self.err(lv.pos, "cannot assign to `i`"),
             None if matches!(n.as_str(), "_ind" | "_in_ind" | "_out_ind") => {
                 self.err(lv.pos, ind_misuse(n, n))

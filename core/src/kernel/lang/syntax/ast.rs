@@ -125,8 +125,8 @@ pub(crate) enum ExK {
     IndGet(String),
     /// `name[index]`.
     Index(Box<Ex>, Box<Ex>),
-    /// `value.member()` (`z.real()`, `z.imag()`).
-    Member(Box<Ex>, String),
+    /// `value.member(args)` (`z.real()`, `z.imag()`, a struct's member function).
+    Member(Box<Ex>, String, Vec<Ex>),
     Call(String, Vec<Ex>),
     /// `f<targs>(args)`: a call with explicit template arguments.
     TCall(String, Vec<TArg>, Vec<Ex>),
@@ -144,7 +144,8 @@ impl Ex {
     pub(crate) fn new(part: &'static str, pos: usize, k: ExK) -> PResult<Ex> {
         let d = match &k {
             ExK::Index(a, b) | ExK::Binary(_, a, b) => a.depth.max(b.depth),
-            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Member(a, _) | ExK::Field(a, _) => a.depth,
+            ExK::Cast(_, a) | ExK::Unary(_, a) | ExK::Field(a, _) => a.depth,
+            ExK::Member(a, _, args) => args.iter().map(|x| x.depth).max().unwrap_or(0).max(a.depth),
             ExK::Cond(a, b, c) => a.depth.max(b.depth).max(c.depth),
             ExK::Call(_, args) | ExK::TCall(_, _, args) => {
                 args.iter().map(|a| a.depth).max().unwrap_or(0)
@@ -162,20 +163,28 @@ impl Ex {
     }
 }
 
-/// An assignable place: a name (or `name[index]`, rejected when lowered).
+/// An assignable place: a name (`x`, a struct field `p.a.x`), `name[index]` (a raw or local
+/// array's element), and past the first index of a path through arrays of structs its other
+/// steps (`ps[j].v[k]`: name `ps`, tail `[j]`, `.v`, `[k]`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LVal {
     pub pos: usize,
     pub name: String,
     pub index: Option<Ex>,
+    pub tail: Vec<Seg>,
 }
 
-/// The array length of a [`Declarator`] whose `{...}` list initialises a struct, not an array.
-pub(crate) const NO_LEN: usize = usize::MAX;
+/// A step of a path to a place: a field or an index.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Seg {
+    Field(String),
+    Index(Ex),
+}
 
 /// One declared variable: position, name, initialiser, and for a local array `T a[n] = {..}`
-/// its length and initialiser list.
-pub(crate) type Declarator = (usize, String, Option<Ex>, Option<(usize, Vec<Ex>)>);
+/// its length (a constant expression) and initialiser list; a `{...}` list of a struct has no
+/// length.
+pub(crate) type Declarator = (usize, String, Option<Ex>, Option<(Option<Ex>, Vec<Ex>)>);
 
 /// Statements.
 #[derive(Clone, Debug, PartialEq)]
@@ -219,11 +228,11 @@ pub(crate) enum St {
     },
 }
 
-/// An explicit template argument: a type's words, or an integer literal's text.
+/// An explicit template argument: a type's words, or a constant expression.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum TArg {
     Type(Vec<String>),
-    Int(String),
+    Expr(Ex),
 }
 
 /// A template parameter: `typename T` (`kind: None`) or a non-type `int N` (its type's words).
@@ -234,12 +243,15 @@ pub(crate) struct TParam {
     pub kind: Option<Vec<String>>,
 }
 
-/// A preamble `struct`: its fields in order (type words, name, array length, position).
+/// A preamble `struct` (a template when `tparams` is not empty): its fields in order (type
+/// words, name, array length, position) and its member functions.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct StructDef {
     pub pos: usize,
     pub name: String,
-    pub fields: Vec<(Vec<String>, String, Option<usize>, usize)>,
+    pub tparams: Vec<TParam>,
+    pub fields: Vec<(Vec<String>, String, Option<Ex>, usize)>,
+    pub methods: Vec<Func>,
 }
 
 /// A preamble function.
@@ -253,6 +265,17 @@ pub(crate) struct Func {
     pub ret_pos: usize,
     pub params: Vec<(Vec<String>, String, usize)>,
     pub body: Vec<St>,
+    /// A `const` member function (it cannot write the object's fields).
+    pub is_const: bool,
+}
+
+/// A forward declaration of a preamble function or struct: position, name, and for a function
+/// its number of parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Decl {
+    pub pos: usize,
+    pub name: String,
+    pub params: Option<usize>,
 }
 
 /// An object-like macro: `#define NAME body`; `body` is the source with everything before the

@@ -177,13 +177,10 @@ impl Builder<'_> {
         for suf in inner {
             let at = e.pos;
             if suf.as_rule() == Rule::member_suffix {
-                let name = suf
-                    .into_inner()
-                    .find(|q| q.as_rule() == Rule::ident)
-                    .expect("member name")
-                    .as_str()
-                    .to_string();
-                e = Ex::new(self.part, at, ExK::Member(Box::new(e), name))?;
+                let mut si = suf.into_inner().filter(not_punct);
+                let name = si.next().expect("member name").as_str().to_string();
+                let args = si.map(|a| self.expr(a)).collect::<PResult<Vec<_>>>()?;
+                e = Ex::new(self.part, at, ExK::Member(Box::new(e), name, args))?;
                 continue;
             }
             if suf.as_rule() == Rule::field_suffix {
@@ -221,6 +218,7 @@ impl Builder<'_> {
             Rule::int_lit => ExK::Int(p.as_str().to_string()),
             Rule::bool_lit => ExK::Bool(p.as_str() == "true"),
             Rule::ident => ExK::Name(p.as_str().to_string()),
+            Rule::deref_this => ExK::Name("this".into()),
             Rule::ind_size => ExK::IndSize(
                 p.into_inner()
                     .find(not_punct)
@@ -253,8 +251,8 @@ impl Builder<'_> {
                 for q in inner {
                     if q.as_rule() == Rule::targ {
                         let t = q.into_inner().next().expect("targ");
-                        targs.push(if t.as_rule() == Rule::int_lit {
-                            TArg::Int(t.as_str().to_string())
+                        targs.push(if t.as_rule() == Rule::targ_expr {
+                            TArg::Expr(self.bin_expr(t)?)
                         } else {
                             TArg::Type(Self::words(t))
                         });
@@ -295,14 +293,23 @@ impl Builder<'_> {
     fn words(p: Pair<'_, Rule>) -> Vec<String> {
         p.into_inner()
             .filter(not_punct)
-            .map(|w| {
-                if w.as_rule() == Rule::tmpl_type {
-                    Self::words_of_one(w)
-                } else {
-                    w.as_str().to_string()
-                }
+            .map(|w| match w.as_rule() {
+                Rule::tmpl_type => Self::words_of_one(w),
+                Rule::tmpl_name => Self::tmpl_name_word(w),
+                _ => w.as_str().to_string(),
             })
             .collect()
+    }
+
+    /// `P<float,N + 1>` for a `tmpl_name` pair: the name, then each argument's text (spaces
+    /// collapsed), read back by the lowering.
+    fn tmpl_name_word(p: Pair<'_, Rule>) -> String {
+        let mut inner = p.into_inner();
+        let name = inner.next().expect("ident").as_str();
+        let args: Vec<String> = inner
+            .map(|t| t.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        format!("{name}<{}>", args.join(","))
     }
 
     /// `complex<float>` for a `tmpl_type` pair.
@@ -318,18 +325,37 @@ impl Builder<'_> {
     fn lvalue(&self, p: Pair<'_, Rule>) -> PResult<LVal> {
         let pos = Self::pos(&p);
         let mut name = String::new();
-        let mut index = None;
+        let mut tail = vec![];
         for q in p.into_inner().filter(not_punct) {
             if q.as_rule() == Rule::ident {
-                if !name.is_empty() {
-                    name.push('.');
+                if tail.is_empty() {
+                    if !name.is_empty() {
+                        name.push('.');
+                    }
+                    name.push_str(q.as_str());
+                } else {
+                    tail.push(Seg::Field(q.as_str().to_string()));
                 }
-                name.push_str(q.as_str());
             } else {
-                index = Some(self.expr(q.into_inner().find(not_punct).expect("expr"))?);
+                tail.push(Seg::Index(
+                    self.expr(q.into_inner().find(not_punct).expect("expr"))?,
+                ));
             }
         }
-        Ok(LVal { pos, name, index })
+        // `name[j]`: the plain indexed form; anything longer keeps its steps.
+        let index = match tail.as_slice() {
+            [Seg::Index(_)] => match tail.pop() {
+                Some(Seg::Index(ix)) => Some(ix),
+                _ => unreachable!("one index"),
+            },
+            _ => None,
+        };
+        Ok(LVal {
+            pos,
+            name,
+            index,
+            tail,
+        })
     }
 
     fn decl_core(&self, p: Pair<'_, Rule>) -> PResult<St> {
@@ -346,14 +372,8 @@ impl Builder<'_> {
             for q in di {
                 match q.as_rule() {
                     Rule::array_len => {
-                        let lit = q.into_inner().find(not_punct).expect("int_lit");
-                        let len = lit.as_str().trim_end_matches(['u', 'U', 'l', 'L']);
-                        let len = len.parse::<usize>().map_err(|_| PErr {
-                            part: self.part,
-                            pos: dpos,
-                            msg: format!("array length {} is not a decimal integer", lit.as_str()),
-                        })?;
-                        array = Some((len, vec![]));
+                        let len = self.expr(q.into_inner().find(not_punct).expect("expr"))?;
+                        array = Some((Some(len), vec![]));
                     }
                     Rule::init_list => {
                         let items = q
@@ -364,7 +384,7 @@ impl Builder<'_> {
                         match &mut array {
                             Some((_, v)) => *v = items,
                             // A struct's initialiser list (checked when lowered).
-                            None => array = Some((NO_LEN, items)),
+                            None => array = Some((None, items)),
                         }
                     }
                     _ => init = Some(self.expr(q)?),
@@ -554,19 +574,15 @@ impl Builder<'_> {
     fn struct_def(&self, p: Pair<'_, Rule>) -> PResult<StructDef> {
         let pos = Self::pos(&p);
         let mut name = String::new();
+        let mut tparams = vec![];
         let mut fields = vec![];
+        let mut methods = vec![];
         for q in p.into_inner().filter(not_punct) {
             match q.as_rule() {
-                Rule::template_head => {
-                    return perr(
-                        self.part,
-                        Self::pos(&q),
-                        "template structs are not supported (a struct's fields may use the \
-                         kernel's type placeholders instead)",
-                    )
-                }
-                Rule::kw_struct => {}
+                Rule::template_head => tparams = self.tparams_checked(q)?,
+                Rule::kw_struct | Rule::access => {}
                 Rule::ident => name = q.as_str().to_string(),
+                Rule::method_def => methods.push(self.func(q)?),
                 Rule::field_decl => {
                     let mut qi = q.into_inner().filter(not_punct);
                     let ty = Self::words(qi.next().expect("type_spec"));
@@ -576,16 +592,7 @@ impl Builder<'_> {
                         let fname = fi.next().expect("ident").as_str().to_string();
                         let len = match fi.next() {
                             Some(l) => {
-                                let lit = l.into_inner().find(not_punct).expect("int_lit");
-                                let t = lit.as_str().trim_end_matches(['u', 'U', 'l', 'L']);
-                                Some(t.parse::<usize>().map_err(|_| PErr {
-                                    part: self.part,
-                                    pos: fpos,
-                                    msg: format!(
-                                        "array length {} is not a decimal integer",
-                                        lit.as_str()
-                                    ),
-                                })?)
+                                Some(self.expr(l.into_inner().find(not_punct).expect("expr"))?)
                             }
                             None => None,
                         };
@@ -595,7 +602,13 @@ impl Builder<'_> {
                 r => unreachable!("struct: {r:?}"),
             }
         }
-        Ok(StructDef { pos, name, fields })
+        Ok(StructDef {
+            pos,
+            name,
+            tparams,
+            fields,
+            methods,
+        })
     }
 
     /// Struct definitions of a `preamble`.
@@ -606,82 +619,129 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// Forward declarations of a `preamble` (`float f(float);`, `struct P;`).
+    pub fn decls(&self, top: Pair<'_, Rule>) -> Vec<Decl> {
+        top.into_inner()
+            .filter(|p| matches!(p.as_rule(), Rule::func_decl | Rule::struct_fwd))
+            .map(|p| {
+                let pos = Self::pos(&p);
+                let is_fn = p.as_rule() == Rule::func_decl;
+                let inner: Vec<Pair<'_, Rule>> = p.into_inner().filter(not_punct).collect();
+                let name = inner
+                    .iter()
+                    .find(|q| matches!(q.as_rule(), Rule::fname | Rule::ident))
+                    .map(|q| Self::fname(q.clone()))
+                    .unwrap_or_default();
+                let params = is_fn.then(|| {
+                    inner
+                        .iter()
+                        .filter(|q| q.as_rule() == Rule::fparam_decl)
+                        .count()
+                });
+                Decl { pos, name, params }
+            })
+            .collect()
+    }
+
+    /// The name of a `fname` pair: an identifier, or `operator+` for an operator.
+    fn fname(p: Pair<'_, Rule>) -> String {
+        if p.as_rule() == Rule::ident {
+            return p.as_str().to_string();
+        }
+        match p.into_inner().next() {
+            Some(q) if q.as_rule() == Rule::op_name => {
+                let sym = q.into_inner().find(|r| r.as_rule() == Rule::op_sym);
+                format!("operator{}", sym.map_or("", |r| r.as_str()))
+            }
+            Some(q) => q.as_str().to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// Template parameters of a `template_head`, refusing a name given twice (as C++ does).
+    fn tparams_checked(&self, p: Pair<'_, Rule>) -> PResult<Vec<TParam>> {
+        let tparams = Self::tparams(p);
+        for (i, t) in tparams.iter().enumerate() {
+            if tparams[..i].iter().any(|u| u.name == t.name) {
+                return perr(
+                    self.part,
+                    t.pos,
+                    format!("template parameter `{}` is declared twice", t.name),
+                );
+            }
+        }
+        Ok(tparams)
+    }
+
+    /// A `func_def` or `method_def` pair.
+    fn func(&self, f: Pair<'_, Rule>) -> PResult<Func> {
+        let pos = Self::pos(&f);
+        let mut inner = f.into_inner().filter(not_punct).peekable();
+        let tparams = match inner.peek() {
+            Some(q) if q.as_rule() == Rule::template_head => {
+                self.tparams_checked(inner.next().expect("template_head"))?
+            }
+            _ => vec![],
+        };
+        let ret_pair = inner.next().expect("type_spec");
+        let ret_pos = Self::pos(&ret_pair);
+        let ret = Self::words(ret_pair);
+        let name = Self::fname(inner.next().expect("fname"));
+        let mut params = vec![];
+        let mut body = vec![];
+        let mut is_const = false;
+        for q in inner {
+            match q.as_rule() {
+                Rule::fparam => {
+                    let ppos = Self::pos(&q);
+                    let mut qi = q.into_inner().filter(not_punct);
+                    let tyq = qi.next().expect("type");
+                    let by_ref = tyq.as_rule() == Rule::fparam_ty;
+                    let ty = Self::words(tyq);
+                    let mut nq = qi.next().expect("name");
+                    if nq.as_rule() == Rule::ref_mark {
+                        nq = qi.next().expect("name");
+                    }
+                    if by_ref && !ty.iter().any(|w| w == "const") {
+                        return perr(
+                            self.part,
+                            ppos,
+                            "only `const` reference parameters are supported (`const T& x`, \
+                             read as a value); a function cannot write its caller's variables",
+                        );
+                    }
+                    let n = nq.as_str().to_string();
+                    params.push((ty, n, ppos));
+                }
+                Rule::kw_const => is_const = true,
+                Rule::block => {
+                    body = q
+                        .into_inner()
+                        .filter(not_punct)
+                        .map(|s| self.stmt(s))
+                        .collect::<PResult<_>>()?;
+                }
+                r => unreachable!("func: {r:?}"),
+            }
+        }
+        Ok(Func {
+            pos,
+            name,
+            tparams,
+            ret,
+            ret_pos,
+            params,
+            body,
+            is_const,
+        })
+    }
+
     /// Function definitions of a `preamble`.
     pub fn funcs(&self, top: Pair<'_, Rule>) -> PResult<Vec<Func>> {
-        let mut out = vec![];
-        for f in top
-            .into_inner()
+        top.into_inner()
             .filter(not_punct)
             .filter(|p| p.as_rule() == Rule::func_def)
-        {
-            let pos = Self::pos(&f);
-            let mut inner = f.into_inner().filter(not_punct).peekable();
-            let tparams = match inner.peek() {
-                Some(q) if q.as_rule() == Rule::template_head => {
-                    Self::tparams(inner.next().expect("template_head"))
-                }
-                _ => vec![],
-            };
-            // C++ refuses a template parameter named twice (`template<typename T, typename T>`).
-            for (i, t) in tparams.iter().enumerate() {
-                if tparams[..i].iter().any(|u| u.name == t.name) {
-                    return perr(
-                        self.part,
-                        t.pos,
-                        format!("template parameter `{}` is declared twice", t.name),
-                    );
-                }
-            }
-            let ret_pair = inner.next().expect("type_spec");
-            let ret_pos = Self::pos(&ret_pair);
-            let ret = Self::words(ret_pair);
-            let name_pair = inner.next().expect("ident");
-            let name = name_pair.as_str().to_string();
-            let mut params = vec![];
-            let mut body = vec![];
-            for q in inner {
-                match q.as_rule() {
-                    Rule::fparam => {
-                        let ppos = Self::pos(&q);
-                        let mut qi = q.into_inner().filter(not_punct);
-                        let tyq = qi.next().expect("type");
-                        let by_ref = tyq.as_rule() == Rule::fparam_ty;
-                        let ty = Self::words(tyq);
-                        let mut nq = qi.next().expect("name");
-                        if nq.as_rule() == Rule::ref_mark {
-                            nq = qi.next().expect("name");
-                        }
-                        if by_ref && !ty.iter().any(|w| w == "const") {
-                            return perr(
-                                self.part,
-                                ppos,
-                                "only `const` reference parameters are supported (`const T& x`, \
-                                 read as a value); a function cannot write its caller's variables",
-                            );
-                        }
-                        let n = nq.as_str().to_string();
-                        params.push((ty, n, ppos));
-                    }
-                    Rule::block => {
-                        body = q
-                            .into_inner()
-                            .filter(not_punct)
-                            .map(|s| self.stmt(s))
-                            .collect::<PResult<_>>()?;
-                    }
-                    r => unreachable!("func: {r:?}"),
-                }
-            }
-            out.push(Func {
-                pos,
-                name,
-                tparams,
-                ret,
-                ret_pos,
-                params,
-                body,
-            });
-        }
-        Ok(out)
+            .map(|f| self.func(f))
+            .collect()
     }
 }

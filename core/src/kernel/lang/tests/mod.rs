@@ -7,6 +7,7 @@ use DType::*;
 mod constructs;
 mod edges;
 mod fuzz;
+mod preamble;
 mod templates;
 
 fn n(name: &str, dtype: DType, binding: Binding) -> Name {

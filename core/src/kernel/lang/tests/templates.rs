@@ -80,10 +80,13 @@ fn structs_are_locals_per_field() {
     assert!(msg.contains("`x` is not a struct"), "{msg}");
     let (_, _, _, msg, _) = parse_err(ew_full("P p = {1, 2, 3, 4}; z = 0", pre, &xyz(), &[], None));
     assert!(msg.contains("4 initialisers for struct `P`"), "{msg}");
-    let (_, _, _, msg, _) = parse_err(ew_full("P p[2]; z = 0", pre, &xyz(), &[], None));
-    assert!(msg.contains("arrays of structs"), "{msg}");
+    let (_, _, _, msg, _) = parse_err(ew_full("P p[2]; z = p", pre, &xyz(), &[], None));
+    assert!(msg.contains("`p` must be indexed"), "{msg}");
     let (_, _, _, msg, _) = parse_err(ew_full("P p; p += p; z = 0", pre, &xyz(), &[], None));
-    assert!(msg.contains("compound assignment of struct `p`"), "{msg}");
+    assert!(
+        msg.contains("compound assignment of a `P` struct needs `operator+=` or `operator+`"),
+        "{msg}"
+    );
     let (_, _, _, msg, _) = parse_err(ew_full("float f = {1}; z = f", "", &xyz(), &[], None));
     assert!(msg.contains("needs an array"), "{msg}");
     let (part, _, _, msg, _) = parse_err(ew_full(

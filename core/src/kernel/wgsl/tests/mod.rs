@@ -246,11 +246,7 @@ fn rspecs(k: &ReduceKernel) -> Vec<ReduceSpec> {
     for mode in [ReduceMode::ThreadPerOutput, ReduceMode::GroupPerOutput] {
         for (o, r) in [(0, 1), (1, 1), (2, 0), (1, 2), (0, 3)] {
             for partial in [false, true] {
-                let out = if partial {
-                    k.acc.clone()
-                } else {
-                    vec![k.output]
-                };
+                let out = if partial { k.acc.clone() } else { k.outputs() };
                 let spec = ReduceSpec {
                     out_ndim: o,
                     red_ndim: r,

@@ -93,6 +93,43 @@ fn reductions_validate() {
 
 /// Tuple reductions (argmax/argmin, var/std) over every spec: a `struct Acc`, one partial
 /// output binding per accumulator, the reduced index in the map; naga validates each.
+/// Merged reductions of several outputs (`ReduceKernel::merge`): one output binding and one
+/// meta entry per output in the final launch, the partial launch as for any tuple.
+#[test]
+fn merged_reductions_validate() {
+    use crate::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
+    for d in [DType::Int8, DType::Float16, DType::Float32, DType::Float64] {
+        let acc = if d == DType::Float16 {
+            DType::Float32
+        } else {
+            d
+        };
+        let sum = ReduceKernel::simple("sum", d, acc, B::Add, Scalar::zero(acc), d);
+        let parts = [sum, arg_extreme(d, Extreme::Min), moments(d, Moment::Std)];
+        let k = ReduceKernel::merge("merged", &parts, 0).unwrap();
+        assert_eq!(k.n_outputs(), 3);
+        for s in rspecs(&k) {
+            let sh = emit_reduction(&k, &s, &opts()).unwrap_or_else(|e| panic!("{d}: {e}"));
+            validate(&sh.source);
+            if !s.partial {
+                for j in 0..3 {
+                    let b = s.bindings.outputs[j];
+                    assert!(sh.source.contains(&format!("b{b}[")), "{}", sh.source);
+                }
+            }
+        }
+        let w = reduction_words(
+            &[2],
+            &[5],
+            1,
+            5,
+            &[&Layout::contiguous(&[2, 5])],
+            &[None; 3],
+        );
+        assert_eq!(w.len(), 4 + 1 + 1 + 3 + 3 * 2 + 1);
+    }
+}
+
 #[test]
 fn tuple_reductions_validate() {
     use crate::kernel::reductions::{arg_extreme, moments, Extreme, Moment};
