@@ -303,3 +303,74 @@ fn scalars_are_typed() {
         );
     }
 }
+
+/// CuPy's `RawModule(code, name_expressions=["my_sqrt<int>", ...])`: a `__global__` function
+/// template instantiated by NVRTC/hipRTC for each expression, and `get_function` taking the
+/// expression (the kernel is its lowered name). Runs on cuda and hip when listed in
+/// `CUPY_TEST_BACKENDS`; wgpu refuses name expressions (WGSL has no templates).
+#[test]
+fn name_expressions_select_template_instances() {
+    const TMPL: &str = r#"
+template<typename T> __global__ void twice_plus(T* x, T c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * (T)2 + c;
+}
+"#;
+    for dev in common::backends() {
+        let m =
+            RawModule::new(TMPL).with_name_expressions(&["twice_plus<int>", "twice_plus<float>"]);
+        assert!(
+            m.get_function("twice_plus<double>").is_err(),
+            "not a listed expression"
+        );
+        match dev.kind() {
+            BackendKind::Cuda | BackendKind::Hip => {}
+            BackendKind::Wgpu => {
+                let e = m.compile(&dev).unwrap_err();
+                assert!(
+                    matches!(e, Error::Unsupported { .. })
+                        && e.to_string().contains("name_expressions"),
+                    "{e}"
+                );
+                continue;
+            }
+            BackendKind::Cpu => continue,
+        }
+        m.compile(&dev)
+            .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+        let n = 300usize;
+        let xi = Array::from_slice_on(&dev, &(0..n as i32).collect::<Vec<_>>(), &[n]).unwrap();
+        let xf: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let xf_dev = Array::from_slice_on(&dev, &xf, &[n]).unwrap();
+        let ki = m.get_function("twice_plus<int>").unwrap();
+        let kf = m.get_function("twice_plus<float>").unwrap();
+        let g = (n as u32).div_ceil(128);
+        ki.launch(g, 128, &[(&xi).into(), 5i32.into(), (n as i32).into()])
+            .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+        kf.launch(
+            g,
+            128,
+            &[(&xf_dev).into(), 0.5f32.into(), (n as i32).into()],
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+        let gi = xi.to_vec::<i32>().unwrap();
+        let gf = xf_dev.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            assert_eq!(gi[i], 2 * i as i32 + 5, "{}: int element {i}", dev.label());
+            assert_eq!(
+                gf[i],
+                xf[i] * 2.0 + 0.5,
+                "{}: float element {i}",
+                dev.label()
+            );
+        }
+        // A name that is neither an expression of the module nor an extern "C" kernel.
+        let e = m
+            .get_function("twice_plus")
+            .unwrap()
+            .launch(1, 1, &[(&xi).into(), 1i32.into(), 1i32.into()])
+            .unwrap_err();
+        assert!(matches!(e, Error::Compile { .. }), "{}: {e}", dev.label());
+        println!("RawModule name_expressions ran on {}", dev.label());
+    }
+}

@@ -226,6 +226,7 @@ fn needs_native(device: &Device, op: &str) -> Result<()> {
 pub struct RawModule {
     code: Arc<str>,
     options: Arc<[String]>,
+    name_expressions: Arc<[String]>,
 }
 
 impl RawModule {
@@ -234,6 +235,7 @@ impl RawModule {
         RawModule {
             code: Arc::from(code.into()),
             options: Arc::from(Vec::new()),
+            name_expressions: Arc::from(Vec::new()),
         }
     }
 
@@ -241,6 +243,23 @@ impl RawModule {
     pub fn with_options(mut self, options: &[&str]) -> RawModule {
         self.options = options.iter().map(|s| s.to_string()).collect();
         self
+    }
+
+    /// CuPy's `name_expressions`: C++ expressions naming kernels of the module, typically a
+    /// `__global__` function template's instances (`"my_sqrt<float>"`, `"my_sqrt<int>"`).
+    /// The module is compiled with them (NVRTC's `nvrtcAddNameExpression`, hipRTC's
+    /// `hiprtcAddNameExpression`), which instantiates the templates, and
+    /// [`RawModule::get_function`] takes them as names: the kernel is the expression's lowered
+    /// (mangled) name (`nvrtcGetLoweredName` / `hiprtcGetLoweredName`). CUDA and HIP only:
+    /// wgpu refuses a module with name expressions (WGSL has no templates).
+    pub fn with_name_expressions(mut self, names: &[&str]) -> RawModule {
+        self.name_expressions = names.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// The name expressions.
+    pub fn name_expressions(&self) -> &[String] {
+        &self.name_expressions
     }
 
     /// The source.
@@ -259,21 +278,28 @@ impl RawModule {
     /// [`Error::Compile`] with the compiler log; [`Error::Unsupported`] on the cpu backend.
     pub fn compile(&self, device: &Device) -> Result<()> {
         needs_native(device, "RawModule")?;
-        device.backend().raw_compile(&self.code, &self.options)
+        device
+            .backend()
+            .raw_compile(&self.code, &self.options, &self.name_expressions)
     }
 
-    /// The kernel `name` of this module (`RawModule.get_function`). Compilation is deferred to
-    /// the first launch on a device (or [`RawKernel::compile`]); a name missing from the module
-    /// is reported then.
+    /// The kernel `name` of this module (`RawModule.get_function`): an `extern "C"` kernel's
+    /// name, or one of the module's [name expressions](RawModule::with_name_expressions)
+    /// (`"my_sqrt<float>"`). Compilation is deferred to the first launch on a device (or
+    /// [`RawKernel::compile`]); a name missing from the module is reported then.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] if `name` is not an identifier.
+    /// [`Error::InvalidArgument`] if `name` is neither an identifier nor a name expression of
+    /// the module.
     pub fn get_function(&self, name: &str) -> Result<RawKernel> {
-        valid_name("RawModule.get_function", name)?;
+        if !self.name_expressions.iter().any(|n| n == name) {
+            valid_name("RawModule.get_function", name)?;
+        }
         Ok(RawKernel {
             code: self.code.clone(),
             name: name.into(),
             options: self.options.clone(),
+            name_expressions: self.name_expressions.clone(),
         })
     }
 }
@@ -286,13 +312,15 @@ pub struct RawKernel {
     code: Arc<str>,
     name: String,
     options: Arc<[String]>,
+    /// The module's name expressions (see [`RawModule::with_name_expressions`]).
+    name_expressions: Arc<[String]>,
 }
 routine!(
     RawKernel as "cupy.RawKernel / cupy.RawModule",
     CustomKernels,
     probe: |t| (t == cupy_core::DType::Float32)
         .then_some(crate::registry::Need::Primitive(cupy_core::backend::Primitive::RawKernel)),
-    notes: "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); cpu refuses"
+    notes: "backend-native source: CUDA C++ (NVRTC), HIP C++ (hipRTC), WGSL (bindings by position); name_expressions on cuda and hip; cpu refuses"
 );
 
 impl RawKernel {
@@ -303,6 +331,7 @@ impl RawKernel {
             code: Arc::from(code.into()),
             name: name.into(),
             options: Arc::from(Vec::new()),
+            name_expressions: Arc::from(Vec::new()),
         }
     }
 
@@ -338,7 +367,9 @@ impl RawKernel {
     /// [`Error::Compile`] with the compiler log; [`Error::Unsupported`] on the cpu backend.
     pub fn compile(&self, device: &Device) -> Result<()> {
         needs_native(device, &self.op())?;
-        device.backend().raw_compile(&self.code, &self.options)
+        device
+            .backend()
+            .raw_compile(&self.code, &self.options, &self.name_expressions)
     }
 
     /// Launches on the device of the array arguments (the current device when there are none),
@@ -446,6 +477,7 @@ impl RawKernel {
             source: &self.code,
             name: &self.name,
             options: &self.options,
+            name_expressions: &self.name_expressions,
             grid,
             block,
             shared_mem,

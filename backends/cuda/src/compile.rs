@@ -5,10 +5,13 @@
 
 use cudarc::driver::{result, sys};
 use cudarc::nvrtc;
-use cupy_core::gpu::disk_cache::{module_key, raw_module_key, stable_hash, DiskCache};
+use cupy_core::gpu::disk_cache::{
+    key_options_named, module_key, pack_lowered, raw_module_key_named, stable_hash, unpack_lowered,
+    DiskCache, LoweredNames,
+};
 use cupy_core::{Error, Result};
 use std::collections::HashMap;
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -23,6 +26,8 @@ pub struct Module {
     pub(crate) funcs: HashMap<String, sys::CUfunction>,
     /// Functions looked up by name after loading (raw modules).
     pub(crate) looked_up: std::sync::Mutex<HashMap<String, sys::CUfunction>>,
+    /// The lowered (mangled) name of each name expression the module was compiled with.
+    pub(crate) lowered: HashMap<String, String>,
 }
 
 // SAFETY: module/function handles are usable from any thread with the context bound.
@@ -36,9 +41,11 @@ impl Module {
         self.funcs.get(name).copied()
     }
 
-    /// The function named `name`, resolved with `cuModuleGetFunction` on first use (the
-    /// context must be bound). `None` if the module has no such (unmangled) function.
+    /// The function named `name` (or by a name expression the module was compiled with),
+    /// resolved with `cuModuleGetFunction` on first use (the context must be bound). `None` if
+    /// the module has no such (unmangled) function.
     pub fn lookup(&self, name: &str) -> Option<sys::CUfunction> {
+        let name = self.lowered.get(name).map_or(name, String::as_str);
         if let Some(f) = self.func(name) {
             return Some(f);
         }
@@ -136,7 +143,7 @@ impl Compiler {
 
     /// Compiles (or finds) `source` and resolves `entries`.
     pub fn module(&self, kernel: &str, source: &str, entries: &[String]) -> Result<Arc<Module>> {
-        self.module_with(kernel, source, entries, None, &[])
+        self.module_with(kernel, source, entries, None, &[], &[])
     }
 
     /// [`Compiler::module`] with `extra` NVRTC flags after the generated code's own (a user
@@ -148,18 +155,20 @@ impl Compiler {
         entries: &[String],
         extra: &[String],
     ) -> Result<Arc<Module>> {
-        self.module_with(kernel, source, entries, None, extra)
+        self.module_with(kernel, source, entries, None, extra, &[])
     }
 
-    /// Compiles (or finds) a raw (user) module with the user's NVRTC `options`, cached by
-    /// (source, options); its functions are resolved by [`Module::lookup`].
+    /// Compiles (or finds) a raw (user) module with the user's NVRTC `options` and name
+    /// expressions (`nvrtcAddNameExpression`), cached by (source, options, names); its
+    /// functions are resolved by [`Module::lookup`], by name or name expression.
     pub fn raw_module(
         &self,
         kernel: &str,
         source: &str,
         options: &[String],
+        names: &[String],
     ) -> Result<Arc<Module>> {
-        self.module_with(kernel, source, &[], Some(options), &[])
+        self.module_with(kernel, source, &[], Some(options), &[], names)
     }
 
     fn module_with(
@@ -169,11 +178,12 @@ impl Compiler {
         entries: &[String],
         raw: Option<&[String]>,
         extra: &[String],
+        names: &[String],
     ) -> Result<Arc<Module>> {
         let key = match raw {
             None if extra.is_empty() => stable_hash(&[source.as_bytes()]),
             None => stable_hash(&[b"opts", source.as_bytes(), extra.join("\u{1}").as_bytes()]),
-            Some(o) => raw_module_key(source, o),
+            Some(o) => raw_module_key_named(source, o, names),
         };
         if let Some(m) = self
             .cache
@@ -204,14 +214,33 @@ impl Compiler {
             }
             Some(user) => raw_options(&arch, user),
         };
-        let disk_key = module_key(source, &format!("nvrtc {major}.{minor}"), &arch, &opts);
+        let key_opts = key_options_named(&opts, names);
+        let disk_key = module_key(source, &format!("nvrtc {major}.{minor}"), &arch, &key_opts);
+        // A module with name expressions caches their lowered names in front of its image.
         let (module, _) = DISK.load_or_compile(
             &disk_key,
             kernel,
             t0,
             &self.stats,
-            || self.compile(kernel, source, &opts),
-            |image| self.load(image, entries),
+            || {
+                let (image, lowered) = self.compile_named(kernel, source, &opts, names)?;
+                Ok(if names.is_empty() {
+                    image
+                } else {
+                    pack_lowered(&lowered, &image)
+                })
+            },
+            |bytes| {
+                let (lowered, image) = match names.is_empty() {
+                    true => (vec![], bytes),
+                    false => unpack_lowered(bytes)
+                        .filter(|(l, _)| l.len() == names.len())
+                        .ok_or_else(|| self.err("a cached module lost its lowered names"))?,
+                };
+                let mut m = self.load(image, entries)?;
+                m.lowered = lowered.into_iter().collect();
+                Ok(m)
+            },
         )?;
         let m = Arc::new(module);
         self.cache
@@ -239,16 +268,44 @@ impl Compiler {
             module,
             funcs,
             looked_up: Default::default(),
+            lowered: HashMap::new(),
         })
     }
 
     /// Runs NVRTC; returns a CUBIN (or PTX when the exact arch is not supported by this NVRTC).
     pub fn compile(&self, kernel: &str, source: &str, opts: &[String]) -> Result<Vec<u8>> {
+        self.compile_named(kernel, source, opts, &[])
+            .map(|(img, _)| img)
+    }
+
+    /// [`Compiler::compile`] of a program with name expressions (`nvrtcAddNameExpression`
+    /// before compiling): also their lowered (mangled) names (`nvrtcGetLoweredName`), in order.
+    pub fn compile_named(
+        &self,
+        kernel: &str,
+        source: &str,
+        opts: &[String],
+        names: &[String],
+    ) -> Result<(Vec<u8>, LoweredNames)> {
         let csrc = CString::new(source).map_err(|e| self.err(e.to_string()))?;
         let name = CString::new(format!("{kernel}.cu")).map_err(|e| self.err(e.to_string()))?;
-        let run = |opts: &[String]| -> Result<std::result::Result<Vec<u8>, String>> {
+        let cnames: Vec<CString> = names
+            .iter()
+            .map(|n| CString::new(n.as_str()).map_err(|e| self.err(e.to_string())))
+            .collect::<Result<_>>()?;
+        type Out = (Vec<u8>, LoweredNames);
+        let run = |opts: &[String]| -> Result<std::result::Result<Out, String>> {
             let prog = nvrtc::result::create_program(&csrc, Some(&name))
                 .map_err(|e| self.err(format!("nvrtcCreateProgram failed: {e:?}")))?;
+            for (n, c) in names.iter().zip(&cnames) {
+                // SAFETY: prog is live; the C string outlives the call (NVRTC copies it).
+                let r = unsafe { nvrtc::sys::nvrtcAddNameExpression(prog, c.as_ptr()) };
+                if r != nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+                    // SAFETY: destroy once.
+                    let _ = unsafe { nvrtc::result::destroy_program(prog) };
+                    return Err(self.err(format!("nvrtcAddNameExpression({n:?}) failed: {r:?}")));
+                }
+            }
             // SAFETY: prog is live until destroyed below.
             let res = unsafe { nvrtc::result::compile_program(prog, opts) };
             // SAFETY: as above.
@@ -258,6 +315,27 @@ impl Compiler {
                     String::from_utf8_lossy(&b).into_owned()
                 })
                 .unwrap_or_default();
+            // The lowered names live in the program: copied before it is destroyed.
+            let mut lowered = vec![];
+            if res.is_ok() {
+                for (n, c) in names.iter().zip(&cnames) {
+                    let mut p: *const c_char = std::ptr::null();
+                    // SAFETY: a compiled program, an expression added above, an out pointer.
+                    let r = unsafe { nvrtc::sys::nvrtcGetLoweredName(prog, c.as_ptr(), &mut p) };
+                    if r != nvrtc::sys::nvrtcResult::NVRTC_SUCCESS || p.is_null() {
+                        // SAFETY: destroy once.
+                        let _ = unsafe { nvrtc::result::destroy_program(prog) };
+                        return Ok(Err(format!(
+                            "name expression {n:?}: nvrtcGetLoweredName failed ({r:?}); it must \
+                             name a __global__ function or a function template's instance \
+                             (`f<float>`)"
+                        )));
+                    }
+                    // SAFETY: NVRTC returned a NUL-terminated string owned by the program.
+                    let l = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+                    lowered.push((n.clone(), l));
+                }
+            }
             let out = match res {
                 Err(_) => Ok(Err(log)),
                 Ok(()) => {
@@ -269,15 +347,12 @@ impl Compiler {
                             nvrtc::sys::nvrtcGetCUBINSize(prog, &mut n);
                             let mut buf = vec![0u8; n];
                             nvrtc::sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char);
-                            Ok(Ok(buf))
+                            Ok(Ok((buf, lowered)))
                         } else {
                             let ptx = nvrtc::result::get_ptx(prog)
                                 .map_err(|e| self.err(format!("nvrtcGetPTX failed: {e:?}")))?;
-                            Ok(Ok(ptx
-                                .iter()
-                                .map(|&c| c as u8)
-                                .take_while(|&c| c != 0)
-                                .collect()))
+                            let ptx = ptx.iter().map(|&c| c as u8).take_while(|&c| c != 0);
+                            Ok(Ok((ptx.collect(), lowered)))
                         }
                     }
                 }

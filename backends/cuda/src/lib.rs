@@ -673,10 +673,10 @@ impl Backend for CudaBackend {
         Some(NativeLanguage::Cuda)
     }
 
-    fn raw_compile(&self, source: &str, options: &[String]) -> Result<()> {
+    fn raw_compile(&self, source: &str, options: &[String], names: &[String]) -> Result<()> {
         self.bind()?;
         self.compiler
-            .raw_module("RawModule", source, options)
+            .raw_module("RawModule", source, options, names)
             .map(|_| ())
     }
 

@@ -44,15 +44,18 @@ impl CudaBackend {
         // Argument bytes: one 16-byte-aligned slot per argument (device pointer or scalar).
         let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
         self.bind()?;
-        let module = self
-            .compiler
-            .raw_module(call.name, call.source, call.options)?;
+        let module = self.compiler.raw_module(
+            call.name,
+            call.source,
+            call.options,
+            call.name_expressions,
+        )?;
         let f = module.lookup(call.name).ok_or_else(|| Error::Compile {
             backend: self.info.label(),
             kernel: call.name.into(),
             log: format!(
                 "the module has no kernel named {:?} (declare it `extern \"C\" __global__` so \
-                 its name is not mangled)",
+                 its name is not mangled, or give a template's instance as a name expression)",
                 call.name
             ),
             source_code: call.source.into(),

@@ -18,7 +18,7 @@ use cupy_core::backend::{
     ElementwiseCall, GemmCall, NativeEvent, NativeLanguage, NativeStream, Operand, RawLaunch,
     ReductionCall,
 };
-use cupy_core::gpu::disk_cache::{raw_module_key, CompileStats};
+use cupy_core::gpu::disk_cache::{raw_module_key_named, CompileStats};
 use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
 use cupy_core::gpu::pool::{size_class, AllocFailure, CachingPool, PoolDriver};
 use cupy_core::kernel::cpp::Flavor;
@@ -56,6 +56,9 @@ struct Blas {
     handle: Handle,
 }
 
+/// A loaded raw module and the lowered name of each of its name expressions.
+type RawModuleEntry = (Handle, HashMap<String, String>);
+
 /// One AMD GPU.
 pub struct HipBackend {
     hip: Arc<Hip>,
@@ -71,7 +74,8 @@ pub struct HipBackend {
     /// Disk hits and compiles.
     stats: CompileStats,
     /// Raw (user) modules by hash of (source, options), and their functions by name.
-    raw_modules: Mutex<HashMap<String, Handle>>,
+    /// Raw modules by key, with the lowered name of each of their name expressions.
+    raw_modules: Mutex<HashMap<String, RawModuleEntry>>,
     raw_funcs: Mutex<HashMap<(String, String), Handle>>,
     blas: Mutex<Option<std::result::Result<Blas, String>>>,
     /// rocFFT plans ([`fft`]).
@@ -280,35 +284,38 @@ impl HipBackend {
         Ok(g)
     }
 
-    /// Loads (compiling through hipRTC and the disk cache on first use) a raw module; cached by
-    /// (source, options) for the backend's life.
+    /// Loads (compiling through hipRTC and the disk cache on first use) a raw module with its
+    /// name expressions; cached by (source, options, names) for the backend's life. Returns
+    /// its key, handle, and the lowered name of each name expression.
     fn raw_module(
         &self,
         kernel: &str,
         source: &str,
         options: &[String],
-    ) -> Result<(String, Handle)> {
-        let key = raw_module_key(source, options);
-        if let Some(m) = self
+        names: &[String],
+    ) -> Result<(String, Handle, HashMap<String, String>)> {
+        let key = raw_module_key_named(source, options, names);
+        if let Some((m, lowered)) = self
             .raw_modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
         {
-            return Ok((key, *m));
+            return Ok((key, *m, lowered.clone()));
         }
         self.current()?;
-        let m = crate::raw::build_raw(
+        let (m, lowered) = crate::raw::build_raw(
             &self.info.label(),
-            kernel,
-            source,
-            &self.arch,
+            (kernel, source, &self.arch),
             options,
+            names,
             &self.stats,
-            |code| {
-                self.hip
+            |code, lowered| {
+                let m = self
+                    .hip
                     .module_load(code)
-                    .map_err(|e| self.err(format!("raw module {kernel}: {e}")))
+                    .map_err(|e| self.err(format!("raw module {kernel}: {e}")))?;
+                Ok((m, lowered.iter().cloned().collect::<HashMap<_, _>>()))
             },
         )?;
         self.modules
@@ -318,8 +325,8 @@ impl HipBackend {
         self.raw_modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key.clone(), Handle(m));
-        Ok((key, Handle(m)))
+            .insert(key.clone(), (Handle(m), lowered.clone()));
+        Ok((key, Handle(m), lowered))
     }
 
     /// A raw (user) kernel launch: checks, hipRTC module, by-value arguments,
@@ -334,7 +341,10 @@ impl HipBackend {
             .unwrap_or(1024) as u32;
         crate::raw::check_raw_dims(&op, call.grid, call.block, max_threads)?;
         let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
-        let (key, module) = self.raw_module(call.name, call.source, call.options)?;
+        let (key, module, lowered) =
+            self.raw_module(call.name, call.source, call.options, call.name_expressions)?;
+        // A name expression's kernel is its lowered (mangled) name.
+        let fname = lowered.get(call.name).map_or(call.name, String::as_str);
         let fkey = (key, call.name.to_string());
         let cached = self
             .raw_funcs
@@ -346,14 +356,15 @@ impl HipBackend {
             Some(f) => f,
             None => {
                 // SAFETY: the module stays loaded until the backend drops.
-                let f = unsafe { self.hip.module_function(module.0, call.name) }
+                let f = unsafe { self.hip.module_function(module.0, fname) }
                     .map(Handle)
                     .map_err(|e| Error::Compile {
                         backend: self.info.label(),
                         kernel: call.name.into(),
                         log: format!(
                             "the module has no kernel named {:?} (declare it `extern \"C\" \
-                             __global__` so its name is not mangled): {e}",
+                             __global__` so its name is not mangled, or give a template's \
+                             instance as a name expression): {e}",
                             call.name
                         ),
                         source_code: call.source.into(),
@@ -711,8 +722,9 @@ impl Backend for HipBackend {
         Some(NativeLanguage::Hip)
     }
 
-    fn raw_compile(&self, source: &str, options: &[String]) -> Result<()> {
-        self.raw_module("RawModule", source, options).map(|_| ())
+    fn raw_compile(&self, source: &str, options: &[String], names: &[String]) -> Result<()> {
+        self.raw_module("RawModule", source, options, names)
+            .map(|_| ())
     }
 
     fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {

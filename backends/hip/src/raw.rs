@@ -5,7 +5,7 @@
 
 use crate::cache;
 use crate::result::Rtc;
-use cupy_core::gpu::disk_cache::CompileStats;
+use cupy_core::gpu::disk_cache::{CompileStats, LoweredNames};
 use cupy_core::{Error, Result};
 
 /// hipRTC options of a raw (user) module: `--offload-arch=<arch>` and `-O3` unless the user's
@@ -39,34 +39,48 @@ pub fn compile_raw(
     arch: &str,
     options: &[String],
 ) -> Result<Vec<u8>> {
-    build_raw(
-        label,
-        kernel,
-        source,
-        arch,
-        options,
-        &CompileStats::default(),
-        |code| Ok(code.to_vec()),
-    )
+    compile_raw_named(label, kernel, source, arch, options, &[]).map(|(code, _)| code)
 }
 
-/// As [`compile_raw`], handing the code object to `load` (an unloadable cached one is
-/// recompiled).
-pub(crate) fn build_raw<M>(
+/// [`compile_raw`] with name expressions (`RawModule`'s `name_expressions`): the code object
+/// and each expression's lowered (mangled) name, in order.
+///
+/// # Errors
+/// As [`compile_raw`]; a name expression hipRTC cannot lower.
+pub fn compile_raw_named(
     label: &str,
     kernel: &str,
     source: &str,
     arch: &str,
     options: &[String],
+    names: &[String],
+) -> Result<(Vec<u8>, LoweredNames)> {
+    build_raw(
+        label,
+        (kernel, source, arch),
+        options,
+        names,
+        &CompileStats::default(),
+        |code, lowered| Ok((code.to_vec(), lowered.to_vec())),
+    )
+}
+
+/// As [`compile_raw_named`], handing the code object and the lowered names to `load` (an
+/// unloadable cached one is recompiled).
+pub(crate) fn build_raw<M>(
+    label: &str,
+    program: (&str, &str, &str),
+    options: &[String],
+    names: &[String],
     stats: &CompileStats,
-    load: impl FnMut(&[u8]) -> Result<M>,
+    load: impl FnMut(&[u8], &[(String, String)]) -> Result<M>,
 ) -> Result<M> {
     let rtc = Rtc::get().map_err(|e| Error::BackendUnavailable {
         backend: "hip".into(),
         reason: format!("hipRTC unavailable: {e}"),
     })?;
-    let opts = raw_compile_options(arch, options);
-    cache::compile_cached(&rtc, label, kernel, source, arch, &opts, stats, load)
+    let opts = raw_compile_options(program.2, options);
+    cache::compile_cached_named(&rtc, label, program, &opts, names, stats, load)
 }
 
 /// HIP's launch limits, checked before the runtime sees the launch: every dimension at least 1,

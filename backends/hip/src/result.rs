@@ -559,6 +559,10 @@ pub fn base_arch(full: &str) -> &str {
     full.split(':').next().unwrap_or(full)
 }
 
+/// A compiled code object, the compiler log, and the lowered name of each name expression; or
+/// the failure ([`Rtc::compile_named`]).
+pub type NamedResult = Result<(Vec<u8>, String, Vec<(String, String)>), RtcError>;
+
 /// A failed hipRTC compile: the result code and the compiler log.
 #[derive(Clone, Debug)]
 pub struct RtcError {
@@ -674,6 +678,22 @@ impl Rtc {
         name: &str,
         options: &[String],
     ) -> Result<(Vec<u8>, String), RtcError> {
+        self.compile_named(src, name, options, &[])
+            .map(|(code, log, _)| (code, log))
+    }
+
+    /// [`Rtc::compile`] of a program with name expressions (`hiprtcAddNameExpression` before
+    /// compiling): also their lowered (mangled) names (`hiprtcGetLoweredName`), in order.
+    ///
+    /// # Errors
+    /// As [`Rtc::compile`]; a name expression hipRTC cannot lower.
+    pub fn compile_named(
+        &self,
+        src: &str,
+        name: &str,
+        options: &[String],
+        names: &[String],
+    ) -> NamedResult {
         // hipRTC (ROCm 5.2 at least) is not safe to call from two threads at once: a parallel
         // test run crashed with SIGSEGV. One compilation at a time per process.
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -689,6 +709,10 @@ impl Rtc {
         let copts: Vec<CString> = options
             .iter()
             .map(|o| CString::new(o.as_str()).map_err(|_| bad("option")))
+            .collect::<Result<_, _>>()?;
+        let cnames: Vec<CString> = names
+            .iter()
+            .map(|n| CString::new(n.as_str()).map_err(|_| bad("name expression")))
             .collect::<Result<_, _>>()?;
         let mut optp: Vec<*const c_char> = copts.iter().map(|c| c.as_ptr()).collect();
         let mut prog: r::hiprtcProgram = std::ptr::null_mut();
@@ -714,6 +738,13 @@ impl Rtc {
             }
         }
         let g = Guard(&self.api, prog);
+        for c in &cnames {
+            // SAFETY: a live program; hipRTC copies the string.
+            let r = unsafe { (self.api.hiprtcAddNameExpression)(g.1, c.as_ptr()) };
+            if r != r::HIPRTC_SUCCESS {
+                return Err(self.err("hiprtcAddNameExpression", r, String::new()));
+            }
+        }
         // hipRTC runs on a thread with a big stack (deep expressions recurse in the compiler;
         // `cupy_core::gpu::on_big_stack`); the pointers cross as addresses.
         let (compile, pg, po, n) = (
@@ -731,6 +762,24 @@ impl Rtc {
         let log = self.log(g.1);
         if c != r::HIPRTC_SUCCESS {
             return Err(self.err("hiprtcCompileProgram", c, log));
+        }
+        // The lowered names live in the program: copied before it is destroyed.
+        let mut lowered = Vec::with_capacity(names.len());
+        for (n, c) in names.iter().zip(&cnames) {
+            let mut p: *const c_char = std::ptr::null();
+            // SAFETY: a compiled program, an expression added above, an out pointer.
+            let r = unsafe { (self.api.hiprtcGetLoweredName)(g.1, c.as_ptr(), &mut p) };
+            if r != r::HIPRTC_SUCCESS || p.is_null() {
+                let mut e = self.err("hiprtcGetLoweredName", r, log);
+                e.text = format!(
+                    "name expression {n:?}: {} (it must name a __global__ function or a function \
+                     template's instance, `f<float>`)",
+                    e.text
+                );
+                return Err(e);
+            }
+            // A NUL-terminated string owned by the program (alive until the guard drops).
+            lowered.push((n.clone(), cstr(p)));
         }
         let mut n = 0usize;
         // SAFETY: out pointer to a local.
@@ -752,7 +801,7 @@ impl Rtc {
                 log,
             });
         }
-        Ok((code, log))
+        Ok((code, log, lowered))
     }
 
     fn log(&self, prog: r::hiprtcProgram) -> String {

@@ -40,6 +40,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         block: [wg, 1, 1],
         shared_mem: 0,
         args: &args,
+        name_expressions: &[],
     })
     .unwrap();
     u32::vec_from_bytes(&d.read(&buf, 0, n).unwrap())

@@ -250,11 +250,17 @@ impl Backend for WgpuBackend {
         Some(NativeLanguage::Wgsl)
     }
 
-    fn raw_compile(&self, source: &str, _options: &[String]) -> Result<()> {
+    fn raw_compile(&self, source: &str, _options: &[String], names: &[String]) -> Result<()> {
+        no_name_expressions(self, "RawModule", names)?;
         self.raw_validate(source)
     }
 
     fn raw_launch(&self, call: &RawLaunch<'_>) -> Result<()> {
+        no_name_expressions(
+            self,
+            &format!("RawKernel {}", call.name),
+            call.name_expressions,
+        )?;
         self.raw_dispatch(call)
     }
 
@@ -313,4 +319,19 @@ impl Backend for WgpuBackend {
     fn event_query(&self, event: &cupy_core::backend::NativeEvent) -> Result<bool> {
         self.event_query_impl(event)
     }
+}
+
+/// WGSL has no templates to instantiate: a module with `name_expressions` is refused.
+fn no_name_expressions(be: &WgpuBackend, op: &str, names: &[String]) -> Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        op: op.into(),
+        backend: be.label(),
+        reason: format!(
+            "name_expressions ({names:?}) instantiate C++ templates for NVRTC/hipRTC; WGSL has \
+             no templates (write one entry point per instance)"
+        ),
+    })
 }

@@ -152,6 +152,10 @@ pub struct RawLaunch<'a> {
     pub name: &'a str,
     /// Compiler options (NVRTC/hipRTC flags; ignored by wgpu).
     pub options: &'a [String],
+    /// Name expressions the module is compiled with (CUDA/HIP C++, see
+    /// [`super::Backend::raw_compile`]); when `name` is one of them, the kernel is its lowered
+    /// (mangled) name. Empty for most modules; wgpu refuses any.
+    pub name_expressions: &'a [String],
     /// Grid size in blocks (workgroups dispatched on wgpu).
     pub grid: [u32; 3],
     /// Block size in threads (must equal the WGSL `@workgroup_size` on wgpu).

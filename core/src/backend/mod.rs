@@ -333,9 +333,17 @@ pub trait Backend: Send + Sync + fmt::Debug {
     }
 
     /// Compiles (and caches) a native module without launching it, so compile errors surface
-    /// early. [`Error::Compile`] carries the compiler log.
-    fn raw_compile(&self, source: &str, options: &[String]) -> Result<()> {
-        let _ = (source, options);
+    /// early. [`Error::Compile`] carries the compiler log. `name_expressions` (C++ on
+    /// CUDA/HIP: `"f<float>"`, a template's instantiations) are added to the program before it
+    /// is compiled, as `RawModule`'s `name_expressions` (nvrtcAddNameExpression /
+    /// hiprtcAddNameExpression); a launch then finds a kernel by its name expression.
+    fn raw_compile(
+        &self,
+        source: &str,
+        options: &[String],
+        name_expressions: &[String],
+    ) -> Result<()> {
+        let _ = (source, options, name_expressions);
         Err(Error::Unsupported {
             op: "RawModule".into(),
             backend: self.info().label(),

@@ -59,6 +59,80 @@ pub fn raw_module_key(source: &str, options: &[String]) -> String {
     stable_hash(&[b"raw", source.as_bytes(), options.join("\u{1}").as_bytes()])
 }
 
+/// [`raw_module_key`] of a module compiled with name expressions (`RawModule`'s
+/// `name_expressions`, which instantiate templates): the same key without any.
+pub fn raw_module_key_named(source: &str, options: &[String], names: &[String]) -> String {
+    if names.is_empty() {
+        return raw_module_key(source, options);
+    }
+    stable_hash(&[
+        b"raw",
+        source.as_bytes(),
+        options.join("\u{1}").as_bytes(),
+        b"names",
+        names.join("\u{1}").as_bytes(),
+    ])
+}
+
+/// The options a disk key of a module with name expressions is computed from: `options`, then
+/// one `name-expression=...` entry per expression (never passed to a compiler).
+pub fn key_options_named(options: &[String], names: &[String]) -> Vec<String> {
+    let mut v = options.to_vec();
+    v.extend(names.iter().map(|n| format!("name-expression={n}")));
+    v
+}
+
+/// The lowered (mangled) name of each name expression of a module: (expression, lowered
+/// name), in the order the expressions were given.
+pub type LoweredNames = Vec<(String, String)>;
+
+/// Marks a cached image that carries the lowered names of its name expressions.
+const LOWERED_MAGIC: &[u8] = b"cupy-rs lowered names 1\0";
+
+/// A compiled image with the lowered (mangled) names of its name expressions in front, so a
+/// module read back from the disk cache knows them without the compiler: the magic, a count,
+/// then per name its expression and lowered name (each a little-endian `u32` length and the
+/// bytes), then the image.
+pub fn pack_lowered(lowered: &[(String, String)], image: &[u8]) -> Vec<u8> {
+    let mut out = LOWERED_MAGIC.to_vec();
+    out.extend((lowered.len() as u32).to_le_bytes());
+    for (e, l) in lowered {
+        for s in [e, l] {
+            out.extend((s.len() as u32).to_le_bytes());
+            out.extend(s.as_bytes());
+        }
+    }
+    out.extend(image);
+    out
+}
+
+/// The lowered names and the image of [`pack_lowered`]'s output; an image without them gives
+/// no names. `None` for a truncated or malformed header.
+pub fn unpack_lowered(bytes: &[u8]) -> Option<(LoweredNames, &[u8])> {
+    let Some(mut rest) = bytes.strip_prefix(LOWERED_MAGIC) else {
+        return Some((vec![], bytes));
+    };
+    let take_u32 = |rest: &mut &[u8]| -> Option<usize> {
+        let (n, r) = rest.split_at_checked(4)?;
+        *rest = r;
+        Some(u32::from_le_bytes(n.try_into().ok()?) as usize)
+    };
+    let count = take_u32(&mut rest)?;
+    let mut names = Vec::with_capacity(count.min(1024));
+    for _ in 0..count {
+        let mut pair = [String::new(), String::new()];
+        for s in &mut pair {
+            let n = take_u32(&mut rest)?;
+            let (b, r) = rest.split_at_checked(n)?;
+            *s = String::from_utf8(b.to_vec()).ok()?;
+            rest = r;
+        }
+        let [e, l] = pair;
+        names.push((e, l));
+    }
+    Some((names, rest))
+}
+
 /// The cache's root: `CUPY_CACHE_DIR` when set and not empty, else `~/.cache/cupy-rs`; `None`
 /// without either (no cache).
 pub fn cache_root() -> Option<PathBuf> {
@@ -299,6 +373,33 @@ mod tests {
         assert_ne!(
             raw_module_key("s", &[]),
             raw_module_key("s", &["-O1".into()])
+        );
+        assert_eq!(
+            raw_module_key_named("s", &[], &[]),
+            raw_module_key("s", &[])
+        );
+        assert_ne!(
+            raw_module_key_named("s", &[], &["f<int>".into()]),
+            raw_module_key("s", &[])
+        );
+    }
+
+    /// Lowered names travel with the image in the cache; plain images pass through; a
+    /// truncated header is refused.
+    #[test]
+    fn lowered_names_pack_and_unpack() {
+        let names = vec![
+            ("f<int>".to_string(), "_Z1fIiEvPT_".to_string()),
+            ("g".to_string(), "g".to_string()),
+        ];
+        let packed = pack_lowered(&names, b"\x7fELF image");
+        let (got, img) = unpack_lowered(&packed).expect("well formed");
+        assert_eq!((got, img), (names, &b"\x7fELF image"[..]));
+        assert_eq!(unpack_lowered(b"plain"), Some((vec![], &b"plain"[..])));
+        assert_eq!(unpack_lowered(&packed[..LOWERED_MAGIC.len() + 6]), None);
+        assert_eq!(
+            key_options_named(&["-O1".into()], &["f<int>".into()]),
+            ["-O1", "name-expression=f<int>"]
         );
     }
 

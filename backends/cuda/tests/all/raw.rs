@@ -43,6 +43,7 @@ fn launch(
         block,
         shared_mem: 0,
         args,
+        name_expressions: &[],
     })
 }
 
@@ -210,7 +211,7 @@ fn raw_errors_name_the_kernel() {
     let Some(be) = backend() else { return };
     // Compile error: NVRTC's log (with a line number) and the source.
     let src = "extern \"C\" __global__ void bad(float* y) {\n  y[0] = undeclared;\n}\n";
-    let e = be.raw_compile(src, &[]).unwrap_err();
+    let e = be.raw_compile(src, &[], &[]).unwrap_err();
     let Error::Compile {
         log, source_code, ..
     } = &e
@@ -249,6 +250,7 @@ fn raw_errors_name_the_kernel() {
             block: [1, 1, 1],
             shared_mem: 64 << 20,
             args: &args,
+            name_expressions: &[],
         })
         .unwrap_err();
     assert!(e.to_string().contains("saxpy"), "{e}");

@@ -33,6 +33,8 @@ fn_table! {
         fn hiprtcGetCodeSize(hiprtcProgram, *mut size_t) -> hiprtcResult;
         fn hiprtcGetCode(hiprtcProgram, *mut c_char) -> hiprtcResult;
         fn hiprtcDestroyProgram(*mut hiprtcProgram) -> hiprtcResult;
+        fn hiprtcAddNameExpression(hiprtcProgram, *const c_char) -> hiprtcResult;
+        fn hiprtcGetLoweredName(hiprtcProgram, *const c_char, *mut *const c_char) -> hiprtcResult;
     }
 }
 

@@ -64,6 +64,60 @@ fn raw_hip_modules_compile_for_amd_targets_and_errors_carry_the_log() {
         other => panic!("expected a compile error, got {other}"),
     }
     eprintln!("{e}");
+    name_expressions_are_lowered(&dir);
     std::env::remove_var("CUPY_CACHE_DIR");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// CuPy's `RawModule(code, name_expressions=[...])` on HIP: hipRTC instantiates the template for
+/// each expression (`hiprtcAddNameExpression`) and gives its lowered (mangled) name
+/// (`hiprtcGetLoweredName`), which the disk cache keeps with the code object; an expression
+/// that names no kernel is a compile error naming it. Run by the test above, after its count
+/// of cached objects (the two share its private cache directory).
+fn name_expressions_are_lowered(dir: &std::path::Path) {
+    use cupy_hip::raw::compile_raw_named;
+    let before = std::fs::read_dir(dir.join("hip")).map_or(0, |r| r.count());
+    const TMPL: &str = r#"
+template<typename T> __global__ void my_sqrt(T* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = (T)sqrt((double)x[i]);
+}
+extern "C" __global__ void plain(float* x) { x[0] = 1.0f; }
+"#;
+    let names: Vec<String> = ["my_sqrt<int>", "my_sqrt<float>", "plain"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, lowered) =
+        compile_raw_named("hip:test", "tmpl", TMPL, "gfx90a", &[], &names).unwrap();
+    assert!(code.len() > 1000, "{} bytes", code.len());
+    let want = [
+        ("my_sqrt<int>", "_Z7my_sqrtIiEvPT_i"),
+        ("my_sqrt<float>", "_Z7my_sqrtIfEvPT_i"),
+        ("plain", "plain"),
+    ];
+    let got: Vec<(&str, &str)> = lowered
+        .iter()
+        .map(|(e, l)| (e.as_str(), l.as_str()))
+        .collect();
+    assert_eq!(got, want);
+    // Served again by the disk cache (one more entry, the names stored with the code).
+    let after = std::fs::read_dir(dir.join("hip")).map_or(0, |r| r.count());
+    assert_eq!(after, before + 1);
+    let (code2, again) =
+        compile_raw_named("hip:test", "tmpl", TMPL, "gfx90a", &[], &names).unwrap();
+    assert_eq!((code2, again), (code, lowered));
+    let bad = compile_raw_named(
+        "hip:test",
+        "tmpl",
+        TMPL,
+        "gfx90a",
+        &[],
+        &["no_such_kernel<int>".to_string()],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&bad, Error::Compile { .. }) && bad.to_string().contains("no_such_kernel"),
+        "{bad}"
+    );
 }

@@ -74,6 +74,7 @@ fn launch<'a>(
         block,
         shared_mem: 0,
         args,
+        name_expressions: &[],
     })
 }
 
@@ -105,7 +106,7 @@ fn saxpy_with_buffers_and_scalars() {
     for i in 0..n {
         assert_eq!(got[i], 4.0 * i as f32 + ys[i], "element {i}");
     }
-    d.raw_compile(SAXPY, &[]).unwrap();
+    d.raw_compile(SAXPY, &[], &[]).unwrap();
 }
 
 #[test]
@@ -264,6 +265,7 @@ fn refusals_are_clear() {
             block: [64, 1, 1],
             shared_mem: 16,
             args: &args,
+            name_expressions: &[],
         })
         .unwrap_err();
     assert!(e.to_string().contains("var<workgroup>"), "{e}");
@@ -282,7 +284,7 @@ fn compile_errors_point_at_the_source() {
     let src = "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n\
                @compute @workgroup_size(1)\n\
                fn main() {\n    v[0] = 1u + 2.5;\n}\n";
-    let e = d.raw_compile(src, &[]).unwrap_err();
+    let e = d.raw_compile(src, &[], &[]).unwrap_err();
     let Error::Compile { log, .. } = &e else {
         panic!("{e}")
     };
