@@ -382,7 +382,7 @@ HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
 #define HK_LOOK_VAL 0x3fffffffu
 template <class K, int IT, bool HV, bool OS>
 struct SortShared {
-  hk_u32 gbase[256], dstart[256], sums[HK_MAX_WARPS];
+  hk_u32 gbase[256], dstart[256], gadj[256], sums[HK_MAX_WARPS];  // gadj: gbase - dstart
   hk_u32 wcnt[HK_MAX_WARPS][256];
   K sk[HK_BLOCK * IT];
   hk_u32 sv[HV ? HK_BLOCK * IT : 1];
@@ -559,6 +559,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
     }
     const hk_u32 firstrank = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
     dstart[t] = firstrank;
+    sm.gadj[t] = gbase[t] - firstrank;  // a key's destination is gadj[digit] + its tile rank
     HK_SYNC();
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
@@ -574,7 +575,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
     for (int i = t; i < cnt; i += HK_BLOCK) {
       const K kk = sk[i];
       const hk_u32 d = digit(kk, shift);
-      const hk_u32 dst = gbase[d] + (hk_u32)i - dstart[d];
+      const hk_u32 dst = sm.gadj[d] + (hk_u32)i;
       if (!last) {
         mko[dst] = kk;
         if (HV) vout[dst] = sv[i];

@@ -214,8 +214,20 @@ fn assign(op: &str, dst: &Array, value: &Array) -> Result<()> {
 /// A value argument as an array on `a`'s device (a Rust scalar becomes a 0-d array of `a`'s
 /// dtype, refused if it does not fit, as NumPy 2 refuses `uint8_array[0] = 300`).
 pub(crate) fn value_array(op: &str, a: &Array, value: Arg<'_>) -> Result<Array> {
-    match value {
-        Arg::Array(v) => Ok(v.clone()),
+    match value_scalar(op, a, &value)? {
+        Some(s) => Array::full_on(a.device(), &[], s, s.dtype()),
+        None => match value {
+            Arg::Array(v) => Ok(v.clone()),
+            _ => unreachable!("value_scalar takes every scalar"),
+        },
+    }
+}
+
+/// The scalar of an assignment's value (`None` for an array): a weak scalar in `a`'s dtype, a
+/// typed one as given (cast in the kernel).
+fn value_scalar(op: &str, a: &Array, value: &Arg<'_>) -> Result<Option<Scalar>> {
+    match *value {
+        Arg::Array(_) => Ok(None),
         // NumPy: `int_array[i] = nan` is "cannot convert float NaN to integer" (and likewise
         // infinities), not the 0 an unsafe cast gives.
         Arg::Weak(WeakScalar::Float(f)) if !f.is_finite() && a.dtype().is_integer() => {
@@ -228,8 +240,8 @@ pub(crate) fn value_array(op: &str, a: &Array, value: Arg<'_>) -> Result<Array> 
                 ),
             ))
         }
-        Arg::Weak(w) => Array::full_on(a.device(), &[], w.to_scalar(op, a.dtype())?, a.dtype()),
-        Arg::Typed(s) => Array::full_on(a.device(), &[], s, s.dtype()),
+        Arg::Weak(w) => w.to_scalar(op, a.dtype()).map(Some),
+        Arg::Typed(s) => Ok(Some(s)),
     }
 }
 
@@ -259,7 +271,13 @@ fn set_by_mask(op: &str, a: &Array, items: &[IndexItem], value: &Array) -> Resul
     if value.ndim() > a.ndim() - m.ndim() {
         return Ok(None);
     }
-    select_into(op, a, m, value).map(Some)
+    select_into(op, a, m, Fill::Array(value)).map(Some)
+}
+
+/// What [`select_into`] writes: an array broadcast to the target, or one scalar.
+enum Fill<'v> {
+    Array(&'v Array),
+    Scalar(Scalar),
 }
 
 /// The mask of an index that is one boolean array over `a`'s leading axes.
@@ -276,7 +294,7 @@ fn leading_mask<'i>(a: &Array, items: &'i [IndexItem]) -> Option<&'i Array> {
 
 /// `a = where(m, value, a)` with the leading mask `m` broadcast over `a`'s other axes and
 /// `value` broadcast to `a`'s shape, cast to `a`'s dtype: one kernel.
-fn select_into(op: &str, a: &Array, m: &Array, value: &Array) -> Result<()> {
+fn select_into(op: &str, a: &Array, m: &Array, value: Fill<'_>) -> Result<()> {
     let k = m.ndim();
     let rest = a.ndim() - k;
     let mut shape = m.shape().to_vec();
@@ -290,24 +308,36 @@ fn select_into(op: &str, a: &Array, m: &Array, value: &Array) -> Result<()> {
             offset: m.layout().offset,
         })
         .broadcast_to(a.shape())?;
-    let v = value_to(op, value, a.shape())?;
     let mask = super::detached(&mask, a)?;
+    let (v, params) = match value {
+        Fill::Array(value) => (Some(value_to(op, value, a.shape())?), vec![]),
+        Fill::Scalar(s) => (None, vec![s]),
+    };
+    let (fill, mut types) = match (&v, params.first()) {
+        (Some(v), _) => (Expr::input(2, v.dtype()), vec![v.dtype()]),
+        (None, Some(s)) => (Expr::param(0, s.dtype()), vec![]),
+        (None, None) => unreachable!("a fill is an array or a scalar"),
+    };
+    let mut dtypes = vec![a.dtype(), DType::Bool];
+    dtypes.append(&mut types);
     let kernel = Kernel::map(
         "setitem_mask",
-        vec![a.dtype(), DType::Bool, v.dtype()],
-        vec![],
+        dtypes,
+        params.iter().map(|s| s.dtype()).collect(),
         Expr::select(
             Expr::input(1, DType::Bool),
-            Expr::input(2, v.dtype()).cast(a.dtype()),
+            fill.cast(a.dtype()),
             Expr::input(0, a.dtype()),
         ),
     );
+    let mut inputs = vec![a, &mask];
+    inputs.extend(v.as_ref());
     Elementwise {
         op,
         kernel: &kernel,
-        inputs: &[a, &mask, &v],
+        inputs: &inputs,
         raws: &[],
-        params: vec![],
+        params,
         outs: vec![Some(a)],
         device: None,
         shape: None,
@@ -350,8 +380,14 @@ impl Array {
     pub fn set<'v, I: AsIndexItem>(&self, index: &[I], value: impl Into<Arg<'v>>) -> Result<()> {
         let op = "setitem";
         check_writeable(op, self)?;
-        let value = value_array(op, self, value.into())?;
+        let value = value.into();
         let items: Vec<IndexItem> = index.iter().map(|i| i.to_index_item()).collect();
+        if let (Some(m), Some(s)) = (leading_mask(self, &items), value_scalar(op, self, &value)?) {
+            // `a[mask] = scalar`: the scalar as a kernel parameter, so every operand stays
+            // contiguous (a broadcast 0-d operand would make the kernel strided)
+            return select_into(op, self, m, Fill::Scalar(s));
+        }
+        let value = value_array(op, self, value)?;
         if set_by_mask(op, self, &items, &value)?.is_some() {
             return Ok(());
         }
@@ -390,7 +426,7 @@ impl Array {
             if fits {
                 let tmp = Array::empty_on(self.device(), self.shape(), self.dtype())?;
                 apply(ufunc, &[Arg::Array(self), value], Some(&tmp))?;
-                return select_into(op, self, m, &tmp);
+                return select_into(op, self, m, Fill::Array(&tmp));
             }
         }
         match resolve(op, self, &items)? {

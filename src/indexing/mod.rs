@@ -27,6 +27,7 @@ use crate::registry::Need;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};
+use cupy_core::layout::SliceItem;
 use cupy_core::scalar::Scalar;
 
 /// Integer (or bool) indices, or NumPy's `TypeError`.
@@ -57,8 +58,13 @@ pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> 
             _ => 0,
         },
     };
-    let lo = as_i128(indices.min()?.item()?);
-    let hi = as_i128(indices.max()?.item()?);
+    let (lo, hi) = match index_extremes(op, indices)? {
+        Some([hi, lo]) => (as_i128(lo), as_i128(hi)),
+        None => (
+            as_i128(indices.min()?.item()?),
+            as_i128(indices.max()?.item()?),
+        ),
+    };
     // NumPy reports the first offending index; with two candidates, the low one is reported
     // when it is out of range (the scan order of the data is not recovered).
     for v in [lo, hi] {
@@ -72,6 +78,51 @@ pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> 
         }
     }
     Ok(())
+}
+
+/// The largest and smallest index of an integer index array: one reduction with two outputs
+/// written into one 2-element buffer, one read (`None` for bool indices).
+fn index_extremes(op: &str, indices: &Array) -> Result<Option<[Scalar; 2]>> {
+    use crate::statistics::order::extreme_identity;
+    use crate::statistics::reduction::{reduce_into_multi, Axes};
+    use cupy_core::kernel::ir::ReduceKernel;
+    let t = indices.dtype();
+    if !t.is_integer() {
+        return Ok(None);
+    }
+    let var = |i: usize| Expr::var(i, t);
+    let x = Expr::input(0, t);
+    let kernel = ReduceKernel {
+        name: "index_bounds".into(),
+        inputs: vec![t],
+        params: vec![],
+        acc: vec![t, t],
+        map: vec![x.clone(), x],
+        combine: vec![
+            Expr::binary(BinaryOp::Max, var(0), var(2)),
+            Expr::binary(BinaryOp::Min, var(1), var(3)),
+        ],
+        fold: vec![],
+        identity: vec![extreme_identity(t, true), extreme_identity(t, false)],
+        post: var(0),
+        output: t,
+        extra_posts: vec![var(1)],
+    };
+    let both = Array::empty_on(indices.device(), &[2], t)?;
+    let hi = both.slice(&[SliceItem::Index(0)])?;
+    let lo = both.slice(&[SliceItem::Index(1)])?;
+    reduce_into_multi(
+        op,
+        &kernel,
+        vec![],
+        &[indices],
+        &Axes::All,
+        &[false, false],
+        &[],
+        &[Some(&hi), Some(&lo)],
+    )?;
+    let v = both.to_scalars()?;
+    Ok(Some([v[0], v[1]]))
 }
 
 /// A C-contiguous array to scatter into: `a` itself, or a copy to write back afterwards.
