@@ -260,8 +260,8 @@ fn build(
                 sub(add(per_part, capacity.clone()), u32c(1)),
                 capacity.clone(),
             );
-            let rounds = b.let_(rounds.cast(DType::Int64));
-            b.for_param(rounds, |b, m| {
+            // (an expression of parameters: loop bounds must be uniform)
+            b.for_param(rounds.cast(DType::Int64), |b, m| {
                 let k = add(entry.clone(), mul(m.cast(u), capacity.clone()));
                 let item = b.let_(add(part.clone(), mul(k, segments.clone())));
                 b.if_(lt(item.clone(), items.clone()), |b| {
