@@ -88,6 +88,7 @@ mod linalg;
 mod pipeline;
 mod pool;
 mod queue;
+mod radix;
 mod raw;
 mod reduce;
 mod sortbig;
@@ -106,6 +107,7 @@ pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
     NativeLinalg,
 };
+pub use radix::{radix_min_row, with_sort_radix_min, RADIX_MIN_ROW};
 pub use tiled::tiled_launches;
 
 use buffer::word_bytes;

@@ -334,6 +334,10 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
             return crate::sortbig::sort_big(be, k, kl, vw);
         }
     }
+    if crate::radix::eligible(d) && n >= crate::radix::radix_min_row() {
+        let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
+        return crate::radix::sort(be, k, kl, vw, call.values_are_positions);
+    }
     let big_n = n.next_power_of_two();
     let flat = batch
         .checked_mul(big_n)
