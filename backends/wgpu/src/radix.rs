@@ -194,8 +194,19 @@ pub(crate) fn sort(
         _ => None,
     };
     let pipe = |section: &str, rw: Vec<bool>| {
+        // Only `init` maps keys and only `init`/`fin` touch values: the passes are shared by
+        // every dtype of a width.
+        let (map, vmode) = match section {
+            "init" => (map, vmode),
+            "fin" => ("return r;", vmode),
+            _ => ("return r;", Vals::None),
+        };
         let key = hash_of(&("radix", section, words, map, vmode));
-        be.pipeline(key, &format!("radix_{section}_{d}"), &|| {
+        let name = match section {
+            "init" => format!("radix_{section}_{d}"),
+            _ => format!("radix_{section}_{}", 32 * words),
+        };
+        be.pipeline(key, &name, &|| {
             Ok((
                 source(section, words, map, vmode)?,
                 MetaLayout {
