@@ -169,7 +169,7 @@ fn sorting_radix_every_dtype() {
             )?;
             // Keys whose high digits agree (skipped passes), and keys all equal (every pass
             // skipped: the order stays the input's).
-            let small: Vec<i32> = (0..3000).map(|i| (i * 7 % 11) as i32).collect();
+            let small: Vec<i32> = (0..3000i32).map(|i| i * 7 % 11).collect();
             check(&dev, &small, 1500, |a, b| a.cmp(b))?;
             let same = vec![-0.0f32, 0.0, -0.0, 0.0, 0.0, -0.0];
             check(&dev, &same, 3, |a, b| float_cmp(*a as f64, *b as f64))?;
