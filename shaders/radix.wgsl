@@ -36,7 +36,11 @@ const KPT: u32 = 16u;
 const TILE: u32 = 2048u; // WG * KPT, and 16 nibble counters per invocation
 const DIG: u32 = 256u;
 
-var<workgroup> sm: array<u32, 2048>;
+// TILE words, one word of padding after every 32 (`pad`): the blocked accesses (stride KPT)
+// then hit distinct banks.
+var<workgroup> sm: array<u32, 2112>;
+
+fn pad(q: u32) -> u32 { return q + (q >> 5u); }
 var<workgroup> tot: array<u32, 128>;
 
 fn group_index(wid: vec3<u32>, nw: vec3<u32>) -> u32 {
@@ -66,12 +70,12 @@ fn scan_tot(lid: u32, s: u32) -> u32 {
 // Exclusive scan of sm[0..TILE) in place; tot[WG - 1] is the total afterwards.
 fn scan_sm(lid: u32) {
   var s = 0u;
-  for (var j = 0u; j < KPT; j++) { s += sm[lid * KPT + j]; }
+  for (var j = 0u; j < KPT; j++) { s += sm[pad(lid * KPT + j)]; }
   var run = scan_tot(lid, s);
   for (var j = 0u; j < KPT; j++) {
     let q = lid * KPT + j;
-    let c = sm[q];
-    sm[q] = run;
+    let c = sm[pad(q)];
+    sm[pad(q)] = run;
     run += c;
   }
   workgroupBarrier();
@@ -185,13 +189,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       let i = c + j * WG + lid;
       var v = 0u;
       if (i < mt.nblk) { v = bsum[i]; }
-      sm[j * WG + lid] = v;
+      sm[pad(j * WG + lid)] = v;
     }
     workgroupBarrier();
     scan_sm(lid);
     for (var j = 0u; j < KPT; j++) {
       let i = c + j * WG + lid;
-      if (i < mt.nblk) { bsum[i] = sm[j * WG + lid] + carry; }
+      if (i < mt.nblk) { bsum[i] = sm[pad(j * WG + lid)] + carry; }
     }
     carry += tot[WG - 1u];
     workgroupBarrier();
@@ -211,14 +215,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     let i = b * TILE + j * WG + lid;
     var v = 0u;
     if (i < mt.hlen) { v = hist[i]; }
-    sm[j * WG + lid] = v;
+    sm[pad(j * WG + lid)] = v;
   }
   workgroupBarrier();
   scan_sm(lid);
   let off = bsum[b];
   for (var j = 0u; j < KPT; j++) {
     let i = b * TILE + j * WG + lid;
-    if (i < mt.hlen) { hist[i] = sm[j * WG + lid] + off; }
+    if (i < mt.hlen) { hist[i] = sm[pad(j * WG + lid)] + off; }
   }
 }
 
@@ -240,22 +244,22 @@ var<private> ri: array<u32, 16>;
 var<private> rr: array<u32, 16>;
 var<private> rn: array<u32, 16>;
 
-// v[j] placed at sm[rr[j]], then read back blocked (element lid * KPT + j).
+// v[j] placed at sm[pad(rr[j])], then read back blocked (element lid * KPT + j).
 fn to_blocked(v: array<u32, 16>, lid: u32) -> array<u32, 16> {
-  for (var j = 0u; j < KPT; j++) { sm[rr[j]] = v[j]; }
+  for (var j = 0u; j < KPT; j++) { sm[pad(rr[j])] = v[j]; }
   workgroupBarrier();
   var o: array<u32, 16>;
-  for (var j = 0u; j < KPT; j++) { o[j] = sm[lid * KPT + j]; }
+  for (var j = 0u; j < KPT; j++) { o[j] = sm[pad(lid * KPT + j)]; }
   workgroupBarrier();
   return o;
 }
 
-// v[j] placed at sm[rr[j]], then read back striped (element j * WG + lid).
+// v[j] placed at sm[pad(rr[j])], then read back striped (element j * WG + lid).
 fn to_striped(v: array<u32, 16>, lid: u32) -> array<u32, 16> {
-  for (var j = 0u; j < KPT; j++) { sm[rr[j]] = v[j]; }
+  for (var j = 0u; j < KPT; j++) { sm[pad(rr[j])] = v[j]; }
   workgroupBarrier();
   var o: array<u32, 16>;
-  for (var j = 0u; j < KPT; j++) { o[j] = sm[j * WG + lid]; }
+  for (var j = 0u; j < KPT; j++) { o[j] = sm[pad(j * WG + lid)]; }
   workgroupBarrier();
   return o;
 }
@@ -278,31 +282,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     let p = j * WG + lid;
     var w = 0xffffffffu;
     if (p < cnt) { w = lo(ka[base + p]); }
-    sm[p] = w;
+    sm[pad(p)] = w;
   }
   workgroupBarrier();
-  for (var j = 0u; j < KPT; j++) { rx[j] = sm[lid * KPT + j]; }
+  for (var j = 0u; j < KPT; j++) { rx[j] = sm[pad(lid * KPT + j)]; }
   workgroupBarrier();
   if (KWORDS == 2u) {
     for (var j = 0u; j < KPT; j++) {
       let p = j * WG + lid;
       var w = 0xffffffffu;
       if (p < cnt) { w = hi(ka[base + p]); }
-      sm[p] = w;
+      sm[pad(p)] = w;
     }
     workgroupBarrier();
-    for (var j = 0u; j < KPT; j++) { ry[j] = sm[lid * KPT + j]; }
+    for (var j = 0u; j < KPT; j++) { ry[j] = sm[pad(lid * KPT + j)]; }
     workgroupBarrier();
   }
   for (var j = 0u; j < KPT; j++) {
     let p = j * WG + lid;
     var w = 0u;
     if (p < cnt) { w = ia[base + p]; }
-    sm[p] = w;
+    sm[pad(p)] = w;
   }
   workgroupBarrier();
   for (var j = 0u; j < KPT; j++) {
-    ri[j] = sm[lid * KPT + j];
+    ri[j] = sm[pad(lid * KPT + j)];
     if (lid * KPT + j < cnt) { atomicAdd(&lh[digit(rx[j], ry[j], s)], 1u); }
   }
   workgroupBarrier();
@@ -316,18 +320,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   go[2u * lid + 1u] = hist[(row * DIG + 2u * lid + 1u) * mt.tpr + tt];
   // Two stable counting passes on the digit's low, then high nibble.
   for (var sub = 0u; sub < 2u; sub++) {
-    for (var j = 0u; j < KPT; j++) { sm[lid * KPT + j] = 0u; }
+    for (var j = 0u; j < KPT; j++) { sm[pad(lid * KPT + j)] = 0u; }
     workgroupBarrier();
     for (var j = 0u; j < KPT; j++) {
       let nb = (digit(rx[j], ry[j], s) >> (4u * sub)) & 15u;
       let q = nb * WG + lid;
       rn[j] = nb;
-      rr[j] = sm[q];
-      sm[q] = rr[j] + 1u;
+      rr[j] = sm[pad(q)];
+      sm[pad(q)] = rr[j] + 1u;
     }
     workgroupBarrier();
     scan_sm(lid);
-    for (var j = 0u; j < KPT; j++) { rr[j] += sm[rn[j] * WG + lid]; }
+    for (var j = 0u; j < KPT; j++) { rr[j] += sm[pad(rn[j] * WG + lid)]; }
     workgroupBarrier();
     if (sub == 0u) {
       rx = to_blocked(rx, lid);
