@@ -458,6 +458,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
         });
     }
+    // The same sort on 64-bit keys (the radix sort's eight passes on wgpu) and on int32 keys
+    // below 1000 (two of four digits differ: the rest are skipped).
+    for name in ["sort_f64", "sort_i32small"] {
+        let case = format!("{name}_2^{sort_log}");
+        if b.want(&case) {
+            let r = (|| {
+                let xs = x.slice(&cp::s![0..1usize << sort_log])?;
+                let keys = match name {
+                    "sort_f64" => xs.astype(DType::Float64)?,
+                    _ => (&xs * 1000.0)?.astype(DType::Int32)?,
+                };
+                b.time(2, 5, || cp::sort(&keys).map(|_| ()))
+            })();
+            b.report(&case, r, |ms| {
+                vec![("Gkeys_s", (1u64 << sort_log) as f64 / ms / 1e6)]
+            });
+        }
+    }
     // FFTs (issue 14): CuPy's `cp.fft.fft(c64)`, `cp.fft.rfft(f32)`, `cp.fft.fft2(c128)` and a
     // prime-ish length (2^20 + 7 = 1048583 is prime: Bluestein / the vendor's chirp-z).
     let fft_log = log_n - 4;

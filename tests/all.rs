@@ -51,6 +51,7 @@ mod scipy_fft;
 mod sets;
 mod signal;
 mod sorting;
+mod sorting_radix;
 mod sparse;
 mod sparse2;
 mod sparse3;

@@ -63,8 +63,8 @@
 //! transfers, storage words), `queue.rs` (the pending encoder, submission, dispatch),
 //! `pipeline.rs` (the pipeline cache), `guard.rs` (loop budgets and the loop guard),
 //! `events.rs` (events on the one queue), `staging.rs` (host transfers in overlapped chunks), `elementwise.rs` (with `tiled.rs`: transposes through
-//! workgroup-memory tiles), `reduce.rs`, `gemm.rs`, `sortscan.rs`, `sortbig.rs` and `raw.rs` (the
-//! launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
+//! workgroup-memory tiles), `reduce.rs`, `gemm.rs`, `sortscan.rs`, `radix.rs` (the radix sort of long rows), `sortbig.rs`
+//! and `raw.rs` (the launches), `linalg/` (the dense factorizations: LU, Cholesky, QR), `window.rs` (arrays past
 //! one storage binding).
 
 use cupy_core::backend::{
@@ -88,6 +88,7 @@ mod linalg;
 mod pipeline;
 mod pool;
 mod queue;
+mod radix;
 mod raw;
 mod reduce;
 mod sortbig;
@@ -106,6 +107,7 @@ pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
     NativeLinalg,
 };
+pub use radix::{radix_min_row, with_sort_radix_min, RADIX_MIN_ROW};
 pub use tiled::tiled_launches;
 
 use buffer::word_bytes;

@@ -324,7 +324,7 @@ impl WgpuBackend {
             let c = if n_out >= 2048 {
                 1
             } else {
-                (4096usize.div_ceil(n_out)).min(n_red.div_ceil(8192))
+                (group_target().div_ceil(n_out)).min(n_red.div_ceil(8192))
             };
             (ReduceMode::GroupPerOutput, c.max(1))
         } else {
@@ -558,4 +558,18 @@ fn vec4_layouts(
                 && l.offset % 4 == 0
                 && l.strides[..o_nd].iter().all(|s| s % 4 == 0)
         })
+}
+
+/// Workgroups a reduction into few outputs along a contiguous axis aims for (their partials are
+/// reduced by a second pass): 4096, or `CUPY_WGPU_REDUCE_GROUPS` (for timing other splits on a
+/// GPU, e.g. one wave of workgroups: 1024 on an H100/H200 at 8 workgroups of 256 per SM).
+fn group_target() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("CUPY_WGPU_REDUCE_GROUPS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or(4096)
+    })
 }

@@ -8,7 +8,8 @@
 //!   element (NumPy rounds after every step; the difference is within the scan's rounding-error
 //!   bound). Complex sums add the parts; complex products are NumPy's multiply (the emitter's
 //!   `cx_mul`).
-//! - Sort: a bitonic network over (key, original position) pairs with ties broken by position
+//! - Sort: rows of at least [`crate::radix_min_row`] keys of a real dtype take the LSD radix
+//!   sort of `radix.rs`; shorter rows and complex keys a bitonic network over (key, original position) pairs with ties broken by position
 //!   (stable), NaN last, `-0.0 == 0.0`; then a gather writes the keys (and int64 values) in
 //!   sorted order from copies made by the first pass (packed keys: on a widened copy, as the
 //!   scan). Complex keys (`vec2`) sort in NumPy's
@@ -333,6 +334,10 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
             let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
             return crate::sortbig::sort_big(be, k, kl, vw);
         }
+    }
+    if crate::radix::eligible(d) && n >= crate::radix::radix_min_row() {
+        let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
+        return crate::radix::sort(be, k, kl, vw, call.values_are_positions);
     }
     let big_n = n.next_power_of_two();
     let flat = batch

@@ -194,6 +194,12 @@ fn reductions_full_and_axis() {
 
 #[test]
 fn sorts_rows_and_long_rows_with_positions() {
+    // The bitonic sort at these lengths, then the radix sort forced for every row.
+    sorts_rows_body();
+    cupy_wgpu::with_sort_radix_min(1, sorts_rows_body);
+}
+
+fn sorts_rows_body() {
     let d = small_or_skip!();
     // One long row (400 KB): blocks and merge-splits; argsort positions stable.
     let n = 100_000;

@@ -1,0 +1,219 @@
+//! wgpu's radix sort (`backends/wgpu/src/radix.rs`) forced at small sizes
+//! (`cupy_wgpu::with_sort_radix_min(1, ..)`), on every key dtype it takes: `sort` and `argsort`
+//! against a host reference (a stable sort in NumPy's order: NaN last, `-0.0 == 0.0`), compared
+//! byte for byte (the sort gathers the original keys, so `-0.0`/`0.0` and NaN payloads must come
+//! back in NumPy's stable order). Keys mix duplicates (argsort stability), NaN, `±0.0`, `±inf`
+//! and integer extremes, in several rows of lengths that are not multiples of the 2048-key tile
+//! (and rows of more than one tile, histograms of more than one scan block). Runs on every
+//! backend (the cpu backend checks the reference); the golden groups also run once more with the
+//! radix path forced on wgpu.
+
+use crate::common::{self, CaseError, Golden, Operand, Tol};
+use cupy::half::{bf16, f16};
+use cupy::{Array, Device, Element, Error, Result};
+use std::cmp::Ordering;
+
+/// A deterministic generator (splitmix64).
+struct Gen(u64);
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// NumPy's float order: NaN last (all NaNs equal), `-0.0 == 0.0`.
+fn float_cmp(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+/// A float key from `r`: NaN (both signs), `±0.0`, `±inf`, small repeated values, or spread ones.
+fn float_of(r: u64) -> f64 {
+    match r % 16 {
+        0 => f64::NAN,
+        1 => -f64::NAN,
+        2 => -0.0,
+        3 => 0.0,
+        4 => f64::INFINITY,
+        5 => f64::NEG_INFINITY,
+        6..=9 => ((r >> 8) % 7) as f64 - 3.0,
+        _ => ((r >> 12) % 200_001) as f64 / 64.0 - 1562.5,
+    }
+}
+
+/// Sorts `data` (rows of `n`) on `dev` and checks `sort` and `argsort` against the host's stable
+/// sort by `cmp`, byte for byte.
+fn check<T: Element>(
+    dev: &Device,
+    data: &[T],
+    n: usize,
+    cmp: impl Fn(&T, &T) -> Ordering,
+) -> std::result::Result<(), CaseError> {
+    let rows = data.len() / n;
+    let a = Array::from_slice_on(dev, data, &[rows, n])?;
+    let got = cupy::sort(&a)?.to_vec::<T>()?;
+    let gi = cupy::argsort(&a)?.to_vec::<i64>()?;
+    let mut want = Vec::with_capacity(data.len());
+    let mut wi = Vec::with_capacity(data.len());
+    for r in 0..rows {
+        let row = &data[r * n..(r + 1) * n];
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&x, &y| cmp(&row[x], &row[y]));
+        want.extend(idx.iter().map(|&i| row[i]));
+        wi.extend(idx.iter().map(|&i| i as i64));
+    }
+    if T::slice_as_bytes(&got) != T::slice_as_bytes(&want) {
+        let bad = (0..want.len())
+            .find(|&i| T::slice_as_bytes(&got[i..=i]) != T::slice_as_bytes(&want[i..=i]))
+            .unwrap_or(0);
+        return Err(format!(
+            "sort of {rows}x{n}: first difference at {bad}: {:?} != {:?}",
+            got[bad], want[bad]
+        )
+        .into());
+    }
+    if gi != wi {
+        let bad = (0..wi.len()).find(|&i| gi[i] != wi[i]).unwrap_or(0);
+        return Err(format!(
+            "argsort of {rows}x{n}: first difference at {bad}: {} != {}",
+            gi[bad], wi[bad]
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `(rows, n)` shapes: single keys, short rows, rows of one tile and a bit, several tiles, and
+/// a row whose histogram spans two scan blocks (10 tiles x 256 digits > 2048 entries).
+const SHAPES: [(usize, usize); 6] = [(1, 1), (3, 7), (4, 1000), (2, 2049), (1, 4500), (1, 20001)];
+
+fn each_shape<T: Element>(
+    dev: &Device,
+    seed: u64,
+    make: impl Fn(u64) -> T,
+    cmp: impl Fn(&T, &T) -> Ordering + Copy,
+) -> std::result::Result<(), CaseError> {
+    let mut g = Gen(seed);
+    for (rows, n) in SHAPES {
+        let data: Vec<T> = (0..rows * n).map(|_| make(g.next())).collect();
+        check(dev, &data, n, cmp).map_err(|e| match e {
+            CaseError::Fail(m) => CaseError::Fail(format!("{}: {m}", T::DTYPE)),
+            skip => skip,
+        })?;
+    }
+    Ok(())
+}
+
+/// An integer key from `r`: repeated small values, the extremes, or any value.
+macro_rules! int_case {
+    ($dev:expr, $t:ty, $seed:expr) => {
+        each_shape(
+            $dev,
+            $seed,
+            |r| match r % 4 {
+                0 => ((r >> 8) % 5) as $t,
+                1 => {
+                    if (r >> 8) % 2 == 0 {
+                        <$t>::MIN
+                    } else {
+                        <$t>::MAX
+                    }
+                }
+                _ => (r >> 3) as $t,
+            },
+            |a: &$t, b: &$t| a.cmp(b),
+        )
+    };
+}
+
+#[test]
+fn sorting_radix_every_dtype() {
+    let mut t = common::Tally::new("sorting_radix_every_dtype");
+    for dev in common::backends() {
+        let r = cupy_wgpu::with_sort_radix_min(1, || -> std::result::Result<(), CaseError> {
+            each_shape(&dev, 1, |r| r % 3 == 0, |a: &bool, b: &bool| a.cmp(b))?;
+            int_case!(&dev, i8, 2)?;
+            int_case!(&dev, u8, 3)?;
+            int_case!(&dev, i16, 4)?;
+            int_case!(&dev, u16, 5)?;
+            int_case!(&dev, i32, 6)?;
+            int_case!(&dev, u32, 7)?;
+            int_case!(&dev, i64, 8)?;
+            int_case!(&dev, u64, 9)?;
+            let fc = |a: &f64, b: &f64| float_cmp(*a, *b);
+            each_shape(
+                &dev,
+                10,
+                |r| float_of(r) as f32,
+                |a: &f32, b: &f32| float_cmp(*a as f64, *b as f64),
+            )?;
+            each_shape(
+                &dev,
+                11,
+                |r| f16::from_f64(float_of(r)),
+                |a: &f16, b: &f16| float_cmp(a.to_f64(), b.to_f64()),
+            )?;
+            each_shape(
+                &dev,
+                12,
+                |r| bf16::from_f64(float_of(r)),
+                |a: &bf16, b: &bf16| float_cmp(a.to_f64(), b.to_f64()),
+            )?;
+            // Keys whose high digits agree (skipped passes), and keys all equal (every pass
+            // skipped: the order stays the input's).
+            let small: Vec<i32> = (0..3000i32).map(|i| i * 7 % 11).collect();
+            check(&dev, &small, 1500, |a, b| a.cmp(b))?;
+            let same = vec![-0.0f32, 0.0, -0.0, 0.0, 0.0, -0.0];
+            check(&dev, &same, 3, |a, b| float_cmp(*a as f64, *b as f64))?;
+            let nans: Vec<f64> = (0..50)
+                .map(|i| if i % 2 == 0 { f64::NAN } else { -f64::NAN })
+                .collect();
+            // float64 last: an adapter without SHADER_F64 refuses it (a skip).
+            check(&dev, &nans, 25, |a, b| float_cmp(*a, *b))?;
+            each_shape(&dev, 13, float_of, fc)
+        });
+        t.check(&dev, "every dtype", r);
+    }
+    t.finish();
+}
+
+fn exec(_: &Golden, case: &serde_json::Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let axis = case["kwargs"]["axis"].as_i64().map(|a| a as isize);
+    let a = ops[0].array();
+    match case["op"].as_str().unwrap() {
+        "cumsum" => cupy::cumsum_with(a, axis),
+        "cumprod" => cupy::cumprod_with(a, axis),
+        "sort" => cupy::sort_with(a, axis),
+        "argsort" => cupy::argsort_with(a, axis),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+/// The `sorting` goldens with wgpu's radix path forced for rows of 64 keys or more (shorter
+/// rows keep the bitonic sort: forcing the radix sort on the goldens' thousands of short rows
+/// costs llvmpipe a tile of work per row; `sorting_radix_every_dtype` covers short rows).
+#[test]
+fn sorting_radix_goldens() {
+    cupy_wgpu::with_sort_radix_min(64, || {
+        common::run_group(
+            "sorting",
+            exec,
+            |g, case, _| match case["op"].as_str().unwrap() {
+                "sort" | "argsort" => Tol::EXACT,
+                _ => common::scaled_tol(g, case),
+            },
+            |case, e| {
+                case["error"] == "AxisError" && matches!(e, Error::AxisOutOfRange { .. })
+                    || common::generic_error_match(case, e)
+            },
+        )
+    });
+}
