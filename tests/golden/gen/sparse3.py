@@ -228,4 +228,25 @@ def gen_sparse3():
             M[5, 0] = 1.0
         record(g, f"{kind}/oob", kind, ops, oob, {"sets": [[5, 0, 1.0]], "gets": [], "part": "dense",
                                                   "library": "native"})
+
+    # ---- SpGEMM past 1,024 rows (the cpu backend runs such launches' blocks on several
+    # threads, their raw stores logged and written in order); its own generator, so the cases
+    # above keep their values
+    brng = np.random.default_rng(331)
+    B = sp.random(1100, 1100, density=0.0025, format="csr", random_state=brng, dtype=np.float64)
+    B.data = brng.uniform(-1, 1, B.nnz)
+    B.sort_indices()
+    csr("big1100", B.data, B.indices, B.indptr, B.shape)
+    A = mat("big1100")
+    C = A @ A
+    C.sort_indices()
+    scale = abs(A) @ abs(A)
+    scale.sort_indices()
+    assert C.nnz == scale.nnz
+    k = {"sa": list(A.shape), "sb": list(A.shape)}
+    ops = ops_of("big1100") * 2
+    lib_record("big1100@big1100/parts", "spgemm", ops,
+               lambda C=C: np.concatenate([C.indptr, C.indices]).astype(np.int64), dict(k, part="parts"))
+    lib_record("big1100@big1100/data", "spgemm", ops, lambda C=C: C.data, dict(k, part="data"),
+               {"scale": g.arr(np.abs(scale.data)), "n": max(1, int(np.diff(A.indptr).max()))})
     g.write()
