@@ -1,11 +1,11 @@
 //! `cupyx.scipy.sparse.linalg`, the routines past the Krylov solvers, against SciPy 1.17.1
 //! goldens (tests/golden/gen/sparse_linalg2.py) on each backend: `lsqr`, `lsmr`, `onenormest`,
-//! `expm_multiply`, `eigsh`, `svds`; the solvers' `callback`.
+//! `expm_multiply`, `eigsh`, `svds`, `splu`, `spsolve`; the solvers' `callback`.
 
 use crate::common::{self, Golden, Operand};
 use cupy::scipy::sparse::linalg as sla;
 use cupy::scipy::sparse::{self as sp, CsrMatrix, SparseMatrix};
-use cupy::{Array, DType, Result};
+use cupy::{Array, DType, Error, Result};
 use serde_json::Value;
 
 fn csr_of(k: &Value, ops: &[Operand]) -> Result<CsrMatrix> {
@@ -585,6 +585,86 @@ fn splu_spilu_factorized() {
         );
         let e = sla::spilu(&r, sla::Spilu::default()).unwrap_err();
         assert!(e.to_string().contains("spilu"), "{e}");
+    }
+    t.finish();
+}
+
+/// spsolve: SciPy's `spsolve(A, b)` within 1e-12 relative (pivoting, complex, float32 within
+/// 1e-5, duplicates, several right-hand sides, an `[n, 1]` `b` giving a 1-d `x`); a singular
+/// matrix and bad shapes are refused.
+#[test]
+fn spsolve_sparse_lu() {
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/spsolve");
+    for dev in common::backends() {
+        for case in g.cases.iter().filter(|c| c["op"] == "spsolve") {
+            let id = case["id"].as_str().unwrap();
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let a = csr_of(&case["kwargs"], &ops)?;
+                let x = sla::spsolve(&a, ops[3].array())?;
+                let want = g.array(case["expected"].as_str().unwrap()).upload(&dev)?;
+                if x.dtype() != want.dtype() || x.shape() != want.shape() {
+                    return Err(format!(
+                        "{} {:?}, SciPy {} {:?}",
+                        x.dtype(),
+                        x.shape(),
+                        want.dtype(),
+                        want.shape()
+                    )
+                    .into());
+                }
+                let tol = if x.dtype() == DType::Float32 {
+                    1e-5
+                } else {
+                    1e-12
+                };
+                let d = reldiff(&x, &want, 1e-300)?;
+                if d > tol {
+                    return Err(format!("spsolve differs from SciPy's by {d:e}").into());
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        // Singular (numerically: two equal rows; structurally: an empty column), non-square,
+        // and a b of the wrong length.
+        let s = Array::from_slice_on(
+            &dev,
+            &[1.0f64, 2.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 3.0],
+            &[3, 3],
+        )
+        .unwrap();
+        let z = Array::from_slice_on(
+            &dev,
+            &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0],
+            &[3, 3],
+        )
+        .unwrap();
+        let b = Array::ones_on(&dev, &[3], DType::Float64).unwrap();
+        for m in [&s, &z] {
+            let e = sla::spsolve(&sp::csr_matrix(m, None).unwrap(), &b).unwrap_err();
+            assert!(
+                matches!(e, Error::LinAlgError { .. })
+                    && e.to_string().contains("spsolve")
+                    && e.to_string().contains("singular"),
+                "{e}"
+            );
+        }
+        let r = sp::csr_matrix(
+            &Array::ones_on(&dev, &[2, 3], DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::spsolve(&r, &b).unwrap_err();
+        assert!(
+            e.to_string().contains("spsolve") && e.to_string().contains("[2, 3]"),
+            "{e}"
+        );
+        let a = sp::csr_matrix(&z, None).unwrap();
+        let b4 = Array::ones_on(&dev, &[4], DType::Float64).unwrap();
+        let e = sla::spsolve(&a, &b4).unwrap_err();
+        assert!(e.to_string().contains("[4]"), "{e}");
     }
     t.finish();
 }

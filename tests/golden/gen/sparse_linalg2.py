@@ -209,6 +209,31 @@ def gen_splu(g, rng):
                    dtype=x.dtype.name, shape=list(x.shape))
 
 
+def gen_spsolve(g, rng):
+    """spsolve(A, b): nonsymmetric, row pivoting, complex, float32, several right-hand sides
+    (b [n, k]; b [n, 1] comes back 1-d, as SciPy's), duplicates in the COO input."""
+    n = 40
+    T = sp.diags([np.full(n - 1, -1.0), np.full(n, 3.0), np.full(n - 1, -0.6)], [-1, 0, 1])
+    R = (sp.random(n, n, density=0.08, random_state=rng) + T).tocoo()
+    perm = sp.coo_matrix((np.arange(1.0, 9.0), (np.arange(8), (np.arange(8) + 5) % 8)), shape=(8, 8))
+    P = (perm + sp.random(8, 8, density=0.2, random_state=rng) * 0.1).tocoo()
+    C = (R + 1j * sp.random(n, n, density=0.08, random_state=rng)).tocoo()
+    D = sp.coo_matrix((np.concatenate([R.data, [0.5, -0.25]]),
+                       (np.concatenate([R.row, [3, 3]]), np.concatenate([R.col, [3, 7]]))), shape=(n, n))
+    cases = [("nonsym40", R, rng.uniform(-1, 1, n)), ("pivot8", P, rng.uniform(-1, 1, 8)),
+             ("complex40", C, rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)),
+             ("real_complex_b", R, rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)),
+             ("float32", R.astype(np.float32), rng.uniform(-1, 1, n).astype(np.float32)),
+             ("dups40", D, rng.uniform(-1, 1, n)),
+             ("matrix", R, rng.uniform(-1, 1, (n, 4))), ("column", R, rng.uniform(-1, 1, (n, 1))),
+             ("complex_matrix", C, rng.uniform(-1, 1, (n, 3)))]
+    for name, A, b in cases:
+        x = sla.spsolve(A.tocsr(), b)
+        g.case(id=f"spsolve/{name}", op="spsolve", inputs=coo_inputs(g, A, [b]),
+               kwargs={"shape": list(A.shape)}, expected=g.arr(x), dtype=x.dtype.name,
+               shape=list(x.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -217,4 +242,5 @@ def gen_sparse_linalg2():
     gen_expm_multiply(g, rng)
     gen_eigsh_svds(g, rng)
     gen_splu(g, rng)
+    gen_spsolve(g, np.random.default_rng(231))
     g.write()
