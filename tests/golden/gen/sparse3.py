@@ -223,6 +223,24 @@ def gen_sparse3():
         if kind == "lil":
             rows = np.concatenate([[len(r) for r in M.rows], np.concatenate(M.rows)]).astype(np.int64)
             record(g, "lil/rows", kind, ops, lambda rows=rows: rows, dict(k, part="rows"))
+        # indexing (SciPy's lil/dok return their own format; bsr has none)
+        for spec in [["row", -2], ["row", 0], ["rows", 1, None, 2], ["rows", None, None, -1],
+                     ["rows", 4, 1, -2], ["col", 3], ["col", -1], ["cols", 1, 5, 1],
+                     ["cols", None, None, -2], ["both", [1, 4, 1], [5, 0, -2]], ["rows", 3, 3, 1]]:
+            if spec[0] == "row":
+                key = spec[1]
+            elif spec[0] == "rows":
+                key = slice(spec[1], spec[2], spec[3])
+            elif spec[0] == "col":
+                key = (slice(None), spec[1])
+            elif spec[0] == "cols":
+                key = (slice(None), slice(spec[1], spec[2], spec[3]))
+            else:
+                key = (slice(*spec[1]), slice(*spec[2]))
+            R = M[key]
+            assert isinstance(R, cls)
+            record(g, f"{kind}/index/{spec}", kind, ops, lambda R=R: R.toarray(),
+                   dict(k, part="index", index=spec))
         def oob(cls=cls):
             M = cls(base)
             M[5, 0] = 1.0
