@@ -234,6 +234,27 @@ def gen_spsolve(g, rng):
                shape=list(x.shape))
 
 
+def gen_expm_grid(g, rng):
+    """expm_multiply with SciPy's time grid (start, stop, num, endpoint)."""
+    n = 20
+    T = sp.diags([np.full(n - 1, 1.0), np.full(n, -2.0), np.full(n - 1, 1.0)], [-1, 0, 1]).tocoo()
+    R = sp.random(n, n, density=0.25, random_state=rng, format="coo")
+    R.data = R.data * 2 - 1
+    R = (R + sp.diags(np.full(n, 1.5))).tocoo()
+    C = (R + 1j * sp.random(n, n, density=0.2, random_state=rng, format="coo")).tocoo()
+    cases = [
+        ("heat/vector", T, rng.uniform(-1, 1, n), dict(start=0.0, stop=1.0, num=5, endpoint=True)),
+        ("nonsym/matrix/open", R, rng.uniform(-1, 1, (n, 3)), dict(start=0.5, stop=2.0, num=4, endpoint=False)),
+        ("nonsym/default_num", R, rng.uniform(-1, 1, n), dict(start=0.0, stop=0.5)),
+        ("complex/vector", C, rng.uniform(-1, 1, n) + 0j, dict(start=0.0, stop=1.0, num=3)),
+    ]
+    for name, A, B, kw in cases:
+        X = sla.expm_multiply(A.tocsr(), B, **kw)
+        g.case(id=f"expm_multiply/grid/{name}", op="expm_multiply", inputs=coo_inputs(g, A, [B]),
+               kwargs={"shape": list(A.shape), "grid": kw}, expected=g.arr(X), dtype=X.dtype.name,
+               shape=list(X.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -243,4 +264,5 @@ def gen_sparse_linalg2():
     gen_eigsh_svds(g, rng)
     gen_splu(g, rng)
     gen_spsolve(g, np.random.default_rng(231))
+    gen_expm_grid(g, np.random.default_rng(232))
     g.write()

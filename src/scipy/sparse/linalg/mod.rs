@@ -19,7 +19,10 @@ mod lu;
 mod triangular;
 
 pub use eigen::{eigsh, svds, Eigsh, Svds, SvdsResult, Which};
-pub use expm::{expm_multiply, onenormest, onenormest_with, OneNormEst, OneNormEstimate};
+pub use expm::{
+    expm_multiply, expm_multiply_with, onenormest, onenormest_with, ExpmMultiply, OneNormEst,
+    OneNormEstimate,
+};
 pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
 pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
 pub use lu::{factorized, spilu, splu, spsolve, Spilu, SuperLU, Trans};
