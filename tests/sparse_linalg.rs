@@ -415,6 +415,7 @@ fn eigsh_svds_match_scipy() {
                             which: which_of(k),
                             ncv: k["ncv"].as_u64().map(|v| v as usize),
                             return_eigenvectors: vecs,
+                            sigma: k["sigma"].as_f64(),
                             ..Default::default()
                         },
                     )?;

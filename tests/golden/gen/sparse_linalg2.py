@@ -255,6 +255,30 @@ def gen_expm_grid(g, rng):
                shape=list(X.shape))
 
 
+def gen_eigsh_sigma(g, rng):
+    """eigsh with sigma (shift-invert, mode 'normal'): the eigenvalues nearest sigma (LM) and
+    other `which` of the transformed ones."""
+    def lap(n):
+        return sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0), np.full(n - 1, -1.0)], [-1, 0, 1]).tocoo()
+    A = sp.random(50, 50, density=0.1, random_state=rng, format="coo")
+    A.data = A.data * 2 - 1
+    S = ((A + A.T) * 0.5 + sp.diags(np.linspace(-2.0, 2.0, 50))).tocoo()
+    H = (S + 1j * (lambda B: (B - B.T) * 0.5)(sp.random(50, 50, density=0.1, random_state=rng))).tocoo()
+    cases = [
+        ("lap60/sigma0", lap(60), dict(k=3, sigma=0.0)),
+        ("lap60/sigma1", lap(60), dict(k=4, sigma=1.0)),
+        ("sym50/sigma0.3", S, dict(k=3, sigma=0.3)),
+        ("sym50/sigma-1/LA", S, dict(k=2, sigma=-1.0, which="LA")),
+        ("herm50/sigma0.5", H, dict(k=2, sigma=0.5)),
+    ]
+    for name, A, kw in cases:
+        w = sla.eigsh(A.tocsc(), **dict(kw, return_eigenvectors=False))
+        w = np.sort(w)
+        g.case(id=f"eigsh/{name}", op="eigsh", inputs=coo_inputs(g, A),
+               kwargs=dict(kw, shape=list(A.shape)), expected=g.arr(w), dtype=w.dtype.name,
+               shape=list(w.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -265,4 +289,5 @@ def gen_sparse_linalg2():
     gen_splu(g, rng)
     gen_spsolve(g, np.random.default_rng(231))
     gen_expm_grid(g, np.random.default_rng(232))
+    gen_eigsh_sigma(g, np.random.default_rng(233))
     g.write()

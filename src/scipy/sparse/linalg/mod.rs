@@ -46,6 +46,8 @@ pub struct LinearOperator {
     matvec: MatVec,
     rmatvec: Option<MatVec>,
     device: Option<Device>,
+    /// The sparse matrix an operator was made from (for `eigsh`'s shift-invert).
+    matrix: Option<CsrMatrix>,
 }
 
 impl std::fmt::Debug for LinearOperator {
@@ -71,7 +73,13 @@ impl LinearOperator {
             matvec: Arc::new(matvec),
             rmatvec: None,
             device: None,
+            matrix: None,
         }
+    }
+
+    /// The sparse matrix the operator was made from, if any.
+    pub(crate) fn matrix(&self) -> Option<&CsrMatrix> {
+        self.matrix.as_ref()
     }
 
     /// The same operator, with the device its vectors live on (the routines that make their
@@ -162,13 +170,16 @@ fn from_csr(a: CsrMatrix) -> LinearOperator {
     let dtype = a.dtype();
     let at = a.clone();
     let dev = a.device().clone();
-    LinearOperator::new(shape, dtype, move |x| a.dot(x))
+    let kept = a.clone();
+    let mut op = LinearOperator::new(shape, dtype, move |x| a.dot(x))
         .with_device(&dev)
         .with_rmatvec(move |x| {
             // A^H x = conj(A^T conj(x)): the transpose is a CSC view; convert once per call.
             let xc = crate::math::complex::conj(x)?;
             crate::math::complex::conj(&at.T().dot(&xc)?)
-        })
+        });
+    op.matrix = Some(kept);
+    op
 }
 
 impl From<CsrMatrix> for LinearOperator {
