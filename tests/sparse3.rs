@@ -159,6 +159,47 @@ fn host_builder(kind: &str, k: &Value, ops: &[Operand], dev: &Device) -> Result<
             v.extend(l.rows().iter().flatten().map(|&j| j as i64));
             Array::from_slice_on(dev, &v, &[v.len()])
         }
+        "index" => {
+            let spec = k["index"].as_array().unwrap();
+            let opt = |v: &Value| v.as_i64().map(|x| x as isize);
+            let sl = |v: &[Value]| (opt(&v[0]), opt(&v[1]), opt(&v[2]).unwrap_or(1));
+            let at = |i: usize| spec[i].as_i64().unwrap() as isize;
+            match (&lil, &dok, spec[0].as_str().unwrap()) {
+                (Some(l), _, "row") => l.row(at(1))?.toarray(),
+                (Some(l), _, "rows") => {
+                    let (a, b, s) = sl(&spec[1..]);
+                    l.row_slice(a, b, s)?.toarray()
+                }
+                (Some(l), _, "col") => l.col(at(1))?.toarray(),
+                (Some(l), _, "cols") => {
+                    let (a, b, s) = sl(&spec[1..]);
+                    l.col_slice(a, b, s)?.toarray()
+                }
+                (Some(l), _, _) => l
+                    .slice(
+                        sl(spec[1].as_array().unwrap()),
+                        sl(spec[2].as_array().unwrap()),
+                    )?
+                    .toarray(),
+                (_, Some(d), "row") => d.row(at(1))?.toarray(),
+                (_, Some(d), "rows") => {
+                    let (a, b, s) = sl(&spec[1..]);
+                    d.row_slice(a, b, s)?.toarray()
+                }
+                (_, Some(d), "col") => d.col(at(1))?.toarray(),
+                (_, Some(d), "cols") => {
+                    let (a, b, s) = sl(&spec[1..]);
+                    d.col_slice(a, b, s)?.toarray()
+                }
+                (_, Some(d), _) => d
+                    .slice(
+                        sl(spec[1].as_array().unwrap()),
+                        sl(spec[2].as_array().unwrap()),
+                    )?
+                    .toarray(),
+                _ => unreachable!(),
+            }
+        }
         _ => m.toarray(),
     }
 }

@@ -163,6 +163,17 @@ impl Sink for CompactSink<'_> {
         }
         self.inner.store(k, &full, Some(&m))
     }
+    fn raw_store(
+        &self,
+        raw: usize,
+        idx: &Col<'_>,
+        val: &Col<'_>,
+        mask: Option<&[u8]>,
+        n: usize,
+    ) -> Result<bool, String> {
+        // A raw store names its elements by index, not by lane: forwarded as it is.
+        self.inner.raw_store(raw, idx, val, mask, n)
+    }
 }
 
 impl Env<'_> {

@@ -41,6 +41,19 @@ pub trait Sink {
     fn direct(&self, _k: usize, _dtype: DType) -> Option<*mut u8> {
         None
     }
+    /// Takes a `StoreRaw` of raw operand `raw` (index and value columns of `n` lanes, the
+    /// active ones in `mask`) instead of the interpreter writing it now: `Ok(true)` when taken
+    /// (`deferred::DeferredSink` logs it), `Ok(false)` to have it written at once.
+    fn raw_store(
+        &self,
+        _raw: usize,
+        _idx: &Col<'_>,
+        _val: &Col<'_>,
+        _mask: Option<&[u8]>,
+        _n: usize,
+    ) -> Result<bool, String> {
+        Ok(false)
+    }
 }
 
 /// Outputs of an elementwise launch: the block `start..start + n` of each view.
@@ -229,13 +242,18 @@ impl<'a> Env<'a> {
                         };
                         self.assign_masked(*var, olds, value.ty, mask)?;
                     } else if !self.dry {
-                        // SAFETY: the launch runs kernels that write raw operands on one thread.
+                        // SAFETY: the launch runs kernels that write raw operands on one thread,
+                        // or has the sink log their plain stores (`DeferredSink`).
                         unsafe {
                             match s {
                                 Stmt::AtomicRaw { op, .. } => {
                                     r.update(*op, &ix, &v, mask, self.n)?
                                 }
-                                _ => r.store(&ix, &v, mask, self.n)?,
+                                _ => {
+                                    if !sink.raw_store(*raw, &ix, &v, mask, self.n)? {
+                                        r.store(&ix, &v, mask, self.n)?
+                                    }
+                                }
                             }
                         }
                     }

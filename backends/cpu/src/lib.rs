@@ -16,6 +16,7 @@ mod cmath;
 mod column;
 mod compact;
 mod cse;
+mod deferred;
 mod eval;
 mod fft;
 mod gemm;
@@ -514,18 +515,50 @@ impl Backend for CpuBackend {
         // A kernel that writes raw operands runs on one thread in element order (so racing
         // writes resolve as NumPy's sequential loops do: the last element wins), and inputs in
         // a written buffer are never borrowed as slices.
+        //
+        // Unless the raw writes can be deferred: a kernel whose only raw writes are plain
+        // stores (no atomics) to raw operands it never loads, in buffers no other operand
+        // uses, has its blocks run on several threads, each logging its stores, and the logs
+        // written in block order (`run_deferred`): the same writes in the same order.
         let writes_raws = k.writes_raws();
         let mut ins = ins;
+        let mut deferred = writes_raws;
         if writes_raws {
-            par_ok = false;
+            let mut atomic_or_reread = false;
+            cupy_core::kernel::ir::Stmt::visit_all(&k.body, &mut |s| {
+                if matches!(s, cupy_core::kernel::ir::Stmt::AtomicRaw { .. }) {
+                    atomic_or_reread = true;
+                }
+                for e in s.exprs() {
+                    e.visit(&mut |n| {
+                        if let cupy_core::kernel::ir::ExprKind::Load { raw, .. } = n.kind {
+                            if k.writes_raw(raw) {
+                                atomic_or_reread = true;
+                            }
+                        }
+                    });
+                }
+            });
+            deferred &= !atomic_or_reread;
             for (j, r) in call.raws.iter().enumerate() {
                 if k.writes_raw(j) {
                     let p = self.buf(op, "raw operand", r.buffer, None)?.ptr();
                     for v in ins.iter_mut().filter(|v| v.ptr == p) {
                         v.borrow_ok = false;
+                        deferred = false;
+                    }
+                    let shared = call
+                        .raws
+                        .iter()
+                        .enumerate()
+                        .any(|(i, o)| i != j && Arc::ptr_eq(o.buffer, r.buffer));
+                    if shared {
+                        deferred = false;
                     }
                 }
             }
+            deferred &= par_ok;
+            par_ok = false;
         }
         let params = self.params(op, &k.params, &call.params)?;
         // Type-check every node before touching memory.
@@ -626,6 +659,9 @@ impl Backend for CpuBackend {
             };
         }
         let nblocks = size.div_ceil(block);
+        if deferred && nblocks > 1 && (size >= PAR_MIN || has_loop) {
+            return self.run_deferred(op, k, &ins, &outs, &raws, &params, &var_use, size, block);
+        }
         let run = |b: usize| -> Result<()> {
             let start = b * block;
             let n = block.min(size - start);

@@ -180,6 +180,24 @@ impl CudaBackend {
         Ok((b, p))
     }
 
+    /// A two-phase cuSPARSE call: `call(size, buffer)` once with a null buffer (the size
+    /// query), then with a workspace of that size, which is returned (keep it alive until
+    /// the stream has run the work queued with it).
+    fn two_phase(
+        &self,
+        what: &str,
+        mut call: impl FnMut(*mut usize, *mut c_void) -> cs::cusparseStatus_t,
+    ) -> Result<Buffer> {
+        let mut bytes = 0usize;
+        self.sp_status(
+            &format!("{what} (size)"),
+            call(&mut bytes, std::ptr::null_mut()),
+        )?;
+        let (w, p) = self.workspace(bytes)?;
+        self.sp_status(what, call(&mut bytes, p))?;
+        Ok(w)
+    }
+
     /// The CSR descriptor of `a`.
     fn csr_descr(
         &self,
@@ -453,60 +471,17 @@ impl CudaBackend {
             );
             let nt = cs::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
             let alg = cs::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
-            let mut b1 = 0usize;
-            // SAFETY: valid descriptors; size query (null buffer).
-            let s = unsafe {
+            // SAFETY (both calls): valid descriptors; a null buffer with the size query, then
+            // a workspace of the size asked for.
+            let _w1 = self.two_phase("cusparseSpGEMM_workEstimation", |bytes, buf| unsafe {
                 cs::cusparseSpGEMM_workEstimation(
-                    h,
-                    nt,
-                    nt,
-                    al,
-                    ma,
-                    mb,
-                    be,
-                    mc,
-                    vt,
-                    alg,
-                    sd,
-                    &mut b1,
-                    std::ptr::null_mut(),
+                    h, nt, nt, al, ma, mb, be, mc, vt, alg, sd, bytes, buf,
                 )
-            };
-            self.sp_status("cusparseSpGEMM_workEstimation (size)", s)?;
-            let (_w1, p1) = self.workspace(b1)?;
-            // SAFETY: the workspace is as sized.
-            let s = unsafe {
-                cs::cusparseSpGEMM_workEstimation(
-                    h, nt, nt, al, ma, mb, be, mc, vt, alg, sd, &mut b1, p1,
-                )
-            };
-            self.sp_status("cusparseSpGEMM_workEstimation", s)?;
-            let mut b2 = 0usize;
-            // SAFETY: size query (null buffer).
-            let s = unsafe {
-                cs::cusparseSpGEMM_compute(
-                    h,
-                    nt,
-                    nt,
-                    al,
-                    ma,
-                    mb,
-                    be,
-                    mc,
-                    vt,
-                    alg,
-                    sd,
-                    &mut b2,
-                    std::ptr::null_mut(),
-                )
-            };
-            self.sp_status("cusparseSpGEMM_compute (size)", s)?;
-            let (_w2, p2) = self.workspace(b2)?;
-            // SAFETY: the workspaces are as sized and alive until the stream drains below.
-            let s = unsafe {
-                cs::cusparseSpGEMM_compute(h, nt, nt, al, ma, mb, be, mc, vt, alg, sd, &mut b2, p2)
-            };
-            self.sp_status("cusparseSpGEMM_compute", s)?;
+            })?;
+            // SAFETY: as above; the workspaces stay alive until the stream drains below.
+            let _w2 = self.two_phase("cusparseSpGEMM_compute", |bytes, buf| unsafe {
+                cs::cusparseSpGEMM_compute(h, nt, nt, al, ma, mb, be, mc, vt, alg, sd, bytes, buf)
+            })?;
             let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
             // SAFETY: valid descriptor; out-parameters.
             let s = unsafe { cs::cusparseSpMatGetSize(mc, &mut rows, &mut cols, &mut nnz) };

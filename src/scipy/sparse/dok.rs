@@ -122,6 +122,11 @@ impl DokMatrix {
         Ok(())
     }
 
+    /// Stores a nonzero `v` at `(i, j)` (in range), for filling a new matrix.
+    pub(crate) fn insert_stored(&mut self, i: usize, j: usize, v: Scalar) {
+        self.map.insert((i, j), v);
+    }
+
     /// The stored `((row, column), value)` pairs, in row-major order.
     pub fn items(&self) -> impl Iterator<Item = ((usize, usize), Scalar)> + '_ {
         self.map.iter().map(|(&k, &v)| (k, v))

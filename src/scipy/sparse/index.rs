@@ -22,7 +22,7 @@ use cupy_core::error::{Error, Result};
 routine!("cupyx.scipy.sparse indexing (A[i], A[a:b:s], A[:, a:b:s], A[[i, j, ...]], A[i, j])", Sparse, probe: super::probe, notes: "csr and csc; line gathers and minor-index filters on the device");
 
 /// Python's `slice(start, stop, step).indices(len)`: `(start, step, count)`.
-fn slice_indices(
+pub(crate) fn slice_indices(
     op: &str,
     len: usize,
     start: Option<isize>,

@@ -157,6 +157,11 @@ impl LilMatrix {
         &self.data
     }
 
+    /// The row lists, for filling a new matrix (columns sorted, values nonzero).
+    pub(crate) fn lists_mut(&mut self) -> (&mut [Vec<usize>], &mut [Vec<Scalar>]) {
+        (&mut self.rows, &mut self.data)
+    }
+
     /// `A[i, j]` (negative indices count from the end; 0 where nothing is stored).
     ///
     /// # Errors

@@ -35,6 +35,7 @@ mod io;
 mod kernels;
 mod library;
 mod lil;
+mod lildok_index;
 pub mod linalg;
 mod minmax;
 mod products;

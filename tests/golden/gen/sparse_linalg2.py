@@ -209,6 +209,76 @@ def gen_splu(g, rng):
                    dtype=x.dtype.name, shape=list(x.shape))
 
 
+def gen_spsolve(g, rng):
+    """spsolve(A, b): nonsymmetric, row pivoting, complex, float32, several right-hand sides
+    (b [n, k]; b [n, 1] comes back 1-d, as SciPy's), duplicates in the COO input."""
+    n = 40
+    T = sp.diags([np.full(n - 1, -1.0), np.full(n, 3.0), np.full(n - 1, -0.6)], [-1, 0, 1])
+    R = (sp.random(n, n, density=0.08, random_state=rng) + T).tocoo()
+    perm = sp.coo_matrix((np.arange(1.0, 9.0), (np.arange(8), (np.arange(8) + 5) % 8)), shape=(8, 8))
+    P = (perm + sp.random(8, 8, density=0.2, random_state=rng) * 0.1).tocoo()
+    C = (R + 1j * sp.random(n, n, density=0.08, random_state=rng)).tocoo()
+    D = sp.coo_matrix((np.concatenate([R.data, [0.5, -0.25]]),
+                       (np.concatenate([R.row, [3, 3]]), np.concatenate([R.col, [3, 7]]))), shape=(n, n))
+    cases = [("nonsym40", R, rng.uniform(-1, 1, n)), ("pivot8", P, rng.uniform(-1, 1, 8)),
+             ("complex40", C, rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)),
+             ("real_complex_b", R, rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)),
+             ("float32", R.astype(np.float32), rng.uniform(-1, 1, n).astype(np.float32)),
+             ("dups40", D, rng.uniform(-1, 1, n)),
+             ("matrix", R, rng.uniform(-1, 1, (n, 4))), ("column", R, rng.uniform(-1, 1, (n, 1))),
+             ("complex_matrix", C, rng.uniform(-1, 1, (n, 3)))]
+    for name, A, b in cases:
+        x = sla.spsolve(A.tocsr(), b)
+        g.case(id=f"spsolve/{name}", op="spsolve", inputs=coo_inputs(g, A, [b]),
+               kwargs={"shape": list(A.shape)}, expected=g.arr(x), dtype=x.dtype.name,
+               shape=list(x.shape))
+
+
+def gen_expm_grid(g, rng):
+    """expm_multiply with SciPy's time grid (start, stop, num, endpoint)."""
+    n = 20
+    T = sp.diags([np.full(n - 1, 1.0), np.full(n, -2.0), np.full(n - 1, 1.0)], [-1, 0, 1]).tocoo()
+    R = sp.random(n, n, density=0.25, random_state=rng, format="coo")
+    R.data = R.data * 2 - 1
+    R = (R + sp.diags(np.full(n, 1.5))).tocoo()
+    C = (R + 1j * sp.random(n, n, density=0.2, random_state=rng, format="coo")).tocoo()
+    cases = [
+        ("heat/vector", T, rng.uniform(-1, 1, n), dict(start=0.0, stop=1.0, num=5, endpoint=True)),
+        ("nonsym/matrix/open", R, rng.uniform(-1, 1, (n, 3)), dict(start=0.5, stop=2.0, num=4, endpoint=False)),
+        ("nonsym/default_num", R, rng.uniform(-1, 1, n), dict(start=0.0, stop=0.5)),
+        ("complex/vector", C, rng.uniform(-1, 1, n) + 0j, dict(start=0.0, stop=1.0, num=3)),
+    ]
+    for name, A, B, kw in cases:
+        X = sla.expm_multiply(A.tocsr(), B, **kw)
+        g.case(id=f"expm_multiply/grid/{name}", op="expm_multiply", inputs=coo_inputs(g, A, [B]),
+               kwargs={"shape": list(A.shape), "grid": kw}, expected=g.arr(X), dtype=X.dtype.name,
+               shape=list(X.shape))
+
+
+def gen_eigsh_sigma(g, rng):
+    """eigsh with sigma (shift-invert, mode 'normal'): the eigenvalues nearest sigma (LM) and
+    other `which` of the transformed ones."""
+    def lap(n):
+        return sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0), np.full(n - 1, -1.0)], [-1, 0, 1]).tocoo()
+    A = sp.random(50, 50, density=0.1, random_state=rng, format="coo")
+    A.data = A.data * 2 - 1
+    S = ((A + A.T) * 0.5 + sp.diags(np.linspace(-2.0, 2.0, 50))).tocoo()
+    H = (S + 1j * (lambda B: (B - B.T) * 0.5)(sp.random(50, 50, density=0.1, random_state=rng))).tocoo()
+    cases = [
+        ("lap60/sigma0", lap(60), dict(k=3, sigma=0.0)),
+        ("lap60/sigma1", lap(60), dict(k=4, sigma=1.0)),
+        ("sym50/sigma0.3", S, dict(k=3, sigma=0.3)),
+        ("sym50/sigma-1/LA", S, dict(k=2, sigma=-1.0, which="LA")),
+        ("herm50/sigma0.5", H, dict(k=2, sigma=0.5)),
+    ]
+    for name, A, kw in cases:
+        w = sla.eigsh(A.tocsc(), **dict(kw, return_eigenvectors=False))
+        w = np.sort(w)
+        g.case(id=f"eigsh/{name}", op="eigsh", inputs=coo_inputs(g, A),
+               kwargs=dict(kw, shape=list(A.shape)), expected=g.arr(w), dtype=w.dtype.name,
+               shape=list(w.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -217,4 +287,7 @@ def gen_sparse_linalg2():
     gen_expm_multiply(g, rng)
     gen_eigsh_svds(g, rng)
     gen_splu(g, rng)
+    gen_spsolve(g, np.random.default_rng(231))
+    gen_expm_grid(g, np.random.default_rng(232))
+    gen_eigsh_sigma(g, np.random.default_rng(233))
     g.write()

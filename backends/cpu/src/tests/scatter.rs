@@ -105,3 +105,38 @@ fn scatter_raw_stores_and_atomics() {
     let got = scatter_into(&be, Some(Max), &[u64::MAX - 1], &[0, 0], &[3, u64::MAX]);
     assert_eq!(got, vec![u64::MAX]);
 }
+
+#[test]
+fn parallel_raw_stores_keep_element_order() {
+    // Past the parallel threshold, plain raw stores are logged per block on several threads
+    // and written in block order: colliding stores still resolve as one sequential loop
+    // (the last element wins), and every element lands.
+    let be = be();
+    let n = 100_000i64;
+    let idx: Vec<i64> = (0..n)
+        .map(|j| if j % 977 == 5 { -1 } else { j % 1000 })
+        .collect();
+    let val: Vec<f64> = (0..n).map(|j| j as f64 * 0.5).collect();
+    let got = scatter_into(&be, None, &[0f64; 1000], &idx, &val);
+    let mut want = vec![0f64; 1000];
+    for (&i, &v) in idx.iter().zip(&val) {
+        if i >= 0 {
+            want[i as usize] = v;
+        }
+    }
+    assert_eq!(got, want);
+    // A permutation: every element written once.
+    let perm: Vec<i64> = (0..n).map(|j| (j * 7919) % n).collect();
+    let got = scatter_into(
+        &be,
+        None,
+        &vec![-1i32; n as usize],
+        &perm,
+        &(0..n as i32).collect::<Vec<_>>(),
+    );
+    let mut want = vec![0i32; n as usize];
+    for (j, &p) in perm.iter().enumerate() {
+        want[p as usize] = j as i32;
+    }
+    assert_eq!(got, want);
+}

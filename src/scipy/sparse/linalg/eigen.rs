@@ -11,6 +11,7 @@
 use super::iterative::{cast, nrm};
 use super::LinearOperator;
 use crate::array::Array;
+use crate::scipy::sparse::SparseMatrix;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use num_complex::Complex;
@@ -31,8 +32,9 @@ pub enum Which {
     SA,
 }
 
-/// The keywords of [`eigsh`] (SciPy's `which='LM', v0=None, ncv=None, maxiter=None, tol=0,
-/// return_eigenvectors=True`; `sigma`, `M` and `mode` are not supported).
+/// The keywords of [`eigsh`] (SciPy's `sigma=None, which='LM', v0=None, ncv=None,
+/// maxiter=None, tol=0, return_eigenvectors=True`; `M`, `OPinv` and `mode` other than
+/// `'normal'` are not supported).
 #[derive(Clone, Debug)]
 pub struct Eigsh {
     /// Which eigenvalues.
@@ -48,6 +50,12 @@ pub struct Eigsh {
     pub tol: f64,
     /// Also return the eigenvectors (default true).
     pub return_eigenvectors: bool,
+    /// Shift-invert about `sigma` (SciPy's `mode='normal'`): the Lanczos iteration runs on
+    /// `(A - sigma I)^-1`, applied by a sparse LU of `A - sigma I` ([`super::splu`], on the
+    /// host), and `which` selects among its eigenvalues `nu = 1 / (lambda - sigma)` (so the
+    /// default `LM` gives the eigenvalues of `A` nearest `sigma`). `A` must be a sparse matrix
+    /// (an operator made from one).
+    pub sigma: Option<f64>,
 }
 
 impl Default for Eigsh {
@@ -59,6 +67,7 @@ impl Default for Eigsh {
             maxiter: None,
             tol: 0.0,
             return_eigenvectors: true,
+            sigma: None,
         }
     }
 }
@@ -151,7 +160,10 @@ fn combine(v: &[Array], c: &[Vec<f64>], cols: &[usize], t: DType) -> Result<Arra
 /// `ArpackNoConvergence`).
 pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array, Option<Array>)> {
     let a = a.into();
-    let (w, v) = lanczos("eigsh", &a, k, &o)?;
+    let (w, v) = match o.sigma {
+        None => lanczos("eigsh", &a, k, &o)?,
+        Some(sigma) => shift_invert(&a, k, sigma, &o)?,
+    };
     let t = work_dtype(a.dtype());
     let rt = if matches!(t, DType::Float32 | DType::Complex64) {
         DType::Float32
@@ -162,7 +174,69 @@ pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array,
     let w = cast(&Array::from_slice_on(&dev, &w, &[k])?, rt)?;
     Ok((w, v))
 }
-routine!(eigsh as "cupyx.scipy.sparse.linalg.eigsh", Sparse, probe: super::super::probe, notes: "thick-restart Lanczos, full reorthogonalization; which LM/SM/LA/SA; no sigma/M");
+routine!(eigsh as "cupyx.scipy.sparse.linalg.eigsh", Sparse, probe: super::super::probe, notes: "thick-restart Lanczos, full reorthogonalization; which LM/SM/LA/SA; sigma by a host sparse LU; no M");
+
+/// [`eigsh`] with `sigma` (see [`Eigsh::sigma`]): Lanczos on `(A - sigma I)^-1`, then
+/// `lambda = sigma + 1 / nu`, ascending.
+fn shift_invert(
+    a: &LinearOperator,
+    k: usize,
+    sigma: f64,
+    o: &Eigsh,
+) -> Result<(Vec<f64>, Option<Array>)> {
+    let op = "eigsh";
+    let Some(m) = a.matrix() else {
+        return Err(Error::invalid(
+            op,
+            "sigma (shift-invert) needs a sparse matrix; a LinearOperator cannot be factored (OPinv is not supported)",
+        ));
+    };
+    let (r, c) = m.shape();
+    if r != c {
+        return Err(Error::ShapeMismatch {
+            op: format!("{op} (expected a square matrix)"),
+            lhs: vec![r, c],
+            rhs: vec![r, c],
+        });
+    }
+    let shifted = if sigma == 0.0 {
+        m.clone()
+    } else {
+        let eye = crate::scipy::sparse::eye_with(
+            r,
+            crate::scipy::sparse::SpEye {
+                dtype: m.dtype(),
+                format: crate::scipy::sparse::Format::Csr,
+                device: Some(m.device().clone()),
+                ..Default::default()
+            },
+        )?
+        .tocsr()?;
+        m.sub(&eye.mul_scalar(sigma)?)?
+    };
+    let lu = super::splu(&shifted)?;
+    let inv = LinearOperator::new((r, r), a.dtype(), move |x| lu.solve(x)).with_device(m.device());
+    let (nu, v) = lanczos(op, &inv, k, o)?;
+    let mut order: Vec<(f64, usize)> = nu
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (sigma + 1.0 / x, i))
+        .collect();
+    order.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let w = order.iter().map(|p| p.0).collect();
+    let v = match v {
+        Some(v) => {
+            let cols: Vec<Array> = order
+                .iter()
+                .map(|&(_, i)| v.slice(&crate::s![.., i as isize]))
+                .collect::<Result<_>>()?;
+            let refs: Vec<&Array> = cols.iter().collect();
+            Some(crate::manipulation::join::stack(&refs, 1)?)
+        }
+        None => None,
+    };
+    Ok((w, v))
+}
 
 /// The thick-restart Lanczos iteration: the `k` wanted eigenvalues (ascending) and, when
 /// asked for, their vectors.
@@ -439,6 +513,7 @@ pub fn svds(a: impl Into<LinearOperator>, k: usize, o: Svds) -> Result<SvdsResul
             maxiter: o.maxiter,
             tol: o.tol * o.tol,
             return_eigenvectors: true,
+            sigma: None,
         },
     )?;
     let eigvec = crate::linalg::eigen::qr(&eigvec.expect("vectors"))?.0;

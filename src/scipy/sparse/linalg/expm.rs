@@ -1,6 +1,6 @@
 //! SciPy's [`onenormest`] (Higham & Tisseur 2000, block 1-norm estimation, `_onenormest.py`)
 //! and [`expm_multiply`] (Al-Mohy & Higham 2011, the action of the matrix exponential,
-//! `_expm_multiply.py`'s `_expm_multiply_simple`), transcribed from SciPy 1.17 with the
+//! `_expm_multiply.py`'s `_expm_multiply_simple`; its time grid by steps of `exp(hA)`), transcribed from SciPy 1.17 with the
 //! vectors on the device. The estimator's decisions (which columns to keep, which unit vectors
 //! to try next) are made on the host from small reads, and one read of the `n`-vector `h` per
 //! iteration (at most `itmax` of them).
@@ -397,14 +397,43 @@ fn inf_norm(b: &Array) -> Result<Array> {
 /// `trace(A)/n`, the Taylor degree `m*` and the scaling `s` come from `||A||_1` and
 /// [`onenormest`] estimates of `||A^p||_1`, then `s` steps of a truncated Taylor series, each
 /// stopping early once the terms are below double precision). The result has the dtype
-/// `promote(A, B)` (float64 for integers). One small read per Taylor term.
-///
-/// The `start/stop/num/endpoint` time grid of SciPy's function is not there yet.
+/// `promote(A, B)` (float64 for integers). One small read per Taylor term. The time grid
+/// (`start, stop, num, endpoint`) is [`expm_multiply_with`].
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] for a non-square `A` or a `B` whose first axis is not `A`'s order
 /// (both shapes named); [`Error::InvalidArgument`] for a `B` of more than 2 dimensions.
 pub fn expm_multiply(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
+    expm_multiply_with(a, b, ExpmMultiply::default())
+}
+routine!(expm_multiply as "cupyx.scipy.sparse.linalg.expm_multiply", Sparse, probe: super::super::probe, notes: "Al-Mohy & Higham 2011; the start/stop/num/endpoint grid by steps of exp(hA)");
+
+/// The keywords of [`expm_multiply_with`] (SciPy's `start=None, stop=None, num=None,
+/// endpoint=None`): all `None` is the single action `exp(A) @ B`; otherwise `start` and
+/// `stop` are required and the result holds `exp(t_k A) @ B` for the `num` (default 50)
+/// times `t_k` of `numpy.linspace(start, stop, num, endpoint)` (`endpoint` default true).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExpmMultiply {
+    /// The first time.
+    pub start: Option<f64>,
+    /// The last time (included when `endpoint`).
+    pub stop: Option<f64>,
+    /// The number of times (default 50).
+    pub num: Option<usize>,
+    /// Whether `stop` is one of the times (default true).
+    pub endpoint: Option<bool>,
+}
+
+/// SciPy's `expm_multiply(A, B, start=, stop=, num=, endpoint=)`: [`expm_multiply`], or with
+/// a time grid (see [`ExpmMultiply`]) an array of shape `[num, *B.shape]` whose entry `k` is
+/// `exp(t_k A) @ B`. As SciPy's `_expm_multiply_interval`, the first entry is computed from
+/// `t_0 A`, each next one from the previous by one action of `exp(h A)` (`h` the grid step;
+/// its Taylor degree and scaling chosen once).
+///
+/// # Errors
+/// As [`expm_multiply`]; [`Error::InvalidArgument`] when a grid keyword is given without both
+/// `start` and `stop`, for a non-finite `start`/`stop`, or fewer than two times (as SciPy).
+pub fn expm_multiply_with(a: &dyn SparseMatrix, b: &Array, o: ExpmMultiply) -> Result<Array> {
     let op = "expm_multiply";
     let (m, n) = a.shape();
     if m != n {
@@ -430,7 +459,6 @@ pub fn expm_multiply(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
             rhs: b.shape().to_vec(),
         });
     }
-    let n0 = if b.ndim() == 1 { 1 } else { b.shape()[1] };
     let t = cupy_core::promote::promote_types(a.dtype(), b.dtype());
     let t = if t.is_complex() || t.is_float() {
         t
@@ -439,81 +467,163 @@ pub fn expm_multiply(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
     };
     let csr = a.tocsr()?.canonical()?;
     let b = cast(b, t)?;
-    if n == 0 || b.size() == 0 {
-        return b.copy();
-    }
     let csr = CsrMatrix {
         c: crate::scipy::sparse::map_data(&csr.c, |d| cast(d, t))?,
     };
-    let tr = read(&[&csr.diagonal(0)?.sum()?])?[0];
-    let mu = tr / n as f64;
-    let shifted = if mu == C64::new(0.0, 0.0) {
-        csr
-    } else {
-        let eye = eye_with(
-            n,
-            SpEye {
-                dtype: t,
-                format: Format::Csr,
-                device: Some(csr.device().clone()),
-                ..Default::default()
-            },
-        )?
-        .tocsr()?;
-        let shift = if t.is_complex() {
-            eye.mul_scalar(mu)?
-        } else {
-            eye.mul_scalar(mu.re)?
-        };
-        csr.sub(&shift)?
-    };
-    let a1 = norm(&shifted, SparseNorm::One)?.item()?.to_f64();
-    let tol = 2f64.powi(-53);
-    let (m_star, s) = if a1 == 0.0 {
-        (0, 1)
-    } else {
-        let mut cache: Vec<(usize, f64)> = vec![];
-        let op_a = shifted.clone();
-        let mut d = |p: usize| -> Result<f64> {
-            if let Some((_, v)) = cache.iter().find(|(q, _)| *q == p) {
-                return Ok(*v);
-            }
-            let est = onenormest(matrix_power(&op_a, p))?;
-            let v = est.powf(1.0 / p as f64);
-            cache.push((p, v));
-            Ok(v)
-        };
-        fragment_3_1(a1, n0, 55, 2, &mut d)?
-    };
-    let eta = (mu / s as f64).exp();
-    let scale = |x: &Array| -> Result<Array> {
-        if t.is_complex() {
-            x.multiply(eta)
-        } else {
-            x * eta.re
+    let grid = o.start.is_some() || o.stop.is_some() || o.num.is_some() || o.endpoint.is_some();
+    if !grid {
+        if n == 0 || b.size() == 0 {
+            return b.copy();
         }
-    };
-    let mut f = b.clone();
-    let mut bb = b;
-    for _ in 0..s {
-        let mut c1 = read(&[&inf_norm(&bb)?])?[0].re;
-        for j in 0..m_star {
-            let coeff = 1.0 / (s * (j + 1)) as f64;
-            bb = (&shifted.dot(&bb)? * coeff)?;
-            f = (&f + &bb)?;
-            let got = read(&[&inf_norm(&bb)?, &inf_norm(&f)?])?;
-            let c2 = got[0].re;
-            if c1 + c2 <= tol * got[1].re {
-                break;
-            }
-            c1 = c2;
-        }
-        f = scale(&f)?;
-        bb = f.clone();
+        return Action::new(&csr, 1.0, b.shape(), t)?.apply(b);
     }
-    Ok(f)
+    let (Some(start), Some(stop)) = (o.start, o.stop) else {
+        return Err(Error::invalid(
+            op,
+            "a time grid needs both start and stop (num and endpoint are optional)",
+        ));
+    };
+    if !start.is_finite() || !stop.is_finite() {
+        return Err(Error::invalid(
+            op,
+            format!("start and stop must be finite, got {start} and {stop}"),
+        ));
+    }
+    let num = o.num.unwrap_or(50);
+    if num < 2 {
+        return Err(Error::invalid(
+            op,
+            format!("at least two time points are required, num is {num}"),
+        ));
+    }
+    let endpoint = o.endpoint.unwrap_or(true);
+    // numpy.linspace's step.
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let h = (stop - start) / div as f64;
+    let mut xs = Vec::with_capacity(num);
+    let empty = n == 0 || b.size() == 0;
+    let x0 = if empty {
+        b.copy()?
+    } else {
+        Action::new(&csr, start, b.shape(), t)?.apply(b)?
+    };
+    xs.push(x0);
+    let step = if empty {
+        None
+    } else {
+        Some(Action::new(&csr, h, xs[0].shape(), t)?)
+    };
+    for k in 1..num {
+        let next = match &step {
+            Some(s) => s.apply(xs[k - 1].clone())?,
+            None => xs[k - 1].copy()?,
+        };
+        xs.push(next);
+    }
+    let refs: Vec<&Array> = xs.iter().collect();
+    crate::manipulation::join::stack(&refs, 0)
 }
-routine!(expm_multiply as "cupyx.scipy.sparse.linalg.expm_multiply", Sparse, probe: super::super::probe, notes: "Al-Mohy & Higham 2011 (the single action; no start/stop/num grid yet)");
+
+/// `exp(t A) @ X` for the `X` of one shape (see [`expm_multiply`]): the shifted `t A`, its
+/// Taylor degree `m*` and scaling `s`, chosen once.
+struct Action {
+    shifted: CsrMatrix,
+    mu: C64,
+    m_star: usize,
+    s: usize,
+    t: DType,
+}
+
+impl Action {
+    fn new(csr: &CsrMatrix, time: f64, b_shape: &[usize], t: DType) -> Result<Action> {
+        let n = csr.shape().0;
+        let n0 = if b_shape.len() == 1 { 1 } else { b_shape[1] };
+        let csr = if time == 1.0 {
+            csr.clone()
+        } else {
+            csr.mul_scalar(time)?
+        };
+        let tr = read(&[&csr.diagonal(0)?.sum()?])?[0];
+        let mu = tr / n as f64;
+        let shifted = if mu == C64::new(0.0, 0.0) {
+            csr
+        } else {
+            let eye = eye_with(
+                n,
+                SpEye {
+                    dtype: t,
+                    format: Format::Csr,
+                    device: Some(csr.device().clone()),
+                    ..Default::default()
+                },
+            )?
+            .tocsr()?;
+            let shift = if t.is_complex() {
+                eye.mul_scalar(mu)?
+            } else {
+                eye.mul_scalar(mu.re)?
+            };
+            csr.sub(&shift)?
+        };
+        let a1 = norm(&shifted, SparseNorm::One)?.item()?.to_f64();
+        let (m_star, s) = if a1 == 0.0 {
+            (0, 1)
+        } else {
+            let mut cache: Vec<(usize, f64)> = vec![];
+            let op_a = shifted.clone();
+            let mut d = |p: usize| -> Result<f64> {
+                if let Some((_, v)) = cache.iter().find(|(q, _)| *q == p) {
+                    return Ok(*v);
+                }
+                let est = onenormest(matrix_power(&op_a, p))?;
+                let v = est.powf(1.0 / p as f64);
+                cache.push((p, v));
+                Ok(v)
+            };
+            fragment_3_1(a1, n0, 55, 2, &mut d)?
+        };
+        Ok(Action {
+            shifted,
+            mu,
+            m_star,
+            s,
+            t,
+        })
+    }
+
+    /// `exp(t A) @ b` (`b` of the action's dtype and shape).
+    fn apply(&self, b: Array) -> Result<Array> {
+        let (s, t) = (self.s, self.t);
+        let tol = 2f64.powi(-53);
+        let eta = (self.mu / s as f64).exp();
+        let scale = |x: &Array| -> Result<Array> {
+            if t.is_complex() {
+                x.multiply(eta)
+            } else {
+                x * eta.re
+            }
+        };
+        let mut f = b.clone();
+        let mut bb = b;
+        for _ in 0..s {
+            let mut c1 = read(&[&inf_norm(&bb)?])?[0].re;
+            for j in 0..self.m_star {
+                let coeff = 1.0 / (s * (j + 1)) as f64;
+                bb = (&self.shifted.dot(&bb)? * coeff)?;
+                f = (&f + &bb)?;
+                let got = read(&[&inf_norm(&bb)?, &inf_norm(&f)?])?;
+                let c2 = got[0].re;
+                if c1 + c2 <= tol * got[1].re {
+                    break;
+                }
+                c1 = c2;
+            }
+            f = scale(&f)?;
+            bb = f.clone();
+        }
+        Ok(f)
+    }
+}
 
 /// `A^p` as an operator (`matvec` applied `p` times; `rmatvec` likewise).
 fn matrix_power(a: &CsrMatrix, p: usize) -> LinearOperator {

@@ -105,7 +105,49 @@ fn singular(op: &str) -> Error {
 /// [`Error::ShapeMismatch`] for a non-square `A`; [`Error::LinAlgError`] "Factor is exactly
 /// singular" for a structurally or numerically singular matrix.
 pub fn splu(a: &dyn SparseMatrix) -> Result<SuperLU> {
-    let op = "splu";
+    lu_of("splu", a)
+}
+routine!(splu as "cupyx.scipy.sparse.linalg.splu / factorized", Sparse, probe: super::super::probe, notes: "host: faer's sparse LU on every backend (docs/backends.md)");
+
+/// SciPy's `spsolve(A, b)`: `x` with `A x = b` by a sparse direct solve, **on the host** on
+/// every backend (docs/backends.md): `A`'s CSR is read back once and factored by faer's sparse
+/// LU with partial pivoting (column approximate minimum degree ordering), `b` read back, and
+/// `x` uploaded to `A`'s device. `b` is `[n]` or `[n, k]` (all `k` right-hand sides in one
+/// solve); an `[n, 1]` `b` gives a 1-d `x`, as SciPy's. The result dtype is `promote(A, b)`
+/// (at least float32; the factors are float64/complex128 and the result is cast back).
+///
+/// A singular matrix is an error, as NumPy's `linalg.solve` (SciPy warns
+/// `MatrixRankWarning` and returns NaNs; docs/differences.md).
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] for a non-square `A`, or a `b` of other than `n` rows or of more
+/// than 2 dimensions (both shapes named); [`Error::LinAlgError`] "spsolve: Matrix is exactly
+/// singular" for a structurally or numerically singular `A`.
+pub fn spsolve(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
+    let (m, n) = a.shape();
+    if m != n || b.ndim() == 0 || b.ndim() > 2 || b.shape()[0] != m {
+        return Err(Error::ShapeMismatch {
+            op: "spsolve (A must be square, b [n] or [n, k])".into(),
+            lhs: vec![m, n],
+            rhs: b.shape().to_vec(),
+        });
+    }
+    let lu = lu_of("spsolve", a).map_err(|e| match e {
+        Error::LinAlgError { ref reason, .. } if reason.contains("singular") => {
+            Error::linalg("spsolve", "Matrix is exactly singular")
+        }
+        e => e,
+    })?;
+    let x = lu.solve(b)?;
+    if b.ndim() == 2 && b.shape()[1] == 1 {
+        return x.reshape(&[n as isize]);
+    }
+    Ok(x)
+}
+routine!(spsolve as "cupyx.scipy.sparse.linalg.spsolve", Sparse, probe: super::super::probe, notes: "host: faer's sparse LU on every backend (docs/backends.md); several right-hand sides");
+
+/// The sparse LU of `a` on the host (see [`splu`]), errors naming `op`.
+fn lu_of(op: &str, a: &dyn SparseMatrix) -> Result<SuperLU> {
     let (n, indptr, indices, data, t) = host_csr(op, a)?;
     let complex = t.is_complex();
     let mut re = vec![];
@@ -151,7 +193,6 @@ pub fn splu(a: &dyn SparseMatrix) -> Result<SuperLU> {
     }
     Ok(lu)
 }
-routine!(splu as "cupyx.scipy.sparse.linalg.splu / factorized", Sparse, probe: super::super::probe, notes: "host: faer's sparse LU on every backend (docs/backends.md)");
 
 /// The keywords of [`spilu`] (SciPy's `drop_tol=None` (1e-4), `fill_factor=None` (10)).
 #[derive(Clone, Copy, Debug)]

@@ -4,7 +4,7 @@
 //! the iterations run without converging, `< 0` a breakdown), the least-squares solvers
 //! [`lsqr`] and [`lsmr`], [`onenormest`], [`expm_multiply`], the eigensolvers [`eigsh`] and
 //! [`svds`], the host factorizations [`splu`], [`spilu`] and [`factorized`], [`norm`], and
-//! [`spsolve`] (a dense fallback) and [`spsolve_triangular`].
+//! [`spsolve`] (the host sparse LU, as `splu`) and [`spsolve_triangular`].
 //!
 //! Vectors stay on the device; the scalars each iteration needs to decide (a residual norm, the
 //! Hessenberg entries of GMRES, the Lanczos coefficients of MINRES and `eigsh`) are read back,
@@ -19,10 +19,13 @@ mod lu;
 mod triangular;
 
 pub use eigen::{eigsh, svds, Eigsh, Svds, SvdsResult, Which};
-pub use expm::{expm_multiply, onenormest, onenormest_with, OneNormEst, OneNormEstimate};
+pub use expm::{
+    expm_multiply, expm_multiply_with, onenormest, onenormest_with, ExpmMultiply, OneNormEst,
+    OneNormEstimate,
+};
 pub use iterative::{bicgstab, cg, cgs, gmres, minres, Callback, Solve};
 pub use lsqr::{lsmr, lsqr, Lsmr, LsmrResult, Lsqr, LsqrResult};
-pub use lu::{factorized, spilu, splu, Spilu, SuperLU, Trans};
+pub use lu::{factorized, spilu, splu, spsolve, Spilu, SuperLU, Trans};
 pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};
@@ -43,6 +46,8 @@ pub struct LinearOperator {
     matvec: MatVec,
     rmatvec: Option<MatVec>,
     device: Option<Device>,
+    /// The sparse matrix an operator was made from (for `eigsh`'s shift-invert).
+    matrix: Option<CsrMatrix>,
 }
 
 impl std::fmt::Debug for LinearOperator {
@@ -68,7 +73,13 @@ impl LinearOperator {
             matvec: Arc::new(matvec),
             rmatvec: None,
             device: None,
+            matrix: None,
         }
+    }
+
+    /// The sparse matrix the operator was made from, if any.
+    pub(crate) fn matrix(&self) -> Option<&CsrMatrix> {
+        self.matrix.as_ref()
     }
 
     /// The same operator, with the device its vectors live on (the routines that make their
@@ -159,13 +170,16 @@ fn from_csr(a: CsrMatrix) -> LinearOperator {
     let dtype = a.dtype();
     let at = a.clone();
     let dev = a.device().clone();
-    LinearOperator::new(shape, dtype, move |x| a.dot(x))
+    let kept = a.clone();
+    let mut op = LinearOperator::new(shape, dtype, move |x| a.dot(x))
         .with_device(&dev)
         .with_rmatvec(move |x| {
             // A^H x = conj(A^T conj(x)): the transpose is a CSC view; convert once per call.
             let xc = crate::math::complex::conj(x)?;
             crate::math::complex::conj(&at.T().dot(&xc)?)
-        })
+        });
+    op.matrix = Some(kept);
+    op
 }
 
 impl From<CsrMatrix> for LinearOperator {
@@ -265,23 +279,3 @@ pub fn norm(a: &dyn SparseMatrix, ord: SparseNorm) -> Result<Array> {
     }
 }
 routine!(norm as "cupyx.scipy.sparse.linalg.norm", Sparse, probe: super::probe, notes: "fro, 1, inf");
-
-/// SciPy's `spsolve(A, b)` **by densifying**: `A` is converted to a dense matrix and solved by
-/// [`crate::linalg::solve()`] (LU). Meant for small systems only (memory and time grow as
-/// `n^2` and `n^3`); no sparse direct factorization is wired yet (docs/backends.md).
-///
-/// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A` or a `b` of another length; LinAlgError for a
-/// singular matrix.
-pub fn spsolve(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
-    let (m, n) = a.shape();
-    if m != n || b.ndim() == 0 || b.shape()[0] != m {
-        return Err(Error::ShapeMismatch {
-            op: "spsolve (A must be square and b have as many rows)".into(),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
-    }
-    crate::linalg::solve::solve(&a.toarray()?, b)
-}
-routine!(spsolve as "cupyx.scipy.sparse.linalg.spsolve", Sparse, probe: super::probe, notes: "dense fallback: toarray + LU solve (small systems only)");
