@@ -100,7 +100,7 @@ mod window;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
-pub use gemm::with_gemm_block;
+pub use gemm::{with_gemm_block, with_gemm_shape, GemmShape};
 pub use guard::loop_budget;
 pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,

@@ -37,10 +37,25 @@ fn gemm_odd_sizes_transposed_batched() {
     // The automatic choice (4x4 invocation blocks at these sizes, and always on llvmpipe), then
     // the 8x8 blocks (128x128 tiles) that large float products take on hardware adapters.
     gemm_odd_sizes_body(None);
-    cupy_wgpu::with_gemm_block(8, || gemm_odd_sizes_body(Some(8)));
+    cupy_wgpu::with_gemm_block(8, || gemm_odd_sizes_body(Some("8x8x8".into())));
 }
 
-fn gemm_odd_sizes_body(block: Option<usize>) {
+#[test]
+fn gemm_shapes_rectangular_double_buffered() {
+    // The shapes `CUPY_WGPU_GEMM_SHAPE` offers for timing: rectangular blocks, other k slices,
+    // double-buffered tiles (the float64 default on hardware adapters), in both code forms
+    // the generator writes (straight-line here; `CUPY_WGPU_GEMM_LOOPS=1` in a process).
+    for s in ["8x8x8d", "4x8x16d", "8x4x8", "2x4x32d", "1x1x16"] {
+        let sh = cupy_wgpu::GemmShape::parse(s).unwrap();
+        assert_eq!(sh.to_string(), s);
+        cupy_wgpu::with_gemm_shape(sh, || gemm_odd_sizes_body(Some(s.into())));
+    }
+    for bad in ["8x8", "9x8x8", "1x1x8", "8x8x12", "axbxc"] {
+        assert!(cupy_wgpu::GemmShape::parse(bad).is_none(), "{bad}");
+    }
+}
+
+fn gemm_odd_sizes_body(block: Option<String>) {
     let d = dev_or_skip!();
     for (batch, m, n, k, ta, tb, bcast) in [
         (1usize, 67usize, 45usize, 33usize, false, false, false),
