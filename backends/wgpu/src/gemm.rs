@@ -290,9 +290,25 @@ impl WgpuBackend {
         // float16/bfloat16 are packed 16-bit words on wgpu: A and B are widened to float32
         // temporaries, the float32 kernel accumulates in float32 into a float32 C, and the cast
         // back rounds each C element once (as NumPy and cuBLAS do, within tolerance).
+        // float16 (and float32 with CUPY_TF32=1) through cooperative matrices where the adapter
+        // has them (`gemm_coop.rs`).
+        if matches!(d, DType::Float16 | DType::Float32) && self.gemm_coop(call)? {
+            return Ok(());
+        }
         if matches!(d, DType::Float16 | DType::BFloat16) {
             return self.gemm_widened(call);
         }
+        self.gemm_tiled(call)
+    }
+
+    /// The tiled kernel on `call`'s operands (float32, float64, complex).
+    fn gemm_tiled(&self, call: &GemmCall<'_>) -> Result<()> {
+        let d = call.a.buffer.dtype();
+        let (a, b, c) = (
+            self.buf(call.a.buffer, "matmul")?,
+            self.buf(call.b.buffer, "matmul")?,
+            self.buf(call.c.buffer, "matmul")?,
+        );
         let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
             if o.layout.shape.len() != 3 {
                 return Err(Error::invalid(
@@ -558,7 +574,7 @@ impl WgpuBackend {
                 layout: layout.clone(),
             }
         }
-        self.run_gemm(&GemmCall {
+        self.gemm_tiled(&GemmCall {
             a: op(&a, &al),
             b: op(&b, &bl),
             c: op(&c, &cl),
