@@ -290,6 +290,17 @@ impl WgpuBackend {
         else {
             return Ok(false);
         };
+        // Every binding within one storage binding and every index within u32 (else the tiled
+        // kernel, which windows large operands).
+        let ct_len = batch * mp * np;
+        if u32::try_from(ct_len).is_err()
+            || (ct_len * 4) as u64 > self.binding_cap
+            || [call.a.buffer, call.b.buffer]
+                .iter()
+                .any(|b| b.len() as u64 * elem as u64 > self.binding_cap)
+        {
+            return Ok(false);
+        }
         let key = hash_of(&("gemm_coop", ab, s, sg, sh));
         let name = format!("gemm_coop_{ab}_{s}");
         let pipe = match self.pipeline(key, &name, &|| {
@@ -314,7 +325,7 @@ impl WgpuBackend {
                 return Ok(false);
             }
         };
-        let ct = self.temp(DType::Float32, batch * mp * np)?;
+        let ct = self.temp(DType::Float32, ct_len)?;
         let (a, b, c) = (
             self.buf(call.a.buffer, "matmul")?,
             self.buf(call.b.buffer, "matmul")?,
