@@ -246,6 +246,13 @@ fn gemm_block_text(sh: GemmShape, straight: bool) -> [String; 6] {
 
 thread_local! {
     static SHAPE_OVERRIDE: std::cell::Cell<Option<GemmShape>> = const { std::cell::Cell::new(None) };
+    static LAST_SHAPE: std::cell::Cell<Option<GemmShape>> = const { std::cell::Cell::new(None) };
+}
+
+/// The shape of this thread's last tiled GEMM launch on any wgpu device (for the tests: a
+/// forced shape whose tiles do not fit the adapter's workgroup memory is replaced).
+pub fn last_gemm_shape() -> Option<GemmShape> {
+    LAST_SHAPE.with(|c| c.get())
 }
 
 /// Runs `f` with this thread's wgpu GEMM launches using `block` x `block` invocation blocks (4 or
@@ -390,6 +397,7 @@ impl WgpuBackend {
             return Ok(());
         }
         let sh = self.gemm_shape(d, dims);
+        LAST_SHAPE.with(|c| c.set(Some(sh)));
         let (bm, bn, bk) = (16 * sh.rm, 16 * sh.rn, sh.bk);
         static STRAIGHT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let straight = *STRAIGHT.get_or_init(|| {

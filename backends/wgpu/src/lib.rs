@@ -101,7 +101,7 @@ mod window;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
-pub use gemm::{with_gemm_block, with_gemm_shape, GemmShape};
+pub use gemm::{last_gemm_shape, with_gemm_block, with_gemm_shape, GemmShape};
 pub use gemm_coop::{coop_text, CoopInfo, CoopShape};
 pub use guard::loop_budget;
 pub use linalg::{
