@@ -61,8 +61,8 @@ impl GemmShape {
         (1..=8).contains(&self.rm)
             && (1..=8).contains(&self.rn)
             && matches!(self.bk, 4 | 8 | 16 | 32)
-            && (16 * self.rm * self.bk) % 256 == 0
-            && (16 * self.rn * self.bk) % 256 == 0
+            && (16 * self.rm * self.bk).is_multiple_of(256)
+            && (16 * self.rn * self.bk).is_multiple_of(256)
     }
 
     /// Workgroup memory of the tiles for elements of `elem` bytes.

@@ -386,14 +386,16 @@ mod tests {
             .validate(&module)
             .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
             // As wgpu writes it for the backend's modules (`runtime_checks`: indices restricted).
-            let mut opts = naga::back::spv::Options::default();
-            opts.capabilities = None;
             let policy = naga::proc::BoundsCheckPolicy::Restrict;
-            opts.bounds_check_policies = naga::proc::BoundsCheckPolicies {
-                index: policy,
-                buffer: policy,
-                image_load: policy,
-                binding_array: policy,
+            let opts = naga::back::spv::Options {
+                capabilities: None,
+                bounds_check_policies: naga::proc::BoundsCheckPolicies {
+                    index: policy,
+                    buffer: policy,
+                    image_load: policy,
+                    binding_array: policy,
+                },
+                ..Default::default()
             };
             let words = naga::back::spv::write_vec(&module, &info, &opts, None)
                 .unwrap_or_else(|e| panic!("{ab} {s}: {e}"));
