@@ -245,14 +245,46 @@ impl WgpuBackend {
         if std::env::var("CUPY_WGPU_INT64_ATOMICS").is_ok_and(|v| v.trim() == "0") {
             wanted.remove(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
         }
+        // Cooperative matrices (tensor cores) for the float16 GEMM (`gemm_coop.rs`): wgpu's
+        // experimental feature, requested where the adapter has it unless
+        // `CUPY_WGPU_COOP=0`.
+        if !std::env::var("CUPY_WGPU_COOP").is_ok_and(|v| v.trim() == "0") {
+            wanted |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        }
         let features = adapter.features() & wanted & !off;
+        let coop_on = features.contains(
+            wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+                | wgpu::Features::SHADER_F16
+                | wgpu::Features::SUBGROUP,
+        );
+        let features = if coop_on {
+            features
+        } else {
+            features - wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        };
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
             label: Some("cupy-rs"),
             required_features: features,
             required_limits: limits.clone(),
+            experimental_features: if coop_on {
+                // SAFETY: only the cooperative-matrix GEMM uses an experimental feature; its
+                // pipeline is built on first use, and a failure there sends every GEMM back to
+                // the tiled kernel (`gemm_coop.rs`).
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            },
             ..Default::default()
         };
+        let coop = coop_on.then(|| {
+            let ai = adapter.get_info();
+            crate::gemm_coop::CoopInfo::new(
+                &adapter.cooperative_matrix_properties(),
+                ai.subgroup_min_size,
+                ai.subgroup_max_size,
+            )
+        });
         let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
             Error::BackendUnavailable {
                 backend: "wgpu".into(),
@@ -317,6 +349,7 @@ impl WgpuBackend {
             rings: Default::default(),
             subgroups: features.contains(wgpu::Features::SUBGROUP)
                 && !std::env::var("CUPY_WGPU_SUBGROUPS").is_ok_and(|v| v.trim() == "0"),
+            coop,
         })
     }
 

@@ -7,39 +7,209 @@ use cupy_core::{DType, Error, Layout, Result};
 
 const GEMM_WGSL: &str = include_str!("../../../shaders/gemm.wgsl");
 
-/// The accumulator declarations, the block product of one k and the stores of C for an
-/// `rt` x `rt` invocation block (`shaders/gemm.wgsl`'s `ACC_DECL`, `INNER`, `STORE`): with
-/// `straight`, the accumulators are `rt^2` named scalars and the loads, products and stores
-/// straight-line code; else loops over a function-local array (which a driver must unroll to
-/// keep the block in registers; `CUPY_WGPU_GEMM_LOOPS=1`, for comparison).
-fn gemm_block_text(rt: usize, straight: bool) -> [String; 3] {
+/// The shape of the GEMM kernel's work: each invocation of a 16x16 workgroup computes an
+/// `rm` x `rn` block of C (so a workgroup a `16 rm` x `16 rn` tile), K advances in slices of
+/// `bk` staged through workgroup memory, in two buffers when `double` (the next slice's global
+/// loads issued before the current slice's products: one barrier per slice). Written
+/// `RMxRNxBK`, with a trailing `d` when double-buffered (`8x4x16d`), in
+/// `CUPY_WGPU_GEMM_SHAPE` and `CUPY_WGPU_GEMM_SHAPE_F64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GemmShape {
+    /// Rows of C per invocation (1 to 8).
+    pub rm: usize,
+    /// Columns of C per invocation (1 to 8).
+    pub rn: usize,
+    /// The k slice (4, 8, 16 or 32; `16 rm bk` and `16 rn bk` multiples of 256).
+    pub bk: usize,
+    /// Two workgroup tile buffers, the next slice loaded while this one is multiplied.
+    pub double: bool,
+}
+
+impl GemmShape {
+    /// A square `rt` x `rt` block with the k slice the kernel has used for it (16 for 4x4, 8
+    /// for 8x8), single-buffered.
+    pub const fn square(rt: usize) -> GemmShape {
+        GemmShape {
+            rm: rt,
+            rn: rt,
+            bk: if rt >= 8 { 8 } else { 16 },
+            double: false,
+        }
+    }
+
+    /// Parses `RMxRNxBK` with an optional trailing `d` (double-buffered), e.g. `8x4x16d`.
+    pub fn parse(s: &str) -> Option<GemmShape> {
+        let s = s.trim();
+        let (s, double) = match s.strip_suffix('d') {
+            Some(r) => (r, true),
+            None => (s, false),
+        };
+        let v: Vec<usize> = s
+            .split('x')
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let &[rm, rn, bk] = v.as_slice() else {
+            return None;
+        };
+        let sh = GemmShape { rm, rn, bk, double };
+        sh.valid().then_some(sh)
+    }
+
+    /// Whether the generator can write this shape: blocks of 1 to 8 rows and columns, a k
+    /// slice of 4 to 32 (a power of two) whose tiles split evenly over the 256 invocations.
+    pub fn valid(&self) -> bool {
+        (1..=8).contains(&self.rm)
+            && (1..=8).contains(&self.rn)
+            && matches!(self.bk, 4 | 8 | 16 | 32)
+            && (16 * self.rm * self.bk).is_multiple_of(256)
+            && (16 * self.rn * self.bk).is_multiple_of(256)
+    }
+
+    /// Workgroup memory of the tiles for elements of `elem` bytes.
+    pub fn workgroup_bytes(&self, elem: usize) -> usize {
+        (1 + usize::from(self.double)) * 16 * (self.rm + self.rn) * self.bk * elem
+    }
+}
+
+impl std::fmt::Display for GemmShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = if self.double { "d" } else { "" };
+        write!(f, "{}x{}x{}{d}", self.rm, self.rn, self.bk)
+    }
+}
+
+/// The generated parts of `shaders/gemm.wgsl` for `sh` (the marks `ACC_DECL`, `PROLOGUE`,
+/// `FETCH`, `INNER`, `COMMIT`, `STORE`): with `straight`, the accumulators are `rm rn` named
+/// scalars and the block's loads, products and stores straight-line code; else loops over
+/// function-local arrays (which a driver must unroll to keep the block in registers;
+/// `CUPY_WGPU_GEMM_LOOPS=1`, for comparison). The tile loads are straight-line in both.
+fn gemm_block_text(sh: GemmShape, straight: bool) -> [String; 6] {
     use std::fmt::Write;
+    let GemmShape { rm, rn, bk, double } = sh;
+    let (la, lb) = (rm * bk / 16, rn * bk / 16);
+    let (abuf, bbuf) = (16 * rm * bk, 16 * rn * bk);
+    // Workgroup index of A-tile element `e` (As is [BK][BM]; e walks k fastest) and of B-tile
+    // element `e` (Bs is [BK][BN], as e walks it).
+    let a_at = |l: usize, buf: &str| {
+        format!(
+            "{buf}(li + {}u) % BK * BM + (li + {}u) / BK",
+            l * 256,
+            l * 256
+        )
+    };
+    let b_at = |l: usize, buf: &str| format!("{buf}li + {}u", l * 256);
+    let (mut prologue, mut fetch, mut commit) = (String::new(), String::new(), String::new());
+    if double {
+        prologue.push_str("  var buf = 0u;\n  if (mt.kb < mt.ke) {\n");
+        for l in 0..la {
+            let _ = writeln!(
+                prologue,
+                "    As[{}] = load_a(abase, row0, mt.kb, li + {}u);",
+                a_at(l, ""),
+                l * 256
+            );
+        }
+        for l in 0..lb {
+            let _ = writeln!(
+                prologue,
+                "    Bs[{}] = load_b(bbase, col0, mt.kb, li + {}u);",
+                b_at(l, ""),
+                l * 256
+            );
+        }
+        prologue.push_str("  }\n  workgroupBarrier();");
+        fetch.push_str("    let kn = k0 + BK;\n");
+        for l in 0..la {
+            let _ = writeln!(fetch, "    var pa{l} = T(0);");
+        }
+        for l in 0..lb {
+            let _ = writeln!(fetch, "    var pb{l} = T(0);");
+        }
+        fetch.push_str("    if (kn < mt.ke) {\n");
+        for l in 0..la {
+            let _ = writeln!(
+                fetch,
+                "      pa{l} = load_a(abase, row0, kn, li + {}u);",
+                l * 256
+            );
+        }
+        for l in 0..lb {
+            let _ = writeln!(
+                fetch,
+                "      pb{l} = load_b(bbase, col0, kn, li + {}u);",
+                l * 256
+            );
+        }
+        let _ = write!(
+            fetch,
+            "    }}\n    let ao = buf * {abuf}u;\n    let bo = buf * {bbuf}u;"
+        );
+        commit.push_str("    let nbuf = 1u - buf;\n");
+        for l in 0..la {
+            let _ = writeln!(
+                commit,
+                "    As[{}] = pa{l};",
+                a_at(l, &format!("nbuf * {abuf}u + "))
+            );
+        }
+        for l in 0..lb {
+            let _ = writeln!(
+                commit,
+                "    Bs[{}] = pb{l};",
+                b_at(l, &format!("nbuf * {bbuf}u + "))
+            );
+        }
+        commit.push_str("    workgroupBarrier();\n    buf = nbuf;");
+    } else {
+        for l in 0..la {
+            let _ = writeln!(
+                fetch,
+                "    As[{}] = load_a(abase, row0, k0, li + {}u);",
+                a_at(l, ""),
+                l * 256
+            );
+        }
+        for l in 0..lb {
+            let _ = writeln!(
+                fetch,
+                "    Bs[{}] = load_b(bbase, col0, k0, li + {}u);",
+                b_at(l, ""),
+                l * 256
+            );
+        }
+        fetch.push_str("    workgroupBarrier();\n    let ao = 0u;\n    let bo = 0u;");
+        commit.push_str("    workgroupBarrier();");
+    }
     if !straight {
         return [
-            "  var acc: array<T, RTSQ>;\n  for (var i = 0u; i < RT * RT; i++) { acc[i] = T(0); }"
-                .into(),
-            "      var a: array<T, RTV>;
-      var b: array<T, RTV>;
-      for (var i = 0u; i < RT; i++) {
-        a[i] = As[kk * BM + lid.y + 16u * i];
-        b[i] = Bs[kk * BN + lid.x + 16u * i];
-      }
-      for (var i = 0u; i < RT; i++) {
-        for (var j = 0u; j < RT; j++) {
-          acc[i * RT + j] = madd(acc[i * RT + j], a[i], b[j]);
-        }
-      }"
-            .into(),
-            "  for (var i = 0u; i < RT; i++) {
+            format!(
+                "  var acc: array<T, {}>;\n  for (var i = 0u; i < RM * RN; i++) {{ acc[i] = T(0); }}",
+                rm * rn
+            ),
+            prologue,
+            fetch,
+            format!(
+                "      var a: array<T, {rm}>;
+      var b: array<T, {rn}>;
+      for (var i = 0u; i < RM; i++) {{ a[i] = As[ao + kk * BM + lid.y + 16u * i]; }}
+      for (var j = 0u; j < RN; j++) {{ b[j] = Bs[bo + kk * BN + lid.x + 16u * j]; }}
+      for (var i = 0u; i < RM; i++) {{
+        for (var j = 0u; j < RN; j++) {{
+          acc[i * RN + j] = madd(acc[i * RN + j], a[i], b[j]);
+        }}
+      }}"
+            ),
+            commit,
+            "  for (var i = 0u; i < RM; i++) {
     let r = row0 + lid.y + 16u * i;
-    for (var j = 0u; j < RT; j++) {
+    for (var j = 0u; j < RN; j++) {
       let c = col0 + lid.x + 16u * j;
       if (r < mt.m && c < mt.n) {
         let ci = u32(cbase + i32(r) * mt.c_sm + i32(c) * mt.c_sn);
         if (mt.accum != 0u) {
-          C[ci] = fin(C[ci] + acc[i * RT + j]);
+          C[ci] = fin(C[ci] + acc[i * RN + j]);
         } else {
-          C[ci] = fin(acc[i * RT + j]);
+          C[ci] = fin(acc[i * RN + j]);
         }
       }
     }
@@ -48,15 +218,18 @@ fn gemm_block_text(rt: usize, straight: bool) -> [String; 3] {
         ];
     }
     let (mut decl, mut inner, mut store) = (String::new(), String::new(), String::new());
-    for i in 0..rt {
+    for i in 0..rm {
         let o = 16 * i;
-        let _ = writeln!(inner, "      let a{i} = As[kk * BM + lid.y + {o}u];");
-        let _ = writeln!(inner, "      let b{i} = Bs[kk * BN + lid.x + {o}u];");
+        let _ = writeln!(inner, "      let a{i} = As[ao + kk * BM + lid.y + {o}u];");
         let _ = writeln!(store, "  let r{i} = row0 + lid.y + {o}u;");
-        let _ = writeln!(store, "  let c{i} = col0 + lid.x + {o}u;");
     }
-    for i in 0..rt {
-        for j in 0..rt {
+    for j in 0..rn {
+        let o = 16 * j;
+        let _ = writeln!(inner, "      let b{j} = Bs[bo + kk * BN + lid.x + {o}u];");
+        let _ = writeln!(store, "  let c{j} = col0 + lid.x + {o}u;");
+    }
+    for i in 0..rm {
+        for j in 0..rn {
             let _ = writeln!(decl, "  var acc_{i}_{j} = T(0);");
             let _ = writeln!(inner, "      acc_{i}_{j} = madd(acc_{i}_{j}, a{i}, b{j});");
             let _ = writeln!(
@@ -68,26 +241,41 @@ fn gemm_block_text(rt: usize, straight: bool) -> [String; 3] {
             );
         }
     }
-    [decl, inner, store]
+    [decl, prologue, fetch, inner, commit, store]
 }
 
 thread_local! {
-    static BLOCK_OVERRIDE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    static SHAPE_OVERRIDE: std::cell::Cell<Option<GemmShape>> = const { std::cell::Cell::new(None) };
+    static LAST_SHAPE: std::cell::Cell<Option<GemmShape>> = const { std::cell::Cell::new(None) };
+}
+
+/// The shape of this thread's last tiled GEMM launch on any wgpu device (for the tests: a
+/// forced shape whose tiles do not fit the adapter's workgroup memory is replaced).
+pub fn last_gemm_shape() -> Option<GemmShape> {
+    LAST_SHAPE.with(|c| c.get())
 }
 
 /// Runs `f` with this thread's wgpu GEMM launches using `block` x `block` invocation blocks (4 or
-/// 8; 8 applies to float32 and float64 only), whatever the adapter and sizes, then restores the
-/// previous choice: lets the tests run the 8x8 variant, which the automatic choice gives only to
-/// large products on hardware adapters, on llvmpipe at small sizes. `CUPY_WGPU_GEMM_BLOCK` does
-/// the same for a whole process.
+/// 8, single-buffered with the k slice [`GemmShape::square`] gives), whatever the dtype, adapter
+/// and sizes, then restores the previous choice: lets the tests run the 8x8 variant, which the
+/// automatic choice gives only to large products on hardware adapters, on llvmpipe at small
+/// sizes. `CUPY_WGPU_GEMM_BLOCK` does the same for a whole process.
 pub fn with_gemm_block<R>(block: usize, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<usize>);
+    with_gemm_shape(GemmShape::square(block), f)
+}
+
+/// Runs `f` with this thread's wgpu GEMM launches using `shape` (where the dtype's tiles fit the
+/// adapter's workgroup memory; else the automatic choice), then restores the previous choice.
+/// `CUPY_WGPU_GEMM_SHAPE` (float32 and float64) and `CUPY_WGPU_GEMM_SHAPE_F64` (float64) do the
+/// same for a whole process.
+pub fn with_gemm_shape<R>(shape: GemmShape, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<GemmShape>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            BLOCK_OVERRIDE.with(|c| c.set(self.0));
+            SHAPE_OVERRIDE.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(BLOCK_OVERRIDE.with(|c| c.replace(Some(block))));
+    let _restore = Restore(SHAPE_OVERRIDE.with(|c| c.replace(Some(shape))));
     f()
 }
 
@@ -109,9 +297,25 @@ impl WgpuBackend {
         // float16/bfloat16 are packed 16-bit words on wgpu: A and B are widened to float32
         // temporaries, the float32 kernel accumulates in float32 into a float32 C, and the cast
         // back rounds each C element once (as NumPy and cuBLAS do, within tolerance).
+        // float16 (and float32 with CUPY_TF32=1) through cooperative matrices where the adapter
+        // has them (`gemm_coop.rs`).
+        if matches!(d, DType::Float16 | DType::Float32) && self.gemm_coop(call)? {
+            return Ok(());
+        }
         if matches!(d, DType::Float16 | DType::BFloat16) {
             return self.gemm_widened(call);
         }
+        self.gemm_tiled(call)
+    }
+
+    /// The tiled kernel on `call`'s operands (float32, float64, complex).
+    fn gemm_tiled(&self, call: &GemmCall<'_>) -> Result<()> {
+        let d = call.a.buffer.dtype();
+        let (a, b, c) = (
+            self.buf(call.a.buffer, "matmul")?,
+            self.buf(call.b.buffer, "matmul")?,
+            self.buf(call.c.buffer, "matmul")?,
+        );
         let dims = |o: &Operand<'_>, what: &str| -> Result<[usize; 3]> {
             if o.layout.shape.len() != 3 {
                 return Err(Error::invalid(
@@ -192,37 +396,43 @@ impl WgpuBackend {
         if m == 0 || n == 0 || batch == 0 {
             return Ok(());
         }
-        let rt = self.gemm_block(d, dims);
-        let bk = if d == DType::Complex128 || rt == 8 {
-            8
-        } else {
-            16
-        };
-        let tile = 16 * rt;
+        let sh = self.gemm_shape(d, dims);
+        LAST_SHAPE.with(|c| c.set(Some(sh)));
+        let (bm, bn, bk) = (16 * sh.rm, 16 * sh.rn, sh.bk);
         static STRAIGHT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let straight = *STRAIGHT.get_or_init(|| {
             std::env::var("CUPY_WGPU_GEMM_LOOPS").map_or(true, |v| v.trim() != "1")
         });
-        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, rt, straight));
+        let key = hash_of(&("gemm", elem, round.map(|r| r.0), sub, sh, straight));
         let name = if sub {
-            format!("gemm_sub_{}", d.name())
+            format!("gemm_sub_{}_{sh}", d.name())
         } else {
-            format!("gemm_{}", d.name())
+            format!("gemm_{}_{sh}", d.name())
         };
         let pipe = self.pipeline(key, &name, &|| {
-            let text = gemm_block_text(rt, straight);
+            let [decl, prologue, fetch, inner, commit, store] = gemm_block_text(sh, straight);
+            let nbuf = 1 + usize::from(sh.double);
+            // The comments name the marks: left out before the marks are replaced.
+            let body: String = GEMM_WGSL
+                .lines()
+                .filter(|l| !l.starts_with("//"))
+                .map(|l| format!("{l}\n"))
+                .collect();
             Ok((
-                GEMM_WGSL
-                    .replace("ELEM", elem)
+                body.replace("ELEM", elem)
                     .replace("MADD", madd)
-                    .replace("ACC_DECL", &text[0])
-                    .replace("INNER", &text[1])
-                    .replace("STORE", &text[2])
-                    .replace("RTSQ", &(rt * rt).to_string())
-                    .replace("RTV", &rt.to_string())
+                    .replace("ACC_DECL", &decl)
+                    .replace("PROLOGUE", &prologue)
+                    .replace("FETCH", &fetch)
+                    .replace("INNER", &inner)
+                    .replace("COMMIT", &commit)
+                    .replace("STORE", &store)
+                    .replace("RMV", &sh.rm.to_string())
+                    .replace("RNV", &sh.rn.to_string())
                     .replace("BKV", &bk.to_string())
-                    .replace("TILE", &(tile * bk).to_string())
-                    .replace("LOADS", &(tile * bk / 256).to_string())
+                    .replace("NBUFV", &nbuf.to_string())
+                    .replace("ASZ", &(nbuf * bm * bk).to_string())
+                    .replace("BSZ", &(nbuf * bn * bk).to_string())
                     .replace(
                         "FIN",
                         &round.map_or("x".to_string(), |(f, _)| format!("{f}(x)")),
@@ -238,13 +448,14 @@ impl WgpuBackend {
         })?;
         let maxz = self.limits.max_compute_workgroups_per_dimension as usize;
         // K per dispatch: all of it, unless the driver caps loops. Per slice of `bk` k the
-        // shader runs about LOADS + 1 + bk (2 rt + rt^2 + 8) + rt + 1 loop passes (522 for the
-        // 4x4 blocks and slices of 16: 5 + 16 * 32 + 4 + 1); 64 more cover the set-up and store
-        // loops (rt^2 + rt of them).
-        let per_slice = (tile * bk / 256 + 1 + bk * (2 * rt + rt * rt + 8) + rt + 1 + 8) as u64;
+        // shader runs at most about 1 + bk (rm + rn + rm rn + 8) + rm + 1 loop passes (the
+        // looped form: 530 for the 4x4 blocks and slices of 16); 64 + rm rn more cover the
+        // set-up and store loops.
+        let (rm, rn) = (sh.rm, sh.rn);
+        let per_slice = (1 + bk * (rm + rn + rm * rn + 8) + rm + 1 + 16) as u64;
         let kc = match self.loop_budget {
             Some(b) => {
-                let fixed = 64 + (rt * rt) as u64;
+                let fixed = 64 + (rm * rn) as u64;
                 ((plan_budget(b).saturating_sub(fixed) / per_slice).max(1) * bk as u64) as usize
             }
             None => kk.max(1),
@@ -271,7 +482,7 @@ impl WgpuBackend {
                     &pipe,
                     &meta,
                     &bufs,
-                    (n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, nb as u32),
+                    (n.div_ceil(bn) as u32, m.div_ceil(bm) as u32, nb as u32),
                 )?;
                 kb = ke;
                 if kb >= kk {
@@ -283,36 +494,72 @@ impl WgpuBackend {
         Ok(())
     }
 
-    /// The invocation's block of the GEMM kernel for `dims` (`[batch, m, n, k]`): 8x8 (tiles of
-    /// 128x128) for float32 and float64 on adapters that do not cap loops when the product has
-    /// at least 256 such tiles (on the H200's Vulkan driver float32 8192^3 went from 69.6 ms with
-    /// 4x4 blocks to the figure in docs/performance.md), else 4x4 (tiles of 64x64: more
-    /// workgroups for small products, complex types, and llvmpipe, whose loop budget the K
-    /// slices are planned for). `CUPY_WGPU_GEMM_BLOCK=4` or `8` forces one (8 only where the
-    /// dtype allows it).
-    fn gemm_block(&self, d: DType, dims: [usize; 4]) -> usize {
+    /// The kernel shape for `dims` (`[batch, m, n, k]`): 8x8 blocks (tiles of 128x128, k
+    /// slices of 8) for float32 on adapters that do not cap loops when the product has at least
+    /// 256 such tiles (on the H200's Vulkan driver float32 8192^3 went from 69.6 ms with 4x4
+    /// blocks to the figure in docs/performance.md), the same double-buffered for float64, else
+    /// 4x4 (tiles of 64x64, k slices of 16, 8 for complex128: more workgroups for small products, complex types,
+    /// and llvmpipe, whose loop budget the K slices are planned for). A shape forced by
+    /// [`with_gemm_shape`], `CUPY_WGPU_GEMM_SHAPE_F64` (float64), `CUPY_WGPU_GEMM_SHAPE` (float32
+    /// and float64) or `CUPY_WGPU_GEMM_BLOCK=4`/`8` (float32 and float64) is taken where its
+    /// tiles fit the adapter's workgroup memory.
+    fn gemm_shape(&self, d: DType, dims: [usize; 4]) -> GemmShape {
         let [batch, m, n, _] = dims;
         let real = matches!(d, DType::Float32 | DType::Float64);
-        static ENV_BLOCK: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-        let forced = BLOCK_OVERRIDE.with(|c| c.get()).or_else(|| {
-            *ENV_BLOCK.get_or_init(|| {
+        let env = |name: &str| -> Option<GemmShape> {
+            let v = std::env::var(name).ok()?;
+            let sh = GemmShape::parse(&v);
+            if sh.is_none() {
+                eprintln!("cupy-rs: {name}={v:?} is not a GEMM shape RMxRNxBK[d]; ignored");
+            }
+            sh
+        };
+        static ENV: std::sync::OnceLock<[Option<GemmShape>; 3]> = std::sync::OnceLock::new();
+        let [f64_shape, shape, block] = *ENV.get_or_init(|| {
+            [
+                env("CUPY_WGPU_GEMM_SHAPE_F64"),
+                env("CUPY_WGPU_GEMM_SHAPE"),
                 std::env::var("CUPY_WGPU_GEMM_BLOCK")
                     .ok()
-                    .and_then(|v| v.trim().parse().ok())
-            })
+                    .and_then(|v| match v.trim() {
+                        "4" => Some(GemmShape::square(4)),
+                        "8" => Some(GemmShape::square(8)),
+                        _ => None,
+                    }),
+            ]
         });
-        match forced {
-            Some(4) => return 4,
-            Some(8) if real => return 8,
-            _ => {}
+        let forced = SHAPE_OVERRIDE.with(|c| c.get()).or(if d == DType::Float64 {
+            f64_shape.or(shape).or(block)
+        } else if real {
+            shape.or(block)
+        } else {
+            None
+        });
+        let fits = |sh: &GemmShape| {
+            sh.valid()
+                && sh.workgroup_bytes(d.itemsize())
+                    <= self.limits.max_compute_workgroup_storage_size as usize
+        };
+        if let Some(sh) = forced.filter(fits) {
+            return sh;
         }
         let tiles = batch
             .saturating_mul(m.div_ceil(128))
             .saturating_mul(n.div_ceil(128));
-        if real && self.loop_budget.is_none() && tiles >= 256 {
-            8
+        let big = GemmShape {
+            double: d == DType::Float64,
+            ..GemmShape::square(8)
+        };
+        if real && self.loop_budget.is_none() && tiles >= 256 && fits(&big) {
+            big
+        } else if d == DType::Complex128 {
+            // 16 KiB of tiles, WebGPU's default limit.
+            GemmShape {
+                bk: 8,
+                ..GemmShape::square(4)
+            }
         } else {
-            4
+            GemmShape::square(4)
         }
     }
 
@@ -335,7 +582,7 @@ impl WgpuBackend {
                 layout: layout.clone(),
             }
         }
-        self.run_gemm(&GemmCall {
+        self.gemm_tiled(&GemmCall {
             a: op(&a, &al),
             b: op(&b, &bl),
             c: op(&c, &cl),

@@ -83,6 +83,7 @@ mod events;
 mod fft;
 mod fft_plan;
 mod gemm;
+mod gemm_coop;
 mod guard;
 mod linalg;
 mod pipeline;
@@ -101,7 +102,8 @@ mod window;
 
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
-pub use gemm::with_gemm_block;
+pub use gemm::{last_gemm_shape, with_gemm_block, with_gemm_shape, GemmShape};
+pub use gemm_coop::{coop_text, CoopInfo, CoopShape};
 pub use guard::loop_budget;
 pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,
@@ -170,6 +172,9 @@ pub struct WgpuBackend {
     /// Reductions combine a workgroup's accumulators with subgroup shuffles: the adapter has
     /// `Features::SUBGROUP` and `CUPY_WGPU_SUBGROUPS=0` is not set.
     subgroups: bool,
+    /// The adapter's cooperative matrices, where the device has
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` ([`gemm_coop`]).
+    coop: Option<gemm_coop::CoopInfo>,
 }
 
 impl std::fmt::Debug for WgpuBackend {

@@ -293,6 +293,16 @@ fn float_gemm_with_long_k() {
     // passes per 16 k, so 1,872 k per dispatch on llvmpipe). Mesa 22.3.6 unrolls most of them:
     // one dispatch there was right up to k = 58,255 (examples/loop_probe.rs), too slow a size
     // for this test.
+    // Then the double-buffered 8x8 shape (the float64 default on hardware adapters), whose
+    // dispatches each load their first slice before the loop.
+    float_gemm_with_long_k_body(&d);
+    cupy_wgpu::with_gemm_shape(cupy_wgpu::GemmShape::parse("8x8x8d").unwrap(), || {
+        float_gemm_with_long_k_body(&d)
+    });
+}
+
+fn float_gemm_with_long_k_body(d: &Arc<dyn Backend>) {
+    let d = d.clone();
     let (m, n, k) = (2usize, 3usize, 8_000usize);
     let a: Vec<f32> = (0..m * k).map(|i| ((i % 7) as f32) - 3.0).collect();
     let b: Vec<f32> = (0..k * n).map(|i| ((i % 3) as f32) * 0.5).collect();
