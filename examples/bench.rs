@@ -74,7 +74,10 @@ fn first_calls(dev: &Device, unique: f32) -> cp::Result<(f64, f64)> {
 
 impl Bench {
     fn want(&self, case: &str) -> bool {
-        self.only.as_deref().is_none_or(|o| case.contains(o))
+        // `--only a,b`: the cases containing any of the comma-separated parts
+        self.only
+            .as_deref()
+            .is_none_or(|o| o.split(',').any(|p| case.contains(p)))
     }
 
     /// Median milliseconds of `f` over `reps` runs after `warm` warm-up runs.
