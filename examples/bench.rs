@@ -423,9 +423,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = b.time(3, 10, || x2.t().copy().map(|_| ()));
         b.report(&case, r, gb(8.0 * n as f64));
     }
-    // Indexing (issue 15), the peers' cases: `a[a > 0.5] = 0` (one select kernel, no count
-    // read) and `a[idx]` with 2^(log_n - 2) random int64 indices (a min/max bounds check, then
-    // one gather kernel).
+    // Indexing (issue 15), the peers' cases: `a[a > 0.5] = 0` (one select kernel with the
+    // scalar as a parameter, no count read) and `a[idx]` with 2^(log_n - 2) random int64
+    // indices (one min/max reduction and one read for the bounds check, one gather kernel).
     let case = format!("mask_assign_f32_{sfx}");
     if b.want(&case) {
         let r = (|| {
