@@ -229,7 +229,7 @@ static COOP_BROKEN: AtomicBool = AtomicBool::new(false);
 
 impl WgpuBackend {
     /// What the adapter's cooperative matrices offer the GEMM (`None`: no
-    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`, or `CUPY_WGPU_COOP=0`).
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`, or `CUPY_WGPU_COOP` is not `1`).
     pub fn cooperative_matrix(&self) -> Option<&CoopInfo> {
         self.coop.as_ref()
     }
