@@ -311,3 +311,44 @@ fn singular_det_empty_eigh_and_mask_add_at() {
         common::report(&format!("{} review_linalg_scatter ran", dev.kind()));
     }
 }
+
+/// Found by the break-it review (2026-12-06): faer's eigen solvers on matrices whose entries
+/// lie near the float64 range's ends. `eigvals([[s, s], [-s, s]])` lost its complex pair at
+/// `s = 1e-300` and `1e308`, and `eigvalsh` overflowed at `f64::MAX` and gave NaN at `1e308`.
+/// They are now scaled by a power of two first, as LAPACK's geev/syevd do (NumPy's values).
+#[test]
+fn eigen_solvers_at_the_ends_of_the_float64_range() {
+    use num_complex::Complex;
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let la = |v: [f64; 4]| cupy::Array::from_slice_on(&dev, &v, &[2, 2]).unwrap();
+            for s in [1e-300, 1e-320, 1e308] {
+                let w = cupy::linalg::eigvals(&la([s, s, -s, s])).unwrap();
+                let mut w = w.to_vec::<Complex<f64>>().unwrap();
+                w.sort_by(|a, b| a.im.total_cmp(&b.im));
+                for (got, im) in w.iter().zip([-s, s]) {
+                    let close = |x: f64, want: f64| (x - want).abs() <= (1e-12 * s).max(1e-323);
+                    assert!(
+                        close(got.re, s) && close(got.im, im),
+                        "{dev}: eigvals([[s, s], [-s, s]]) at s = {s:e}: {w:?}"
+                    );
+                }
+            }
+            let w = cupy::linalg::eigvalsh(&la([f64::MAX, 0.0, 0.0, f64::MAX])).unwrap();
+            let w = w.to_vec::<f64>().unwrap();
+            assert_eq!(w, [f64::MAX, f64::MAX], "{dev}: eigvalsh(diag(MAX, MAX))");
+            let w = cupy::linalg::eigvalsh(&la([1e308; 4])).unwrap();
+            let w = w.to_vec::<f64>().unwrap();
+            assert!(
+                w[0].abs() <= 1e295 && w[1] == f64::INFINITY,
+                "{dev}: eigvalsh(full(1e308)) {w:?} (NumPy: [0, inf])"
+            );
+            let w = cupy::linalg::eigvalsh(&la([1e-320; 4])).unwrap();
+            let w = w.to_vec::<f64>().unwrap();
+            assert!(
+                w[0].abs() <= 1e-323 && (w[1] - 2e-320).abs() <= 1e-322,
+                "{dev}: eigvalsh(full(1e-320)) {w:?} (NumPy: [0, 2e-320])"
+            );
+        });
+    }
+}

@@ -264,6 +264,37 @@ fn nan<T: La>() -> T {
     T::from_re(<T::Re as num_traits::Float>::nan())
 }
 
+/// LAPACK's scaling before an eigenvalue routine (as `dgeev`/`dsyevd` do when the largest
+/// `|a_ij|` lies outside `[sqrt(safmin) / eps, eps / sqrt(safmin)]`): a power of two that
+/// brings it into that range (exact), or 1. The scaled matrix's eigenvalues are divided by it
+/// (faer alone loses complex pairs at 1e-300 and overflows at `f64::MAX`).
+fn eigen_scale<T: La>(a: &[T]) -> T::Re {
+    use num_traits::{Float, ToPrimitive};
+    let one = <T::Re as num_traits::One>::one();
+    let small = (<T::Re as Float>::min_positive_value().sqrt() / <T::Re as Float>::epsilon())
+        .to_f64()
+        .unwrap_or(0.0);
+    let big = 1.0 / small;
+    let anrm = a.iter().fold(0.0f64, |m, x| m.max(x.abs_f64()));
+    let k = if anrm > 0.0 && anrm < small {
+        (small / anrm).log2().ceil() as i32
+    } else if anrm > big {
+        -((anrm / big).log2().ceil() as i32)
+    } else {
+        return one;
+    };
+    (one + one).powi(k)
+}
+
+/// `a` times `scale` (a fresh copy), or `a` itself when `scale` is 1.
+fn scaled<T: La>(a: &[T], scale: T::Re) -> std::borrow::Cow<'_, [T]> {
+    if scale == <T::Re as num_traits::One>::one() {
+        std::borrow::Cow::Borrowed(a)
+    } else {
+        std::borrow::Cow::Owned(a.iter().map(|&x| x.mul_(T::from_re(scale))).collect())
+    }
+}
+
 /// The outputs of `op` for one matrix `a` (row-major `m x n`) and right-hand side `b`.
 fn one_matrix<T: La>(
     op: LinalgOp,
@@ -393,17 +424,25 @@ fn one_matrix<T: La>(
                 return fail(0);
             }
             let side = if upper { Side::Upper } else { Side::Lower };
+            let scale = eigen_scale(a);
+            let sa = scaled(a, scale);
+            let am = MatRef::from_row_major_slice(&sa, m, n);
             if vectors {
                 match am.self_adjoint_eigen(side) {
                     Ok(e) => {
-                        let w: Vec<T::Re> = (0..n).map(|i| e.S().column_vector()[i].re()).collect();
+                        let w: Vec<T::Re> = (0..n)
+                            .map(|i| e.S().column_vector()[i].re() / scale)
+                            .collect();
                         (vec![bytes(&w), bytes(&rows(e.U()))], 0)
                     }
                     Err(_) => fail(1),
                 }
             } else {
                 match am.self_adjoint_eigenvalues(side) {
-                    Ok(w) => (vec![bytes(&w)], 0),
+                    Ok(w) => {
+                        let w: Vec<T::Re> = w.into_iter().map(|x| x / scale).collect();
+                        (vec![bytes(&w)], 0)
+                    }
                     Err(_) => fail(1),
                 }
             }
@@ -426,11 +465,15 @@ fn one_matrix<T: La>(
             if n == 0 {
                 return (vec![Vec::new(); 1 + vectors as usize], 0);
             }
+            let scale = eigen_scale(a);
+            let sa = scaled(a, scale);
+            let am = MatRef::from_row_major_slice(&sa, m, n);
             if vectors {
                 match am.eigen() {
                     Ok(e) => {
-                        let w: Vec<Complex<T::Re>> =
-                            (0..n).map(|i| e.S().column_vector()[i]).collect();
+                        let w: Vec<Complex<T::Re>> = (0..n)
+                            .map(|i| e.S().column_vector()[i].unscale(scale))
+                            .collect();
                         let mut v = rows(e.U());
                         // Unit 2-norm columns (LAPACK's geev normalization).
                         for j in 0..n {
@@ -448,7 +491,11 @@ fn one_matrix<T: La>(
                 }
             } else {
                 match am.eigenvalues() {
-                    Ok(w) => (vec![bytes(&w)], 0),
+                    Ok(w) => {
+                        let w: Vec<Complex<T::Re>> =
+                            w.into_iter().map(|x| x.unscale(scale)).collect();
+                        (vec![bytes(&w)], 0)
+                    }
                     Err(_) => fail(1),
                 }
             }
