@@ -309,17 +309,17 @@ fn select_into(op: &str, a: &Array, m: &Array, value: Fill<'_>) -> Result<()> {
         })
         .broadcast_to(a.shape())?;
     let mask = super::detached(&mask, a)?;
-    let (v, params) = match value {
-        Fill::Array(value) => (Some(value_to(op, value, a.shape())?), vec![]),
-        Fill::Scalar(s) => (None, vec![s]),
-    };
-    let (fill, mut types) = match (&v, params.first()) {
-        (Some(v), _) => (Expr::input(2, v.dtype()), vec![v.dtype()]),
-        (None, Some(s)) => (Expr::param(0, s.dtype()), vec![]),
-        (None, None) => unreachable!("a fill is an array or a scalar"),
+    // The fill: input 2 (the value broadcast to `a`), or parameter 0 (the scalar).
+    let (v, params, fill) = match value {
+        Fill::Array(value) => {
+            let v = value_to(op, value, a.shape())?;
+            let fill = Expr::input(2, v.dtype());
+            (Some(v), vec![], fill)
+        }
+        Fill::Scalar(s) => (None, vec![s], Expr::param(0, s.dtype())),
     };
     let mut dtypes = vec![a.dtype(), DType::Bool];
-    dtypes.append(&mut types);
+    dtypes.extend(v.as_ref().map(|v| v.dtype()));
     let kernel = Kernel::map(
         "setitem_mask",
         dtypes,

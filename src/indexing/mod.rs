@@ -83,31 +83,13 @@ pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> 
 /// The largest and smallest index of an integer index array: one reduction with two outputs
 /// written into one 2-element buffer, one read (`None` for bool indices).
 fn index_extremes(op: &str, indices: &Array) -> Result<Option<[Scalar; 2]>> {
-    use crate::statistics::order::extreme_identity;
+    use crate::statistics::order::max_min_kernel;
     use crate::statistics::reduction::{reduce_into_multi, Axes};
-    use cupy_core::kernel::ir::ReduceKernel;
     let t = indices.dtype();
     if !t.is_integer() {
         return Ok(None);
     }
-    let var = |i: usize| Expr::var(i, t);
-    let x = Expr::input(0, t);
-    let kernel = ReduceKernel {
-        name: "index_bounds".into(),
-        inputs: vec![t],
-        params: vec![],
-        acc: vec![t, t],
-        map: vec![x.clone(), x],
-        combine: vec![
-            Expr::binary(BinaryOp::Max, var(0), var(2)),
-            Expr::binary(BinaryOp::Min, var(1), var(3)),
-        ],
-        fold: vec![],
-        identity: vec![extreme_identity(t, true), extreme_identity(t, false)],
-        post: var(0),
-        output: t,
-        extra_posts: vec![var(1)],
-    };
+    let kernel = max_min_kernel("index_bounds", t);
     let both = Array::empty_on(indices.device(), &[2], t)?;
     let hi = both.slice(&[SliceItem::Index(0)])?;
     let lo = both.slice(&[SliceItem::Index(1)])?;

@@ -52,6 +52,32 @@ pub(crate) fn extreme(
     ))
 }
 
+/// The largest and smallest element of `t` in one reduction with two outputs (the maximum,
+/// then the minimum in `extra_posts`), both of dtype `t`; `ptp` and the index bounds check
+/// build on it.
+pub(crate) fn max_min_kernel(name: &str, t: DType) -> ReduceKernel {
+    let v = acc_of(t);
+    let x = Expr::input(0, t).cast(v);
+    let (hi, lo) = (Expr::var(0, v), Expr::var(1, v));
+    let (bhi, blo) = (Expr::var(2, v), Expr::var(3, v));
+    ReduceKernel {
+        name: name.into(),
+        inputs: vec![t],
+        params: vec![],
+        acc: vec![v, v],
+        map: vec![x.clone(), x],
+        combine: vec![
+            Expr::binary(BinaryOp::Max, hi.clone(), bhi),
+            Expr::binary(BinaryOp::Min, lo.clone(), blo),
+        ],
+        fold: vec![],
+        identity: vec![extreme_identity(v, true), extreme_identity(v, false)],
+        post: hi.cast(t),
+        output: t,
+        extra_posts: vec![lo.cast(t)],
+    }
+}
+
 /// `ptp` of `t`: one tuple reduction (max, min), `max - min` in the input's dtype (integers
 /// wrap, as NumPy's subtract); bool is NumPy's TypeError.
 fn ptp_kernel(t: DType, opts: &Reduce) -> Result<(ReduceKernel, Vec<Scalar>)> {
@@ -63,26 +89,10 @@ fn ptp_kernel(t: DType, opts: &Reduce) -> Result<(ReduceKernel, Vec<Scalar>)> {
             msg: "numpy boolean subtract, the `-` operator, is not supported".into(),
         });
     }
+    let mut k = max_min_kernel("ptp", t);
     let v = acc_of(t);
-    let x = Expr::input(0, t).cast(v);
-    let (hi, lo) = (Expr::var(0, v), Expr::var(1, v));
-    let (bhi, blo) = (Expr::var(2, v), Expr::var(3, v));
-    let k = ReduceKernel {
-        name: "ptp".into(),
-        inputs: vec![t],
-        params: vec![],
-        acc: vec![v, v],
-        map: vec![x.clone(), x],
-        combine: vec![
-            Expr::binary(BinaryOp::Max, hi.clone(), bhi),
-            Expr::binary(BinaryOp::Min, lo.clone(), blo),
-        ],
-        fold: vec![],
-        identity: vec![extreme_identity(v, true), extreme_identity(v, false)],
-        post: Expr::binary(BinaryOp::Sub, hi, lo).cast(t),
-        output: t,
-        extra_posts: vec![],
-    };
+    k.post = Expr::binary(BinaryOp::Sub, Expr::var(0, v), Expr::var(1, v)).cast(t);
+    k.extra_posts.clear();
     Ok((k, vec![]))
 }
 
