@@ -167,7 +167,9 @@ fn solver_callbacks() {
         for (name, f) in solvers {
             let seen: Arc<Mutex<Vec<Vec<f64>>>> = Arc::default();
             let s2 = seen.clone();
+            let x0 = Array::full_on(&dev, &[n], 0.5, DType::Float64).unwrap();
             let opts = sla::Solve {
+                x0: Some(x0.clone()),
                 rtol: 1e-10,
                 maxiter: Some(if name == "gmres" { 5 } else { 4 }),
                 restart: Some(3),
@@ -185,6 +187,18 @@ fn solver_callbacks() {
             assert_eq!(seen.len(), calls, "{name}: callback calls");
             assert_eq!(seen.last().unwrap(), &x.to_vec::<f64>().unwrap(), "{name}");
             assert_ne!(seen[0], seen[1], "{name}: iterates change");
+            // The solvers update their own copies: the caller's x0 and b are unchanged.
+            assert_eq!(
+                x0.to_vec::<f64>().unwrap(),
+                vec![0.5; n],
+                "{name}: x0 written"
+            );
+            let b_after = b.to_vec::<f64>().unwrap();
+            assert_eq!(
+                b_after,
+                (1..=n).map(|v| v as f64).collect::<Vec<_>>(),
+                "{name}: b written"
+            );
         }
     }
 }

@@ -4,13 +4,14 @@
 
 use super::LinearOperator;
 use crate::array::Array;
+use crate::custom::fuse::{fuse, where_sym, Fused, Sym};
 use crate::linalg::norms::norm as vnorm;
 use crate::math::ufunc::Arg;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 type C64 = Complex<f64>;
 
@@ -222,9 +223,73 @@ fn axpy<'a>(x: &Array, s: impl Into<Arg<'a>>, y: &'a Array) -> Result<Array> {
     x + &y.multiply(s)?
 }
 
+/// Iterations run between two reads of the residual norm in [`cg`]: the scalars stay on the
+/// device in between, and an iteration that starts converged leaves `x` and `r` unchanged.
+const CG_CHECK_EVERY: usize = 16;
+
+/// `p = z + (rho / rho_prev) p`, in place (the new search direction).
+fn cg_direction(p: Sym, z: Sym, rho: Sym, rho_prev: Sym) {
+    p.assign(z + (rho / rho_prev) * p);
+}
+
+/// `vdot(p, q)`, one reduction kernel.
+fn cg_curvature(p: Sym, q: Sym) -> Sym {
+    (p.conj() * q).sum()
+}
+
+/// One update of `x` and `r` with `alpha = rho / pq`, skipped (both unchanged) when the
+/// iteration started converged (`rr < atol2`); returns the new `||r||^2`.
+/// Arguments: `x r p q rho pq rr atol2`.
+fn cg_update(s: &[Sym]) -> Sym {
+    let (x, r, p, q, rho, pq, rr, atol2) = (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+    let done = rr.less(atol2);
+    let alpha = rho / pq;
+    x.assign(where_sym(done, x, x + alpha * p));
+    r.assign(where_sym(done, r, r - alpha * q));
+    (r.conj() * r).real().sum()
+}
+
+/// `||r||^2` (real), one reduction kernel.
+fn cg_norm2(r: Sym) -> Sym {
+    (r.conj() * r).real().sum()
+}
+
+type Fused4 = Fused<((Sym, Sym, Sym, Sym), ()), fn(Sym, Sym, Sym, Sym)>;
+type Fused2 = Fused<((Sym, Sym), Sym), fn(Sym, Sym) -> Sym>;
+type Fused1 = Fused<((Sym,), Sym), fn(Sym) -> Sym>;
+type FusedN = Fused<(&'static [Sym], Sym), fn(&[Sym]) -> Sym>;
+
+/// `cg`'s fused kernels, traced once per process.
+struct CgKernels {
+    direction: Fused4,
+    curvature: Fused2,
+    update: FusedN,
+    norm2: Fused1,
+}
+
+fn cg_kernels() -> Result<&'static CgKernels> {
+    static K: OnceLock<CgKernels> = OnceLock::new();
+    if let Some(k) = K.get() {
+        return Ok(k);
+    }
+    let k = CgKernels {
+        direction: fuse(cg_direction as fn(Sym, Sym, Sym, Sym)).with_name("cg_direction")?,
+        curvature: fuse(cg_curvature as fn(Sym, Sym) -> Sym).with_name("cg_curvature")?,
+        update: fuse(cg_update as fn(&[Sym]) -> Sym).with_name("cg_update")?,
+        norm2: fuse(cg_norm2 as fn(Sym) -> Sym).with_name("cg_norm2")?,
+    };
+    Ok(K.get_or_init(|| k))
+}
+
 /// SciPy's `cg(A, b, x0, rtol, atol, maxiter, M)`: conjugate gradients for a Hermitian
-/// positive definite `A`. Returns `(x, info)`: 0 converged, else the iterations run. One read
-/// per iteration (the residual norm).
+/// positive definite `A`. Returns `(x, info)`: 0 converged, else the iterations run.
+///
+/// The scalars stay on the device: an iteration is the operator's product and three fused
+/// kernels (the direction, `p^H A p`, and the update of `x` and `r` with the new `||r||^2`),
+/// plus `M`'s product and `r^H z` when `M` is given. `||r||^2` is read back every
+/// 16 iterations (every iteration when a `callback` is given); an iteration that starts
+/// with `||r||^2 < atol^2` (SciPy: `||r|| < atol`, compared here as squares in the work
+/// dtype) changes nothing, so the result and `info` are SciPy's.
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] for a non-square `A` or a `b`/`x0`/`M` of another size (both
@@ -237,34 +302,80 @@ pub fn cg(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(Array
     }
     let atol = opts.atol.max(opts.rtol * bnrm2);
     let maxiter = opts.maxiter.unwrap_or(s.n * 10);
-    let mut x = s.x.clone();
-    let mut r = s.r0()?;
+    let k = cg_kernels()?;
+    // The threshold in the real work dtype, so the host's comparison is the kernels'.
+    let real = s.t.real_dtype();
+    let atol2 = Scalar::Float64(atol * atol).cast(real);
+    let below = |v: C64| v.re < atol2.to_f64();
+    // Own copies: x and r are updated in place.
+    let x = s.x.copy()?;
+    let r = s.r0()?.copy()?;
+    let mut rr = k.norm2.call(&[(&r).into()])?;
+    let mut rr_start = read(&[&rr])?[0];
     let mut p: Option<Array> = None;
     let mut rho_prev: Option<Array> = None;
-    for _ in 0..maxiter {
-        if nrm(&r)? < atol {
+    let mut it = 0;
+    loop {
+        if below(rr_start) {
             return Ok((x, 0));
         }
-        let z = s.psolve(&r)?;
-        let rho = vdot(&r, &z)?;
-        let pk = match (&p, &rho_prev) {
-            (Some(p), Some(prev)) => {
-                let beta = (&rho / prev)?;
-                axpy(&z, &beta, p)?
-            }
-            _ => z.clone(),
+        if it >= maxiter {
+            return Ok((x, maxiter as i64));
+        }
+        let batch = if s.callback.is_some() {
+            1
+        } else {
+            CG_CHECK_EVERY.min(maxiter - it)
         };
-        let q = s.av(&pk)?;
-        let alpha = (&rho / &vdot(&pk, &q)?)?;
-        x = axpy(&x, &alpha, &pk)?;
-        r = (&r - &q.multiply(&alpha)?)?;
-        rho_prev = Some(rho);
-        p = Some(pk);
-        s.call(&x);
+        let mut rr_last = rr.clone();
+        for _ in 0..batch {
+            let (z, rho) = match &s.m {
+                Some(_) => {
+                    let z = s.psolve(&r)?;
+                    let rho = vdot(&r, &z)?;
+                    (z, rho)
+                }
+                None => (r.clone(), rr.clone()),
+            };
+            let pk = match (p.take(), &rho_prev) {
+                (Some(p), Some(prev)) => {
+                    k.direction.call_multi(&[
+                        (&p).into(),
+                        (&z).into(),
+                        (&rho).into(),
+                        prev.into(),
+                    ])?;
+                    p
+                }
+                _ => z.copy()?,
+            };
+            let q = s.av(&pk)?;
+            let pq = k.curvature.call(&[(&pk).into(), (&q).into()])?;
+            let next = k.update.call(&[
+                (&x).into(),
+                (&r).into(),
+                (&pk).into(),
+                (&q).into(),
+                (&rho).into(),
+                (&pq).into(),
+                (&rr).into(),
+                atol2.into(),
+            ])?;
+            rr_last = std::mem::replace(&mut rr, next);
+            rho_prev = Some(rho);
+            p = Some(pk);
+            s.call(&x);
+        }
+        it += batch;
+        let v = read(&[&rr_last, &rr])?;
+        if below(v[0]) {
+            // An iteration of this batch started converged: x stopped there.
+            return Ok((x, 0));
+        }
+        rr_start = v[1];
     }
-    Ok((x, maxiter as i64))
 }
-routine!(cg as "cupyx.scipy.sparse.linalg.cg / bicgstab / gmres / minres", Sparse, probe: super::super::probe, notes: "SciPy 1.17's algorithms; vectors on the device, scalars read back per iteration");
+routine!(cg as "cupyx.scipy.sparse.linalg.cg / bicgstab / gmres / minres", Sparse, probe: super::super::probe, notes: "SciPy 1.17's algorithms; vectors on the device; cg: fused kernels, scalars on the device, the residual read every 16 iterations; the others read their scalars per iteration");
 
 /// SciPy's `bicgstab(A, b, x0, rtol, atol, maxiter, M)`: BiCGSTAB for general `A`. Info: 0
 /// converged, the iterations run when not, -10 (`rho` breakdown) or -11 (`omega` breakdown).
