@@ -246,11 +246,13 @@ fn sparse_library_selector_falls_back() {
         let a = sp::csr_matrix((&d, &ix, &p), Some((3, 3))).unwrap();
         let x = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0], &[3]).unwrap();
         let before = sp::vendor_calls();
-        let (y, c, s) = sp::with_library(Library::Vendor, || {
+        let x2 = Array::from_slice_on(&dev, &[1.0f64, 1.0, 2.0, 4.0, 3.0, 9.0], &[3, 2]).unwrap();
+        let (y, c, s, s2) = sp::with_library(Library::Vendor, || {
             let y = a.dot(&x)?.to_vec::<f64>()?;
             let c = a.matmul(&a)?.toarray()?.to_vec::<f64>()?;
             let s = sp::linalg::spsolve_triangular(&a, &x, true, false)?.to_vec::<f64>()?;
-            Ok::<_, cupy::Error>((y, c, s))
+            let s2 = sp::linalg::spsolve_triangular(&a, &x2, true, false)?.to_vec::<f64>()?;
+            Ok::<_, cupy::Error>((y, c, s, s2))
         })
         .unwrap();
         let calls = sp::vendor_calls() - before;
@@ -269,11 +271,20 @@ fn sparse_library_selector_falls_back() {
                 dev.label()
             );
         }
+        // two right-hand sides [1, 2, 3] and [1, 4, 9] (SpSM)
+        let want2 = [0.25, 0.25, 0.5625, 1.0625, 0.890625, 2.515625];
+        for (g, w) in s2.iter().zip(want2) {
+            assert!(
+                (g - w).abs() < 1e-12,
+                "spsolve_triangular (2-d b) on {}: {s2:?}",
+                dev.label()
+            );
+        }
         match dev.kind() {
             cupy::BackendKind::Cuda => assert_eq!(
                 calls,
-                3,
-                "cuda: SpMV, SpGEMM and SpSV should run in cuSPARSE ({:?})",
+                4,
+                "cuda: SpMV, SpGEMM, SpSV and SpSM should run in cuSPARSE ({:?})",
                 dev.backend().sparse_library().map(|l| l.check(
                     cupy::core::backend::sparse::SparseRoutine::SpMv,
                     DType::Float64,

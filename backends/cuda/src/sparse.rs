@@ -1,6 +1,7 @@
 //! cuSPARSE's generic API as the CUDA backend's [`SparseLibrary`]: SpMV and SpMM
 //! (`cusparseSpMV`, `cusparseSpMM`), SpGEMM (`cusparseSpGEMM_workEstimation/compute/copy`) and
-//! the triangular solve (`cusparseSpSV_bufferSize/analysis/solve`), loaded at run time through
+//! the triangular solves (`cusparseSpSV_bufferSize/analysis/solve`, and
+//! `cusparseSpSM_bufferSize/analysis/solve` for several right-hand sides), loaded at run time through
 //! cudarc's dynamic loading on the first call (one handle per backend, set to the thread's
 //! current stream before each call). A missing libcusparse (or symbol) makes every call
 //! `Unsupported`, and the frontend runs its IR kernels.
@@ -13,18 +14,19 @@
 //! `CUSPARSE_INDEX_32I/64I` = 2/3, `CUSPARSE_INDEX_BASE_ZERO` = 0,
 //! `CUSPARSE_OPERATION_NON_TRANSPOSE` = 0, `CUSPARSE_ORDER_ROW` = 2,
 //! `CUSPARSE_SPMV_ALG_DEFAULT` = 0, `CUSPARSE_SPMM_ALG_DEFAULT` = 0, `CUSPARSE_SPGEMM_DEFAULT`
-//! = 0, `CUSPARSE_SPSV_ALG_DEFAULT` = 0, `CUSPARSE_SPMAT_FILL_MODE/DIAG_TYPE` = 0/1,
+//! = 0, `CUSPARSE_SPSV_ALG_DEFAULT` = 0, `CUSPARSE_SPSM_ALG_DEFAULT` = 0, `CUSPARSE_SPMAT_FILL_MODE/DIAG_TYPE` = 0/1,
 //! `CUSPARSE_FILL_MODE_LOWER/UPPER` = 0/1, `CUSPARSE_DIAG_TYPE_NON_UNIT/UNIT` = 0/1, `CUSPARSE_STATUS_NOT_SUPPORTED` = 10.
 //!
 //! Limits (answered by `check`, so the frontend falls back): SpGEMM with int32 indices only
 //! (cuSPARSE's SpGEMM takes 32-bit indices); values float32, float64, complex64, complex128.
-//! Descriptors of SpGEMM and SpSV own device state, so those calls wait for the stream before
+//! SpSM takes `B` and `X` row-major (`CUSPARSE_ORDER_ROW`); a cuSPARSE refusing that
+//! (`NOT_SUPPORTED`) sends the call to the native kernel. Descriptors of SpGEMM, SpSV and SpSM own device state, so those calls wait for the stream before
 //! destroying them.
 
 use crate::CudaBackend;
 use cudarc::cusparse::sys as cs;
 use cupy_core::backend::sparse::{
-    CsrAlloc, CsrRef, SpGemmCall, SpMvCall, SpSvCall, SparseLibrary, SparseRoutine,
+    CsrAlloc, CsrRef, SpGemmCall, SpMvCall, SpSmCall, SpSvCall, SparseLibrary, SparseRoutine,
 };
 use cupy_core::backend::{Backend, Buffer};
 use cupy_core::gpu::launch::GpuDriver;
@@ -339,6 +341,10 @@ impl SparseLibrary for CudaBackend {
     fn spsv(&self, call: &SpSvCall<'_>) -> Result<()> {
         self.sp_guard(SparseRoutine::SpSv, || self.spsv_impl(call))
     }
+
+    fn spsm(&self, call: &SpSmCall<'_>) -> Result<()> {
+        self.sp_guard(SparseRoutine::SpSm, || self.spsm_impl(call))
+    }
 }
 
 impl CudaBackend {
@@ -535,36 +541,7 @@ impl CudaBackend {
             dense: vec![],
         };
         let m = self.csr_descr(a, &mut d, op)?;
-        let mut fill = if call.lower {
-            cs::cusparseFillMode_t::CUSPARSE_FILL_MODE_LOWER
-        } else {
-            cs::cusparseFillMode_t::CUSPARSE_FILL_MODE_UPPER
-        };
-        let mut diag = if call.unit_diagonal {
-            cs::cusparseDiagType_t::CUSPARSE_DIAG_TYPE_UNIT
-        } else {
-            cs::cusparseDiagType_t::CUSPARSE_DIAG_TYPE_NON_UNIT
-        };
-        // SAFETY: valid descriptor; the attribute values are read during the calls.
-        let s = unsafe {
-            cs::cusparseSpMatSetAttribute(
-                m,
-                cs::cusparseSpMatAttribute_t::CUSPARSE_SPMAT_FILL_MODE,
-                &mut fill as *mut _ as *mut c_void,
-                std::mem::size_of::<cs::cusparseFillMode_t>(),
-            )
-        };
-        self.sp_status("cusparseSpMatSetAttribute (fill mode)", s)?;
-        // SAFETY: as above.
-        let s = unsafe {
-            cs::cusparseSpMatSetAttribute(
-                m,
-                cs::cusparseSpMatAttribute_t::CUSPARSE_SPMAT_DIAG_TYPE,
-                &mut diag as *mut _ as *mut c_void,
-                std::mem::size_of::<cs::cusparseDiagType_t>(),
-            )
-        };
-        self.sp_status("cusparseSpMatSetAttribute (diag type)", s)?;
+        self.tri_attrs(m, call.lower, call.unit_diagonal)?;
         let x = self.dn_vec(call.b, a.rows, dt, &mut d)?;
         let y = self.dn_vec(call.x, a.rows, dt, &mut d)?;
         let vt = value_type(dt).expect("checked");
@@ -593,6 +570,98 @@ impl CudaBackend {
         })();
         // SAFETY: created above; nothing queued uses it any more.
         unsafe { cs::cusparseSpSV_destroyDescr(sd) };
+        res
+    }
+
+    /// Marks the CSR descriptor `m` as the lower or upper triangle, with a unit or stored
+    /// diagonal (SpSV, SpSM).
+    fn tri_attrs(
+        &self,
+        m: cs::cusparseSpMatDescr_t,
+        lower: bool,
+        unit_diagonal: bool,
+    ) -> Result<()> {
+        let mut fill = if lower {
+            cs::cusparseFillMode_t::CUSPARSE_FILL_MODE_LOWER
+        } else {
+            cs::cusparseFillMode_t::CUSPARSE_FILL_MODE_UPPER
+        };
+        let mut diag = if unit_diagonal {
+            cs::cusparseDiagType_t::CUSPARSE_DIAG_TYPE_UNIT
+        } else {
+            cs::cusparseDiagType_t::CUSPARSE_DIAG_TYPE_NON_UNIT
+        };
+        // SAFETY: valid descriptor; the attribute values are read during the calls.
+        let s = unsafe {
+            cs::cusparseSpMatSetAttribute(
+                m,
+                cs::cusparseSpMatAttribute_t::CUSPARSE_SPMAT_FILL_MODE,
+                &mut fill as *mut _ as *mut c_void,
+                std::mem::size_of::<cs::cusparseFillMode_t>(),
+            )
+        };
+        self.sp_status("cusparseSpMatSetAttribute (fill mode)", s)?;
+        // SAFETY: as above.
+        let s = unsafe {
+            cs::cusparseSpMatSetAttribute(
+                m,
+                cs::cusparseSpMatAttribute_t::CUSPARSE_SPMAT_DIAG_TYPE,
+                &mut diag as *mut _ as *mut c_void,
+                std::mem::size_of::<cs::cusparseDiagType_t>(),
+            )
+        };
+        self.sp_status("cusparseSpMatSetAttribute (diag type)", s)
+    }
+
+    fn spsm_impl(&self, call: &SpSmCall<'_>) -> Result<()> {
+        let r = SparseRoutine::SpSm;
+        let op = "cuSPARSE SpSM";
+        let a = &call.a;
+        a.check(op)?;
+        let dt = a.dtype();
+        if a.rows != a.cols || call.b.dtype() != dt || call.x.dtype() != dt {
+            return Err(Error::invalid(op, "A must be square and B, X of A's dtype"));
+        }
+        self.check(r, dt, a.index_dtype())
+            .map_err(|e| self.sp_unsupported(r, e))?;
+        let _one = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+        let h = self.sp_begin(r)?;
+        let mut d = Descrs {
+            mats: vec![],
+            vecs: vec![],
+            dense: vec![],
+        };
+        let m = self.csr_descr(a, &mut d, op)?;
+        self.tri_attrs(m, call.lower, call.unit_diagonal)?;
+        let b = self.dn_mat(call.b, a.rows, call.k, dt, &mut d)?;
+        let x = self.dn_mat(call.x, a.rows, call.k, dt, &mut d)?;
+        let vt = value_type(dt).expect("checked");
+        let mut sd = std::ptr::null_mut();
+        // SAFETY: out-parameter.
+        let s = unsafe { cs::cusparseSpSM_createDescr(&mut sd) };
+        self.sp_status("cusparseSpSM_createDescr", s)?;
+        let res = (|| -> Result<()> {
+            let alpha = scalar(dt, 1.0);
+            let al = alpha.as_ptr() as *const c_void;
+            let nt = cs::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+            let alg = cs::cusparseSpSMAlg_t::CUSPARSE_SPSM_ALG_DEFAULT;
+            let mut bytes = 0usize;
+            // SAFETY: valid descriptors; out-parameter.
+            let s = unsafe {
+                cs::cusparseSpSM_bufferSize(h, nt, nt, al, m, b, x, vt, alg, sd, &mut bytes)
+            };
+            self.sp_status("cusparseSpSM_bufferSize", s)?;
+            let (_w, wp) = self.workspace(bytes)?;
+            // SAFETY: the workspace is as sized and alive until the stream drains below.
+            let s = unsafe { cs::cusparseSpSM_analysis(h, nt, nt, al, m, b, x, vt, alg, sd, wp) };
+            self.sp_status("cusparseSpSM_analysis", s)?;
+            // SAFETY: as above.
+            let s = unsafe { cs::cusparseSpSM_solve(h, nt, nt, al, m, b, x, vt, alg, sd) };
+            self.sp_status("cusparseSpSM_solve", s)?;
+            self.sp_sync()
+        })();
+        // SAFETY: created above; nothing queued uses it any more.
+        unsafe { cs::cusparseSpSM_destroyDescr(sd) };
         res
     }
 }

@@ -1,7 +1,7 @@
 //! rocSPARSE's generic API as the HIP backend's [`SparseLibrary`]: SpMV/SpMM
 //! (`rocsparse_spmv`/`rocsparse_spmm`, stages buffer size, preprocess, compute), SpGEMM
-//! (`rocsparse_spgemm`, stages buffer size, nnz, compute) and the triangular solve
-//! (`rocsparse_spsv`), loaded at run time (`librocsparse.so.1`, rocSPARSE 3.x / ROCm 6: see
+//! (`rocsparse_spgemm`, stages buffer size, nnz, compute) and the triangular solves
+//! (`rocsparse_spsv`, `rocsparse_spsm` for several right-hand sides), loaded at run time (`librocsparse.so.1`, rocSPARSE 3.x / ROCm 6: see
 //! `sys::rocsparse` for the header checked) on the first call, with one handle per backend
 //! set to the thread's current stream before each call.
 //!
@@ -14,7 +14,7 @@
 use super::*;
 use crate::sys::rocsparse as rs;
 use cupy_core::backend::sparse::{
-    CsrAlloc, CsrRef, SpGemmCall, SpMvCall, SpSvCall, SparseLibrary, SparseRoutine,
+    CsrAlloc, CsrRef, SpGemmCall, SpMvCall, SpSmCall, SpSvCall, SparseLibrary, SparseRoutine,
 };
 
 /// The loaded rocSPARSE library.
@@ -295,6 +295,51 @@ impl HipBackend {
         Ok(s)
     }
 
+    /// Marks the CSR descriptor `m` as the lower or upper triangle, with a unit or stored
+    /// diagonal (SpSV, SpSM).
+    fn sp_tri_attrs(
+        &self,
+        api: &rs::RocsparseApi,
+        m: rs::rocsparse_spmat_descr,
+        lower: bool,
+        unit_diagonal: bool,
+    ) -> Result<()> {
+        let fill: rs::rocsparse_fill_mode = if lower {
+            rs::rocsparse_fill_mode_lower
+        } else {
+            rs::rocsparse_fill_mode_upper
+        };
+        let diag: rs::rocsparse_diag_type = if unit_diagonal {
+            rs::rocsparse_diag_type_unit
+        } else {
+            rs::rocsparse_diag_type_non_unit
+        };
+        for (attr, v, what) in [
+            (
+                rs::rocsparse_spmat_fill_mode,
+                &fill,
+                "rocsparse_spmat_set_attribute (fill mode)",
+            ),
+            (
+                rs::rocsparse_spmat_diag_type,
+                &diag,
+                "rocsparse_spmat_set_attribute (diag type)",
+            ),
+        ] {
+            // SAFETY: valid descriptor; an `int`-sized enum value read during the call.
+            let st = unsafe {
+                (api.rocsparse_spmat_set_attribute)(
+                    m,
+                    attr,
+                    v as *const i32 as *const c_void,
+                    std::mem::size_of::<i32>(),
+                )
+            };
+            self.sp_status(what, st)?;
+        }
+        Ok(())
+    }
+
     fn sp_sync(&self) -> Result<()> {
         // SAFETY: a live stream of our device.
         unsafe { self.hip.stream_sync(self.cur_stream()) }.map_err(|e| self.err(e))
@@ -568,39 +613,7 @@ impl SparseLibrary for HipBackend {
             dense: vec![],
         };
         let m = self.sp_csr(api, a, &mut d, op)?;
-        let fill: rs::rocsparse_fill_mode = if call.lower {
-            rs::rocsparse_fill_mode_lower
-        } else {
-            rs::rocsparse_fill_mode_upper
-        };
-        let diag: rs::rocsparse_diag_type = if call.unit_diagonal {
-            rs::rocsparse_diag_type_unit
-        } else {
-            rs::rocsparse_diag_type_non_unit
-        };
-        for (attr, v, what) in [
-            (
-                rs::rocsparse_spmat_fill_mode,
-                &fill,
-                "rocsparse_spmat_set_attribute (fill mode)",
-            ),
-            (
-                rs::rocsparse_spmat_diag_type,
-                &diag,
-                "rocsparse_spmat_set_attribute (diag type)",
-            ),
-        ] {
-            // SAFETY: valid descriptor; an `int`-sized enum value read during the call.
-            let st = unsafe {
-                (api.rocsparse_spmat_set_attribute)(
-                    m,
-                    attr,
-                    v as *const i32 as *const c_void,
-                    std::mem::size_of::<i32>(),
-                )
-            };
-            self.sp_status(what, st)?;
-        }
+        self.sp_tri_attrs(api, m, call.lower, call.unit_diagonal)?;
         let x = self.sp_vec(api, call.b, a.rows, dt, &mut d)?;
         let y = self.sp_vec(api, call.x, a.rows, dt, &mut d)?;
         let vt = value_type(dt).expect("checked");
@@ -635,6 +648,63 @@ impl SparseLibrary for HipBackend {
             wp,
             bytes,
             "rocsparse_spsv (compute)",
+        )?;
+        self.sp_sync()
+    }
+    fn spsm(&self, call: &SpSmCall<'_>) -> Result<()> {
+        let op = "rocSPARSE SpSM";
+        let a = &call.a;
+        a.check(op)?;
+        let dt = a.dtype();
+        if a.rows != a.cols || call.b.dtype() != dt || call.x.dtype() != dt {
+            return Err(Error::invalid(op, "A must be square and B, X of A's dtype"));
+        }
+        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        let s = self.sp_begin(SparseRoutine::SpSm, dt, a.index_dtype())?;
+        let api = &s.lib.api;
+        let h = s.handle.0;
+        let mut d = Descrs {
+            api,
+            mats: vec![],
+            vecs: vec![],
+            dense: vec![],
+        };
+        let m = self.sp_csr(api, a, &mut d, op)?;
+        self.sp_tri_attrs(api, m, call.lower, call.unit_diagonal)?;
+        let b = self.sp_mat(api, call.b, a.rows, call.k, dt, &mut d)?;
+        let x = self.sp_mat(api, call.x, a.rows, call.k, dt, &mut d)?;
+        let vt = value_type(dt).expect("checked");
+        let alpha = scalar(dt, 1.0);
+        let al = alpha.as_ptr() as *const c_void;
+        let no = rs::rocsparse_operation_none;
+        let alg = rs::rocsparse_spsm_alg_default;
+        let run = |stage, buf: *mut c_void, size: usize, what| -> Result<usize> {
+            let mut bytes = size;
+            // SAFETY: descriptors of live buffers; host scalar; the workspace as sized.
+            let st = unsafe {
+                (api.rocsparse_spsm)(h, no, no, al, m, b, x, vt, alg, stage, &mut bytes, buf)
+            };
+            self.sp_status(what, st)?;
+            Ok(bytes)
+        };
+        let bytes = run(
+            rs::rocsparse_spsm_stage_buffer_size,
+            std::ptr::null_mut(),
+            0,
+            "rocsparse_spsm (buffer size)",
+        )?;
+        let (_w, wp) = self.sp_workspace(bytes)?;
+        run(
+            rs::rocsparse_spsm_stage_preprocess,
+            wp,
+            bytes,
+            "rocsparse_spsm (preprocess)",
+        )?;
+        run(
+            rs::rocsparse_spsm_stage_compute,
+            wp,
+            bytes,
+            "rocsparse_spsm (compute)",
         )?;
         self.sp_sync()
     }
