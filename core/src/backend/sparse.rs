@@ -6,7 +6,9 @@
 //! frontend runs its own IR kernels. The library is loaded on first use: every method answers
 //! [`Error::Unsupported`] (naming the library and why) when it cannot be loaded, or when the
 //! dtype or index type is one the routine does not take, and the frontend then runs its native
-//! kernels. Calls are queued on the thread's current stream.
+//! kernels. Calls are queued on the thread's current stream. The C++ GPU backends get this trait
+//! from the shared plans of [`crate::gpu::sparse`] by implementing its `SparseDriver` (their
+//! library's FFI calls only).
 //!
 //! Matrices are CSR ([`CsrRef`]): zero-based, `indptr` and `indices` of one index dtype (int32 or
 //! int64), values float32, float64, complex64 or complex128; every buffer contiguous from its
