@@ -31,8 +31,7 @@ use cupy_core::backend::sparse::SparseRoutine;
 use cupy_core::backend::Backend;
 use cupy_core::gpu::launch::GpuDriver;
 use cupy_core::gpu::sparse::{
-    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver,
-    SparseSession, Stage,
+    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver, SparseSession, Stage,
 };
 use cupy_core::{DType, Error, Result};
 use std::ffi::c_void;

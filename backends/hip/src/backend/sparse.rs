@@ -17,8 +17,7 @@ use super::*;
 use crate::sys::rocsparse as rs;
 use cupy_core::backend::sparse::SparseRoutine;
 use cupy_core::gpu::sparse::{
-    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver,
-    SparseSession, Stage,
+    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver, SparseSession, Stage,
 };
 
 /// The loaded rocSPARSE library.
