@@ -246,11 +246,13 @@ fn sparse_library_selector_falls_back() {
         let a = sp::csr_matrix((&d, &ix, &p), Some((3, 3))).unwrap();
         let x = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0], &[3]).unwrap();
         let before = sp::vendor_calls();
-        let (y, c, s) = sp::with_library(Library::Vendor, || {
+        let x2 = Array::from_slice_on(&dev, &[1.0f64, 1.0, 2.0, 4.0, 3.0, 9.0], &[3, 2]).unwrap();
+        let (y, c, s, s2) = sp::with_library(Library::Vendor, || {
             let y = a.dot(&x)?.to_vec::<f64>()?;
             let c = a.matmul(&a)?.toarray()?.to_vec::<f64>()?;
             let s = sp::linalg::spsolve_triangular(&a, &x, true, false)?.to_vec::<f64>()?;
-            Ok::<_, cupy::Error>((y, c, s))
+            let s2 = sp::linalg::spsolve_triangular(&a, &x2, true, false)?.to_vec::<f64>()?;
+            Ok::<_, cupy::Error>((y, c, s, s2))
         })
         .unwrap();
         let calls = sp::vendor_calls() - before;
@@ -269,11 +271,20 @@ fn sparse_library_selector_falls_back() {
                 dev.label()
             );
         }
+        // two right-hand sides [1, 2, 3] and [1, 4, 9] (SpSM)
+        let want2 = [0.25, 0.25, 0.5625, 1.0625, 0.890625, 2.515625];
+        for (g, w) in s2.iter().zip(want2) {
+            assert!(
+                (g - w).abs() < 1e-12,
+                "spsolve_triangular (2-d b) on {}: {s2:?}",
+                dev.label()
+            );
+        }
         match dev.kind() {
             cupy::BackendKind::Cuda => assert_eq!(
                 calls,
-                3,
-                "cuda: SpMV, SpGEMM and SpSV should run in cuSPARSE ({:?})",
+                4,
+                "cuda: SpMV, SpGEMM, SpSV and SpSM should run in cuSPARSE ({:?})",
                 dev.backend().sparse_library().map(|l| l.check(
                     cupy::core::backend::sparse::SparseRoutine::SpMv,
                     DType::Float64,
@@ -347,4 +358,131 @@ fn bsr_lil_dok_convert_and_save() {
         let e = lil.get(0, 4).unwrap_err().to_string();
         assert!(e.contains("lil_matrix[i, j]"), "{e}");
     }
+}
+
+/// eigsh with `M` (`A x = lambda M x`) against SciPy 1.17.1 (sparse_linalg2 `eigsh_m` cases):
+/// mode 2 (no sigma; once with M factored, once with `Minv`) and mode 3 (sigma); eigenvalues
+/// within 1e-9 of the largest, vectors M-orthonormal with `||A v - lambda M v||` below 1e-7
+/// of it; `Minv` without `M` or with `sigma` is refused.
+#[test]
+fn eigsh_generalized_matches_scipy() {
+    use crate::sparse_linalg::{col, which_of};
+    use cupy::scipy::sparse::linalg as sla;
+    let g = Golden::load("sparse_linalg2");
+    let mut t = common::Tally::new("sparse_linalg2/eigsh_m");
+    for dev in common::backends() {
+        for case in g.cases.iter().filter(|c| c["op"] == "eigsh_m") {
+            let id = case["id"].as_str().unwrap();
+            let k = &case["kwargs"];
+            let r = (|| -> std::result::Result<(), common::CaseError> {
+                let ops = common::operands(&g, case, &dev)?;
+                let s = common::usizes(&k["shape"]);
+                let coo = |i: usize| {
+                    let a = |j: usize| ops[i + j].array();
+                    sp::coo_matrix((a(0), (a(1), a(2))), Some((s[0], s[1])))?.tocsr()
+                };
+                let (a, m) = (coo(0)?, coo(3)?);
+                let wv = g.array(case["expected"].as_str().unwrap()).f64s();
+                let kk = k["k"].as_u64().unwrap() as usize;
+                let scale = wv.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let sigma = k["sigma"].as_f64();
+                let lu = sla::splu(&m)?;
+                let minv = sla::LinearOperator::new((s[0], s[0]), m.dtype(), move |x| lu.solve(x))
+                    .with_device(&dev);
+                let variants: Vec<Option<sla::LinearOperator>> = if sigma.is_none() {
+                    vec![None, Some(minv)]
+                } else {
+                    vec![None]
+                };
+                for mi in variants {
+                    let with_minv = mi.is_some();
+                    let (w, v) = sla::eigsh(
+                        &a,
+                        kk,
+                        sla::Eigsh {
+                            which: which_of(k),
+                            sigma,
+                            m: Some((&m).into()),
+                            minv: mi,
+                            ..Default::default()
+                        },
+                    )?;
+                    let got = w.astype(DType::Float64)?.to_vec::<f64>()?;
+                    for (x, y) in got.iter().zip(&wv) {
+                        if (x - y).abs() > 1e-9 * scale {
+                            return Err(format!(
+                                "values {got:?}, SciPy {wv:?} (Minv: {with_minv})"
+                            )
+                            .into());
+                        }
+                    }
+                    let v = v.expect("vectors");
+                    let mv = m.dot(&v)?;
+                    let gram = cupy::matmul(&cupy::conj(&v.t())?, &mv)?;
+                    let eye = Array::eye_on(&dev, kk, None, 0, gram.dtype())?;
+                    let off = cupy::absolute(&(&gram - &eye)?)?.max()?.item()?.to_f64();
+                    if off > 1e-8 {
+                        return Err(format!("V^H M V - I = {off:e}").into());
+                    }
+                    for (j, lam) in got.iter().enumerate() {
+                        let rj = (&a.dot(&col(&v, j)?)? - &(&col(&mv, j)? * *lam)?)?;
+                        let rn = cupy::linalg::norm(&rj)?.item()?.to_f64();
+                        if rn > 1e-7 * scale {
+                            return Err(format!("residual {rn:e} of pair {j}").into());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            t.check(&dev, id, r);
+        }
+        let a = sp::csr_matrix(
+            &Array::eye_on(&dev, 6, None, 0, DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let minv = sla::LinearOperator::identity(6, DType::Float64);
+        let e = sla::eigsh(
+            &a,
+            2,
+            sla::Eigsh {
+                minv: Some(minv.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("Minv should not be specified with M = None"),
+            "{e}"
+        );
+        let e = sla::eigsh(
+            &a,
+            2,
+            sla::Eigsh {
+                m: Some((&a).into()),
+                minv: Some(minv),
+                sigma: Some(0.5),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("when sigma is"), "{e}");
+        let m5 = sp::csr_matrix(
+            &Array::eye_on(&dev, 5, None, 0, DType::Float64).unwrap(),
+            None,
+        )
+        .unwrap();
+        let e = sla::eigsh(
+            &a,
+            2,
+            sla::Eigsh {
+                m: Some((&m5).into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("[5, 5]"), "{e}");
+    }
+    t.finish();
 }

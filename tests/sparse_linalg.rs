@@ -363,7 +363,7 @@ fn expm_multiply_matches_scipy() {
     t.finish();
 }
 
-fn which_of(k: &Value) -> sla::Which {
+pub(crate) fn which_of(k: &Value) -> sla::Which {
     match k["which"].as_str().unwrap_or("LM") {
         "LM" => sla::Which::LM,
         "SM" => sla::Which::SM,
@@ -374,7 +374,7 @@ fn which_of(k: &Value) -> sla::Which {
 }
 
 /// Column `j` of a 2-d array.
-fn col(a: &Array, j: usize) -> Result<Array> {
+pub(crate) fn col(a: &Array, j: usize) -> Result<Array> {
     a.slice(&cupy::s![.., j as isize])?.copy()
 }
 

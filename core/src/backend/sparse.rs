@@ -6,7 +6,9 @@
 //! frontend runs its own IR kernels. The library is loaded on first use: every method answers
 //! [`Error::Unsupported`] (naming the library and why) when it cannot be loaded, or when the
 //! dtype or index type is one the routine does not take, and the frontend then runs its native
-//! kernels. Calls are queued on the thread's current stream.
+//! kernels. Calls are queued on the thread's current stream. The C++ GPU backends get this trait
+//! from the shared plans of [`crate::gpu::sparse`] by implementing its `SparseDriver` (their
+//! library's FFI calls only).
 //!
 //! Matrices are CSR ([`CsrRef`]): zero-based, `indptr` and `indices` of one index dtype (int32 or
 //! int64), values float32, float64, complex64 or complex128; every buffer contiguous from its
@@ -25,6 +27,8 @@ pub enum SparseRoutine {
     SpGemm,
     /// [`SparseLibrary::spsv`].
     SpSv,
+    /// [`SparseLibrary::spsm`].
+    SpSm,
 }
 
 impl SparseRoutine {
@@ -34,6 +38,7 @@ impl SparseRoutine {
             SparseRoutine::SpMv => "SpMV",
             SparseRoutine::SpGemm => "SpGEMM",
             SparseRoutine::SpSv => "SpSV",
+            SparseRoutine::SpSm => "SpSM",
         }
     }
 }
@@ -144,6 +149,25 @@ pub struct SpSvCall<'a> {
     pub x: &'a Buffer,
 }
 
+/// Solves `A X = B` for a triangular `A` and `k` right-hand sides ([`SparseLibrary::spsm`]):
+/// as [`SpSvCall`], with `b` and `x` `[A.rows, k]` row-major matrices of `A`'s value dtype;
+/// `x` is overwritten (`b` is not).
+#[derive(Clone, Copy, Debug)]
+pub struct SpSmCall<'a> {
+    /// The square triangular matrix.
+    pub a: CsrRef<'a>,
+    /// Lower (forward substitution) or upper (back substitution).
+    pub lower: bool,
+    /// Unit diagonal, not stored.
+    pub unit_diagonal: bool,
+    /// The right-hand sides, `[A.rows, k]` row-major.
+    pub b: &'a Buffer,
+    /// The solutions, `[A.rows, k]` row-major.
+    pub x: &'a Buffer,
+    /// Right-hand sides (columns of `b` and `x`).
+    pub k: usize,
+}
+
 /// The output buffers of an SpGEMM, allocated by the caller once `C`'s number of entries is
 /// known: `(indices, data)` of `nnz` elements each (the index and value dtypes of the call).
 pub type CsrAlloc<'a> = dyn FnMut(usize) -> Result<(Buffer, Buffer)> + 'a;
@@ -184,4 +208,10 @@ pub trait SparseLibrary: Send + Sync {
     /// # Errors
     /// As the trait docs say.
     fn spsv(&self, call: &SpSvCall<'_>) -> Result<()>;
+
+    /// Queues the triangular solve with several right-hand sides ([`SpSmCall`]).
+    ///
+    /// # Errors
+    /// As the trait docs say.
+    fn spsm(&self, call: &SpSmCall<'_>) -> Result<()>;
 }

@@ -23,6 +23,7 @@ pub mod nccl;
 pub mod pool;
 pub mod solver;
 pub mod sortscan;
+pub mod sparse;
 pub mod support;
 
 /// Stack of the thread [`on_big_stack`] runs work on: 256 MiB (reserved, not committed).

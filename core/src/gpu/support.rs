@@ -85,3 +85,11 @@ pub fn fft_precision(dtype: DType) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+/// The message of a caught panic (`String` or `&str` payloads; otherwise "panic").
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}

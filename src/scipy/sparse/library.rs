@@ -6,8 +6,8 @@
 //!
 //! - `native`: the IR kernels always.
 //! - `vendor`: the vendor routine wherever the device has one for the dtype and index type
-//!   (SpMV/SpMM, SpGEMM, the triangular solve of a 1-d `b`); elsewhere, and on wgpu and the cpu,
-//!   the IR kernels (no error).
+//!   (SpMV/SpMM, SpGEMM, the triangular solve: SpSV for a 1-d `b`, SpSM for a 2-d one);
+//!   elsewhere, and on wgpu and the cpu, the IR kernels (no error).
 //! - `auto`: the vendor routine only where it is expected to win: the triangular solve (the
 //!   native kernel is serial per right-hand side, the libraries schedule by levels). SpMV/SpMM
 //!   and SpGEMM stay native (SpMV: 0.38 ms against cuSPARSE's 0.57 on the H200, through CuPy).
@@ -111,7 +111,7 @@ pub(crate) fn vendor(
     let wanted = match library()? {
         Library::Native => false,
         Library::Vendor => true,
-        Library::Auto => routine == SparseRoutine::SpSv,
+        Library::Auto => matches!(routine, SparseRoutine::SpSv | SparseRoutine::SpSm),
     };
     if !wanted || crate::cuda::graph::current(dev).is_some() {
         return Ok(None);
@@ -288,7 +288,8 @@ pub(crate) fn spgemm(
 }
 
 /// Solves `A x = b` for the triangle of `csr` (canonical, square) by the vendor library when
-/// [`vendor`] picks it (`b` 1-d, already of dtype `t`); `None`: run the native kernel.
+/// [`vendor`] picks it (`b` already of dtype `t`; 1-d: SpSV, 2-d `[n, k]`: SpSM); `None`: run
+/// the native kernel.
 pub(crate) fn spsv(
     csr: &super::compressed::Compressed,
     b: &Array,
@@ -297,28 +298,45 @@ pub(crate) fn spsv(
     unit_diagonal: bool,
 ) -> Result<Option<Array>> {
     let dev = csr.device();
-    if b.ndim() != 1 || csr.major == 0 {
+    if csr.major == 0 || b.size() == 0 {
         return Ok(None);
     }
-    let Some(lib) = vendor(dev, SparseRoutine::SpSv, t, csr.index_dtype())? else {
+    let vector = b.ndim() == 1;
+    let routine = if vector {
+        SparseRoutine::SpSv
+    } else {
+        SparseRoutine::SpSm
+    };
+    let Some(lib) = vendor(dev, routine, t, csr.index_dtype())? else {
         return Ok(None);
     };
     // Only the chosen triangle (and the diagonal unless it is taken as ones) is handed over.
     let tri = csr.triangle(lower, !unit_diagonal)?;
     let a = Csr::of(&tri, t)?;
     let b = dense(b)?;
-    let x = Array::empty_on(dev, &[csr.major], t)?;
+    let x = Array::empty_on(dev, b.shape(), t)?;
     let mut reads = a.buffers().to_vec();
     reads.push(&b.buffer);
     crate::cuda::order::order(dev, &reads, &[&x.buffer])?;
-    let call = cupy_core::backend::sparse::SpSvCall {
-        a: a.r(),
-        lower,
-        unit_diagonal,
-        b: &b.buffer,
-        x: &x.buffer,
+    let res = if vector {
+        lib.spsv(&cupy_core::backend::sparse::SpSvCall {
+            a: a.r(),
+            lower,
+            unit_diagonal,
+            b: &b.buffer,
+            x: &x.buffer,
+        })
+    } else {
+        lib.spsm(&cupy_core::backend::sparse::SpSmCall {
+            a: a.r(),
+            lower,
+            unit_diagonal,
+            b: &b.buffer,
+            x: &x.buffer,
+            k: b.shape()[1],
+        })
     };
-    match lib.spsv(&call) {
+    match res {
         Ok(()) => {
             count_vendor_call();
             Ok(Some(x))

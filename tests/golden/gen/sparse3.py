@@ -1,8 +1,8 @@
 """scipy.sparse goldens, third group: the structure of SpGEMM results (`A @ B` as canonical CSR:
 indptr, indices and data, after SciPy's `sort_indices`; SciPy's csr_matmat drops exact-zero
 sums, as cupy-rs does) on matrices that take both of cupy-rs's algorithms (row-wise merge for
-rows of A up to 32 entries, expand-sort-compress beyond); SpMV, SpMM and spsolve_triangular.
-Every case is recorded twice, kwargs "library" "native" and "vendor" (`CUPY_SPARSE_LIBRARY`'s
+rows of A up to 32 entries, expand-sort-compress beyond); SpMV, SpMM and spsolve_triangular
+(1-d and 2-d b). Every case is recorded twice, kwargs "library" "native" and "vendor" (`CUPY_SPARSE_LIBRARY`'s
 values: the vendor library where the device has one, cuSPARSE on cuda; elsewhere the native
 kernels, so the same goldens check the fallback).
 
@@ -164,6 +164,22 @@ def gen_sparse3():
         b = rng.uniform(-1, 1, 12).astype(A.dtype)
         x = np.linalg.solve(T, b).astype(np.result_type(A.dtype, np.float32))
         lib_record(f"{name}/spsolve_triangular/lower={lower}/unit={unit}", "spsolve_triangular",
+                   ops_of(name) + [operand(g, b)[0]], lambda x=x: x,
+                   {"sa": [12, 12], "lower": lower, "unit": unit},
+                   {"scale": g.arr(np.abs(x) + 1.0), "n": 64})
+    # spsolve_triangular with a 2-d b (k right-hand sides: the vendor SpSM), from their own
+    # generator so the cases above and below keep their values
+    rng2 = np.random.default_rng(331)
+    for name, lower, unit, k in [("low12", True, False, 3), ("up12", False, True, 2),
+                                 ("full12", False, False, 4), ("clow12", True, False, 2),
+                                 ("flow12", True, True, 3)]:
+        A = mat(name).toarray()
+        T = np.tril(A) if lower else np.triu(A)
+        if unit:
+            T = T - np.diag(np.diag(T)) + np.eye(12)
+        b = rng2.uniform(-1, 1, (12, k)).astype(A.dtype)
+        x = np.linalg.solve(T, b).astype(np.result_type(A.dtype, np.float32))
+        lib_record(f"{name}/spsolve_triangular2d/k={k}/lower={lower}/unit={unit}", "spsolve_triangular",
                    ops_of(name) + [operand(g, b)[0]], lambda x=x: x,
                    {"sa": [12, 12], "lower": lower, "unit": unit},
                    {"scale": g.arr(np.abs(x) + 1.0), "n": 64})

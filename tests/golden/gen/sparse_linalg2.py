@@ -279,6 +279,32 @@ def gen_eigsh_sigma(g, rng):
                shape=list(w.shape))
 
 
+def gen_eigsh_m(g, rng):
+    """eigsh with M (the generalized problem A x = lambda M x, M Hermitian positive definite):
+    sigma None (mode 2; the Rust side also passes Minv) and sigma (mode 3). Inputs: A's COO
+    parts, then M's."""
+    n = 40
+    A = sp.random(n, n, density=0.1, random_state=rng, format="coo")
+    A.data = A.data * 2 - 1
+    S = ((A + A.T) * 0.5 + sp.diags(np.linspace(-2.0, 2.0, n))).tocoo()
+    M = sp.diags([np.full(n - 1, -0.3), rng.uniform(1.5, 2.5, n), np.full(n - 1, -0.3)], [-1, 0, 1]).tocoo()
+    B = sp.random(n, n, density=0.1, random_state=rng)
+    H = (S + 1j * (B - B.T) * 0.5).tocoo()
+    MC = (M + 1j * sp.diags([np.full(n - 1, 0.1), np.full(n - 1, -0.1)], [-1, 1])).tocoo()
+    cases = [
+        ("sym40/M/LM", S, M, dict(k=3, which="LM")),
+        ("sym40/M/SA", S, M, dict(k=2, which="SA")),
+        ("sym40/M/sigma0.3", S, M, dict(k=3, sigma=0.3)),
+        ("herm40/Mc/sigma-0.5", H, MC, dict(k=2, sigma=-0.5)),
+    ]
+    for name, A, Mm, kw in cases:
+        w = sla.eigsh(A.tocsc(), M=Mm.tocsc(), **dict(kw, return_eigenvectors=False))
+        w = np.sort(w)
+        g.case(id=f"eigsh_m/{name}", op="eigsh_m", inputs=coo_inputs(g, A) + coo_inputs(g, Mm),
+               kwargs=dict(kw, shape=list(A.shape)), expected=g.arr(w), dtype=w.dtype.name,
+               shape=list(w.shape))
+
+
 def gen_sparse_linalg2():
     g = Group("sparse_linalg2")
     rng = np.random.default_rng(23)
@@ -290,4 +316,5 @@ def gen_sparse_linalg2():
     gen_spsolve(g, np.random.default_rng(231))
     gen_expm_grid(g, np.random.default_rng(232))
     gen_eigsh_sigma(g, np.random.default_rng(233))
+    gen_eigsh_m(g, np.random.default_rng(234))
     g.write()

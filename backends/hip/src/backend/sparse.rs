@@ -1,20 +1,23 @@
-//! rocSPARSE's generic API as the HIP backend's [`SparseLibrary`]: SpMV/SpMM
+//! rocSPARSE's generic API as the HIP backend's [`SparseDriver`] (the plans, checks and
+//! descriptor lifetimes are shared: `cupy_core::gpu::sparse`): SpMV/SpMM
 //! (`rocsparse_spmv`/`rocsparse_spmm`, stages buffer size, preprocess, compute), SpGEMM
-//! (`rocsparse_spgemm`, stages buffer size, nnz, compute) and the triangular solve
-//! (`rocsparse_spsv`), loaded at run time (`librocsparse.so.1`, rocSPARSE 3.x / ROCm 6: see
-//! `sys::rocsparse` for the header checked) on the first call, with one handle per backend
-//! set to the thread's current stream before each call.
+//! (`rocsparse_spgemm`, stages buffer size, nnz, compute) and the triangular solves
+//! (`rocsparse_spsv`, `rocsparse_spsm` for several right-hand sides), loaded at run time
+//! (`librocsparse.so.1`, rocSPARSE 3.x / ROCm 6: see `sys::rocsparse` for the header checked)
+//! on the first call, with one handle per backend set to the thread's current stream before
+//! each call.
 //!
 //! When rocSPARSE cannot be loaded (not installed, an older SOVERSION, a version below 3.0, a
 //! missing symbol) every call is `Unsupported` naming rocSPARSE and why, and the frontend runs
-//! its IR kernels. rocSPARSE keeps analysis data in the matrix descriptors (the SpMV/SpSV
-//! preprocess stages), so every call waits for its stream before destroying them. Never run on
-//! AMD hardware: compiled, and its FFI checked against rocSPARSE's headers.
+//! its IR kernels. rocSPARSE keeps analysis data in the matrix descriptors (the preprocess
+//! stages), so every call waits for its stream before destroying them. Never run on AMD
+//! hardware: compiled, and its FFI checked against rocSPARSE's headers.
 
 use super::*;
 use crate::sys::rocsparse as rs;
-use cupy_core::backend::sparse::{
-    CsrAlloc, CsrRef, SpGemmCall, SpMvCall, SpSvCall, SparseLibrary, SparseRoutine,
+use cupy_core::backend::sparse::SparseRoutine;
+use cupy_core::gpu::sparse::{
+    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver, SparseSession, Stage,
 };
 
 /// The loaded rocSPARSE library.
@@ -29,14 +32,16 @@ static ROCSPARSE: OnceLock<std::result::Result<Arc<Rocsparse>, String>> = OnceLo
 fn load() -> std::result::Result<Arc<Rocsparse>, String> {
     ROCSPARSE
         .get_or_init(|| {
-            let lib = crate::sys::open_first(
-                "rocSPARSE 3.x (librocsparse.so.1, ROCm 6)",
-                rs::LIB_NAMES,
-                Some("rocsparse_spgemm"),
-            )?;
-            // SAFETY: table written for rocSPARSE 3.x (sys::rocsparse); library kept alongside.
-            let api = unsafe { rs::RocsparseApi::load(&lib.lib) }
-                .map_err(|e| format!("rocSPARSE {}: {e}", lib.path))?;
+            // SAFETY: the table is written for rocSPARSE 3.x (sys::rocsparse), the only
+            // SOVERSION tried; the library is kept alongside.
+            let (api, lib) = unsafe {
+                crate::sys::load_table(
+                    "rocSPARSE 3.x (librocsparse.so.1, ROCm 6)",
+                    rs::LIB_NAMES,
+                    "rocsparse_spgemm",
+                    rs::RocsparseApi::load,
+                )
+            }?;
             Ok(Arc::new(Rocsparse { api, _lib: lib }))
         })
         .clone()
@@ -113,47 +118,16 @@ fn value_type(dt: DType) -> Option<rs::rocsparse_datatype> {
     })
 }
 
+/// The value type of a dtype the plan checked.
+fn vtype(dt: DType) -> rs::rocsparse_datatype {
+    value_type(dt).unwrap_or(rs::rocsparse_datatype_f64_r)
+}
+
 fn index_type(dt: DType) -> rs::rocsparse_indextype {
     if dt == DType::Int64 {
         rs::rocsparse_indextype_i64
     } else {
         rs::rocsparse_indextype_i32
-    }
-}
-
-/// The bytes of the scalar `v` (imaginary part 0) in `dt`, for `alpha`/`beta` (host pointer
-/// mode, the handle's default).
-fn scalar(dt: DType, v: f64) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    match dt {
-        DType::Float32 | DType::Complex64 => b[..4].copy_from_slice(&(v as f32).to_ne_bytes()),
-        _ => b[..8].copy_from_slice(&v.to_ne_bytes()),
-    }
-    b
-}
-
-/// One call's descriptors, destroyed on drop (after the call waited for its stream).
-struct Descrs<'a> {
-    api: &'a rs::RocsparseApi,
-    mats: Vec<rs::rocsparse_spmat_descr>,
-    vecs: Vec<rs::rocsparse_dnvec_descr>,
-    dense: Vec<rs::rocsparse_dnmat_descr>,
-}
-
-impl Drop for Descrs<'_> {
-    fn drop(&mut self) {
-        // SAFETY: each was created once by the matching rocsparse_create_* call.
-        unsafe {
-            for &m in &self.mats {
-                (self.api.rocsparse_destroy_spmat_descr)(m);
-            }
-            for &v in &self.vecs {
-                (self.api.rocsparse_destroy_dnvec_descr)(v);
-            }
-            for &d in &self.dense {
-                (self.api.rocsparse_destroy_dnmat_descr)(d);
-            }
-        }
     }
 }
 
@@ -164,152 +138,41 @@ impl HipBackend {
             Err(e) => Err(format!("rocSPARSE unavailable: {e}")),
         }
     }
+}
 
-    fn sp_unsupported(&self, routine: SparseRoutine, reason: String) -> Error {
-        Error::Unsupported {
-            op: format!("rocSPARSE {}", routine.name()),
-            backend: self.info.label(),
-            reason,
-        }
-    }
+/// One rocSPARSE call sequence: the handle, bound to the current stream, under the backend's
+/// submission lock.
+pub struct Session<'a> {
+    be: &'a HipBackend,
+    api: &'a rs::RocsparseApi,
+    h: rs::rocsparse_handle,
+    _g: std::sync::MutexGuard<'a, ()>,
+}
 
+impl Session<'_> {
     /// A rocSPARSE status as a `Result`: `rocsparse_status_not_implemented` is `Unsupported`
     /// (the frontend then runs its kernels), any other failure a backend error.
-    fn sp_status(&self, what: &str, s: rs::rocsparse_status) -> Result<()> {
+    fn ok(&self, what: &str, s: rs::rocsparse_status) -> Result<()> {
         match status(what, s) {
             Ok(()) => Ok(()),
             Err(e) if s == rs::rocsparse_status_not_implemented => Err(Error::Unsupported {
                 op: "rocSPARSE".into(),
-                backend: self.info.label(),
+                backend: self.be.info.label(),
                 reason: e,
             }),
-            Err(e) => Err(self.sp_err(e)),
+            Err(e) => Err(self.be.err(format!("rocSPARSE: {e}"))),
         }
-    }
-
-    fn sp_err(&self, msg: String) -> Error {
-        self.err(format!("rocSPARSE: {msg}"))
-    }
-
-    fn sp_addr(&self, b: &Buffer, op: &str) -> Result<*mut c_void> {
-        Ok(self.dev_buf(b, op)?.ptr as *mut c_void)
-    }
-
-    /// A device workspace of `bytes` (at least 1) from the pool (reused only by work queued
-    /// after ours on this stream).
-    fn sp_workspace(&self, bytes: usize) -> Result<(Buffer, *mut c_void)> {
-        let b = self.alloc(DType::UInt8, bytes.max(1))?;
-        let p = self.sp_addr(&b, "rocSPARSE workspace")?;
-        Ok((b, p))
-    }
-
-    fn sp_csr(
-        &self,
-        api: &rs::RocsparseApi,
-        a: &CsrRef<'_>,
-        d: &mut Descrs<'_>,
-        op: &str,
-    ) -> Result<rs::rocsparse_spmat_descr> {
-        let it = index_type(a.index_dtype());
-        let vt = value_type(a.dtype()).expect("checked value dtype");
-        let mut m = std::ptr::null_mut();
-        // SAFETY: device addresses of live buffers the caller checked; out pointer.
-        let s = unsafe {
-            (api.rocsparse_create_csr_descr)(
-                &mut m,
-                a.rows as i64,
-                a.cols as i64,
-                a.nnz as i64,
-                self.sp_addr(a.indptr, op)?,
-                self.sp_addr(a.indices, op)?,
-                self.sp_addr(a.data, op)?,
-                it,
-                it,
-                rs::rocsparse_index_base_zero,
-                vt,
-            )
-        };
-        self.sp_status("rocsparse_create_csr_descr", s)?;
-        d.mats.push(m);
-        Ok(m)
-    }
-
-    fn sp_vec(
-        &self,
-        api: &rs::RocsparseApi,
-        b: &Buffer,
-        n: usize,
-        dt: DType,
-        d: &mut Descrs<'_>,
-    ) -> Result<rs::rocsparse_dnvec_descr> {
-        let mut v = std::ptr::null_mut();
-        let vt = value_type(dt).expect("checked value dtype");
-        // SAFETY: a live device buffer of `n` elements; out pointer.
-        let s = unsafe {
-            (api.rocsparse_create_dnvec_descr)(&mut v, n as i64, self.sp_addr(b, "rocSPARSE")?, vt)
-        };
-        self.sp_status("rocsparse_create_dnvec_descr", s)?;
-        d.vecs.push(v);
-        Ok(v)
-    }
-
-    fn sp_mat(
-        &self,
-        api: &rs::RocsparseApi,
-        b: &Buffer,
-        rows: usize,
-        k: usize,
-        dt: DType,
-        d: &mut Descrs<'_>,
-    ) -> Result<rs::rocsparse_dnmat_descr> {
-        let mut m = std::ptr::null_mut();
-        let vt = value_type(dt).expect("checked value dtype");
-        // SAFETY: a live row-major `rows x k` buffer; out pointer.
-        let s = unsafe {
-            (api.rocsparse_create_dnmat_descr)(
-                &mut m,
-                rows as i64,
-                k as i64,
-                k as i64,
-                self.sp_addr(b, "rocSPARSE")?,
-                vt,
-                rs::rocsparse_order_row,
-            )
-        };
-        self.sp_status("rocsparse_create_dnmat_descr", s)?;
-        d.dense.push(m);
-        Ok(m)
-    }
-
-    /// Checks the routine, makes the device current, orders the call after other streams'
-    /// library calls and binds the handle to the current stream.
-    fn sp_begin(&self, r: SparseRoutine, dt: DType, it: DType) -> Result<&RocSparse> {
-        self.check(r, dt, it)
-            .map_err(|e| self.sp_unsupported(r, e))?;
-        let s = self.rocsparse().map_err(|e| self.sp_unsupported(r, e))?;
-        self.current()?;
-        self.order_library()?;
-        // SAFETY: valid handle; the thread's current stream of our device.
-        let st = unsafe { (s.lib.api.rocsparse_set_stream)(s.handle.0, self.cur_stream()) };
-        self.sp_status("rocsparse_set_stream", st)?;
-        Ok(s)
-    }
-
-    fn sp_sync(&self) -> Result<()> {
-        // SAFETY: a live stream of our device.
-        unsafe { self.hip.stream_sync(self.cur_stream()) }.map_err(|e| self.err(e))
     }
 }
 
-/// The rocSPARSE routines (see the module docs).
-impl SparseLibrary for HipBackend {
-    fn library(&self) -> &'static str {
-        "rocSPARSE"
-    }
+impl SparseDriver for HipBackend {
+    type Session<'a> = Session<'a>;
+    const LIBRARY: &'static str = "rocSPARSE";
+    const SPGEMM_D: bool = true;
 
-    fn check(
+    fn sparse_types(
         &self,
-        routine: SparseRoutine,
+        _routine: SparseRoutine,
         dtype: DType,
         index: DType,
     ) -> std::result::Result<(), String> {
@@ -323,257 +186,116 @@ impl SparseLibrary for HipBackend {
                 "rocSPARSE takes int32 or int64 indices, not {index}"
             ));
         }
-        let _ = routine;
         self.rocsparse().map(|_| ())
     }
 
-    fn spmv(&self, call: &SpMvCall<'_>) -> Result<()> {
-        let op = "rocSPARSE SpMV";
-        let a = &call.a;
-        a.check(op)?;
-        let dt = a.dtype();
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        let s = self.sp_begin(SparseRoutine::SpMv, dt, a.index_dtype())?;
-        let api = &s.lib.api;
-        let h = s.handle.0;
-        let mut d = Descrs {
-            api,
-            mats: vec![],
-            vecs: vec![],
-            dense: vec![],
+    fn begin_sparse(&self, routine: SparseRoutine) -> Result<Session<'_>> {
+        let g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        let sp = self.rocsparse().map_err(|reason| Error::Unsupported {
+            op: format!("rocSPARSE {}", routine.name()),
+            backend: self.info.label(),
+            reason,
+        })?;
+        self.current()?;
+        self.order_library()?;
+        let s = Session {
+            be: self,
+            api: &sp.lib.api,
+            h: sp.handle.0,
+            _g: g,
         };
-        let m = self.sp_csr(api, a, &mut d, op)?;
-        let vt = value_type(dt).expect("checked");
-        let (alpha, beta) = (scalar(dt, 1.0), scalar(dt, 0.0));
-        let (al, be) = (
-            alpha.as_ptr() as *const c_void,
-            beta.as_ptr() as *const c_void,
-        );
-        let no = rs::rocsparse_operation_none;
-        if call.vector {
-            let x = self.sp_vec(api, call.x, a.cols, dt, &mut d)?;
-            let y = self.sp_vec(api, call.y, a.rows, dt, &mut d)?;
-            let alg = rs::rocsparse_spmv_alg_default;
-            let run = |stage, buf: *mut c_void, size: usize, what| -> Result<usize> {
-                let mut bytes = size;
-                // SAFETY: descriptors of live buffers; host scalars; the workspace as sized.
-                let st = unsafe {
-                    (api.rocsparse_spmv)(h, no, al, m, x, be, y, vt, alg, stage, &mut bytes, buf)
-                };
-                self.sp_status(what, st)?;
-                Ok(bytes)
-            };
-            let bytes = run(
-                rs::rocsparse_spmv_stage_buffer_size,
-                std::ptr::null_mut(),
-                0,
-                "rocsparse_spmv (buffer size)",
-            )?;
-            let (_w, wp) = self.sp_workspace(bytes)?;
-            run(
-                rs::rocsparse_spmv_stage_preprocess,
-                wp,
-                bytes,
-                "rocsparse_spmv (preprocess)",
-            )?;
-            run(
-                rs::rocsparse_spmv_stage_compute,
-                wp,
-                bytes,
-                "rocsparse_spmv (compute)",
-            )?;
-            self.sp_sync()
-        } else {
-            let x = self.sp_mat(api, call.x, a.cols, call.k, dt, &mut d)?;
-            let y = self.sp_mat(api, call.y, a.rows, call.k, dt, &mut d)?;
-            let alg = rs::rocsparse_spmm_alg_default;
-            let run = |stage, buf: *mut c_void, size: usize, what| -> Result<usize> {
-                let mut bytes = size;
-                // SAFETY: as for SpMV.
-                let st = unsafe {
-                    (api.rocsparse_spmm)(
-                        h, no, no, al, m, x, be, y, vt, alg, stage, &mut bytes, buf,
-                    )
-                };
-                self.sp_status(what, st)?;
-                Ok(bytes)
-            };
-            let bytes = run(
-                rs::rocsparse_spmm_stage_buffer_size,
-                std::ptr::null_mut(),
-                0,
-                "rocsparse_spmm (buffer size)",
-            )?;
-            let (_w, wp) = self.sp_workspace(bytes)?;
-            run(
-                rs::rocsparse_spmm_stage_preprocess,
-                wp,
-                bytes,
-                "rocsparse_spmm (preprocess)",
-            )?;
-            run(
-                rs::rocsparse_spmm_stage_compute,
-                wp,
-                bytes,
-                "rocsparse_spmm (compute)",
-            )?;
-            self.sp_sync()
-        }
+        // SAFETY: valid handle; the thread's current stream of our device.
+        let st = unsafe { (s.api.rocsparse_set_stream)(s.h, self.cur_stream()) };
+        s.ok("rocsparse_set_stream", st)?;
+        Ok(s)
     }
 
-    fn spgemm(&self, call: &SpGemmCall<'_>, alloc: &mut CsrAlloc<'_>) -> Result<usize> {
-        let op = "rocSPARSE SpGEMM";
-        let (a, b) = (&call.a, &call.b);
-        a.check(op)?;
-        b.check(op)?;
-        let (dt, it) = (a.dtype(), a.index_dtype());
-        if b.dtype() != dt
-            || b.index_dtype() != it
-            || call.c_indptr.dtype() != it
-            || a.cols != b.rows
-        {
-            return Err(Error::invalid(
-                op,
-                "A, B and C's indptr must share dtypes, A.cols == B.rows",
-            ));
-        }
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        let s = self.sp_begin(SparseRoutine::SpGemm, dt, it)?;
-        let api = &s.lib.api;
-        let h = s.handle.0;
-        let mut d = Descrs {
-            api,
-            mats: vec![],
-            vecs: vec![],
-            dense: vec![],
-        };
-        let ma = self.sp_csr(api, a, &mut d, op)?;
-        let mb = self.sp_csr(api, b, &mut d, op)?;
-        let (vt, ity) = (value_type(dt).expect("checked"), index_type(it));
-        let (mut mc, mut md) = (std::ptr::null_mut(), std::ptr::null_mut());
-        // SAFETY: C over the caller's indptr (rows + 1 elements), entries set later; D an empty
-        // 0 x 0 matrix (beta is 0), as rocSPARSE's example makes it; out pointers.
-        unsafe {
-            let st = (api.rocsparse_create_csr_descr)(
-                &mut mc,
-                a.rows as i64,
-                b.cols as i64,
-                0,
-                self.sp_addr(call.c_indptr, op)?,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                ity,
-                ity,
+    fn sparse_sync(&self) -> Result<()> {
+        // SAFETY: a live stream of our device.
+        unsafe { self.hip.stream_sync(self.cur_stream()) }.map_err(|e| self.err(e))
+    }
+}
+
+impl SparseSession for Session<'_> {
+    fn holds_state(&self, _routine: SparseRoutine) -> bool {
+        true
+    }
+
+    fn csr(&self, p: &CsrParts) -> Result<Raw> {
+        let it = index_type(p.index);
+        let mut m = std::ptr::null_mut();
+        // SAFETY: device addresses of live buffers the plan checked (or null for an empty
+        // matrix); out pointer.
+        let s = unsafe {
+            (self.api.rocsparse_create_csr_descr)(
+                &mut m,
+                p.rows as i64,
+                p.cols as i64,
+                p.nnz as i64,
+                p.ptrs[0],
+                p.ptrs[1],
+                p.ptrs[2],
+                it,
+                it,
                 rs::rocsparse_index_base_zero,
-                vt,
-            );
-            self.sp_status("rocsparse_create_csr_descr (C)", st)?;
-            d.mats.push(mc);
-            let st = (api.rocsparse_create_csr_descr)(
-                &mut md,
-                0,
-                0,
-                0,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                ity,
-                ity,
-                rs::rocsparse_index_base_zero,
-                vt,
-            );
-            self.sp_status("rocsparse_create_csr_descr (D)", st)?;
-            d.mats.push(md);
-        }
-        let (alpha, beta) = (scalar(dt, 1.0), scalar(dt, 0.0));
-        let (al, be) = (
-            alpha.as_ptr() as *const c_void,
-            beta.as_ptr() as *const c_void,
-        );
-        let no = rs::rocsparse_operation_none;
-        let alg = rs::rocsparse_spgemm_alg_default;
-        let run = |stage, buf: *mut c_void, size: usize, what| -> Result<usize> {
-            let mut bytes = size;
-            // SAFETY: descriptors of live buffers; host scalars; the workspace as sized.
-            let st = unsafe {
-                (api.rocsparse_spgemm)(
-                    h, no, no, al, ma, mb, be, md, mc, vt, alg, stage, &mut bytes, buf,
-                )
-            };
-            self.sp_status(what, st)?;
-            Ok(bytes)
-        };
-        let bytes = run(
-            rs::rocsparse_spgemm_stage_buffer_size,
-            std::ptr::null_mut(),
-            0,
-            "rocsparse_spgemm (buffer size)",
-        )?;
-        let (_w, wp) = self.sp_workspace(bytes)?;
-        run(
-            rs::rocsparse_spgemm_stage_nnz,
-            wp,
-            bytes,
-            "rocsparse_spgemm (nnz)",
-        )?;
-        self.sp_sync()?;
-        let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
-        // SAFETY: valid descriptor; out pointers.
-        let st = unsafe { (api.rocsparse_spmat_get_size)(mc, &mut rows, &mut cols, &mut nnz) };
-        self.sp_status("rocsparse_spmat_get_size", st)?;
-        let nnz = nnz.max(0) as usize;
-        let (ci, cd) = alloc(nnz)?;
-        if ci.len() < nnz || cd.len() < nnz || ci.dtype() != it || cd.dtype() != dt {
-            return Err(Error::invalid(
-                op,
-                "the C buffers do not match C's size and dtypes",
-            ));
-        }
-        // SAFETY: live buffers of `nnz` elements (checked) and the caller's indptr.
-        let st = unsafe {
-            (api.rocsparse_csr_set_pointers)(
-                mc,
-                self.sp_addr(call.c_indptr, op)?,
-                self.sp_addr(&ci, op)?,
-                self.sp_addr(&cd, op)?,
+                vtype(p.dtype),
             )
         };
-        self.sp_status("rocsparse_csr_set_pointers", st)?;
-        run(
-            rs::rocsparse_spgemm_stage_compute,
-            wp,
-            bytes,
-            "rocsparse_spgemm (compute)",
-        )?;
-        self.sp_sync()?;
-        Ok(nnz)
+        self.ok("rocsparse_create_csr_descr", s)?;
+        Ok(m)
     }
 
-    fn spsv(&self, call: &SpSvCall<'_>) -> Result<()> {
-        let op = "rocSPARSE SpSV";
-        let a = &call.a;
-        a.check(op)?;
-        let dt = a.dtype();
-        if a.rows != a.cols || call.b.dtype() != dt || call.x.dtype() != dt {
-            return Err(Error::invalid(op, "A must be square and b, x of A's dtype"));
-        }
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        let s = self.sp_begin(SparseRoutine::SpSv, dt, a.index_dtype())?;
-        let api = &s.lib.api;
-        let h = s.handle.0;
-        let mut d = Descrs {
-            api,
-            mats: vec![],
-            vecs: vec![],
-            dense: vec![],
+    fn vector(&self, n: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
+        let mut v = std::ptr::null_mut();
+        // SAFETY: a live device buffer of `n` elements; out pointer.
+        let s =
+            unsafe { (self.api.rocsparse_create_dnvec_descr)(&mut v, n as i64, ptr, vtype(dtype)) };
+        self.ok("rocsparse_create_dnvec_descr", s)?;
+        Ok(v)
+    }
+
+    fn matrix(&self, rows: usize, cols: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
+        let mut m = std::ptr::null_mut();
+        // SAFETY: a live row-major `rows x cols` buffer; out pointer.
+        let s = unsafe {
+            (self.api.rocsparse_create_dnmat_descr)(
+                &mut m,
+                rows as i64,
+                cols as i64,
+                cols as i64,
+                ptr,
+                vtype(dtype),
+                rs::rocsparse_order_row,
+            )
         };
-        let m = self.sp_csr(api, a, &mut d, op)?;
-        let fill: rs::rocsparse_fill_mode = if call.lower {
+        self.ok("rocsparse_create_dnmat_descr", s)?;
+        Ok(m)
+    }
+
+    fn routine_descr(&self, _routine: SparseRoutine) -> Result<Raw> {
+        Ok(std::ptr::null_mut())
+    }
+
+    fn destroy(&self, kind: DescrKind, d: Raw) {
+        // SAFETY: each was created once by this session's matching call; the plan waited for
+        // the stream.
+        unsafe {
+            match kind {
+                DescrKind::Sparse => (self.api.rocsparse_destroy_spmat_descr)(d),
+                DescrKind::Vector => (self.api.rocsparse_destroy_dnvec_descr)(d),
+                DescrKind::Matrix => (self.api.rocsparse_destroy_dnmat_descr)(d),
+                DescrKind::Routine(_) => return,
+            };
+        }
+    }
+
+    fn triangle(&self, a: Raw, lower: bool, unit_diagonal: bool) -> Result<()> {
+        let fill: rs::rocsparse_fill_mode = if lower {
             rs::rocsparse_fill_mode_lower
         } else {
             rs::rocsparse_fill_mode_upper
         };
-        let diag: rs::rocsparse_diag_type = if call.unit_diagonal {
+        let diag: rs::rocsparse_diag_type = if unit_diagonal {
             rs::rocsparse_diag_type_unit
         } else {
             rs::rocsparse_diag_type_non_unit
@@ -592,51 +314,162 @@ impl SparseLibrary for HipBackend {
         ] {
             // SAFETY: valid descriptor; an `int`-sized enum value read during the call.
             let st = unsafe {
-                (api.rocsparse_spmat_set_attribute)(
-                    m,
+                (self.api.rocsparse_spmat_set_attribute)(
+                    a,
                     attr,
                     v as *const i32 as *const c_void,
                     std::mem::size_of::<i32>(),
                 )
             };
-            self.sp_status(what, st)?;
+            self.ok(what, st)?;
         }
-        let x = self.sp_vec(api, call.b, a.rows, dt, &mut d)?;
-        let y = self.sp_vec(api, call.x, a.rows, dt, &mut d)?;
-        let vt = value_type(dt).expect("checked");
-        let alpha = scalar(dt, 1.0);
-        let al = alpha.as_ptr() as *const c_void;
+        Ok(())
+    }
+
+    fn apply(&self, c: &Apply, stage: Stage, bytes: &mut usize, buf: Raw) -> Result<()> {
+        let (al, be) = (c.alpha, c.beta);
+        let (h, vt, api) = (self.h, vtype(c.dtype), self.api);
         let no = rs::rocsparse_operation_none;
-        let alg = rs::rocsparse_spsv_alg_default;
-        let run = |stage, buf: *mut c_void, size: usize, what| -> Result<usize> {
-            let mut bytes = size;
-            // SAFETY: descriptors of live buffers; host scalar; the workspace as sized.
-            let st = unsafe {
-                (api.rocsparse_spsv)(h, no, al, m, x, y, vt, alg, stage, &mut bytes, buf)
-            };
-            self.sp_status(what, st)?;
-            Ok(bytes)
+        let (a, x, y) = (c.a, c.x, c.y);
+        // The stage values are the same for every routine (sys::rocsparse).
+        let st = match stage {
+            Stage::Size => rs::rocsparse_spmv_stage_buffer_size,
+            Stage::Prepare => rs::rocsparse_spmv_stage_preprocess,
+            Stage::Run => rs::rocsparse_spmv_stage_compute,
         };
-        let bytes = run(
-            rs::rocsparse_spsv_stage_buffer_size,
-            std::ptr::null_mut(),
-            0,
-            "rocsparse_spsv (buffer size)",
-        )?;
-        let (_w, wp) = self.sp_workspace(bytes)?;
-        run(
-            rs::rocsparse_spsv_stage_preprocess,
-            wp,
-            bytes,
-            "rocsparse_spsv (preprocess)",
-        )?;
-        run(
-            rs::rocsparse_spsv_stage_compute,
-            wp,
-            bytes,
-            "rocsparse_spsv (compute)",
-        )?;
-        self.sp_sync()
+        // SAFETY (every call): descriptors of live buffers made by the plan; host scalars; a
+        // workspace of the size the query answered (null with the query).
+        let (what, s) = unsafe {
+            match c.kind {
+                ApplyKind::SpMv => (
+                    "rocsparse_spmv",
+                    (api.rocsparse_spmv)(
+                        h,
+                        no,
+                        al,
+                        a,
+                        x,
+                        be,
+                        y,
+                        vt,
+                        rs::rocsparse_spmv_alg_default,
+                        st,
+                        bytes,
+                        buf,
+                    ),
+                ),
+                ApplyKind::SpMm => (
+                    "rocsparse_spmm",
+                    (api.rocsparse_spmm)(
+                        h,
+                        no,
+                        no,
+                        al,
+                        a,
+                        x,
+                        be,
+                        y,
+                        vt,
+                        rs::rocsparse_spmm_alg_default,
+                        st,
+                        bytes,
+                        buf,
+                    ),
+                ),
+                ApplyKind::SpSv => (
+                    "rocsparse_spsv",
+                    (api.rocsparse_spsv)(
+                        h,
+                        no,
+                        al,
+                        a,
+                        x,
+                        y,
+                        vt,
+                        rs::rocsparse_spsv_alg_default,
+                        st,
+                        bytes,
+                        buf,
+                    ),
+                ),
+                ApplyKind::SpSm => (
+                    "rocsparse_spsm",
+                    (api.rocsparse_spsm)(
+                        h,
+                        no,
+                        no,
+                        al,
+                        a,
+                        x,
+                        y,
+                        vt,
+                        rs::rocsparse_spsm_alg_default,
+                        st,
+                        bytes,
+                        buf,
+                    ),
+                ),
+            }
+        };
+        self.ok(&format!("{what} ({stage:?})"), s)
+    }
+
+    fn spgemm(
+        &self,
+        c: &Gemm,
+        step: GemmStep,
+        query: bool,
+        bytes: &mut usize,
+        buf: Raw,
+    ) -> Result<()> {
+        let st = match (step, query) {
+            (GemmStep::Estimate, true) => rs::rocsparse_spgemm_stage_buffer_size,
+            (GemmStep::Estimate, false) => rs::rocsparse_spgemm_stage_nnz,
+            (GemmStep::Compute, _) => {
+                // rocSPARSE computes the entries in the last stage only.
+                *bytes = 0;
+                return Ok(());
+            }
+            (GemmStep::Finish, _) => rs::rocsparse_spgemm_stage_compute,
+        };
+        let (al, be) = (c.alpha, c.beta);
+        let buf = if query { std::ptr::null_mut() } else { buf };
+        // SAFETY: descriptors made by the plan (C over the caller's indptr, its entries set
+        // before the compute stage; D an empty 0 x 0 matrix, as rocSPARSE's example makes it,
+        // beta being 0); host scalars; the workspace as sized.
+        let s = unsafe {
+            (self.api.rocsparse_spgemm)(
+                self.h,
+                rs::rocsparse_operation_none,
+                rs::rocsparse_operation_none,
+                al,
+                c.a,
+                c.b,
+                be,
+                c.d,
+                c.c,
+                vtype(c.dtype),
+                rs::rocsparse_spgemm_alg_default,
+                st,
+                bytes,
+                buf,
+            )
+        };
+        self.ok(&format!("rocsparse_spgemm ({step:?})"), s)
+    }
+
+    fn nnz(&self, a: Raw) -> Result<usize> {
+        let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
+        // SAFETY: valid descriptor; out pointers.
+        let s = unsafe { (self.api.rocsparse_spmat_get_size)(a, &mut rows, &mut cols, &mut nnz) };
+        self.ok("rocsparse_spmat_get_size", s)?;
+        Ok(nnz.max(0) as usize)
+    }
+
+    fn set_pointers(&self, a: Raw, p: [Raw; 3]) -> Result<()> {
+        // SAFETY: live buffers the plan checked against C's size.
+        let s = unsafe { (self.api.rocsparse_csr_set_pointers)(a, p[0], p[1], p[2]) };
+        self.ok("rocsparse_csr_set_pointers", s)
     }
 }
 
@@ -662,6 +495,5 @@ mod tests {
         assert_eq!(value_type(DType::Complex64), Some(154));
         assert_eq!(value_type(DType::Int32), None);
         assert_eq!(index_type(DType::Int64), 3);
-        assert_eq!(scalar(DType::Float64, 1.0)[..8], 1.0f64.to_ne_bytes());
     }
 }

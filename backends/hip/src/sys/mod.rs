@@ -162,3 +162,24 @@ pub fn open_first(what: &str, names: &[&str], must_have: Option<&str>) -> Result
         tried.join("; ")
     ))
 }
+
+/// Opens the first of `names` that has the symbol `must_have` ([`open_first`]) and resolves
+/// its function table with `load` (a table's `load`), returning both (keep the library alive
+/// while the table is used).
+///
+/// # Errors
+/// As [`open_first`], or the missing symbol, named with `what` and the library's path.
+///
+/// # Safety
+/// `load` must be the table written for the libraries `names` name (its signatures right).
+pub unsafe fn load_table<T>(
+    what: &str,
+    names: &[&str],
+    must_have: &str,
+    load: unsafe fn(&libloading::Library) -> Result<T, String>,
+) -> Result<(T, Lib), String> {
+    let lib = open_first(what, names, Some(must_have))?;
+    // SAFETY: the caller's promise; the library is returned with the table.
+    let api = unsafe { load(&lib.lib) }.map_err(|e| format!("{what} {}: {e}", lib.path))?;
+    Ok((api, lib))
+}

@@ -1,4 +1,4 @@
-//! rocSPARSE's generic API (SpMV, SpMM, SpGEMM, SpSV and their descriptors): the calls of the
+//! rocSPARSE's generic API (SpMV, SpMM, SpGEMM, SpSV, SpSM and their descriptors): the calls of the
 //! HIP backend's `SparseLibrary` (`backend/sparse.rs`).
 //!
 //! rocSPARSE is not packaged for the CI's Debian release, so these declarations are checked for
@@ -7,7 +7,7 @@
 //! generated C++ against the headers, at ROCm/rocSPARSE commit
 //! 1c69e401f12351efb3f16700a8a557f3b772ab4e (2024-10-23, rocSPARSE 3.3.0, SOVERSION 1.0, the
 //! ROCm 6.3 line: `library/include/rocsparse-types.h`, `rocsparse-auxiliary.h` and
-//! `internal/generic/rocsparse_{spmv,spmm,spgemm,spsv}.h`, with one-line stand-ins for the
+//! `internal/generic/rocsparse_{spmv,spmm,spgemm,spsv,spsm}.h`, with one-line stand-ins for the
 //! CMake-generated `rocsparse-export.h`/`rocsparse-version.h`); the signatures and values are
 //! the same at tag rocm-6.0.0 (rocSPARSE 3.0.2). rocSPARSE 2.x (ROCm 5) has a different
 //! `rocsparse_spmv` (no `stage` argument) under SOVERSION 0, so only `librocsparse.so.1` is
@@ -17,9 +17,9 @@
 //! `rocsparse_operation_none` = 111; `rocsparse_index_base_zero` = 0;
 //! `rocsparse_indextype_i32/i64` = 2/3; `rocsparse_datatype_f32_r/f64_r/f32_c/f64_c` =
 //! 151/152/154/155; `rocsparse_order_row` = 0 (cuSPARSE's is 2); `rocsparse_spmv_alg_default`,
-//! `rocsparse_spmm_alg_default`, `rocsparse_spgemm_alg_default`, `rocsparse_spsv_alg_default` =
-//! 0; stages `*_buffer_size` = 1, `spmv/spmm/spsv_stage_preprocess` = 2,
-//! `spmv/spmm/spsv_stage_compute` = 3, `spgemm_stage_nnz` = 2, `spgemm_stage_compute` = 3;
+//! `rocsparse_spmm_alg_default`, `rocsparse_spgemm_alg_default`, `rocsparse_spsv_alg_default`,
+//! `rocsparse_spsm_alg_default` = 0; stages `*_buffer_size` = 1,
+//! `spmv/spmm/spsv/spsm_stage_preprocess` = 2, `spmv/spmm/spsv/spsm_stage_compute` = 3, `spgemm_stage_nnz` = 2, `spgemm_stage_compute` = 3;
 //! `rocsparse_spmat_fill_mode/diag_type` = 0/1; `rocsparse_fill_mode_lower/upper` = 0/1;
 //! `rocsparse_diag_type_non_unit/unit` = 0/1.
 
@@ -124,6 +124,18 @@ pub const rocsparse_spsv_stage_buffer_size: rocsparse_spsv_stage = 1;
 pub const rocsparse_spsv_stage_preprocess: rocsparse_spsv_stage = 2;
 /// `rocsparse_spsv_stage_compute`.
 pub const rocsparse_spsv_stage_compute: rocsparse_spsv_stage = 3;
+/// `rocsparse_spsm_alg`.
+pub type rocsparse_spsm_alg = i32;
+/// `rocsparse_spsm_alg_default`.
+pub const rocsparse_spsm_alg_default: rocsparse_spsm_alg = 0;
+/// `rocsparse_spsm_stage`.
+pub type rocsparse_spsm_stage = i32;
+/// `rocsparse_spsm_stage_buffer_size`.
+pub const rocsparse_spsm_stage_buffer_size: rocsparse_spsm_stage = 1;
+/// `rocsparse_spsm_stage_preprocess`.
+pub const rocsparse_spsm_stage_preprocess: rocsparse_spsm_stage = 2;
+/// `rocsparse_spsm_stage_compute`.
+pub const rocsparse_spsm_stage_compute: rocsparse_spsm_stage = 3;
 /// `rocsparse_spmat_attribute`.
 pub type rocsparse_spmat_attribute = i32;
 /// `rocsparse_spmat_fill_mode`.
@@ -186,6 +198,9 @@ fn_table! {
         ) -> rocsparse_status;
         fn rocsparse_spsv(
             rocsparse_handle, rocsparse_operation, *const c_void, rocsparse_const_spmat_descr, rocsparse_const_dnvec_descr, rocsparse_dnvec_descr, rocsparse_datatype, rocsparse_spsv_alg, rocsparse_spsv_stage, *mut size_t, *mut c_void,
+        ) -> rocsparse_status;
+        fn rocsparse_spsm(
+            rocsparse_handle, rocsparse_operation, rocsparse_operation, *const c_void, rocsparse_const_spmat_descr, rocsparse_const_dnmat_descr, rocsparse_dnmat_descr, rocsparse_datatype, rocsparse_spsm_alg, rocsparse_spsm_stage, *mut size_t, *mut c_void,
         ) -> rocsparse_status;
     }
 }

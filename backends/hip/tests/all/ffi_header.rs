@@ -175,6 +175,8 @@ fn ffi_matches_rocm_headers() {
         "rocsparse_spgemm_stage",
         "rocsparse_spsv_alg",
         "rocsparse_spsv_stage",
+        "rocsparse_spsm_alg",
+        "rocsparse_spsm_stage",
         "rocsparse_spmat_attribute",
     ] {
         let _ = writeln!(own, "typedef int32_t {t};");
@@ -461,6 +463,19 @@ fn rocsparse_values() -> Vec<(&'static str, i32)> {
         (
             "rocsparse_spsv_stage_compute",
             r::rocsparse_spsv_stage_compute,
+        ),
+        ("rocsparse_spsm_alg_default", r::rocsparse_spsm_alg_default),
+        (
+            "rocsparse_spsm_stage_buffer_size",
+            r::rocsparse_spsm_stage_buffer_size,
+        ),
+        (
+            "rocsparse_spsm_stage_preprocess",
+            r::rocsparse_spsm_stage_preprocess,
+        ),
+        (
+            "rocsparse_spsm_stage_compute",
+            r::rocsparse_spsm_stage_compute,
         ),
         ("rocsparse_spmat_fill_mode", r::rocsparse_spmat_fill_mode),
         ("rocsparse_spmat_diag_type", r::rocsparse_spmat_diag_type),

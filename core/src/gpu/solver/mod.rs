@@ -438,11 +438,7 @@ pub fn linalg<D: SolverDriver>(be: &D, call: &LinalgCall<'_>) -> Result<()> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.run())) {
         Ok(r) => r,
         Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic".into());
+            let msg = crate::gpu::support::panic_message(&*p);
             Err(unsupported(be, op, format!("{}: {msg}", D::LIBRARY)))
         }
     }

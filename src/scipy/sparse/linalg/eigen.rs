@@ -32,8 +32,8 @@ pub enum Which {
     SA,
 }
 
-/// The keywords of [`eigsh`] (SciPy's `sigma=None, which='LM', v0=None, ncv=None,
-/// maxiter=None, tol=0, return_eigenvectors=True`; `M`, `OPinv` and `mode` other than
+/// The keywords of [`eigsh`] (SciPy's `M=None, sigma=None, which='LM', v0=None, ncv=None,
+/// maxiter=None, tol=0, return_eigenvectors=True, Minv=None`; `OPinv` and `mode` other than
 /// `'normal'` are not supported).
 #[derive(Clone, Debug)]
 pub struct Eigsh {
@@ -56,6 +56,15 @@ pub struct Eigsh {
     /// default `LM` gives the eigenvalues of `A` nearest `sigma`). `A` must be a sparse matrix
     /// (an operator made from one).
     pub sigma: Option<f64>,
+    /// `M`: solve the generalized problem `A x = lambda M x` for a Hermitian positive definite
+    /// `M` (SciPy's `M`). Without `sigma` the Lanczos iteration runs on `M^-1 A` in the
+    /// `M` inner product (ARPACK's mode 2; `M^-1` from [`Eigsh::minv`], else a sparse LU of
+    /// `M`, which must then be a sparse matrix); with `sigma` on `(A - sigma M)^-1 M` (mode 3,
+    /// one sparse LU of `A - sigma M`). The eigenvectors are `M`-orthonormal.
+    pub m: Option<LinearOperator>,
+    /// `Minv`: `x -> M^-1 x` for the generalized problem without `sigma` (SciPy's `Minv`;
+    /// only with `M`, not with `sigma`).
+    pub minv: Option<LinearOperator>,
 }
 
 impl Default for Eigsh {
@@ -68,6 +77,8 @@ impl Default for Eigsh {
             tol: 0.0,
             return_eigenvectors: true,
             sigma: None,
+            m: None,
+            minv: None,
         }
     }
 }
@@ -146,25 +157,54 @@ fn combine(v: &[Array], c: &[Vec<f64>], cols: &[usize], t: DType) -> Result<Arra
     crate::linalg::matmul(&vs, &y)
 }
 
-/// SciPy's `eigsh(A, k, which, v0, ncv, maxiter, tol, return_eigenvectors)`: `k` eigenvalues
-/// of a real symmetric or complex Hermitian operator (only its `matvec` is used), ascending,
-/// and their eigenvectors as the columns of an `n x k` array (`None` when not asked for).
+/// SciPy's `eigsh(A, k, M, sigma, which, v0, ncv, maxiter, tol, return_eigenvectors, Minv)`:
+/// `k` eigenvalues of a real symmetric or complex Hermitian operator (only its `matvec` is
+/// used; with `M`, of `A x = lambda M x`: [`Eigsh::m`]), ascending, and their eigenvectors as
+/// the columns of an `n x k` array (`None` when not asked for).
 /// The eigenvalues are real (float64, or float32 for float32/complex64 operators); the
 /// vectors have the operator's dtype (float64 for integers).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square operator or a `v0` of another length;
-/// [`Error::InvalidArgument`] for `k = 0`, `k >= n` (SciPy refuses `k >= n` for sparse
+/// [`Error::ShapeMismatch`] for a non-square operator, an `M` or `v0` of another size;
+/// [`Error::InvalidArgument`] for `Minv` without `M` or with `sigma`, an `M` that is neither a
+/// sparse matrix nor given `Minv` (sigma None), `k = 0`, `k >= n` (SciPy refuses `k >= n` for sparse
 /// matrices: use `eigh` of the dense matrix) or an `ncv` outside `k < ncv <= n`;
 /// [`Error::LinAlgError`] when `maxiter` restarts do not converge (SciPy's
 /// `ArpackNoConvergence`).
 pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array, Option<Array>)> {
     let a = a.into();
-    let (w, v) = match o.sigma {
-        None => lanczos("eigsh", &a, k, &o)?,
-        Some(sigma) => shift_invert(&a, k, sigma, &o)?,
+    let op = "eigsh";
+    if o.minv.is_some() && o.m.is_none() {
+        return Err(Error::invalid(
+            op,
+            "Minv should not be specified with M = None.",
+        ));
+    }
+    if o.minv.is_some() && o.sigma.is_some() {
+        return Err(Error::invalid(
+            op,
+            "Minv should not be specified when sigma is",
+        ));
+    }
+    if let Some(m) = &o.m {
+        if m.shape() != a.shape() {
+            let ((r, c), (mr, mc)) = (a.shape(), m.shape());
+            return Err(Error::ShapeMismatch {
+                op: format!("{op} (A and M have incompatible shapes)"),
+                lhs: vec![r, c],
+                rhs: vec![mr, mc],
+            });
+        }
+    }
+    let (w, v) = match (o.sigma, &o.m) {
+        (None, None) => lanczos(op, &a, None, k, &o)?,
+        (None, Some(m)) => generalized(&a, m, k, &o)?,
+        (Some(sigma), _) => shift_invert(&a, k, sigma, &o)?,
     };
-    let t = work_dtype(a.dtype());
+    let t = work_dtype(match &o.m {
+        Some(m) => cupy_core::promote::promote_types(a.dtype(), m.dtype()),
+        None => a.dtype(),
+    });
     let rt = if matches!(t, DType::Float32 | DType::Complex64) {
         DType::Float32
     } else {
@@ -174,10 +214,43 @@ pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array,
     let w = cast(&Array::from_slice_on(&dev, &w, &[k])?, rt)?;
     Ok((w, v))
 }
-routine!(eigsh as "cupyx.scipy.sparse.linalg.eigsh", Sparse, probe: super::super::probe, notes: "thick-restart Lanczos, full reorthogonalization; which LM/SM/LA/SA; sigma by a host sparse LU; no M");
+routine!(eigsh as "cupyx.scipy.sparse.linalg.eigsh", Sparse, probe: super::super::probe, notes: "thick-restart Lanczos, full reorthogonalization; which LM/SM/LA/SA; sigma by a host sparse LU; M (generalized, M inner product) with Minv or a host sparse LU of M");
 
-/// [`eigsh`] with `sigma` (see [`Eigsh::sigma`]): Lanczos on `(A - sigma I)^-1`, then
-/// `lambda = sigma + 1 / nu`, ascending.
+/// [`eigsh`] with `M` and no `sigma` (ARPACK's mode 2): Lanczos on `M^-1 A` in the `M` inner
+/// product.
+fn generalized(
+    a: &LinearOperator,
+    m: &LinearOperator,
+    k: usize,
+    o: &Eigsh,
+) -> Result<(Vec<f64>, Option<Array>)> {
+    let op = "eigsh";
+    let n = a.shape().0;
+    let minv = match &o.minv {
+        Some(mi) => mi.clone(),
+        None => {
+            let Some(mm) = m.matrix() else {
+                return Err(Error::invalid(
+                    op,
+                    "M must be a sparse matrix to be factored (or pass Minv)",
+                ));
+            };
+            let lu = super::splu(mm)?;
+            LinearOperator::new((n, n), mm.dtype(), move |x| lu.solve(x)).with_device(mm.device())
+        }
+    };
+    let t = cupy_core::promote::promote_types(a.dtype(), m.dtype());
+    let a2 = a.clone();
+    let mut opm = LinearOperator::new((n, n), t, move |x| minv.matvec(&a2.matvec(x)?));
+    if let Some(d) = a.device().or(m.device()) {
+        opm = opm.with_device(d);
+    }
+    lanczos(op, &opm, Some(m), k, o)
+}
+
+/// [`eigsh`] with `sigma` (see [`Eigsh::sigma`]): Lanczos on `(A - sigma I)^-1` (with `M`:
+/// on `(A - sigma M)^-1 M` in the `M` inner product), then `lambda = sigma + 1 / nu`,
+/// ascending.
 fn shift_invert(
     a: &LinearOperator,
     k: usize,
@@ -199,24 +272,44 @@ fn shift_invert(
             rhs: vec![r, c],
         });
     }
+    let mmat = match &o.m {
+        Some(mo) => Some(mo.matrix().cloned().ok_or_else(|| {
+            Error::invalid(
+                op,
+                "sigma with M needs M as a sparse matrix (A - sigma M is factored)",
+            )
+        })?),
+        None => None,
+    };
     let shifted = if sigma == 0.0 {
         m.clone()
     } else {
-        let eye = crate::scipy::sparse::eye_with(
-            r,
-            crate::scipy::sparse::SpEye {
-                dtype: m.dtype(),
-                format: crate::scipy::sparse::Format::Csr,
-                device: Some(m.device().clone()),
-                ..Default::default()
-            },
-        )?
-        .tocsr()?;
-        m.sub(&eye.mul_scalar(sigma)?)?
+        let b = match &mmat {
+            Some(mm) => mm.clone(),
+            None => crate::scipy::sparse::eye_with(
+                r,
+                crate::scipy::sparse::SpEye {
+                    dtype: m.dtype(),
+                    format: crate::scipy::sparse::Format::Csr,
+                    device: Some(m.device().clone()),
+                    ..Default::default()
+                },
+            )?
+            .tocsr()?,
+        };
+        m.sub(&b.mul_scalar(sigma)?)?
     };
     let lu = super::splu(&shifted)?;
-    let inv = LinearOperator::new((r, r), a.dtype(), move |x| lu.solve(x)).with_device(m.device());
-    let (nu, v) = lanczos(op, &inv, k, o)?;
+    let t = match &mmat {
+        Some(mm) => cupy_core::promote::promote_types(a.dtype(), mm.dtype()),
+        None => a.dtype(),
+    };
+    let inv = match mmat {
+        Some(mm) => LinearOperator::new((r, r), t, move |x| lu.solve(&mm.dot(x)?)),
+        None => LinearOperator::new((r, r), t, move |x| lu.solve(x)),
+    }
+    .with_device(m.device());
+    let (nu, v) = lanczos(op, &inv, o.m.as_ref(), k, o)?;
     let mut order: Vec<(f64, usize)> = nu
         .iter()
         .enumerate()
@@ -238,9 +331,16 @@ fn shift_invert(
     Ok((w, v))
 }
 
-/// The thick-restart Lanczos iteration: the `k` wanted eigenvalues (ascending) and, when
-/// asked for, their vectors.
-fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64>, Option<Array>)> {
+/// The thick-restart Lanczos iteration on `a`, self-adjoint in the inner product
+/// `<x, y> = x^H B y` (`b`: `B`, Hermitian positive definite; `None`: the identity): the `k`
+/// wanted eigenvalues (ascending) and, when asked for, their (`B`-orthonormal) vectors.
+fn lanczos(
+    op: &str,
+    a: &LinearOperator,
+    b: Option<&LinearOperator>,
+    k: usize,
+    o: &Eigsh,
+) -> Result<(Vec<f64>, Option<Array>)> {
     let (r, c) = a.shape();
     if r != c {
         return Err(Error::ShapeMismatch {
@@ -275,6 +375,20 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
     let maxiter = o.maxiter.unwrap_or(10 * n).max(1);
     let dev = a.work_device()?;
     let av = |x: &Array| cast(&a.matvec(x)?, t);
+    // B x (the identity: x itself) and the B-norm of x given B x.
+    let bx = |x: &Array| -> Result<Array> {
+        match b {
+            Some(b) => cast(&b.matvec(x)?, t),
+            None => Ok(x.clone()),
+        }
+    };
+    let bnorm = |x: &Array, bx: &Array| -> Result<f64> {
+        if b.is_none() {
+            return nrm(x);
+        }
+        let d = cast(&crate::linalg::products::vdot(x, bx)?, DType::Complex128)?;
+        Ok(d.to_vec::<C64>()?[0].re.max(0.0).sqrt())
+    };
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let random = |seed: &mut u64| -> Result<Array> {
         *seed = seed
@@ -298,16 +412,24 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
         }
         None => random(&mut seed)?,
     };
-    let n0 = nrm(&v0)?;
+    let bv0 = bx(&v0)?;
+    let n0 = bnorm(&v0, &bv0)?;
     let mut v = vec![(&v0 * (1.0 / n0))?];
-    // w -= V (V^H w), twice (DGKS), with V the stacked basis (two GEMVs a pass); the summed
-    // coefficients, ||w|| before and after.
-    let orth = |w: &mut Array, v: &[Array]| -> Result<(Vec<f64>, f64, f64)> {
+    let mut bv = vec![(&bv0 * (1.0 / n0))?];
+    // w -= V ((BV)^H w), twice (DGKS), with V the stacked basis (two GEMVs a pass); the summed
+    // coefficients, ||w|| before (with B: from the coefficients and the norm after, as
+    // w = V c + w') and after, and B w.
+    let orth = |w: &mut Array, v: &[Array], bv: &[Array]| -> Result<(Vec<f64>, f64, f64, Array)> {
         let vs = crate::manipulation::join::stack(&v.iter().collect::<Vec<_>>(), 1)?;
-        let vh = if t.is_complex() {
-            crate::math::complex::conj(&vs.t())?
+        let bvs = if b.is_some() {
+            crate::manipulation::join::stack(&bv.iter().collect::<Vec<_>>(), 1)?
         } else {
-            vs.t()
+            vs.clone()
+        };
+        let vh = if t.is_complex() {
+            crate::math::complex::conj(&bvs.t())?
+        } else {
+            bvs.t()
         };
         let mut coef = vec![0.0; v.len()];
         let mut h0 = 0.0;
@@ -334,8 +456,12 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
             }
             *w = (&*w - &crate::linalg::matmul(&vs, &c)?)?;
         }
-        let beta = nrm(w)?;
-        Ok((coef, h0, beta))
+        let bw = bx(w)?;
+        let beta = bnorm(w, &bw)?;
+        if b.is_some() {
+            h0 = (coef.iter().map(|c| c * c).sum::<f64>() + beta * beta).sqrt();
+        }
+        Ok((coef, h0, beta, bw))
     };
     let mut tm = vec![vec![0.0f64; m]; m];
     let mut start = 0usize;
@@ -345,7 +471,7 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
         beta_m = 0.0;
         for j in start..m {
             let mut w = av(&v[j])?;
-            let (coef, h0, mut beta) = orth(&mut w, &v[..=j])?;
+            let (coef, h0, mut beta, mut bw) = orth(&mut w, &v[..=j], &bv[..=j])?;
             for (i, ci) in coef.iter().enumerate() {
                 tm[i][j] = *ci;
                 tm[j][i] = *ci;
@@ -354,10 +480,20 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
                 // An invariant subspace: continue from a random vector orthogonal to it.
                 beta = 0.0;
                 let mut z = random(&mut seed)?;
-                let (_, _, zn) = orth(&mut z, &v[..=j])?;
+                let (_, _, zn, bz) = orth(&mut z, &v[..=j], &bv[..=j])?;
                 w = (&z * (1.0 / zn))?;
+                bw = if b.is_some() {
+                    (&bz * (1.0 / zn))?
+                } else {
+                    w.clone()
+                };
             } else {
                 w = (&w * (1.0 / beta))?;
+                bw = if b.is_some() {
+                    (&bw * (1.0 / beta))?
+                } else {
+                    w.clone()
+                };
             }
             if j + 1 < m {
                 tm[j + 1][j] = beta;
@@ -367,6 +503,8 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
             }
             v.truncate(j + 1);
             v.push(w);
+            bv.truncate(j + 1);
+            bv.push(bw);
         }
         let (theta, y) = eig_sym(&tm)?;
         let order = wanted(&theta, o.which);
@@ -404,6 +542,17 @@ fn lanczos(op: &str, a: &LinearOperator, k: usize, o: &Eigsh) -> Result<(Vec<f64
             .map(|i| x.slice(&crate::s![.., i as isize]))
             .collect::<Result<_>>()?;
         v.push(resid);
+        bv = if b.is_some() {
+            let bxk = combine(&bv, &y, keep, t)?;
+            let bresid = bv[m].clone();
+            let mut nb: Vec<Array> = (0..l)
+                .map(|i| bxk.slice(&crate::s![.., i as isize]))
+                .collect::<Result<_>>()?;
+            nb.push(bresid);
+            nb
+        } else {
+            v.clone()
+        };
         tm = vec![vec![0.0f64; m]; m];
         for (i, &ki) in keep.iter().enumerate() {
             tm[i][i] = theta[ki];
@@ -513,7 +662,7 @@ pub fn svds(a: impl Into<LinearOperator>, k: usize, o: Svds) -> Result<SvdsResul
             maxiter: o.maxiter,
             tol: o.tol * o.tol,
             return_eigenvectors: true,
-            sigma: None,
+            ..Default::default()
         },
     )?;
     let eigvec = crate::linalg::eigen::qr(&eigvec.expect("vectors"))?.0;

@@ -1,9 +1,9 @@
 //! SciPy's `spsolve_triangular`: forward or back substitution on the CSR rows, one IR kernel
 //! (`kernels::trisolve`) on every backend. Each right-hand side is one invocation walking the
 //! rows in order, so the solve is exact and serial per column (level scheduling, as cuSPARSE's
-//! SpSV does, is not done yet: docs/backends.md). A 1-d `b` on cuda/hip goes to the vendor SpSV
-//! (cuSPARSE, rocSPARSE) under `CUPY_SPARSE_LIBRARY=auto` (the default) or `vendor`, with the
-//! chosen triangle alone.
+//! SpSV does, is not done yet: docs/backends.md). On cuda/hip a 1-d `b` goes to the vendor SpSV
+//! and a 2-d one to the vendor SpSM (cuSPARSE, rocSPARSE: every right-hand side in one call)
+//! under `CUPY_SPARSE_LIBRARY=auto` (the default) or `vendor`, with the chosen triangle alone.
 
 use super::super::base::{cast, SparseMatrix};
 use super::super::kernels::{self, Which};
@@ -93,4 +93,4 @@ pub fn spsolve_triangular(
     .run_validated(&dtypes)?;
     Ok(x)
 }
-routine!(spsolve_triangular as "cupyx.scipy.sparse.linalg.spsolve_triangular", Sparse, probe: super::super::probe, notes: "substitution kernel, one invocation per right-hand side (serial per column); cuSPARSE/rocSPARSE SpSV for a 1-d b where loaded");
+routine!(spsolve_triangular as "cupyx.scipy.sparse.linalg.spsolve_triangular", Sparse, probe: super::super::probe, notes: "substitution kernel, one invocation per right-hand side (serial per column); cuSPARSE/rocSPARSE SpSV (1-d b) or SpSM (2-d b) where loaded");
