@@ -41,10 +41,23 @@ fn native_sort(device: &crate::device::Device, dtype: DType) -> bool {
 /// carrying int64 indices (`0..n` per row, returned with `c`'s layout) when asked.
 fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
     let idx = if with_indices {
-        let n = l.shape[1];
-        let v = Array::arange_on(&c.device, 0.0, n as f64, 1.0, DType::Int64)?
-            .broadcast_to(&l.shape)?
-            .copy()?;
+        // `i % n` over the whole [batch, n] block in one kernel (one int64 write; an arange
+        // broadcast and copied was a write, a read and a write)
+        let n = l.shape[1].max(1);
+        let k = super::kernels::generator(
+            "sort_positions",
+            Expr::binary(BinaryOp::Mod, Expr::index(), Expr::param(0, DType::Int64)),
+            vec![],
+            vec![DType::Int64],
+        );
+        let v = super::kernels::generate_with(
+            "argsort",
+            &c.device,
+            c.size(),
+            &k,
+            &[],
+            vec![cupy_core::Scalar::Int64(n as i64)],
+        )?;
         Some(v.with_layout(c.layout.clone()))
     } else {
         None
