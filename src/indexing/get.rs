@@ -168,7 +168,7 @@ fn gather_into(op: &str, plan: &Plan, out: &Array, check: bool) -> Result<bool> 
             k.name = "getitem_checked".into();
             k.raws.push(DType::Int32);
             k.body.insert(0, super::flag_store(1, bad));
-            Some(super::new_flag(a)?)
+            Some(super::new_flag(op, a)?)
         }
         None => None,
     };

@@ -117,9 +117,15 @@ pub(crate) fn flag_store(raw: usize, bad: Expr) -> Stmt {
     }
 }
 
-/// A fresh zero flag for [`flag_store`].
-pub(crate) fn new_flag(indices: &Array) -> Result<Array> {
-    Array::zeros_on(indices.device(), &[1], DType::Int32)
+/// A fresh zero flag for [`flag_store`]. Refused up front while the stream captures a graph
+/// (the flag's read would be refused after the gather was captured).
+pub(crate) fn new_flag(op: &str, like: &Array) -> Result<Array> {
+    crate::cuda::graph::refuse(
+        like.device(),
+        &format!("{op} (an index bounds check)"),
+        crate::cuda::graph::WAITS,
+    )?;
+    Array::zeros_on(like.device(), &[1], DType::Int32)
 }
 
 /// Reads a [`flag_store`] flag (one synchronisation): true if some index was out of range.

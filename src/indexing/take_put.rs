@@ -177,7 +177,7 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     )?;
     let run = |fold: bool| -> Result<bool> {
         let flag = if fold {
-            Some(super::new_flag(indices)?)
+            Some(super::new_flag(op, indices)?)
         } else {
             None
         };
