@@ -40,25 +40,10 @@ fn native_sort(device: &crate::device::Device, dtype: DType) -> bool {
 /// The backend sort of fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place,
 /// carrying int64 indices (`0..n` per row, returned with `c`'s layout) when asked.
 fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
+    // argsort: the backend writes the positions itself (`values_are_positions`: the values'
+    // contents are ignored), so they are not initialised here
     let idx = if with_indices {
-        // `i % n` over the whole [batch, n] block in one kernel (one int64 write; an arange
-        // broadcast and copied was a write, a read and a write)
-        let n = l.shape[1].max(1);
-        let k = super::kernels::generator(
-            "sort_positions",
-            Expr::binary(BinaryOp::Mod, Expr::index(), Expr::param(0, DType::Int64)),
-            vec![],
-            vec![DType::Int64],
-        );
-        let v = super::kernels::generate_with(
-            "argsort",
-            &c.device,
-            c.size(),
-            &k,
-            &[],
-            vec![cupy_core::Scalar::Int64(n as i64)],
-        )?;
-        Some(v.with_layout(c.layout.clone()))
+        Some(Array::empty_on(&c.device, c.shape(), DType::Int64)?.with_layout(c.layout.clone()))
     } else {
         None
     };
