@@ -273,7 +273,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Indexing (issue 15), the peers' cases: `a[a > 0.5] = 0` (one select kernel with the
     // scalar as a parameter, no count read) and `a[idx]` with 2^(log_n - 2) random int64
-    // indices (one min/max reduction and one read for the bounds check, one gather kernel).
+    // indices (one gather kernel with the bounds check folded in, one 4-byte flag read).
     let case = format!("mask_assign_f32_{sfx}");
     if b.want(&case) {
         let r = (|| {

@@ -73,7 +73,7 @@ struct SortArgs {
   hk_u64 flip;    // radix path, vmode 0: mapped key ^ flip = original bits
   hk_i64 passes;  // radix path: digit passes of the key
   hk_i64 lossy;   // radix path: a keys-only float sort (values dropped where no key is special)
-  hk_i64 iota;    // radix path: the values are the row positions (argsort): written, not moved
+  hk_i64 iota;    // the values are the row positions (argsort): written, not moved (contents ignored)
   hk_u64 ghist;   // onesweep: u32 [batch][8][256] digit counts of whole rows, every pass (else 0)
   hk_u64 look;    // onesweep: u32 [2][batch][nos][256] look-back status words
   hk_i64 nos;     // onesweep: tiles of HK_BLOCK * IT keys per row
@@ -116,7 +116,7 @@ __device__ void sort_init(const SortArgs& a) {
        t += (hk_u64)gridDim.x * HK_BLOCK) {
     const S k = keys[t];
     ((S*)a.korig)[t] = k;
-    if (a.vals) ((hk_i64*)a.vorig)[t] = ((const hk_i64*)a.vals)[t];
+    if (a.vals && !a.iota) ((hk_i64*)a.vorig)[t] = ((const hk_i64*)a.vals)[t];
     ((K*)a.mk_in)[t] = map_key(k);
     ((hk_u32*)a.pos_in)[t] = (hk_u32)(t % (hk_u64)a.n);
   }
@@ -130,7 +130,11 @@ __device__ void sort_gather(const SortArgs& a) {
        t += (hk_u64)gridDim.x * HK_BLOCK) {
     const hk_u64 src = (t / (hk_u64)a.n) * (hk_u64)a.n + pos[t];
     ((S*)a.keys)[t] = ((const S*)a.korig)[src];
-    if (a.vals) ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+    if (a.iota) {
+      ((hk_i64*)a.vals)[t] = (hk_i64)pos[t];  // argsort: the row position, not a copy
+    } else if (a.vals) {
+      ((hk_i64*)a.vals)[t] = ((const hk_i64*)a.vorig)[src];
+    }
   }
 }
 

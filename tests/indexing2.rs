@@ -379,3 +379,46 @@ fn aliased_index_and_value() {
         assert_eq!(a.to_vec::<i64>().unwrap(), vec![1, 3, 0, 3], "{dev:?}");
     }
 }
+
+/// `a[idx]` and `take` check the indices inside the gather kernel (a flag read afterwards):
+/// the same `IndexOutOfBounds` as a check before the gather, for every index dtype, negative
+/// narrow indices in and out of range, and in-range gathers unchanged.
+#[test]
+fn gather_checks_bounds_in_the_kernel() {
+    for dev in common::backends() {
+        let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let a = Array::from_slice_on(&dev, &data, &[3, 4]).unwrap();
+        let oob = |e: Error, i: isize, ax: usize, n: usize| {
+            assert!(
+                matches!(e, Error::IndexOutOfBounds { index, axis, size, .. }
+                    if index == i && axis == ax && size == n),
+                "{dev:?}: {e:?}"
+            );
+        };
+        let i64s = Array::from_slice_on(&dev, &[0i64, 3], &[2]).unwrap();
+        oob(a.get(&cupy::s![&i64s]).unwrap_err(), 3, 0, 3);
+        let i32s = Array::from_slice_on(&dev, &[-5i32, 1], &[2]).unwrap();
+        oob(a.get(&cupy::s![.., &i32s]).unwrap_err(), -5, 1, 4);
+        let i8s = Array::from_slice_on(&dev, &[-4i8, 0], &[2]).unwrap();
+        oob(a.get(&cupy::s![&i8s, &i8s]).unwrap_err(), -4, 0, 3);
+        let u64s = Array::from_slice_on(&dev, &[1u64 << 63], &[1]).unwrap();
+        assert!(a.get(&cupy::s![&u64s]).is_err(), "{dev:?}");
+        let i16s = Array::from_slice_on(&dev, &[-13i16, 12], &[2]).unwrap();
+        oob(a.take(&i16s).unwrap_err(), -13, 0, 12);
+        let neg = Array::from_slice_on(&dev, &[-1i8, -3, 2], &[3]).unwrap();
+        assert_eq!(
+            a.get(&cupy::s![&neg, 1]).unwrap().to_vec::<f32>().unwrap(),
+            [9.0, 1.0, 9.0],
+            "{dev:?}"
+        );
+        assert_eq!(
+            a.take(&neg.astype(cupy::DType::Int32).unwrap())
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            [11.0, 9.0, 2.0],
+            "{dev:?}"
+        );
+        assert_eq!(a.to_vec::<f32>().unwrap(), data, "{dev:?}: array changed");
+    }
+}

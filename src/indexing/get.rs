@@ -43,8 +43,10 @@ pub(crate) fn whole_buffer(a: &Array) -> Result<Array> {
 }
 
 /// The buffer address of the result element at the current index of a launch over
-/// `plan.shape`, where input `k` is index array `k`; and the parameters it reads.
-fn address(plan: &Plan) -> (Expr, Vec<Scalar>) {
+/// `plan.shape`, where input `k` is index array `k`; the parameters it reads; and for
+/// `plan.unchecked` arrays, the condition that one of them is out of range (their positions
+/// replaced by 0 there, [`super::checked_position`]).
+fn address(plan: &Plan) -> (Expr, Vec<Scalar>, Option<Expr>) {
     let p = |k: usize| Expr::param(k, DType::Int64);
     let mut params = vec![Scalar::Int64(plan.view.layout().offset as i64)];
     let mut addr = p(0);
@@ -74,20 +76,31 @@ fn address(plan: &Plan) -> (Expr, Vec<Scalar>) {
             Expr::binary(BinaryOp::Mul, c, p(base + 2)),
         );
     }
+    let mut bad = None;
     for (k, (ax, x)) in plan.adv.iter().enumerate() {
         let base = params.len();
         params.extend([
             Scalar::Int64(plan.view.shape()[*ax] as i64),
             Scalar::Int64(vs[*ax] as i64),
         ]);
-        let j = wrap_native(Expr::input(k, x.dtype()), p(base));
+        let x = Expr::input(k, x.dtype());
+        let j = if plan.unchecked.iter().any(|u| u.0 == k) {
+            let (j, b) = super::checked_position(x, p(base));
+            bad = Some(match bad {
+                None => b,
+                Some(a) => Expr::binary(BinaryOp::Or, a, b),
+            });
+            j
+        } else {
+            wrap_native(x, p(base))
+        };
         addr = Expr::binary(
             BinaryOp::Add,
             addr,
             Expr::binary(BinaryOp::Mul, j, p(base + 1)),
         );
     }
-    (addr, params)
+    (addr, params, bad)
 }
 
 /// The index arrays of `plan` viewed over its result shape.
@@ -97,15 +110,50 @@ fn index_inputs(plan: &Plan) -> Result<Vec<Array>> {
         .collect()
 }
 
-/// The gather of an advanced index: a new array of `plan.shape`.
+/// The gather of an advanced index: a new array of `plan.shape`. Index arrays left unchecked
+/// by [`resolve`] are checked by the gather kernel itself: an out-of-range entry sets a flag
+/// (read once afterwards) and loads element 0 instead; only the new array was written, so the
+/// error leaves every user array as it was.
 pub(crate) fn gather_plan(op: &str, plan: &Plan) -> Result<Array> {
     let a = &plan.view;
     let out = Array::empty_on(a.device(), &plan.shape, a.dtype())?;
+    let check_all = || -> Result<()> {
+        for &(k, n, ax) in &plan.unchecked {
+            super::check_bounds(op, &plan.adv[k].1, n, ax)?;
+        }
+        Ok(())
+    };
     if out.size() == 0 {
+        check_all()?;
         return Ok(out);
     }
+    if gather_into(op, plan, &out, true)? {
+        // Some index is out of range: the reduction's check names it (NumPy's IndexError);
+        // should it find none, the unchecked gather runs again.
+        check_all()?;
+        gather_into(op, plan, &out, false)?;
+    }
+    Ok(out)
+}
+
+/// The gather kernel of [`gather_plan`] into `out`; with `check`, the bounds of
+/// `plan.unchecked` too: true if one of them was out of range.
+fn gather_into(op: &str, plan: &Plan, out: &Array, check: bool) -> Result<bool> {
+    let a = &plan.view;
     let inputs = index_inputs(plan)?;
-    let (addr, params) = address(plan);
+    let (addr, params, bad) = if check {
+        address(plan)
+    } else {
+        let unchecked = Plan {
+            view: plan.view.clone(),
+            adv: plan.adv.clone(),
+            bshape: plan.bshape.clone(),
+            insert: plan.insert,
+            shape: plan.shape.clone(),
+            unchecked: vec![],
+        };
+        address(&unchecked)
+    };
     let mut k = Kernel::map(
         "getitem",
         inputs.iter().map(|x| x.dtype()).collect(),
@@ -114,19 +162,30 @@ pub(crate) fn gather_plan(op: &str, plan: &Plan) -> Result<Array> {
     );
     k.raws = vec![a.dtype()];
     let src = whole_buffer(a)?;
+    let mut raws = vec![&src];
+    let flag = match bad {
+        Some(bad) => {
+            k.name = "getitem_checked".into();
+            k.raws.push(DType::Int32);
+            k.body.insert(0, super::flag_store(1, bad));
+            Some(super::new_flag(op, a)?)
+        }
+        None => None,
+    };
+    raws.extend(flag.as_ref());
     let refs: Vec<&Array> = inputs.iter().collect();
     Elementwise {
         op,
         kernel: &k,
         inputs: &refs,
-        raws: &[&src],
+        raws: &raws,
         params,
-        outs: vec![Some(&out)],
+        outs: vec![Some(out)],
         device: Some(a.device()),
         shape: Some(&plan.shape),
     }
     .run()?;
-    Ok(out)
+    flag.as_ref().map_or(Ok(false), super::flag_set)
 }
 
 /// `value` with leading length-1 axes dropped until it has at most `ndim` axes (NumPy's
@@ -146,6 +205,10 @@ fn value_to(op: &str, value: &Array, shape: &[usize]) -> Result<Array> {
 /// The scatter of an advanced index: `view[plan] = value` (broadcast, cast to the dtype).
 pub(crate) fn scatter_plan(op: &str, plan: &Plan, value: &Array) -> Result<()> {
     let a = &plan.view;
+    // nothing is written before every index is checked
+    for &(k, n, ax) in &plan.unchecked {
+        super::check_bounds(op, &plan.adv[k].1, n, ax)?;
+    }
     let v = value_to(op, value, &plan.shape)?;
     if v.size() == 0 {
         return Ok(());
@@ -158,7 +221,7 @@ pub(crate) fn scatter_plan(op: &str, plan: &Plan, value: &Array) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let nidx = inputs.len();
     inputs.push(v);
-    let (addr, params) = address(plan);
+    let (addr, params, _) = address(plan);
     let k = Kernel {
         name: "setitem".into(),
         inputs: inputs.iter().map(|x| x.dtype()).collect(),
@@ -362,7 +425,7 @@ impl Array {
     /// arrays that do not broadcast, a float index array, two ellipses;
     /// [`Error::InvalidArgument`] for a zero step; device errors.
     pub fn get<I: AsIndexItem>(&self, index: &[I]) -> Result<Array> {
-        match resolve("getitem", self, index)? {
+        match resolve("getitem", self, index, true)? {
             Resolved::Basic(v) => Ok(v),
             Resolved::Advanced(plan) => gather_plan("getitem", &plan),
         }
@@ -391,7 +454,7 @@ impl Array {
         if set_by_mask(op, self, &items, &value)?.is_some() {
             return Ok(());
         }
-        match resolve(op, self, &items)? {
+        match resolve(op, self, &items, false)? {
             Resolved::Basic(v) => assign(op, &v, &value),
             Resolved::Advanced(plan) => scatter_plan(op, &plan, &value),
         }
@@ -429,7 +492,7 @@ impl Array {
                 return select_into(op, self, m, Fill::Array(&tmp));
             }
         }
-        match resolve(op, self, &items)? {
+        match resolve(op, self, &items, false)? {
             Resolved::Basic(v) => {
                 apply(ufunc, &[Arg::Array(&v), value], Some(&v))?;
                 Ok(())

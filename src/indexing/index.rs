@@ -31,6 +31,9 @@ pub(crate) struct Plan {
     pub insert: usize,
     /// The result shape.
     pub shape: Vec<usize>,
+    /// `(k, n, axis)`: index array `adv[k]` (along an axis of `n` elements, axis `axis` of the
+    /// indexed array) is not checked yet; the gather checks it ([`super::checked_position`]).
+    pub unchecked: Vec<(usize, usize, usize)>,
 }
 
 impl Plan {
@@ -69,7 +72,16 @@ const VALID: &str = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxi
 /// Resolves `items` against `a` (NumPy's `a[items]`): checks the index, turns boolean arrays
 /// into integer arrays (`nonzero`, one small read of the count), checks integer arrays against
 /// their axes (one read of their min and max), and broadcasts them together.
-pub(crate) fn resolve<I: AsIndexItem>(op: &str, a: &Array, items: &[I]) -> Result<Resolved> {
+///
+/// `defer`: integer arrays along non-empty axes are left unchecked (`Plan::unchecked`) for a
+/// gather that checks them itself ([`super::get::gather_plan`]); never for writes, which must
+/// not start before the check.
+pub(crate) fn resolve<I: AsIndexItem>(
+    op: &str,
+    a: &Array,
+    items: &[I],
+    defer: bool,
+) -> Result<Resolved> {
     let items: Vec<IndexItem> = items.iter().map(|i| i.to_index_item()).collect();
     let n_ell = items
         .iter()
@@ -215,22 +227,35 @@ pub(crate) fn resolve<I: AsIndexItem>(op: &str, a: &Array, items: &[I]) -> Resul
         }
     }
     let view = a.slice(&basic)?;
-    for (vax, x, ax) in &adv {
+    let mut unchecked = vec![];
+    for (k, (vax, x, ax)) in adv.iter().enumerate() {
         if let Some(ax) = ax {
-            super::check_bounds(op, x, view.shape()[*vax], *ax)?;
+            let n = view.shape()[*vax];
+            if defer && super::foldable_check(x, n) {
+                unchecked.push((k, n, *ax));
+            } else {
+                super::check_bounds(op, x, n, *ax)?;
+            }
         }
     }
     let arrays: Vec<&Array> = adv.iter().map(|(_, x, _)| x).collect();
-    let bshape = broadcast_all(op, &arrays).map_err(|_| {
-        let shapes: Vec<String> = arrays.iter().map(|x| format!("{:?}", x.shape())).collect();
-        index_error(
-            op,
-            format!(
-                "shape mismatch: indexing arrays could not be broadcast together with shapes {}",
-                shapes.join(" ")
-            ),
-        )
-    })?;
+    let bshape = match broadcast_all(op, &arrays) {
+        Ok(b) => b,
+        Err(_) => {
+            // the bounds error first, as when every array is checked up front
+            for &(k, n, ax) in &unchecked {
+                super::check_bounds(op, arrays[k], n, ax)?;
+            }
+            let shapes: Vec<String> = arrays.iter().map(|x| format!("{:?}", x.shape())).collect();
+            return Err(index_error(
+                op,
+                format!(
+                    "shape mismatch: indexing arrays could not be broadcast together with shapes {}",
+                    shapes.join(" ")
+                ),
+            ));
+        }
+    };
     let adjacent = adv_pos.windows(2).all(|w| w[1] == w[0] + 1);
     let adv: Vec<(usize, Array)> = adv.into_iter().map(|(v, x, _)| (v, x)).collect();
     // Rest axes before the first advanced one, when the advanced items are adjacent.
@@ -256,5 +281,6 @@ pub(crate) fn resolve<I: AsIndexItem>(op: &str, a: &Array, items: &[I]) -> Resul
         bshape,
         insert,
         shape,
+        unchecked,
     }))
 }

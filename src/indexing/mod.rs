@@ -80,6 +80,59 @@ pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> 
     Ok(())
 }
 
+/// Whether a gather's `mode='raise'` check of `indices` along an axis of length `n` can be
+/// folded into the gather kernel ([`checked_position`], [`flag_store`]): integer indices and a
+/// non-empty axis (so the substitute position 0 is a valid element to load).
+pub(crate) fn foldable_check(indices: &Array, n: usize) -> bool {
+    indices.dtype().is_integer() && n > 0
+}
+
+/// The `Int64` position of index `j` (an expression of the index's own dtype, negative ones
+/// counting from the end) along an axis of length `n`, with 0 substituted where it is out of
+/// range, and the out-of-range condition: the bounds check folded into a gather.
+pub(crate) fn checked_position(j: Expr, n: Expr) -> (Expr, Expr) {
+    let pos = get::wrap_native(j, n.clone());
+    let zero = Expr::constant(Scalar::Int64(0));
+    let bad = Expr::binary(
+        BinaryOp::Or,
+        Expr::binary(BinaryOp::Lt, pos.clone(), zero.clone()),
+        Expr::binary(BinaryOp::Ge, pos.clone(), n),
+    );
+    (Expr::select(bad.clone(), zero, pos), bad)
+}
+
+/// The statement recording an out-of-range index of a checked gather: `flag[0] = 1` for raw
+/// operand `raw` (a one-element int32 array, zero before the launch) where `bad` holds. Every
+/// writer stores the same value, so the racing plain stores need no atomics (and the cpu
+/// backend keeps such a kernel parallel).
+pub(crate) fn flag_store(raw: usize, bad: Expr) -> Stmt {
+    Stmt::If {
+        cond: bad,
+        then_body: vec![Stmt::StoreRaw {
+            raw,
+            index: Expr::constant(Scalar::Int64(0)),
+            value: Expr::constant(Scalar::Int32(1)),
+        }],
+        else_body: vec![],
+    }
+}
+
+/// A fresh zero flag for [`flag_store`]. Refused up front while the stream captures a graph
+/// (the flag's read would be refused after the gather was captured).
+pub(crate) fn new_flag(op: &str, like: &Array) -> Result<Array> {
+    crate::cuda::graph::refuse(
+        like.device(),
+        &format!("{op} (an index bounds check)"),
+        crate::cuda::graph::WAITS,
+    )?;
+    Array::zeros_on(like.device(), &[1], DType::Int32)
+}
+
+/// Reads a [`flag_store`] flag (one synchronisation): true if some index was out of range.
+pub(crate) fn flag_set(flag: &Array) -> Result<bool> {
+    Ok(flag.item()?.is_nonzero())
+}
+
 /// The largest and smallest index of an integer index array: one reduction with two outputs
 /// written into one 2-element buffer, one read (`None` for bool indices).
 fn index_extremes(op: &str, indices: &Array) -> Result<Option<[Scalar; 2]>> {

@@ -111,8 +111,9 @@ impl From<IndexMode> for Take {
 ///
 /// # Errors
 /// [`Error::TypeError`] for non-integer indices (NumPy: cannot cast safely to intp);
-/// [`Error::IndexOutOfBounds`] naming the first offending index (checked on the device before
-/// the gather, which costs one synchronisation); device errors.
+/// [`Error::IndexOutOfBounds`] naming the first offending index (checked on the device by the
+/// gather kernel itself, which records an out-of-range index in a flag read once afterwards:
+/// one synchronisation); device errors.
 pub fn take(a: &Array, indices: &Array) -> Result<Array> {
     take_with(a, indices, Take::default())
 }
@@ -149,7 +150,12 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     out_shape.extend(indices.shape());
     out_shape.extend(&shape[ax + 1..]);
     let out = Array::empty_on(&device, &out_shape, a.dtype())?;
-    mode.check(op, indices, n_axis, ax)?;
+    // mode='raise' with a non-empty result: the bounds check folded into the gather (a flag
+    // read once afterwards) instead of a min/max pass over the indices before it.
+    let fold = mode == IndexMode::Raise && out.size() > 0 && super::foldable_check(indices, n_axis);
+    if !fold {
+        mode.check(op, indices, n_axis, ax)?;
+    }
     if out.size() == 0 {
         return Ok(out);
     }
@@ -169,53 +175,79 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
             offset: idx.layout.offset,
         },
     )?;
-    let p = |k: usize| Expr::param(k, DType::Int64);
-    let bin = Expr::binary;
-    let i = Expr::index();
-    // Params: nidx*post, post, n_axis.
-    let wrapped = mode.position(Expr::input(0, indices.dtype()), p(2));
-    let outer = bin(BinaryOp::Div, i.clone(), p(0));
-    let inner = bin(BinaryOp::Mod, i, p(1));
-    let addr = bin(
-        BinaryOp::Add,
-        bin(
-            BinaryOp::Mul,
-            bin(BinaryOp::Add, bin(BinaryOp::Mul, outer, p(2)), wrapped),
-            p(1),
-        ),
-        inner,
-    );
-    let kernel = Kernel::map(
-        "take",
-        vec![indices.dtype()],
-        vec![DType::Int64; 3],
-        Expr::load(0, a.dtype(), addr),
-    );
-    let mut k = kernel;
-    k.raws = vec![a.dtype()];
-    let flat_out = out.reshape(&[pre as isize, nidx as isize, post as isize])?;
-    Elementwise {
-        op,
-        kernel: &k,
-        inputs: &[&idx_view],
-        raws: &[&src],
-        params: vec![
-            Scalar::Int64((nidx * post) as i64),
-            Scalar::Int64(post as i64),
-            Scalar::Int64(n_axis as i64),
-        ],
-        outs: vec![Some(&flat_out)],
-        device: Some(&device),
-        shape: Some(&[pre, nidx, post]),
+    let run = |fold: bool| -> Result<bool> {
+        let flag = if fold {
+            Some(super::new_flag(op, indices)?)
+        } else {
+            None
+        };
+        let p = |k: usize| Expr::param(k, DType::Int64);
+        let bin = Expr::binary;
+        let i = Expr::index();
+        // Params: nidx*post, post, n_axis.
+        let j = Expr::input(0, indices.dtype());
+        let (wrapped, bad) = if fold {
+            let (pos, bad) = super::checked_position(j, p(2));
+            (pos, Some(bad))
+        } else {
+            (mode.position(j, p(2)), None)
+        };
+        let outer = bin(BinaryOp::Div, i.clone(), p(0));
+        let inner = bin(BinaryOp::Mod, i, p(1));
+        let addr = bin(
+            BinaryOp::Add,
+            bin(
+                BinaryOp::Mul,
+                bin(BinaryOp::Add, bin(BinaryOp::Mul, outer, p(2)), wrapped),
+                p(1),
+            ),
+            inner,
+        );
+        let mut k = Kernel::map(
+            "take",
+            vec![indices.dtype()],
+            vec![DType::Int64; 3],
+            Expr::load(0, a.dtype(), addr),
+        );
+        k.raws = vec![a.dtype()];
+        if let Some(bad) = bad {
+            k.name = "take_checked".into();
+            k.raws.push(DType::Int32);
+            k.body.insert(0, super::flag_store(1, bad));
+        }
+        let flat_out = out.reshape(&[pre as isize, nidx as isize, post as isize])?;
+        let mut raws = vec![&src];
+        raws.extend(flag.as_ref());
+        Elementwise {
+            op,
+            kernel: &k,
+            inputs: &[&idx_view],
+            raws: &raws,
+            params: vec![
+                Scalar::Int64((nidx * post) as i64),
+                Scalar::Int64(post as i64),
+                Scalar::Int64(n_axis as i64),
+            ],
+            outs: vec![Some(&flat_out)],
+            device: Some(&device),
+            shape: Some(&[pre, nidx, post]),
+        }
+        .run()?;
+        flag.as_ref().map_or(Ok(false), super::flag_set)
+    };
+    if run(fold)? {
+        // Some index is out of range: the reduction's check names it (NumPy's IndexError);
+        // should it find none, the unchecked gather runs again.
+        mode.check(op, indices, n_axis, ax)?;
+        run(false)?;
     }
-    .run()?;
     Ok(out)
 }
 routine!(
     take as "cupy.take / ndarray.take",
     Indexing,
     probe: gather,
-    notes: "gather as one IR kernel; mode raise (bounds checked first, one synchronisation), wrap, clip"
+    notes: "gather as one IR kernel; mode raise (bounds checked in the gather, one flag read), wrap, clip"
 );
 
 impl Array {

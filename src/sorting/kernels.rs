@@ -316,7 +316,8 @@ pub(crate) enum Src<'a> {
 /// Stream compaction: for a 1-D bool `mask`, the inclusive running count `pos` of its true
 /// elements (int32 below 2^31 elements, else int64; from [`crate::cumsum`]), the number of them, and for each source the
 /// elements where the mask is true, in order (`src[mask]`). One scan, one read of the count
-/// (a synchronisation: the result's length is data-dependent), one scatter kernel.
+/// (a synchronisation: the result's length is data-dependent), one scatter kernel, which reads
+/// the mask whole and the running counts and sources only where the mask is true.
 pub(crate) fn compress(
     op: &str,
     mask: &Array,
@@ -355,22 +356,34 @@ pub(crate) fn compress(
     if count == 0 {
         return Ok((pos, 0, outs));
     }
-    let mut inputs: Vec<&Array> = vec![mask, &pos];
+    // The running counts and the sources are raw operands loaded only where the mask is true
+    // (a run start of `unique`, a kept element), so their sectors are read only there.
+    let pos_c = contiguous(&pos)?;
+    let src_c: Vec<Option<Array>> = srcs
+        .iter()
+        .map(|s| match s {
+            Src::Array(a) => contiguous(a).map(Some),
+            Src::Index => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let pos_raw = outs.len();
+    let mut loaded: Vec<&Array> = vec![&pos_c];
     let mut body = vec![];
     let at = bin(
         BinaryOp::Sub,
-        Expr::input(1, pos_t).cast(DType::Int64),
+        Expr::load(pos_raw, pos_t, Expr::index()).cast(DType::Int64),
         i64c(1),
     );
-    let mut in_dtypes = vec![DType::Bool, pos_t];
-    for (k, s) in srcs.iter().enumerate() {
+    let mut raw_dtypes: Vec<DType> = outs.iter().map(|o| o.dtype()).collect();
+    raw_dtypes.push(pos_t);
+    for (k, s) in src_c.iter().enumerate() {
         let value = match s {
-            Src::Array(a) => {
-                inputs.push(a);
-                in_dtypes.push(a.dtype());
-                Expr::input(inputs.len() - 1, a.dtype())
+            Some(a) => {
+                loaded.push(a);
+                raw_dtypes.push(a.dtype());
+                Expr::load(outs.len() + loaded.len() - 1, a.dtype(), Expr::index())
             }
-            Src::Index => Expr::index(),
+            None => Expr::index(),
         };
         body.push(Stmt::StoreRaw {
             raw: k,
@@ -380,9 +393,9 @@ pub(crate) fn compress(
     }
     let k = Kernel {
         name: "compress".into(),
-        inputs: in_dtypes,
+        inputs: vec![DType::Bool],
         outputs: vec![],
-        raws: outs.iter().map(|o| o.dtype()).collect(),
+        raws: raw_dtypes,
         params: vec![],
         locals: vec![],
         body: vec![Stmt::If {
@@ -391,7 +404,9 @@ pub(crate) fn compress(
             else_body: vec![],
         }],
     };
-    let raws: Vec<&Array> = outs.iter().collect();
+    let inputs: Vec<&Array> = vec![mask];
+    let mut raws: Vec<&Array> = outs.iter().collect();
+    raws.extend(loaded);
     Elementwise {
         op,
         kernel: &k,

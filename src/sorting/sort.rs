@@ -40,12 +40,10 @@ fn native_sort(device: &crate::device::Device, dtype: DType) -> bool {
 /// The backend sort of fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place,
 /// carrying int64 indices (`0..n` per row, returned with `c`'s layout) when asked.
 fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
+    // argsort: the backend writes the positions itself (`values_are_positions`: the values'
+    // contents are ignored), so they are not initialised here
     let idx = if with_indices {
-        let n = l.shape[1];
-        let v = Array::arange_on(&c.device, 0.0, n as f64, 1.0, DType::Int64)?
-            .broadcast_to(&l.shape)?
-            .copy()?;
-        Some(v.with_layout(c.layout.clone()))
+        Some(Array::empty_on(&c.device, c.shape(), DType::Int64)?.with_layout(c.layout.clone()))
     } else {
         None
     };

@@ -3,8 +3,9 @@
 //!
 //! NumPy's algorithm on the device: a stable sort (with the permutation when indices or the
 //! inverse are asked), a kernel marking where each run of equal values starts, a scan of the
-//! marks, and one compaction kernel that writes the values, first indices and run starts; the
-//! counts are differences of run starts, the inverse one scatter. The result's length is
+//! marks, and one compaction kernel that writes the unique values directly from the sorted
+//! copy (and the first indices; the run starts only when the counts need them, as differences
+//! of run starts), the inverse one scatter. The result's length is
 //! data-dependent, so reading it costs one synchronisation. With `axis`, rows (the slices along
 //! the axis) sort lexicographically, one stable argsort per column, and compare elementwise
 //! (NaN rows never equal, as NumPy's structured comparison).
@@ -87,7 +88,7 @@ routine!(
     unique,
     Sorting,
     probe: sort_probe,
-    notes: "sort + run marks + scan + one compaction kernel; return_index/inverse/counts, axis, equal_nan"
+    notes: "sort + run marks + scan + one compaction kernel writing the values; return_index/inverse/counts, axis, equal_nan"
 );
 
 /// Counts from the run starts: `starts[j + 1] - starts[j]` (the last run ends at `n`).
@@ -156,54 +157,62 @@ fn inverse_of(perm: &Array, pos: &Array) -> Result<Array> {
     Ok(inv)
 }
 
-/// Values (or row numbers), first indices, inverse and counts from a sorted sequence's run
-/// marks: `take` picks the unique elements from the sorted data given their sorted positions.
+/// First indices, inverse and counts from a sorted sequence's run marks, and the values: for
+/// `axis=None` (`flat`: the sorted keys) the compaction writes the unique values itself (no run
+/// starts array and no gather unless the counts need the starts); otherwise `take` picks the
+/// unique rows from the sorted data given their run starts.
 fn finish(
     mask: &Array,
     perm: Option<&Array>,
     o: &Unique,
+    flat: Option<&Array>,
     take: impl FnOnce(&Array) -> Result<Array>,
-) -> Result<(Array, UniqueResult)> {
+) -> Result<UniqueResult> {
     let n = mask.size();
-    let mut srcs = vec![Src::Index];
+    let mut srcs = vec![];
+    if let Some(f) = flat {
+        srcs.push(Src::Array(f));
+    }
+    let need_starts = flat.is_none() || o.return_counts;
+    if need_starts {
+        srcs.push(Src::Index);
+    }
     if let (true, Some(p)) = (o.return_index, perm) {
         srcs.push(Src::Array(p));
     }
     let (pos, _, mut outs) = compress("unique", mask, &srcs)?;
-    let starts = outs.remove(0);
     let indices = if o.return_index { outs.pop() } else { None };
-    let counts = if o.return_counts {
-        Some(run_counts(&starts, n)?)
-    } else {
-        None
+    let starts = if need_starts { outs.pop() } else { None };
+    let counts = match (o.return_counts, &starts) {
+        (true, Some(s)) => Some(run_counts(s, n)?),
+        _ => None,
     };
     let inverse = match (o.return_inverse, perm) {
         (true, Some(p)) => Some(inverse_of(p, &pos)?),
         _ => None,
     };
-    let values = take(&starts)?;
-    Ok((
-        starts,
-        UniqueResult {
-            values,
-            indices,
-            inverse,
-            counts,
-        },
-    ))
+    let values = match (flat, &starts) {
+        (Some(_), _) => outs.pop().ok_or_else(missing)?,
+        (None, Some(s)) => take(s)?,
+        (None, None) => return Err(missing()),
+    };
+    Ok(UniqueResult {
+        values,
+        indices,
+        inverse,
+        counts,
+    })
 }
 
 fn unique_flat(a: &Array, o: &Unique) -> Result<UniqueResult> {
     let n = a.size();
-    let flat = a.reshape(&[-1])?.copy()?;
+    // The sort's working copy (one copy, also for non-contiguous input), sorted in place.
+    let flat = a.flatten()?;
     let l = Layout::contiguous(&[1, n]);
     let need_perm = o.return_index || o.return_inverse;
     let perm = sort_rows("unique", &flat, &l, need_perm)?;
     let mask = run_starts("unique", &flat, o.equal_nan)?;
-    let (_, mut r) = finish(&mask, perm.as_ref(), o, |starts| {
-        let s = starts.reshape(&[1, starts.size() as isize])?;
-        gather_rows("unique", &flat, &s)?.reshape(&[-1])
-    })?;
+    let mut r = finish(&mask, perm.as_ref(), o, Some(&flat), |_| Err(missing()))?;
     if let Some(inv) = r.inverse.take() {
         // NumPy 2.2: the inverse has the input's shape for axis=None.
         let shape: Vec<isize> = a.shape().iter().map(|&d| d as isize).collect();
@@ -262,7 +271,7 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
             crate::logical_or(&any, &first_row)?
         }
     };
-    let (_, mut r) = finish(&mask, Some(&perm), o, |starts| {
+    let mut r = finish(&mask, Some(&perm), o, None, |starts| {
         if starts.size() == 0 {
             return Ok(sorted.clone());
         }

@@ -331,6 +331,15 @@ pub(crate) fn sort(be: &CpuBackend, call: &SortCall<'_>) -> Result<()> {
     if batch * n == 0 {
         return Ok(());
     }
+    if let (true, Some(v)) = (call.values_are_positions, &vals) {
+        // argsort: the values' contents are ignored; they start as the row positions
+        // SAFETY: the values' layout was checked: `batch * n` elements from its offset.
+        let vs: &mut [i64] =
+            unsafe { std::slice::from_raw_parts_mut((v.0 as *mut i64).add(kl.offset), batch * n) };
+        for (i, x) in vs.iter_mut().enumerate() {
+            *x = (i % n) as i64;
+        }
+    }
     let (k, off) = (Ptr(kb.ptr()), kl.offset);
     match dt {
         DType::Bool | DType::UInt8 => sort_rows::<u8>(k, vals, off, batch, n),

@@ -265,8 +265,9 @@ pub(crate) fn sort(
         .step_by(8)
         .filter(|&s| (differ[s / 32] >> (s % 32)) & 0xff != 0)
         .collect();
-    if shifts.is_empty() {
-        // Every key maps to the same words: the order is already the stable one.
+    if shifts.is_empty() && vmode != Vals::Positions {
+        // Every key maps to the same words: the order is already the stable one (argsort's
+        // positions, whose values' contents are ignored, are still written by `fin`).
         return Ok(());
     }
     let up = pipe("up", vec![false, true])?;

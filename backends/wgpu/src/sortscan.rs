@@ -267,6 +267,31 @@ fn sort_source(
         .replace("LESS", less))
 }
 
+/// Argsort on the paths that move values (`values_are_positions`, whose values' contents are
+/// ignored): the values start as the row positions, `i % n` in one dispatch.
+fn fill_positions(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
+    use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
+    use cupy_core::Backend;
+    let (true, Some(v)) = (call.values_are_positions, &call.values) else {
+        return Ok(());
+    };
+    let n = v.layout.shape[1].max(1);
+    let k = Kernel::map(
+        "sort_positions",
+        vec![],
+        vec![DType::Int64],
+        Expr::binary(BinaryOp::Mod, Expr::index(), Expr::param(0, DType::Int64)),
+    );
+    be.elementwise(&cupy_core::backend::ElementwiseCall {
+        kernel: &k,
+        shape: v.layout.shape.clone(),
+        inputs: vec![],
+        outputs: vec![v.clone()],
+        raws: vec![],
+        params: vec![cupy_core::Scalar::Int64(n as i64)],
+    })
+}
+
 pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
     let op = "sort";
     let k = be.buf(call.keys.buffer, op)?;
@@ -331,6 +356,7 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
             || crate::sortbig::sort_bytes(batch, n, wb, has_v) > cap
             || (batch * n * wb) as u64 > cap;
         if need {
+            fill_positions(be, call)?;
             let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
             return crate::sortbig::sort_big(be, k, kl, vw);
         }
@@ -339,6 +365,7 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
         let vw = vals.zip(call.values.as_ref().map(|v| v.layout.offset));
         return crate::radix::sort(be, k, kl, vw, call.values_are_positions);
     }
+    fill_positions(be, call)?;
     let big_n = n.next_power_of_two();
     let flat = batch
         .checked_mul(big_n)

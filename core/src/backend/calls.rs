@@ -195,8 +195,9 @@ pub struct SortCall<'a> {
     pub keys: Operand<'a>,
     /// Values moved with the keys (`int64`, same layout), if any.
     pub values: Option<Operand<'a>>,
-    /// The caller's promise that `values` hold each element's position in its row
-    /// (`0..n`, argsort): a backend may write the sorted positions instead of moving them.
+    /// Argsort: the backend writes each element's position in its row (`0..n`, moved with
+    /// the keys) into `values`, whose contents on entry are ignored (the caller need not
+    /// initialise them). `false`: the values are moved with the keys.
     pub values_are_positions: bool,
 }
 

@@ -133,7 +133,11 @@ fn sort_matches_host_every_dtype() {
             let total = batch * n;
             let keys = values(d, total, (batch * 31 + n) as u64);
             let kb = upload(&be, &keys, d);
-            let iota: Vec<Scalar> = (0..total).map(|i| Scalar::Int64((i % n) as i64)).collect();
+            // values_are_positions: the values' contents are ignored (garbage given); else
+            // the positions are moved
+            let iota: Vec<Scalar> = (0..total)
+                .map(|i| Scalar::Int64(if n % 2 == 1 { -7 } else { (i % n) as i64 }))
+                .collect();
             let vb = upload(&be, &iota, DType::Int64);
             let l = Layout::contiguous(&[batch, n]);
             be.sort(&SortCall {
@@ -145,7 +149,6 @@ fn sort_matches_host_every_dtype() {
                     buffer: &vb,
                     layout: l.clone(),
                 }),
-                // the values are positions either way: both promises checked
                 values_are_positions: n % 2 == 1,
             })
             .unwrap();

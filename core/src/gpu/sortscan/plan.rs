@@ -113,8 +113,9 @@ pub fn launch_scan(
 /// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at
 /// `vals`, moved with them).
 ///
-/// `iota`: the values are each element's position in its row (argsort), so the radix path
-/// writes them from the positions it carries instead of copying and gathering them.
+/// `iota`: the values are to be each element's position in its row (argsort; their contents
+/// on entry are ignored): every path writes them from the positions it carries instead of
+/// copying and gathering them.
 pub fn launch_sort(
     l: &dyn Launcher,
     dtype: crate::DType,
@@ -135,13 +136,14 @@ pub fn launch_sort(
         ));
     }
     if n <= SORT_SMALL {
-        sort_small(l, dtype, keys, vals, batch, n)
+        sort_small(l, dtype, keys, vals, batch, n, iota)
     } else {
         sort_radix(l, dtype, keys, vals, batch, n, iota)
     }
 }
 
-/// Rows of at most [`SORT_SMALL`] elements: one block per row ranks them in shared memory.
+/// Rows of at most [`SORT_SMALL`] elements: one block per row ranks them in shared memory
+/// (`iota`: the values are written as the row positions, not copied and gathered).
 fn sort_small(
     l: &dyn Launcher,
     dtype: crate::DType,
@@ -149,6 +151,7 @@ fn sort_small(
     vals: Option<u64>,
     batch: usize,
     n: usize,
+    iota: bool,
 ) -> crate::Result<()> {
     use crate::DType;
     let total = batch * n;
@@ -160,8 +163,8 @@ fn sort_small(
     };
     let (_korig, korig) = l.temp(dtype, total)?;
     let vorig = match vals {
-        Some(_) => Some(l.temp(DType::Int64, total)?),
-        None => None,
+        Some(_) if !iota => Some(l.temp(DType::Int64, total)?),
+        _ => None,
     };
     let (_mk0, mk0) = l.temp(kdt, total)?;
     let (_pos0, pos0) = l.temp(DType::UInt32, total)?;
@@ -176,6 +179,7 @@ fn sort_small(
         pos_out: pos1,
         batch: batch as i64,
         n: n as i64,
+        iota: (iota && vals.is_some()) as i64,
         ..SortArgs::default()
     };
     let m = HkModule::RadixSort;

@@ -7,6 +7,20 @@ use crate::error::Result;
 use crate::kernel::ir::{BinaryOp, Expr, ExprKind, UnaryOp};
 
 /// `Some(sign bit)` when `e` is a float zero constant.
+/// A raw operand's element index as WGSL text for `u32(..)`: a constant as an abstract integer
+/// literal (naga's constant evaluator does not convert a 64-bit literal such as `u32(0li)`),
+/// anything else as emitted.
+pub(super) fn raw_index_text(index: &Expr, emitted: String) -> String {
+    if let ExprKind::Const(v) = index.kind {
+        if let crate::scalar::Scalar::Int64(i) = v.cast(DType::Int64) {
+            if (0..=i64::from(i32::MAX)).contains(&i) {
+                return i.to_string();
+            }
+        }
+    }
+    emitted
+}
+
 fn zero_const(e: &Expr) -> Option<bool> {
     match e.kind {
         ExprKind::Const(v) if e.ty.is_float() && v.to_f64() == 0.0 => {
@@ -64,7 +78,7 @@ impl WgslEmitter {
             ExprKind::Var(k) => c.vars[*k].clone(),
             ExprKind::Index => format!("{}({})", self.vty(DType::Int64), c.index),
             ExprKind::Load { raw, index } => {
-                let ix = sub(self, index)?;
+                let ix = raw_index_text(index, sub(self, index)?);
                 let r = &c.raws[*raw];
                 if r.atomic && self.pair_atomic(e.ty) {
                     let h = self.pair_helpers(r.binding);

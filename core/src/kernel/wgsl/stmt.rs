@@ -28,7 +28,7 @@ impl WgslEmitter {
                     let _ = writeln!(out, "{pad}{} = {v};", c.vars[*var]);
                 }
                 Stmt::StoreRaw { raw, index, value } => {
-                    let ix = self.expr(index, c)?;
+                    let ix = super::expr::raw_index_text(index, self.expr(index, c)?);
                     let v = self.expr(value, c)?;
                     self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
@@ -60,7 +60,7 @@ impl WgslEmitter {
                     value,
                     old,
                 } => {
-                    let ix = self.expr(index, c)?;
+                    let ix = super::expr::raw_index_text(index, self.expr(index, c)?);
                     let v = self.expr(value, c)?;
                     self.flush_pre(&pad, out);
                     let r = &c.raws[*raw];
