@@ -53,6 +53,23 @@ fn digit(x: u32, y: u32, s: u32) -> u32 {
   return (y >> (s - 32u)) & 0xffu;
 }
 
+// A tile's row, its index in the row, its key count and its first key's flat index (up, down).
+struct Tile { row: u32, tt: u32, cnt: u32, base: u32 }
+
+fn tile_of(g: u32) -> Tile {
+  let row = g / mt.tpr;
+  let tt = g % mt.tpr;
+  let start = tt * TILE;
+  return Tile(row, tt, min(TILE, mt.n - start), row * mt.n + start);
+}
+
+// The tile's digit counters (up, down), zeroed by `zero_lh`.
+var<workgroup> lh: array<atomic<u32>, 256>;
+
+fn zero_lh(lid: u32) {
+  for (var q = lid; q < DIG; q += WG) { atomicStore(&lh[q], 0u); }
+}
+
 // Exclusive scan of one value per invocation over the workgroup (tot ends inclusive).
 fn scan_tot(lid: u32, s: u32) -> u32 {
   tot[lid] = s;
@@ -128,30 +145,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
 @group(0) @binding(1) var<storage, read> ka: array<KT>;
 @group(0) @binding(2) var<storage, read_write> hist: array<u32>;
 
-var<workgroup> lh: array<atomic<u32>, 256>;
-
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wid, nw);
   if (g >= mt.batch * mt.tpr) { return; }
-  let row = g / mt.tpr;
-  let tt = g % mt.tpr;
-  let start = tt * TILE;
-  let cnt = min(TILE, mt.n - start);
-  let base = row * mt.n + start;
-  for (var q = lid; q < DIG; q += WG) { atomicStore(&lh[q], 0u); }
+  let t = tile_of(g);
+  zero_lh(lid);
   workgroupBarrier();
   for (var j = 0u; j < KPT; j++) {
     let p = j * WG + lid;
-    if (p < cnt) {
-      let k = ka[base + p];
+    if (p < t.cnt) {
+      let k = ka[t.base + p];
       atomicAdd(&lh[digit(lo(k), hi(k), mt.shift)], 1u);
     }
   }
   workgroupBarrier();
   for (var q = lid; q < DIG; q += WG) {
-    hist[(row * DIG + q) * mt.tpr + tt] = atomicLoad(&lh[q]);
+    hist[(t.row * DIG + q) * mt.tpr + t.tt] = atomicLoad(&lh[q]);
   }
 }
 
@@ -233,7 +244,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
 @group(0) @binding(4) var<storage, read_write> kb: array<KT>;
 @group(0) @binding(5) var<storage, read_write> ib: array<u32>;
 
-var<workgroup> lh: array<atomic<u32>, 256>;
 var<workgroup> ls: array<u32, 256>;
 var<workgroup> go: array<u32, 256>;
 
@@ -244,24 +254,20 @@ var<private> ri: array<u32, 16>;
 var<private> rr: array<u32, 16>;
 var<private> rn: array<u32, 16>;
 
-// v[j] placed at sm[pad(rr[j])], then read back blocked (element lid * KPT + j).
-fn to_blocked(v: array<u32, 16>, lid: u32) -> array<u32, 16> {
-  for (var j = 0u; j < KPT; j++) { sm[pad(rr[j])] = v[j]; }
+// The invocation's KPT words of sm once every invocation has written it: blocked (element
+// lid * KPT + j) or striped (element j * WG + lid).
+fn read_sm(lid: u32, striped: bool) -> array<u32, 16> {
   workgroupBarrier();
   var o: array<u32, 16>;
-  for (var j = 0u; j < KPT; j++) { o[j] = sm[pad(lid * KPT + j)]; }
+  for (var j = 0u; j < KPT; j++) { o[j] = sm[pad(select(lid * KPT + j, j * WG + lid, striped))]; }
   workgroupBarrier();
   return o;
 }
 
-// v[j] placed at sm[pad(rr[j])], then read back striped (element j * WG + lid).
-fn to_striped(v: array<u32, 16>, lid: u32) -> array<u32, 16> {
+// v[j] placed at sm[pad(rr[j])], then read back blocked or striped (`read_sm`).
+fn shuffle(v: array<u32, 16>, lid: u32, striped: bool) -> array<u32, 16> {
   for (var j = 0u; j < KPT; j++) { sm[pad(rr[j])] = v[j]; }
-  workgroupBarrier();
-  var o: array<u32, 16>;
-  for (var j = 0u; j < KPT; j++) { o[j] = sm[pad(j * WG + lid)]; }
-  workgroupBarrier();
-  return o;
+  return read_sm(lid, striped);
 }
 
 @compute @workgroup_size(128)
@@ -269,13 +275,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
         @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wid, nw);
   if (g >= mt.batch * mt.tpr) { return; }
-  let row = g / mt.tpr;
-  let tt = g % mt.tpr;
-  let start = tt * TILE;
-  let cnt = min(TILE, mt.n - start);
-  let base = row * mt.n + start;
+  let t = tile_of(g);
+  let row = t.row;
+  let tt = t.tt;
+  let cnt = t.cnt;
+  let base = t.base;
   let s = mt.shift;
-  for (var q = lid; q < DIG; q += WG) { atomicStore(&lh[q], 0u); }
+  zero_lh(lid);
   // Load striped (coalesced), keep blocked: element p = lid * KPT + j. Padding (p >= cnt) has
   // all-ones keys, so it sorts after every key of the tile.
   for (var j = 0u; j < KPT; j++) {
@@ -284,9 +290,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     if (p < cnt) { w = lo(ka[base + p]); }
     sm[pad(p)] = w;
   }
-  workgroupBarrier();
-  for (var j = 0u; j < KPT; j++) { rx[j] = sm[pad(lid * KPT + j)]; }
-  workgroupBarrier();
+  rx = read_sm(lid, false);
   if (KWORDS == 2u) {
     for (var j = 0u; j < KPT; j++) {
       let p = j * WG + lid;
@@ -294,9 +298,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
       if (p < cnt) { w = hi(ka[base + p]); }
       sm[pad(p)] = w;
     }
-    workgroupBarrier();
-    for (var j = 0u; j < KPT; j++) { ry[j] = sm[pad(lid * KPT + j)]; }
-    workgroupBarrier();
+    ry = read_sm(lid, false);
   }
   for (var j = 0u; j < KPT; j++) {
     let p = j * WG + lid;
@@ -304,9 +306,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     if (p < cnt) { w = ia[base + p]; }
     sm[pad(p)] = w;
   }
-  workgroupBarrier();
+  ri = read_sm(lid, false);
   for (var j = 0u; j < KPT; j++) {
-    ri[j] = sm[pad(lid * KPT + j)];
     if (lid * KPT + j < cnt) { atomicAdd(&lh[digit(rx[j], ry[j], s)], 1u); }
   }
   workgroupBarrier();
@@ -334,9 +335,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     for (var j = 0u; j < KPT; j++) { rr[j] += sm[pad(rn[j] * WG + lid)]; }
     workgroupBarrier();
     if (sub == 0u) {
-      rx = to_blocked(rx, lid);
-      if (KWORDS == 2u) { ry = to_blocked(ry, lid); }
-      ri = to_blocked(ri, lid);
+      rx = shuffle(rx, lid, false);
+      if (KWORDS == 2u) { ry = shuffle(ry, lid, false); }
+      ri = shuffle(ri, lid, false);
     }
   }
   // rr[j] is now the key's place in the tile sorted by digit: scatter from there, striped.
@@ -344,10 +345,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     let d = digit(rx[j], ry[j], s);
     rn[j] = go[d] + rr[j] - ls[d];
   }
-  rn = to_striped(rn, lid);
-  rx = to_striped(rx, lid);
-  if (KWORDS == 2u) { ry = to_striped(ry, lid); }
-  ri = to_striped(ri, lid);
+  rn = shuffle(rn, lid, true);
+  rx = shuffle(rx, lid, true);
+  if (KWORDS == 2u) { ry = shuffle(ry, lid, true); }
+  ri = shuffle(ri, lid, true);
   for (var j = 0u; j < KPT; j++) {
     if (j * WG + lid < cnt) {
       kb[rn[j]] = mk(rx[j], ry[j]);

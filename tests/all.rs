@@ -15,6 +15,7 @@ mod complex;
 
 mod creation;
 mod custom;
+mod custom_reduction;
 mod device;
 mod differences;
 mod distributed;

@@ -25,6 +25,12 @@ fn exec(_: &Golden, case: &serde_json::Value, ops: &[Operand], _: &Device) -> Re
 
 #[test]
 fn sorting_matches_numpy() {
+    run_goldens();
+}
+
+/// The `sorting` goldens on every backend (`sorting_radix` runs them again with wgpu's radix
+/// path forced).
+pub(crate) fn run_goldens() {
     common::run_group(
         "sorting",
         exec,

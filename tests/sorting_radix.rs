@@ -8,9 +8,9 @@
 //! backend (the cpu backend checks the reference); the golden groups also run once more with the
 //! radix path forced on wgpu.
 
-use crate::common::{self, CaseError, Golden, Operand, Tol};
+use crate::common::{self, CaseError};
 use cupy::half::{bf16, f16};
-use cupy::{Array, Device, Element, Error, Result};
+use cupy::{Array, Device, Element};
 use std::cmp::Ordering;
 
 /// A deterministic generator (splitmix64).
@@ -185,35 +185,10 @@ fn sorting_radix_every_dtype() {
     t.finish();
 }
 
-fn exec(_: &Golden, case: &serde_json::Value, ops: &[Operand], _: &Device) -> Result<Array> {
-    let axis = case["kwargs"]["axis"].as_i64().map(|a| a as isize);
-    let a = ops[0].array();
-    match case["op"].as_str().unwrap() {
-        "cumsum" => cupy::cumsum_with(a, axis),
-        "cumprod" => cupy::cumprod_with(a, axis),
-        "sort" => cupy::sort_with(a, axis),
-        "argsort" => cupy::argsort_with(a, axis),
-        op => panic!("unknown op {op}"),
-    }
-}
-
 /// The `sorting` goldens with wgpu's radix path forced for rows of 64 keys or more (shorter
 /// rows keep the bitonic sort: forcing the radix sort on the goldens' thousands of short rows
 /// costs llvmpipe a tile of work per row; `sorting_radix_every_dtype` covers short rows).
 #[test]
 fn sorting_radix_goldens() {
-    cupy_wgpu::with_sort_radix_min(64, || {
-        common::run_group(
-            "sorting",
-            exec,
-            |g, case, _| match case["op"].as_str().unwrap() {
-                "sort" | "argsort" => Tol::EXACT,
-                _ => common::scaled_tol(g, case),
-            },
-            |case, e| {
-                case["error"] == "AxisError" && matches!(e, Error::AxisOutOfRange { .. })
-                    || common::generic_error_match(case, e)
-            },
-        )
-    });
+    cupy_wgpu::with_sort_radix_min(64, crate::sorting::run_goldens);
 }

@@ -96,19 +96,8 @@ impl CpuBackend {
         let run = |b: usize| -> Result<Vec<RawWrite>> {
             let start = b * block;
             let n = block.min(size - start);
-            let mut env = Env {
-                n,
-                // SAFETY: layouts checked; start + n <= size.
-                inputs: ins.iter().map(|v| unsafe { v.gather(start, n) }).collect(),
-                params,
-                vars: vec![None; k.locals.len()],
-                var_types: &k.locals,
-                index: (start as i64, 1),
-                index_lanes: None,
-                var_use: Some(var_use),
-                raws,
-                dry: false,
-            };
+            // SAFETY: layouts checked; start + n <= size.
+            let mut env = unsafe { Env::block(k, ins, params, var_use, raws, start, n) };
             let sink = DeferredSink {
                 inner: BlockSink { outs, start, n },
                 log: Default::default(),

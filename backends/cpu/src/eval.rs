@@ -2,7 +2,7 @@
 
 use crate::column::{self, Col, D};
 use crate::mem::{RawView, View};
-use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, ExprKind, Stmt};
+use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, ExprKind, Kernel, Stmt};
 use cupy_core::DType;
 use std::borrow::Cow;
 
@@ -92,6 +92,36 @@ impl Sink for NullSink {
 }
 
 impl<'a> Env<'a> {
+    /// The environment of lanes `start..start + n` of an elementwise launch of `k` (its inputs
+    /// gathered from `ins`), as the plain and the deferred block loops run them.
+    ///
+    /// # Safety
+    /// The layouts of `ins` were checked and `start + n` is within the launch's size.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn block(
+        k: &'a Kernel,
+        ins: &'a [View],
+        params: &'a [Col<'static>],
+        var_use: &'a crate::compact::KernelVarUse,
+        raws: &'a [RawView],
+        start: usize,
+        n: usize,
+    ) -> Env<'a> {
+        Env {
+            n,
+            // SAFETY: the caller's contract.
+            inputs: ins.iter().map(|v| unsafe { v.gather(start, n) }).collect(),
+            params,
+            vars: vec![None; k.locals.len()],
+            var_types: &k.locals,
+            index: (start as i64, 1),
+            index_lanes: None,
+            var_use: Some(var_use),
+            raws,
+            dry: false,
+        }
+    }
+
     /// Evaluates an expression over the block.
     pub fn eval<'s>(&'s self, e: &Expr) -> Result<Col<'s>, String> {
         Ok(match &e.kind {

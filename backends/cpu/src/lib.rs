@@ -665,19 +665,8 @@ impl Backend for CpuBackend {
         let run = |b: usize| -> Result<()> {
             let start = b * block;
             let n = block.min(size - start);
-            let mut env = Env {
-                n,
-                // SAFETY: layouts checked; start + n <= size.
-                inputs: ins.iter().map(|v| unsafe { v.gather(start, n) }).collect(),
-                params: &params,
-                vars: vec![None; k.locals.len()],
-                var_types: &k.locals,
-                index: (start as i64, 1),
-                index_lanes: None,
-                var_use: Some(&var_use),
-                raws: &raws,
-                dry: false,
-            };
+            // SAFETY: layouts checked; start + n <= size.
+            let mut env = unsafe { Env::block(k, &ins, &params, &var_use, &raws, start, n) };
             let sink = BlockSink {
                 outs: &outs,
                 start,

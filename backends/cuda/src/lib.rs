@@ -24,11 +24,13 @@
 
 pub mod alloc;
 pub mod compile;
+mod driver;
 mod fft;
 mod gemm;
 mod graph;
 pub mod nccl;
 mod pinned;
+mod provider;
 mod raw;
 mod solver;
 mod sparse;
@@ -41,6 +43,7 @@ use cupy_core::gpu::sortscan as hk;
 
 pub use alloc::CudaBuffer;
 pub use graph::CudaGraph;
+pub use provider::CudaProvider;
 pub use raw::check_raw_dims;
 pub use streams::{CudaEvent, CudaUserStream};
 
@@ -48,125 +51,15 @@ use alloc::{size_class, Pool};
 use compile::{CompileStats, Compiler};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
 use cupy_core::backend::{
-    dtype_unsupported, Backend, BackendKind, BackendProvider, Buffer, DeviceInfo, ElementwiseCall,
-    GemmCall, NativeEvent, NativeLanguage, NativeStream, Operand, RawLaunch, ReductionCall,
+    dtype_unsupported, Backend, Buffer, DeviceInfo, ElementwiseCall, GemmCall, NativeEvent,
+    NativeLanguage, NativeStream, Operand, RawLaunch, ReductionCall,
 };
-use cupy_core::gpu::launch::{self, DevBuf, GpuDriver, KernelCaches};
-use cupy_core::kernel::cpp::Flavor;
+use cupy_core::gpu::launch::{self, DevBuf, KernelCaches};
 use cupy_core::kernel::ir::Kernel;
 use cupy_core::layout::Layout;
 use cupy_core::{DType, Error, Result, Scalar};
-use std::ffi::c_void;
+use provider::{device_info, driver_present, guarded, unavailable};
 use std::sync::{Arc, OnceLock};
-
-fn unavailable(reason: impl Into<String>) -> Error {
-    Error::BackendUnavailable {
-        backend: "cuda".into(),
-        reason: reason.into(),
-    }
-}
-
-/// Runs `f` with cudarc's missing-library panics turned into errors.
-fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic".into());
-            Err(unavailable(format!("{what}: {msg}")))
-        }
-    }
-}
-
-fn driver_present() -> std::result::Result<(), String> {
-    // SAFETY: only tries to open the library.
-    let present = std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false);
-    if present {
-        Ok(())
-    } else {
-        Err("libcuda not found (no NVIDIA driver installed)".into())
-    }
-}
-
-/// Finds CUDA devices.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CudaProvider;
-
-fn device_info(index: usize) -> std::result::Result<DeviceInfo, String> {
-    let dev = result::device::get(index as i32).map_err(|e| format!("cuDeviceGet: {e:?}"))?;
-    let name = result::device::get_name(dev).map_err(|e| format!("cuDeviceGetName: {e:?}"))?;
-    let attr = |a| {
-        // SAFETY: plain attribute query on a valid device.
-        unsafe { result::device::get_attribute(dev, a) }.unwrap_or(0)
-    };
-    let major = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    let minor = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    let sms = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    // SAFETY: valid device.
-    let mem = unsafe { result::device::total_mem(dev) }
-        .ok()
-        .map(|m| m as u64);
-    let mut driver = 0i32;
-    // SAFETY: out-parameter.
-    unsafe { sys::cuDriverGetVersion(&mut driver) };
-    Ok(DeviceInfo {
-        kind: BackendKind::Cuda,
-        index,
-        name,
-        details: format!(
-            "compute capability {major}.{minor}, {sms} SMs, CUDA driver {}.{}",
-            driver / 1000,
-            (driver % 1000) / 10
-        ),
-        software: false,
-        total_memory: mem,
-    })
-}
-
-impl BackendProvider for CudaProvider {
-    fn kind(&self) -> BackendKind {
-        BackendKind::Cuda
-    }
-
-    fn check_kernel(&self, kernel: &Kernel) -> std::result::Result<(), String> {
-        cupy_core::gpu::support::check_kernel(kernel, Flavor::Cuda)
-    }
-
-    fn check_reduction(
-        &self,
-        kernel: &cupy_core::kernel::ir::ReduceKernel,
-    ) -> std::result::Result<(), String> {
-        cupy_core::gpu::support::check_reduction(kernel, Flavor::Cuda)
-    }
-
-    fn check_primitive(
-        &self,
-        primitive: cupy_core::backend::Primitive,
-        dtype: DType,
-    ) -> std::result::Result<(), String> {
-        cupy_core::gpu::support::check_primitive(primitive, dtype)
-    }
-
-    fn probe(&self) -> std::result::Result<Vec<DeviceInfo>, String> {
-        driver_present()?;
-        let r = std::panic::catch_unwind(|| -> std::result::Result<Vec<DeviceInfo>, String> {
-            result::init().map_err(|e| format!("cuInit failed: {e:?}"))?;
-            let n = result::device::get_count().map_err(|e| format!("cuDeviceGetCount: {e:?}"))?;
-            if n <= 0 {
-                return Err("no CUDA device found".into());
-            }
-            (0..n as usize).map(device_info).collect()
-        });
-        r.unwrap_or_else(|_| Err("the CUDA driver library failed to load".into()))
-    }
-
-    fn open(&self, index: usize) -> Result<Arc<dyn Backend>> {
-        Ok(Arc::new(CudaBackend::open(index)?))
-    }
-}
 
 /// A CUDA function handle.
 #[derive(Clone, Copy, Debug)]
@@ -376,100 +269,6 @@ fn dev(b: &CudaBuffer) -> DevBuf {
         ptr: b.ptr,
         len: b.len,
         dtype: b.dtype,
-    }
-}
-
-/// The CUDA driver calls of the shared launch code ([`cupy_core::gpu::launch`]).
-impl GpuDriver for CudaBackend {
-    type Func = CudaFunction;
-
-    fn flavor(&self) -> Flavor {
-        Flavor::Cuda
-    }
-
-    fn compute_units(&self) -> usize {
-        self.sms
-    }
-
-    fn warp_size(&self) -> u32 {
-        32
-    }
-
-    fn dev_buf(&self, b: &Buffer, op: &str) -> Result<DevBuf> {
-        self.buf(b, op).map(dev)
-    }
-
-    fn activate(&self) -> Result<()> {
-        self.bind()
-    }
-
-    fn load_module(
-        &self,
-        name: &str,
-        source: &str,
-        entries: &[String],
-    ) -> Result<Vec<CudaFunction>> {
-        self.load_module_opts(name, source, entries, &[])
-    }
-
-    fn load_module_opts(
-        &self,
-        name: &str,
-        source: &str,
-        entries: &[String],
-        options: &[String],
-    ) -> Result<Vec<CudaFunction>> {
-        let module =
-            self.compiler
-                .module_opts(name, source, entries, &compile::user_flags(options))?;
-        entries
-            .iter()
-            .map(|e| {
-                module
-                    .func(e)
-                    .map(CudaFunction)
-                    .ok_or_else(|| self.err(format!("missing entry {e}")))
-            })
-            .collect()
-    }
-
-    unsafe fn launch(
-        &self,
-        f: CudaFunction,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: &mut [u8],
-        what: &str,
-    ) -> Result<()> {
-        let mut params = [args.as_mut_ptr() as *mut c_void];
-        let (g, b) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
-        // SAFETY: the argument bytes follow the kernel's struct layout and every pointer in it
-        // is live (the caller's contract); the stream is ours.
-        unsafe { result::launch_kernel(f.0, g, b, 0, self.cur_stream(), &mut params) }
-            .map_err(|e| self.err(format!("launching {what} failed: {e:?}")))
-    }
-
-    fn occupancy(&self, f: CudaFunction, threads: u32) -> Option<usize> {
-        // SAFETY: a loaded function; plain query.
-        unsafe { result::occupancy::max_active_block_per_multiprocessor(f.0, threads as i32, 0) }
-            .ok()
-            .map(|n| n.max(1) as usize)
-    }
-
-    fn max_block_threads(&self, f: CudaFunction) -> Option<u32> {
-        // SAFETY: a loaded function; plain query.
-        unsafe {
-            result::function::get_function_attribute(
-                f.0,
-                sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .ok()
-        .map(|n| n.max(1) as u32)
-    }
-
-    fn kernel_caches(&self) -> &KernelCaches<CudaFunction> {
-        &self.kernels
     }
 }
 

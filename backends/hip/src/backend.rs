@@ -3,10 +3,10 @@
 //!
 //! Elementwise and reduction launches, the kernel caches, the disk cache and the scan/sort plans
 //! are shared with the CUDA backend ([`cupy_core::gpu::launch`],
-//! [`cupy_core::gpu::disk_cache`], [`cupy_core::gpu::sortscan`]); this file implements their
-//! [`GpuDriver`] trait with HIP calls. The linalg plans are shared too
-//! ([`cupy_core::gpu::solver`]); `solver.rs` implements their `SolverDriver` with rocSOLVER;
-//! `sparse.rs` the sparse library calls with rocSPARSE.
+//! [`cupy_core::gpu::disk_cache`], [`cupy_core::gpu::sortscan`]); `driver.rs` implements
+//! their [`GpuDriver`] trait with HIP calls, `raw.rs` the raw (user) kernels. The linalg plans
+//! are shared too ([`cupy_core::gpu::solver`]); `solver.rs` implements their `SolverDriver`
+//! with rocSOLVER; `sparse.rs` the sparse library calls with rocSPARSE.
 
 use crate::cache;
 use crate::kernels;
@@ -31,11 +31,13 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
+mod driver;
 mod fft;
 mod gemm;
 mod graph;
 mod memory;
 mod provider;
+mod raw;
 mod rccl;
 mod solver;
 mod sortscan;
@@ -284,125 +286,6 @@ impl HipBackend {
         Ok(g)
     }
 
-    /// Loads (compiling through hipRTC and the disk cache on first use) a raw module with its
-    /// name expressions; cached by (source, options, names) for the backend's life. Returns
-    /// its key, handle, and the lowered name of each name expression.
-    fn raw_module(
-        &self,
-        kernel: &str,
-        source: &str,
-        options: &[String],
-        names: &[String],
-    ) -> Result<(String, Handle, HashMap<String, String>)> {
-        let key = raw_module_key_named(source, options, names);
-        if let Some((m, lowered)) = self
-            .raw_modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return Ok((key, *m, lowered.clone()));
-        }
-        self.current()?;
-        let (m, lowered) = crate::raw::build_raw(
-            &self.info.label(),
-            (kernel, source, &self.arch),
-            options,
-            names,
-            &self.stats,
-            |code, lowered| {
-                let m = self
-                    .hip
-                    .module_load(code)
-                    .map_err(|e| self.err(format!("raw module {kernel}: {e}")))?;
-                Ok((m, lowered.iter().cloned().collect::<HashMap<_, _>>()))
-            },
-        )?;
-        self.modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Handle(m));
-        self.raw_modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.clone(), (Handle(m), lowered.clone()));
-        Ok((key, Handle(m), lowered))
-    }
-
-    /// A raw (user) kernel launch: checks, hipRTC module, by-value arguments,
-    /// `hipModuleLaunchKernel` on the backend's stream.
-    fn raw_run(&self, call: &RawLaunch<'_>) -> Result<()> {
-        let op = format!("RawKernel {}", call.name);
-        let max_threads = self
-            .hip
-            .attribute(h::hipDeviceAttributeMaxThreadsPerBlock, self.dev)
-            .ok()
-            .filter(|&t| t > 0)
-            .unwrap_or(1024) as u32;
-        crate::raw::check_raw_dims(&op, call.grid, call.block, max_threads)?;
-        let mut slots = launch::raw_arg_slots(self, &op, call.args)?;
-        let (key, module, lowered) =
-            self.raw_module(call.name, call.source, call.options, call.name_expressions)?;
-        // A name expression's kernel is its lowered (mangled) name.
-        let fname = lowered.get(call.name).map_or(call.name, String::as_str);
-        let fkey = (key, call.name.to_string());
-        let cached = self
-            .raw_funcs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&fkey)
-            .copied();
-        let f = match cached {
-            Some(f) => f,
-            None => {
-                // SAFETY: the module stays loaded until the backend drops.
-                let f = unsafe { self.hip.module_function(module.0, fname) }
-                    .map(Handle)
-                    .map_err(|e| Error::Compile {
-                        backend: self.info.label(),
-                        kernel: call.name.into(),
-                        log: format!(
-                            "the module has no kernel named {:?} (declare it `extern \"C\" \
-                             __global__` so its name is not mangled, or give a template's \
-                             instance as a name expression): {e}",
-                            call.name
-                        ),
-                        source_code: call.source.into(),
-                    })?;
-                self.raw_funcs
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(fkey, f);
-                f
-            }
-        };
-        let mut params: Vec<*mut c_void> = slots
-            .iter_mut()
-            .map(|s| s.as_mut_ptr() as *mut c_void)
-            .collect();
-        self.current()?;
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: each parameter points at a slot holding the argument's bytes (device addresses
-        // checked against their buffers, scalars at their C size); the kernel's signature is the
-        // user's responsibility, as in CuPy. The stream belongs to this device.
-        unsafe {
-            self.hip.launch_params(
-                f.0,
-                (call.grid[0], call.grid[1], call.grid[2]),
-                (call.block[0], call.block[1], call.block[2]),
-                call.shared_mem,
-                self.cur_stream(),
-                &mut params,
-            )
-        }
-        .map_err(|e| {
-            self.err(format!(
-                "launching raw kernel {} (grid {:?}, block {:?}, shared_mem {}) failed: {e}",
-                call.name, call.grid, call.block, call.shared_mem
-            ))
-        })
-    }
-
     /// Copies `src` (any layout) into `dst` (any layout) of the same shape with a generated
     /// elementwise kernel.
     fn copy(&self, src: &Operand<'_>, dst: &Operand<'_>) -> Result<()> {
@@ -462,83 +345,6 @@ impl Drop for HipBackend {
         *self.pool.stream().lock().unwrap_or_else(|e| e.into_inner()) = None;
         // SAFETY: no work remains on the stream and nothing refers to it any more.
         let _ = unsafe { self.hip.stream_destroy(self.stream.0) };
-    }
-}
-
-/// The HIP calls of the shared launch code ([`cupy_core::gpu::launch`]).
-impl GpuDriver for HipBackend {
-    type Func = Handle;
-
-    fn flavor(&self) -> Flavor {
-        Flavor::Hip
-    }
-
-    fn compute_units(&self) -> usize {
-        self.cus
-    }
-
-    fn warp_size(&self) -> u32 {
-        sortscan::warp_size(&self.arch)
-    }
-
-    fn dev_buf(&self, b: &Buffer, op: &str) -> Result<DevBuf> {
-        self.buf(op, b).map(|b| DevBuf {
-            ptr: b.ptr,
-            len: b.len,
-            dtype: b.dtype,
-        })
-    }
-
-    fn activate(&self) -> Result<()> {
-        self.current()
-    }
-
-    fn load_module(&self, name: &str, source: &str, entries: &[String]) -> Result<Vec<Handle>> {
-        self.build(name, source, entries, &[])
-    }
-
-    fn load_module_opts(
-        &self,
-        name: &str,
-        source: &str,
-        entries: &[String],
-        options: &[String],
-    ) -> Result<Vec<Handle>> {
-        self.build(name, source, entries, &kernels::user_flags(options))
-    }
-
-    unsafe fn launch(
-        &self,
-        f: Handle,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: &mut [u8],
-        what: &str,
-    ) -> Result<()> {
-        let _g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: `f` takes one struct laid out as `args` whose device addresses are valid (the
-        // caller's contract); the stream belongs to this device.
-        unsafe {
-            self.hip.launch(
-                f.0,
-                (grid[0], grid[1], grid[2]),
-                (block[0], block[1], block[2]),
-                0,
-                self.cur_stream(),
-                args,
-            )
-        }
-        .map_err(|e| self.err(format!("launching {what} failed: {e}")))
-    }
-
-    fn occupancy(&self, _f: Handle, _threads: u32) -> Option<usize> {
-        // Not queried on HIP (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor is not in our
-        // FFI yet): the shared plan's fallback of 4 blocks per CU applies.
-        None
-    }
-
-    fn kernel_caches(&self) -> &KernelCaches<Handle> {
-        &self.kernels
     }
 }
 

@@ -98,25 +98,37 @@ fn gemm_block_text(sh: GemmShape, straight: bool) -> [String; 6] {
         )
     };
     let b_at = |l: usize, buf: &str| format!("{buf}li + {}u", l * 256);
-    let (mut prologue, mut fetch, mut commit) = (String::new(), String::new(), String::new());
-    if double {
-        prologue.push_str("  var buf = 0u;\n  if (mt.kb < mt.ke) {\n");
+    // The loads of slice `k`'s tile elements that this invocation stages, one line each (A's
+    // then B's), into `a_dst(l)` and `b_dst(l)`.
+    let loads = |indent: &str,
+                 k: &str,
+                 a_dst: &dyn Fn(usize) -> String,
+                 b_dst: &dyn Fn(usize) -> String| {
+        let mut s = String::new();
         for l in 0..la {
             let _ = writeln!(
-                prologue,
-                "    As[{}] = load_a(abase, row0, mt.kb, li + {}u);",
-                a_at(l, ""),
+                s,
+                "{indent}{} = load_a(abase, row0, {k}, li + {}u);",
+                a_dst(l),
                 l * 256
             );
         }
         for l in 0..lb {
             let _ = writeln!(
-                prologue,
-                "    Bs[{}] = load_b(bbase, col0, mt.kb, li + {}u);",
-                b_at(l, ""),
+                s,
+                "{indent}{} = load_b(bbase, col0, {k}, li + {}u);",
+                b_dst(l),
                 l * 256
             );
         }
+        s
+    };
+    let a_tile = |l: usize| format!("As[{}]", a_at(l, ""));
+    let b_tile = |l: usize| format!("Bs[{}]", b_at(l, ""));
+    let (mut prologue, mut fetch, mut commit) = (String::new(), String::new(), String::new());
+    if double {
+        prologue.push_str("  var buf = 0u;\n  if (mt.kb < mt.ke) {\n");
+        prologue.push_str(&loads("    ", "mt.kb", &a_tile, &b_tile));
         prologue.push_str("  }\n  workgroupBarrier();");
         fetch.push_str("    let kn = k0 + BK;\n");
         for l in 0..la {
@@ -126,20 +138,9 @@ fn gemm_block_text(sh: GemmShape, straight: bool) -> [String; 6] {
             let _ = writeln!(fetch, "    var pb{l} = T(0);");
         }
         fetch.push_str("    if (kn < mt.ke) {\n");
-        for l in 0..la {
-            let _ = writeln!(
-                fetch,
-                "      pa{l} = load_a(abase, row0, kn, li + {}u);",
-                l * 256
-            );
-        }
-        for l in 0..lb {
-            let _ = writeln!(
-                fetch,
-                "      pb{l} = load_b(bbase, col0, kn, li + {}u);",
-                l * 256
-            );
-        }
+        fetch.push_str(&loads("      ", "kn", &|l| format!("pa{l}"), &|l| {
+            format!("pb{l}")
+        }));
         let _ = write!(
             fetch,
             "    }}\n    let ao = buf * {abuf}u;\n    let bo = buf * {bbuf}u;"
@@ -161,22 +162,7 @@ fn gemm_block_text(sh: GemmShape, straight: bool) -> [String; 6] {
         }
         commit.push_str("    workgroupBarrier();\n    buf = nbuf;");
     } else {
-        for l in 0..la {
-            let _ = writeln!(
-                fetch,
-                "    As[{}] = load_a(abase, row0, k0, li + {}u);",
-                a_at(l, ""),
-                l * 256
-            );
-        }
-        for l in 0..lb {
-            let _ = writeln!(
-                fetch,
-                "    Bs[{}] = load_b(bbase, col0, k0, li + {}u);",
-                b_at(l, ""),
-                l * 256
-            );
-        }
+        fetch.push_str(&loads("    ", "k0", &a_tile, &b_tile));
         fetch.push_str("    workgroupBarrier();\n    let ao = 0u;\n    let bo = 0u;");
         commit.push_str("    workgroupBarrier();");
     }

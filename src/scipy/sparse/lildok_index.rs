@@ -12,6 +12,9 @@ use cupy_core::scalar::Scalar;
 
 routine!("cupyx.scipy.sparse lil/dok indexing (A[i], A[a:b:s], A[:, j], A[:, a:b:s], A[i, j])", Sparse, probe: super::probe, notes: "host: on the builders' lists / map");
 
+/// A slice `(start, stop, step)` of one axis, Python's rules.
+type Slice = (Option<isize>, Option<isize>, isize);
+
 /// The positions one axis keeps: `start + k * step` for `k < count`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pick {
@@ -31,6 +34,13 @@ impl Pick {
     ) -> Result<Pick> {
         let (start, step, count) = slice_indices(op, len, start, stop, step)?;
         Ok(Pick { start, step, count })
+    }
+    /// The slice `s` of an axis of `len`, or the whole axis.
+    fn slice_or_all(op: &str, len: usize, s: Option<Slice>) -> Result<Pick> {
+        match s {
+            Some((start, stop, step)) => Pick::slice(op, len, start, stop, step),
+            None => Ok(Pick::all(len)),
+        }
     }
     /// The single index `i` (negative counts from the end).
     fn one(op: &str, i: isize, len: usize, what: &str) -> Result<Pick> {
@@ -89,9 +99,7 @@ macro_rules! host_indexing {
                 stop: Option<isize>,
                 step: isize,
             ) -> Result<$ty> {
-                let (m, n) = self.shape();
-                let r = Pick::slice(concat!($name, "[a:b:s]"), m, start, stop, step)?;
-                Ok(self.select(r, Pick::all(n)))
+                self.slices(concat!($name, "[a:b:s]"), Some((start, stop, step)), None)
             }
 
             /// `A[:, j]`: column `j` as a `rows x 1` matrix.
@@ -115,9 +123,7 @@ macro_rules! host_indexing {
                 stop: Option<isize>,
                 step: isize,
             ) -> Result<$ty> {
-                let (m, n) = self.shape();
-                let c = Pick::slice(concat!($name, "[:, a:b:s]"), n, start, stop, step)?;
-                Ok(self.select(Pick::all(m), c))
+                self.slices(concat!($name, "[:, a:b:s]"), None, Some((start, stop, step)))
             }
 
             /// `A[a:b:s, c:d:t]`: a slice of rows and one of columns, each
@@ -130,10 +136,14 @@ macro_rules! host_indexing {
                 rows: (Option<isize>, Option<isize>, isize),
                 cols: (Option<isize>, Option<isize>, isize),
             ) -> Result<$ty> {
-                let op = concat!($name, "[a:b:s, c:d:t]");
+                self.slices(concat!($name, "[a:b:s, c:d:t]"), Some(rows), Some(cols))
+            }
+
+            /// The rows and columns of the slices given (all of an axis without one).
+            fn slices(&self, op: &str, rows: Option<Slice>, cols: Option<Slice>) -> Result<$ty> {
                 let (m, n) = self.shape();
-                let r = Pick::slice(op, m, rows.0, rows.1, rows.2)?;
-                let c = Pick::slice(op, n, cols.0, cols.1, cols.2)?;
+                let r = Pick::slice_or_all(op, m, rows)?;
+                let c = Pick::slice_or_all(op, n, cols)?;
                 Ok(self.select(r, c))
             }
         }
