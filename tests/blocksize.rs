@@ -173,7 +173,7 @@ fn block_size_kernels_compile_with_hiprtc() {
             body.push_str(&e.source[pre.len()..]);
         }
     }
-    let opts = cupy_hip::kernels::check_options("gfx90a");
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
     if let Err(e) = rtc.compile(&format!("{pre}{body}"), "block_size.hip", &opts) {
         let log: Vec<&str> = e.log.lines().take(60).collect();
         panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));

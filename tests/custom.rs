@@ -445,7 +445,7 @@ fn custom_kernels_compile_with_hiprtc() {
         names.push(id);
     }
     for target in ["gfx90a", "gfx1030"] {
-        let opts = cupy_hip::kernels::check_options(target);
+        let opts = cupy_hip::kernels::compile_options(target);
         let src = format!("{pre}{body}");
         if let Err(e) = rtc.compile(&src, "custom_kernels.hip", &opts) {
             let log: Vec<&str> = e.log.lines().take(60).collect();

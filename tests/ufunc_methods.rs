@@ -238,7 +238,7 @@ fn ufunc_method_kernels_compile_with_hiprtc() {
         }
     }
     for target in ["gfx90a", "gfx1030"] {
-        let opts = cupy_hip::kernels::check_options(target);
+        let opts = cupy_hip::kernels::compile_options(target);
         let src = format!("{pre}{body}");
         if let Err(e) = rtc.compile(&src, "ufunc_methods.hip", &opts) {
             let log: Vec<&str> = e.log.lines().take(60).collect();

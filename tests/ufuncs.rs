@@ -411,7 +411,7 @@ fn every_ufunc_kernel_compiles_with_hiprtc() {
             Err(e) => panic!("{}: {e}", k.name),
         }
     }
-    let opts = cupy_hip::kernels::check_options("gfx90a");
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
     for chunk in sources.chunks(160) {
         let body: String = chunk.iter().map(|k| k.1.as_str()).collect();
         let src = format!("{pre}{body}");

@@ -101,7 +101,7 @@ fn hiprtc_compiles_every_statistics_kernel() {
     let rtc = cupy_hip::result::Rtc::get()
         .unwrap_or_else(|e| panic!("CUPY_REQUIRE_HIP is set but hipRTC is not loadable: {e}"));
     let pre = prelude(Flavor::Hip);
-    let opts = cupy_hip::kernels::check_options("gfx90a");
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
     // each distinct kernel once (nansum of an integer is sum's kernel, ...)
     let mut seen = std::collections::HashSet::new();
     let ks: Vec<ReduceKernel> = every_reduction_kernel()

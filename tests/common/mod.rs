@@ -447,7 +447,7 @@ pub fn elementwise_kernels_compile_with_hiprtc(tag: &str, kernels: &[cupy::core:
             .unwrap_or_else(|e| panic!("{}: HIP emission: {e}", k.name));
         body.push_str(&e.source[pre.len()..]);
     }
-    let opts = cupy_hip::kernels::check_options("gfx90a");
+    let opts = cupy_hip::kernels::compile_options("gfx90a");
     if let Err(e) = rtc.compile(&format!("{pre}{body}"), &format!("{tag}.hip"), &opts) {
         let log: Vec<&str> = e.log.lines().take(60).collect();
         panic!("hipRTC failed: {}\n{}", e.text, log.join("\n"));

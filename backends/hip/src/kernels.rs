@@ -37,16 +37,6 @@ pub fn compile_options_with(arch: &str, extra: &[String]) -> Vec<String> {
     v
 }
 
-/// hipRTC options for the tests' compile-only checks (CI has hipRTC but no AMD GPU): those of
-/// [`compile_options`] at `-O0`. The front end and AMDGPU instruction selection still run in
-/// full, so every C++ error and unsupported construct is still reported; only LLVM's
-/// optimizations are skipped, about three quarters of a check's hipRTC time (ROCm 5.2). Not
-/// for `hip-kernels/`: unoptimized, their files' unused `__shared__` arrays are kept and exceed
-/// the 64 KiB of local memory.
-pub fn check_options(arch: &str) -> Vec<String> {
-    compile_options_with(arch, &["-O0".into()])
-}
-
 /// hipRTC options for one gfx target. `arch` may carry target features
 /// (`gfx90a:sramecc+:xnack-`): the code object must match the device's mode to load.
 pub fn compile_options(arch: &str) -> Vec<String> {

@@ -75,11 +75,9 @@ impl HipRtc {
                 std::ptr::null(),
             );
             assert_eq!(r, 0, "hiprtcCreateProgram");
-            // A compile-only check: -O0 keeps the front end and instruction selection and skips
-            // LLVM's optimizations, most of the time (cupy_hip::kernels::check_options).
             let opts = [
                 CString::new("--offload-arch=gfx90a").unwrap(),
-                CString::new("-O0").unwrap(),
+                CString::new("-O3").unwrap(),
             ];
             let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
             let r = compile(prog, ptrs.len() as c_int, ptrs.as_ptr());

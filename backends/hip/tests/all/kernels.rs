@@ -12,7 +12,7 @@ use cupy_core::kernel::cpp::{
 };
 use cupy_core::kernel::ir::{AtomicOp, BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::{DType, Scalar};
-use cupy_hip::kernels::{check_options, compile_options};
+use cupy_hip::kernels::compile_options;
 use cupy_hip::result::Rtc;
 use std::path::PathBuf;
 
@@ -572,8 +572,6 @@ fn hiprtc_compiles_every_kernel_family_for_amd_targets() {
             continue;
         }
         let required = true;
-        // The probe and hip-kernels/ with the backend's own options, the generated modules
-        // compile-checked at -O0 (`check_options`).
         let opts = compile_options(target);
         let probe = format!(
             "{pre}extern \"C\" __global__ void cupy_probe(float* x) {{ x[threadIdx.x] = 1.0f; }}\n"
@@ -603,7 +601,7 @@ fn hiprtc_compiles_every_kernel_family_for_amd_targets() {
             let body: String = kernels.iter().map(|k| k.1.as_str()).collect();
             let src = format!("{pre}{body}");
             let t0 = std::time::Instant::now();
-            let r = rtc.compile(&src, &format!("{mname}.hip"), &check_options(target));
+            let r = rtc.compile(&src, &format!("{mname}.hip"), &opts);
             eprintln!(
                 "hipRTC {target}: module {mname} ({} kernels) in {:.1?}",
                 kernels.len(),
@@ -633,8 +631,6 @@ fn hiprtc_compiles_every_kernel_family_for_amd_targets() {
                 std::fs::read_to_string(f).unwrap()
             };
             let src = hk_sources::assemble(&text, warp);
-            // The backend's own options: at -O0 the unused `__shared__` arrays of a file
-            // are not removed and exceed the 64 KiB of local memory.
             match rtc.compile(&src, &f.display().to_string(), &opts) {
                 Err(e) => panic!(
                     "hipRTC ({target}) failed on {}: {e}\n{}",
