@@ -3,7 +3,8 @@
 #   bash .gpu/gpu-session.sh
 # The facade on cuda and on wgpu in parallel (cuda needs > 5 min on a fresh machine: NVRTC compiles
 # thousands of kernels; raise TC), the wgpu math goldens traced, the crates, random:: on cpu,cuda,wgpu
-# together (bit identity), then the bench beside CuPy and PyTorch. CSKIP: extra arguments of the
+# together (bit identity), then the bench beside CuPy and PyTorch. On cuda the graphs tests run
+# after the rest, alone with one thread: a capture refuses other threads' synchronizing calls. CSKIP: extra arguments of the
 # cuda facade run (e.g. "--skip nanstats --skip ufunc_methods", the two slowest to compile cold). At most 8 files come back from $OUT,
 # so the logs are tarred. TC/TW/TB/TP override the time limits (seconds).
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ echo "facade=$fac cuda=$cud wgpu=$wgc"
 s() { echo "=== $*  ($(date +%T))"; }
 bash .gpu/run.sh tests/$cud --list >/dev/null 2>&1
 s tests start
-( CUPY_TEST_BACKENDS=cuda timeout ${TC:-280} bash .gpu/run.sh tests/$fac --test-threads=16 --nocapture $CSKIP >$L/facade_cuda.txt 2>&1; echo "facade cuda rc=$?" ) &
+( CUPY_TEST_BACKENDS=cuda timeout ${TC:-280} bash .gpu/run.sh tests/$fac --test-threads=16 --nocapture --skip graphs $CSKIP >$L/facade_cuda.txt 2>&1; echo "facade cuda rc=$?"; CUPY_TEST_BACKENDS=cuda timeout 60 bash .gpu/run.sh tests/$fac graphs --test-threads=1 >$L/graphs_cuda.txt 2>&1; echo "graphs cuda (alone, one thread) rc=$? $(grep -h '^test result' $L/graphs_cuda.txt)" ) &
 ( CUPY_TEST_BACKENDS=wgpu timeout ${TW:-280} bash .gpu/run.sh tests/$fac --test-threads=6 --nocapture --skip math_ufuncs_match_numpy >$L/facade_wgpu.txt 2>&1; echo "facade wgpu rc=$?" ) &
 ( CUPY_TEST_BACKENDS=wgpu CUPY_GOLDEN_TRACE=1 timeout ${TW:-280} bash .gpu/run.sh tests/$fac math_ufuncs_match_numpy --nocapture --test-threads=1 >$L/math_wgpu.txt 2>&1; echo "math wgpu rc=$?" ) &
 ( timeout 200 bash .gpu/run.sh tests/$cud --test-threads=4 >$L/cuda_crate.txt 2>&1; echo "cuda crate rc=$?"; for b in $wgc $(ls .gpu/tests | grep -e cupy_core -e cupy_wgpu -e cupy_cuda -e '^cupy-'); do timeout 60 bash .gpu/run.sh tests/$b --test-threads=2 >$L/$b.txt 2>&1; echo "$b rc=$? $(grep -h '^test result' $L/$b.txt | tr '\n' ' ')"; done ) &
