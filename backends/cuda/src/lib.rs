@@ -2,7 +2,7 @@
 //!
 //! Everything NVIDIA is loaded at run time through cudarc's dynamic loading (libcuda, libnvrtc,
 //! libcublas, libcusolver, libcusparse), so this crate builds without a CUDA install and a machine without the libraries
-//! reports why in [`CudaProvider::probe`] instead of panicking.
+//! reports why in [`CudaProvider`]'s `probe` instead of panicking.
 //!
 //! - One context (the device's primary context) and a default stream per backend; work is queued
 //!   on the thread's current stream (`cupy::cuda::with_stream`; the default one outside), in
@@ -14,7 +14,7 @@
 //!   launches (layout class, index width, grids, argument packing, the reduction's splits) and
 //!   the scan/sort plans of `hip-kernels/` are shared with the HIP backend
 //!   ([`cupy_core::gpu::launch`], [`cupy_core::gpu::sortscan`]): this crate implements
-//!   [`GpuDriver`] with its driver calls.
+//!   [`GpuDriver`](cupy_core::gpu::launch::GpuDriver) with its driver calls.
 //! - GEMM through cuBLAS (the `gemm` module); dense linear algebra through cuSOLVER (the
 //!   `solver` module implements the library calls of [`cupy_core::gpu::solver`]'s shared
 //!   plans; loaded on the first `linalg` call; `eig` still runs on the host).
