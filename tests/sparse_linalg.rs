@@ -203,6 +203,42 @@ fn solver_callbacks() {
     }
 }
 
+/// cg's edge cases from the break-it review, against SciPy 1.17: an exact solution with an
+/// `atol` whose square underflows float32 (SciPy: info 0, x = 0.5), and convergence on the last
+/// allowed iteration (SciPy returns `info = maxiter` there).
+#[test]
+fn cg_underflowing_tolerance_and_last_iteration() {
+    for dev in common::backends() {
+        let two = |n: usize, t: DType| {
+            let d = Array::full_on(&dev, &[n], 2.0, t).unwrap();
+            sp::diags(&[&d], &[0]).unwrap().tocsr().unwrap()
+        };
+        let b = Array::ones_on(&dev, &[4], DType::Float32).unwrap();
+        let opts = sla::Solve {
+            rtol: 1e-25,
+            ..Default::default()
+        };
+        let (x, info) = sla::cg(&two(4, DType::Float32), &b, opts).unwrap();
+        assert_eq!((info, x.to_vec::<f32>().unwrap()), (0, vec![0.5; 4]));
+        let b1 = Array::ones_on(&dev, &[1], DType::Float64).unwrap();
+        let opts = sla::Solve {
+            maxiter: Some(1),
+            ..Default::default()
+        };
+        let (x, info) = sla::cg(&two(1, DType::Float64), &b1, opts).unwrap();
+        assert_eq!((info, x.to_vec::<f64>().unwrap()), (1, vec![0.5]));
+        let d = Array::arange_on(&dev, 1.0, 17.0, 1.0, DType::Float64).unwrap();
+        let a = sp::diags(&[&d], &[0]).unwrap().tocsr().unwrap();
+        let b16 = Array::ones_on(&dev, &[16], DType::Float64).unwrap();
+        let opts = sla::Solve {
+            rtol: 1e-12,
+            maxiter: Some(16),
+            ..Default::default()
+        };
+        assert_eq!(sla::cg(&a, &b16, opts).unwrap().1, 16, "SciPy's info");
+    }
+}
+
 /// onenormest: a lower bound of the exact 1-norm within a factor 3 (the estimator's usual
 /// bound; every case here is within it), equal to it where the estimator is exact (`t >= n`,
 /// nonnegative matrices); `w = A v` with `||w||_1 = est` and `v` a unit vector.

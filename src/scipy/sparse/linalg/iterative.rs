@@ -289,7 +289,8 @@ fn cg_kernels() -> Result<&'static CgKernels> {
 /// plus `M`'s product and `r^H z` when `M` is given. `||r||^2` is read back every
 /// 16 iterations (every iteration when a `callback` is given); an iteration that starts
 /// with `||r||^2 < atol^2` (SciPy: `||r|| < atol`, compared here as squares in the work
-/// dtype) changes nothing, so the result and `info` are SciPy's.
+/// dtype; a positive `atol` whose square underflows compares against the dtype's smallest
+/// normal value) changes nothing, so the result and `info` are SciPy's.
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] for a non-square `A` or a `b`/`x0`/`M` of another size (both
@@ -303,9 +304,21 @@ pub fn cg(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(Array
     let atol = opts.atol.max(opts.rtol * bnrm2);
     let maxiter = opts.maxiter.unwrap_or(s.n * 10);
     let k = cg_kernels()?;
-    // The threshold in the real work dtype, so the host's comparison is the kernels'.
+    // The threshold in the real work dtype, so the host's comparison is the kernels'. A
+    // positive `atol` whose square underflows there keeps the smallest normal value, so an
+    // exact zero residual still converges (as `||r|| < atol` does).
     let real = s.t.real_dtype();
+    let tiny = if real == DType::Float32 {
+        f32::MIN_POSITIVE as f64
+    } else {
+        f64::MIN_POSITIVE
+    };
     let atol2 = Scalar::Float64(atol * atol).cast(real);
+    let atol2 = if atol > 0.0 && atol2.to_f64() < tiny {
+        Scalar::Float64(tiny).cast(real)
+    } else {
+        atol2
+    };
     let below = |v: C64| v.re < atol2.to_f64();
     // Own copies: x and r are updated in place.
     let x = s.x.copy()?;
@@ -316,11 +329,13 @@ pub fn cg(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(Array
     let mut rho_prev: Option<Array> = None;
     let mut it = 0;
     loop {
-        if below(rr_start) {
-            return Ok((x, 0));
-        }
+        // SciPy's loop: `maxiter` once the iterations are spent (even if the last one
+        // converged), else 0 when an iteration starts converged.
         if it >= maxiter {
             return Ok((x, maxiter as i64));
+        }
+        if below(rr_start) {
+            return Ok((x, 0));
         }
         let batch = if s.callback.is_some() {
             1
