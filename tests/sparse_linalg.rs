@@ -218,14 +218,14 @@ fn cg_underflowing_tolerance_and_last_iteration() {
             rtol: 1e-25,
             ..Default::default()
         };
-        let (x, info) = sla::cg(&two(4, DType::Float32), &b, opts).unwrap();
+        let (x, info) = sla::cg(two(4, DType::Float32), &b, opts).unwrap();
         assert_eq!((info, x.to_vec::<f32>().unwrap()), (0, vec![0.5; 4]));
         let b1 = Array::ones_on(&dev, &[1], DType::Float64).unwrap();
         let opts = sla::Solve {
             maxiter: Some(1),
             ..Default::default()
         };
-        let (x, info) = sla::cg(&two(1, DType::Float64), &b1, opts).unwrap();
+        let (x, info) = sla::cg(two(1, DType::Float64), &b1, opts).unwrap();
         assert_eq!((info, x.to_vec::<f64>().unwrap()), (1, vec![0.5]));
         let d = Array::arange_on(&dev, 1.0, 17.0, 1.0, DType::Float64).unwrap();
         let a = sp::diags(&[&d], &[0]).unwrap().tocsr().unwrap();
