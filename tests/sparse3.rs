@@ -468,6 +468,24 @@ fn eigsh_generalized_matches_scipy() {
         )
         .unwrap_err();
         assert!(e.to_string().contains("when sigma is"), "{e}");
+        // An indefinite M (SciPy's ARPACK runs on and returns numbers): no convergence in the
+        // M inner product, and the error says why M matters.
+        let d = Array::arange_on(&dev, 1.0, 21.0, 1.0, DType::Float64).unwrap();
+        let a20 = sp::diags(&[&d], &[0]).unwrap().tocsr().unwrap();
+        let mut md = vec![1.0f64; 20];
+        md[19] = -1.0;
+        let md = Array::from_slice_on(&dev, &md, &[20]).unwrap();
+        let mi = sp::diags(&[&md], &[0]).unwrap().tocsr().unwrap();
+        let e = sla::eigsh(
+            &a20,
+            2,
+            sla::Eigsh {
+                m: Some((&mi).into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("positive definite"), "{e}");
         let m5 = sp::csr_matrix(
             &Array::eye_on(&dev, 5, None, 0, DType::Float64).unwrap(),
             None,

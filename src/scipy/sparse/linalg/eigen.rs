@@ -386,8 +386,27 @@ fn lanczos(
         if b.is_none() {
             return nrm(x);
         }
-        let d = cast(&crate::linalg::products::vdot(x, bx)?, DType::Complex128)?;
-        Ok(d.to_vec::<C64>()?[0].re.max(0.0).sqrt())
+        // x^H M x and x^H x in one read: an M-norm squared that is negative beyond rounding
+        // means M is not positive definite (SciPy's ARPACK runs on with meaningless values).
+        let d = crate::manipulation::join::concatenate(
+            &[
+                &cast(&crate::linalg::products::vdot(x, bx)?, DType::Complex128)?.reshape(&[1])?,
+                &cast(&crate::linalg::products::vdot(x, x)?, DType::Complex128)?.reshape(&[1])?,
+            ],
+            0,
+        )?
+        .to_vec::<C64>()?;
+        if d[0].re < -1e-8 * d[1].re {
+            return Err(Error::linalg(
+                op,
+                format!(
+                    "M must be Hermitian positive definite: a Lanczos vector has x^H M x = {:e} \
+                     with x^H x = {:e}",
+                    d[0].re, d[1].re
+                ),
+            ));
+        }
+        Ok(d[0].re.max(0.0).sqrt())
     };
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let random = |seed: &mut u64| -> Result<Array> {
@@ -529,7 +548,12 @@ fn lanczos(
             return Err(Error::linalg(
                 op,
                 format!(
-                    "ARPACK error -1: No convergence ({iters} iterations, {nconv}/{k} eigenvectors converged)"
+                    "ARPACK error -1: No convergence ({iters} iterations, {nconv}/{k} eigenvectors converged){}",
+                    if b.is_some() {
+                        "; with M, the M inner product needs M Hermitian positive definite"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
