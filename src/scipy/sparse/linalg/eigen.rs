@@ -8,7 +8,7 @@
 //! eigenproblem is solved (faer) for the Ritz values. A restart keeps the `k + (ncv - k) / 2`
 //! most wanted Ritz vectors (one GEMM) and continues from the residual vector.
 
-use super::iterative::{cast, nrm};
+use super::iterative::{cast, nrm, read};
 use super::LinearOperator;
 use crate::array::Array;
 use crate::scipy::sparse::SparseMatrix;
@@ -388,14 +388,8 @@ fn lanczos(
         }
         // x^H M x and x^H x in one read: an M-norm squared that is negative beyond rounding
         // means M is not positive definite (SciPy's ARPACK runs on with meaningless values).
-        let d = crate::manipulation::join::concatenate(
-            &[
-                &cast(&crate::linalg::products::vdot(x, bx)?, DType::Complex128)?.reshape(&[1])?,
-                &cast(&crate::linalg::products::vdot(x, x)?, DType::Complex128)?.reshape(&[1])?,
-            ],
-            0,
-        )?
-        .to_vec::<C64>()?;
+        let vdot = crate::linalg::products::vdot;
+        let d = read(&[&vdot(x, bx)?, &vdot(x, x)?])?;
         if d[0].re < -1e-8 * d[1].re {
             return Err(Error::linalg(
                 op,

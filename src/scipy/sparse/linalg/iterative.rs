@@ -246,7 +246,7 @@ fn cg_update(s: &[Sym]) -> Sym {
     let alpha = rho / pq;
     x.assign(where_sym(done, x, x + alpha * p));
     r.assign(where_sym(done, r, r - alpha * q));
-    (r.conj() * r).real().sum()
+    cg_norm2(r)
 }
 
 /// `||r||^2` (real), one reduction kernel.
