@@ -43,10 +43,10 @@ pub(crate) fn whole_buffer(a: &Array) -> Result<Array> {
 }
 
 /// The buffer address of the result element at the current index of a launch over
-/// `plan.shape`, where input `k` is index array `k`; the parameters it reads; and for
-/// `plan.unchecked` arrays, the condition that one of them is out of range (their positions
-/// replaced by 0 there, [`super::checked_position`]).
-fn address(plan: &Plan) -> (Expr, Vec<Scalar>, Option<Expr>) {
+/// `plan.shape`, where input `k` is index array `k`; the parameters it reads; and, with
+/// `check`, for `plan.unchecked` arrays, the condition that one of them is out of range (their
+/// positions replaced by 0 there, [`super::checked_position`]).
+fn address(plan: &Plan, check: bool) -> (Expr, Vec<Scalar>, Option<Expr>) {
     let p = |k: usize| Expr::param(k, DType::Int64);
     let mut params = vec![Scalar::Int64(plan.view.layout().offset as i64)];
     let mut addr = p(0);
@@ -84,7 +84,7 @@ fn address(plan: &Plan) -> (Expr, Vec<Scalar>, Option<Expr>) {
             Scalar::Int64(vs[*ax] as i64),
         ]);
         let x = Expr::input(k, x.dtype());
-        let j = if plan.unchecked.iter().any(|u| u.0 == k) {
+        let j = if check && plan.unchecked.iter().any(|u| u.0 == k) {
             let (j, b) = super::checked_position(x, p(base));
             bad = Some(match bad {
                 None => b,
@@ -141,19 +141,7 @@ pub(crate) fn gather_plan(op: &str, plan: &Plan) -> Result<Array> {
 fn gather_into(op: &str, plan: &Plan, out: &Array, check: bool) -> Result<bool> {
     let a = &plan.view;
     let inputs = index_inputs(plan)?;
-    let (addr, params, bad) = if check {
-        address(plan)
-    } else {
-        let unchecked = Plan {
-            view: plan.view.clone(),
-            adv: plan.adv.clone(),
-            bshape: plan.bshape.clone(),
-            insert: plan.insert,
-            shape: plan.shape.clone(),
-            unchecked: vec![],
-        };
-        address(&unchecked)
-    };
+    let (addr, params, bad) = address(plan, check);
     let mut k = Kernel::map(
         "getitem",
         inputs.iter().map(|x| x.dtype()).collect(),
@@ -164,12 +152,7 @@ fn gather_into(op: &str, plan: &Plan, out: &Array, check: bool) -> Result<bool> 
     let src = whole_buffer(a)?;
     let mut raws = vec![&src];
     let flag = match bad {
-        Some(bad) => {
-            k.name = "getitem_checked".into();
-            k.raws.push(DType::Int32);
-            k.body.insert(0, super::flag_store(1, bad));
-            Some(super::new_flag(op, a)?)
-        }
+        Some(bad) => Some(super::arm_flag(op, &mut k, bad, a)?),
         None => None,
     };
     raws.extend(flag.as_ref());
@@ -221,7 +204,7 @@ pub(crate) fn scatter_plan(op: &str, plan: &Plan, value: &Array) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let nidx = inputs.len();
     inputs.push(v);
-    let (addr, params, _) = address(plan);
+    let (addr, params, _) = address(plan, true);
     let k = Kernel {
         name: "setitem".into(),
         inputs: inputs.iter().map(|x| x.dtype()).collect(),

@@ -81,7 +81,7 @@ pub(crate) fn check_bounds(op: &str, indices: &Array, n: usize, axis: usize) -> 
 }
 
 /// Whether a gather's `mode='raise'` check of `indices` along an axis of length `n` can be
-/// folded into the gather kernel ([`checked_position`], [`flag_store`]): integer indices and a
+/// folded into the gather kernel ([`checked_position`], [`arm_flag`]): integer indices and a
 /// non-empty axis (so the substitute position 0 is a valid element to load).
 pub(crate) fn foldable_check(indices: &Array, n: usize) -> bool {
     indices.dtype().is_integer() && n > 0
@@ -101,34 +101,37 @@ pub(crate) fn checked_position(j: Expr, n: Expr) -> (Expr, Expr) {
     (Expr::select(bad.clone(), zero, pos), bad)
 }
 
-/// The statement recording an out-of-range index of a checked gather: `flag[0] = 1` for raw
-/// operand `raw` (a one-element int32 array, zero before the launch) where `bad` holds. Every
-/// writer stores the same value, so the racing plain stores need no atomics (and the cpu
-/// backend keeps such a kernel parallel).
-pub(crate) fn flag_store(raw: usize, bad: Expr) -> Stmt {
-    Stmt::If {
-        cond: bad,
-        then_body: vec![Stmt::StoreRaw {
-            raw,
-            index: Expr::constant(Scalar::Int64(0)),
-            value: Expr::constant(Scalar::Int32(1)),
-        }],
-        else_body: vec![],
-    }
-}
-
-/// A fresh zero flag for [`flag_store`]. Refused up front while the stream captures a graph
-/// (the flag's read would be refused after the gather was captured).
-pub(crate) fn new_flag(op: &str, like: &Array) -> Result<Array> {
+/// Arms gather `kernel` (its raw operands already listed) with the bounds check folded into
+/// it: renamed `<name>_checked`, a one-element int32 raw operand appended, and `flag[0] = 1`
+/// stored first where `bad` holds. Every writer stores the same value, so the racing plain
+/// stores need no atomics (and the cpu backend keeps such a kernel parallel). Returns the flag
+/// operand, zero, for the launch. Refused up front while the stream captures a graph (the
+/// flag's read would be refused after the gather was captured).
+pub(crate) fn arm_flag(op: &str, kernel: &mut Kernel, bad: Expr, like: &Array) -> Result<Array> {
     crate::cuda::graph::refuse(
         like.device(),
         &format!("{op} (an index bounds check)"),
         crate::cuda::graph::WAITS,
     )?;
+    let raw = kernel.raws.len();
+    kernel.name = format!("{}_checked", kernel.name);
+    kernel.raws.push(DType::Int32);
+    kernel.body.insert(
+        0,
+        Stmt::If {
+            cond: bad,
+            then_body: vec![Stmt::StoreRaw {
+                raw,
+                index: Expr::constant(Scalar::Int64(0)),
+                value: Expr::constant(Scalar::Int32(1)),
+            }],
+            else_body: vec![],
+        },
+    );
     Array::zeros_on(like.device(), &[1], DType::Int32)
 }
 
-/// Reads a [`flag_store`] flag (one synchronisation): true if some index was out of range.
+/// Reads an [`arm_flag`] flag (one synchronisation): true if some index was out of range.
 pub(crate) fn flag_set(flag: &Array) -> Result<bool> {
     Ok(flag.item()?.is_nonzero())
 }

@@ -176,11 +176,6 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
         },
     )?;
     let run = |fold: bool| -> Result<bool> {
-        let flag = if fold {
-            Some(super::new_flag(op, indices)?)
-        } else {
-            None
-        };
         let p = |k: usize| Expr::param(k, DType::Int64);
         let bin = Expr::binary;
         let i = Expr::index();
@@ -210,11 +205,10 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
             Expr::load(0, a.dtype(), addr),
         );
         k.raws = vec![a.dtype()];
-        if let Some(bad) = bad {
-            k.name = "take_checked".into();
-            k.raws.push(DType::Int32);
-            k.body.insert(0, super::flag_store(1, bad));
-        }
+        let flag = match bad {
+            Some(bad) => Some(super::arm_flag(op, &mut k, bad, indices)?),
+            None => None,
+        };
         let flat_out = out.reshape(&[pre as isize, nidx as isize, post as isize])?;
         let mut raws = vec![&src];
         raws.extend(flag.as_ref());
