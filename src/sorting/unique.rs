@@ -157,23 +157,29 @@ fn inverse_of(perm: &Array, pos: &Array) -> Result<Array> {
     Ok(inv)
 }
 
-/// First indices, inverse and counts from a sorted sequence's run marks, and the values: for
-/// `axis=None` (`flat`: the sorted keys) the compaction writes the unique values itself (no run
-/// starts array and no gather unless the counts need the starts); otherwise `take` picks the
-/// unique rows from the sorted data given their run starts.
+/// Where [`finish`] gets the unique values.
+enum Values<'a, F> {
+    /// `axis=None`: the sorted keys, which the compaction writes at the run starts itself (no
+    /// run starts array and no gather unless the counts need the starts).
+    Flat(&'a Array),
+    /// With `axis`: picks the unique rows from the sorted data given their run starts.
+    Rows(F),
+}
+
+/// First indices, inverse and counts from a sorted sequence's run marks, and the values
+/// ([`Values`]).
 fn finish(
     mask: &Array,
     perm: Option<&Array>,
     o: &Unique,
-    flat: Option<&Array>,
-    take: impl FnOnce(&Array) -> Result<Array>,
+    values: Values<impl FnOnce(&Array) -> Result<Array>>,
 ) -> Result<UniqueResult> {
     let n = mask.size();
     let mut srcs = vec![];
-    if let Some(f) = flat {
+    if let Values::Flat(f) = &values {
         srcs.push(Src::Array(f));
     }
-    let need_starts = flat.is_none() || o.return_counts;
+    let need_starts = matches!(values, Values::Rows(_)) || o.return_counts;
     if need_starts {
         srcs.push(Src::Index);
     }
@@ -191,10 +197,9 @@ fn finish(
         (true, Some(p)) => Some(inverse_of(p, &pos)?),
         _ => None,
     };
-    let values = match (flat, &starts) {
-        (Some(_), _) => outs.pop().ok_or_else(missing)?,
-        (None, Some(s)) => take(s)?,
-        (None, None) => return Err(missing()),
+    let values = match values {
+        Values::Flat(_) => outs.pop().ok_or_else(missing)?,
+        Values::Rows(take) => take(starts.as_ref().ok_or_else(missing)?)?,
     };
     Ok(UniqueResult {
         values,
@@ -212,7 +217,8 @@ fn unique_flat(a: &Array, o: &Unique) -> Result<UniqueResult> {
     let need_perm = o.return_index || o.return_inverse;
     let perm = sort_rows("unique", &flat, &l, need_perm)?;
     let mask = run_starts("unique", &flat, o.equal_nan)?;
-    let mut r = finish(&mask, perm.as_ref(), o, Some(&flat), |_| Err(missing()))?;
+    let flat_values = Values::<fn(&Array) -> Result<Array>>::Flat(&flat);
+    let mut r = finish(&mask, perm.as_ref(), o, flat_values)?;
     if let Some(inv) = r.inverse.take() {
         // NumPy 2.2: the inverse has the input's shape for axis=None.
         let shape: Vec<isize> = a.shape().iter().map(|&d| d as isize).collect();
@@ -271,12 +277,17 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
             crate::logical_or(&any, &first_row)?
         }
     };
-    let mut r = finish(&mask, Some(&perm), o, None, |starts| {
-        if starts.size() == 0 {
-            return Ok(sorted.clone());
-        }
-        super::kernels::take_rows(op, &sorted, starts)
-    })?;
+    let mut r = finish(
+        &mask,
+        Some(&perm),
+        o,
+        Values::Rows(|starts: &Array| {
+            if starts.size() == 0 {
+                return Ok(sorted.clone());
+            }
+            super::kernels::take_rows(op, &sorted, starts)
+        }),
+    )?;
     let mut shape: Vec<isize> = vec![r.values.shape()[0] as isize];
     shape.extend(rest.iter().map(|&d| d as isize));
     r.values = r.values.reshape(&shape)?.moveaxis(&[0], &[ax as isize])?;
