@@ -53,6 +53,14 @@
 #ifndef HK_SORT_MATCH
 #define HK_SORT_MATCH 2
 #endif
+// 1: the sub-tile's digit counts per warp come first (one shared atomic per key) and are
+// scanned before the ranking, so each warp's running counts start at its final offsets and the
+// ranking gives every key its rank in the sub-tile directly (the ranks of CUB's
+// BlockRadixRankMatchEarlyCounts); 0: per-warp counts from the ranking, scanned after it, and
+// two shared loads per key for the rank.
+#ifndef HK_SORT_WOFF
+#define HK_SORT_WOFF 1
+#endif
 // The ranking's peer search: 1 __match_any_sync, 0 eight ballots (Merrill & Grimshaw's warp
 // multisplit), 2 a shared word per (warp, digit) every lane ORs its bit into (NVIDIA, 32-lane
 // warps; else 0).
@@ -384,13 +392,86 @@ HK_DEV hk_lmask hk_match_digit(bool valid, hk_u32 d) {
 #define HK_LOOK_AGG 0x40000000u
 #define HK_LOOK_INC 0x80000000u
 #define HK_LOOK_VAL 0x3fffffffu
+
+// Onesweep: the count of digit t in the row's tiles before `tile`, from their status words
+// (their inclusive prefix where published, else their own counts, walking back, HK_SORT_LB
+// words in flight); publishes this tile's inclusive prefix. `run`: the tile's count of digit t,
+// already published as its own count unless `published` is false.
+HK_DEV hk_u32 sort_look_back(hk_u32* look, hk_u64 tile, unsigned t, hk_u32 run, bool published) {
+  if (!published) hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
+  hk_u32 excl = 0;
+  if (tile == 0) return 0;
+  for (hk_i64 j = (hk_i64)tile - 1;;) {
+    hk_u32 st[HK_SORT_LB];
+#pragma unroll
+    for (int q = 0; q < HK_SORT_LB; ++q) st[q] = j - q >= 0 ? hk_load_relaxed(look + (hk_u64)(j - q) * 256 + t) : 0u;
+    bool done = false;
+    int q = 0;
+#pragma unroll
+    for (int u = 0; u < HK_SORT_LB; ++u) {
+      if (done || q != u || st[u] == 0) continue;
+      excl += st[u] & HK_LOOK_VAL;
+      if (st[u] & HK_LOOK_INC) done = true;
+      ++q;
+    }
+    if (done) break;
+    j -= q;
+  }
+  hk_store_relaxed(look + tile * 256 + t, HK_LOOK_INC | (excl + run));
+  return excl;
+}
+
+// Ranks a sub-tile's keys within their warp (IT rounds of WS lanes, in order): the lanes of a
+// round sharing a digit find each other (hk_match_digit, or with HK_SORT_MATCH 2 a shared word
+// per (warp, digit) each lane ORs its bit into), and the warp's running count of the digit,
+// wcnt[warp][digit], gives the earlier ones: r[j] = that count + the group's lanes below.
+template <class K, int IT>
+HK_DEV void sort_rank(hk_u32 (*wcnt)[256], hk_u32 (*mmask)[256], const K (&k)[IT], hk_u32 (&r)[IT],
+                      int wbase, int cnt, hk_u32 shift, unsigned wid, unsigned lane) {
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
+  (void)mmask;
+#pragma unroll
+  for (int j = 0; j < IT; ++j) {
+    const bool valid = wbase + j * HK_WARP_SIZE < cnt;
+    const hk_u32 d = digit(k[j], shift);
+#if HK_SORT_MMASK
+    hk_u32* mm = &mmask[wid][d];
+    if (valid) atomicOr(mm, 1u << lane);
+    HK_SYNCWARP();
+    const hk_lmask peers = valid ? *mm : 0u;
+#else
+    const hk_lmask peers = hk_match_digit(valid, d);
+#endif
+    const hk_u32 below = (hk_u32)HK_POPC(peers & lt);
+#if HK_SORT_LEADER
+    // the lowest lane of the digit's group updates the warp's count and broadcasts it
+    hk_u32 old = 0;
+    if (valid && below == 0) {
+      old = wcnt[wid][d];
+      wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+    }
+    old = HK_SHFL(old, peers ? HK_FFS(peers) - 1 : (int)lane);  // (no peers: invalid lanes)
+#if HK_SORT_MMASK
+    if (valid && below == 0) *mm = 0;  // the group's word, clear for the next key
+#endif
+    HK_SYNCWARP();
+#else
+    const hk_u32 old = valid ? wcnt[wid][d] : 0u;
+    HK_SYNCWARP();
+    if (valid && below == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+    HK_SYNCWARP();
+#endif
+    r[j] = old + below;
+  }
+}
+
 template <class K, int IT, bool HV, bool OS>
 struct SortShared {
   hk_u32 gbase[256], dstart[256], gadj[256], sums[HK_MAX_WARPS];  // gadj: gbase - dstart
   hk_u32 wcnt[HK_MAX_WARPS][256];
   K sk[HK_BLOCK * IT];
   hk_u32 sv[HV ? HK_BLOCK * IT : 1];
-  hk_u32 sid, ecnt[OS && HK_SORT_EARLY ? 256 : 1];
+  hk_u32 sid, ecnt[OS && HK_SORT_EARLY && !HK_SORT_WOFF ? 256 : 1];
   hk_u32 mmask[HK_SORT_MMASK ? HK_MAX_WARPS : 1][256];  // HK_SORT_MATCH 2: the peer masks
 };
 
@@ -407,6 +488,8 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
   K* sk = sm.sk;
   hk_u32* sv = sm.sv;
   hk_u32* ecnt = sm.ecnt;
+  (void)ecnt;
+  (void)dstart;
   const int p = (int)(a.shift / 8);
   const bool fb = (before & 1) != 0;
   const int kmap = OS ? (int)a.kmap : 0;
@@ -414,7 +497,6 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
   const int vgen = FIRST ? (int)a.vmode : 0;  // 1 positions, 2 the keys' bits
   const hk_u32 shift = (hk_u32)a.shift;
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
-  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   hk_u64 row, tile;
   hk_i64 lo, hi;
   if (OS) {
@@ -480,7 +562,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
       // zero the next live pass's word of this tile (the other buffer: the previous live
       // pass, finished, used it)
       ((hk_u32*)a.look)[(fb ? 0 : nw) + (row * (hk_u64)a.nos + tile) * 256 + t] = 0;
-      if (HK_SORT_EARLY) {
+      if (HK_SORT_EARLY && !HK_SORT_WOFF) {
         // the tile's digit counts first, published before the ranking, so later tiles'
         // look-back rarely waits (the "early counts" of CUB's onesweep)
         ecnt[t] = 0;
@@ -492,40 +574,40 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
         hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | ecnt[t]);
       }
     }
+#if HK_SORT_WOFF
+    HK_SYNC();
+    // the sub-tile's digit counts per warp, then thread t (digit t) scans them over the warps,
+    // publishes the tile's count (the early counts) and sets each warp's running count of
+    // digit t to its first rank in the sub-tile
+#pragma unroll
+    for (int j = 0; j < IT; ++j)
+      if (wbase + j * HK_WARP_SIZE < cnt) HK_ATOMIC_ADD(&wcnt[wid][digit(k[j], shift)], 1u);
+    HK_SYNC();
+    hk_u32 run = 0, wbefore[HK_MAX_WARPS];
+#pragma unroll
+    for (int w = 0; w < HK_MAX_WARPS; ++w) {
+      wbefore[w] = run;
+      run += wcnt[w][t];
+    }
+    if (OS) hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
+    const hk_u32 firstrank = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
+#pragma unroll
+    for (int w = 0; w < HK_MAX_WARPS; ++w) wcnt[w][t] = firstrank + wbefore[w];
+    HK_SYNC();
+    sort_rank<K, IT>(wcnt, sm.mmask, k, r, wbase, cnt, shift, wid, lane);
+    if (OS) gbase[t] += sort_look_back(look, tile, t, run, true);
+    sm.gadj[t] = gbase[t] - firstrank;  // a key's destination is gadj[digit] + its tile rank
     HK_SYNC();
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const bool valid = wbase + j * HK_WARP_SIZE < cnt;
-      const hk_u32 d = digit(k[j], shift);
-#if HK_SORT_MMASK
-      hk_u32* mm = &sm.mmask[wid][d];
-      if (valid) atomicOr(mm, 1u << lane);
-      HK_SYNCWARP();
-      const hk_lmask peers = valid ? *mm : 0u;
-#else
-      const hk_lmask peers = hk_match_digit(valid, d);
-#endif
-      const hk_u32 below = (hk_u32)HK_POPC(peers & lt);
-#if HK_SORT_LEADER
-      // the lowest lane of the digit's group updates the warp's count and broadcasts it
-      hk_u32 old = 0;
-      if (valid && below == 0) {
-        old = wcnt[wid][d];
-        wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
+      if (wbase + j * HK_WARP_SIZE < cnt) {
+        sk[r[j]] = k[j];
+        if (HV) sv[r[j]] = v[j];
       }
-      old = HK_SHFL(old, peers ? HK_FFS(peers) - 1 : (int)lane);  // (no peers: invalid lanes)
-#if HK_SORT_MMASK
-      if (valid && below == 0) *mm = 0;  // the group's word, clear for the next key
-#endif
-      HK_SYNCWARP();
-#else
-      const hk_u32 old = valid ? wcnt[wid][d] : 0u;
-      HK_SYNCWARP();
-      if (valid && below == 0) wcnt[wid][d] = old + (hk_u32)HK_POPC(peers);
-      HK_SYNCWARP();
-#endif
-      r[j] = old + below;
     }
+#else
+    HK_SYNC();
+    sort_rank<K, IT>(wcnt, sm.mmask, k, r, wbase, cnt, shift, wid, lane);
     HK_SYNC();
     hk_u32 run = 0;  // thread t owns digit t: exclusive scan over the warps
     for (int w = 0; w < HK_MAX_WARPS; ++w) {
@@ -533,34 +615,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
       wcnt[w][t] = run;
       run += c;
     }
-    if (OS) {
-      // publish the tile's count of digit t (unless published early), then add the earlier
-      // tiles' (their inclusive prefix where published, else their counts, walking back,
-      // HK_SORT_LB words in flight)
-      hk_u32 excl = 0;
-      if (!HK_SORT_EARLY) hk_store_relaxed(look + tile * 256 + t, (tile == 0 ? HK_LOOK_INC : HK_LOOK_AGG) | run);
-      if (tile > 0) {
-        for (hk_i64 j = (hk_i64)tile - 1;;) {
-          hk_u32 st[HK_SORT_LB];
-#pragma unroll
-          for (int q = 0; q < HK_SORT_LB; ++q)
-            st[q] = j - q >= 0 ? hk_load_relaxed(look + (hk_u64)(j - q) * 256 + t) : 0u;
-          bool done = false;
-          int q = 0;
-#pragma unroll
-          for (int u = 0; u < HK_SORT_LB; ++u) {
-            if (done || q != u || st[u] == 0) continue;
-            excl += st[u] & HK_LOOK_VAL;
-            if (st[u] & HK_LOOK_INC) done = true;
-            ++q;
-          }
-          if (done) break;
-          j -= q;
-        }
-        hk_store_relaxed(look + tile * 256 + t, HK_LOOK_INC | (excl + run));
-      }
-      gbase[t] += excl;
-    }
+    if (OS) gbase[t] += sort_look_back(look, tile, t, run, HK_SORT_EARLY != 0);
     const hk_u32 firstrank = hk_block_scan<hk_u32, SortAdd>(run, sums) - run;
     dstart[t] = firstrank;
     sm.gadj[t] = gbase[t] - firstrank;  // a key's destination is gadj[digit] + its tile rank
@@ -575,6 +630,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
         if (HV) sv[rank] = v[j];
       }
     }
+#endif
     HK_SYNC();
     for (int i = t; i < cnt; i += HK_BLOCK) {
       const K kk = sk[i];
