@@ -1,5 +1,5 @@
 //! Host transfers through rings of reused staging buffers: a transfer is cut into chunks of
-//! [`CHUNK`] bytes, and up to [`SLOTS`] chunks are in flight, so the host's copy of one chunk
+//! [`chunk()`] bytes, and up to [`slots()`] chunks are in flight, so the host's copy of one chunk
 //! (into or out of a mapped staging buffer) overlaps the device's copy of the others. The
 //! staging buffers are made on first use and kept (dropped with the pool's cached blocks,
 //! `free_all_blocks`); reads and writes have a ring each. Large host copies are split across
@@ -8,12 +8,85 @@
 use crate::{backend_err, WgpuBackend};
 use cupy_core::Result;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Bytes per chunk (and per staging buffer).
-pub(crate) const CHUNK: u64 = 16 << 20;
-/// Staging buffers per ring (chunks in flight).
-pub(crate) const SLOTS: usize = 4;
+/// Bytes per chunk (and per staging buffer): 16 MiB, or `CUPY_WGPU_STAGING_MIB` MiB (1 to
+/// 256), read once.
+pub(crate) fn chunk() -> u64 {
+    static V: OnceLock<u64> = OnceLock::new();
+    *V.get_or_init(|| env_in("CUPY_WGPU_STAGING_MIB", 16, 1..=256) << 20)
+}
+
+/// Staging buffers per ring (chunks in flight): 4, or `CUPY_WGPU_STAGING_SLOTS` (1 to 16),
+/// read once.
+pub(crate) fn slots() -> usize {
+    static V: OnceLock<u64> = OnceLock::new();
+    *V.get_or_init(|| env_in("CUPY_WGPU_STAGING_SLOTS", 4, 1..=16)) as usize
+}
+
+/// The integer environment variable `name` if set and within `range`, else `default`.
+fn env_in(name: &str, default: u64, range: std::ops::RangeInclusive<u64>) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|v| range.contains(v))
+        .unwrap_or(default)
+}
+
+/// Where a transfer's time went, printed to stderr per transfer of at least 1 MiB when
+/// `CUPY_WGPU_TRANSFER_TRACE=1` (for tuning the staging on a new adapter): queueing the
+/// device's copies, waiting for the mappings, and the host's copies.
+#[derive(Default)]
+struct Trace {
+    on: bool,
+    queue: std::time::Duration,
+    wait: std::time::Duration,
+    host: std::time::Duration,
+}
+
+impl Trace {
+    fn new() -> Trace {
+        static ON: OnceLock<bool> = OnceLock::new();
+        Trace {
+            on: *ON.get_or_init(|| {
+                std::env::var("CUPY_WGPU_TRANSFER_TRACE").is_ok_and(|v| v.trim() == "1")
+            }),
+            ..Trace::default()
+        }
+    }
+
+    /// Runs `f`, adding its time to the part `pick` selects when tracing.
+    fn time<R>(
+        &mut self,
+        pick: fn(&mut Trace) -> &mut std::time::Duration,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        if !self.on {
+            return f();
+        }
+        let t0 = std::time::Instant::now();
+        let r = f();
+        *pick(self) += t0.elapsed();
+        r
+    }
+
+    fn report(&self, what: &str, len: u64, total: std::time::Duration) {
+        if self.on && len >= 1 << 20 {
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "cupy wgpu {what}: {len} bytes in {:.3} ms ({:.2} GB/s; chunk {} MiB, {} slots): \
+                 queue {:.3} ms, map wait {:.3} ms, host copy {:.3} ms",
+                ms(total),
+                len as f64 / total.as_secs_f64().max(1e-9) / 1e9,
+                chunk() >> 20,
+                slots(),
+                ms(self.queue),
+                ms(self.wait),
+                ms(self.host)
+            );
+        }
+    }
+}
 
 /// Map states of a slot: not asked, asked, mapped, failed.
 const IDLE: u8 = 0;
@@ -114,7 +187,7 @@ impl WgpuBackend {
                 } else {
                     "cupy-download"
                 }),
-                size: CHUNK,
+                size: chunk(),
                 usage,
                 mapped_at_creation: write,
             });
@@ -224,6 +297,9 @@ impl WgpuBackend {
         len: u64,
         fill: &(dyn Fn(wgpu::WriteOnly<'_, [u8]>, usize) + Sync),
     ) -> Result<()> {
+        let t0 = std::time::Instant::now();
+        let mut trace = Trace::new();
+        let (chunk, slots) = (chunk(), slots());
         {
             let mut p = self.lock_pending()?;
             self.submit_locked(&mut p);
@@ -231,30 +307,43 @@ impl WgpuBackend {
         let mut at = 0u64;
         let mut k = 0usize;
         while at < len {
-            let n = CHUNK.min(len - at);
-            let slot = self.slot(ring, k % SLOTS, true);
-            self.wait_mapped(slot)?;
-            {
-                let mut view = slot.buf.get_mapped_range_mut(..n).map_err(|e| {
-                    backend_err(&self.label(), format!("get_mapped_range_mut: {e}"))
-                })?;
-                fill(view.slice(..), at as usize);
-            }
+            let n = chunk.min(len - at);
+            let slot = self.slot(ring, k % slots, true);
+            trace.time(|t| &mut t.wait, || self.wait_mapped(slot))?;
+            trace.time(
+                |t| &mut t.host,
+                || -> Result<()> {
+                    let mut view = slot.buf.get_mapped_range_mut(..n).map_err(|e| {
+                        backend_err(&self.label(), format!("get_mapped_range_mut: {e}"))
+                    })?;
+                    fill(view.slice(..), at as usize);
+                    Ok(())
+                },
+            )?;
             slot.buf.unmap();
             slot.state.store(IDLE, Ordering::SeqCst);
-            let sub = {
-                let mut p = self.lock_pending()?;
-                p.encoder(&self.device)
-                    .copy_buffer_to_buffer(&slot.buf, 0, dst, offset + at, n);
-                self.submit_locked(&mut p)
-            };
+            let sub = trace.time(
+                |t| &mut t.queue,
+                || -> Result<_> {
+                    let mut p = self.lock_pending()?;
+                    p.encoder(&self.device).copy_buffer_to_buffer(
+                        &slot.buf,
+                        0,
+                        dst,
+                        offset + at,
+                        n,
+                    );
+                    Ok(self.submit_locked(&mut p))
+                },
+            )?;
             match sub {
-                Some(sub) => self.map_after(slot, sub, true, CHUNK),
+                Some(sub) => self.map_after(slot, sub, true, chunk),
                 None => return Err(backend_err(&self.label(), "an upload was not submitted")),
             }
             at += n;
             k += 1;
         }
+        trace.report("upload", len, t0.elapsed());
         Ok(())
     }
 
@@ -273,15 +362,18 @@ impl WgpuBackend {
             .read
             .lock()
             .map_err(|_| backend_err(&self.label(), "poisoned staging lock"))?;
-        let chunks = len.div_ceil(CHUNK) as usize;
+        let t0 = std::time::Instant::now();
+        let mut trace = Trace::new();
+        let (chunk, slots) = (chunk(), slots());
+        let chunks = len.div_ceil(chunk) as usize;
         let piece = |c: usize| {
-            let at = c as u64 * CHUNK;
-            (at, CHUNK.min(len - at))
+            let at = c as u64 * chunk;
+            (at, chunk.min(len - at))
         };
         // Queues chunk `c`'s copy into its slot, then its mapping.
         let start = |be: &WgpuBackend, ring: &mut Ring, c: usize| -> Result<()> {
             let (at, n) = piece(c);
-            let slot = be.slot(ring, c % SLOTS, false);
+            let slot = be.slot(ring, c % slots, false);
             let sub = {
                 let mut p = be.lock_pending()?;
                 p.encoder(&be.device)
@@ -289,39 +381,46 @@ impl WgpuBackend {
                 be.submit_locked(&mut p)
             };
             match sub {
-                Some(sub) => be.map_after(slot, sub, false, n.next_multiple_of(8).min(CHUNK)),
+                Some(sub) => be.map_after(slot, sub, false, n.next_multiple_of(8).min(chunk)),
                 None => return Err(backend_err(&be.label(), "a download was not submitted")),
             }
             Ok(())
         };
-        for c in 0..chunks.min(SLOTS) {
-            start(self, &mut ring, c)?;
+        for c in 0..chunks.min(slots) {
+            trace.time(|t| &mut t.queue, || start(self, &mut ring, c))?;
         }
         let mut failed = None;
         for c in 0..chunks {
             let (at, n) = piece(c);
             let r = {
-                let slot = self.slot(&mut ring, c % SLOTS, false);
-                self.wait_mapped(slot).and_then(|()| {
-                    {
-                        let view = slot.buf.get_mapped_range(..n).map_err(|e| {
-                            backend_err(&self.label(), format!("get_mapped_range: {e}"))
-                        })?;
-                        take(&view, at as usize);
-                    }
-                    slot.buf.unmap();
-                    slot.state.store(IDLE, Ordering::SeqCst);
-                    Ok(())
-                })
+                let slot = self.slot(&mut ring, c % slots, false);
+                trace
+                    .time(|t| &mut t.wait, || self.wait_mapped(slot))
+                    .and_then(|()| {
+                        trace.time(
+                            |t| &mut t.host,
+                            || -> Result<()> {
+                                let view = slot.buf.get_mapped_range(..n).map_err(|e| {
+                                    backend_err(&self.label(), format!("get_mapped_range: {e}"))
+                                })?;
+                                take(&view, at as usize);
+                                Ok(())
+                            },
+                        )?;
+                        slot.buf.unmap();
+                        slot.state.store(IDLE, Ordering::SeqCst);
+                        Ok(())
+                    })
             };
             if let Err(e) = r {
                 failed = Some(e);
                 break;
             }
-            if c + SLOTS < chunks {
-                start(self, &mut ring, c + SLOTS)?;
+            if c + slots < chunks {
+                trace.time(|t| &mut t.queue, || start(self, &mut ring, c + slots))?;
             }
         }
+        trace.report("download", len, t0.elapsed());
         if let Some(e) = failed {
             // Leave no slot mapped or pending for the next transfer.
             ring.slots.clear();

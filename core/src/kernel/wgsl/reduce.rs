@@ -78,6 +78,19 @@ fn emit_combine(em: &mut WgslEmitter, k: &ReduceKernel, params: &[String]) -> Re
     ))
 }
 
+/// `vec4` loads a reduction invocation issues per unrolled step, all before their combines:
+/// 2, or `CUPY_WGPU_REDUCE_STEP` (2, 4 or 8; read once), for timing deeper unrolling on a GPU.
+fn vec4_step() -> usize {
+    static STEP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *STEP.get_or_init(|| {
+        std::env::var("CUPY_WGPU_REDUCE_STEP")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|s| [2, 4, 8].contains(s))
+            .unwrap_or(2)
+    })
+}
+
 /// Whether a reduction's inputs may be loaded as `vec4`s ([`ReduceSpec::vec4`]): every input
 /// is a 32-bit type held in whole words (int32, uint32, float32) and the map does not read
 /// `Index` (the layouts are the backend's to check).
@@ -344,16 +357,20 @@ pub fn emit_reduction_with(
             let _ = writeln!(m, "    {}", fold(l));
         }
         m.push_str("    fresh = false;\n    q = q + 256u;\n  }\n");
-        m.push_str("  for (; q + 256u < q1; q = q + 512u) {\n");
-        let (c0, l0) = vload("0", "q");
-        let (c1, l1) = vload("1", "(q + 256u)");
-        m.push_str(&c0);
-        m.push_str(&c1);
-        for l in l0.iter().chain(&l1) {
+        let step = vec4_step();
+        let cond = format!("q + {}u < q1", (step - 1) * 256);
+        let _ = writeln!(m, "  for (; {cond}; q = q + {}u) {{", step * 256);
+        let mut folds = vec![];
+        for j in 0..step {
+            let (c, l) = vload(&j.to_string(), &format!("(q + {}u)", j * 256));
+            m.push_str(&c);
+            folds.extend(l);
+        }
+        for l in &folds {
             let _ = writeln!(m, "    {}", fold(l));
         }
         m.push_str("  }\n");
-        em.guard_after("q + 256u < q1", "  ", &mut m);
+        em.guard_after(&cond, "  ", &mut m);
         m.push_str("  for (; q < q1; q = q + 256u) {\n");
         let (c, lanes) = vload("t", "q");
         m.push_str(&c);
