@@ -37,6 +37,10 @@
 #ifndef HK_SORT_MINB
 #define HK_SORT_MINB 4
 #endif
+// the same for the passes that move values with the keys (argsort; more registers live)
+#ifndef HK_SORT_MINBV
+#define HK_SORT_MINBV 3
+#endif
 #ifndef HK_SORT_EARLY
 #define HK_SORT_EARLY 1
 #endif
@@ -742,8 +746,9 @@ __device__ void sort_finish(const SortArgs& a) {
 }
 
 // Sub-tile items per thread (HK_SORT_IT32/64) and the scatter's minimum resident blocks per SM
-// (HK_SORT_MINB: caps its registers on CUDA: 4 blocks of 64 registers, 2.36 ms against 2.56 for 3
-// blocks of 80 in sort_harness.cu on the H100, 2026-12-06); the staging stays under 48 KiB.
+// (HK_SORT_MINB keys only, HK_SORT_MINBV with values: caps their registers on CUDA; keys only
+// at 4 blocks of 64 registers took 2.36 ms against 2.56 for 3 blocks of 80 in sort_harness.cu on
+// the H100, 2026-12-06); the staging stays under 48 KiB.
 // cupy_sort_scatter_<K> moves values, cupy_sort_scatterk_<K> keys only.
 #define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \
@@ -752,13 +757,13 @@ __device__ void sort_finish(const SortArgs& a) {
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_hist_##K(SortArgs a) {     \
     sort_hist<hk_##K>(a);                                                                     \
   }                                                                                           \
-  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatter_##K(SortArgs a) { \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINBV) cupy_sort_scatter_##K(SortArgs a) { \
     sort_scatter<hk_##K, IT, true, false>(a);                                                 \
   }                                                                                           \
   extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_scatterk_##K(SortArgs a) { \
     sort_scatter<hk_##K, IT, false, false>(a);                                                \
   }                                                                                           \
-  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_onesweep_##K(SortArgs a) { \
+  extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINBV) cupy_sort_onesweep_##K(SortArgs a) { \
     sort_scatter<hk_##K, IT, true, true>(a);                                                  \
   }                                                                                           \
   extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) cupy_sort_onesweepk_##K(SortArgs a) { \
