@@ -58,18 +58,16 @@ static CALLS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Opens cuSPARSE; `Err` says why it is unavailable.
 pub(crate) fn create(be: &CudaBackend) -> std::result::Result<CuSparse, String> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: only tries to open the library.
-        if !unsafe { cs::is_culib_present() } {
-            return Err("libcusparse not found (install cuSPARSE, e.g. libcusparse.so.12)".into());
-        }
-        be.activate().map_err(|e| e.to_string())?;
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: out-parameter; the context is bound.
-        status("cusparseCreate", unsafe { cs::cusparseCreate(&mut handle) })?;
-        Ok(CuSparse { handle })
-    }));
-    r.unwrap_or_else(|_| Err("libcusparse failed to load (a symbol is missing)".into()))
+    crate::provider::CUSPARSE.open(
+        |reason| reason,
+        || {
+            be.activate().map_err(|e| e.to_string())?;
+            let mut handle = std::ptr::null_mut();
+            // SAFETY: out-parameter; the context is bound.
+            status("cusparseCreate", unsafe { cs::cusparseCreate(&mut handle) })?;
+            Ok(CuSparse { handle })
+        },
+    )
 }
 
 fn status(what: &str, s: cs::cusparseStatus_t) -> std::result::Result<(), String> {
