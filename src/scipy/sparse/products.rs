@@ -46,7 +46,7 @@ impl CsrMatrix {
     /// dtype.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming both shapes when `A`'s columns are not `B`'s rows;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming both shapes when `A`'s columns are not `B`'s rows;
     /// device errors.
     pub fn matmul(&self, other: &dyn SparseMatrix) -> Result<CsrMatrix> {
         let op = "sparse @ sparse";

@@ -208,7 +208,7 @@ fn setup(
 /// float64 or complex128 (SciPy's `result_type(A, b, float)`). Two small reads per iteration.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a `b` or `x0` of another length (both shapes named); what the
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a `b` or `x0` of another length (both shapes named); what the
 /// operator returns (an operator without `rmatvec` is refused at the first iteration).
 pub fn lsqr(a: impl Into<LinearOperator>, b: &Array, o: Lsqr) -> Result<LsqrResult> {
     let a = a.into();
