@@ -56,6 +56,7 @@ mod sorting_radix;
 mod sparse;
 mod sparse2;
 mod sparse3;
+mod sparse_errors;
 mod sparse_linalg;
 mod statistics;
 mod streams;

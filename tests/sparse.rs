@@ -307,9 +307,9 @@ fn errors_name_the_op_and_shapes() {
         .unwrap();
         let x = Array::ones_on(&dev, &[4], DType::Float64).unwrap();
         let e = a.dot(&x).unwrap_err();
-        assert!(matches!(e, Error::ShapeMismatch { .. }), "{e:?}");
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
         assert!(
-            e.to_string().contains("[3, 3]") && e.to_string().contains("[4]"),
+            e.to_string().contains("(3, 3)") && e.to_string().contains("(4,)"),
             "{e}"
         );
         let c: CooMatrix = a.tocoo().unwrap();
@@ -408,7 +408,7 @@ fn solvers_match_scipy() {
         let b = Array::ones_on(&dev, &[2], DType::Float64).unwrap();
         let e = sla::cg(&a, &b, Solve::default()).unwrap_err();
         assert!(
-            e.to_string().contains("cg") && e.to_string().contains("[2, 3]"),
+            e.to_string().contains("cg") && e.to_string().contains("(2, 3)"),
             "{e}"
         );
     }

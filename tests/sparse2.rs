@@ -268,7 +268,7 @@ fn sparse_random_is_reproducible_and_errors_name_the_op() {
         )
         .unwrap();
         let e = sp::kronsum(&a, &a, Format::Csr).unwrap_err().to_string();
-        assert!(e.contains("kronsum") && e.contains("[2, 3]"), "{e}");
+        assert!(e.contains("kronsum") && e.contains("(2, 3)"), "{e}");
         let b = sp::csr_matrix(
             &Array::ones_on(&dev, &[3, 3], DType::Float64).unwrap(),
             None,
@@ -276,7 +276,7 @@ fn sparse_random_is_reproducible_and_errors_name_the_op() {
         .unwrap();
         let e = a.maximum(&b).unwrap_err().to_string();
         assert!(
-            e.contains("maximum") && e.contains("[2, 3]") && e.contains("[3, 3]"),
+            e.contains("maximum") && e.contains("(2, 3)") && e.contains("(3, 3)"),
             "{e}"
         );
         let mut c = a.clone();

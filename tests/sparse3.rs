@@ -500,7 +500,7 @@ fn eigsh_generalized_matches_scipy() {
             },
         )
         .unwrap_err();
-        assert!(e.to_string().contains("[5, 5]"), "{e}");
+        assert!(e.to_string().contains("(5, 5)"), "{e}");
     }
     t.finish();
 }

@@ -99,19 +99,15 @@ pub struct Compiler {
 }
 
 fn nvrtc_missing() -> Error {
-    Error::BackendUnavailable {
-        backend: "cuda".into(),
-        reason: "libnvrtc not found (install the CUDA toolkit's NVRTC, e.g. libnvrtc.so.13)".into(),
-    }
+    crate::provider::NVRTC.unavailable()
 }
 
 /// NVRTC's version, or BackendUnavailable naming the library.
 pub fn nvrtc_version() -> Result<(i32, i32)> {
+    if !crate::provider::NVRTC.present() {
+        return Err(nvrtc_missing());
+    }
     let r = std::panic::catch_unwind(|| {
-        // SAFETY: only checks whether the library can be opened.
-        if !unsafe { nvrtc::sys::is_culib_present() } {
-            return None;
-        }
         let mut major = 0;
         let mut minor = 0;
         // SAFETY: plain out-parameters.

@@ -9,6 +9,7 @@
 //! Layouts are the contiguous `[batch, len]` rows of the call (`inembed = onembed = NULL`:
 //! the basic layout, stride 1, distance = row length).
 
+use crate::provider::CUFFT;
 use crate::{CudaBackend, CudaBuffer};
 use cudarc::cufft::sys as cf;
 use cupy_core::fft::{FftCall, FftKind, PlanCache, PlanCacheInfo, PlanCacheOp, PlanKey};
@@ -28,13 +29,6 @@ impl Drop for Plan {
 
 /// The device's plan cache.
 pub(crate) type Plans = Mutex<PlanCache<Plan>>;
-
-fn cufft_missing() -> Error {
-    Error::BackendUnavailable {
-        backend: "cuda".into(),
-        reason: "libcufft not found (install cuFFT, e.g. libcufft.so.12)".into(),
-    }
-}
 
 fn check(be: &CudaBackend, what: &str, r: cf::cufftResult) -> Result<()> {
     if r == cf::cufftResult::CUFFT_SUCCESS {
@@ -58,9 +52,8 @@ fn cufft_type(kind: FftKind, complex: DType) -> cf::cufftType {
 
 /// Makes the plan of `key` on the backend's stream; returns it and its work-area bytes.
 fn make_plan(be: &CudaBackend, key: PlanKey) -> Result<(Plan, usize)> {
-    // SAFETY: only tries to open the library.
-    if !unsafe { cf::is_culib_present() } {
-        return Err(cufft_missing());
+    if !CUFFT.present() {
+        return Err(CUFFT.unavailable());
     }
     let mut handle: cf::cufftHandle = 0;
     // SAFETY: out-parameter.
@@ -154,7 +147,7 @@ pub(crate) fn fft(be: &CudaBackend, call: &FftCall<'_>) -> Result<()> {
             status,
         )
     }));
-    r.unwrap_or_else(|_| Err(cufft_missing()))
+    r.unwrap_or_else(|_| Err(CUFFT.unavailable()))
 }
 
 /// [`cupy_core::Backend::fft_plan_cache`] on CUDA.

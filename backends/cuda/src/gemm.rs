@@ -10,6 +10,7 @@
 //! directly is computed into a temporary and copied out. TF32 tensor cores are used for float32
 //! only when `CUPY_TF32=1`.
 
+use crate::provider::CUBLAS;
 use crate::{CudaBackend, CudaBuffer};
 use cudarc::cublas::sys as cb;
 use cupy_core::backend::{dtype_unsupported, Backend, Buffer, GemmCall};
@@ -51,19 +52,8 @@ impl Drop for Blas {
     }
 }
 
-fn blas_missing() -> Error {
-    Error::BackendUnavailable {
-        backend: "cuda".into(),
-        reason: "libcublas not found (install cuBLAS, e.g. libcublas.so.13)".into(),
-    }
-}
-
 fn create(be: &CudaBackend) -> Result<Blas> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Blas> {
-        // SAFETY: only tries to open the library.
-        if !unsafe { cb::is_culib_present() } {
-            return Err(blas_missing());
-        }
+    CUBLAS.open(crate::provider::unavailable, || -> Result<Blas> {
         let mut handle = std::ptr::null_mut();
         // SAFETY: out-parameter; the context is bound by the caller.
         let s = unsafe { cb::cublasCreate_v2(&mut handle) };
@@ -75,8 +65,7 @@ fn create(be: &CudaBackend) -> Result<Blas> {
             lock: std::sync::Mutex::new(()),
             capture_ws: std::sync::OnceLock::new(),
         })
-    }));
-    r.unwrap_or_else(|_| Err(blas_missing()))
+    })
 }
 
 /// How one `[batch, rows, cols]` operand is seen by cuBLAS.
@@ -440,7 +429,7 @@ pub(crate) fn gemm(be: &CudaBackend, call: &GemmCall<'_>) -> Result<()> {
             }
         }
     })
-    .map_err(|_| blas_missing())?;
+    .map_err(|_| CUBLAS.unavailable())?;
     if status != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
         return Err(be.err(format!(
             "cuBLAS strided batched GEMM ({dt}, batch {batch}, {m}x{k} @ {k}x{n}) failed: {status:?}"

@@ -2,7 +2,12 @@
 //! guards that turn a missing or failing driver into [`Error::BackendUnavailable`].
 
 use crate::CudaBackend;
+use cudarc::cublas::sys::is_culib_present as cublas_present;
+use cudarc::cufft::sys::is_culib_present as cufft_present;
+use cudarc::cusolver::sys::is_culib_present as cusolver_present;
+use cudarc::cusparse::sys::is_culib_present as cusparse_present;
 use cudarc::driver::{result, sys};
+use cudarc::nvrtc::sys::is_culib_present as nvrtc_present;
 use cupy_core::backend::{Backend, BackendKind, BackendProvider, DeviceInfo};
 use cupy_core::kernel::cpp::Flavor;
 use cupy_core::kernel::ir::Kernel;
@@ -28,6 +33,83 @@ pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T>
                 .unwrap_or_else(|| "panic".into());
             Err(unavailable(format!("{what}: {msg}")))
         }
+    }
+}
+
+/// A CUDA library that cudarc opens on first use (and panics on, when the file or a symbol is
+/// missing): its name, an example file name, and cudarc's presence check.
+pub(crate) struct CuLib {
+    /// What to install, e.g. "cuSPARSE".
+    name: &'static str,
+    /// A file that provides it, e.g. "libcusparse.so.12".
+    soname: &'static str,
+    /// cudarc's `is_culib_present` (only tries to open the file).
+    present: unsafe fn() -> bool,
+}
+
+/// cuBLAS.
+pub(crate) const CUBLAS: CuLib = CuLib::new("cuBLAS", "libcublas.so.13", cublas_present);
+/// cuFFT.
+pub(crate) const CUFFT: CuLib = CuLib::new("cuFFT", "libcufft.so.12", cufft_present);
+/// cuSOLVER.
+pub(crate) const CUSOLVER: CuLib = CuLib::new("cuSOLVER", "libcusolver.so.12", cusolver_present);
+/// cuSPARSE.
+pub(crate) const CUSPARSE: CuLib = CuLib::new("cuSPARSE", "libcusparse.so.12", cusparse_present);
+/// NVRTC.
+pub(crate) const NVRTC: CuLib =
+    CuLib::new("the CUDA toolkit's NVRTC", "libnvrtc.so.13", nvrtc_present);
+
+impl CuLib {
+    const fn new(name: &'static str, soname: &'static str, present: unsafe fn() -> bool) -> CuLib {
+        CuLib {
+            name,
+            soname,
+            present,
+        }
+    }
+
+    /// The file's stem, e.g. "libcusparse".
+    fn stem(&self) -> &'static str {
+        self.soname.split(".so").next().unwrap_or(self.soname)
+    }
+
+    /// Whether the library can be opened.
+    pub(crate) fn present(&self) -> bool {
+        // SAFETY: only tries to open the library; a panic is taken as absent.
+        std::panic::catch_unwind(|| unsafe { (self.present)() }).unwrap_or(false)
+    }
+
+    /// "libcusparse not found (install cuSPARSE, e.g. libcusparse.so.12)".
+    pub(crate) fn missing(&self) -> String {
+        format!(
+            "{} not found (install {}, e.g. {})",
+            self.stem(),
+            self.name,
+            self.soname
+        )
+    }
+
+    /// [`Error::BackendUnavailable`] saying the library is missing.
+    pub(crate) fn unavailable(&self) -> Error {
+        unavailable(self.missing())
+    }
+
+    /// Runs `f`, which opens the library's handle, if the library is present: its absence, or
+    /// cudarc's panic on a missing symbol, becomes `Err(wrap(reason))`.
+    pub(crate) fn open<T, E>(
+        &self,
+        wrap: impl Fn(String) -> E,
+        f: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        if !self.present() {
+            return Err(wrap(self.missing()));
+        }
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+            Err(wrap(format!(
+                "{} failed to load (a symbol is missing)",
+                self.stem()
+            )))
+        })
     }
 }
 

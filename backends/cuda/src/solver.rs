@@ -52,40 +52,38 @@ impl Drop for Solver {
 
 /// Opens cuSOLVER; `Err` says why it is unavailable.
 pub(crate) fn create(be: &CudaBackend) -> std::result::Result<Solver, String> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: only tries to open the library.
-        if !unsafe { cs::is_culib_present() } {
-            return Err("libcusolver not found (install cuSOLVER, e.g. libcusolver.so.12)".into());
-        }
-        be.bind().map_err(|e| e.to_string())?;
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: out-parameter; the context is bound.
-        let s = unsafe { cs::cusolverDnCreate(&mut handle) };
-        if s != cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
-            return Err(format!("cusolverDnCreate failed: {s:?}"));
-        }
-        let mut params = std::ptr::null_mut();
-        // SAFETY: valid handle and stream; out-parameter.
-        let s = unsafe {
-            let s = cs::cusolverDnSetStream(handle, be.stream_ptr() as cs::cudaStream_t);
-            if s == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
-                cs::cusolverDnCreateParams(&mut params)
-            } else {
-                s
+    crate::provider::CUSOLVER.open(
+        |reason| reason,
+        || {
+            be.bind().map_err(|e| e.to_string())?;
+            let mut handle = std::ptr::null_mut();
+            // SAFETY: out-parameter; the context is bound.
+            let s = unsafe { cs::cusolverDnCreate(&mut handle) };
+            if s != cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+                return Err(format!("cusolverDnCreate failed: {s:?}"));
             }
-        };
-        if s != cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
-            // SAFETY: created above.
-            unsafe { cs::cusolverDnDestroy(handle) };
-            return Err(format!("cusolverDnSetStream/CreateParams failed: {s:?}"));
-        }
-        Ok(Solver {
-            handle,
-            params,
-            pinned: std::sync::Mutex::new((0, 0)),
-        })
-    }));
-    r.unwrap_or_else(|_| Err("libcusolver failed to load".into()))
+            let mut params = std::ptr::null_mut();
+            // SAFETY: valid handle and stream; out-parameter.
+            let s = unsafe {
+                let s = cs::cusolverDnSetStream(handle, be.stream_ptr() as cs::cudaStream_t);
+                if s == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+                    cs::cusolverDnCreateParams(&mut params)
+                } else {
+                    s
+                }
+            };
+            if s != cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+                // SAFETY: created above.
+                unsafe { cs::cusolverDnDestroy(handle) };
+                return Err(format!("cusolverDnSetStream/CreateParams failed: {s:?}"));
+            }
+            Ok(Solver {
+                handle,
+                params,
+                pinned: std::sync::Mutex::new((0, 0)),
+            })
+        },
+    )
 }
 
 /// cuSOLVER's data type of a linalg dtype.

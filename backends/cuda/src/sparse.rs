@@ -28,10 +28,10 @@
 use crate::CudaBackend;
 use cudarc::cusparse::sys as cs;
 use cupy_core::backend::sparse::SparseRoutine;
-use cupy_core::backend::Backend;
 use cupy_core::gpu::launch::GpuDriver;
 use cupy_core::gpu::sparse::{
-    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver, SparseSession, Stage,
+    library_error, unsupported, Apply, ApplyKind, Csr, Dense, DescrKind, Gemm, GemmStep, Raw,
+    SparseDriver, SparseSession, Stage,
 };
 use cupy_core::{DType, Error, Result};
 use std::ffi::c_void;
@@ -58,18 +58,16 @@ static CALLS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Opens cuSPARSE; `Err` says why it is unavailable.
 pub(crate) fn create(be: &CudaBackend) -> std::result::Result<CuSparse, String> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: only tries to open the library.
-        if !unsafe { cs::is_culib_present() } {
-            return Err("libcusparse not found (install cuSPARSE, e.g. libcusparse.so.12)".into());
-        }
-        be.activate().map_err(|e| e.to_string())?;
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: out-parameter; the context is bound.
-        status("cusparseCreate", unsafe { cs::cusparseCreate(&mut handle) })?;
-        Ok(CuSparse { handle })
-    }));
-    r.unwrap_or_else(|_| Err("libcusparse failed to load (a symbol is missing)".into()))
+    crate::provider::CUSPARSE.open(
+        |reason| reason,
+        || {
+            be.activate().map_err(|e| e.to_string())?;
+            let mut handle = std::ptr::null_mut();
+            // SAFETY: out-parameter; the context is bound.
+            status("cusparseCreate", unsafe { cs::cusparseCreate(&mut handle) })?;
+            Ok(CuSparse { handle })
+        },
+    )
 }
 
 fn status(what: &str, s: cs::cusparseStatus_t) -> std::result::Result<(), String> {
@@ -80,30 +78,10 @@ fn status(what: &str, s: cs::cusparseStatus_t) -> std::result::Result<(), String
     }
 }
 
-/// cuSPARSE's value type of a dtype.
-fn value_type(dt: DType) -> Option<cs::cudaDataType> {
-    Some(match dt {
-        DType::Float32 => cs::cudaDataType::CUDA_R_32F,
-        DType::Float64 => cs::cudaDataType::CUDA_R_64F,
-        DType::Complex64 => cs::cudaDataType::CUDA_C_32F,
-        DType::Complex128 => cs::cudaDataType::CUDA_C_64F,
-        _ => return None,
-    })
-}
-
-/// The value type of a dtype the plan checked.
-fn vtype(dt: DType) -> cs::cudaDataType {
-    value_type(dt).unwrap_or(cs::cudaDataType::CUDA_R_64F)
-}
-
-/// cuSPARSE's index type of a dtype.
-fn index_type(dt: DType) -> cs::cusparseIndexType_t {
-    if dt == DType::Int64 {
-        cs::cusparseIndexType_t::CUSPARSE_INDEX_64I
-    } else {
-        cs::cusparseIndexType_t::CUSPARSE_INDEX_32I
-    }
-}
+/// cuSPARSE's value type (`cudaDataType`).
+type Value = cs::cudaDataType;
+/// cuSPARSE's index type.
+type Index = cs::cusparseIndexType_t;
 
 impl CudaBackend {
     fn cusparse(&self) -> std::result::Result<&CuSparse, String> {
@@ -114,10 +92,7 @@ impl CudaBackend {
     }
 
     fn sp_err(&self, msg: String) -> Error {
-        Error::Backend {
-            backend: self.info().label(),
-            msg: format!("cuSPARSE: {msg}"),
-        }
+        library_error(self, false, msg)
     }
 }
 
@@ -132,17 +107,8 @@ impl Session<'_> {
     /// A cuSPARSE status as a `Result`: `CUSPARSE_STATUS_NOT_SUPPORTED` is `Unsupported` (the
     /// frontend then runs its kernels), any other failure a backend error.
     fn ok(&self, what: &str, s: cs::cusparseStatus_t) -> Result<()> {
-        match status(what, s) {
-            Ok(()) => Ok(()),
-            Err(e) if s == cs::cusparseStatus_t::CUSPARSE_STATUS_NOT_SUPPORTED => {
-                Err(Error::Unsupported {
-                    op: "cuSPARSE".into(),
-                    backend: self.be.info().label(),
-                    reason: e,
-                })
-            }
-            Err(e) => Err(self.be.sp_err(e)),
-        }
+        let refused = s == cs::cusparseStatus_t::CUSPARSE_STATUS_NOT_SUPPORTED;
+        status(what, s).map_err(|e| library_error(self.be, refused, e))
     }
 
     fn attr<T>(
@@ -166,6 +132,15 @@ impl Session<'_> {
 }
 
 impl SparseDriver for CudaBackend {
+    type Value = Value;
+    type Index = Index;
+    const VALUES: [Value; 4] = [
+        Value::CUDA_R_32F,
+        Value::CUDA_R_64F,
+        Value::CUDA_C_32F,
+        Value::CUDA_C_64F,
+    ];
+    const INDICES: [Index; 2] = [Index::CUSPARSE_INDEX_32I, Index::CUSPARSE_INDEX_64I];
     type Session<'a> = Session<'a>;
     const LIBRARY: &'static str = "cuSPARSE";
     const SPGEMM_D: bool = false;
@@ -173,27 +148,13 @@ impl SparseDriver for CudaBackend {
     fn sparse_types(
         &self,
         routine: SparseRoutine,
-        dtype: DType,
+        _dtype: DType,
         index: DType,
     ) -> std::result::Result<(), String> {
-        if value_type(dtype).is_none() {
+        if routine == SparseRoutine::SpGemm && index != DType::Int32 {
             return Err(format!(
-                "cuSPARSE takes float32, float64, complex64 and complex128 values, not {dtype}"
+                "cuSPARSE's SpGEMM takes int32 indices, not {index}"
             ));
-        }
-        match (routine, index) {
-            (SparseRoutine::SpGemm, DType::Int32) => {}
-            (SparseRoutine::SpGemm, _) => {
-                return Err(format!(
-                    "cuSPARSE's SpGEMM takes int32 indices, not {index}"
-                ))
-            }
-            (_, DType::Int32 | DType::Int64) => {}
-            _ => {
-                return Err(format!(
-                    "cuSPARSE takes int32 or int64 indices, not {index}"
-                ))
-            }
         }
         self.cusparse().map(|_| ())
     }
@@ -201,11 +162,7 @@ impl SparseDriver for CudaBackend {
     fn begin_sparse(&self, routine: SparseRoutine) -> Result<Session<'_>> {
         let h = self
             .cusparse()
-            .map_err(|reason| Error::Unsupported {
-                op: format!("cuSPARSE {}", routine.name()),
-                backend: self.info().label(),
-                reason,
-            })?
+            .map_err(|reason| unsupported(self, routine, reason))?
             .handle;
         let one = CALLS.lock().unwrap_or_else(|e| e.into_inner());
         self.activate()?;
@@ -229,58 +186,44 @@ impl SparseDriver for CudaBackend {
 }
 
 impl SparseSession for Session<'_> {
+    type Value = Value;
+    type Index = Index;
+
     fn holds_state(&self, routine: SparseRoutine) -> bool {
         routine != SparseRoutine::SpMv
     }
 
-    fn csr(&self, p: &CsrParts) -> Result<Raw> {
-        let it = index_type(p.index);
+    fn csr(&self, p: &Csr<Value, Index>) -> Result<Raw> {
         let mut m = std::ptr::null_mut();
+        let base = cs::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
         // SAFETY: device addresses of live buffers the plan checked (or null for an empty C);
         // out-parameter.
         let s = unsafe {
             cs::cusparseCreateCsr(
-                &mut m,
-                p.rows as i64,
-                p.cols as i64,
-                p.nnz as i64,
-                p.ptrs[0],
-                p.ptrs[1],
-                p.ptrs[2],
-                it,
-                it,
-                cs::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-                vtype(p.dtype),
+                &mut m, p.rows, p.cols, p.nnz, p.indptr, p.indices, p.data, p.index, p.index, base,
+                p.value,
             )
         };
         self.ok("cusparseCreateCsr", s)?;
         Ok(m as Raw)
     }
 
-    fn vector(&self, n: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
-        let mut v = std::ptr::null_mut();
-        // SAFETY: a live device buffer of `n` elements; out-parameter.
-        let s = unsafe { cs::cusparseCreateDnVec(&mut v, n as i64, ptr, vtype(dtype)) };
+    fn vector(&self, v: &Dense<Value>) -> Result<Raw> {
+        let mut d = std::ptr::null_mut();
+        // SAFETY: a live device buffer of `rows` elements; out-parameter.
+        let s = unsafe { cs::cusparseCreateDnVec(&mut d, v.rows, v.ptr, v.value) };
         self.ok("cusparseCreateDnVec", s)?;
-        Ok(v as Raw)
+        Ok(d as Raw)
     }
 
-    fn matrix(&self, rows: usize, cols: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
-        let mut m = std::ptr::null_mut();
+    fn matrix(&self, m: &Dense<Value>) -> Result<Raw> {
+        let mut d = std::ptr::null_mut();
+        let row = cs::cusparseOrder_t::CUSPARSE_ORDER_ROW;
         // SAFETY: a live row-major `rows x cols` buffer; out-parameter.
-        let s = unsafe {
-            cs::cusparseCreateDnMat(
-                &mut m,
-                rows as i64,
-                cols as i64,
-                cols as i64,
-                ptr,
-                vtype(dtype),
-                cs::cusparseOrder_t::CUSPARSE_ORDER_ROW,
-            )
-        };
+        let s =
+            unsafe { cs::cusparseCreateDnMat(&mut d, m.rows, m.cols, m.cols, m.ptr, m.value, row) };
         self.ok("cusparseCreateDnMat", s)?;
-        Ok(m as Raw)
+        Ok(d as Raw)
     }
 
     fn routine_descr(&self, routine: SparseRoutine) -> Result<Raw> {
@@ -348,9 +291,9 @@ impl SparseSession for Session<'_> {
         )
     }
 
-    fn apply(&self, c: &Apply, stage: Stage, bytes: &mut usize, buf: Raw) -> Result<()> {
+    fn apply(&self, c: &Apply<Value>, stage: Stage, bytes: &mut usize, buf: Raw) -> Result<()> {
         let (al, be) = (c.alpha, c.beta);
-        let (h, vt) = (self.h, vtype(c.dtype));
+        let (h, vt) = (self.h, c.value);
         let nt = cs::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
         let a = c.a as _;
         let spmv = cs::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
@@ -423,14 +366,14 @@ impl SparseSession for Session<'_> {
 
     fn spgemm(
         &self,
-        c: &Gemm,
+        c: &Gemm<Value>,
         step: GemmStep,
         query: bool,
         bytes: &mut usize,
         buf: Raw,
     ) -> Result<()> {
         let (al, be) = (c.alpha, c.beta);
-        let (h, vt) = (self.h, vtype(c.dtype));
+        let (h, vt) = (self.h, c.value);
         let nt = cs::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
         let alg = cs::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
         let (a, b, m, d) = (c.a as _, c.b as _, c.c as _, c.op as _);
@@ -479,17 +422,29 @@ mod tests {
 
     #[test]
     fn dtypes_map_to_cusparse_types() {
+        use cupy_core::gpu::sparse::{index_code, value_code};
         assert_eq!(
-            value_type(DType::Float32),
-            Some(cs::cudaDataType::CUDA_R_32F)
+            value_code::<CudaBackend>(DType::Float32),
+            Some(Value::CUDA_R_32F)
         );
         assert_eq!(
-            value_type(DType::Complex128),
-            Some(cs::cudaDataType::CUDA_C_64F)
+            value_code::<CudaBackend>(DType::Complex128),
+            Some(Value::CUDA_C_64F)
         );
-        assert_eq!(value_type(DType::Int32), None);
-        assert_eq!(index_type(DType::Int32) as u32, 2);
-        assert_eq!(index_type(DType::Int64) as u32, 3);
+        assert_eq!(value_code::<CudaBackend>(DType::Int32), None);
+        assert_eq!(
+            CudaBackend::VALUES.map(|v| v as u32),
+            [0, 1, 4, 5],
+            "CUDA_R_32F/R_64F/C_32F/C_64F"
+        );
+        assert_eq!(
+            index_code::<CudaBackend>(DType::Int32).map(|i| i as u32),
+            Some(2)
+        );
+        assert_eq!(
+            index_code::<CudaBackend>(DType::Int64).map(|i| i as u32),
+            Some(3)
+        );
         assert_eq!(cs::cusparseOrder_t::CUSPARSE_ORDER_ROW as u32, 2);
     }
 }

@@ -1,8 +1,11 @@
 //! The vendor sparse calls of the C++ GPU backends ([`SparseLibrary`]), written once: which
-//! descriptors each routine needs, the order of the library calls, the checks, the workspace
-//! sizing and flow, when to wait for the stream, and what is destroyed on every path (also on
-//! errors). A backend implements [`SparseDriver`] (cuSPARSE on CUDA, rocSPARSE on HIP: one FFI
-//! call per method) and gets [`SparseLibrary`] from the blanket implementation here.
+//! descriptors each routine needs and their arguments ([`Csr`], [`Dense`]: sizes, device
+//! addresses and the library's type codes, [`SparseDriver::VALUES`]/[`SparseDriver::INDICES`]),
+//! the order of the library calls, the checks (the dtypes both libraries take, then the
+//! driver's own limits), the workspace sizing and flow, when to wait for the stream, what is
+//! destroyed on every path (also on errors), and how a failed status becomes an error
+//! ([`library_error`]). A backend implements [`SparseDriver`] (cuSPARSE on CUDA, rocSPARSE on
+//! HIP: one FFI call per method) and gets [`SparseLibrary`] from the blanket implementation here.
 //!
 //! Plans (each call holds the driver's [`SparseSession`], which serializes calls on the
 //! library handle and binds it to the thread's current stream):
@@ -71,9 +74,9 @@ pub enum ApplyKind {
     SpSm,
 }
 
-/// One stage's operands: descriptors made by the plan.
+/// One stage's operands: descriptors made by the plan (`V`: the library's value-type code).
 #[derive(Clone, Copy, Debug)]
-pub struct Apply {
+pub struct Apply<V> {
     /// The routine.
     pub kind: ApplyKind,
     /// `A`'s CSR descriptor.
@@ -84,8 +87,8 @@ pub struct Apply {
     pub y: Raw,
     /// The routine's own descriptor (null where the library has none).
     pub op: Raw,
-    /// The value (and compute) dtype.
-    pub dtype: DType,
+    /// The library's code of the value (and compute) dtype.
+    pub value: V,
     /// Host scalars 1 (`alpha`) and 0 (`beta`) of `dtype`.
     pub alpha: *const c_void,
     /// See `alpha`.
@@ -106,9 +109,9 @@ pub enum GemmStep {
     Finish,
 }
 
-/// One SpGEMM step's operands.
+/// One SpGEMM step's operands (`V`: the library's value-type code).
 #[derive(Clone, Copy, Debug)]
-pub struct Gemm {
+pub struct Gemm<V> {
     /// `A`'s descriptor (`B`, `C`, and `D`, null unless [`SparseDriver::SPGEMM_D`], follow).
     pub a: Raw,
     /// `B`.
@@ -119,45 +122,112 @@ pub struct Gemm {
     pub d: Raw,
     /// The routine's own descriptor (null where the library has none).
     pub op: Raw,
-    /// The value dtype.
-    pub dtype: DType,
+    /// The library's code of the value dtype.
+    pub value: V,
     /// Host scalars 1 (`alpha`) and 0 (`beta`) of `dtype`.
     pub alpha: *const c_void,
     /// See `alpha`.
     pub beta: *const c_void,
 }
 
-/// A CSR matrix's raw parts for [`SparseSession::csr`].
+/// A CSR operand as the libraries' descriptor constructors take it (`cusparseCreateCsr` and
+/// `rocsparse_create_csr_descr` take these, in this order, with the index code twice, for the
+/// row offsets and the column indices, and the zero index base before the value code): built
+/// once by the plan from the checked operand, in the library's own types.
 #[derive(Clone, Copy, Debug)]
-pub struct CsrParts {
+pub struct Csr<V, I> {
     /// Rows.
-    pub rows: usize,
+    pub rows: i64,
     /// Columns.
-    pub cols: usize,
+    pub cols: i64,
     /// Stored entries.
-    pub nnz: usize,
-    /// Device addresses of `indptr`, `indices`, `data` (null where not set yet).
-    pub ptrs: [Raw; 3],
-    /// The index dtype.
-    pub index: DType,
-    /// The value dtype.
-    pub dtype: DType,
+    pub nnz: i64,
+    /// Device address of `indptr` (null where not set yet).
+    pub indptr: Raw,
+    /// Device address of `indices` (null where not set yet).
+    pub indices: Raw,
+    /// Device address of `data` (null where not set yet).
+    pub data: Raw,
+    /// The library's code of the index dtype (of `indptr` and `indices`).
+    pub index: I,
+    /// The library's code of the value dtype.
+    pub value: V,
+}
+
+/// A dense operand: a vector of `rows` elements (`cols` is 1), or a row-major `rows x cols`
+/// matrix with leading dimension `cols`, at a device address, in the library's types.
+#[derive(Clone, Copy, Debug)]
+pub struct Dense<V> {
+    /// Rows (a vector's length).
+    pub rows: i64,
+    /// Columns (and the leading dimension of a row-major matrix).
+    pub cols: i64,
+    /// Device address of the first element.
+    pub ptr: Raw,
+    /// The library's code of the value dtype.
+    pub value: V,
+}
+
+/// The value dtypes both libraries take, in the order of [`SparseDriver::VALUES`].
+pub const VALUE_DTYPES: [DType; 4] = [
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// The library's code of a value dtype (`None` for one it does not take).
+pub fn value_code<D: SparseDriver>(dt: DType) -> Option<D::Value> {
+    let i = VALUE_DTYPES.iter().position(|&d| d == dt)?;
+    Some(D::VALUES[i])
+}
+
+/// The library's code of an index dtype (`None` for one it does not take).
+pub fn index_code<D: SparseDriver>(dt: DType) -> Option<D::Index> {
+    match dt {
+        DType::Int32 => Some(D::INDICES[0]),
+        DType::Int64 => Some(D::INDICES[1]),
+        _ => None,
+    }
+}
+
+/// A library's failed status as an error: `refused` (the library does not do this request:
+/// cuSPARSE's `NOT_SUPPORTED`, rocSPARSE's `not_implemented`) is [`Error::Unsupported`], so
+/// the frontend runs its kernels; any other failure is [`Error::Backend`] naming the library.
+pub fn library_error<D: SparseDriver>(be: &D, refused: bool, msg: String) -> Error {
+    if refused {
+        Error::Unsupported {
+            op: D::LIBRARY.into(),
+            backend: be.info().label(),
+            reason: msg,
+        }
+    } else {
+        Error::Backend {
+            backend: be.info().label(),
+            msg: format!("{}: {msg}", D::LIBRARY),
+        }
+    }
 }
 
 /// One library call sequence in progress (see the module docs): the vendor's FFI calls. Errors
 /// are the library's status as [`Error::Backend`], or [`Error::Unsupported`] where the library
 /// refuses the request (the frontend then runs its kernels).
 pub trait SparseSession {
+    /// The library's value-type code ([`SparseDriver::Value`]).
+    type Value: Copy;
+    /// The library's index-type code ([`SparseDriver::Index`]).
+    type Index: Copy;
+
     /// Whether `routine`'s descriptors hold device state (analysis data), so the plan waits for
     /// the stream before destroying them.
     fn holds_state(&self, routine: SparseRoutine) -> bool;
 
     /// A CSR descriptor.
-    fn csr(&self, p: &CsrParts) -> Result<Raw>;
-    /// A dense vector descriptor of `n` elements at `ptr`.
-    fn vector(&self, n: usize, ptr: Raw, dtype: DType) -> Result<Raw>;
-    /// A dense row-major `rows x cols` matrix descriptor at `ptr` (leading dimension `cols`).
-    fn matrix(&self, rows: usize, cols: usize, ptr: Raw, dtype: DType) -> Result<Raw>;
+    fn csr(&self, m: &Csr<Self::Value, Self::Index>) -> Result<Raw>;
+    /// A dense vector descriptor of `v.rows` elements.
+    fn vector(&self, v: &Dense<Self::Value>) -> Result<Raw>;
+    /// A dense row-major `rows x cols` matrix descriptor (leading dimension `cols`).
+    fn matrix(&self, m: &Dense<Self::Value>) -> Result<Raw>;
     /// The routine's own descriptor, or null where the library has none.
     fn routine_descr(&self, routine: SparseRoutine) -> Result<Raw>;
     /// Destroys a descriptor made by this session (errors ignored).
@@ -165,11 +235,17 @@ pub trait SparseSession {
     /// Marks `a` as the lower or upper triangle, unit or stored diagonal.
     fn triangle(&self, a: Raw, lower: bool, unit_diagonal: bool) -> Result<()>;
     /// One stage of SpMV/SpMM/SpSV/SpSM.
-    fn apply(&self, call: &Apply, stage: Stage, bytes: &mut usize, buffer: Raw) -> Result<()>;
+    fn apply(
+        &self,
+        call: &Apply<Self::Value>,
+        stage: Stage,
+        bytes: &mut usize,
+        buffer: Raw,
+    ) -> Result<()>;
     /// One SpGEMM step; `query`: the size query (`buffer` null).
     fn spgemm(
         &self,
-        call: &Gemm,
+        call: &Gemm<Self::Value>,
         step: GemmStep,
         query: bool,
         bytes: &mut usize,
@@ -183,8 +259,17 @@ pub trait SparseSession {
 
 /// The library half of a backend's sparse support (see the module docs).
 pub trait SparseDriver: GpuDriver + Send + Sync {
+    /// The library's value-type code (`cudaDataType`, `rocsparse_datatype`).
+    type Value: Copy + std::fmt::Debug;
+    /// The library's index-type code (`cusparseIndexType_t`, `rocsparse_indextype`).
+    type Index: Copy + std::fmt::Debug;
+    /// The codes of [`VALUE_DTYPES`] (float32, float64, complex64, complex128).
+    const VALUES: [Self::Value; 4];
+    /// The codes of int32 and int64 indices.
+    const INDICES: [Self::Index; 2];
+
     /// The session type.
-    type Session<'a>: SparseSession
+    type Session<'a>: SparseSession<Value = Self::Value, Index = Self::Index>
     where
         Self: 'a;
 
@@ -194,8 +279,9 @@ pub trait SparseDriver: GpuDriver + Send + Sync {
     /// Whether SpGEMM takes a `D` matrix (rocSPARSE).
     const SPGEMM_D: bool;
 
-    /// Whether the library takes `routine` for `dtype` values and `index` indices (loading it on
-    /// first use); `Err` says why not.
+    /// Whether the library takes `routine` for `dtype` values and `index` indices beyond the
+    /// rules both libraries share (values of [`VALUE_DTYPES`], int32 or int64 indices, checked
+    /// by the plan first), loading it on first use; `Err` says why not.
     fn sparse_types(
         &self,
         routine: SparseRoutine,
@@ -251,7 +337,8 @@ impl<S: SparseSession> Drop for Descrs<'_, S> {
     }
 }
 
-fn unsupported<D: SparseDriver>(be: &D, routine: SparseRoutine, reason: String) -> Error {
+/// `routine` of `D`'s library is unavailable or refused, for `reason`.
+pub fn unsupported<D: SparseDriver>(be: &D, routine: SparseRoutine, reason: String) -> Error {
     Error::Unsupported {
         op: format!("{} {}", D::LIBRARY, routine.name()),
         backend: be.info().label(),
@@ -263,18 +350,48 @@ fn addr<D: SparseDriver>(be: &D, b: &Buffer, op: &str) -> Result<Raw> {
     Ok(be.dev_buf(b, op)?.ptr as Raw)
 }
 
-fn parts<D: SparseDriver>(be: &D, a: &CsrRef<'_>, op: &str) -> Result<CsrParts> {
-    Ok(CsrParts {
-        rows: a.rows,
-        cols: a.cols,
-        nnz: a.nnz,
-        ptrs: [
-            addr(be, a.indptr, op)?,
-            addr(be, a.indices, op)?,
-            addr(be, a.data, op)?,
-        ],
-        index: a.index_dtype(),
-        dtype: a.dtype(),
+/// Whether `D`'s library takes `routine` for `dtype` values and `index` indices: the shared
+/// rules, then the driver's own ([`SparseDriver::sparse_types`]).
+fn types<D: SparseDriver>(
+    be: &D,
+    routine: SparseRoutine,
+    dtype: DType,
+    index: DType,
+) -> std::result::Result<(), String> {
+    if !VALUE_DTYPES.contains(&dtype) {
+        return Err(format!(
+            "{} takes float32, float64, complex64 and complex128 values, not {dtype}",
+            D::LIBRARY
+        ));
+    }
+    if !matches!(index, DType::Int32 | DType::Int64) {
+        return Err(format!(
+            "{} takes int32 or int64 indices, not {index}",
+            D::LIBRARY
+        ));
+    }
+    be.sparse_types(routine, dtype, index)
+}
+
+/// The codes of a value and an index dtype that [`types`] accepted.
+fn codes<D: SparseDriver>(op: &str, dtype: DType, index: DType) -> Result<(D::Value, D::Index)> {
+    value_code::<D>(dtype)
+        .zip(index_code::<D>(index))
+        .ok_or_else(|| Error::invalid(op, format!("{dtype} values with {index} indices")))
+}
+
+/// `a`'s CSR descriptor arguments.
+fn csr_of<D: SparseDriver>(be: &D, a: &CsrRef<'_>, op: &str) -> Result<Csr<D::Value, D::Index>> {
+    let (value, index) = codes::<D>(op, a.dtype(), a.index_dtype())?;
+    Ok(Csr {
+        rows: a.rows as i64,
+        cols: a.cols as i64,
+        nnz: a.nnz as i64,
+        indptr: addr(be, a.indptr, op)?,
+        indices: addr(be, a.indices, op)?,
+        data: addr(be, a.data, op)?,
+        index,
+        value,
     })
 }
 
@@ -335,27 +452,35 @@ fn apply<D: SparseDriver>(be: &D, c: &ApplyCall<'_>) -> Result<()> {
     if c.triangle.is_some() && a.rows != a.cols {
         return Err(Error::invalid(&op, "A must be square"));
     }
-    be.sparse_types(c.routine, dt, a.index_dtype())
-        .map_err(|e| unsupported(be, c.routine, e))?;
+    types(be, c.routine, dt, a.index_dtype()).map_err(|e| unsupported(be, c.routine, e))?;
+    let csr = csr_of(be, a, &op)?;
+    let dense = |rows, b| -> Result<Dense<D::Value>> {
+        Ok(Dense {
+            rows: rows as i64,
+            cols: c.k as i64,
+            ptr: addr(be, b, &op)?,
+            value: csr.value,
+        })
+    };
+    let (dx, dy) = (dense(a.cols, c.x)?, dense(a.rows, c.y)?);
     let s = be.begin_sparse(c.routine)?;
     let mut d = Descrs {
         s: &s,
         made: vec![],
     };
-    let ma = d.keep(DescrKind::Sparse, s.csr(&parts(be, a, &op)?))?;
+    let ma = d.keep(DescrKind::Sparse, s.csr(&csr))?;
     if let Some((lower, unit)) = c.triangle {
         s.triangle(ma, lower, unit)?;
     }
-    let (px, py) = (addr(be, c.x, &op)?, addr(be, c.y, &op)?);
     let (x, y) = if vector {
         (
-            d.keep(DescrKind::Vector, s.vector(a.cols, px, dt))?,
-            d.keep(DescrKind::Vector, s.vector(a.rows, py, dt))?,
+            d.keep(DescrKind::Vector, s.vector(&dx))?,
+            d.keep(DescrKind::Vector, s.vector(&dy))?,
         )
     } else {
         (
-            d.keep(DescrKind::Matrix, s.matrix(a.cols, c.k, px, dt))?,
-            d.keep(DescrKind::Matrix, s.matrix(a.rows, c.k, py, dt))?,
+            d.keep(DescrKind::Matrix, s.matrix(&dx))?,
+            d.keep(DescrKind::Matrix, s.matrix(&dy))?,
         )
     };
     let od = d.keep(DescrKind::Routine(c.routine), s.routine_descr(c.routine))?;
@@ -366,7 +491,7 @@ fn apply<D: SparseDriver>(be: &D, c: &ApplyCall<'_>) -> Result<()> {
         x,
         y,
         op: od,
-        dtype: dt,
+        value: csr.value,
         alpha: one.as_ptr() as *const c_void,
         beta: zero.as_ptr() as *const c_void,
     };
@@ -404,31 +529,30 @@ fn spgemm<D: SparseDriver>(
             "A, B and C's indptr must share dtypes, A.cols == B.rows",
         ));
     }
-    be.sparse_types(r, dt, it)
-        .map_err(|e| unsupported(be, r, e))?;
+    types(be, r, dt, it).map_err(|e| unsupported(be, r, e))?;
+    let (ca, cb) = (csr_of(be, a, &op)?, csr_of(be, b, &op)?);
+    let null = std::ptr::null_mut();
+    let c_indptr = addr(be, call.c_indptr, &op)?;
+    // C over the caller's indptr, no entries yet; D an empty 0 x 0 matrix.
+    let empty = |rows: usize, cols: usize, indptr| Csr {
+        rows: rows as i64,
+        cols: cols as i64,
+        nnz: 0,
+        indptr,
+        indices: null,
+        data: null,
+        ..ca
+    };
     let s = be.begin_sparse(r)?;
     let mut d = Descrs {
         s: &s,
         made: vec![],
     };
-    let ma = d.keep(DescrKind::Sparse, s.csr(&parts(be, a, &op)?))?;
-    let mb = d.keep(DescrKind::Sparse, s.csr(&parts(be, b, &op)?))?;
-    let null = std::ptr::null_mut();
-    let c_indptr = addr(be, call.c_indptr, &op)?;
-    let empty = |rows, cols, ptrs| CsrParts {
-        rows,
-        cols,
-        nnz: 0,
-        ptrs,
-        index: it,
-        dtype: dt,
-    };
-    let mc = d.keep(
-        DescrKind::Sparse,
-        s.csr(&empty(a.rows, b.cols, [c_indptr, null, null])),
-    )?;
+    let ma = d.keep(DescrKind::Sparse, s.csr(&ca))?;
+    let mb = d.keep(DescrKind::Sparse, s.csr(&cb))?;
+    let mc = d.keep(DescrKind::Sparse, s.csr(&empty(a.rows, b.cols, c_indptr)))?;
     let md = if D::SPGEMM_D {
-        d.keep(DescrKind::Sparse, s.csr(&empty(0, 0, [null; 3])))?
+        d.keep(DescrKind::Sparse, s.csr(&empty(0, 0, null)))?
     } else {
         null
     };
@@ -440,7 +564,7 @@ fn spgemm<D: SparseDriver>(
         c: mc,
         d: md,
         op: od,
-        dtype: dt,
+        value: ca.value,
         alpha: one.as_ptr() as *const c_void,
         beta: zero.as_ptr() as *const c_void,
     };
@@ -483,7 +607,7 @@ impl<D: SparseDriver> SparseLibrary for D {
         dtype: DType,
         index: DType,
     ) -> std::result::Result<(), String> {
-        self.sparse_types(routine, dtype, index)
+        types(self, routine, dtype, index)
     }
 
     fn spmv(&self, call: &SpMvCall<'_>) -> Result<()> {

@@ -21,11 +21,12 @@ pub type Axis = Option<isize>;
 
 fn same_shape(op: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
     if a != b {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (inconsistent shapes)"),
-            lhs: vec![a.0, a.1],
-            rhs: vec![b.0, b.1],
-        });
+        return Err(super::shapes_error(
+            op,
+            ("A", &[a.0, a.1]),
+            ("B", &[b.0, b.1]),
+            "the shapes must be equal (inconsistent shapes)",
+        ));
     }
     Ok(())
 }
@@ -65,7 +66,7 @@ impl CsrMatrix {
     /// `A + B` for a sparse `B` of the same shape (canonical CSR, zeros dropped).
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming both shapes; device errors.
+    /// [`Error::InvalidArgument`] naming both shapes; device errors.
     pub fn add(&self, other: &dyn SparseMatrix) -> Result<CsrMatrix> {
         self.combine(other, false, "sparse +")
     }
@@ -107,7 +108,7 @@ impl CsrMatrix {
     /// `A.multiply(B)` for a sparse `B`: the elementwise product (canonical CSR, zeros dropped).
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming both shapes; device errors.
+    /// [`Error::InvalidArgument`] naming both shapes; device errors.
     pub fn multiply(&self, other: &dyn SparseMatrix) -> Result<CsrMatrix> {
         let op = "multiply";
         same_shape(op, self.shape(), other.shape())?;

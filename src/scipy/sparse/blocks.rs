@@ -79,7 +79,7 @@ fn assemble(
 /// (a row or column of `None` only has size 0). The dtype is the promoted one of the blocks.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] naming the block and both shapes for blocks of one row with other
+/// [`Error::InvalidArgument`] naming the block and both shapes for blocks of one row with other
 /// heights (or one column with other widths), as SciPy's "`blocks[i,:]` has incompatible row
 /// dimensions"; [`Error::InvalidArgument`] for an empty or ragged grid, or no block at all.
 pub fn bmat(blocks: &[Vec<Option<&dyn SparseMatrix>>], format: Format) -> Result<Sparse> {
@@ -101,26 +101,26 @@ pub fn bmat(blocks: &[Vec<Option<&dyn SparseMatrix>>], format: Format) -> Result
             if heights[i] == 0 {
                 heights[i] = h;
             } else if heights[i] != h {
-                return Err(Error::ShapeMismatch {
-                    op: format!(
-                        "bmat (blocks[{i},:] has incompatible row dimensions: blocks[{i},{j}].shape[0] == {h}, expected {})",
-                        heights[i]
+                return Err(Error::invalid(
+                    "bmat",
+                    format!(
+                        "blocks[{i},:] has incompatible row dimensions. Got blocks[{i},{j}].shape[0] == {h}, expected {} (blocks[{i},{j}] has shape {})",
+                        heights[i],
+                        super::py_shape(&[h, w])
                     ),
-                    lhs: vec![heights[i]],
-                    rhs: vec![h, w],
-                });
+                ));
             }
             if widths[j] == 0 {
                 widths[j] = w;
             } else if widths[j] != w {
-                return Err(Error::ShapeMismatch {
-                    op: format!(
-                        "bmat (blocks[:,{j}] has incompatible column dimensions: blocks[{i},{j}].shape[1] == {w}, expected {})",
-                        widths[j]
+                return Err(Error::invalid(
+                    "bmat",
+                    format!(
+                        "blocks[:,{j}] has incompatible column dimensions. Got blocks[{i},{j}].shape[1] == {w}, expected {} (blocks[{i},{j}] has shape {})",
+                        widths[j],
+                        super::py_shape(&[h, w])
                     ),
-                    lhs: vec![widths[j]],
-                    rhs: vec![h, w],
-                });
+                ));
             }
         }
     }
@@ -178,16 +178,12 @@ pub fn block_diag(mats: &[&dyn SparseMatrix], format: Format) -> Result<Sparse> 
 /// and `B` (`n x n`), the sum canonical (duplicates summed, zeros dropped).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] naming the shape of a non-square operand.
+/// [`Error::InvalidArgument`] naming the shape of a non-square operand.
 pub fn kronsum(a: &dyn SparseMatrix, b: &dyn SparseMatrix, format: Format) -> Result<Sparse> {
     for (name, x) in [("A", a), ("B", b)] {
         let (r, c) = x.shape();
         if r != c {
-            return Err(Error::ShapeMismatch {
-                op: format!("kronsum ({name} is not square)"),
-                lhs: vec![r, c],
-                rhs: vec![r, r],
-            });
+            return Err(super::not_square("kronsum", name, (r, c)));
         }
     }
     let t = cupy_core::promote::promote_types(a.dtype(), b.dtype());

@@ -279,18 +279,20 @@ fn stack(op: &str, blocks: &[&dyn SparseMatrix], axis: usize, format: Format) ->
         first.shape().1
     };
     let mut t = first.dtype();
-    for b in blocks {
+    for (i, b) in blocks.iter().enumerate() {
         let s = b.shape();
         let got = if other == 0 { s.0 } else { s.1 };
         if got != want {
-            return Err(Error::ShapeMismatch {
-                op: format!(
-                    "{op} (blocks must have the same number of {})",
+            let f = first.shape();
+            return Err(super::shapes_error(
+                op,
+                ("blocks[0]", &[f.0, f.1]),
+                (&format!("blocks[{i}]"), &[s.0, s.1]),
+                format!(
+                    "the blocks must have the same number of {}",
                     if other == 0 { "rows" } else { "columns" }
                 ),
-                lhs: vec![first.shape().0, first.shape().1],
-                rhs: vec![s.0, s.1],
-            });
+            ));
         }
         t = cupy_core::promote::promote_types(t, b.dtype());
     }
@@ -335,7 +337,7 @@ fn stack(op: &str, blocks: &[&dyn SparseMatrix], axis: usize, format: Format) ->
 /// SciPy's `hstack(blocks, format)`: blocks side by side.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for blocks with different numbers of rows (both shapes named);
+/// [`Error::InvalidArgument`] for blocks with different numbers of rows (both shapes named);
 /// [`Error::InvalidArgument`] for no blocks.
 pub fn hstack(blocks: &[&dyn SparseMatrix], format: Format) -> Result<Sparse> {
     stack("hstack", blocks, 1, format)

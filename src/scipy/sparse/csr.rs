@@ -233,7 +233,7 @@ impl CsrMatrix {
     /// k]` (SpMM, `[rows, k]`), in the promoted dtype of the matrix and `x` (NumPy's rule).
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming both shapes when `x`'s first axis is not `cols`;
+    /// [`Error::InvalidArgument`] naming both shapes when `x`'s first axis is not `cols`;
     /// [`Error::InvalidArgument`] for `x` of more than 2 dimensions; dtype errors.
     pub fn dot(&self, x: &Array) -> Result<Array> {
         let op = "csr_matrix @";

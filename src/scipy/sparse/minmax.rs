@@ -194,11 +194,13 @@ impl CsrMatrix {
     fn max_min(&self, other: &dyn SparseMatrix, max: bool) -> Result<CsrMatrix> {
         let op = if max { "maximum" } else { "minimum" };
         if self.shape() != other.shape() {
-            return Err(Error::ShapeMismatch {
-                op: format!("{op} (inconsistent shapes)"),
-                lhs: vec![self.shape().0, self.shape().1],
-                rhs: vec![other.shape().0, other.shape().1],
-            });
+            let (a, b) = (self.shape(), other.shape());
+            return Err(super::shapes_error(
+                op,
+                ("A", &[a.0, a.1]),
+                ("B", &[b.0, b.1]),
+                "the shapes must be equal (inconsistent shapes)",
+            ));
         }
         let t = cupy_core::promote::promote_types(self.dtype(), other.dtype());
         let (m, n) = self.shape();
@@ -232,7 +234,7 @@ impl CsrMatrix {
     /// zeros take part), canonical CSR without stored zeros, as SciPy's `csr_binop_csr`.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming both shapes; device errors.
+    /// [`Error::InvalidArgument`] naming both shapes; device errors.
     pub fn maximum(&self, other: &dyn SparseMatrix) -> Result<CsrMatrix> {
         self.max_min(other, true)
     }

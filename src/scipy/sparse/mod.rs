@@ -129,14 +129,59 @@ pub(crate) fn probe(t: DType) -> Option<Need> {
     .then(|| Need::Kernel(kernels::spmv(t, DType::Int32)))
 }
 
+/// A shape as Python prints a tuple: `(4, 4)`, `(3,)`, `()`.
+pub(crate) fn py_shape(s: &[usize]) -> String {
+    match s {
+        [n] => format!("({n},)"),
+        _ => {
+            let d: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+            format!("({})", d.join(", "))
+        }
+    }
+}
+
+/// SciPy's `ValueError` for two operands whose sizes do not fit together (not a broadcast
+/// failure), as [`Error::InvalidArgument`] naming the op, both operands and their shapes, and
+/// what was needed: "cg: A has shape (4, 4) but b has shape (3,); b must have 4 elements".
+pub(crate) fn shapes_error(
+    op: &str,
+    (a, sa): (&str, &[usize]),
+    (b, sb): (&str, &[usize]),
+    need: impl std::fmt::Display,
+) -> Error {
+    Error::invalid(
+        op,
+        format!(
+            "{a} has shape {} but {b} has shape {}; {need}",
+            py_shape(sa),
+            py_shape(sb)
+        ),
+    )
+}
+
+/// SciPy's `ValueError` for an operand that must be square, as [`Error::InvalidArgument`]:
+/// "cg: A must be a square matrix, but its shape is (3, 4)".
+pub(crate) fn not_square(op: &str, name: &str, (r, c): (usize, usize)) -> Error {
+    Error::invalid(
+        op,
+        format!(
+            "{name} must be a square matrix, but its shape is {}",
+            py_shape(&[r, c])
+        ),
+    )
+}
+
 /// A given `shape` must equal the one the input implies.
 fn check_shape(op: &str, got: (usize, usize), want: Option<(usize, usize)>) -> Result<()> {
     match want {
-        Some(w) if w != got => Err(Error::ShapeMismatch {
-            op: format!("{op} (shape=)"),
-            lhs: vec![got.0, got.1],
-            rhs: vec![w.0, w.1],
-        }),
+        Some(w) if w != got => Err(Error::invalid(
+            op,
+            format!(
+                "shape={} does not match the shape {} of the input",
+                py_shape(&[w.0, w.1]),
+                py_shape(&[got.0, got.1])
+            ),
+        )),
         _ => Ok(()),
     }
 }
@@ -193,11 +238,15 @@ fn check_matvec(op: &str, shape: (usize, usize), x: &Array) -> Result<()> {
         }
     };
     if !ok {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (dimension mismatch)"),
-            lhs: vec![shape.0, shape.1],
-            rhs: x.shape().to_vec(),
-        });
+        return Err(shapes_error(
+            op,
+            ("A", &[shape.0, shape.1]),
+            ("x", x.shape()),
+            format!(
+                "x's first dimension must be {} (dimension mismatch)",
+                shape.1
+            ),
+        ));
     }
     Ok(())
 }

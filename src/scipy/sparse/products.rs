@@ -32,7 +32,7 @@ use crate::launch::Elementwise;
 use crate::manipulation::join::concatenate;
 use crate::sorting::{cumsum, searchsorted_with, SearchSorted, Side};
 use cupy_core::dtype::DType;
-use cupy_core::error::{Error, Result};
+use cupy_core::error::Result;
 use cupy_core::scalar::Scalar;
 
 routine!("cupyx.scipy.sparse @ (SpMV, SpMM: one IR kernel each; SpGEMM)", Sparse, probe: super::probe, notes: "CSR row per invocation (loop bound: the longest row); SpGEMM row-wise (symbolic + numeric merge kernels) for A's rows of <= 32 entries, expand-sort-compress with array ops for longer ones");
@@ -46,17 +46,18 @@ impl CsrMatrix {
     /// dtype.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming both shapes when `A`'s columns are not `B`'s rows;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming both shapes when `A`'s columns are not `B`'s rows;
     /// device errors.
     pub fn matmul(&self, other: &dyn SparseMatrix) -> Result<CsrMatrix> {
         let op = "sparse @ sparse";
         let ((m, k), (k2, n)) = (self.shape(), other.shape());
         if k != k2 {
-            return Err(Error::ShapeMismatch {
-                op: format!("{op} (dimension mismatch)"),
-                lhs: vec![m, k],
-                rhs: vec![k2, n],
-            });
+            return Err(super::shapes_error(
+                op,
+                ("A", &[m, k]),
+                ("B", &[k2, n]),
+                format!("B must have {k} rows (dimension mismatch)"),
+            ));
         }
         let t = cupy_core::promote::promote_types(self.dtype(), other.dtype());
         let converted;

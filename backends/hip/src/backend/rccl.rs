@@ -6,7 +6,7 @@
 
 use super::{HipBackend, HipBuffer, HipUserStream};
 use crate::result::Hip;
-use crate::sys::{open_first, rccl};
+use crate::sys::{load_table, rccl};
 use cupy_core::backend::collective::CommBuf;
 use cupy_core::backend::stream::{backend_key, current};
 use cupy_core::gpu::nccl::{CommDevice, LazyLib, NcclCollectives, NcclLib};
@@ -36,9 +36,15 @@ fn load() -> std::result::Result<NcclLib, String> {
     }
     names.extend(rccl::LIB_NAMES.iter().map(|n| n.to_string()));
     let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-    let lib = open_first("RCCL (librccl)", &refs, Some("ncclCommInitRank"))?;
     // SAFETY: the table was written for RCCL (sys::rccl); the library is kept with it.
-    let api = unsafe { rccl::RcclApi::load(&lib.lib) }.map_err(|e| format!("{}: {e}", lib.path))?;
+    let (api, lib) = unsafe {
+        load_table(
+            "RCCL (librccl)",
+            &refs,
+            "ncclCommInitRank",
+            rccl::RcclApi::load,
+        )
+    }?;
     let fns = api.to_nccl_fns();
     let mut version = 0;
     // SAFETY: out-parameter.

@@ -17,7 +17,8 @@ use super::*;
 use crate::sys::rocsparse as rs;
 use cupy_core::backend::sparse::SparseRoutine;
 use cupy_core::gpu::sparse::{
-    Apply, ApplyKind, CsrParts, DescrKind, Gemm, GemmStep, Raw, SparseDriver, SparseSession, Stage,
+    library_error, unsupported, Apply, ApplyKind, Csr, Dense, DescrKind, Gemm, GemmStep, Raw,
+    SparseDriver, SparseSession, Stage,
 };
 
 /// The loaded rocSPARSE library.
@@ -108,29 +109,6 @@ pub(crate) fn open(be: &HipBackend) -> std::result::Result<RocSparse, String> {
     })
 }
 
-fn value_type(dt: DType) -> Option<rs::rocsparse_datatype> {
-    Some(match dt {
-        DType::Float32 => rs::rocsparse_datatype_f32_r,
-        DType::Float64 => rs::rocsparse_datatype_f64_r,
-        DType::Complex64 => rs::rocsparse_datatype_f32_c,
-        DType::Complex128 => rs::rocsparse_datatype_f64_c,
-        _ => return None,
-    })
-}
-
-/// The value type of a dtype the plan checked.
-fn vtype(dt: DType) -> rs::rocsparse_datatype {
-    value_type(dt).unwrap_or(rs::rocsparse_datatype_f64_r)
-}
-
-fn index_type(dt: DType) -> rs::rocsparse_indextype {
-    if dt == DType::Int64 {
-        rs::rocsparse_indextype_i64
-    } else {
-        rs::rocsparse_indextype_i32
-    }
-}
-
 impl HipBackend {
     fn rocsparse(&self) -> std::result::Result<&RocSparse, String> {
         match self.sparse.get_or_init(|| open(self)) {
@@ -153,19 +131,22 @@ impl Session<'_> {
     /// A rocSPARSE status as a `Result`: `rocsparse_status_not_implemented` is `Unsupported`
     /// (the frontend then runs its kernels), any other failure a backend error.
     fn ok(&self, what: &str, s: rs::rocsparse_status) -> Result<()> {
-        match status(what, s) {
-            Ok(()) => Ok(()),
-            Err(e) if s == rs::rocsparse_status_not_implemented => Err(Error::Unsupported {
-                op: "rocSPARSE".into(),
-                backend: self.be.info.label(),
-                reason: e,
-            }),
-            Err(e) => Err(self.be.err(format!("rocSPARSE: {e}"))),
-        }
+        let refused = s == rs::rocsparse_status_not_implemented;
+        status(what, s).map_err(|e| library_error(self.be, refused, e))
     }
 }
 
 impl SparseDriver for HipBackend {
+    type Value = rs::rocsparse_datatype;
+    type Index = rs::rocsparse_indextype;
+    const VALUES: [rs::rocsparse_datatype; 4] = [
+        rs::rocsparse_datatype_f32_r,
+        rs::rocsparse_datatype_f64_r,
+        rs::rocsparse_datatype_f32_c,
+        rs::rocsparse_datatype_f64_c,
+    ];
+    const INDICES: [rs::rocsparse_indextype; 2] =
+        [rs::rocsparse_indextype_i32, rs::rocsparse_indextype_i64];
     type Session<'a> = Session<'a>;
     const LIBRARY: &'static str = "rocSPARSE";
     const SPGEMM_D: bool = true;
@@ -173,29 +154,17 @@ impl SparseDriver for HipBackend {
     fn sparse_types(
         &self,
         _routine: SparseRoutine,
-        dtype: DType,
-        index: DType,
+        _dtype: DType,
+        _index: DType,
     ) -> std::result::Result<(), String> {
-        if value_type(dtype).is_none() {
-            return Err(format!(
-                "rocSPARSE takes float32, float64, complex64 and complex128 values, not {dtype}"
-            ));
-        }
-        if !matches!(index, DType::Int32 | DType::Int64) {
-            return Err(format!(
-                "rocSPARSE takes int32 or int64 indices, not {index}"
-            ));
-        }
         self.rocsparse().map(|_| ())
     }
 
     fn begin_sparse(&self, routine: SparseRoutine) -> Result<Session<'_>> {
         let g = self.submit.lock().unwrap_or_else(|e| e.into_inner());
-        let sp = self.rocsparse().map_err(|reason| Error::Unsupported {
-            op: format!("rocSPARSE {}", routine.name()),
-            backend: self.info.label(),
-            reason,
-        })?;
+        let sp = self
+            .rocsparse()
+            .map_err(|reason| unsupported(self, routine, reason))?;
         self.current()?;
         self.order_library()?;
         let s = Session {
@@ -217,59 +186,47 @@ impl SparseDriver for HipBackend {
 }
 
 impl SparseSession for Session<'_> {
+    type Value = rs::rocsparse_datatype;
+    type Index = rs::rocsparse_indextype;
+
     fn holds_state(&self, _routine: SparseRoutine) -> bool {
         true
     }
 
-    fn csr(&self, p: &CsrParts) -> Result<Raw> {
-        let it = index_type(p.index);
+    fn csr(&self, p: &Csr<rs::rocsparse_datatype, rs::rocsparse_indextype>) -> Result<Raw> {
         let mut m = std::ptr::null_mut();
+        let base = rs::rocsparse_index_base_zero;
         // SAFETY: device addresses of live buffers the plan checked (or null for an empty
         // matrix); out pointer.
         let s = unsafe {
             (self.api.rocsparse_create_csr_descr)(
-                &mut m,
-                p.rows as i64,
-                p.cols as i64,
-                p.nnz as i64,
-                p.ptrs[0],
-                p.ptrs[1],
-                p.ptrs[2],
-                it,
-                it,
-                rs::rocsparse_index_base_zero,
-                vtype(p.dtype),
+                &mut m, p.rows, p.cols, p.nnz, p.indptr, p.indices, p.data, p.index, p.index, base,
+                p.value,
             )
         };
         self.ok("rocsparse_create_csr_descr", s)?;
         Ok(m)
     }
 
-    fn vector(&self, n: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
-        let mut v = std::ptr::null_mut();
-        // SAFETY: a live device buffer of `n` elements; out pointer.
-        let s =
-            unsafe { (self.api.rocsparse_create_dnvec_descr)(&mut v, n as i64, ptr, vtype(dtype)) };
+    fn vector(&self, v: &Dense<rs::rocsparse_datatype>) -> Result<Raw> {
+        let mut d = std::ptr::null_mut();
+        let create = self.api.rocsparse_create_dnvec_descr;
+        // SAFETY: a live device buffer of `rows` elements; out pointer.
+        let s = unsafe { create(&mut d, v.rows, v.ptr, v.value) };
         self.ok("rocsparse_create_dnvec_descr", s)?;
-        Ok(v)
+        Ok(d)
     }
 
-    fn matrix(&self, rows: usize, cols: usize, ptr: Raw, dtype: DType) -> Result<Raw> {
-        let mut m = std::ptr::null_mut();
+    fn matrix(&self, m: &Dense<rs::rocsparse_datatype>) -> Result<Raw> {
+        let mut d = std::ptr::null_mut();
+        let (create, row) = (
+            self.api.rocsparse_create_dnmat_descr,
+            rs::rocsparse_order_row,
+        );
         // SAFETY: a live row-major `rows x cols` buffer; out pointer.
-        let s = unsafe {
-            (self.api.rocsparse_create_dnmat_descr)(
-                &mut m,
-                rows as i64,
-                cols as i64,
-                cols as i64,
-                ptr,
-                vtype(dtype),
-                rs::rocsparse_order_row,
-            )
-        };
+        let s = unsafe { create(&mut d, m.rows, m.cols, m.cols, m.ptr, m.value, row) };
         self.ok("rocsparse_create_dnmat_descr", s)?;
-        Ok(m)
+        Ok(d)
     }
 
     fn routine_descr(&self, _routine: SparseRoutine) -> Result<Raw> {
@@ -326,9 +283,15 @@ impl SparseSession for Session<'_> {
         Ok(())
     }
 
-    fn apply(&self, c: &Apply, stage: Stage, bytes: &mut usize, buf: Raw) -> Result<()> {
+    fn apply(
+        &self,
+        c: &Apply<rs::rocsparse_datatype>,
+        stage: Stage,
+        bytes: &mut usize,
+        buf: Raw,
+    ) -> Result<()> {
         let (al, be) = (c.alpha, c.beta);
-        let (h, vt, api) = (self.h, vtype(c.dtype), self.api);
+        let (h, vt, api) = (self.h, c.value, self.api);
         let no = rs::rocsparse_operation_none;
         let (a, x, y) = (c.a, c.x, c.y);
         // The stage values are the same for every routine (sys::rocsparse).
@@ -416,7 +379,7 @@ impl SparseSession for Session<'_> {
 
     fn spgemm(
         &self,
-        c: &Gemm,
+        c: &Gemm<rs::rocsparse_datatype>,
         step: GemmStep,
         query: bool,
         bytes: &mut usize,
@@ -448,7 +411,7 @@ impl SparseSession for Session<'_> {
                 be,
                 c.d,
                 c.c,
-                vtype(c.dtype),
+                c.value,
                 rs::rocsparse_spgemm_alg_default,
                 st,
                 bytes,
@@ -491,9 +454,11 @@ mod tests {
 
     #[test]
     fn dtypes_map_to_rocsparse_types() {
-        assert_eq!(value_type(DType::Float64), Some(152));
-        assert_eq!(value_type(DType::Complex64), Some(154));
-        assert_eq!(value_type(DType::Int32), None);
-        assert_eq!(index_type(DType::Int64), 3);
+        use cupy_core::gpu::sparse::{index_code, value_code};
+        assert_eq!(value_code::<HipBackend>(DType::Float64), Some(152));
+        assert_eq!(value_code::<HipBackend>(DType::Complex64), Some(154));
+        assert_eq!(value_code::<HipBackend>(DType::Int32), None);
+        assert_eq!(index_code::<HipBackend>(DType::Int64), Some(3));
+        assert_eq!(HipBackend::VALUES, [151, 152, 154, 155]);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::cstr;
 use crate::sys::rocblas::{self as b, RocblasApi};
-use crate::sys::{open_first, Lib};
+use crate::sys::{load_table, Lib};
 use std::ffi::c_char;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -44,14 +44,15 @@ impl Rocblas {
     pub fn get() -> Result<Arc<Rocblas>, String> {
         ROCBLAS
             .get_or_init(|| {
-                let lib = open_first(
-                    "rocBLAS (librocblas)",
-                    b::LIB_NAMES,
-                    Some("rocblas_create_handle"),
-                )?;
                 // SAFETY: table written for rocBLAS (sys::rocblas); library kept alongside.
-                let api = unsafe { RocblasApi::load(&lib.lib) }
-                    .map_err(|e| format!("{}: {e}", lib.path))?;
+                let (api, lib) = unsafe {
+                    load_table(
+                        "rocBLAS (librocblas)",
+                        b::LIB_NAMES,
+                        "rocblas_create_handle",
+                        RocblasApi::load,
+                    )
+                }?;
                 Ok(Arc::new(Rocblas { api, lib }))
             })
             .clone()
@@ -95,14 +96,15 @@ impl Rocfft {
     pub fn get() -> Result<Arc<Rocfft>, String> {
         ROCFFT
             .get_or_init(|| {
-                let lib = open_first(
-                    "rocFFT (librocfft)",
-                    crate::sys::rocfft::LIB_NAMES,
-                    Some("rocfft_plan_create"),
-                )?;
                 // SAFETY: table written for rocFFT (sys::rocfft); library kept alongside.
-                let api = unsafe { crate::sys::rocfft::RocfftApi::load(&lib.lib) }
-                    .map_err(|e| format!("{}: {e}", lib.path))?;
+                let (api, lib) = unsafe {
+                    load_table(
+                        "rocFFT (librocfft)",
+                        crate::sys::rocfft::LIB_NAMES,
+                        "rocfft_plan_create",
+                        crate::sys::rocfft::RocfftApi::load,
+                    )
+                }?;
                 let f = Rocfft { api, lib };
                 // SAFETY: no arguments; called once.
                 f.check("rocfft_setup", unsafe { (f.api.rocfft_setup)() })?;
@@ -158,14 +160,15 @@ impl Rocsolver {
     pub fn get() -> Result<Arc<Rocsolver>, String> {
         ROCSOLVER
             .get_or_init(|| {
-                let lib = open_first(
-                    "rocSOLVER (librocsolver)",
-                    crate::sys::rocsolver::LIB_NAMES,
-                    Some("rocsolver_dgetrf_strided_batched"),
-                )?;
                 // SAFETY: table written for rocSOLVER (sys::rocsolver); library kept alongside.
-                let api = unsafe { crate::sys::rocsolver::RocsolverApi::load(&lib.lib) }
-                    .map_err(|e| format!("rocSOLVER {}: {e}", lib.path))?;
+                let (api, lib) = unsafe {
+                    load_table(
+                        "rocSOLVER (librocsolver)",
+                        crate::sys::rocsolver::LIB_NAMES,
+                        "rocsolver_dgetrf_strided_batched",
+                        crate::sys::rocsolver::RocsolverApi::load,
+                    )
+                }?;
                 Ok(Arc::new(Rocsolver { api, lib }))
             })
             .clone()

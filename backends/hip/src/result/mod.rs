@@ -6,7 +6,7 @@
 //! rocSOLVER in `libs.rs`.
 
 use crate::sys::hip::{self as h, HipApi};
-use crate::sys::{open_first, Lib};
+use crate::sys::{load_table, Lib};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -78,15 +78,16 @@ impl Hip {
     /// The library names and paths tried, or the missing symbol.
     pub fn get() -> Result<Arc<Hip>, String> {
         HIP.get_or_init(|| {
-            let lib = open_first(
-                "the HIP runtime (libamdhip64)",
-                h::LIB_NAMES,
-                Some("hipInit"),
-            )?;
             // SAFETY: the table was written for libamdhip64 (see sys::hip); `lib` lives in the
             // returned struct as long as the pointers.
-            let api =
-                unsafe { HipApi::load(&lib.lib) }.map_err(|e| format!("{}: {e}", lib.path))?;
+            let (api, lib) = unsafe {
+                load_table(
+                    "the HIP runtime (libamdhip64)",
+                    h::LIB_NAMES,
+                    "hipInit",
+                    HipApi::load,
+                )
+            }?;
             // SAFETY: optional symbol with the same C signature as hipGetDeviceProperties.
             let props_r0600 = unsafe {
                 lib.lib

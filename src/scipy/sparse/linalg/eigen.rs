@@ -8,6 +8,7 @@
 //! eigenproblem is solved (faer) for the Ritz values. A restart keeps the `k + (ncv - k) / 2`
 //! most wanted Ritz vectors (one GEMM) and continues from the residual vector.
 
+use super::super::{not_square, shapes_error};
 use super::iterative::{cast, nrm, read};
 use super::LinearOperator;
 use crate::array::Array;
@@ -165,7 +166,7 @@ fn combine(v: &[Array], c: &[Vec<f64>], cols: &[usize], t: DType) -> Result<Arra
 /// vectors have the operator's dtype (float64 for integers).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square operator, an `M` or `v0` of another size;
+/// [`Error::InvalidArgument`] for a non-square operator, an `M` or `v0` of another size;
 /// [`Error::InvalidArgument`] for `Minv` without `M` or with `sigma`, an `M` that is neither a
 /// sparse matrix nor given `Minv` (sigma None), `k = 0`, `k >= n` (SciPy refuses `k >= n` for sparse
 /// matrices: use `eigh` of the dense matrix) or an `ncv` outside `k < ncv <= n`;
@@ -189,11 +190,12 @@ pub fn eigsh(a: impl Into<LinearOperator>, k: usize, o: Eigsh) -> Result<(Array,
     if let Some(m) = &o.m {
         if m.shape() != a.shape() {
             let ((r, c), (mr, mc)) = (a.shape(), m.shape());
-            return Err(Error::ShapeMismatch {
-                op: format!("{op} (A and M have incompatible shapes)"),
-                lhs: vec![r, c],
-                rhs: vec![mr, mc],
-            });
+            return Err(shapes_error(
+                op,
+                ("A", &[r, c]),
+                ("M", &[mr, mc]),
+                "M must have A's shape",
+            ));
         }
     }
     let (w, v) = match (o.sigma, &o.m) {
@@ -266,11 +268,7 @@ fn shift_invert(
     };
     let (r, c) = m.shape();
     if r != c {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (expected a square matrix)"),
-            lhs: vec![r, c],
-            rhs: vec![r, c],
-        });
+        return Err(not_square(op, "A", (r, c)));
     }
     let mmat = match &o.m {
         Some(mo) => Some(mo.matrix().cloned().ok_or_else(|| {
@@ -343,11 +341,7 @@ fn lanczos(
 ) -> Result<(Vec<f64>, Option<Array>)> {
     let (r, c) = a.shape();
     if r != c {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (expected a square matrix)"),
-            lhs: vec![r, c],
-            rhs: vec![r, c],
-        });
+        return Err(not_square(op, "A", (r, c)));
     }
     let n = r;
     if k == 0 {
@@ -415,11 +409,12 @@ fn lanczos(
     let v0 = match &o.v0 {
         Some(v0) => {
             if v0.size() != n {
-                return Err(Error::ShapeMismatch {
-                    op: format!("{op} (A and v0 have incompatible dimensions)"),
-                    lhs: vec![n, n],
-                    rhs: v0.shape().to_vec(),
-                });
+                return Err(shapes_error(
+                    op,
+                    ("A", &[n, n]),
+                    ("v0", v0.shape()),
+                    format!("v0 must have {n} elements"),
+                ));
             }
             cast(&v0.reshape(&[-1])?, t)?
         }

@@ -5,6 +5,7 @@
 //! to try next) are made on the host from small reads, and one read of the `n`-vector `h` per
 //! iteration (at most `itmax` of them).
 
+use super::super::{not_square, shapes_error};
 use super::iterative::{cast, read};
 use super::{norm, LinearOperator, SparseNorm};
 use crate::array::Array;
@@ -58,18 +59,14 @@ routine!(onenormest as "cupyx.scipy.sparse.linalg.onenormest", Sparse, probe: su
 /// SciPy's `onenormest(A, t, itmax, compute_v=True, compute_w=True)`.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square operator; [`Error::InvalidArgument`] for `t = 0`
-/// or `itmax < 2`; what the operator returns (it needs `rmatvec` when `t < n`).
+/// [`Error::InvalidArgument`] for a non-square operator (its shape named), `t = 0` or
+/// `itmax < 2`; what the operator returns (it needs `rmatvec` when `t < n`).
 pub fn onenormest_with(a: impl Into<LinearOperator>, o: OneNormEst) -> Result<OneNormEstimate> {
     let op = "onenormest";
     let a = a.into();
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (expected the operator to act like a square matrix)"),
-            lhs: vec![m, n],
-            rhs: vec![m, n],
-        });
+        return Err(not_square(op, "A", (m, n)));
     }
     if o.itmax < 2 {
         return Err(Error::invalid(op, "at least two iterations are required"));
@@ -401,8 +398,8 @@ fn inf_norm(b: &Array) -> Result<Array> {
 /// (`start, stop, num, endpoint`) is [`expm_multiply_with`].
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A` or a `B` whose first axis is not `A`'s order
-/// (both shapes named); [`Error::InvalidArgument`] for a `B` of more than 2 dimensions.
+/// [`Error::InvalidArgument`] for a non-square `A`, a `B` whose first axis is not `A`'s order
+/// (both shapes named) or a `B` of more than 2 dimensions.
 pub fn expm_multiply(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
     expm_multiply_with(a, b, ExpmMultiply::default())
 }
@@ -437,11 +434,7 @@ pub fn expm_multiply_with(a: &dyn SparseMatrix, b: &Array, o: ExpmMultiply) -> R
     let op = "expm_multiply";
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (expected A to be like a square matrix)"),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(not_square(op, "A", (m, n)));
     }
     if b.ndim() == 0 || b.ndim() > 2 {
         return Err(Error::invalid(
@@ -453,11 +446,12 @@ pub fn expm_multiply_with(a: &dyn SparseMatrix, b: &Array, o: ExpmMultiply) -> R
         ));
     }
     if b.shape()[0] != n {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (shapes of matrices A and B are incompatible)"),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(shapes_error(
+            op,
+            ("A", &[m, n]),
+            ("B", b.shape()),
+            format!("B's first dimension must be {n}"),
+        ));
     }
     let t = cupy_core::promote::promote_types(a.dtype(), b.dtype());
     let t = if t.is_complex() || t.is_float() {

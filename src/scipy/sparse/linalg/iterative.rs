@@ -2,6 +2,7 @@
 //! `bicgstab`, `gmres` with restarts and its preconditioned-residual tolerance control, and
 //! Paige & Saunders' `minres`) with the vectors on the device.
 
+use super::super::{not_square, shapes_error};
 use super::LinearOperator;
 use crate::array::Array;
 use crate::custom::fuse::{fuse, where_sym, Fused, Sym};
@@ -85,23 +86,21 @@ struct System {
 fn make_system(op: &str, a: LinearOperator, b: &Array, o: &Solve) -> Result<System> {
     let (r, c) = a.shape();
     if r != c {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (expected a square matrix)"),
-            lhs: vec![r, c],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(not_square(op, "A", (r, c)));
     }
+    let given_b = b;
     let b = if b.ndim() == 2 && b.shape()[1] == 1 {
         b.reshape(&[-1])?
     } else {
         b.clone()
     };
     if b.ndim() != 1 || b.shape()[0] != r {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (A and b have incompatible dimensions)"),
-            lhs: vec![r, c],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(shapes_error(
+            op,
+            ("A", &[r, c]),
+            ("b", given_b.shape()),
+            format!("b must have {r} elements (shape ({r},) or ({r}, 1))"),
+        ));
     }
     let t = cupy_core::promote::promote_types(a.dtype(), b.dtype());
     let t = match t {
@@ -113,11 +112,12 @@ fn make_system(op: &str, a: LinearOperator, b: &Array, o: &Solve) -> Result<Syst
     let (x, given) = match &o.x0 {
         Some(x0) => {
             if x0.size() != r {
-                return Err(Error::ShapeMismatch {
-                    op: format!("{op} (A and x0 have incompatible dimensions)"),
-                    lhs: vec![r, c],
-                    rhs: x0.shape().to_vec(),
-                });
+                return Err(shapes_error(
+                    op,
+                    ("A", &[r, c]),
+                    ("x0", x0.shape()),
+                    format!("x0 must have {r} elements"),
+                ));
             }
             (cast(&x0.reshape(&[-1])?, t)?, true)
         }
@@ -125,11 +125,12 @@ fn make_system(op: &str, a: LinearOperator, b: &Array, o: &Solve) -> Result<Syst
     };
     if let Some(m) = &o.m {
         if m.shape() != (r, r) {
-            return Err(Error::ShapeMismatch {
-                op: format!("{op} (A and the preconditioner M have different shapes)"),
-                lhs: vec![r, c],
-                rhs: vec![m.shape().0, m.shape().1],
-            });
+            return Err(shapes_error(
+                op,
+                ("A", &[r, c]),
+                ("the preconditioner M", &[m.shape().0, m.shape().1]),
+                "M must have A's shape",
+            ));
         }
     }
     Ok(System {
@@ -293,7 +294,7 @@ fn cg_kernels() -> Result<&'static CgKernels> {
 /// normal value) changes nothing, so the result and `info` are SciPy's.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A` or a `b`/`x0`/`M` of another size (both
+/// [`Error::InvalidArgument`] for a non-square `A` or a `b`/`x0`/`M` of another size (both
 /// shapes named); what the operator returns.
 pub fn cg(a: impl Into<LinearOperator>, b: &Array, opts: Solve) -> Result<(Array, i64)> {
     let s = make_system("cg", a.into(), b, &opts)?;

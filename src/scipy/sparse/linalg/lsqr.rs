@@ -3,12 +3,13 @@
 //! vectors stay on the device, the scalar recurrences (Givens rotations, norm and condition
 //! estimates, the stopping tests) run on the host from two or three small reads per iteration.
 
+use super::super::shapes_error;
 use super::iterative::{cast, nrm, read};
 use super::LinearOperator;
 use crate::array::Array;
 use crate::linalg::norms::norm as vnorm;
 use cupy_core::dtype::DType;
-use cupy_core::error::{Error, Result};
+use cupy_core::error::Result;
 
 /// The keywords of [`lsqr`] (SciPy's `damp=0.0, atol=1e-6, btol=1e-6, conlim=1e8,
 /// iter_lim=None, calc_var=False, x0=None`).
@@ -168,11 +169,12 @@ fn setup(
         b.clone()
     };
     if b1.ndim() != 1 || b1.shape()[0] != m {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (A and b have incompatible dimensions)"),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(shapes_error(
+            op,
+            ("A", &[m, n]),
+            ("b", b.shape()),
+            format!("b must have {m} elements (shape ({m},) or ({m}, 1))"),
+        ));
     }
     let mut t = cupy_core::promote::promote_types(a.dtype(), b1.dtype());
     if let Some(x0) = x0 {
@@ -186,11 +188,12 @@ fn setup(
     let x0 = match x0 {
         Some(x0) => {
             if x0.size() != n {
-                return Err(Error::ShapeMismatch {
-                    op: format!("{op} (A and x0 have incompatible dimensions)"),
-                    lhs: vec![m, n],
-                    rhs: x0.shape().to_vec(),
-                });
+                return Err(shapes_error(
+                    op,
+                    ("A", &[m, n]),
+                    ("x0", x0.shape()),
+                    format!("x0 must have {n} elements"),
+                ));
             }
             Some(cast(&x0.reshape(&[-1])?, t)?.copy()?)
         }
@@ -205,7 +208,7 @@ fn setup(
 /// float64 or complex128 (SciPy's `result_type(A, b, float)`). Two small reads per iteration.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a `b` or `x0` of another length (both shapes named); what the
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a `b` or `x0` of another length (both shapes named); what the
 /// operator returns (an operator without `rmatvec` is refused at the first iteration).
 pub fn lsqr(a: impl Into<LinearOperator>, b: &Array, o: Lsqr) -> Result<LsqrResult> {
     let a = a.into();

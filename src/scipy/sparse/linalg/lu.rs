@@ -6,6 +6,7 @@
 //! sparse routines), so this is the path of all four backends.
 
 use super::super::base::{value_dtype, SparseMatrix};
+use super::super::{not_square, shapes_error};
 use crate::array::Array;
 use crate::device::Device;
 use cupy_core::dtype::DType;
@@ -74,11 +75,7 @@ fn host_csr(
 ) -> Result<(usize, Vec<i64>, Vec<i64>, Vec<C64>, DType)> {
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (can only factor square matrices)"),
-            lhs: vec![m, n],
-            rhs: vec![m, n],
-        });
+        return Err(not_square(op, "A", (m, n)));
     }
     let t = value_dtype(
         op,
@@ -102,7 +99,7 @@ fn singular(op: &str) -> Error {
 /// cast back).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A`; [`Error::LinAlgError`] "Factor is exactly
+/// [`Error::InvalidArgument`] for a non-square `A`; [`Error::LinAlgError`] "Factor is exactly
 /// singular" for a structurally or numerically singular matrix.
 pub fn splu(a: &dyn SparseMatrix) -> Result<SuperLU> {
     lu_of("splu", a)
@@ -120,17 +117,21 @@ routine!(splu as "cupyx.scipy.sparse.linalg.splu / factorized", Sparse, probe: s
 /// `MatrixRankWarning` and returns NaNs; docs/differences.md).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A`, or a `b` of other than `n` rows or of more
+/// [`Error::InvalidArgument`] for a non-square `A`, or a `b` of other than `n` rows or of more
 /// than 2 dimensions (both shapes named); [`Error::LinAlgError`] "spsolve: Matrix is exactly
 /// singular" for a structurally or numerically singular `A`.
 pub fn spsolve(a: &dyn SparseMatrix, b: &Array) -> Result<Array> {
     let (m, n) = a.shape();
-    if m != n || b.ndim() == 0 || b.ndim() > 2 || b.shape()[0] != m {
-        return Err(Error::ShapeMismatch {
-            op: "spsolve (A must be square, b [n] or [n, k])".into(),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+    if m != n {
+        return Err(not_square("spsolve", "A", (m, n)));
+    }
+    if b.ndim() == 0 || b.ndim() > 2 || b.shape()[0] != m {
+        return Err(shapes_error(
+            "spsolve",
+            ("A", &[m, n]),
+            ("b", b.shape()),
+            format!("b must have shape ({m},) or ({m}, k)"),
+        ));
     }
     let lu = lu_of("spsolve", a).map_err(|e| match e {
         Error::LinAlgError { ref reason, .. } if reason.contains("singular") => {
@@ -220,7 +221,7 @@ impl Default for Spilu {
 /// is the exact LU (without pivoting).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A`; [`Error::LinAlgError`] for a zero pivot.
+/// [`Error::InvalidArgument`] for a non-square `A`; [`Error::LinAlgError`] for a zero pivot.
 pub fn spilu(a: &dyn SparseMatrix, o: Spilu) -> Result<SuperLU> {
     let op = "spilu";
     let (n, indptr, indices, data, t) = host_csr(op, a)?;
@@ -330,16 +331,17 @@ impl SuperLU {
     /// on the host, and `x` uploaded to `A`'s device with `promote(A, b)`'s dtype.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] for a `b` whose first axis is not `n` or of more than 2
+    /// [`Error::InvalidArgument`] for a `b` whose first axis is not `n` or of more than 2
     /// dimensions (both shapes named).
     pub fn solve_with(&self, b: &Array, trans: Trans) -> Result<Array> {
         let n = self.shape.0;
         if b.ndim() == 0 || b.ndim() > 2 || b.shape()[0] != n {
-            return Err(Error::ShapeMismatch {
-                op: "SuperLU.solve (b must be [n] or [n, k])".into(),
-                lhs: vec![n, n],
-                rhs: b.shape().to_vec(),
-            });
+            return Err(shapes_error(
+                "SuperLU.solve",
+                ("A", &[n, n]),
+                ("b", b.shape()),
+                format!("b must have shape ({n},) or ({n}, k)"),
+            ));
         }
         let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
         let t = cupy_core::promote::promote_types(self.dtype, b.dtype());

@@ -29,6 +29,7 @@ pub use lu::{factorized, spilu, splu, spsolve, Spilu, SuperLU, Trans};
 pub use triangular::spsolve_triangular;
 
 use super::base::{Sparse, SparseMatrix};
+use super::shapes_error;
 use super::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 use crate::array::Array;
 use crate::device::Device;
@@ -125,14 +126,15 @@ impl LinearOperator {
     /// `A.matvec(x)` for a 1-d `x` of length `columns`.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] naming the shapes; what the function returns.
+    /// [`Error::InvalidArgument`] naming the shapes; what the function returns.
     pub fn matvec(&self, x: &Array) -> Result<Array> {
         if x.ndim() != 1 || x.shape()[0] != self.shape.1 {
-            return Err(Error::ShapeMismatch {
-                op: "LinearOperator.matvec (dimension mismatch)".into(),
-                lhs: vec![self.shape.0, self.shape.1],
-                rhs: x.shape().to_vec(),
-            });
+            return Err(shapes_error(
+                "LinearOperator.matvec",
+                ("A", &[self.shape.0, self.shape.1]),
+                ("x", x.shape()),
+                format!("x must have shape ({},)", self.shape.1),
+            ));
         }
         (self.matvec)(x)
     }
@@ -150,11 +152,12 @@ impl LinearOperator {
             ));
         };
         if x.ndim() != 1 || x.shape()[0] != self.shape.0 {
-            return Err(Error::ShapeMismatch {
-                op: "LinearOperator.rmatvec (dimension mismatch)".into(),
-                lhs: vec![self.shape.1, self.shape.0],
-                rhs: x.shape().to_vec(),
-            });
+            return Err(shapes_error(
+                "LinearOperator.rmatvec",
+                ("A", &[self.shape.0, self.shape.1]),
+                ("x", x.shape()),
+                format!("x must have shape ({},)", self.shape.0),
+            ));
         }
         f(x)
     }

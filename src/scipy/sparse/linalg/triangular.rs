@@ -7,6 +7,7 @@
 
 use super::super::base::{cast, SparseMatrix};
 use super::super::kernels::{self, Which};
+use super::super::{not_square, shapes_error};
 use crate::array::Array;
 use crate::launch::Elementwise;
 use cupy_core::dtype::DType;
@@ -19,8 +20,8 @@ use cupy_core::scalar::Scalar;
 /// dtype `promote(A, b, float32)`, as SciPy's.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] for a non-square `A` or a `b` of other length (both shapes named);
-/// [`Error::InvalidArgument`] for `b` of other than 1 or 2 dimensions; [`Error::LinAlgError`]
+/// [`Error::InvalidArgument`] for a non-square `A`, a `b` of other length (both shapes named)
+/// or of other than 1 or 2 dimensions; [`Error::LinAlgError`]
 /// for a zero on the diagonal ("A is singular: zero entry on diagonal", unless
 /// `unit_diagonal`).
 pub fn spsolve_triangular(
@@ -32,11 +33,7 @@ pub fn spsolve_triangular(
     let op = "spsolve_triangular";
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (A must be a square matrix)"),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(not_square(op, "A", (m, n)));
     }
     if b.ndim() != 1 && b.ndim() != 2 {
         return Err(Error::invalid(
@@ -45,11 +42,12 @@ pub fn spsolve_triangular(
         ));
     }
     if b.shape()[0] != m {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op} (A's size must equal b's first dimension)"),
-            lhs: vec![m, n],
-            rhs: b.shape().to_vec(),
-        });
+        return Err(shapes_error(
+            op,
+            ("A", &[m, n]),
+            ("b", b.shape()),
+            format!("b's first dimension must be {m}"),
+        ));
     }
     let t = cupy_core::promote::promote_types(
         cupy_core::promote::promote_types(a.dtype(), DType::Float32),
