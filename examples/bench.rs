@@ -1,8 +1,9 @@
 //! cupy-rs side of the benchmark: the cases of `cupy_baseline.py` with the same names, one JSON
 //! line each (`{"case", "lib": "cupy-rs", "backend", "ms", "clock", ...}`), median of repetitions
 //! after warm-up. Each repetition is timed with device events where the backend has them
-//! (`Backend::time_device`: CUDA, HIP; `"clock": "device"`, as CuPy times), else bracketed by
-//! device synchronizes on the host clock (`"clock": "host"`).
+//! (`Backend::time_device`: CUDA and HIP events, wgpu timestamp queries where the adapter has
+//! them; `"clock": "device"`, as CuPy times), else bracketed by device synchronizes on the host
+//! clock (`"clock": "host"`; `CUPY_WGPU_HOST_CLOCK=1` gives wgpu's host-clock times).
 //!
 //! ```text
 //! cargo run --release --example bench -- [--backend cuda|hip|wgpu|cpu] [--quick] [--only CASE]

@@ -241,7 +241,8 @@ impl WgpuBackend {
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS
-            | wgpu::Features::SUBGROUP;
+            | wgpu::Features::SUBGROUP
+            | crate::timing::FEATURES;
         if std::env::var("CUPY_WGPU_INT64_ATOMICS").is_ok_and(|v| v.trim() == "0") {
             wanted.remove(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
         }
@@ -351,6 +352,7 @@ impl WgpuBackend {
             subgroups: features.contains(wgpu::Features::SUBGROUP)
                 && !std::env::var("CUPY_WGPU_SUBGROUPS").is_ok_and(|v| v.trim() == "0"),
             coop,
+            timer: std::sync::OnceLock::new(),
         })
     }
 

@@ -97,6 +97,7 @@ mod sortscan;
 mod staging;
 mod support;
 mod tiled;
+mod timing;
 mod widen;
 mod window;
 
@@ -175,6 +176,8 @@ pub struct WgpuBackend {
     /// The adapter's cooperative matrices, where the device has
     /// `EXPERIMENTAL_COOPERATIVE_MATRIX` ([`gemm_coop`]).
     coop: Option<gemm_coop::CoopInfo>,
+    /// Timestamp queries for `time_device` ([`timing`]), made on first use.
+    timer: std::sync::OnceLock<timing::Timer>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -211,6 +214,10 @@ impl WgpuBackend {
 impl Backend for WgpuBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    fn time_device(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Option<f64>> {
+        self.time_on_device(work)
     }
 
     fn supports_dtype(&self, dtype: DType) -> std::result::Result<(), String> {

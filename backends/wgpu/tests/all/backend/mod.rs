@@ -110,4 +110,5 @@ mod gemm;
 mod reduce;
 mod refusals;
 mod tiled;
+mod timing;
 mod transfers;

@@ -7,8 +7,8 @@ use super::*;
 #[test]
 fn large_writes_and_reads_in_chunks() {
     let d = dev_or_skip!();
-    // 100 MiB of float32: 7 chunks of 16 MiB, more than the ring's 4 buffers.
-    let n = 25 << 20;
+    // 160 MiB of float32: 5 chunks of 32 MiB, more than the ring's 4 buffers.
+    let n = 40 << 20;
     let v: Vec<f32> = (0..n).map(|i| (i % 1_000_003) as f32 - 7.5).collect();
     let b = up(&d, &v);
     assert_eq!(down::<f32>(&d, &b), v);
