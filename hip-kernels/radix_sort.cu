@@ -35,7 +35,7 @@
 #define HK_SORT_IT64 8
 #endif
 #ifndef HK_SORT_MINB
-#define HK_SORT_MINB 4
+#define HK_SORT_MINB 5
 #endif
 // the same for the passes that move values with the keys (argsort; more registers live)
 #ifndef HK_SORT_MINBV
@@ -46,6 +46,10 @@
 #endif
 #ifndef HK_SORT_LB
 #define HK_SORT_LB 4
+#endif
+// keys each thread of the init loads before counting them
+#ifndef HK_SORT_TU
+#define HK_SORT_TU 8
 #endif
 #ifndef HK_SORT_LEADER
 #define HK_SORT_LEADER 1
@@ -285,25 +289,38 @@ __device__ void sort_tinit(const SortArgs& a) {
   const hk_i64 lo = (hk_i64)tile * HK_TILE;
   const hk_i64 hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   K vand = ~(K)0, vor = 0;
-  for (hk_i64 i = lo + t; i < hi; i += HK_BLOCK) {
-    const hk_u64 g = base + (hk_u64)i;
-    const S x = ((const S*)a.keys)[g];
-    const K m = map_key(x);
-    if (!fly) ((K*)a.mk_in)[g] = m;
-    if (a.vmode == 1) {
-      if (!fly) ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
-      if (a.korig) ((S*)a.korig)[g] = x;
-    } else if (a.vmode == 2 && !fly) {
-      ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
+  // HK_SORT_TU keys per thread loaded before any is counted (the shared atomics would
+  // otherwise keep one load per thread in flight)
+  for (hk_i64 i0 = lo + t; i0 < hi; i0 += (hk_i64)HK_BLOCK * HK_SORT_TU) {
+    S xs[HK_SORT_TU];
+#pragma unroll
+    for (int u = 0; u < HK_SORT_TU; ++u) {
+      const hk_i64 i = i0 + (hk_i64)u * HK_BLOCK;
+      xs[u] = i < hi ? ((const S*)a.keys)[base + (hk_u64)i] : S();
     }
-    if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
-    vand &= m;
-    vor |= m;
-    special = special || sort_special(x);
-    if (os) {
-      for (int p = 0; p < np; ++p) HK_ATOMIC_ADD(&gh[wid % HK_SORT_GH][p * 256 + digit(m, 8 * p)], 1u);
-    } else {
-      HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+#pragma unroll
+    for (int u = 0; u < HK_SORT_TU; ++u) {
+      const hk_i64 i = i0 + (hk_i64)u * HK_BLOCK;
+      if (i >= hi) continue;
+      const hk_u64 g = base + (hk_u64)i;
+      const S x = xs[u];
+      const K m = map_key(x);
+      if (!fly) ((K*)a.mk_in)[g] = m;
+      if (a.vmode == 1) {
+        if (!fly) ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
+        if (a.korig) ((S*)a.korig)[g] = x;
+      } else if (a.vmode == 2 && !fly) {
+        ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
+      }
+      if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
+      vand &= m;
+      vor |= m;
+      special = special || sort_special(x);
+      if (os) {
+        for (int p = 0; p < np; ++p) HK_ATOMIC_ADD(&gh[wid % HK_SORT_GH][p * 256 + digit(m, 8 * p)], 1u);
+      } else {
+        HK_ATOMIC_ADD(&wh[wid][(hk_u32)m & 0xffu], 1u);
+      }
     }
   }
   if (special) sspecial = 1;
@@ -746,9 +763,10 @@ __device__ void sort_finish(const SortArgs& a) {
 }
 
 // Sub-tile items per thread (HK_SORT_IT32/64) and the scatter's minimum resident blocks per SM
-// (HK_SORT_MINB keys only, HK_SORT_MINBV with values: caps their registers on CUDA; keys only
-// at 4 blocks of 64 registers took 2.36 ms against 2.56 for 3 blocks of 80 in sort_harness.cu on
-// the H100, 2026-12-06); the staging stays under 48 KiB.
+// (HK_SORT_MINB keys only, HK_SORT_MINBV with values: caps their registers on CUDA). Keys only,
+// sort_harness.cu on the H100 (2026-12-06, 2^26 float32): 3 blocks of 80 registers 2.56 ms,
+// 4 of 64 (32 bytes spilled) 2.33, 5 of 48 2.16 (passes 0.45 ms), 6 of 40 with IT 8 2.63; IT 10
+// at 5 blocks 2.38. The staging stays under 48 KiB.
 // cupy_sort_scatter_<K> moves values, cupy_sort_scatterk_<K> keys only.
 #define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \

@@ -3,8 +3,7 @@
 //! (into or out of a mapped staging buffer) overlaps the device's copy of the others. The
 //! staging buffers are made on first use and kept (dropped with the pool's cached blocks,
 //! `free_all_blocks`); reads and writes have a ring each. Large host copies are split across
-//! threads of rayon's pool ([`par_copy`]), reads of the mappings through streaming loads where
-//! the CPU has them.
+//! threads of rayon's pool ([`par_copy`]).
 
 use crate::{backend_err, WgpuBackend};
 use cupy_core::Result;
@@ -137,7 +136,7 @@ fn copy_pieces(len: usize) -> usize {
 }
 
 /// Copies `src` (mapped staging memory) into `dst` (same length), split across rayon's threads
-/// when large, each piece through [`copy_from_mapped`].
+/// when large.
 pub(crate) fn par_copy(dst: &mut [u8], src: &[u8]) {
     use rayon::prelude::*;
     let pieces = copy_pieces(src.len());
@@ -145,72 +144,18 @@ pub(crate) fn par_copy(dst: &mut [u8], src: &[u8]) {
         copy_from_mapped(dst, src);
         return;
     }
-    // Pieces of whole 64-byte lines, so each starts where the source is aligned if it was.
+    // Pieces of whole 64-byte lines.
     let per = src.len().div_ceil(pieces).next_multiple_of(64);
     dst.par_chunks_mut(per)
         .zip(src.par_chunks(per))
         .for_each(|(d, s)| copy_from_mapped(d, s));
 }
 
-/// Whether [`copy_from_mapped`] uses streaming loads: on x86-64 with SSE4.1, unless
-/// `CUPY_WGPU_STREAM_LOADS=0`.
-fn stream_loads() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        let have = std::is_x86_feature_detected!("sse4.1");
-        #[cfg(not(target_arch = "x86_64"))]
-        let have = false;
-        have && !std::env::var("CUPY_WGPU_STREAM_LOADS").is_ok_and(|v| v.trim() == "0")
-    })
-}
-
-/// Copies `src` into `dst` (equal lengths). Mapped memory that is not host-cached
-/// (write-combined) is slow to read with ordinary loads, one cache line at a time; SSE4.1's
-/// streaming loads (`MOVNTDQA`, Intel's guidance for reading write-combining memory) fetch
-/// whole lines, and act as ordinary loads on cached memory.
+/// Copies `src` into `dst` (equal lengths). (SSE4.1 streaming loads, Intel's guidance for
+/// write-combining memory, were tried here: 1 GiB in 128 ms against 118 ms with plain copies on
+/// the H100's host, 2026-12-06; the parallel pieces are what made reads fast.)
 fn copy_from_mapped(dst: &mut [u8], src: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if stream_loads() && dst.len() == src.len() && src.len() >= 128 {
-        // SAFETY: SSE4.1 was detected at run time (`stream_loads`); lengths are equal.
-        unsafe { stream_copy(dst, src) };
-        return;
-    }
     dst.copy_from_slice(src);
-}
-
-/// [`copy_from_mapped`]'s streaming path: the unaligned head and the tail by ordinary copies,
-/// the 16-byte-aligned middle 64 bytes at a time through `_mm_stream_load_si128`.
-///
-/// # Safety
-/// The CPU must have SSE4.1; `dst` and `src` must have equal lengths.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse4.1")]
-unsafe fn stream_copy(dst: &mut [u8], src: &[u8]) {
-    use std::arch::x86_64::{__m128i, _mm_storeu_si128, _mm_stream_load_si128};
-    let head = src.as_ptr().align_offset(16).min(src.len());
-    dst[..head].copy_from_slice(&src[..head]);
-    let body = (src.len() - head) / 64 * 64;
-    let s = src[head..].as_ptr() as *const __m128i;
-    let d = dst[head..].as_mut_ptr() as *mut __m128i;
-    let mut i = 0;
-    while i < body / 16 {
-        // SAFETY: `s + i .. s + i + 4` lie inside `src[head..head + body]`, 16-byte aligned
-        // (head is the alignment offset); `d` the same range of `dst`, stored unaligned.
-        unsafe {
-            let a = _mm_stream_load_si128(s.add(i) as *mut __m128i);
-            let b = _mm_stream_load_si128(s.add(i + 1) as *mut __m128i);
-            let c = _mm_stream_load_si128(s.add(i + 2) as *mut __m128i);
-            let e = _mm_stream_load_si128(s.add(i + 3) as *mut __m128i);
-            _mm_storeu_si128(d.add(i), a);
-            _mm_storeu_si128(d.add(i + 1), b);
-            _mm_storeu_si128(d.add(i + 2), c);
-            _mm_storeu_si128(d.add(i + 3), e);
-        }
-        i += 4;
-    }
-    let done = head + body;
-    dst[done..].copy_from_slice(&src[done..]);
 }
 
 /// [`par_copy`] into mapped memory written only (`wgpu::WriteOnly`: it may be write-combined).
@@ -500,7 +445,7 @@ impl WgpuBackend {
 mod tests {
     use super::{copy_from_mapped, par_copy};
 
-    /// Every head alignment and tail length of the streaming copy gives the source's bytes.
+    /// Every head alignment and tail length gives the source's bytes, split or not.
     #[test]
     fn mapped_copies_are_exact_at_every_alignment() {
         let src: Vec<u8> = (0..4096u32)
