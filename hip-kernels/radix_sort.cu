@@ -96,7 +96,12 @@ struct SortArgs {
   hk_i64 kmap;    // onesweep, 4- and 8-byte keys: 1 unsigned, 2 signed, 3 float: the first live
                   // pass maps the caller's keys as it reads them and the last (of two or more)
                   // writes the sorted keys (and values) where the finish would; 0: the init maps
+  hk_u64 src;     // out of place: the keys are read from here (never written) and `keys` only
+                  // receives the sorted keys; 0: sorted in place
 };
+
+// Where the keys to sort are read (SortArgs::src).
+HK_DEV hk_u64 sort_src(const SortArgs& a) { return a.src ? a.src : a.keys; }
 
 HK_DEV hk_u32 map_key(hk_u8 x) { return x; }
 HK_DEV hk_u32 map_key(hk_u16 x) { return x; }
@@ -127,7 +132,7 @@ HK_DEV hk_u32 map_key(bf16_key x) { return map_f32_bits(__float_as_uint(hk_bf2f(
 template <class S, class K>
 __device__ void sort_init(const SortArgs& a) {
   const hk_u64 total = (hk_u64)a.batch * (hk_u64)a.n;
-  const S* keys = (const S*)a.keys;
+  const S* keys = (const S*)sort_src(a);
   for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
        t += (hk_u64)gridDim.x * HK_BLOCK) {
     const S k = keys[t];
@@ -296,7 +301,7 @@ __device__ void sort_tinit(const SortArgs& a) {
 #pragma unroll
     for (int u = 0; u < HK_SORT_TU; ++u) {
       const hk_i64 i = i0 + (hk_i64)u * HK_BLOCK;
-      xs[u] = i < hi ? ((const S*)a.keys)[base + (hk_u64)i] : S();
+      xs[u] = i < hi ? ((const S*)sort_src(a))[base + (hk_u64)i] : S();
     }
 #pragma unroll
     for (int u = 0; u < HK_SORT_TU; ++u) {
@@ -310,7 +315,7 @@ __device__ void sort_tinit(const SortArgs& a) {
         if (!fly) ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
         if (a.korig) ((S*)a.korig)[g] = x;
       } else if (a.vmode == 2 && !fly) {
-        ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)a.keys)[g];
+        ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)sort_src(a))[g];
       }
       if (a.vorig) ((hk_i64*)a.vorig)[g] = ((const hk_i64*)a.vals)[g];
       vand &= m;
@@ -541,7 +546,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
     hi = lo + HK_TILE < a.n ? lo + HK_TILE : a.n;
   }
   const hk_u64 off = row * (hk_u64)a.n;
-  const K* mk = (const K*)(first ? a.keys : fb ? a.mk_out : a.mk_in) + off;
+  const K* mk = (const K*)(first ? sort_src(a) : fb ? a.mk_out : a.mk_in) + off;
   const hk_u32* vin = (const hk_u32*)(fb ? a.pos_out : a.pos_in) + off;
   K* mko = (K*)(fb ? a.mk_in : a.mk_out) + off;
   hk_u32* vout = (hk_u32*)(fb ? a.pos_in : a.pos_out) + off;
@@ -724,6 +729,10 @@ __device__ void sort_finish(const SortArgs& a) {
     const int live = live_before(sort_diff(a), (int)a.passes);
     if (live >= 2) return;
     if (live == 0) {
+      if (a.src)  // every key equal: the sorted keys are the keys
+        for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
+             t += (hk_u64)gridDim.x * HK_BLOCK)
+          ((S*)a.keys)[t] = ((const S*)a.src)[t];
       if (a.iota)
         for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
              t += (hk_u64)gridDim.x * HK_BLOCK)

@@ -109,6 +109,9 @@ static bool g_onesweep = true;
 // Onesweep with 4- and 8-byte keys mapped on the fly by the passes (SortArgs::kmap, as plan.rs
 // sets it) unless this is cleared (the init maps them, as for narrower keys).
 static bool g_kmap = true;
+// Out of place (SortArgs::src) when set: the keys are read from a copy, `keys` holds garbage on
+// entry, and the copy must come back unchanged.
+static bool g_src = false;
 template <class S> int kmap_of() {
   if (sizeof(S) != 4 && sizeof(S) != 8) return 0;
   if (std::is_floating_point<S>::value) return 3;
@@ -146,6 +149,12 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
              (!radix || (vmode == 1 && is_float)) ? (hk_u64)korig.data() : 0,
              (with_vals == 1 || !radix) ? (hk_u64)vorig.data() : 0, (hk_u64)mk0.data(), (hk_u64)pos0.data(), (hk_u64)mk1.data(),
              (hk_u64)pos1.data(), 0, batch, n, 0, 0, 0, (hk_u64)ctl.data(), vmode, flip, passes, lossy, with_vals == 2};
+  std::vector<S> srcbuf;
+  if (g_src) {
+    srcbuf = keys;
+    memset((void*)keys.data(), 0x5a, total * sizeof(S));
+    a.src = (hk_u64)srcbuf.data();
+  }
   unsigned grid = (unsigned)std::min<long>(65536, (total + 255) / 256);
   std::vector<hk_u32> h, hi;
   if (n <= HK_SORT_SMALL) {
@@ -207,7 +216,8 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
       CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
     }
   }
-  printf("sort %s%s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", g_onesweep ? "" : "(hist+scan path) ", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
+  if (g_src) CHECK(memcmp(srcbuf.data(), orig.data(), total * sizeof(S)) == 0, "%s [%ld,%ld] the source was written", name, batch, n);
+  printf("sort %s%s%s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", g_src ? "out of place " : "", g_onesweep ? "" : "(hist+scan path) ", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
 }
 
 
@@ -281,6 +291,27 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<float, hk_u32>("f32 (init maps)", 2, 4097, ef, 4, false, 2, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32 iota (init maps)", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
   g_kmap = true;
+  g_src = true;  // out of place: every path reads the keys from SortArgs::src
+  {
+    auto gc = [](std::mt19937&, long) -> float { return 1.5f; };  // every key equal: no live pass
+    auto gci = [](std::mt19937&, long) -> hk_i64 { return -7; };
+    if (!select_only) test_sort<float, hk_u32>("f32", 3, 700, ef, 4, true, 1, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 equal", 2, 5001, ef, 4, false, 2, 0, gc, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 equal iota", 1, 5001, ef, 4, 2, 1, 0, gc, fless);
+    if (!select_only) test_sort<hk_i64, hk_u64>("i64 equal", 1, 3000, SORT_ENTRIES(int64, u64), 8, false, 0, 0x8000000000000000ull, gci, [](hk_i64 a, hk_i64 b) { return a < b; });
+    g_kmap = false;
+    if (!select_only) test_sort<float, hk_u32>("f32 (init maps)", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 equal (init maps)", 1, 5001, ef, 4, false, 2, 0, gc, fless);
+    g_kmap = true;
+    g_onesweep = false;
+    if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
+    g_onesweep = true;
+  }
+  g_src = false;
   g_onesweep = false;  // the histogram-and-scan path (rows of 2^30 keys or more)
   if (!select_only) test_sort<float, hk_u32>("f32", 3, 5001, ef, 4, true, 1, 0, gf, fless);
   if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);

@@ -104,6 +104,7 @@ impl Call<'_, '_> {
                 keys: own(&c.keys),
                 values: c.values.as_ref().map(own),
                 positions: c.values_are_positions,
+                source: c.source.as_ref().map(own),
             },
             Call::Fft(c) => Recorded::Fft {
                 kind: c.kind,
@@ -186,6 +187,7 @@ pub(crate) enum Recorded {
         keys: (Buffer, Layout),
         values: Option<(Buffer, Layout)>,
         positions: bool,
+        source: Option<(Buffer, Layout)>,
     },
     Fft {
         kind: FftKind,
@@ -275,10 +277,12 @@ impl Recorded {
                 keys,
                 values,
                 positions,
+                source,
             } => be.sort(&SortCall {
                 keys: op(keys),
                 values: values.as_ref().map(op),
                 values_are_positions: *positions,
+                source: source.as_ref().map(op),
             }),
             Recorded::Fft {
                 kind,

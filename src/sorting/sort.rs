@@ -40,6 +40,18 @@ fn native_sort(device: &crate::device::Device, dtype: DType) -> bool {
 /// The backend sort of fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place,
 /// carrying int64 indices (`0..n` per row, returned with `c`'s layout) when asked.
 fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
+    primitive_sort_from(c, None, l, with_indices)
+}
+
+/// [`primitive_sort`], reading the keys from `source` (C-contiguous, `c`'s shape and dtype, not
+/// written) when given: `c` then receives them sorted (the backend's out-of-place sort,
+/// [`cupy_core::Backend::sort_reads_source`]).
+fn primitive_sort_from(
+    c: &Array,
+    source: Option<&Array>,
+    l: &Layout,
+    with_indices: bool,
+) -> Result<Option<Array>> {
     // argsort: the backend writes the positions itself (`values_are_positions`: the values'
     // contents are ignored), so they are not initialised here
     let idx = if with_indices {
@@ -50,7 +62,8 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
     if c.size() > 0 {
         let mut writes = vec![&c.buffer];
         writes.extend(idx.as_ref().map(|v| &v.buffer));
-        crate::cuda::order::order(&c.device, &[], &writes)?;
+        let reads: Vec<_> = source.iter().map(|s| &s.buffer).collect();
+        crate::cuda::order::order(&c.device, &reads, &writes)?;
         let call = SortCall {
             keys: Operand {
                 buffer: &c.buffer,
@@ -61,6 +74,13 @@ fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Ar
                 layout: l.clone(),
             }),
             values_are_positions: true,
+            source: source.map(|s| Operand {
+                buffer: &s.buffer,
+                layout: Layout {
+                    offset: s.layout.offset,
+                    ..l.clone()
+                },
+            }),
         };
         crate::cuda::record::submit(&c.device, crate::cuda::record::Call::Sort(&call))?;
     }
@@ -159,6 +179,11 @@ pub(crate) fn sort_impl(
     with_indices: bool,
 ) -> Result<(Array, Option<Array>)> {
     let name = if with_indices { "argsort" } else { "sort" };
+    if let Some((c, l)) = out_of_place(a, axis)? {
+        // the rows are `a` itself: sorted into a new array, without a copy first
+        let idx = primitive_sort_from(&c, Some(a), &l, with_indices)?;
+        return Ok((c, idx));
+    }
     let (c, inv, l) = rows(a, name, axis, a.dtype())?;
     let idx = sort_rows(name, &c, &l, with_indices)?;
     let idx = match idx {
@@ -166,6 +191,58 @@ pub(crate) fn sort_impl(
         None => None,
     };
     Ok((back(c, inv)?, idx))
+}
+
+/// `a` flattened and sorted stably (a new array), with the permutation when asked: out of
+/// place where the backend allows ([`out_of_place`]), else a flattened copy sorted in place.
+pub(crate) fn sorted_flat(
+    op: &str,
+    a: &Array,
+    with_indices: bool,
+) -> Result<(Array, Option<Array>)> {
+    if let Some((c, l)) = out_of_place(a, None)? {
+        let idx = primitive_sort_from(&c, Some(a), &l, with_indices)?;
+        return Ok((c, idx));
+    }
+    let flat = a.flatten()?;
+    let l = Layout::contiguous(&[1, flat.size()]);
+    let idx = sort_rows(op, &flat, &l, with_indices)?;
+    Ok((flat, idx))
+}
+
+/// The output and `[batch, n]` layout of an out-of-place sort of `a` along `axis`, where the
+/// rows are `a`'s own memory (C-contiguous, sorted along the last axis or flattened), the
+/// backend's sort primitive takes the dtype natively and reads a source
+/// ([`cupy_core::Backend::sort_reads_source`]); `None` otherwise.
+fn out_of_place(a: &Array, axis: Option<isize>) -> Result<Option<(Array, Layout)>> {
+    let nd = a.ndim();
+    let last = match axis {
+        None => true,
+        Some(ax) => nd > 0 && (ax == -1 || ax == nd as isize - 1),
+    };
+    if !last
+        || nd == 0
+        || a.size() == 0
+        || !a.is_c_contiguous()
+        || !a.device.backend().sort_reads_source()
+        || a.dtype().is_complex()
+        || !native_sort(&a.device, a.dtype())
+    {
+        return Ok(None);
+    }
+    let n = if axis.is_none() {
+        a.size()
+    } else {
+        a.shape()[nd - 1]
+    };
+    let batch = a.size() / n;
+    let shape = if axis.is_none() {
+        vec![n]
+    } else {
+        a.shape().to_vec()
+    };
+    let c = Array::empty_on(&a.device, &shape, a.dtype())?;
+    Ok(Some((c, Layout::contiguous(&[batch, n]))))
 }
 
 /// `numpy.sort(a)`: a sorted copy along the last axis. Ascending, NaN last, stable.

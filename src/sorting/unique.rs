@@ -210,12 +210,10 @@ fn finish(
 }
 
 fn unique_flat(a: &Array, o: &Unique) -> Result<UniqueResult> {
-    let n = a.size();
-    // The sort's working copy (one copy, also for non-contiguous input), sorted in place.
-    let flat = a.flatten()?;
-    let l = Layout::contiguous(&[1, n]);
+    // The sorted keys: read from `a` by an out-of-place sort where the backend has one, else
+    // a flattened copy (also for non-contiguous input) sorted in place.
     let need_perm = o.return_index || o.return_inverse;
-    let perm = sort_rows("unique", &flat, &l, need_perm)?;
+    let (flat, perm) = super::sort::sorted_flat("unique", a, need_perm)?;
     let mask = run_starts("unique", &flat, o.equal_nan)?;
     let flat_values = Values::<fn(&Array) -> Result<Array>>::Flat(&flat);
     let mut r = finish(&mask, perm.as_ref(), o, flat_values)?;

@@ -723,6 +723,7 @@ impl Backend for CpuBackend {
     }
 
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        cupy_core::backend::refuse_sort_source(self, call)?;
         sortscan::sort(self, call)
     }
 

@@ -487,6 +487,10 @@ impl Backend for CudaBackend {
         hk::scan(self, call)
     }
 
+    fn sort_reads_source(&self) -> bool {
+        true
+    }
+
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
         hk::sort(self, call)
     }

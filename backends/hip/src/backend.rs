@@ -541,6 +541,10 @@ impl Backend for HipBackend {
         sortscan::hk::scan(self, call)
     }
 
+    fn sort_reads_source(&self) -> bool {
+        true
+    }
+
     fn sort(&self, call: &cupy_core::backend::SortCall<'_>) -> Result<()> {
         sortscan::hk::sort(self, call)
     }

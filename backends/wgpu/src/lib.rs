@@ -283,6 +283,7 @@ impl Backend for WgpuBackend {
     }
 
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
+        cupy_core::backend::refuse_sort_source(self, call)?;
         sortscan::sort(self, call)
     }
 

@@ -77,6 +77,7 @@ impl WgpuBackend {
                     layout: l.clone(),
                 }),
                 values_are_positions: false,
+                source: None,
             },
         )?;
         let mut at = 0;

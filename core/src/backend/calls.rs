@@ -199,6 +199,30 @@ pub struct SortCall<'a> {
     /// the keys) into `values`, whose contents on entry are ignored (the caller need not
     /// initialise them). `false`: the values are moved with the keys.
     pub values_are_positions: bool,
+    /// Out of place: the keys are read from here (same dtype and shape, C-contiguous, another
+    /// buffer; never written) and `keys`, whose contents on entry are then ignored, receives
+    /// them sorted. Only for backends whose [`Backend::sort_reads_source`] is true; the
+    /// frontend otherwise copies the keys first.
+    ///
+    /// [`Backend::sort_reads_source`]: crate::Backend::sort_reads_source
+    pub source: Option<Operand<'a>>,
+}
+
+/// The refusal of a [`SortCall::source`] by a backend that sorts in place only
+/// ([`Backend::sort_reads_source`] false): `Ok` when the call has none.
+///
+/// [`Backend::sort_reads_source`]: crate::Backend::sort_reads_source
+pub fn refuse_sort_source(be: &dyn crate::Backend, call: &SortCall<'_>) -> crate::Result<()> {
+    match call.source {
+        None => Ok(()),
+        Some(_) => Err(crate::Error::Unsupported {
+            op: "sort".into(),
+            backend: be.info().label(),
+            reason: "an out-of-place sort (SortCall::source): this backend sorts in place; \
+                     copy the keys into `keys` first"
+                .into(),
+        }),
+    }
 }
 
 /// Order statistics along the last axis without a full sort: `out[b, j]` = element `kth[j]` of

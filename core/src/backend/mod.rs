@@ -370,6 +370,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
         })
     }
 
+    /// Whether [`Backend::sort`] reads [`SortCall::source`] (an out-of-place sort: no copy of
+    /// the keys first). Backends that answer `false` (the default) refuse a call with a source.
+    fn sort_reads_source(&self) -> bool {
+        false
+    }
+
     /// Queues a sort ([`SortCall`]).
     fn sort(&self, call: &SortCall<'_>) -> Result<()> {
         let _ = call;

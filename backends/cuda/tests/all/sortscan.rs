@@ -150,6 +150,7 @@ fn sort_matches_host_every_dtype() {
                     layout: l.clone(),
                 }),
                 values_are_positions: n % 2 == 1,
+                source: None,
             })
             .unwrap();
             let (gk, gv) = (download(&be, &kb), download(&be, &vb));

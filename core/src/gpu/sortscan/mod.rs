@@ -193,6 +193,9 @@ pub struct SortArgs {
     /// caller's keys as it reads them and the last of two or more writes the sorted keys and
     /// values (no mapped copy from the init, no finishing pass); 0: the init maps them.
     pub kmap: i64,
+    /// Out of place: the keys are read from here (never written) and `keys` receives the
+    /// sorted keys; 0: sorted in place.
+    pub src: u64,
 }
 
 /// How the onesweep passes map a dtype's keys on the fly (`SortArgs::kmap`): 1 unsigned,
@@ -338,6 +341,7 @@ impl SortArgs {
             self.look,
             self.nos as u64,
             self.kmap as u64,
+            self.src,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())

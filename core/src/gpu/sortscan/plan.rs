@@ -111,15 +111,18 @@ pub fn launch_scan(
 }
 
 /// Queues a stable sort of C-contiguous `[batch, n]` keys at `keys` (and int64 values at
-/// `vals`, moved with them).
+/// `vals`, moved with them); with `src`, the keys are read from there instead (same layout,
+/// never written) and `keys` receives them sorted (out of place: no copy first).
 ///
 /// `iota`: the values are to be each element's position in its row (argsort; their contents
 /// on entry are ignored): every path writes them from the positions it carries instead of
 /// copying and gathering them.
+#[allow(clippy::too_many_arguments)]
 pub fn launch_sort(
     l: &dyn Launcher,
     dtype: crate::DType,
     keys: u64,
+    src: Option<u64>,
     vals: Option<u64>,
     batch: usize,
     n: usize,
@@ -135,19 +138,22 @@ pub fn launch_sort(
             format!("rows of {n} elements: the GPU sort indexes rows with 32 bits"),
         ));
     }
+    let src = src.unwrap_or(0);
     if n <= SORT_SMALL {
-        sort_small(l, dtype, keys, vals, batch, n, iota)
+        sort_small(l, dtype, keys, src, vals, batch, n, iota)
     } else {
-        sort_radix(l, dtype, keys, vals, batch, n, iota)
+        sort_radix(l, dtype, keys, src, vals, batch, n, iota)
     }
 }
 
 /// Rows of at most [`SORT_SMALL`] elements: one block per row ranks them in shared memory
 /// (`iota`: the values are written as the row positions, not copied and gathered).
+#[allow(clippy::too_many_arguments)]
 fn sort_small(
     l: &dyn Launcher,
     dtype: crate::DType,
     keys: u64,
+    src: u64,
     vals: Option<u64>,
     batch: usize,
     n: usize,
@@ -171,6 +177,7 @@ fn sort_small(
     let (_pos1, pos1) = l.temp(DType::UInt32, total)?;
     let mut a = SortArgs {
         keys,
+        src,
         vals: vals.unwrap_or(0),
         korig,
         vorig: vorig.as_ref().map_or(0, |v| v.1),
@@ -216,10 +223,12 @@ pub fn sort_vmode(dtype: crate::DType, with_values: bool) -> (i64, u64) {
 }
 
 /// Longer rows: the LSD radix sort (see radix_sort.cu), passes skipped on the device.
+#[allow(clippy::too_many_arguments)]
 fn sort_radix(
     l: &dyn Launcher,
     dtype: crate::DType,
     keys: u64,
+    src: u64,
     vals: Option<u64>,
     batch: usize,
     n: usize,
@@ -233,7 +242,8 @@ fn sort_radix(
             let rows = (batch - r0).min(65535);
             let off = (r0 * n) as u64;
             let v = vals.map(|v| v + off * 8);
-            sort_radix(l, dtype, keys + off * item as u64, v, rows, n, iota)?;
+            let at = |p: u64| if p == 0 { 0 } else { p + off * item as u64 };
+            sort_radix(l, dtype, at(keys), at(src), v, rows, n, iota)?;
         }
         return Ok(());
     }
@@ -291,6 +301,7 @@ fn sort_radix(
     let passes = sort_passes(dtype.name(), item);
     let mut a = SortArgs {
         keys,
+        src,
         vals: vals.unwrap_or(0),
         korig: korig.as_ref().map_or(0, |v| v.1),
         vorig: vorig.as_ref().map_or(0, |v| v.1),
@@ -325,6 +336,7 @@ fn sort_radix(
         let at = |p: u64, size: u64| if p == 0 { 0 } else { p + off * size };
         SortArgs {
             keys: at(a.keys, item as u64),
+            src: at(a.src, item as u64),
             vals: at(a.vals, 8),
             korig: at(a.korig, item as u64),
             vorig: at(a.vorig, 8),
@@ -558,6 +570,32 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
             Some(vb.at(v.layout.offset))
         }
     };
+    let src = match &call.source {
+        None => None,
+        Some(s) => {
+            let sb = check_operand(be, op, s, d)?;
+            let vp = match &call.values {
+                Some(v) => Some(be.dev_buf(v.buffer, op)?.ptr),
+                None => None,
+            };
+            if (sb.ptr == k.ptr || Some(sb.ptr) == vp) && k.len > 0 {
+                return Err(Error::invalid(
+                    op,
+                    "the source shares a buffer with the keys or values",
+                ));
+            }
+            if s.layout.shape != kl.shape || !s.layout.is_c_contiguous() {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "the source {:?} must be C-contiguous with the keys' shape {:?}",
+                        s.layout.shape, kl.shape
+                    ),
+                ));
+            }
+            Some(sb.at(s.layout.offset))
+        }
+    };
     let (batch, n) = (kl.shape[0], kl.shape[1]);
     if batch * n == 0 {
         return Ok(());
@@ -567,6 +605,7 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
         be,
         d,
         k.at(kl.offset),
+        src,
         vals,
         batch,
         n,

@@ -133,6 +133,7 @@ fn dtype_refusal_before_work() {
         keys: op(),
         values: None,
         values_are_positions: false,
+        source: None,
     });
     let e = sort.unwrap_err();
     assert!(

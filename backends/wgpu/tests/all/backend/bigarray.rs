@@ -216,6 +216,7 @@ fn sorts_rows_body() {
         keys: op(&k, l.clone()),
         values: Some(op(&p, l)),
         values_are_positions: true,
+        source: None,
     })
     .unwrap();
     let (gk, gp): (Vec<f32>, Vec<i64>) = (down(&d, &k), down(&d, &p));
@@ -234,6 +235,7 @@ fn sorts_rows_body() {
         keys: op(&k, Layout::contiguous(&[b, m])),
         values: None,
         values_are_positions: false,
+        source: None,
     })
     .unwrap();
     let got: Vec<i32> = down(&d, &k);
