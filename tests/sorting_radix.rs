@@ -61,6 +61,10 @@ fn check<T: Element>(
     let a = Array::from_slice_on(dev, data, &[rows, n])?;
     let got = cupy::sort(&a)?.to_vec::<T>()?;
     let gi = cupy::argsort(&a)?.to_vec::<i64>()?;
+    // cuda/hip sort out of place, reading `a` itself: it must come back unchanged
+    if T::slice_as_bytes(&a.to_vec::<T>()?) != T::slice_as_bytes(data) {
+        return Err(format!("sort of {rows}x{n} wrote into its input").into());
+    }
     let mut want = Vec::with_capacity(data.len());
     let mut wi = Vec::with_capacity(data.len());
     for r in 0..rows {
@@ -191,4 +195,53 @@ fn sorting_radix_every_dtype() {
 #[test]
 fn sorting_radix_goldens() {
     cupy_wgpu::with_sort_radix_min(64, crate::sorting::run_goldens);
+}
+
+/// Sorts of C-contiguous views that start inside their buffer (cuda/hip read them in place,
+/// out of place: the offset must reach the kernels): `sort`, `argsort` and `unique` of
+/// `a[1000:]` and of rows `b[1:]` equal the host's, and the base array is unchanged.
+#[test]
+fn sorting_views_with_an_offset() {
+    let mut t = common::Tally::new("sorting_views_with_an_offset");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), CaseError> {
+            let data: Vec<f32> = (0..7000)
+                .map(|i| ((i * 7919) % 6007) as f32 * 0.5 - 1500.0)
+                .collect();
+            let a = Array::from_slice_on(&dev, &data, &[7000])?;
+            let v = a.slice(&cupy::s![1000..])?;
+            let tail = &data[1000..];
+            let mut want = tail.to_vec();
+            want.sort_by(|x, y| x.total_cmp(y));
+            let mut wi: Vec<i64> = (0..tail.len() as i64).collect();
+            wi.sort_by(|&x, &y| tail[x as usize].total_cmp(&tail[y as usize]));
+            let mut wu = want.clone();
+            wu.dedup();
+            let got = cupy::sort(&v)?.to_vec::<f32>()?;
+            let gi = cupy::argsort(&v)?.to_vec::<i64>()?;
+            let gu = cupy::unique(&v)?.to_vec::<f32>()?;
+            if got != want || gi != wi || gu != wu {
+                return Err(
+                    String::from("sort/argsort/unique of a[1000:] differ from the host's").into(),
+                );
+            }
+            // rows of a 2-d view starting at row 1 (each row 1500 keys: the radix path)
+            let b = Array::from_slice_on(&dev, &data[..6000], &[4, 1500])?;
+            let rows = b.slice(&cupy::s![1..])?;
+            let got = cupy::sort(&rows)?.to_vec::<f32>()?;
+            for (r, chunk) in got.chunks(1500).enumerate() {
+                let mut w = data[(r + 1) * 1500..(r + 2) * 1500].to_vec();
+                w.sort_by(|x, y| x.total_cmp(y));
+                if chunk != w.as_slice() {
+                    return Err(format!("sort of b[1:], row {r}, differs from the host's").into());
+                }
+            }
+            if a.to_vec::<f32>()? != data || b.to_vec::<f32>()? != data[..6000] {
+                return Err(String::from("a sort wrote into the array it read").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "offset views", r);
+    }
+    t.finish();
 }
