@@ -345,7 +345,8 @@ __device__ void sort_tinit(const SortArgs& a) {
   }
   if (os) {
     // the row's counts of every pass, and the first live pass's look-back words of the
-    // onesweep tiles inside this tile zeroed (HK_TILE is a multiple of the onesweep tile)
+    // onesweep tiles inside this tile zeroed (every onesweep tile overlapping this tile:
+    // neighbouring tiles may both zero one that straddles them)
     for (int p = 0; p < np; ++p) {
       hk_u32 c = 0;
       for (int q = 0; q < HK_SORT_GH; ++q) c += gh[q][p * 256 + t];

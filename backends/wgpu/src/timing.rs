@@ -12,6 +12,8 @@ pub(crate) struct Timer {
     queries: wgpu::QuerySet,
     resolved: wgpu::Buffer,
     readback: wgpu::Buffer,
+    /// One timing at a time: the queries and buffers are shared.
+    busy: std::sync::Mutex<()>,
 }
 
 /// The features device-side timing needs.
@@ -38,6 +40,7 @@ impl WgpuBackend {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
+            busy: std::sync::Mutex::default(),
         })
     }
 
@@ -54,6 +57,10 @@ impl WgpuBackend {
             return Ok(None);
         }
         let timer = self.timer();
+        let _busy = timer
+            .busy
+            .lock()
+            .map_err(|_| backend_err(&self.label(), "poisoned timer lock"))?;
         self.lock_pending()?
             .encoder(&self.device)
             .write_timestamp(&timer.queries, 0);
@@ -70,25 +77,27 @@ impl WgpuBackend {
         timer.readback.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r.is_ok());
         });
-        self.wait_submission(sub)?;
-        let mapped = rx
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .unwrap_or(false);
-        if !mapped {
-            return Err(backend_err(
-                &self.label(),
-                "the timestamps' readback was not mapped",
-            ));
-        }
-        let ticks = {
+        let ticks = (|| -> Result<[u64; 2]> {
+            self.wait_submission(sub)?;
+            let mapped = rx
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or(false);
+            if !mapped {
+                return Err(backend_err(
+                    &self.label(),
+                    "the timestamps' readback was not mapped",
+                ));
+            }
             let view = timer
                 .readback
                 .get_mapped_range(..)
                 .map_err(|e| backend_err(&self.label(), format!("get_mapped_range: {e}")))?;
-            let t: [u64; 2] = bytemuck::pod_read_unaligned(&view[..16]);
-            t
-        };
+            Ok(bytemuck::pod_read_unaligned(&view[..16]))
+        })();
+        // Unmapped on every path (a pending map is cancelled), so the next timing's copy into
+        // it (in the same submission as its timed work) stays valid.
         timer.readback.unmap();
+        let ticks = ticks?;
         self.take_errors()?;
         let ns =
             ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(self.queue.get_timestamp_period());
