@@ -29,7 +29,7 @@
 #define HK_SORT_SMALL 1024
 #define HK_TILE 16384
 #ifndef HK_SORT_IT32
-#define HK_SORT_IT32 13
+#define HK_SORT_IT32 12
 #endif
 #ifndef HK_SORT_IT64
 #define HK_SORT_IT64 8
