@@ -225,7 +225,7 @@ mod tests {
         hk::launch_sort(&r, DType::Float16, 0x100, None, None, 1, 5000, false).unwrap();
         let e = entries(&r);
         assert_eq!(e.len(), 1 + 1 + 2 * 4 + 1);
-        assert_eq!(e[2], ("cupy_sort_onesweepk_u32".into(), (2, 1))); // 5000 / 3072
+        assert_eq!(e[2], ("cupy_sort_onesweepk_u32".into(), (2, 1))); // 5000 / 3328 (256 threads x 13 keys)
         assert_eq!(e[3].0, "cupy_sort_onesweep_u32");
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[15], f[18]), (2, 1));

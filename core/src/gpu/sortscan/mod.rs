@@ -210,9 +210,9 @@ pub fn sort_kmap(dtype: crate::DType) -> i64 {
 }
 
 /// Keys per thread of the onesweep pass for 4-byte and 8-byte mapped keys (`HK_SORT_IT32`,
-/// `HK_SORT_IT64`; tuned on the H200). 13 for 4-byte keys took 2.17 ms against 2.23 in
-/// sort_harness.cu on the H100 (2026-12-06), but has not run in the library on a GPU yet.
-pub const SORT_IT32: usize = 12;
+/// `HK_SORT_IT64`; tuned on the H200 and H100). 13 for 4-byte keys: 2.17 ms against 2.23 with
+/// 12 in sort_harness.cu on the H100 (2026-12-06, 2^26 float32).
+pub const SORT_IT32: usize = 13;
 /// See [`SORT_IT32`].
 pub const SORT_IT64: usize = 8;
 /// Keys per tile of a onesweep pass for keys of `itemsize` bytes (`HK_BLOCK * IT`).
