@@ -162,6 +162,18 @@ fn matmul_core_dimension_mismatch() {
         let a = Array::zeros_on(dev, &[2, 3], DType::Float32)?;
         let b = Array::zeros_on(dev, &[4, 5], DType::Float32)?;
         expect_err!("matmul", cupy::matmul(&a, &b), Error::ShapeMismatch { ref lhs, ref rhs, .. } if lhs == &[2, 3] && rhs == &[4, 5], ["matmul", "[2, 3]", "[4, 5]"]);
+        expect_err!(
+            "vdot lengths",
+            cupy::linalg::vdot(&a, &b),
+            Error::InvalidArgument { .. },
+            ["vdot", "different lengths", "6", "[2, 3]", "20", "[4, 5]"]
+        );
+        expect_err!(
+            "tensordot pairs",
+            cupy::linalg::tensordot(&a, &b, 1),
+            Error::InvalidArgument { .. },
+            ["tensordot", "shape-mismatch for sum", "axis 1", "[2, 3]", "axis 0", "[4, 5]"]
+        );
         let s = Array::zeros_on(dev, &[], DType::Float32)?;
         expect_err!(
             "matmul 0-d",

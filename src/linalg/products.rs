@@ -17,16 +17,21 @@ fn isz(v: &[usize]) -> Vec<isize> {
 /// array.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] when the sizes differ.
+/// [`Error::InvalidArgument`] when the sizes differ (NumPy's "vectors have different lengths").
 pub fn vdot(a: &Array, b: &Array) -> Result<Array> {
     let op = "vdot";
     same_device(op, [a, b])?;
     if a.size() != b.size() {
-        return Err(Error::ShapeMismatch {
-            op: format!("{op}: vectors have different lengths"),
-            lhs: a.shape().to_vec(),
-            rhs: b.shape().to_vec(),
-        });
+        return Err(Error::invalid(
+            op,
+            format!(
+                "vectors have different lengths: {} (shape {:?}) and {} (shape {:?})",
+                a.size(),
+                a.shape(),
+                b.size(),
+                b.shape()
+            ),
+        ));
     }
     let ac = if a.dtype().is_complex() {
         crate::math::complex::conjugate(a)?
@@ -79,7 +84,9 @@ impl From<usize> for TensorAxes {
 /// free axes then `b`'s. One transpose/reshape per operand and one `matmul`.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] when paired axes differ in length; [`Error::AxisOutOfRange`].
+/// [`Error::InvalidArgument`] when paired axes differ in length (NumPy's "shape-mismatch for
+/// sum", naming the axes and shapes) or `axes` exceeds an operand's ndim;
+/// [`Error::AxisOutOfRange`].
 pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensorAxes>) -> Result<Array> {
     let op = "tensordot";
     same_device(op, [a, b])?;
@@ -106,11 +113,17 @@ pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensorAxes>) -> Result<Ar
     };
     for (&i, &j) in ax.iter().zip(&bx) {
         if a.shape()[i] != b.shape()[j] {
-            return Err(Error::ShapeMismatch {
-                op: format!("{op}: shape-mismatch for sum"),
-                lhs: a.shape().to_vec(),
-                rhs: b.shape().to_vec(),
-            });
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "shape-mismatch for sum: axis {i} of a (shape {:?}) has length {}, axis {j} \
+                     of b (shape {:?}) has length {}",
+                    a.shape(),
+                    a.shape()[i],
+                    b.shape(),
+                    b.shape()[j]
+                ),
+            ));
         }
     }
     let free_a: Vec<usize> = (0..a.ndim()).filter(|i| !ax.contains(i)).collect();
