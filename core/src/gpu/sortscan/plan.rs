@@ -554,30 +554,29 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
     if !kl.is_c_contiguous() {
         return Err(Error::invalid(op, "the keys must be C-contiguous"));
     }
-    let vals = match &call.values {
+    // The values' buffer (its base pointer, for the aliasing checks) and their first element.
+    let values = match &call.values {
         None => None,
         Some(v) => {
-            if be.dev_buf(v.buffer, op)?.ptr == k.ptr && k.len > 0 {
+            let vb = check_operand(be, op, v, DType::Int64)?;
+            if vb.ptr == k.ptr && k.len > 0 {
                 return Err(Error::invalid(op, "keys and values share a buffer"));
             }
-            let vb = check_operand(be, op, v, DType::Int64)?;
             if v.layout != *kl {
                 return Err(Error::invalid(
                     op,
                     "the values must have the keys' (C-contiguous) layout",
                 ));
             }
-            Some(vb.at(v.layout.offset))
+            Some((vb.ptr, vb.at(v.layout.offset)))
         }
     };
+    let vp = values.as_ref().map(|(base, _)| *base);
+    let vals = values.map(|(_, first)| first);
     let src = match &call.source {
         None => None,
         Some(s) => {
             let sb = check_operand(be, op, s, d)?;
-            let vp = match &call.values {
-                Some(v) => Some(be.dev_buf(v.buffer, op)?.ptr),
-                None => None,
-            };
             if (sb.ptr == k.ptr || Some(sb.ptr) == vp) && k.len > 0 {
                 return Err(Error::invalid(
                     op,
