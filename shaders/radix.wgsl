@@ -20,9 +20,14 @@
 //           gather, and the OR of the mapped keys and of their complements (flags): a digit with
 //           no differing bit is skipped by the Rust side
 //   fin     keys[i] = orig[row, pos[i]] (values likewise, or the positions themselves)
-// The Rust side prepends the width's definitions (KT, KWORDS, lo, hi, mk) and `map_key`, and
-// keeps the lines marked /*V*/ (values), /*M*/ (values moved) or /*P*/ (positions written) only
-// where they apply. Each section (from its marker line) is compiled alone with this header.
+// A sort without values first runs keys only: `init` writes no positions or raw copies but
+// flags (word 4) any key that `unmap_key` does not give back bit for bit (a NaN, -0.0), the
+// passes move keys only, and `fink` writes keys[i] = unmap_key(sorted[i]). Where a key was
+// flagged, the Rust side reruns `init` with positions and takes the path above.
+// The Rust side prepends the width's definitions (KT, KWORDS, lo, hi, mk), `map_key` and
+// `unmap_key`, and keeps the lines marked /*V*/ (values), /*M*/ (values moved) or /*P*/
+// (positions written) only where they apply, /*I*/ only where positions travel and /*K*/ only
+// where they do not. Each section (from its marker line) is compiled alone with this header.
 
 struct Meta {
   n: u32, batch: u32, tpr: u32, shift: u32,
@@ -107,24 +112,26 @@ fn scan_sm(lid: u32) {
 @group(0) @binding(6) var<storage, read> vals: array<vec2<u32>>; /*M*/
 @group(0) @binding(7) var<storage, read_write> vorig: array<vec2<u32>>; /*M*/
 
-var<workgroup> wor: array<atomic<u32>, 4>;
+var<workgroup> wor: array<atomic<u32>, 5>;
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wid, nw);
-  if (lid < 4u) { atomicStore(&wor[lid], 0u); }
+  if (lid < 5u) { atomicStore(&wor[lid], 0u); }
   workgroupBarrier();
   var o = KT();
   var a = KT();
+  var inexact = false; /*K*/
   for (var j = 0u; j < KPT; j++) {
     let t = g * TILE + j * WG + lid;
     if (t < mt.total) {
       let r = keys[mt.koff + t];
       let m = map_key(r);
       ka[t] = m;
-      ia[t] = t % mt.n;
-      orig[t] = r;
+      ia[t] = t % mt.n; /*I*/
+      orig[t] = r; /*I*/
+      if (any(unmap_key(m) != r)) { inexact = true; } /*K*/
       vorig[t] = vals[mt.voff + t]; /*M*/
       o |= m;
       a |= ~m;
@@ -134,8 +141,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   atomicOr(&wor[1], hi(o));
   atomicOr(&wor[2], lo(a));
   atomicOr(&wor[3], hi(a));
+  if (inexact) { atomicOr(&wor[4], 1u); } /*K*/
   workgroupBarrier();
-  if (lid < 4u) {
+  if (lid < 5u) {
     let w = atomicLoad(&wor[lid]);
     if (w != 0u) { atomicOr(&flags[lid], w); }
   }
@@ -300,13 +308,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     }
     ry = read_sm(lid, false);
   }
-  for (var j = 0u; j < KPT; j++) {
-    let p = j * WG + lid;
-    var w = 0u;
-    if (p < cnt) { w = ia[base + p]; }
-    sm[pad(p)] = w;
-  }
-  ri = read_sm(lid, false);
+  for (var j = 0u; j < KPT; j++) { /*I*/
+    let p = j * WG + lid; /*I*/
+    var w = 0u; /*I*/
+    if (p < cnt) { w = ia[base + p]; } /*I*/
+    sm[pad(p)] = w; /*I*/
+  } /*I*/
+  ri = read_sm(lid, false); /*I*/
   for (var j = 0u; j < KPT; j++) {
     if (lid * KPT + j < cnt) { atomicAdd(&lh[digit(rx[j], ry[j], s)], 1u); }
   }
@@ -337,7 +345,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
     if (sub == 0u) {
       rx = shuffle(rx, lid, false);
       if (KWORDS == 2u) { ry = shuffle(ry, lid, false); }
-      ri = shuffle(ri, lid, false);
+      ri = shuffle(ri, lid, false); /*I*/
     }
   }
   // rr[j] is now the key's place in the tile sorted by digit: scatter from there, striped.
@@ -348,11 +356,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   rn = shuffle(rn, lid, true);
   rx = shuffle(rx, lid, true);
   if (KWORDS == 2u) { ry = shuffle(ry, lid, true); }
-  ri = shuffle(ri, lid, true);
+  ri = shuffle(ri, lid, true); /*I*/
   for (var j = 0u; j < KPT; j++) {
     if (j * WG + lid < cnt) {
       kb[rn[j]] = mk(rx[j], ry[j]);
-      ib[rn[j]] = ri[j];
+      ib[rn[j]] = ri[j]; /*I*/
     }
   }
 }
@@ -374,4 +382,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3
   keys[mt.koff + t] = orig[src];
   vals[mt.voff + t] = vorig[src]; /*M*/
   vals[mt.voff + t] = vec2<u32>(pos, 0u); /*P*/
+}
+
+//@@ fink
+@group(0) @binding(1) var<storage, read_write> keys: array<KT>;
+@group(0) @binding(2) var<storage, read> sorted: array<KT>;
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let t = group_index(wid, nw) * WG + lid;
+  if (t >= mt.total) { return; }
+  keys[mt.koff + t] = unmap_key(sorted[t]);
 }

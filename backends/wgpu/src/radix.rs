@@ -5,6 +5,9 @@
 //! of their complements: small integers, or all-positive floats, skip their top digits). Each
 //! pass is an upsweep of per-tile digit histograms, a three-dispatch scan of them and a stable
 //! scatter; nothing relies on subgroup operations or on forward progress between workgroups.
+//! Sorts without values move the keys alone through the passes and map them back at the end,
+//! unless a key does not map back bit for bit (a NaN or `-0.0` among float keys): those carry
+//! each key's position and gather the raw keys, as argsort does.
 //!
 //! Rows of at least [`radix_min_row`] keys take it (`RADIX_MIN_ROW`, 2^15 by default: below
 //! that the bitonic network's few workgroup-local dispatches are as fast and need no read-back);
@@ -58,21 +61,35 @@ pub fn radix_min_row() -> usize {
     })
 }
 
-/// The storage words per key and `map_key`'s body (raw words `r` to words whose unsigned order
-/// is NumPy's: NaN last, `-0.0` as `0.0`), for the dtypes the radix sort takes.
-fn key_map(d: DType) -> Option<(usize, &'static str)> {
-    Some(match d {
-        DType::UInt32 => (1, "return r;"),
-        DType::Int32 => (1, "return r ^ 0x80000000u;"),
+/// A dtype's key map for the radix sort: the storage words per key, `map_key`'s body (raw words
+/// `r` to words whose unsigned order is NumPy's: NaN last, `-0.0` as `0.0`) and `unmap_key`'s
+/// (mapped words `m` back to the raw ones: exact for every key but NaN and `-0.0`).
+struct KeyMap {
+    words: usize,
+    map: &'static str,
+    unmap: &'static str,
+}
+
+/// The [`KeyMap`] of the dtypes the radix sort takes.
+fn key_map(d: DType) -> Option<KeyMap> {
+    let (words, map, unmap) = match d {
+        DType::UInt32 => (1, "return r;", "return m;"),
+        DType::Int32 => (1, "return r ^ 0x80000000u;", "return m ^ 0x80000000u;"),
         DType::Float32 => (
             1,
             "if ((r & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
   let z = select(r, 0u, r == 0x80000000u);
   if ((z >> 31u) == 1u) { return ~z; }
   return z | 0x80000000u;",
+            "if ((m >> 31u) == 1u) { return m & 0x7fffffffu; }
+  return ~m;",
         ),
-        DType::UInt64 => (2, "return r;"),
-        DType::Int64 => (2, "return vec2<u32>(r.x, r.y ^ 0x80000000u);"),
+        DType::UInt64 => (2, "return r;", "return m;"),
+        DType::Int64 => (
+            2,
+            "return vec2<u32>(r.x, r.y ^ 0x80000000u);",
+            "return vec2<u32>(m.x, m.y ^ 0x80000000u);",
+        ),
         DType::Float64 => (
             2,
             "let h = r.y & 0x7fffffffu;
@@ -81,9 +98,12 @@ fn key_map(d: DType) -> Option<(usize, &'static str)> {
   if (r.y == 0x80000000u && r.x == 0u) { z = vec2<u32>(0u); }
   if ((z.y >> 31u) == 1u) { return ~z; }
   return vec2<u32>(z.x, z.y | 0x80000000u);",
+            "if ((m.y >> 31u) == 1u) { return vec2<u32>(m.x, m.y & 0x7fffffffu); }
+  return ~m;",
         ),
         _ => return None,
-    })
+    };
+    Some(KeyMap { words, map, unmap })
 }
 
 /// Whether the radix path sorts keys of dtype `d` (after the widening of packed dtypes).
@@ -118,9 +138,9 @@ enum Vals {
     Positions,
 }
 
-/// Section `section` of radix.wgsl with the width's definitions and key map, the value lines
-/// kept or dropped for `vals`.
-fn source(section: &str, words: usize, map: &str, vals: Vals) -> Result<String> {
+/// Section `section` of radix.wgsl with the width's definitions and key maps, the value lines
+/// kept or dropped for `vals`, the position lines for `indexed` (positions travel).
+fn source(section: &str, km: &KeyMap, vals: Vals, indexed: bool) -> Result<String> {
     let mut parts = RADIX_WGSL.split("//@@ ");
     let head = parts.next().unwrap_or_default();
     let body = parts
@@ -131,6 +151,8 @@ fn source(section: &str, words: usize, map: &str, vals: Vals) -> Result<String> 
         (!l.contains("/*V*/") || vals != Vals::None)
             && (!l.contains("/*M*/") || vals == Vals::Moved)
             && (!l.contains("/*P*/") || vals == Vals::Positions)
+            && (!l.contains("/*I*/") || indexed)
+            && (!l.contains("/*K*/") || !indexed)
     };
     let src: String = format!("{head}{body}")
         .lines()
@@ -138,8 +160,10 @@ fn source(section: &str, words: usize, map: &str, vals: Vals) -> Result<String> 
         .collect::<Vec<_>>()
         .join("\n");
     Ok(format!(
-        "{}fn map_key(r: KT) -> KT {{\n  {map}\n}}\n{src}",
-        width_defs(words)
+        "{}fn map_key(r: KT) -> KT {{\n  {}\n}}\nfn unmap_key(m: KT) -> KT {{\n  {}\n}}\n{src}",
+        width_defs(km.words),
+        km.map,
+        km.unmap
     ))
 }
 
@@ -154,7 +178,7 @@ pub(crate) fn sort(
     positions: bool,
 ) -> Result<()> {
     let d = k.dtype;
-    let (words, map) = key_map(d).ok_or_else(|| {
+    let km = key_map(d).ok_or_else(|| {
         Error::invalid(
             "sort",
             format!("the radix sort does not take {d} keys (bitonic only)"),
@@ -181,34 +205,47 @@ pub(crate) fn sort(
     let hlen = tiles * DIG;
     let nblk = hlen.div_ceil(TILE);
     let u = DType::UInt32;
+    let words = km.words;
     let ka = be.alloc_words(u, total * words)?;
     let kb = be.alloc_words(u, total * words)?;
-    let ia = be.alloc_words(u, total)?;
-    let ib = be.alloc_words(u, total)?;
-    let orig = be.alloc_words(d, total)?;
+    // Positions and raw keys: one-word stand-ins (bound, never touched) while keys travel alone.
+    let mut indexed = vmode != Vals::None;
+    let positions = |n: usize| -> Result<[WgpuBuffer; 3]> {
+        Ok([
+            be.alloc_words(u, n)?,
+            be.alloc_words(u, n)?,
+            be.alloc_words(d, n)?,
+        ])
+    };
+    let [mut ia, mut ib, mut orig] = positions(if indexed { total } else { 1 })?;
     let hist = be.alloc_words(u, hlen)?;
     let bsum = be.alloc_words(u, nblk)?;
-    let flags = be.alloc_words(u, 4)?;
+    let flags = be.alloc_words(u, 5)?;
     let vorig = match vmode {
         Vals::Moved => Some(be.alloc_words(DType::Int64, total)?),
         _ => None,
     };
-    let pipe = |section: &str, rw: Vec<bool>| {
-        // Only `init` maps keys and only `init`/`fin` touch values: the passes are shared by
-        // every dtype of a width.
+    let identity = KeyMap {
+        words,
+        map: "return r;",
+        unmap: "return m;",
+    };
+    let pipe = |section: &str, rw: Vec<bool>, indexed: bool| {
+        // Only `init` maps keys, only `fink` maps them back and only `init`/`fin` touch values:
+        // the other passes are shared by every dtype of a width.
         let (map, vmode) = match section {
-            "init" => (map, vmode),
-            "fin" => ("return r;", vmode),
-            _ => ("return r;", Vals::None),
+            "init" | "fink" => (&km, vmode),
+            "fin" => (&identity, vmode),
+            _ => (&identity, Vals::None),
         };
-        let key = hash_of(&("radix", section, words, map, vmode));
+        let key = hash_of(&("radix", section, words, map.map, map.unmap, vmode, indexed));
         let name = match section {
-            "init" => format!("radix_{section}_{d}"),
+            "init" | "fink" => format!("radix_{section}_{d}"),
             _ => format!("radix_{section}_{}", 32 * words),
         };
         be.pipeline(key, &name, &|| {
             Ok((
-                source(section, words, map, vmode)?,
+                source(section, map, vmode, indexed)?,
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
@@ -239,27 +276,35 @@ pub(crate) fn sort(
         p.encoder(&be.device).clear_buffer(&flags.buf, 0, None);
         p.count += 1;
     }
-    {
+    let init = |ia: &WgpuBuffer, orig: &WgpuBuffer, indexed: bool| -> Result<()> {
         let mut rw = vec![false, true, true, true, true];
         let mut bufs: Vec<&wgpu::Buffer> = vec![&k.buf, &ka.buf, &ia.buf, &orig.buf, &flags.buf];
         if let (Some((v, _)), Some(vo)) = (vals, &vorig) {
             rw.extend([false, true]);
             bufs.extend([&v.buf, &vo.buf]);
         }
-        let p = pipe("init", rw)?;
+        let p = pipe("init", rw, indexed)?;
         be.dispatch(
             &p,
             &p.meta.pack(&[], &meta(0)),
             &bufs,
             total.div_ceil(TILE) as u64,
-        )?;
-    }
-    // Bits that differ between some two keys: digits without any are skipped.
-    let f: Vec<u32> = be.read_mapped(&flags, 0, 4, |b| {
+        )
+    };
+    init(&ia, &orig, indexed)?;
+    // Bits that differ between some two keys (digits without any are skipped), and whether a
+    // key does not map back exactly (keys-only `init`).
+    let f: Vec<u32> = be.read_mapped(&flags, 0, 5, |b| {
         b.chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
     })?;
+    if !indexed && f[4] != 0 {
+        // A NaN or -0.0: positions travel, and `fin` gathers the raw keys.
+        [ia, ib, orig] = positions(total)?;
+        indexed = true;
+        init(&ia, &orig, indexed)?;
+    }
     let differ = [f[0] & f[2], f[1] & f[3]];
     let shifts: Vec<usize> = (0..32 * words)
         .step_by(8)
@@ -270,11 +315,11 @@ pub(crate) fn sort(
         // positions, whose values' contents are ignored, are still written by `fin`).
         return Ok(());
     }
-    let up = pipe("up", vec![false, true])?;
-    let hred = pipe("hred", vec![false, true])?;
-    let hspine = pipe("hspine", vec![true])?;
-    let hdown = pipe("hdown", vec![true, false])?;
-    let down = pipe("down", vec![false, false, false, true, true])?;
+    let up = pipe("up", vec![false, true], true)?;
+    let hred = pipe("hred", vec![false, true], true)?;
+    let hspine = pipe("hspine", vec![true], true)?;
+    let hdown = pipe("hdown", vec![true, false], true)?;
+    let down = pipe("down", vec![false, false, false, true, true], indexed)?;
     let (mut src, mut dst) = ((&ka, &ia), (&kb, &ib));
     for &s in &shifts {
         let m = up.meta.pack(&[], &meta(s));
@@ -290,6 +335,15 @@ pub(crate) fn sort(
         )?;
         std::mem::swap(&mut src, &mut dst);
     }
+    if !indexed {
+        let fink = pipe("fink", vec![true, false], false)?;
+        return be.dispatch(
+            &fink,
+            &fink.meta.pack(&[], &meta(0)),
+            &[&k.buf, &src.0.buf],
+            total.div_ceil(128) as u64,
+        );
+    }
     let mut rw = vec![true, false, false];
     let mut bufs: Vec<&wgpu::Buffer> = vec![&k.buf, &src.1.buf, &orig.buf];
     if let Some((v, _)) = vals {
@@ -300,7 +354,7 @@ pub(crate) fn sort(
             bufs.push(&vo.buf);
         }
     }
-    let fin = pipe("fin", rw)?;
+    let fin = pipe("fin", rw, true)?;
     be.dispatch(
         &fin,
         &fin.meta.pack(&[], &meta(0)),
