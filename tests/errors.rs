@@ -172,7 +172,14 @@ fn matmul_core_dimension_mismatch() {
             "tensordot pairs",
             cupy::linalg::tensordot(&a, &b, 1),
             Error::InvalidArgument { .. },
-            ["tensordot", "shape-mismatch for sum", "axis 1", "[2, 3]", "axis 0", "[4, 5]"]
+            [
+                "tensordot",
+                "shape-mismatch for sum",
+                "axis 1",
+                "[2, 3]",
+                "axis 0",
+                "[4, 5]"
+            ]
         );
         let s = Array::zeros_on(dev, &[], DType::Float32)?;
         expect_err!(
