@@ -1,21 +1,14 @@
 //! The second launch of the ziggurat samplers: the slow lanes a packed launch deferred
 //! ([`super::ziggurat::ziggurat_lanes`]), one per GPU thread.
 //!
-//! The packed launch appends the element numbers of its slow lanes (about 1.5% of them for
-//! float32 normals) to a list of `segments` parts of `capacity` entries, counting each part's
-//! entries in a `uint32` counter. This launch runs `segments * capacity` threads; thread `i`
-//! (part `i / capacity`, entry `i % capacity`) finishes element `list[i]` when that entry was
-//! written: it recomputes the element's first word(s) from its item's Philox block, runs
+//! The packed launch appends the element numbers of its slow lanes (about 1.1% of them) to a
+//! list of `segments` parts of `capacity` entries, counting each part's entries in a `uint32`
+//! counter. This launch runs `segments * capacity` threads; thread `i` (part `i / capacity`,
+//! entry `i % capacity`) finishes element `list[i]` when that entry was written: it recomputes
+//! the element's first word(s) from its item's Philox block, runs
 //! [`super::ziggurat::slow_value`] and stores the sampler's transform of it over the packed
 //! launch's provisional value. The value depends only on the element, so the order in which
 //! GPU threads appended does not matter: the arrays are the same on every backend.
-//!
-//! The thread then rewrites the other elements of the element's 32-byte sector whose layer
-//! draw is final (recomputed from their own words: the bits the packed launch stored), so that
-//! the memory sees whole sectors. A lone 4-byte store into an array that left the cache long
-//! ago costs a read of its sector before the write on GPUs whose memory has ECC (the H100's
-//! HBM3): 4 M such stores made this launch take 0.32 ms for 2^28 float32 normals. Elements of
-//! the sector that are slow themselves are left to their own thread.
 //!
 //! A full part cannot take an item's slow lanes; its counter then ends above the capacity, and
 //! the part's `capacity` threads of this launch then finish every lane of every item of the
@@ -24,7 +17,7 @@
 //! per item as well, 2^26 mostly idle threads for 2^28 float32 normals: about 0.3 ms on an
 //! H100).
 
-use super::ziggurat::{fast_value, slow_value, zig_lanes, ziggurat_lanes_inline, Zig};
+use super::ziggurat::{slow_value, zig_lanes, ziggurat_lanes_inline, Zig};
 use crate::array::Array;
 use crate::device::Device;
 use crate::launch::Elementwise;
@@ -184,27 +177,6 @@ pub(crate) fn finish(
     Ok(())
 }
 
-/// The first word(s) of element `e` (a `uint32` local) of a packed launch of `items` items:
-/// element `e` is lane `q = e / items` of item `r = e % items`, and its first word is word
-/// `q * per` of the item's blocks.
-fn element_words(b: &mut Builder, s: &Stream, e: &Expr, items: &Expr, per: usize) -> Vec<Expr> {
-    let q = b.let_(bin(B::FloorDiv, e.clone(), items.clone()));
-    let r = b.let_(sub(e.clone(), mul(q.clone(), items.clone())));
-    let w0 = b.let_(mul(q, u32c(per as u32)));
-    let block = s.block_with_index(b, r, shr(w0.clone(), 2));
-    let at = b.let_(and(w0, u32c(3)));
-    (0..per)
-        .map(|k| {
-            let mut w = block[3].clone();
-            for j in (0..3).rev() {
-                let here = bin(B::Eq, add(at.clone(), u32c(k as u32)), u32c(j as u32));
-                w = Expr::select(here, block[j].clone(), w);
-            }
-            b.let_(w)
-        })
-        .collect()
-}
-
 /// The finishing kernel's IR (see the module docs).
 fn build(
     op: &str,
@@ -249,27 +221,26 @@ fn build(
         );
         b.if_(listed, |b| {
             let e = b.let_(Expr::load(list, u, tid.clone().cast(DType::Int64)));
-            let words = element_words(b, &s, &e, &items, per);
+            // Element e is lane q = e / items of item r = e % items; its first word is word
+            // q * per of the item's blocks.
+            let q = b.let_(bin(B::FloorDiv, e.clone(), items.clone()));
+            let r = b.let_(sub(e.clone(), mul(q.clone(), items.clone())));
+            let w0 = b.let_(mul(q, u32c(per as u32)));
+            let block = s.block_with_index(b, r, shr(w0.clone(), 2));
+            let at = b.let_(and(w0, u32c(3)));
+            let words: Vec<Expr> = (0..per)
+                .map(|k| {
+                    let mut w = block[3].clone();
+                    for j in (0..3).rev() {
+                        let here = bin(B::Eq, add(at.clone(), u32c(k as u32)), u32c(j as u32));
+                        w = Expr::select(here, block[j].clone(), w);
+                    }
+                    b.let_(w)
+                })
+                .collect();
             let es = s.at(e.clone());
             let z = slow_value(b, &es, zig, t, 0, &words, blocks, ATTEMPTS);
-            store(b, e.clone(), z);
-            // The rest of e's 32-byte sector (see the module docs): each element whose layer
-            // draw is final gets that value again.
-            let per_sector = (32 / t.itemsize()) as u32;
-            let first = b.let_(and(e.clone(), u32c(!(per_sector - 1))));
-            b.for_(i64::from(per_sector), |b, j| {
-                let other = b.let_(add(first.clone(), j.cast(u)));
-                let wanted = bin(
-                    B::And,
-                    bin(B::Ne, other.clone(), e.clone()),
-                    lt(other.clone(), n.clone()),
-                );
-                b.if_(wanted, |b| {
-                    let words = element_words(b, &s, &other, &items, per);
-                    let (value, fast) = fast_value(b, zig, t, 0, &words);
-                    b.if_(fast, |b| store(b, other.clone(), value));
-                });
-            });
+            store(b, e, z);
         });
     });
     // Part 2: a part whose list overflowed (counter > capacity): its `capacity` threads redo

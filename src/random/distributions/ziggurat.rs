@@ -376,20 +376,6 @@ pub(crate) fn slow_value(
     st.res
 }
 
-/// The layer draw of one lane from its word(s) `words`: its signed value (a local) and whether
-/// the draw lies in its layer's rectangle (a `Bool` local), i.e. whether the signed value is the
-/// lane's final draw (see [`ziggurat_lanes`]).
-pub(crate) fn fast_value(
-    b: &mut Builder,
-    zig: Zig,
-    t: DType,
-    raw0: usize,
-    words: &[Expr],
-) -> (Expr, Expr) {
-    let d = layer_draw(b, zig, t, raw0, words);
-    (d.signed, d.fast)
-}
-
 /// Every lane's layer draw of a packed item: the signed values (locals) and the mask of the
 /// valid lanes whose draw fell outside its rectangle (bit `q` for lane `q`, a local variable).
 fn lane_draws(
