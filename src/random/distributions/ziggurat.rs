@@ -327,14 +327,12 @@ pub(crate) fn ziggurat(
 }
 
 /// Lanes of `zig` per packed item for dtype `t`, the words each takes and the Philox blocks
-/// of an item: float32 8 lanes of one word from two blocks, float64 8 lanes of two from four.
-/// On the H100 (2026-12-06, 2^28 float32 normals, the packed launch alone) 8 lanes took 0.510
-/// ms (40 registers), 16 lanes 0.579 (76 registers), 4 lanes 0.580; the slow lanes are
-/// finished by a second launch (`deferred.rs`), so the lane count only sets the packed
-/// kernel's registers and the list's item count.
+/// of an item: float32 16 lanes of one word, float64 8 lanes of two, from four blocks. (Four
+/// blocks, not two: the slow path below costs a group of GPU threads about one pass per item
+/// group whatever the lane count, so more lanes per item spread it over more values.)
 pub(crate) fn zig_lanes(t: DType) -> (usize, usize, u32) {
     if t == DType::Float32 {
-        (8, 1, 2)
+        (16, 1, 4)
     } else {
         (8, 2, 4)
     }
