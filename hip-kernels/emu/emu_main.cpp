@@ -261,9 +261,6 @@ void test_select(const char* name, long batch, long n, std::vector<long> kth, st
 bool fless(float a, float b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; }
 int main(int argc, char** argv) {
   const bool select_only = argc > 1 && std::string(argv[1]) == "select";  // the selection tests alone
-  // `emu quick`: without the sorts of a tile or more (16384+ keys; minutes under emulation on
-  // 2 cores): the CI runs them at warp size 32 only.
-  const bool quick = argc > 1 && std::string(argv[1]) == "quick";
   if (!select_only) {
   test_scan<float>("f32", 3, 700, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
   test_scan<float>("f32", 1, 40000, cupy_scan_sum_float32, cupy_scan_totals_sum_float32, cupy_scan_prefixes_sum_float32, cupy_scan_apply_sum_float32, true);
@@ -317,16 +314,16 @@ int main(int argc, char** argv) {
   if (!select_only) test_sort<float, hk_u32>("f32", 2, 4097, ef, 4, false, 2, 0, gf, fless);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, SORT_ENTRIES(int64, u64), 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() - (1ll << 31); }, [](hk_i64 a, hk_i64 b) { return a < b; });
   g_onesweep = true;
-  if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
-  if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
-  if (!select_only && !quick) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE, ef, 4, true, 1, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, HK_TILE + 1, ef, 4, false, 2, 0, gfu, fless);
+  if (!select_only) test_sort<float, hk_u32>("f32", 1, 2 * HK_TILE + 4095, ef, 4, true, 1, 0, gf, fless);
   auto gi = [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)(r() % 200) - 100 + ((r() & 1) ? (1ll << 40) : -(1ll << 40)); };
   auto li64 = [](hk_i64 a, hk_i64 b) { return a < b; };
   SortEntries ei64 = SORT_ENTRIES(int64, u64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, 9000, ei64, 8, true, 1, 0, gi, li64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64 iota", 2, 3000, ei64, 8, 2, 1, 0, gi, li64);
   if (!select_only) test_sort<hk_i64, hk_u64>("i64", 2, 2049, ei64, 8, false, 0, 0x8000000000000000ull, gi, li64);
-  if (!select_only && !quick) test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
+  if (!select_only) test_sort<hk_i64, hk_u64>("i64", 1, HK_TILE + 2049, ei64, 8, false, 0, 0x8000000000000000ull, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64);
   auto gd = [](std::mt19937& r, long i) -> double { switch (i % 11) { case 2: return (i & 32) ? NAN : -NAN; case 4: return -0.0; case 5: return 0.0; case 6: return -INFINITY; default: return ((int)(r() % 61) - 30) * 0.25; } };
   auto dless = [](double a, double b) { if (std::isnan(a)) return false; if (std::isnan(b)) return true; return a < b; };
   SortEntries ef64 = SORT_ENTRIES(float64, u64);
@@ -360,7 +357,7 @@ int main(int argc, char** argv) {
   auto fsame = [](float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
   test_select<float, hk_u32>("f32", 1, 1, {0}, d32, gf, fless, fsame);
   test_select<float, hk_u32>("f32", 3, 1001, {0, 499, 500, 1000, 3, 7}, d32, gf, fless, fsame);
-  if (!quick) test_select<float, hk_u32>("f32 uniform", 1, HK_SEL_TILE + 3, {HK_SEL_TILE / 2, HK_SEL_TILE / 2 + 1, HK_SEL_TILE + 2}, d32, gfu, fless, fsame);
+  test_select<float, hk_u32>("f32 uniform", 1, HK_SEL_TILE + 3, {HK_SEL_TILE / 2, HK_SEL_TILE / 2 + 1, HK_SEL_TILE + 2}, d32, gfu, fless, fsame);
   test_select<float, hk_u32>("f32 no nan", 2, 4000, {1999, 2000, 3999}, d32, [](std::mt19937& r, long) -> float { return (float)((int)(r() % 2001) - 1000) * 0.125f; }, fless, fsame);
   test_select<double, hk_u64>("f64", 2, 3001, {1500, 0, 3000}, d64, gd, dless, [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; });
   test_select<hk_i64, hk_u64>("i64", 1, 5000, {2499, 2500, 4999}, d64, [](std::mt19937& r, long) -> hk_i64 { return (hk_i64)r() * (hk_i64)r() * ((r() & 1) ? 1 : -1); }, li64, [](hk_i64 x, hk_i64 y) { return x == y; });
