@@ -29,7 +29,7 @@
 #define HK_SORT_SMALL 1024
 #define HK_TILE 16384
 #ifndef HK_SORT_IT32
-#define HK_SORT_IT32 13
+#define HK_SORT_IT32 14
 #endif
 #ifndef HK_SORT_IT64
 #define HK_SORT_IT64 8
@@ -86,7 +86,8 @@ struct SortArgs {
                   // pass maps the caller's keys as it reads them and the last (of two or more)
                   // writes the sorted keys (and values) where the finish would; 0: the init maps
   hk_u64 src;     // out of place: the keys are read from here (never written) and `keys` only
-                  // receives the sorted keys; 0: sorted in place
+                  // receives the sorted keys; 0: sorted in place. korig may be src (no copy).
+  hk_i64 nokeys;  // argsort wanting the values alone: the onesweep path leaves `keys` unwritten
 };
 
 // Where the keys to sort are read (SortArgs::src).
@@ -303,7 +304,7 @@ __device__ void sort_tinit(const SortArgs& a) {
       if (!fly) ((K*)a.mk_in)[g] = m;
       if (a.vmode == 1) {
         if (!fly) ((hk_u32*)a.pos_in)[g] = (hk_u32)i;
-        if (a.korig) ((S*)a.korig)[g] = x;
+        if (a.korig && a.korig != a.src) ((S*)a.korig)[g] = x;  // (src: the copy exists)
       } else if (a.vmode == 2 && !fly) {
         ((hk_u32*)a.pos_in)[g] = (hk_u32)((const R*)src)[g];
       }
@@ -622,7 +623,7 @@ __device__ void sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
         fkeys[dst] = (K)sv[i];  // the keys' bits carried
       } else {
         const hk_u32 pos = sv[i];  // argsort: the row position
-        fkeys[dst] = exact ? unmap_bits(kk, kmap) : ((const K*)a.korig)[off + pos];
+        if (!a.nokeys) fkeys[dst] = exact ? unmap_bits(kk, kmap) : ((const K*)a.korig)[off + pos];
         if (a.iota) {
           ((hk_i64*)a.vals)[off + dst] = (hk_i64)pos;
         } else if (a.vals) {
@@ -680,7 +681,7 @@ __device__ void sort_finish(const SortArgs& a) {
     const int live = live_before(sort_diff(a), (int)a.passes);
     if (live >= 2) return;
     if (live == 0) {
-      if (a.src)  // every key equal: the sorted keys are the keys
+      if (a.src && !a.nokeys)  // every key equal: the sorted keys are the keys
         for (hk_u64 t = (hk_u64)blockIdx.x * HK_BLOCK + threadIdx.x; t < total;
              t += (hk_u64)gridDim.x * HK_BLOCK)
           ((S*)a.keys)[t] = ((const S*)a.src)[t];
@@ -708,7 +709,8 @@ __device__ void sort_finish(const SortArgs& a) {
       ((R*)a.keys)[t] = (R)v[t];
     } else {
       const hk_u64 src = (t / (hk_u64)a.n) * (hk_u64)a.n + v[t];
-      if (exact) {
+      if (a.nokeys) {
+      } else if (exact) {
         unmap_to(mk[t], (S*)a.keys + t);
       } else {
         ((S*)a.keys)[t] = ((const S*)a.korig)[src];

@@ -226,3 +226,119 @@ HK_SCAN_ENTRIES(float32)
 HK_SCAN_ENTRIES(float64)
 HK_SCAN_ENTRIES(complex64)
 HK_SCAN_ENTRIES(complex128)
+
+// Stream compaction (numpy.compress, a[mask], unique's run starts): the elements of up to
+// HK_COMPRESS_SRC sources where a bool mask of n elements is true, in order, written densely
+// to their outputs. One pass over the mask in tiles of HK_BLOCK * HK_COMPRESS_IT elements:
+// each block takes the next tile number (tiles numbered in the order blocks start), ranks its
+// kept elements (ballots, then a scan of the per-(round, warp) counts), publishes its count and
+// looks back over the earlier tiles' status words for its offset (the decoupled look-back of
+// Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), then
+// copies each kept element of every source; a warp's stores are contiguous. The caller counted
+// the kept elements beforehand (the outputs' length) and keeps n < 2^30 (30-bit counts).
+// Entries: cupy_compress_init (zeroes the ntiles status words and the tile counter after
+// them), cupy_compress (grid = ntiles blocks, 2-D past 65535).
+#define HK_COMPRESS_IT 16
+#define HK_COMPRESS_SRC 4
+struct CompressArgs {
+  hk_u64 mask;                    // bool [n]
+  hk_u64 src[HK_COMPRESS_SRC];    // a source's first element; 0: the element's index (int64)
+  hk_u64 dst[HK_COMPRESS_SRC];    // its output (the kept elements, densely)
+  hk_i64 width[HK_COMPRESS_SRC];  // bytes per element (1, 2, 4, 8 or 16); 0: no such source
+  hk_i64 n;
+  hk_u64 look;    // u32 [ntiles + 1]: status words (bit 31 inclusive, bit 30 own count), counter
+  hk_i64 ntiles;
+  hk_i64 count;   // the outputs' length: no element is written at or past it
+};
+#define HK_CLOOK_AGG 0x40000000u
+#define HK_CLOOK_INC 0x80000000u
+#define HK_CLOOK_VAL 0x3fffffffu
+
+extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress_init(CompressArgs a) {
+  for (hk_i64 i = (hk_i64)hk_block_id() * HK_BLOCK + threadIdx.x; i <= a.ntiles;
+       i += (hk_i64)gridDim.x * gridDim.y * HK_BLOCK)
+    ((hk_u32*)a.look)[i] = 0;
+}
+
+struct CompressAdd {
+  static __device__ __forceinline__ hk_u32 f(hk_u32 x, hk_u32 y) { return x + y; }
+  static __device__ __forceinline__ hk_u32 id() { return 0; }
+};
+struct hk_u128 {
+  hk_u64 lo, hi;
+};
+
+HK_DEV void compress_copy(const CompressArgs& a, int s, hk_i64 i, hk_u64 at) {
+  const hk_u64 from = a.src[s], to = a.dst[s];
+  switch (a.width[s]) {
+    case 1: ((hk_u8*)to)[at] = ((const hk_u8*)from)[i]; break;
+    case 2: ((hk_u16*)to)[at] = ((const hk_u16*)from)[i]; break;
+    case 4: ((hk_u32*)to)[at] = ((const hk_u32*)from)[i]; break;
+    case 8:
+      ((hk_u64*)to)[at] = from ? ((const hk_u64*)from)[i] : (hk_u64)i;
+      break;
+    case 16: ((hk_u128*)to)[at] = ((const hk_u128*)from)[i]; break;
+    default: break;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress(CompressArgs a) {
+  __shared__ hk_u32 sid, sbase;
+  __shared__ hk_u32 before[HK_COMPRESS_IT * HK_MAX_WARPS];  // kept before (round, warp) in the tile
+  __shared__ hk_u32 sums[HK_MAX_WARPS];
+  const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
+  hk_u32* look = (hk_u32*)a.look;
+  if (t == 0) sid = HK_ATOMIC_ADD(look + a.ntiles, 1u);
+  HK_SYNC();
+  const hk_u64 tile = sid;
+  const hk_i64 lo = (hk_i64)tile * (HK_BLOCK * HK_COMPRESS_IT);
+  const hk_u8* m = (const hk_u8*)a.mask;
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
+  bool keep[HK_COMPRESS_IT];
+  hk_lmask bal[HK_COMPRESS_IT];
+#pragma unroll
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + t;
+    keep[j] = i < a.n && m[i] != 0;
+  }
+#pragma unroll
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    bal[j] = HK_BALLOT(keep[j]);
+    if (lane == 0) before[j * HK_MAX_WARPS + wid] = (hk_u32)HK_POPC(bal[j]);
+  }
+  HK_SYNC();
+  // entry t = (round t / warps, warp t % warps), in element order: an exclusive scan of them
+  const hk_u32 c = t < HK_COMPRESS_IT * HK_MAX_WARPS ? before[t] : 0u;
+  const hk_u32 incl = hk_block_scan<hk_u32, CompressAdd>(c, sums);
+  if (t < HK_COMPRESS_IT * HK_MAX_WARPS) before[t] = incl - c;
+  if (t == 0) {
+    // publish the tile's count, then its inclusive prefix after the look-back
+    const hk_u32 total = sums[HK_MAX_WARPS - 1];
+    hk_u32 excl = 0;
+    if (tile == 0) {
+      hk_store_relaxed(look, HK_CLOOK_INC | total);
+    } else {
+      hk_store_relaxed(look + tile, HK_CLOOK_AGG | total);
+      for (hk_i64 j = (hk_i64)tile - 1; j >= 0;) {
+        const hk_u32 st = hk_load_relaxed(look + j);
+        if (st == 0) continue;  // not yet published: wait
+        excl += st & HK_CLOOK_VAL;
+        if (st & HK_CLOOK_INC) break;
+        --j;
+      }
+      hk_store_relaxed(look + tile, HK_CLOOK_INC | (excl + total));
+    }
+    sbase = excl;
+  }
+  HK_SYNC();
+  const hk_u64 base = sbase;
+#pragma unroll
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + t;
+    const hk_u64 at = base + before[j * HK_MAX_WARPS + wid] + (hk_u32)HK_POPC(bal[j] & lt);
+    // (a caller's count too small: never past the outputs)
+    if (keep[j] && at < (hk_u64)a.count)
+      for (int s = 0; s < HK_COMPRESS_SRC; ++s)
+        if (a.width[s]) compress_copy(a, s, i, at);
+  }
+}

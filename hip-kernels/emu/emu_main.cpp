@@ -91,6 +91,71 @@ void test_scan_complex(const char* name, long batch, long n, bool prod, SF rows,
   printf("scan %s [%ld, %ld] ok\n", name, batch, n);
 }
 
+// Stream compaction (scan.cu's cupy_compress) as compress.rs launches it: a mask of density
+// `permille`, sources of every width and the positions, checked against a sequential pass; with
+// `short_by` > 0 the count given is that much too small and nothing may land past it.
+void test_compress(long n, int permille, long short_by) {
+  std::mt19937 rng(5 + n + permille);
+  std::vector<hk_u8> mask(n);
+  for (auto& m : mask) m = (hk_u8)((long)(rng() % 1000) < permille ? 1 + rng() % 3 : 0);
+  std::vector<hk_u8> s1(n);
+  std::vector<hk_u16> s2(n);
+  std::vector<hk_u64> s8(n);
+  std::vector<hk_u64> s16(2 * n);
+  for (long i = 0; i < n; ++i) {
+    s1[i] = (hk_u8)rng();
+    s2[i] = (hk_u16)rng();
+    s8[i] = ((hk_u64)rng() << 32) | rng();
+    s16[2 * i] = rng();
+    s16[2 * i + 1] = rng();
+  }
+  long kept = 0;
+  for (long i = 0; i < n; ++i) kept += mask[i] != 0;
+  const long count = kept - short_by;
+  const long room = kept + 8;  // outputs a little longer than the count: nothing past it is written
+  std::vector<hk_u8> o1(room, 0xee);
+  std::vector<hk_u16> o2(room, 0xeeee);
+  std::vector<hk_u64> o8(room, 7), oi(room, 7), o16(2 * room, 7);
+  const long tile = 256 * HK_COMPRESS_IT, nt = (n + tile - 1) / tile;
+  std::vector<hk_u32> look(nt + 1, 0xdeadu);  // garbage: the init zeroes it
+  CompressArgs a{};
+  a.mask = (hk_u64)mask.data();
+  hk_u64 srcs[4] = {(hk_u64)s1.data(), (hk_u64)s2.data(), (hk_u64)s8.data(), 0};
+  hk_u64 dsts[4] = {(hk_u64)o1.data(), (hk_u64)o2.data(), (hk_u64)o8.data(), (hk_u64)oi.data()};
+  hk_i64 widths[4] = {1, 2, 8, 8};
+  for (int k = 0; k < 4; ++k) { a.src[k] = srcs[k]; a.dst[k] = dsts[k]; a.width[k] = widths[k]; }
+  a.n = n;
+  a.look = (hk_u64)look.data();
+  a.ntiles = nt;
+  a.count = count;
+  launch(1, 1, [&] { cupy_compress_init(a); });
+  launch(nt, 1, [&] { cupy_compress(a); });
+  // 16-byte elements in a second launch (one source)
+  CompressArgs b{};
+  b.mask = a.mask;
+  b.src[0] = (hk_u64)s16.data();
+  b.dst[0] = (hk_u64)o16.data();
+  b.width[0] = 16;
+  b.n = n;
+  b.look = a.look;
+  b.ntiles = nt;
+  b.count = count;
+  launch(1, 1, [&] { cupy_compress_init(b); });
+  launch(nt, 1, [&] { cupy_compress(b); });
+  long j = 0;
+  for (long i = 0; i < n; ++i) {
+    if (!mask[i]) continue;
+    if (j < count) {
+      CHECK(o1[j] == s1[i] && o2[j] == s2[i] && o8[j] == s8[i] && oi[j] == (hk_u64)i, "compress n %ld: output %ld (element %ld) wrong", n, j, i);
+      CHECK(o16[2 * j] == s16[2 * i] && o16[2 * j + 1] == s16[2 * i + 1], "compress n %ld: 16-byte output %ld wrong", n, j);
+    }
+    ++j;
+  }
+  for (long q = count; q < room; ++q)
+    CHECK(o1[q] == 0xee && o2[q] == 0xeeee && o8[q] == 7 && oi[q] == 7 && o16[2 * q] == 7, "compress n %ld: written past the count at %ld", n, q);
+  printf("compress [%ld] %ld kept (count %ld) ok\n", n, kept, count);
+}
+
 // The entries of one key dtype (radix_sort.cu), launched as plan.rs launches them.
 struct SortEntries {
   void (*init)(SortArgs);
@@ -112,6 +177,9 @@ static bool g_kmap = true;
 // Out of place (SortArgs::src) when set: the keys are read from a copy, `keys` holds garbage on
 // entry, and the copy must come back unchanged.
 static bool g_src = false;
+// Argsort wanting the values alone (SortArgs::nokeys, with g_src): the radix paths must leave
+// `keys` as they were (garbage) and still give the right values.
+static bool g_nokeys = false;
 template <class S> int kmap_of() {
   if (sizeof(S) != 4 && sizeof(S) != 8) return 0;
   if (std::is_floating_point<S>::value) return 3;
@@ -154,6 +222,8 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     srcbuf = keys;
     memset((void*)keys.data(), 0x5a, total * sizeof(S));
     a.src = (hk_u64)srcbuf.data();
+    if (radix && a.korig) a.korig = a.src;  // as plan.rs: out of place, the source is the copy
+    a.nokeys = g_nokeys && with_vals;
   }
   unsigned grid = (unsigned)std::min<long>(65536, (total + 255) / 256);
   std::vector<hk_u32> h, hi;
@@ -213,11 +283,16 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     for (long j = 0; j < n; ++j) {
       if (with_vals)
         CHECK(vals[b * n + j] == val_of(idx[j]), "%s [%ld,%ld] row %ld argsort[%ld] got %lld want %ld", name, batch, n, b, j, (long long)vals[b*n+j], idx[j]);
-      CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
+      if (a.nokeys && radix) {
+        const unsigned char* kb = (const unsigned char*)&keys[b * n + j];
+        for (size_t q = 0; q < sizeof(S); ++q) CHECK(kb[q] == 0x5a, "%s [%ld,%ld] nokeys: key %ld written", name, batch, n, j);
+      } else {
+        CHECK(memcmp(&keys[b * n + j], &orig[b * n + idx[j]], sizeof(S)) == 0, "%s [%ld,%ld] row %ld key mismatch at %ld", name, batch, n, b, j);
+      }
     }
   }
   if (g_src) CHECK(memcmp(srcbuf.data(), orig.data(), total * sizeof(S)) == 0, "%s [%ld,%ld] the source was written", name, batch, n);
-  printf("sort %s%s%s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", g_src ? "out of place " : "", g_onesweep ? "" : "(hist+scan path) ", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
+  printf("sort %s%s%s%s [%ld, %ld] %s vmode %d ok (%d live passes%s)\n", g_src ? "out of place " : "", a.nokeys ? "(no keys) " : "", g_onesweep ? "" : "(hist+scan path) ", name, batch, n, with_vals == 2 ? "argsort(iota)" : with_vals ? "argsort" : "sort", vmode, n <= HK_SORT_SMALL ? -1 : live, lossy && n > HK_SORT_SMALL && ctl[2] == 0 ? ", values dropped" : "");
 }
 
 
@@ -269,6 +344,9 @@ int main(int argc, char** argv) {
   test_scan_complex<hk_c128>("c128 sum", 1, 20000, false, cupy_scan_sum_complex128, cupy_scan_totals_sum_complex128, cupy_scan_prefixes_sum_complex128, cupy_scan_apply_sum_complex128);
   test_scan_complex<hk_c128>("c128 prod", 2, 700, true, cupy_scan_prod_complex128, cupy_scan_totals_prod_complex128, cupy_scan_prefixes_prod_complex128, cupy_scan_apply_prod_complex128);
   test_scan_complex<hk_c64>("c64 prod", 1, 20000, true, cupy_scan_prod_complex64, cupy_scan_totals_prod_complex64, cupy_scan_prefixes_prod_complex64, cupy_scan_apply_prod_complex64);
+  for (long n : {1L, 100L, 4095L, 4096L, 4097L, 3 * 4096L + 5, 70000L})
+    for (int permille : {0, 3, 500, 1000}) test_compress(n, permille, 0);
+  test_compress(20000, 700, 37);  // a count too small: nothing past it
   }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };
@@ -298,6 +376,12 @@ int main(int argc, char** argv) {
     if (!select_only) test_sort<float, hk_u32>("f32 iota plain", 1, 5001, ef, 4, 2, 1, 0, gfu, fless);
     if (!select_only) test_sort<float, hk_u32>("f32 equal", 2, 5001, ef, 4, false, 2, 0, gc, fless);
     if (!select_only) test_sort<float, hk_u32>("f32 equal iota", 1, 5001, ef, 4, 2, 1, 0, gc, fless);
+    g_nokeys = true;  // argsort without the keys: 4 live passes, one (finish), none
+    if (!select_only) test_sort<float, hk_u32>("f32 iota nokeys", 2, 5001, ef, 4, 2, 1, 0, gf, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 iota nokeys plain", 1, 9000, ef, 4, 2, 1, 0, gfu, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 iota nokeys one pass", 1, 5001, ef, 4, 2, 1, 0, [](std::mt19937& r, long) -> float { return 1.0f + (float)(r() % 128) * (1.0f / 128); }, fless);
+    if (!select_only) test_sort<float, hk_u32>("f32 equal iota nokeys", 1, 5001, ef, 4, 2, 1, 0, gc, fless);
+    g_nokeys = false;
     if (!select_only) test_sort<hk_i64, hk_u64>("i64 equal", 1, 3000, SORT_ENTRIES(int64, u64), 8, false, 0, 0x8000000000000000ull, gci, [](hk_i64 a, hk_i64 b) { return a < b; });
     g_kmap = false;
     if (!select_only) test_sort<float, hk_u32>("f32 (init maps)", 3, 5001, ef, 4, true, 1, 0, gf, fless);

@@ -105,6 +105,7 @@ impl Call<'_, '_> {
                 values: c.values.as_ref().map(own),
                 positions: c.values_are_positions,
                 source: c.source.as_ref().map(own),
+                discard_keys: c.discard_keys,
             },
             Call::Fft(c) => Recorded::Fft {
                 kind: c.kind,
@@ -188,6 +189,7 @@ pub(crate) enum Recorded {
         values: Option<(Buffer, Layout)>,
         positions: bool,
         source: Option<(Buffer, Layout)>,
+        discard_keys: bool,
     },
     Fft {
         kind: FftKind,
@@ -278,11 +280,13 @@ impl Recorded {
                 values,
                 positions,
                 source,
+                discard_keys,
             } => be.sort(&SortCall {
                 keys: op(keys),
                 values: values.as_ref().map(op),
                 values_are_positions: *positions,
                 source: source.as_ref().map(op),
+                discard_keys: *discard_keys,
             }),
             Recorded::Fft {
                 kind,

@@ -318,11 +318,86 @@ pub(crate) enum Src<'a> {
 /// elements where the mask is true, in order (`src[mask]`). One scan, one read of the count
 /// (a synchronisation: the result's length is data-dependent), one scatter kernel, which reads
 /// the mask whole and the running counts and sources only where the mask is true.
+///
+/// With `need_pos` false, on a backend that compacts itself ([`cupy_core::Backend::compresses`]:
+/// cuda and hip, one pass with a decoupled look-back), the true elements are counted by a
+/// reduction instead and no running counts are made (`None`).
 pub(crate) fn compress(
     op: &str,
     mask: &Array,
     srcs: &[Src<'_>],
-) -> Result<(Array, usize, Vec<Array>)> {
+    need_pos: bool,
+) -> Result<(Option<Array>, usize, Vec<Array>)> {
+    if !need_pos {
+        if let Some(r) = backend_compress(mask, srcs)? {
+            return Ok((None, r.0, r.1));
+        }
+    }
+    let (pos, count, outs) = scan_compress(op, mask, srcs)?;
+    Ok((Some(pos), count, outs))
+}
+
+/// [`compress`] by the backend's own compaction, where it has one (`None` otherwise, and while
+/// a CUDA graph is recorded: the count is read back).
+fn backend_compress(mask: &Array, srcs: &[Src<'_>]) -> Result<Option<(usize, Vec<Array>)>> {
+    use cupy_core::backend::{CompressCall, Operand};
+    let dev = mask.device().clone();
+    let n = mask.size();
+    if !dev.backend().compresses()
+        || n >= cupy_core::gpu::sortscan::COMPRESS_MAX
+        || srcs.len() > cupy_core::gpu::sortscan::COMPRESS_SOURCES
+        || crate::cuda::graph::recording(&dev).is_some()
+    {
+        return Ok(None);
+    }
+    let mask = contiguous(&mask.reshape(&[-1])?)?;
+    let count = match crate::count_nonzero(&mask)?.item()? {
+        Scalar::Int64(c) => c as usize,
+        _ => return Ok(None),
+    };
+    let src_c: Vec<Option<Array>> = srcs
+        .iter()
+        .map(|s| match s {
+            Src::Array(a) => contiguous(&a.reshape(&[-1])?).map(Some),
+            Src::Index => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let outs: Vec<Array> = src_c
+        .iter()
+        .map(|s| {
+            Array::empty_on(
+                &dev,
+                &[count],
+                s.as_ref().map_or(DType::Int64, |a| a.dtype()),
+            )
+        })
+        .collect::<Result<_>>()?;
+    if count == 0 {
+        return Ok(Some((0, outs)));
+    }
+    fn operand(a: &Array) -> Operand<'_> {
+        Operand {
+            buffer: &a.buffer,
+            layout: a.layout.clone(),
+        }
+    }
+    let sources: Vec<Option<Operand<'_>>> = src_c.iter().map(|s| s.as_ref().map(operand)).collect();
+    let outputs: Vec<Operand<'_>> = outs.iter().map(operand).collect();
+    let mut reads = vec![&mask.buffer];
+    reads.extend(src_c.iter().flatten().map(|a| &a.buffer));
+    let writes: Vec<_> = outs.iter().map(|o| &o.buffer).collect();
+    crate::cuda::order::order(&dev, &reads, &writes)?;
+    dev.backend().compress(&CompressCall {
+        mask: operand(&mask),
+        sources: &sources,
+        outputs: &outputs,
+        count,
+    })?;
+    Ok(Some((count, outs)))
+}
+
+/// [`compress`] through a scan of the mask (the running counts) and an elementwise scatter.
+fn scan_compress(op: &str, mask: &Array, srcs: &[Src<'_>]) -> Result<(Array, usize, Vec<Array>)> {
     let dev = mask.device().clone();
     let n = mask.size();
     // int32 running counts while they fit (half the bytes of int64).

@@ -136,7 +136,7 @@ pub fn intersect1d_with(
     let sorted_unique = |a: &Array| -> Result<(Array, Option<Array>)> {
         if o.assume_unique {
             if o.return_indices {
-                let (s, p) = super::sort::sort_impl(a, Some(0), true)?;
+                let (s, p) = super::sort::sort_impl(a, Some(0), super::sort::Want::Both)?;
                 Ok((s, p))
             } else {
                 Ok((crate::sort(a)?, None))
@@ -159,7 +159,7 @@ pub fn intersect1d_with(
     if let Some(i1) = &i1 {
         srcs.push(Src::Array(i1));
     }
-    let (_, _, mut outs) = compress(op, &mask, &srcs)?;
+    let (_, _, mut outs) = compress(op, &mask, &srcs, false)?;
     let values = outs.remove(0);
     let (indices1, indices2) = match (i1, i2) {
         (Some(_), Some(i2)) => {
@@ -221,7 +221,7 @@ pub fn setdiff1d_with(ar1: &Array, ar2: &Array, opts: impl Into<SetOpts>) -> Res
             invert: true,
         },
     )?;
-    Ok(compress(op, &keep, &[Src::Array(&a1)])?.2.remove(0))
+    Ok(compress(op, &keep, &[Src::Array(&a1)], false)?.2.remove(0))
 }
 routine!(setdiff1d, Sorting, probe: sort_probe, notes: "unique + inverted membership + compaction");
 
@@ -260,6 +260,6 @@ pub fn setxor1d_with(ar1: &Array, ar2: &Array, opts: impl Into<SetOpts>) -> Resu
         &[&aux],
         vec![Scalar::Int64(n as i64)],
     )?;
-    Ok(compress(op, &mask, &[Src::Array(&aux)])?.2.remove(0))
+    Ok(compress(op, &mask, &[Src::Array(&aux)], false)?.2.remove(0))
 }
 routine!(setxor1d, Sorting, probe: sort_probe, notes: "sort + keep-singletons kernel + compaction");

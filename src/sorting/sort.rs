@@ -40,17 +40,19 @@ fn native_sort(device: &crate::device::Device, dtype: DType) -> bool {
 /// The backend sort of fresh C-contiguous `[batch, n]` rows `c` (layout `l`) in place,
 /// carrying int64 indices (`0..n` per row, returned with `c`'s layout) when asked.
 fn primitive_sort(c: &Array, l: &Layout, with_indices: bool) -> Result<Option<Array>> {
-    primitive_sort_from(c, None, l, with_indices)
+    primitive_sort_from(c, None, l, with_indices, false)
 }
 
 /// [`primitive_sort`], reading the keys from `source` (C-contiguous, `c`'s shape and dtype, not
 /// written) when given: `c` then receives them sorted (the backend's out-of-place sort,
-/// [`cupy_core::Backend::sort_reads_source`]).
+/// [`cupy_core::Backend::sort_reads_source`]). `discard_keys` (with indices): the caller wants
+/// the indices alone, so the backend may leave `c` unwritten ([`SortCall::discard_keys`]).
 fn primitive_sort_from(
     c: &Array,
     source: Option<&Array>,
     l: &Layout,
     with_indices: bool,
+    discard_keys: bool,
 ) -> Result<Option<Array>> {
     // argsort: the backend writes the positions itself (`values_are_positions`: the values'
     // contents are ignored), so they are not initialised here
@@ -81,6 +83,7 @@ fn primitive_sort_from(
                     ..l.clone()
                 },
             }),
+            discard_keys: discard_keys && with_indices,
         };
         crate::cuda::record::submit(&c.device, crate::cuda::record::Call::Sort(&call))?;
     }
@@ -172,16 +175,30 @@ pub(crate) fn sort_rows(
     Ok(with_indices.then_some(p))
 }
 
+/// What a caller of [`sort_impl`] keeps: the sorted keys, the indices that sort, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// The sorted keys alone (`sort`).
+    Keys,
+    /// The indices alone (`argsort`): the sorted keys returned beside them are unspecified.
+    Indices,
+    /// Both (`sort` with the permutation).
+    Both,
+}
+
 /// Sorted copy of `a` along `axis` (`None`: flattened) and, if asked, the stable argsort.
 pub(crate) fn sort_impl(
     a: &Array,
     axis: Option<isize>,
-    with_indices: bool,
+    want: Want,
 ) -> Result<(Array, Option<Array>)> {
+    let with_indices = want != Want::Keys;
     let name = if with_indices { "argsort" } else { "sort" };
     if let Some((c, l)) = out_of_place(a, axis)? {
-        // the rows are `a` itself: sorted into a new array, without a copy first
-        let idx = primitive_sort_from(&c, Some(a), &l, with_indices)?;
+        // the rows are `a` itself: sorted into a new array, without a copy first (and for
+        // `Want::Indices`, the backend may leave that array unwritten)
+        let discard = want == Want::Indices;
+        let idx = primitive_sort_from(&c, Some(a), &l, with_indices, discard)?;
         return Ok((c, idx));
     }
     let (c, inv, l) = rows(a, name, axis, a.dtype())?;
@@ -201,7 +218,7 @@ pub(crate) fn sorted_flat(
     with_indices: bool,
 ) -> Result<(Array, Option<Array>)> {
     if let Some((c, l)) = out_of_place(a, None)? {
-        let idx = primitive_sort_from(&c, Some(a), &l, with_indices)?;
+        let idx = primitive_sort_from(&c, Some(a), &l, with_indices, false)?;
         return Ok((c, idx));
     }
     let flat = a.flatten()?;
@@ -260,7 +277,7 @@ pub fn sort(a: &Array) -> Result<Array> {
 /// # Errors
 /// As [`sort`].
 pub fn sort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
-    Ok(sort_impl(a, opts.into().axis, false)?.0)
+    Ok(sort_impl(a, opts.into().axis, Want::Keys)?.0)
 }
 routine!(
     sort,
@@ -285,7 +302,7 @@ pub fn argsort(a: &Array) -> Result<Array> {
 /// As [`sort`].
 pub fn argsort_with(a: &Array, opts: impl Into<Sort>) -> Result<Array> {
     // NumPy treats a 0-d array as 1-d here: `argsort(array(5))` is `array([0])`.
-    let idx = sort_impl(&at_least_1d(a)?, opts.into().axis, true)?.1;
+    let idx = sort_impl(&at_least_1d(a)?, opts.into().axis, Want::Indices)?.1;
     idx.ok_or_else(|| Error::invalid("argsort", "no indices"))
 }
 routine!(argsort, Sorting, probe: sort_probe, notes: "kind='stable'");

@@ -186,15 +186,16 @@ fn finish(
     if let (true, Some(p)) = (o.return_index, perm) {
         srcs.push(Src::Array(p));
     }
-    let (pos, _, mut outs) = compress("unique", mask, &srcs)?;
+    let need_pos = o.return_inverse && perm.is_some();
+    let (pos, _, mut outs) = compress("unique", mask, &srcs, need_pos)?;
     let indices = if o.return_index { outs.pop() } else { None };
     let starts = if need_starts { outs.pop() } else { None };
     let counts = match (o.return_counts, &starts) {
         (true, Some(s)) => Some(run_counts(s, n)?),
         _ => None,
     };
-    let inverse = match (o.return_inverse, perm) {
-        (true, Some(p)) => Some(inverse_of(p, &pos)?),
+    let inverse = match (o.return_inverse, perm, &pos) {
+        (true, Some(p), Some(pos)) => Some(inverse_of(p, pos)?),
         _ => None,
     };
     let values = match values {

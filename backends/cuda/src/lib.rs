@@ -506,6 +506,14 @@ impl Backend for CudaBackend {
         fft::plan_cache(self, op)
     }
 
+    fn compresses(&self) -> bool {
+        true
+    }
+
+    fn compress(&self, call: &cupy_core::backend::CompressCall<'_>) -> Result<()> {
+        hk::compress(self, call)
+    }
+
     fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
         hk::select(self, call)
     }

@@ -560,6 +560,14 @@ impl Backend for HipBackend {
         fft::plan_cache(self, op)
     }
 
+    fn compresses(&self) -> bool {
+        true
+    }
+
+    fn compress(&self, call: &cupy_core::backend::CompressCall<'_>) -> Result<()> {
+        sortscan::hk::compress(self, call)
+    }
+
     fn select(&self, call: &cupy_core::backend::SelectCall<'_>) -> Result<()> {
         sortscan::hk::select(self, call)
     }

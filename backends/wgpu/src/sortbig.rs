@@ -78,6 +78,7 @@ impl WgpuBackend {
                 }),
                 values_are_positions: false,
                 source: None,
+                discard_keys: false,
             },
         )?;
         let mut at = 0;

@@ -344,6 +344,7 @@ pub(crate) fn sort(be: &WgpuBackend, call: &SortCall<'_>) -> Result<()> {
                 values: call.values.clone(),
                 values_are_positions: call.values_are_positions,
                 source: None,
+                discard_keys: false,
             },
         )?;
         return be.cast_into(&t, kl, call.keys.buffer, kl);

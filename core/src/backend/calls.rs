@@ -206,6 +206,25 @@ pub struct SortCall<'a> {
     ///
     /// [`Backend::sort_reads_source`]: crate::Backend::sort_reads_source
     pub source: Option<Operand<'a>>,
+    /// Argsort wanting the values alone: a backend may leave `keys` unwritten (their contents
+    /// afterwards are unspecified), sparing the write of the sorted keys. Only with `values`.
+    pub discard_keys: bool,
+}
+
+/// A stream compaction (`numpy.compress`, `a[mask]`): the elements of each source where a
+/// bool mask is true, in order, written densely to that source's output.
+#[derive(Clone, Debug)]
+pub struct CompressCall<'a> {
+    /// The mask: bool, C-contiguous 1-D of `n` elements.
+    pub mask: Operand<'a>,
+    /// Up to four sources, each C-contiguous 1-D of `n` elements of any dtype, or `None` for
+    /// the element's position (`0..n`, written as int64).
+    pub sources: &'a [Option<Operand<'a>>],
+    /// One output per source, C-contiguous 1-D of `count` elements (the source's dtype; int64
+    /// for a position).
+    pub outputs: &'a [Operand<'a>],
+    /// The number of true elements of the mask, counted by the caller (the outputs' length).
+    pub count: usize,
 }
 
 /// The refusal of a [`SortCall::source`] by a backend that sorts in place only

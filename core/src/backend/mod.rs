@@ -386,6 +386,22 @@ pub trait Backend: Send + Sync + fmt::Debug {
         })
     }
 
+    /// Whether [`Backend::compress`] is implemented: the frontend otherwise compacts through a
+    /// scan of the mask and an elementwise scatter.
+    fn compresses(&self) -> bool {
+        false
+    }
+
+    /// Queues a stream compaction ([`CompressCall`]), when [`Backend::compresses`].
+    fn compress(&self, call: &CompressCall<'_>) -> Result<()> {
+        let _ = call;
+        Err(Error::Unsupported {
+            op: "compress".into(),
+            backend: self.info().label(),
+            reason: "not implemented on this backend".into(),
+        })
+    }
+
     /// Queues a batched 1-D FFT ([`crate::fft::FftCall`]).
     fn fft(&self, call: &crate::fft::FftCall<'_>) -> Result<()> {
         let _ = call;

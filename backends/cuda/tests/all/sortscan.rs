@@ -151,6 +151,7 @@ fn sort_matches_host_every_dtype() {
                 }),
                 values_are_positions: n % 2 == 1,
                 source: None,
+                discard_keys: false,
             })
             .unwrap();
             let (gk, gv) = (download(&be, &kb), download(&be, &vb));

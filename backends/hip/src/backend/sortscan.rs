@@ -47,7 +47,7 @@ mod tests {
         );
         assert!(sort.contains("HK_SELECT_K(u32)") && sort.contains("HK_SELECT_K(u64)"));
         assert_eq!(hk::ScanArgs::default().bytes().len(), 8 * 8);
-        assert_eq!(hk::SortArgs::default().bytes().len(), 25 * 8);
+        assert_eq!(hk::SortArgs::default().bytes().len(), 26 * 8);
         // the plan's tile sizes are the kernels' defaults
         assert!(sort.contains(&format!("#define HK_SORT_IT32 {}\n", hk::SORT_IT32)));
         assert!(sort.contains(&format!("#define HK_SORT_IT64 {}\n", hk::SORT_IT64)));
@@ -163,7 +163,7 @@ mod tests {
         use cupy_core::DType;
         // Rows that fit a block: init, one block per row, gather from the second positions.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Float32, 0x100, None, None, 2, 1000, false).unwrap();
+        hk::launch_sort(&r, DType::Float32, 0x100, None, None, 2, 1000, false, false).unwrap();
         assert_eq!(
             *r.temps.borrow(),
             vec![
@@ -188,7 +188,18 @@ mod tests {
         // the finish. No key copy (an integer map is invertible); the values copied.
         let r = Rec::default();
         let n = hk::SORT_TILE + 1000; // two init tiles, 9 onesweep tiles of 2048
-        hk::launch_sort(&r, DType::Int64, 0x100, None, Some(0x900), 3, n, false).unwrap();
+        hk::launch_sort(
+            &r,
+            DType::Int64,
+            0x100,
+            None,
+            Some(0x900),
+            3,
+            n,
+            false,
+            false,
+        )
+        .unwrap();
         let temps = r.temps.borrow();
         let kinds: Vec<DType> = temps.iter().map(|t| t.0).collect();
         use DType::{Int64, UInt32, UInt64};
@@ -215,23 +226,52 @@ mod tests {
 
         // argsort of float32 positions: the key copy (NaN, -0.0), no value copy.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Float32, 0x100, None, Some(0x900), 1, n, true).unwrap();
+        hk::launch_sort(
+            &r,
+            DType::Float32,
+            0x100,
+            None,
+            Some(0x900),
+            1,
+            n,
+            true,
+            false,
+        )
+        .unwrap();
         assert_eq!(r.temps.borrow()[0].0, DType::Float32);
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[2], f[3], f[15], f[19]), (0x1_0000_0000, 0, 1, 1));
-        // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy: both
-        // onesweep kernels per pass (the device decides which one works).
+        assert_eq!(f[25], 0); // the keys are written
+                              // out of place, the keys unwanted (argsort): no key copy (the source is it), nokeys.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Float16, 0x100, None, None, 1, 5000, false).unwrap();
+        hk::launch_sort(
+            &r,
+            DType::Float32,
+            0x100,
+            Some(0x500),
+            Some(0x900),
+            1,
+            n,
+            true,
+            true,
+        )
+        .unwrap();
+        assert!(r.temps.borrow().iter().all(|t| t.0 != DType::Float32));
+        let f = r.runs.borrow().last().unwrap().3.clone();
+        assert_eq!((f[2], f[24], f[25]), (0x500, 0x500, 1)); // korig = src, nokeys
+                                                             // float16 keys only: 4 passes on u32 keys, the bits carried (vmode 2), lossy: both
+                                                             // onesweep kernels per pass (the device decides which one works).
+        let r = Rec::default();
+        hk::launch_sort(&r, DType::Float16, 0x100, None, None, 1, 5000, false, false).unwrap();
         let e = entries(&r);
         assert_eq!(e.len(), 1 + 1 + 2 * 4 + 1);
-        assert_eq!(e[2], ("cupy_sort_onesweepk_u32".into(), (2, 1))); // 5000 / 3328 (256 threads x 13 keys)
+        assert_eq!(e[2], ("cupy_sort_onesweepk_u32".into(), (2, 1))); // 5000 / 3584 (256 threads x 14 keys)
         assert_eq!(e[3].0, "cupy_sort_onesweep_u32");
         let f = r.runs.borrow().last().unwrap().3.clone();
         assert_eq!((f[15], f[18]), (2, 1));
         // int32 keys only: nothing carried (the keys-only pass alone), unmapped by the sign bit.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Int32, 0x100, None, None, 1, 5000, false).unwrap();
+        hk::launch_sort(&r, DType::Int32, 0x100, None, None, 1, 5000, false, false).unwrap();
         assert_eq!(entries(&r)[2].0, "cupy_sort_onesweepk_u32");
         assert_eq!(entries(&r).len(), 1 + 1 + 4 + 1);
         let f = r.runs.borrow().last().unwrap().3.clone();
@@ -239,7 +279,18 @@ mod tests {
         // More than 65535 rows: onesweep sorts in groups of 65535 rows, each from its own
         // control words.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::Int32, 0x100, None, None, 65536, 1025, false).unwrap();
+        hk::launch_sort(
+            &r,
+            DType::Int32,
+            0x100,
+            None,
+            None,
+            65536,
+            1025,
+            false,
+            false,
+        )
+        .unwrap();
         let e = entries(&r);
         assert_eq!(e.iter().filter(|x| x.0 == "cupy_sort_ctl").count(), 2);
         let second = e.iter().rposition(|x| x.0 == "cupy_sort_ctl").unwrap();
@@ -247,7 +298,18 @@ mod tests {
 
         // Rows of 2^30 keys or more: per-tile histograms, their scan, the scatter.
         let r = Rec::default();
-        hk::launch_sort(&r, DType::UInt8, 0x100, None, None, 1, 1 << 30, false).unwrap();
+        hk::launch_sort(
+            &r,
+            DType::UInt8,
+            0x100,
+            None,
+            None,
+            1,
+            1 << 30,
+            false,
+            false,
+        )
+        .unwrap();
         let e = entries(&r);
         assert_eq!(e[0], ("cupy_sort_ctl".into(), (1, 1)));
         assert_eq!(e[1].0, "cupy_sort_tinit_uint8");
@@ -256,7 +318,9 @@ mod tests {
         assert!(!e.iter().any(|x| x.0.contains("onesweep")));
         // Rows of 2^32 elements or more are refused before any work.
         let r = Rec::default();
-        assert!(hk::launch_sort(&r, DType::UInt8, 0, None, None, 1, 1 << 32, false).is_err());
+        assert!(
+            hk::launch_sort(&r, DType::UInt8, 0, None, None, 1, 1 << 32, false, false).is_err()
+        );
         assert!(r.runs.borrow().is_empty() && r.temps.borrow().is_empty());
     }
 

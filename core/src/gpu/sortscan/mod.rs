@@ -43,7 +43,10 @@ pub fn assemble(file: &str, warp: u32) -> String {
 
 /// Every `extern "C"` entry point of scan.cu, for dtype names `dts`.
 pub fn scan_entries(dts: &[&str]) -> Vec<String> {
-    let mut v = vec![];
+    let mut v = vec![
+        "cupy_compress_init".to_string(),
+        "cupy_compress".to_string(),
+    ];
     for d in dts {
         for op in ["sum", "prod"] {
             for pass in ["", "totals_", "prefixes_", "apply_"] {
@@ -194,8 +197,11 @@ pub struct SortArgs {
     /// values (no mapped copy from the init, no finishing pass); 0: the init maps them.
     pub kmap: i64,
     /// Out of place: the keys are read from here (never written) and `keys` receives the
-    /// sorted keys; 0: sorted in place.
+    /// sorted keys; 0: sorted in place. `korig` may equal it (the keys need no copy).
     pub src: u64,
+    /// 1: argsort wanting the values alone ([`crate::backend::SortCall::discard_keys`]): the
+    /// radix paths leave `keys` unwritten.
+    pub nokeys: i64,
 }
 
 /// How the onesweep passes map a dtype's keys on the fly (`SortArgs::kmap`): 1 unsigned,
@@ -210,9 +216,9 @@ pub fn sort_kmap(dtype: crate::DType) -> i64 {
 }
 
 /// Keys per thread of the onesweep pass for 4-byte and 8-byte mapped keys (`HK_SORT_IT32`,
-/// `HK_SORT_IT64`; tuned on the H200 and H100). 13 for 4-byte keys: 2.17 ms against 2.23 with
-/// 12 in sort_harness.cu on the H100 (2026-12-06, 2^26 float32).
-pub const SORT_IT32: usize = 13;
+/// `HK_SORT_IT64`; tuned on the H200 and H100). 14 for 4-byte keys: 2.13 ms against 2.17 with
+/// 13 and 2.23 with 12 in sort_harness.cu on the H100 (2026-12-06, 2^26 float32).
+pub const SORT_IT32: usize = 14;
 /// See [`SORT_IT32`].
 pub const SORT_IT64: usize = 8;
 /// Keys per tile of a onesweep pass for keys of `itemsize` bytes (`HK_BLOCK * IT`).
@@ -343,6 +349,7 @@ impl SortArgs {
             self.nos as u64,
             self.kmap as u64,
             self.src,
+            self.nokeys as u64,
         ]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -401,7 +408,12 @@ impl HkModule {
     }
 }
 
+mod compress;
 mod plan;
+
+pub use compress::{
+    compress, launch_compress, CompressArgs, COMPRESS_MAX, COMPRESS_SOURCES, COMPRESS_TILE,
+};
 
 pub use plan::{
     launch_scan, launch_select, launch_sort, scan, select, select_digits, sort, sort_vmode,

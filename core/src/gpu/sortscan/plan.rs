@@ -116,7 +116,8 @@ pub fn launch_scan(
 ///
 /// `iota`: the values are to be each element's position in its row (argsort; their contents
 /// on entry are ignored): every path writes them from the positions it carries instead of
-/// copying and gathering them.
+/// copying and gathering them. `discard_keys` (with values): the radix paths may leave `keys`
+/// unwritten ([`crate::backend::SortCall::discard_keys`]).
 #[allow(clippy::too_many_arguments)]
 pub fn launch_sort(
     l: &dyn Launcher,
@@ -127,6 +128,7 @@ pub fn launch_sort(
     batch: usize,
     n: usize,
     iota: bool,
+    discard_keys: bool,
 ) -> crate::Result<()> {
     let total = batch * n;
     if total == 0 {
@@ -142,7 +144,8 @@ pub fn launch_sort(
     if n <= SORT_SMALL {
         sort_small(l, dtype, keys, src, vals, batch, n, iota)
     } else {
-        sort_radix(l, dtype, keys, src, vals, batch, n, iota)
+        let nokeys = discard_keys && vals.is_some();
+        sort_radix(l, dtype, keys, src, vals, batch, n, iota, nokeys)
     }
 }
 
@@ -233,6 +236,7 @@ fn sort_radix(
     batch: usize,
     n: usize,
     iota: bool,
+    nokeys: bool,
 ) -> crate::Result<()> {
     use crate::DType;
     let item = dtype.itemsize();
@@ -243,7 +247,7 @@ fn sort_radix(
             let off = (r0 * n) as u64;
             let v = vals.map(|v| v + off * 8);
             let at = |p: u64| if p == 0 { 0 } else { p + off * item as u64 };
-            sort_radix(l, dtype, at(keys), at(src), v, rows, n, iota)?;
+            sort_radix(l, dtype, at(keys), at(src), v, rows, n, iota, nokeys)?;
         }
         return Ok(());
     }
@@ -255,11 +259,17 @@ fn sort_radix(
         (DType::UInt32, 4)
     };
     let (vmode, flip) = sort_vmode(dtype, vals.is_some());
-    // the copy of the keys only where the map may not be invertible (floats: NaN, -0.0)
-    let korig = if vmode == 1 && dtype.is_float() {
+    // the copy of the keys only where the map may not be invertible (floats: NaN, -0.0), and
+    // only when sorting in place (out of place, the source is that copy)
+    let korig = if vmode == 1 && dtype.is_float() && src == 0 {
         Some(l.temp(dtype, total)?)
     } else {
         None
+    };
+    let korig_at = match &korig {
+        Some(k) => k.1,
+        None if vmode == 1 && dtype.is_float() => src,
+        None => 0,
     };
     let vorig = match vals {
         Some(_) if !iota => Some(l.temp(DType::Int64, total)?),
@@ -303,7 +313,7 @@ fn sort_radix(
         keys,
         src,
         vals: vals.unwrap_or(0),
-        korig: korig.as_ref().map_or(0, |v| v.1),
+        korig: korig_at,
         vorig: vorig.as_ref().map_or(0, |v| v.1),
         mk_in: mk0,
         pos_in: v0.as_ref().map_or(0, |v| v.1),
@@ -325,6 +335,7 @@ fn sort_radix(
         look: look.as_ref().map_or(0, |g| g.1),
         nos: if onesweep { nos as i64 } else { 0 },
         kmap: if onesweep { sort_kmap(dtype) } else { 0 },
+        nokeys: nokeys as i64,
     };
     let m = HkModule::RadixSort;
     let dn = dtype.name();
@@ -609,6 +620,7 @@ pub fn sort<D: crate::gpu::launch::GpuDriver>(
         batch,
         n,
         call.values_are_positions,
+        call.discard_keys,
     )
 }
 

@@ -134,6 +134,7 @@ fn dtype_refusal_before_work() {
         values: None,
         values_are_positions: false,
         source: None,
+        discard_keys: false,
     });
     let e = sort.unwrap_err();
     assert!(

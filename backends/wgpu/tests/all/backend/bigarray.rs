@@ -217,6 +217,7 @@ fn sorts_rows_body() {
         values: Some(op(&p, l)),
         values_are_positions: true,
         source: None,
+        discard_keys: false,
     })
     .unwrap();
     let (gk, gp): (Vec<f32>, Vec<i64>) = (down(&d, &k), down(&d, &p));
@@ -236,6 +237,7 @@ fn sorts_rows_body() {
         values: None,
         values_are_positions: false,
         source: None,
+        discard_keys: false,
     })
     .unwrap();
     let got: Vec<i32> = down(&d, &k);
