@@ -24,6 +24,9 @@ pub(crate) fn nonzero_matrix(op: &str, a: &Array) -> Result<Array> {
     if a.size() == 0 {
         return Array::empty_on(&device, &[k, 0], DType::Int64);
     }
+    if let Some(m) = compacted(op, &b)? {
+        return Ok(m);
+    }
     let cs = crate::sorting::cumsum(&b)?;
     let count = match cs.slice(&[SliceItem::Index(-1)])?.item()? {
         Scalar::Int64(c) => c as usize,
@@ -90,6 +93,52 @@ pub(crate) fn nonzero_matrix(op: &str, a: &Array) -> Result<Array> {
     }
     .run()?;
     Ok(out)
+}
+
+/// [`nonzero_matrix`] by the backend's own compaction ([`cupy_core::Backend::compresses`]: the
+/// flat positions of the true elements in one pass), then one kernel per further axis turning
+/// them into coordinates; `None` where the backend has none.
+fn compacted(op: &str, b: &Array) -> Result<Option<Array>> {
+    let device = b.device().clone();
+    if !device.backend().compresses() || b.size() >= cupy_core::gpu::sortscan::COMPRESS_MAX {
+        return Ok(None);
+    }
+    let flat = b.reshape(&[-1])?;
+    let (count, pos) = crate::sorting::compress_positions(op, &flat)?;
+    let k = b.ndim();
+    if k == 1 {
+        return Ok(Some(pos.reshape(&[1, count as isize])?));
+    }
+    let out = Array::empty_on(&device, &[k, count], DType::Int64)?;
+    if count == 0 {
+        return Ok(Some(out));
+    }
+    let i = DType::Int64;
+    let coord = Expr::binary(
+        BinaryOp::Mod,
+        Expr::binary(BinaryOp::Div, Expr::input(0, i), Expr::param(0, i)),
+        Expr::param(1, i),
+    );
+    let kernel = Kernel::map("nonzero_coords", vec![i], vec![i, i], coord);
+    for d in 0..k {
+        let div: usize = b.shape()[d + 1..].iter().product();
+        let row = out.slice(&[SliceItem::Index(d as isize)])?;
+        Elementwise {
+            op,
+            kernel: &kernel,
+            inputs: &[&pos],
+            raws: &[],
+            params: vec![
+                Scalar::Int64(div as i64),
+                Scalar::Int64(b.shape()[d] as i64),
+            ],
+            outs: vec![Some(&row)],
+            device: Some(&device),
+            shape: None,
+        }
+        .run()?;
+    }
+    Ok(Some(out))
 }
 
 /// The rows of [`nonzero_matrix`]: one int64 index array per axis.
