@@ -728,8 +728,9 @@ __device__ void sort_finish(const SortArgs& a) {
 // (HK_SORT_MINB keys only, HK_SORT_MINBV with values: caps their registers on CUDA). Keys only,
 // sort_harness.cu on the H100 (2026-12-06, 2^26 float32): 3 blocks of 80 registers 2.56 ms,
 // 4 of 64 (32 bytes spilled) 2.33, 5 of 48 2.16 (passes 0.45 ms), 6 of 40 with IT 8 2.63; IT 10
-// at 5 blocks 2.38, IT 13 at 5 blocks 2.17 (the default), IT 14 2.13 with 16 bytes spilled. The
-// staging stays under 48 KiB (argsort's passes at IT 13: 256 x 13 x (4 + 8) bytes, 39 KiB).
+// at 5 blocks 2.38, IT 13 at 5 blocks 2.17, IT 14 2.13 with 16 bytes spilled (the default). The
+// shared memory stays under 48 KiB (argsort's passes at IT 14: 256 x 14 x (4 + 4) bytes of
+// staging and 16 KiB of per-warp counts and match words, 46 KiB).
 // cupy_sort_scatter_<K> moves values, cupy_sort_scatterk_<K> keys only.
 #define HK_SORT_K(K, IT)                                                                      \
   extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_sort_block_##K(SortArgs a) {    \
