@@ -311,24 +311,35 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress(CompressArg
   const hk_u32 c = t < HK_COMPRESS_IT * HK_MAX_WARPS ? before[t] : 0u;
   const hk_u32 incl = hk_block_scan<hk_u32, CompressAdd>(c, sums);
   if (t < HK_COMPRESS_IT * HK_MAX_WARPS) before[t] = incl - c;
-  if (t == 0) {
-    // publish the tile's count, then its inclusive prefix after the look-back
+  if (wid == 0) {
+    // Warp 0 publishes the tile's count, then looks back over the earlier tiles' status words
+    // a warp's width at a time (lane l reads tile - 1 - l; the nearest inclusive word ends the
+    // walk) and publishes the tile's inclusive prefix.
     const hk_u32 total = sums[HK_MAX_WARPS - 1];
     hk_u32 excl = 0;
     if (tile == 0) {
-      hk_store_relaxed(look, HK_CLOOK_INC | total);
+      if (lane == 0) hk_store_relaxed(look, HK_CLOOK_INC | total);
     } else {
-      hk_store_relaxed(look + tile, HK_CLOOK_AGG | total);
-      for (hk_i64 j = (hk_i64)tile - 1; j >= 0;) {
-        const hk_u32 st = hk_load_relaxed(look + j);
-        if (st == 0) continue;  // not yet published: wait
-        excl += st & HK_CLOOK_VAL;
-        if (st & HK_CLOOK_INC) break;
-        --j;
+      if (lane == 0) hk_store_relaxed(look + tile, HK_CLOOK_AGG | total);
+      for (hk_i64 top = (hk_i64)tile - 1;; top -= HK_WARP_SIZE) {
+        const hk_i64 k = top - (hk_i64)lane;
+        // before tile 0: an inclusive 0 (never reached past tile 0's own inclusive word)
+        hk_u32 st = k >= 0 ? hk_load_relaxed(look + k) : HK_CLOOK_INC;
+        while (HK_BALLOT(st == 0))  // a tile not yet published: wait for it
+          if (st == 0) st = hk_load_relaxed(look + k);
+        const hk_lmask inc = HK_BALLOT((st & HK_CLOOK_INC) != 0);
+        const unsigned stop = inc ? (unsigned)HK_FFS(inc) - 1 : HK_WARP_SIZE - 1;
+        hk_u32 v = lane <= stop ? (st & HK_CLOOK_VAL) : 0u;
+        for (unsigned o = 1; o < HK_WARP_SIZE; o <<= 1) {
+          const hk_u32 y = HK_SHFL_UP(v, o);
+          if (lane >= o) v += y;
+        }
+        excl += HK_SHFL(v, HK_WARP_SIZE - 1);
+        if (inc) break;
       }
-      hk_store_relaxed(look + tile, HK_CLOOK_INC | (excl + total));
+      if (lane == 0) hk_store_relaxed(look + tile, HK_CLOOK_INC | (excl + total));
     }
-    sbase = excl;
+    if (lane == 0) sbase = excl;
   }
   HK_SYNC();
   const hk_u64 base = sbase;

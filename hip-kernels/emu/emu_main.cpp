@@ -156,6 +156,44 @@ void test_compress(long n, int permille, long short_by) {
   printf("compress [%ld] %ld kept (count %ld) ok\n", n, kept, count);
 }
 
+// The look-back across more than a warp's width of tiles that published only their own
+// counts: tiles 1..38 of 40 hold aggregate words, tile 0 an inclusive one, and one block takes
+// tile 39 (the counter preset); its kept elements must land after all earlier tiles' ones.
+void test_compress_lookback() {
+  const long tile = 256 * HK_COMPRESS_IT, nt = 40, n = nt * tile - 100;
+  std::mt19937 rng(9);
+  std::vector<hk_u8> mask(n);
+  for (auto& m : mask) m = (hk_u8)(rng() % 3 == 0);
+  std::vector<hk_u32> look(nt + 1, 0);
+  long before = 0;
+  for (long k = 0; k < nt - 1; ++k) {
+    hk_u32 c = 0;
+    for (long i = k * tile; i < (k + 1) * tile; ++i) c += mask[i];
+    look[k] = (k == 0 ? HK_CLOOK_INC : HK_CLOOK_AGG) | c;
+    before += c;
+  }
+  look[nt] = nt - 1;  // the tile counter: this block takes the last tile
+  long kept = before;
+  for (long i = (nt - 1) * tile; i < n; ++i) kept += mask[i];
+  std::vector<hk_u64> out(kept, 7);
+  CompressArgs a{};
+  a.mask = (hk_u64)mask.data();
+  a.src[0] = 0;  // positions
+  a.dst[0] = (hk_u64)out.data();
+  a.width[0] = 8;
+  a.n = n;
+  a.look = (hk_u64)look.data();
+  a.ntiles = nt;
+  a.count = kept;
+  launch(1, 1, [&] { cupy_compress(a); });
+  long j = before;
+  for (long i = (nt - 1) * tile; i < n; ++i)
+    if (mask[i]) { CHECK(out[j] == (hk_u64)i, "compress look-back: output %ld got %llu want %ld", j, (unsigned long long)out[j], i); ++j; }
+  for (long q = 0; q < before; ++q) CHECK(out[q] == 7, "compress look-back: output %ld of an earlier tile written", q);
+  CHECK(look[nt - 1] == (HK_CLOOK_INC | (hk_u32)kept), "compress look-back: status %x, want inclusive %ld", look[nt - 1], kept);
+  printf("compress look-back over %ld aggregate tiles ok (offset %ld)\n", nt - 2, before);
+}
+
 // The entries of one key dtype (radix_sort.cu), launched as plan.rs launches them.
 struct SortEntries {
   void (*init)(SortArgs);
@@ -347,6 +385,7 @@ int main(int argc, char** argv) {
   for (long n : {1L, 100L, 4095L, 4096L, 4097L, 3 * 4096L + 5, 70000L})
     for (int permille : {0, 3, 500, 1000}) test_compress(n, permille, 0);
   test_compress(20000, 700, 37);  // a count too small: nothing past it
+  test_compress_lookback();
   }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };
