@@ -320,8 +320,8 @@ pub(crate) enum Src<'a> {
 /// the mask whole and the running counts and sources only where the mask is true.
 ///
 /// With `need_pos` false, on a backend that compacts itself ([`cupy_core::Backend::compresses`]:
-/// cuda and hip: per-tile counts, their scan and one scatter), the true elements are counted
-/// by a reduction instead and no running counts are made (`None`).
+/// cuda and hip, one pass with a decoupled look-back), the true elements are counted by a
+/// reduction instead and no running counts are made (`None`).
 pub(crate) fn compress(
     op: &str,
     mask: &Array,
@@ -342,7 +342,9 @@ pub(crate) fn compress(
 fn backend_compress(mask: &Array, srcs: &[Src<'_>]) -> Result<Option<(usize, Vec<Array>)>> {
     use cupy_core::backend::{CompressCall, Operand};
     let dev = mask.device().clone();
+    let n = mask.size();
     if !dev.backend().compresses()
+        || n >= cupy_core::gpu::sortscan::COMPRESS_MAX
         || srcs.len() > cupy_core::gpu::sortscan::COMPRESS_SOURCES
         || crate::cuda::graph::recording(&dev).is_some()
     {

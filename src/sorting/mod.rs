@@ -92,7 +92,7 @@ fn rows(
 }
 
 /// The count and int64 positions of the true elements of a 1-D bool `mask`, as
-/// [`kernels::compress`] makes them (the backend's own compaction where it has one).
+/// [`kernels::compress`] makes them (one pass on backends that compact themselves).
 pub(crate) fn compress_positions(op: &str, mask: &Array) -> Result<(usize, Array)> {
     let (_, count, mut outs) = kernels::compress(op, mask, &[kernels::Src::Index], false)?;
     Ok((count, outs.remove(0)))
