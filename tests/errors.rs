@@ -353,6 +353,40 @@ fn max_of_empty() {
     });
 }
 
+/// `compress` and `extract` end in a `take`; their errors name the routine called.
+#[test]
+fn compress_extract_errors_name_the_routine() {
+    per_backend("compress_extract_errors", |dev| {
+        let a = Array::arange_on(dev, 0.0, 3.0, 1.0, DType::Float32)?;
+        let c = Array::from_slice_on(dev, &[true, false, false, false, true], &[5])?;
+        expect_err!(
+            "compress(c, a, 0)",
+            cupy::compress(&c, &a, Some(0)),
+            Error::IndexOutOfBounds { ref op, index: 4, size: 3, .. } if op == "compress",
+            ["compress", "index 4", "size 3"]
+        );
+        expect_err!(
+            "compress(c, a)",
+            cupy::compress(&c, &a, None),
+            Error::IndexOutOfBounds { ref op, .. } if op == "compress",
+            ["compress", "index 4"]
+        );
+        expect_err!(
+            "compress(c, a, 1)",
+            cupy::compress(&c, &a, Some(1)),
+            Error::AxisOutOfRange { ref op, axis: 1, ndim: 1 } if op == "compress",
+            ["compress", "axis 1"]
+        );
+        expect_err!(
+            "extract(c, a)",
+            cupy::extract(&c, &a),
+            Error::IndexOutOfBounds { ref op, index: 4, size: 3, .. } if op == "extract",
+            ["extract", "index 4"]
+        );
+        Ok(())
+    });
+}
+
 #[test]
 fn type_errors_from_missing_loops() {
     per_backend("type_errors", |dev| {
