@@ -430,6 +430,19 @@ fn device_mismatch() {
         cupy::matmul(&a, &b),
         Err(Error::DeviceMismatch { .. })
     ));
+    // routines composed of others name themselves
+    let m = Array::from_slice_on(&d1, &[true, false], &[2]).unwrap();
+    for (what, r) in [
+        ("compress", cupy::compress(&m, &a, None)),
+        ("extract", cupy::extract(&m, &a)),
+        ("union1d", cupy::union1d(&a, &b)),
+        ("intersect1d", cupy::intersect1d(&a, &b)),
+    ] {
+        match r {
+            Err(Error::DeviceMismatch { op, .. }) if op == what => {}
+            other => panic!("{what} across devices: {other:?}"),
+        }
+    }
     // to_device moves it; then the op works.
     let c = cupy::add(&a, &b.to_device(&d0).unwrap()).unwrap();
     assert_eq!(c.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);

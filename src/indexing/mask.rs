@@ -197,12 +197,14 @@ fn named(op: &str, e: Error) -> Error {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] unless `condition` is 1-d; [`Error::IndexOutOfBounds`] for a
-/// true entry beyond the axis; [`Error::AxisOutOfRange`] (each naming `compress`).
+/// true entry beyond the axis; [`Error::AxisOutOfRange`]; [`Error::DeviceMismatch`] (each
+/// naming `compress`).
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
     let op = "compress";
     if condition.ndim() != 1 {
         return Err(Error::invalid(op, "condition must be a 1-d array"));
     }
+    crate::array::same_device(op, [condition, a])?;
     let a = match axis {
         Some(_) if a.ndim() == 0 => a.reshape(&[1])?,
         _ => a.clone(),
@@ -217,8 +219,9 @@ routine!(compress as "cupy.compress / ndarray.compress", Indexing, probe: super:
 ///
 /// # Errors
 /// [`Error::IndexOutOfBounds`] (naming `extract`) when `condition` has a true entry beyond
-/// `arr`'s size.
+/// `arr`'s size; [`Error::DeviceMismatch`].
 pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
+    crate::array::same_device("extract", [condition, arr])?;
     let idx = super::nonzero::nonzero_rows("extract", &condition.reshape(&[-1])?)?.remove(0);
     super::take(arr, &idx).map_err(|e| named("extract", e))
 }
