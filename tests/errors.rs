@@ -353,6 +353,40 @@ fn max_of_empty() {
     });
 }
 
+/// `compress` and `extract` end in a `take`; their errors name the routine called.
+#[test]
+fn compress_extract_errors_name_the_routine() {
+    per_backend("compress_extract_errors", |dev| {
+        let a = Array::arange_on(dev, 0.0, 3.0, 1.0, DType::Float32)?;
+        let c = Array::from_slice_on(dev, &[true, false, false, false, true], &[5])?;
+        expect_err!(
+            "compress(c, a, 0)",
+            cupy::compress(&c, &a, Some(0)),
+            Error::IndexOutOfBounds { ref op, index: 4, size: 3, .. } if op == "compress",
+            ["compress", "index 4", "size 3"]
+        );
+        expect_err!(
+            "compress(c, a)",
+            cupy::compress(&c, &a, None),
+            Error::IndexOutOfBounds { ref op, .. } if op == "compress",
+            ["compress", "index 4"]
+        );
+        expect_err!(
+            "compress(c, a, 1)",
+            cupy::compress(&c, &a, Some(1)),
+            Error::AxisOutOfRange { ref op, axis: 1, ndim: 1 } if op == "compress",
+            ["compress", "axis 1"]
+        );
+        expect_err!(
+            "extract(c, a)",
+            cupy::extract(&c, &a),
+            Error::IndexOutOfBounds { ref op, index: 4, size: 3, .. } if op == "extract",
+            ["extract", "index 4"]
+        );
+        Ok(())
+    });
+}
+
 #[test]
 fn type_errors_from_missing_loops() {
     per_backend("type_errors", |dev| {
@@ -396,6 +430,19 @@ fn device_mismatch() {
         cupy::matmul(&a, &b),
         Err(Error::DeviceMismatch { .. })
     ));
+    // routines composed of others name themselves
+    let m = Array::from_slice_on(&d1, &[true, false], &[2]).unwrap();
+    for (what, r) in [
+        ("compress", cupy::compress(&m, &a, None)),
+        ("extract", cupy::extract(&m, &a)),
+        ("union1d", cupy::union1d(&a, &b)),
+        ("intersect1d", cupy::intersect1d(&a, &b)),
+    ] {
+        match r {
+            Err(Error::DeviceMismatch { op, .. }) if op == what => {}
+            other => panic!("{what} across devices: {other:?}"),
+        }
+    }
     // to_device moves it; then the op works.
     let c = cupy::add(&a, &b.to_device(&d0).unwrap()).unwrap();
     assert_eq!(c.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);

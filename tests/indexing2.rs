@@ -180,6 +180,7 @@ fn indexing2_matches_numpy() {
                 e,
                 Error::ShapeMismatch { .. } | Error::InvalidArgument { .. }
             ),
+            "AxisError" => matches!(e, Error::AxisOutOfRange { .. }),
             _ => common::generic_error_match(case, e),
         },
     );

@@ -196,8 +196,10 @@ pub(crate) fn resolve<I: AsIndexItem>(
                     vax += 1;
                     continue;
                 }
+                // NumPy accepts a mask axis of length 0 against an axis of any length (it
+                // selects nothing); any other length must match.
                 for d in 0..x.ndim() {
-                    if x.shape()[d] != a.shape()[iax + d] {
+                    if x.shape()[d] != 0 && x.shape()[d] != a.shape()[iax + d] {
                         return Err(index_error(
                             op,
                             format!(

@@ -166,19 +166,51 @@ pub fn place(arr: &Array, mask: &Array, vals: &Array) -> Result<()> {
 }
 routine!(place, Indexing, probe: super::gather, notes: "inclusive scan of the mask + one select kernel");
 
+/// The error of the `take` that `compress`/`extract` end in, named after `op` (the routine the
+/// user called).
+fn named(op: &str, e: Error) -> Error {
+    match e {
+        Error::IndexOutOfBounds {
+            op: o,
+            index,
+            axis,
+            size,
+        } if o == "take" => Error::IndexOutOfBounds {
+            op: op.into(),
+            index,
+            axis,
+            size,
+        },
+        Error::AxisOutOfRange { op: o, axis, ndim } if o == "take" => Error::AxisOutOfRange {
+            op: op.into(),
+            axis,
+            ndim,
+        },
+        Error::IndexError { op: o, msg } if o == "take" => Error::IndexError { op: op.into(), msg },
+        e => e,
+    }
+}
+
 /// `numpy.compress(condition, a, axis)`: the slices of `a` along `axis` (`None`: the
 /// flattened array) where the 1-d `condition` is true (a shorter `condition` leaves the rest
-/// out, as NumPy).
+/// out, as NumPy). A 0-d `a` counts as 1-d when an axis is given (NumPy's `compress`).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] unless `condition` is 1-d; [`Error::IndexOutOfBounds`] for a
-/// true entry beyond the axis; [`Error::AxisOutOfRange`].
+/// true entry beyond the axis; [`Error::AxisOutOfRange`]; [`Error::DeviceMismatch`] (each
+/// naming `compress`).
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
+    let op = "compress";
     if condition.ndim() != 1 {
-        return Err(Error::invalid("compress", "condition must be a 1-d array"));
+        return Err(Error::invalid(op, "condition must be a 1-d array"));
     }
-    let idx = super::nonzero::nonzero_rows("compress", condition)?.remove(0);
-    super::take_with(a, &idx, axis)
+    crate::array::same_device(op, [condition, a])?;
+    let a = match axis {
+        Some(_) if a.ndim() == 0 => a.reshape(&[1])?,
+        _ => a.clone(),
+    };
+    let idx = super::nonzero::nonzero_rows(op, condition)?.remove(0);
+    super::take_with(&a, &idx, axis).map_err(|e| named(op, e))
 }
 routine!(compress as "cupy.compress / ndarray.compress", Indexing, probe: super::gather, notes: "nonzero + take");
 
@@ -186,10 +218,12 @@ routine!(compress as "cupy.compress / ndarray.compress", Indexing, probe: super:
 /// `condition` is true (1-d).
 ///
 /// # Errors
-/// [`Error::IndexOutOfBounds`] when `condition` has a true entry beyond `arr`'s size.
+/// [`Error::IndexOutOfBounds`] (naming `extract`) when `condition` has a true entry beyond
+/// `arr`'s size; [`Error::DeviceMismatch`].
 pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
+    crate::array::same_device("extract", [condition, arr])?;
     let idx = super::nonzero::nonzero_rows("extract", &condition.reshape(&[-1])?)?.remove(0);
-    super::take(arr, &idx)
+    super::take(arr, &idx).map_err(|e| named("extract", e))
 }
 routine!(extract, Indexing, probe: super::gather, notes: "nonzero + take");
 

@@ -186,6 +186,7 @@ routine!(
 /// # Errors
 /// [`cupy_core::Error::DeviceMismatch`]; dtype refusals; device errors.
 pub fn union1d(ar1: &Array, ar2: &Array) -> Result<Array> {
+    same_device("union1d", [ar1, ar2])?;
     let both = crate::concatenate(&[ar1, ar2], None)?;
     super::unique::unique(&both)
 }

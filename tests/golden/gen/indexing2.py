@@ -63,6 +63,11 @@ def gen_indexing2():
     get("get/mask_full", a3, [], [A(0)], [(a3 % 7 == 1)])
     get("get/mask_after_slice", a3, [], [[None, None, None], A(0)], [np.array([True, False, False, True])])
     get("get/mask_empty", a3, [], [A(0)], [np.zeros(3, bool)])
+    # a mask axis of length 0 matches an axis of any length (NumPy selects nothing)
+    get("get/mask_len0", a3, [], [A(0)], [np.zeros(0, bool)])
+    get("get/mask_len0_2d", a3, [], [A(0)], [np.zeros((0, 4), bool)])
+    get("get/mask_len0_trailing", a3, [], [[None, None, None], A(0)], [np.zeros((4, 0), bool)])
+    get("get/mask_len0_other_axis_wrong", a3, [], [A(0)], [np.zeros((0, 5), bool)])
     get("get/mask_and_array", a3, [], [A(0), [None, None, None], A(1)], [np.array([True, False, True]), np.array([1, 3])])
     get("get/bool_true", a2, [], [True])
     get("get/bool_false", a2, [], [False])
@@ -133,6 +138,7 @@ def gen_indexing2():
     S = lambda *a: put_case("setitem", *a)  # noqa: E731
     S("set/basic_scalar", a3, [], [1, [None, None, 2]], [], 7.5)
     S("set/basic_broadcast", a2, [], [[None, None, None], [1, 3]], [], np.array([100, 200], np.int32))
+    S("set/mask_len0", a2, [], [A(0)], [np.zeros(0, bool)], np.array([1, 2, 3, 4], np.int32))
     S("set/int_array", a3, [], [A(0)], [np.array([2, 0])], -1.0)
     S("set/int_array_values", a2, [], [A(0), A(1)], [np.array([0, 2, 1]), np.array([3, 0, -1])], np.array([7, 8, 9], np.int32))
     S("set/separated", a3, [], [A(0), [None, None, None], A(1)], [np.array([0, 2]), np.array([4, 1])], np.arange(8, dtype=np.float32).reshape(2, 4))
@@ -320,6 +326,10 @@ def gen_indexing2():
     comp("compress/axis_last_transposed", np.array([True, True, False]), a2, -1, [T()])
     comp("compress/too_long", np.array([False, False, False, True]), a3, 0)
     comp("compress/none", np.zeros(3, bool), a3, 0)
+    # a 0-d `a` counts as 1-d when an axis is given
+    comp("compress/zero_d_axis0", np.array([True, False]), np.array(3.5), 0)
+    comp("compress/zero_d_axis_neg", np.array([True]), np.array(2, np.int16), -1)
+    comp("compress/zero_d_axis1", np.array([True]), np.array(3.5), 1)
 
     def ext(cid, cond, base):
         ic, c = operand(g, cond)
