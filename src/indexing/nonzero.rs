@@ -1,6 +1,6 @@
 //! `nonzero`, `argwhere`, `flatnonzero`: an inclusive scan of the truth values gives each true
 //! element its output slot, and one kernel scatters the coordinates there; on a backend that
-//! compacts itself (cuda, hip) its compaction gives the flat positions and a kernel per axis the
+//! compacts itself (cuda, hip, cpu) its compaction gives the flat positions and a kernel per axis the
 //! coordinates. The count (the output length) is one small read, as in CuPy.
 
 use crate::array::Array;
@@ -169,7 +169,7 @@ routine!(
     nonzero as "cupy.nonzero / ndarray.nonzero",
     Indexing,
     probe: nonzero_probe,
-    notes: "cuda/hip: a count, the backend's compaction of the positions, a coordinate kernel per axis; elsewhere an inclusive scan + one scatter kernel; the count is one small read"
+    notes: "cuda/hip/cpu: a count, the backend's compaction of the positions, a coordinate kernel per axis; wgpu: an inclusive scan + one scatter kernel; the count is one small read"
 );
 
 /// `numpy.argwhere(a)`: the coordinates of the nonzero elements as an int64 array of shape

@@ -320,7 +320,7 @@ pub(crate) enum Src<'a> {
 /// the mask whole and the running counts and sources only where the mask is true.
 ///
 /// With `need_pos` false, on a backend that compacts itself ([`cupy_core::Backend::compresses`]:
-/// cuda and hip, one pass with a decoupled look-back), the true elements are counted by a
+/// cuda and hip, one pass with a decoupled look-back; the cpu, one loop), the true elements are counted by a
 /// reduction instead and no running counts are made (`None`).
 pub(crate) fn compress(
     op: &str,

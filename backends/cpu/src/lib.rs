@@ -735,6 +735,14 @@ impl Backend for CpuBackend {
         sortscan::select(self, call)
     }
 
+    fn compresses(&self) -> bool {
+        true
+    }
+
+    fn compress(&self, call: &cupy_core::backend::CompressCall<'_>) -> Result<()> {
+        sortscan::compress(self, call)
+    }
+
     fn linalg(&self, call: &cupy_core::backend::LinalgCall<'_>) -> Result<()> {
         linalg::via_host(self, call)
     }

@@ -14,7 +14,7 @@
 
 use crate::mem::{check_layout, disjoint, CpuBuffer};
 use crate::CpuBackend;
-use cupy_core::backend::{ScanCall, ScanOp, SelectCall, SortCall};
+use cupy_core::backend::{CompressCall, ScanCall, ScanOp, SelectCall, SortCall};
 use cupy_core::{DType, Error, Layout, Result};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -442,6 +442,77 @@ pub(crate) fn select(be: &CpuBackend, call: &SelectCall<'_>) -> Result<()> {
         DType::Float64 => select_rows::<f64>(k, ko, o, oo, batch, n, kth),
         DType::Complex64 => select_rows::<Complex<f32>>(k, ko, o, oo, batch, n, kth),
         DType::Complex128 => select_rows::<Complex<f64>>(k, ko, o, oo, batch, n, kth),
+    }
+    Ok(())
+}
+
+/// `Backend::compress`: the elements of each source where the mask is true, copied in order
+/// (at most `count` of them), the positions written as int64.
+///
+/// # Errors
+/// `InvalidArgument` naming `compress` for a mask that is not bool, 1-D and C-contiguous,
+/// sources or outputs of other lengths, dtypes or layouts, or foreign buffers.
+pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
+    let op = "compress";
+    let ml = &call.mask.layout;
+    let flat = |l: &Layout| l.shape.len() == 1 && l.is_c_contiguous();
+    if !flat(ml) || call.sources.len() != call.outputs.len() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "a C-contiguous 1-D mask (got {:?}) and one output per source ({} and {})",
+                ml.shape,
+                call.sources.len(),
+                call.outputs.len()
+            ),
+        ));
+    }
+    let n = ml.shape[0];
+    let mb = be.buf(op, "mask", call.mask.buffer, Some(DType::Bool))?;
+    check_layout(op, "mask", ml, &[n], mb.len_elems())?;
+    // (source address or None for the positions, output address, bytes per element)
+    let mut plan: Vec<(Option<*const u8>, *mut u8, usize)> = vec![];
+    for (s, o) in call.sources.iter().zip(call.outputs) {
+        let (src, dt) = match s {
+            Some(s) => {
+                let dt = s.buffer.dtype();
+                let sb = be.buf(op, "source", s.buffer, Some(dt))?;
+                if !flat(&s.layout) {
+                    return Err(Error::invalid(op, "the sources must be C-contiguous 1-D"));
+                }
+                check_layout(op, "source", &s.layout, &[n], sb.len_elems())?;
+                // SAFETY: the layout was checked to lie inside the buffer.
+                let at = unsafe { sb.ptr().add(s.layout.offset * dt.itemsize()) };
+                (Some(at as *const u8), dt)
+            }
+            None => (None, DType::Int64),
+        };
+        let ob = be.buf(op, "output", o.buffer, Some(dt))?;
+        if !flat(&o.layout) {
+            return Err(Error::invalid(op, "the outputs must be C-contiguous 1-D"));
+        }
+        check_layout(op, "output", &o.layout, &[call.count], ob.len_elems())?;
+        // SAFETY: as above.
+        let at = unsafe { ob.ptr().add(o.layout.offset * dt.itemsize()) };
+        plan.push((src, at, dt.itemsize()));
+    }
+    // SAFETY: the mask's layout was checked: n bytes from its offset lie inside its buffer.
+    let mask = unsafe { std::slice::from_raw_parts(mb.ptr().add(ml.offset) as *const u8, n) };
+    let kept = mask.iter().enumerate().filter(|(_, &m)| m != 0);
+    for (at, (i, _)) in kept.take(call.count).enumerate() {
+        for &(src, dst, w) in &plan {
+            // SAFETY: i < n and at < count, inside the checked layouts; copies of whole
+            // elements, byte-wise (no alignment assumed).
+            unsafe {
+                match src {
+                    Some(p) => std::ptr::copy(p.add(i * w), dst.add(at * w), w),
+                    None => {
+                        let b = (i as i64).to_ne_bytes();
+                        std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(at * 8), 8)
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }
