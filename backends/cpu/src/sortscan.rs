@@ -454,20 +454,8 @@ pub(crate) fn select(be: &CpuBackend, call: &SelectCall<'_>) -> Result<()> {
 /// sources or outputs of other lengths, dtypes or layouts, or foreign buffers.
 pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
     let op = "compress";
+    let n = call.check_shapes()?;
     let ml = &call.mask.layout;
-    let flat = |l: &Layout| l.shape.len() == 1 && l.is_c_contiguous();
-    if !flat(ml) || call.sources.len() != call.outputs.len() {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "a C-contiguous 1-D mask (got {:?}) and one output per source ({} and {})",
-                ml.shape,
-                call.sources.len(),
-                call.outputs.len()
-            ),
-        ));
-    }
-    let n = ml.shape[0];
     let mb = be.buf(op, "mask", call.mask.buffer, Some(DType::Bool))?;
     check_layout(op, "mask", ml, &[n], mb.len_elems())?;
     // (source address or None for the positions, output address, bytes per element)
@@ -477,9 +465,6 @@ pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
             Some(s) => {
                 let dt = s.buffer.dtype();
                 let sb = be.buf(op, "source", s.buffer, Some(dt))?;
-                if !flat(&s.layout) {
-                    return Err(Error::invalid(op, "the sources must be C-contiguous 1-D"));
-                }
                 check_layout(op, "source", &s.layout, &[n], sb.len_elems())?;
                 // SAFETY: the layout was checked to lie inside the buffer.
                 let at = unsafe { sb.ptr().add(s.layout.offset * dt.itemsize()) };
@@ -488,9 +473,6 @@ pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
             None => (None, DType::Int64),
         };
         let ob = be.buf(op, "output", o.buffer, Some(dt))?;
-        if !flat(&o.layout) {
-            return Err(Error::invalid(op, "the outputs must be C-contiguous 1-D"));
-        }
         check_layout(op, "output", &o.layout, &[call.count], ob.len_elems())?;
         // SAFETY: as above.
         let at = unsafe { ob.ptr().add(o.layout.offset * dt.itemsize()) };

@@ -227,6 +227,64 @@ pub struct CompressCall<'a> {
     pub count: usize,
 }
 
+impl CompressCall<'_> {
+    /// The shape checks every backend makes: a C-contiguous 1-D mask, one output per source,
+    /// each source C-contiguous 1-D of the mask's length, each output C-contiguous 1-D of
+    /// `count` elements of its source's dtype (int64 for a position). Returns the mask's length.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `compress` and the offending shapes or dtypes.
+    pub fn check_shapes(&self) -> crate::Result<usize> {
+        let op = "compress";
+        let flat = |l: &crate::Layout| l.shape.len() == 1 && l.is_c_contiguous();
+        let ml = &self.mask.layout;
+        if !flat(ml) || self.mask.buffer.dtype() != crate::DType::Bool {
+            return Err(crate::Error::invalid(
+                op,
+                format!(
+                    "the mask must be C-contiguous 1-D bool (got {:?})",
+                    ml.shape
+                ),
+            ));
+        }
+        if self.sources.len() != self.outputs.len() {
+            return Err(crate::Error::invalid(
+                op,
+                format!(
+                    "one output per source ({} and {})",
+                    self.sources.len(),
+                    self.outputs.len()
+                ),
+            ));
+        }
+        let n = ml.shape[0];
+        for (s, o) in self.sources.iter().zip(self.outputs) {
+            let dt = match s {
+                Some(s) if !flat(&s.layout) || s.layout.shape[0] != n => {
+                    return Err(crate::Error::invalid(
+                        op,
+                        format!("a source {:?} for a mask of {n}", s.layout.shape),
+                    ))
+                }
+                Some(s) => s.buffer.dtype(),
+                None => crate::DType::Int64,
+            };
+            if !flat(&o.layout) || o.layout.shape[0] != self.count || o.buffer.dtype() != dt {
+                return Err(crate::Error::invalid(
+                    op,
+                    format!(
+                        "an output {:?} of {} for {} kept {dt} elements",
+                        o.layout.shape,
+                        o.buffer.dtype(),
+                        self.count
+                    ),
+                ));
+            }
+        }
+        Ok(n)
+    }
+}
+
 /// The refusal of a [`SortCall::source`] by a backend that sorts in place only
 /// ([`Backend::sort_reads_source`] false): `Ok` when the call has none.
 ///

@@ -114,49 +114,20 @@ pub fn compress<D: crate::gpu::launch::GpuDriver>(
     call: &crate::backend::CompressCall<'_>,
 ) -> crate::Result<()> {
     use crate::gpu::launch::check_operand;
-    use crate::{DType, Error};
+    use crate::DType;
     let op = "compress";
+    let n = call.check_shapes()?;
     let ml = &call.mask.layout;
-    let flat = |l: &crate::Layout| l.shape.len() == 1 && l.is_c_contiguous();
-    if !flat(ml) || call.sources.len() != call.outputs.len() {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "a C-contiguous 1-D mask (got {:?}) and one output per source ({} and {})",
-                ml.shape,
-                call.sources.len(),
-                call.outputs.len()
-            ),
-        ));
-    }
-    let n = ml.shape[0];
     let m = check_operand(be, op, &call.mask, DType::Bool)?;
     let mut plan = vec![];
     for (s, o) in call.sources.iter().zip(call.outputs) {
         let (src, dt) = match s {
             Some(s) => {
-                if !flat(&s.layout) || s.layout.shape[0] != n {
-                    return Err(Error::invalid(
-                        op,
-                        format!("a source {:?} for a mask of {n}", s.layout.shape),
-                    ));
-                }
                 let dt = s.buffer.dtype();
                 (check_operand(be, op, s, dt)?.at(s.layout.offset), dt)
             }
             None => (0, DType::Int64),
         };
-        if !flat(&o.layout) || o.layout.shape[0] != call.count || o.buffer.dtype() != dt {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "an output {:?} of {} for {} kept {dt} elements",
-                    o.layout.shape,
-                    o.buffer.dtype(),
-                    call.count
-                ),
-            ));
-        }
         let dst = check_operand(be, op, o, dt)?.at(o.layout.offset);
         plan.push((src, dt.itemsize(), dst));
     }
