@@ -1,7 +1,7 @@
 //! `nonzero`, `argwhere`, `flatnonzero`: an inclusive scan of the truth values gives each true
 //! element its output slot, and one kernel scatters the coordinates there; on a backend that
-//! compacts itself (cuda, hip, cpu) its compaction gives the flat positions and a kernel per axis the
-//! coordinates. The count (the output length) is one small read, as in CuPy.
+//! compacts itself (cuda, hip, cpu) its compaction gives the flat positions and a kernel per
+//! axis the coordinates. The count (the output length) is one small read, as in CuPy.
 
 use crate::array::Array;
 use crate::launch::Elementwise;
@@ -101,11 +101,10 @@ pub(crate) fn nonzero_matrix(op: &str, a: &Array) -> Result<Array> {
 /// them into coordinates; `None` where the backend has none.
 fn compacted(op: &str, b: &Array) -> Result<Option<Array>> {
     let device = b.device().clone();
-    if !device.backend().compresses() || b.size() >= cupy_core::gpu::sortscan::COMPRESS_MAX {
-        return Ok(None);
-    }
     let flat = b.reshape(&[-1])?;
-    let (count, pos) = crate::sorting::compress_positions(op, &flat)?;
+    let Some((count, pos)) = crate::sorting::compact_positions(op, &flat)? else {
+        return Ok(None);
+    };
     let k = b.ndim();
     if k == 1 {
         return Ok(Some(pos.reshape(&[1, count as isize])?));

@@ -91,11 +91,14 @@ fn rows(
     }
 }
 
-/// The count and int64 positions of the true elements of a 1-D bool `mask`, as
-/// [`kernels::compress`] makes them (one pass on backends that compact themselves).
-pub(crate) fn compress_positions(op: &str, mask: &Array) -> Result<(usize, Array)> {
+/// The count and int64 positions of the true elements of a 1-D bool `mask` by the backend's
+/// own compaction; `None` unless [`kernels::backend_compacts`].
+pub(crate) fn compact_positions(op: &str, mask: &Array) -> Result<Option<(usize, Array)>> {
+    if !kernels::backend_compacts(mask, 1) {
+        return Ok(None);
+    }
     let (_, count, mut outs) = kernels::compress(op, mask, &[kernels::Src::Index], false)?;
-    Ok((count, outs.remove(0)))
+    Ok(Some((count, outs.remove(0))))
 }
 
 fn back(c: Array, inv: Option<Vec<isize>>) -> Result<Array> {

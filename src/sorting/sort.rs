@@ -83,7 +83,7 @@ fn primitive_sort_from(
                     ..l.clone()
                 },
             }),
-            discard_keys: discard_keys && with_indices,
+            discard_keys,
         };
         crate::cuda::record::submit(&c.device, crate::cuda::record::Call::Sort(&call))?;
     }

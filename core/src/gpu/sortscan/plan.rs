@@ -259,16 +259,17 @@ fn sort_radix(
         (DType::UInt32, 4)
     };
     let (vmode, flip) = sort_vmode(dtype, vals.is_some());
-    // the copy of the keys only where the map may not be invertible (floats: NaN, -0.0), and
-    // only when sorting in place (out of place, the source is that copy)
-    let korig = if vmode == 1 && dtype.is_float() && src == 0 {
+    // the original keys where the map may not be invertible (floats: NaN, -0.0): a copy when
+    // sorting in place; out of place the source itself
+    let needs_orig = vmode == 1 && dtype.is_float();
+    let korig = if needs_orig && src == 0 {
         Some(l.temp(dtype, total)?)
     } else {
         None
     };
     let korig_at = match &korig {
         Some(k) => k.1,
-        None if vmode == 1 && dtype.is_float() => src,
+        None if needs_orig => src,
         None => 0,
     };
     let vorig = match vals {
