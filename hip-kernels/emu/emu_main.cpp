@@ -91,7 +91,7 @@ void test_scan_complex(const char* name, long batch, long n, bool prod, SF rows,
   printf("scan %s [%ld, %ld] ok\n", name, batch, n);
 }
 
-// Stream compaction (scan.cu's cupy_compress) as compress.rs launches it: a mask of density
+// Stream compaction (scan.cu's count, scan and compress kernels) as compress.rs launches it: a mask of density
 // `permille`, sources of every width and the positions, checked against a sequential pass; with
 // `short_by` > 0 the count given is that much too small and nothing may land past it.
 void test_compress(long n, int permille, long short_by) {
@@ -117,7 +117,7 @@ void test_compress(long n, int permille, long short_by) {
   std::vector<hk_u16> o2(room, 0xeeee);
   std::vector<hk_u64> o8(room, 7), oi(room, 7), o16(2 * room, 7);
   const long tile = 256 * HK_COMPRESS_IT, nt = (n + tile - 1) / tile;
-  std::vector<hk_u32> look(nt + 1, 0xdeadu);  // garbage: the init zeroes it
+  std::vector<hk_u64> offs(nt, 0xdeadu);  // garbage: the count kernel writes it
   CompressArgs a{};
   a.mask = (hk_u64)mask.data();
   hk_u64 srcs[4] = {(hk_u64)s1.data(), (hk_u64)s2.data(), (hk_u64)s8.data(), 0};
@@ -125,10 +125,11 @@ void test_compress(long n, int permille, long short_by) {
   hk_i64 widths[4] = {1, 2, 8, 8};
   for (int k = 0; k < 4; ++k) { a.src[k] = srcs[k]; a.dst[k] = dsts[k]; a.width[k] = widths[k]; }
   a.n = n;
-  a.look = (hk_u64)look.data();
+  a.offs = (hk_u64)offs.data();
   a.ntiles = nt;
   a.count = count;
-  launch(1, 1, [&] { cupy_compress_init(a); });
+  launch(nt, 1, [&] { cupy_compress_count(a); });
+  launch(1, 1, [&] { cupy_compress_scan(a); });
   launch(nt, 1, [&] { cupy_compress(a); });
   // 16-byte elements in a second launch (one source)
   CompressArgs b{};
@@ -137,10 +138,11 @@ void test_compress(long n, int permille, long short_by) {
   b.dst[0] = (hk_u64)o16.data();
   b.width[0] = 16;
   b.n = n;
-  b.look = a.look;
+  b.offs = a.offs;
   b.ntiles = nt;
   b.count = count;
-  launch(1, 1, [&] { cupy_compress_init(b); });
+  launch(nt, 1, [&] { cupy_compress_count(b); });
+  launch(1, 1, [&] { cupy_compress_scan(b); });
   launch(nt, 1, [&] { cupy_compress(b); });
   long j = 0;
   for (long i = 0; i < n; ++i) {
@@ -154,44 +156,6 @@ void test_compress(long n, int permille, long short_by) {
   for (long q = count; q < room; ++q)
     CHECK(o1[q] == 0xee && o2[q] == 0xeeee && o8[q] == 7 && oi[q] == 7 && o16[2 * q] == 7, "compress n %ld: written past the count at %ld", n, q);
   printf("compress [%ld] %ld kept (count %ld) ok\n", n, kept, count);
-}
-
-// The look-back across more than a warp's width of tiles that published only their own
-// counts: tiles 1..38 of 40 hold aggregate words, tile 0 an inclusive one, and one block takes
-// tile 39 (the counter preset); its kept elements must land after all earlier tiles' ones.
-void test_compress_lookback() {
-  const long tile = 256 * HK_COMPRESS_IT, nt = 40, n = nt * tile - 100;
-  std::mt19937 rng(9);
-  std::vector<hk_u8> mask(n);
-  for (auto& m : mask) m = (hk_u8)(rng() % 3 == 0);
-  std::vector<hk_u32> look(nt + 1, 0);
-  long before = 0;
-  for (long k = 0; k < nt - 1; ++k) {
-    hk_u32 c = 0;
-    for (long i = k * tile; i < (k + 1) * tile; ++i) c += mask[i];
-    look[k] = (k == 0 ? HK_CLOOK_INC : HK_CLOOK_AGG) | c;
-    before += c;
-  }
-  look[nt] = nt - 1;  // the tile counter: this block takes the last tile
-  long kept = before;
-  for (long i = (nt - 1) * tile; i < n; ++i) kept += mask[i];
-  std::vector<hk_u64> out(kept, 7);
-  CompressArgs a{};
-  a.mask = (hk_u64)mask.data();
-  a.src[0] = 0;  // positions
-  a.dst[0] = (hk_u64)out.data();
-  a.width[0] = 8;
-  a.n = n;
-  a.look = (hk_u64)look.data();
-  a.ntiles = nt;
-  a.count = kept;
-  launch(1, 1, [&] { cupy_compress(a); });
-  long j = before;
-  for (long i = (nt - 1) * tile; i < n; ++i)
-    if (mask[i]) { CHECK(out[j] == (hk_u64)i, "compress look-back: output %ld got %llu want %ld", j, (unsigned long long)out[j], i); ++j; }
-  for (long q = 0; q < before; ++q) CHECK(out[q] == 7, "compress look-back: output %ld of an earlier tile written", q);
-  CHECK(look[nt - 1] == (HK_CLOOK_INC | (hk_u32)kept), "compress look-back: status %x, want inclusive %ld", look[nt - 1], kept);
-  printf("compress look-back over %ld aggregate tiles ok (offset %ld)\n", nt - 2, before);
 }
 
 // The entries of one key dtype (radix_sort.cu), launched as plan.rs launches them.
@@ -385,7 +349,7 @@ int main(int argc, char** argv) {
   for (long n : {1L, 100L, 4095L, 4096L, 4097L, 3 * 4096L + 5, 70000L})
     for (int permille : {0, 3, 500, 1000}) test_compress(n, permille, 0);
   test_compress(20000, 700, 37);  // a count too small: nothing past it
-  test_compress_lookback();
+  test_compress(260 * 4096 + 7, 300, 0);  // more tiles than the scan block's threads
   }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };

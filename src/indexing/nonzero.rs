@@ -97,7 +97,7 @@ pub(crate) fn nonzero_matrix(op: &str, a: &Array) -> Result<Array> {
 }
 
 /// [`nonzero_matrix`] by the backend's own compaction ([`cupy_core::Backend::compresses`]: the
-/// flat positions of the true elements in one pass), then one kernel per further axis turning
+/// flat positions of the true elements), then one kernel per further axis turning
 /// them into coordinates; `None` where the backend has none.
 fn compacted(op: &str, b: &Array) -> Result<Option<Array>> {
     let device = b.device().clone();

@@ -319,9 +319,9 @@ pub(crate) enum Src<'a> {
 /// (a synchronisation: the result's length is data-dependent), one scatter kernel, which reads
 /// the mask whole and the running counts and sources only where the mask is true.
 ///
-/// With `need_pos` false, where [`backend_compacts`] (cuda and hip, one pass with a decoupled
-/// look-back; the cpu, one loop), the true elements are counted by a reduction instead and no
-/// running counts are made (`None`).
+/// With `need_pos` false, where [`backend_compacts`] (cuda and hip: per-tile counts, their scan
+/// and one scatter; the cpu, one loop), the true elements are counted by a reduction instead and
+/// no running counts are made (`None`).
 pub(crate) fn compress(
     op: &str,
     mask: &Array,
@@ -338,13 +338,11 @@ pub(crate) fn compress(
 }
 
 /// Whether [`compress`] of `mask` with `sources` sources takes the backend's own compaction
-/// ([`cupy_core::Backend::compresses`]): not for masks of 2^30 elements or more (the GPU
-/// kernel's 30-bit counts) or more than four sources, nor while a CUDA graph is recorded (the
-/// count is read back).
+/// ([`cupy_core::Backend::compresses`]): not for more than four sources, nor while a CUDA
+/// graph is recorded (the count is read back).
 pub(crate) fn backend_compacts(mask: &Array, sources: usize) -> bool {
     let dev = mask.device();
     dev.backend().compresses()
-        && mask.size() < cupy_core::gpu::sortscan::COMPRESS_MAX
         && sources <= cupy_core::gpu::sortscan::COMPRESS_SOURCES
         && crate::cuda::graph::recording(dev).is_none()
 }

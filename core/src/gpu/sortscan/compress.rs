@@ -1,5 +1,5 @@
-//! The launch plan of `Backend::compress` on scan.cu's `cupy_compress` (single-pass stream
-//! compaction with a decoupled look-back), shared by the C++ GPU backends.
+//! The launch plan of `Backend::compress` on scan.cu's compaction kernels (per-tile counts,
+//! their scan, the scatter), shared by the C++ GPU backends.
 
 use super::{HkModule, Launcher, BLOCK};
 
@@ -7,10 +7,9 @@ use super::{HkModule, Launcher, BLOCK};
 pub const COMPRESS_TILE: usize = BLOCK as usize * 16;
 /// Sources per launch of `cupy_compress` (`HK_COMPRESS_SRC`).
 pub const COMPRESS_SOURCES: usize = 4;
-/// Masks of this many elements or more are refused (the status words hold 30-bit counts).
-pub const COMPRESS_MAX: usize = 1 << 30;
 
-/// Arguments of scan.cu's `cupy_compress` and `cupy_compress_init` (`struct CompressArgs`).
+/// Arguments of scan.cu's `cupy_compress_count`, `cupy_compress_scan` and `cupy_compress`
+/// (`struct CompressArgs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CompressArgs {
@@ -24,8 +23,8 @@ pub struct CompressArgs {
     pub width: [i64; COMPRESS_SOURCES],
     /// The mask's length.
     pub n: i64,
-    /// u32 `[ntiles + 1]`: the tiles' look-back status words, then the tile counter.
-    pub look: u64,
+    /// u64 `[ntiles]`: the tiles' counts, then their exclusive offsets.
+    pub offs: u64,
     /// Tiles of [`COMPRESS_TILE`] elements.
     pub ntiles: i64,
     /// The outputs' length (no element is written at or past it).
@@ -41,7 +40,7 @@ impl CompressArgs {
         w.extend(self.width.iter().map(|&x| x as u64));
         w.extend([
             self.n as u64,
-            self.look,
+            self.offs,
             self.ntiles as u64,
             self.count as u64,
         ]);
@@ -54,8 +53,7 @@ impl CompressArgs {
 /// most `count` of them (the number of true mask elements).
 ///
 /// # Errors
-/// `InvalidArgument` for more than [`COMPRESS_SOURCES`] sources or a mask of
-/// [`COMPRESS_MAX`] elements or more; launch errors.
+/// `InvalidArgument` for more than [`COMPRESS_SOURCES`] sources; launch errors.
 pub fn launch_compress(
     l: &dyn Launcher,
     mask: u64,
@@ -63,24 +61,21 @@ pub fn launch_compress(
     count: usize,
     sources: &[(u64, usize, u64)],
 ) -> crate::Result<()> {
-    if sources.len() > COMPRESS_SOURCES || n >= COMPRESS_MAX {
+    if sources.len() > COMPRESS_SOURCES {
         return Err(crate::Error::invalid(
             "compress",
-            format!(
-                "{} sources over {n} elements (at most {COMPRESS_SOURCES} below 2^30)",
-                sources.len()
-            ),
+            format!("{} sources (at most {COMPRESS_SOURCES})", sources.len()),
         ));
     }
     if n == 0 {
         return Ok(());
     }
     let ntiles = n.div_ceil(COMPRESS_TILE);
-    let (_look, look) = l.temp(crate::DType::UInt32, ntiles + 1)?;
+    let (_offs, offs) = l.temp(crate::DType::UInt64, ntiles)?;
     let mut a = CompressArgs {
         mask,
         n: n as i64,
-        look,
+        offs,
         ntiles: ntiles as i64,
         count: count as i64,
         ..CompressArgs::default()
@@ -91,15 +86,10 @@ pub fn launch_compress(
         a.dst[k] = dst;
     }
     let bytes = a.bytes();
-    let zero_blocks = (ntiles + 1).div_ceil(BLOCK as usize).min(65535) as u32;
-    l.run(
-        HkModule::Scan,
-        "cupy_compress_init",
-        (zero_blocks, 1),
-        &bytes,
-    )?;
     let gx = ntiles.min(65535);
     let grid = (gx as u32, ntiles.div_ceil(gx) as u32);
+    l.run(HkModule::Scan, "cupy_compress_count", grid, &bytes)?;
+    l.run(HkModule::Scan, "cupy_compress_scan", (1, 1), &bytes)?;
     l.run(HkModule::Scan, "cupy_compress", grid, &bytes)
 }
 

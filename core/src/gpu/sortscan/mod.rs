@@ -43,10 +43,10 @@ pub fn assemble(file: &str, warp: u32) -> String {
 
 /// Every `extern "C"` entry point of scan.cu, for dtype names `dts`.
 pub fn scan_entries(dts: &[&str]) -> Vec<String> {
-    let mut v = vec![
-        "cupy_compress_init".to_string(),
-        "cupy_compress".to_string(),
-    ];
+    let mut v: Vec<String> = ["cupy_compress_count", "cupy_compress_scan", "cupy_compress"]
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
     for d in dts {
         for op in ["sum", "prod"] {
             for pass in ["", "totals_", "prefixes_", "apply_"] {
@@ -411,9 +411,7 @@ impl HkModule {
 mod compress;
 mod plan;
 
-pub use compress::{
-    compress, launch_compress, CompressArgs, COMPRESS_MAX, COMPRESS_SOURCES, COMPRESS_TILE,
-};
+pub use compress::{compress, launch_compress, CompressArgs, COMPRESS_SOURCES, COMPRESS_TILE};
 
 pub use plan::{
     launch_scan, launch_select, launch_sort, scan, select, select_digits, sort, sort_vmode,
