@@ -274,31 +274,58 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress_count(Compr
   if (threadIdx.x == 0) ((hk_u64*)a.offs)[tile] = sums[HK_MAX_WARPS - 1];
 }
 
+// One block; HK_COMPRESS_SCAN_IT consecutive tiles per thread and chunk (one tile per thread
+// took 48 us for the 16384 tiles of 2^26 mask bytes on the H100: 64 dependent chunks).
+#define HK_COMPRESS_SCAN_IT 8
 extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress_scan(CompressArgs a) {
   __shared__ hk_u64 sums[HK_MAX_WARPS];
   hk_u64* offs = (hk_u64*)a.offs;
   hk_u64 carry = 0;
-  for (hk_i64 c0 = 0; c0 < a.ntiles; c0 += HK_BLOCK) {
-    const hk_i64 k = c0 + threadIdx.x;
-    const hk_u64 v = k < a.ntiles ? offs[k] : 0u;
-    const hk_u64 incl = hk_block_scan<hk_u64, CompressAdd>(v, sums);
-    if (k < a.ntiles) offs[k] = carry + incl - v;
+  for (hk_i64 c0 = 0; c0 < a.ntiles; c0 += HK_BLOCK * HK_COMPRESS_SCAN_IT) {
+    const hk_i64 k0 = c0 + (hk_i64)threadIdx.x * HK_COMPRESS_SCAN_IT;
+    hk_u64 v[HK_COMPRESS_SCAN_IT], own = 0;
+#pragma unroll
+    for (int j = 0; j < HK_COMPRESS_SCAN_IT; ++j) {
+      v[j] = k0 + j < a.ntiles ? offs[k0 + j] : 0u;
+      own += v[j];
+    }
+    hk_u64 at = carry + hk_block_scan<hk_u64, CompressAdd>(own, sums) - own;
+#pragma unroll
+    for (int j = 0; j < HK_COMPRESS_SCAN_IT; ++j) {
+      if (k0 + j < a.ntiles) offs[k0 + j] = at;
+      at += v[j];
+    }
     carry += sums[HK_MAX_WARPS - 1];
     HK_SYNC();  // sums is reused by the next chunk's scan
   }
 }
 
-HK_DEV void compress_copy(const CompressArgs& a, int s, hk_i64 i, hk_u64 at) {
-  const hk_u64 from = a.src[s], to = a.dst[s];
-  switch (a.width[s]) {
-    case 1: ((hk_u8*)to)[at] = ((const hk_u8*)from)[i]; break;
-    case 2: ((hk_u16*)to)[at] = ((const hk_u16*)from)[i]; break;
-    case 4: ((hk_u32*)to)[at] = ((const hk_u32*)from)[i]; break;
-    case 8:
-      ((hk_u64*)to)[at] = from ? ((const hk_u64*)from)[i] : (hk_u64)i;
-      break;
-    case 16: ((hk_u128*)to)[at] = ((const hk_u128*)from)[i]; break;
-    default: break;
+// A kept element's position (the sources without an array: int64).
+template <class T>
+HK_DEV T compress_index(hk_i64 i, const T*) { return (T)i; }
+HK_DEV hk_u128 compress_index(hk_i64, const hk_u128*) { return hk_u128{0, 0}; }
+
+// Source s's kept elements of the tile: every round's load issued before any store (the
+// pointers may alias as far as the compiler knows; a load, then its store, round by round, kept
+// one load per thread in flight: 0.40 ms for unique's 2^26 mask on the H100).
+template <class T>
+HK_DEV void compress_rounds(const CompressArgs& a, int s, hk_i64 lo, const bool (&keep)[HK_COMPRESS_IT],
+                            const hk_u64* before, const hk_lmask (&bal)[HK_COMPRESS_IT]) {
+  const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
+  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
+  const T* from = (const T*)a.src[s];
+  T* to = (T*)a.dst[s];
+  T v[HK_COMPRESS_IT];
+#pragma unroll
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + t;
+    v[j] = !keep[j] ? T() : from ? from[i] : compress_index(i, from);
+  }
+#pragma unroll
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_u64 at = before[j * HK_MAX_WARPS + wid] + (hk_u64)HK_POPC(bal[j] & lt);
+    // (a caller's count too small: never past the outputs)
+    if (keep[j] && at < (hk_u64)a.count) to[at] = v[j];
   }
 }
 
@@ -309,7 +336,6 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress(CompressArg
   const hk_u64 tile = hk_block_id();
   const hk_i64 lo = (hk_i64)tile * (HK_BLOCK * HK_COMPRESS_IT);
   const hk_u8* m = (const hk_u8*)a.mask;
-  const hk_lmask lt = (((hk_lmask)1) << lane) - 1;
   bool keep[HK_COMPRESS_IT];
   hk_lmask bal[HK_COMPRESS_IT];
 #pragma unroll
@@ -329,13 +355,14 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress(CompressArg
   const hk_u64 base = ((const hk_u64*)a.offs)[tile];
   if (t < HK_COMPRESS_IT * HK_MAX_WARPS) before[t] = base + incl - c;
   HK_SYNC();
-#pragma unroll
-  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
-    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + t;
-    const hk_u64 at = before[j * HK_MAX_WARPS + wid] + (hk_u64)HK_POPC(bal[j] & lt);
-    // (a caller's count too small: never past the outputs)
-    if (keep[j] && at < (hk_u64)a.count)
-      for (int s = 0; s < HK_COMPRESS_SRC; ++s)
-        if (a.width[s]) compress_copy(a, s, i, at);
+  for (int s = 0; s < HK_COMPRESS_SRC; ++s) {
+    switch (a.width[s]) {
+      case 1: compress_rounds<hk_u8>(a, s, lo, keep, before, bal); break;
+      case 2: compress_rounds<hk_u16>(a, s, lo, keep, before, bal); break;
+      case 4: compress_rounds<hk_u32>(a, s, lo, keep, before, bal); break;
+      case 8: compress_rounds<hk_u64>(a, s, lo, keep, before, bal); break;
+      case 16: compress_rounds<hk_u128>(a, s, lo, keep, before, bal); break;
+      default: break;
+    }
   }
 }

@@ -269,3 +269,31 @@ fn sorting_views_with_an_offset() {
     }
     t.finish();
 }
+
+/// A float32 row of 2^22 keys with NaNs and `-0.0`s on cuda and hip: more onesweep tiles (1171)
+/// than the persistent grid of the carrying pass has blocks (1024,
+/// `cupy_core::gpu::sortscan::ONESWEEP_PERSISTENT_BLOCKS`), so blocks take several tiles; and
+/// the same keys without them (the keys-only passes). Skipped elsewhere (a large sort on
+/// llvmpipe is too slow for CI).
+#[test]
+fn sorting_float32_past_the_persistent_grid() {
+    let mut t = common::Tally::new("sorting_float32_past_the_persistent_grid");
+    for dev in common::backends() {
+        if !matches!(dev.kind(), cupy::BackendKind::Cuda | cupy::BackendKind::Hip) {
+            continue;
+        }
+        let r = (|| -> std::result::Result<(), CaseError> {
+            let mut g = Gen(21);
+            let n = 1usize << 22;
+            let special: Vec<f32> = (0..n).map(|_| float_of(g.next()) as f32).collect();
+            let plain: Vec<f32> = (0..n)
+                .map(|_| ((g.next() >> 40) as f32) * (1.0 / 16777216.0))
+                .collect();
+            let cmp = |a: &f32, b: &f32| float_cmp(*a as f64, *b as f64);
+            check(&dev, &special, n, cmp)?;
+            check(&dev, &plain, n, cmp)
+        })();
+        t.check(&dev, "2^22 float32", r);
+    }
+    t.finish();
+}

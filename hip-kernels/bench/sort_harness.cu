@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   a.kmap = 3;  // float keys mapped by the passes (plan.rs: sort_kmap)
   const bool fused = true;
 #endif
-  const unsigned sb = (unsigned)std::min<long long>((n + 255) / 256, 65536);
+  const unsigned sb = (unsigned)std::min<long long>((n + 255) / 256, 2048);  // plan.rs
   const unsigned gx = (unsigned)std::min<long long>(nos, 65535);
   const dim3 grid(gx, (unsigned)((nos + gx - 1) / gx));
 
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     for (int p = 0; p < 4; ++p) {
       a.shift = 8 * p;
       cupy_sort_onesweepk_u32<<<grid, HK_BLOCK>>>(a);
-      cupy_sort_onesweep_u32<<<grid, HK_BLOCK>>>(a);
+      cupy_sort_onesweep_u32<<<dim3((unsigned)std::min<long long>(nos, 1024)), HK_BLOCK>>>(a);  // plan.rs: persistent
       CK(cudaEventRecord(ev[3 + p]));
     }
     cupy_sort_finish_float32<<<sb, HK_BLOCK>>>(a);

@@ -192,6 +192,24 @@ template <class S> int kmap_of() {
                 cupy_sort_finish_##DT, cupy_sort_hist_##K, cupy_sort_scatter_##K, cupy_sort_scatterk_##K, \
                 cupy_sort_onesweep_##K, cupy_sort_onesweepk_##K }
 
+// The tiles' offsets alone, for more tiles than one chunk of the scan block covers.
+void test_compress_scan(long nt) {
+  std::mt19937 rng(7);
+  std::vector<hk_u64> offs(nt), want(nt);
+  hk_u64 run = 0;
+  for (long k = 0; k < nt; ++k) {
+    offs[k] = rng() % 4097;
+    want[k] = run;
+    run += offs[k];
+  }
+  CompressArgs a{};
+  a.offs = (hk_u64)offs.data();
+  a.ntiles = nt;
+  launch(1, 1, [&] { cupy_compress_scan(a); });
+  for (long k = 0; k < nt; ++k) CHECK(offs[k] == want[k], "compress scan of %ld tiles: offset %ld wrong", nt, k);
+  printf("compress scan [%ld tiles] ok\n", nt);
+}
+
 // Sorts [batch, n] keys (with int64 values when `with_vals`: argsort) and checks keys (bit for bit)
 // and values against std::stable_sort. `vmode`/`flip` as plan.rs picks them for the dtype:
 // keys-only integers 0 (flip = the sign bit), keys-only floats of <= 4 bytes 2, else 1.
@@ -253,7 +271,9 @@ void test_sort(const char* name, long batch, long n, SortEntries e, int passes, 
     for (int p = 0; p < passes; ++p) {
       a.shift = 8 * p;
       launch(batch * nos, 1, [&] { e.osk(a); });
-      launch(batch * nos, 1, [&] { e.os(a); });
+      // the carrying pass of a keys-only float sort on a persistent grid (plan.rs; 2 blocks
+      // here, so that blocks take several tiles)
+      launch(lossy ? std::min<long>(batch * nos, 2) : batch * nos, 1, [&] { e.os(a); });
     }
     launch(grid, 1, [&] { e.finish(a); });
   } else {
@@ -350,6 +370,7 @@ int main(int argc, char** argv) {
     for (int permille : {0, 3, 500, 1000}) test_compress(n, permille, 0);
   test_compress(20000, 700, 37);  // a count too small: nothing past it
   test_compress(260 * 4096 + 7, 300, 0);  // more tiles than the scan block's threads
+  for (long nt : {1L, 2047L, 2048L, 2049L, 5000L}) test_compress_scan(nt);
   }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };
   auto gfu = [](std::mt19937& r, long) -> float { return (float)(r() >> 8) * (1.0f / 16777216.0f); };

@@ -225,6 +225,10 @@ pub const SORT_IT64: usize = 8;
 pub fn onesweep_tile(itemsize: usize) -> usize {
     BLOCK as usize * if itemsize == 8 { SORT_IT64 } else { SORT_IT32 }
 }
+/// Blocks of the persistent grid of a onesweep pass that is likely to return at once (the
+/// carrying scatter of a keys-only float sort, needed only where a key is NaN or `-0.0`): each
+/// block takes tiles until none is left.
+pub const ONESWEEP_PERSISTENT_BLOCKS: usize = 1024;
 /// Rows shorter than this take the onesweep path (its status words hold 30-bit counts); longer
 /// ones the histogram-and-scan path.
 pub const ONESWEEP_MAX_ROW: usize = 1 << 30;
