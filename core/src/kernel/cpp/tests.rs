@@ -266,6 +266,25 @@ fn locals_loops_ifs_loads() {
 }
 
 #[test]
+fn raw_operands_count_in_the_vector_width() {
+    // bools from float32 read at the item's index (unique's run starts): 16 bytes of the raw
+    // operand a thread, 4 items, not 16 bools
+    let i = Expr::index();
+    let value = Expr::binary(
+        BinaryOp::Ne,
+        Expr::load(0, DType::Float32, i.clone()),
+        Expr::load(0, DType::Float32, i),
+    );
+    let mut k = Kernel::map("runs", vec![], vec![], value);
+    assert_eq!(k.outputs, vec![DType::Bool]);
+    assert_eq!(vector_width(&k), 16);
+    k.raws = vec![DType::Float32];
+    assert_eq!(vector_width(&k), 4);
+    k.raws = vec![DType::Complex128];
+    assert_eq!(vector_width(&k), 1);
+}
+
+#[test]
 fn conditional_store_preloads_output() {
     let k = Kernel {
         name: "relu_inplace".into(),
