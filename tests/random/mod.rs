@@ -433,9 +433,10 @@ fn sampler_kernels_compile_with_hiprtc() {
     common::elementwise_kernels_compile_with_hiprtc("sampler_kernels", &kernels);
 }
 
-/// The ziggurats' tails: the share of standard normals beyond the tail start r = 3.6541 and of
-/// exponentials beyond r = 7.6971 (2^20 float32 draws each) within 5 standard deviations of
-/// the exact mass (2 (1 - Phi(r)) = 2.580e-4 and exp(-r) = 4.54e-4).
+/// The ziggurats' tails: the share of float32 standard normals beyond the 256-layer tail start
+/// r = 3.6541 and beyond the 1024-layer one float32 takes, r = 4.0388, and of exponentials
+/// beyond r = 7.6971 (2^20 float32 draws each) within 5 standard deviations of the exact mass
+/// (2 (1 - Phi(r)) = 2.580e-4 and 5.37e-5, exp(-r) = 4.54e-4).
 #[test]
 fn ziggurat_tails_have_the_right_mass() {
     on_first(|| {
@@ -448,6 +449,11 @@ fn ziggurat_tails_have_the_right_mass() {
                 "normal",
                 z.iter().filter(|v| v.abs() > 3.654_152_885_361_009).count(),
                 2.0 * (1.0 - norm_cdf(3.654_152_885_361_009)),
+            ),
+            (
+                "normal past the float32 tail start",
+                z.iter().filter(|v| v.abs() > 4.038_849_846_109_504).count(),
+                2.0 * (1.0 - norm_cdf(4.038_849_846_109_504)),
             ),
             (
                 "exponential",
@@ -477,16 +483,17 @@ fn fnv(v: &[u8]) -> u64 {
 /// one-thread path instead. Forcing tiny parts (capacity 1 and 3: nearly every part
 /// overflows) must not change a bit, on every backend; and the stream itself is pinned: the
 /// FNV-1a hashes of seed 2024's first calls (normal 2^18, exponential 100003, normal(1, 3) 77),
-/// as cupy-rs computed them before the deferral (2026-12-03), for float32 then float64.
+/// as cupy-rs computed them before the deferral (2026-12-03), for float32 then float64 (the
+/// float32 normals' re-pinned on 2026-12-07, when they moved to 1024 layers).
 #[test]
 fn ziggurat_lists_may_overflow_without_changing_a_bit() {
     let pinned: [(DType, [u64; 3]); 2] = [
         (
             DType::Float32,
             [
-                0xd61f_8496_e79e_5315,
+                0x790f_45d2_50ad_8330,
                 0x93a2_9424_a91c_b2d3,
-                0x7cc8_85b2_8d2d_7d4c,
+                0x710f_169d_898c_1946,
             ],
         ),
         (

@@ -171,7 +171,8 @@ impl Generator {
         )
     }
 
-    /// `Generator.standard_normal(size)`: float64 standard normals (the 256-layer ziggurat).
+    /// `Generator.standard_normal(size)`: float64 standard normals (the 256-layer ziggurat; float32
+    /// takes 1024 layers).
     ///
     /// # Errors
     /// As [`Generator::random`].
@@ -538,7 +539,7 @@ routine!("cupy.random.Generator.uniform", Random, probe: crate::random::kernels:
 routine!(
     "cupy.random.Generator.standard_normal",
     Random, probe: crate::random::kernels::probe_float,
-    notes: "256-layer ziggurat, tables in the source; float32/float64"
+    notes: "ziggurat of 1024 layers (float32) or 256 (float64), tables in the source"
 );
 routine!("cupy.random.Generator.normal", Random, probe: crate::random::kernels::probe_float);
 routine!("cupy.random.Generator.lognormal", Random, probe: crate::random::kernels::probe_float, notes: "the project's own exp");

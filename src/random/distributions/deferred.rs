@@ -39,20 +39,19 @@ const MAX_SEGMENTS: usize = 1024;
 pub(crate) const ATTEMPTS: i64 = 8;
 
 /// The chance that one lane's layer draw falls outside its rectangle: one minus the mean over
-/// the 256 layers of `k[i] / 2^bits` (a lane's magnitude has 23 bits for float32, 52 for
-/// float64; the tables' `k` are the rectangle bounds on that scale).
+/// the layers of `k[i] / 2^bits` (a lane's magnitude has 21 bits for the float32 normal's 1024
+/// layers, 23 for the float32 exponential, 52 for float64; the tables' `k` are the rectangle
+/// bounds on that scale).
 fn slow_probability(zig: Zig, t: DType) -> f64 {
-    let fast: f64 = match (zig, t) {
-        (Zig::Normal, DType::Float32) => {
-            zt::KNOR_F32.iter().map(|&k| f64::from(k)).sum::<f64>() / 2f64.powi(23)
-        }
-        (Zig::Exponential, DType::Float32) => {
-            zt::KEXP_F32.iter().map(|&k| f64::from(k)).sum::<f64>() / 2f64.powi(23)
-        }
-        (Zig::Normal, _) => zt::KNOR_F64.iter().sum::<f64>() / 2f64.powi(52),
-        (Zig::Exponential, _) => zt::KEXP_F64.iter().sum::<f64>() / 2f64.powi(52),
+    let mean = |k: &[f64], bits: i32| k.iter().sum::<f64>() / 2f64.powi(bits) / k.len() as f64;
+    let widen = |k: &[u32]| k.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    let fast = match (zig, t) {
+        (Zig::Normal, DType::Float32) => mean(&widen(&zt::KNOR_F32), 21),
+        (Zig::Exponential, DType::Float32) => mean(&widen(&zt::KEXP_F32), 23),
+        (Zig::Normal, _) => mean(&zt::KNOR_F64, 52),
+        (Zig::Exponential, _) => mean(&zt::KEXP_F64, 52),
     };
-    (1.0 - fast / 256.0).clamp(0.0, 1.0)
+    (1.0 - fast).clamp(0.0, 1.0)
 }
 
 /// A capacity forced by [`set_list_capacity`] (0: none).
