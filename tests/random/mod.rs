@@ -613,3 +613,46 @@ fn review_defects_are_errors() {
         .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
     }
 }
+
+/// A NaN scale is NumPy's NaN samples (NumPy 2.2: `default_rng(0).normal(0, nan, 2)` is
+/// `[nan nan]`, as are `lognormal(0, nan)`, `exponential(nan)`, `gamma(2, nan)`,
+/// `laplace/logistic/gumbel(0, nan)`); it was refused as "scale < 0". A negative scale is
+/// still an error, and `chisquare(inf)` names `df`.
+#[test]
+fn nan_scales_give_nan_samples() {
+    for dev in common::backends() {
+        with_device(&dev, || -> Result<()> {
+            let mut g = default_rng(3);
+            let nan = f64::NAN;
+            for t in [DType::Float32, DType::Float64] {
+                let outs = [
+                    ("normal", g.normal(0.0, nan, &[5], t)?),
+                    ("lognormal", g.lognormal(0.0, nan, &[5], t)?),
+                    ("exponential", g.exponential(nan, &[5], t)?),
+                    ("gamma", g.gamma(2.0, nan, &[5], t)?),
+                    ("laplace", g.laplace(0.0, nan, &[5], t)?),
+                    ("logistic", g.logistic(0.0, nan, &[5], t)?),
+                    ("gumbel", g.gumbel(0.0, nan, &[5], t)?),
+                ];
+                for (name, a) in outs {
+                    let v = floats(a);
+                    assert!(
+                        v.len() == 5 && v.iter().all(|x| x.is_nan()),
+                        "{name} {t}: {v:?}"
+                    );
+                }
+            }
+            let e = g.normal(0.0, -1.0, &[2], DType::Float64).unwrap_err();
+            assert!(e.to_string().contains("normal") && e.to_string().contains("scale < 0"));
+            let e = g
+                .chisquare(f64::INFINITY, &[2], DType::Float64)
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("chisquare") && e.to_string().contains("df"),
+                "{e}"
+            );
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
+    }
+}

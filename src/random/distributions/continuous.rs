@@ -25,6 +25,11 @@ fn p(k: usize, t: DType) -> Expr {
 fn pv(t: DType, v: f64) -> (DType, Scalar) {
     (t, Scalar::Float64(v).cast(t))
 }
+/// NumPy's non-negative parameter rule: a negative value is refused, NaN is taken (the
+/// samples are NaN, as NumPy's).
+fn non_negative(op: &str, v: f64, name: &str) -> Result<()> {
+    check(op, v.is_nan() || v >= 0.0, &format!("{name} < 0"))
+}
 fn check(op: &str, ok: bool, what: &str) -> Result<()> {
     if ok {
         Ok(())
@@ -209,7 +214,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("normal", scale >= 0.0, "scale < 0")?;
+        non_negative("normal", scale, "scale")?;
         self.sample_ziggurat(
             "normal",
             Zig::Normal,
@@ -231,7 +236,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("lognormal", sigma >= 0.0, "sigma < 0")?;
+        non_negative("lognormal", sigma, "sigma")?;
         self.sample_ziggurat(
             "lognormal",
             Zig::Normal,
@@ -278,7 +283,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("exponential", scale >= 0.0, "scale < 0")?;
+        non_negative("exponential", scale, "scale")?;
         self.sample_ziggurat(
             "exponential",
             Zig::Exponential,
@@ -302,7 +307,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("laplace", scale >= 0.0, "scale < 0")?;
+        non_negative("laplace", scale, "scale")?;
         self.sample_uniform("laplace", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
@@ -338,7 +343,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("logistic", scale >= 0.0, "scale < 0")?;
+        non_negative("logistic", scale, "scale")?;
         self.sample_uniform("logistic", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
@@ -363,7 +368,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("gumbel", scale >= 0.0, "scale < 0")?;
+        non_negative("gumbel", scale, "scale")?;
         self.sample_uniform("gumbel", shape, opts.into(), &[loc, scale], &|b, u, t| {
             let tiny = if t == DType::Float32 {
                 2f64.powi(-24)
@@ -439,7 +444,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("gamma", scale >= 0.0, "scale < 0")?;
+        non_negative("gamma", scale, "scale")?;
         self.gamma_op("gamma", k, scale, shape, opts.into())
     }
 
@@ -465,7 +470,12 @@ impl Generator {
         shape: &[usize],
         opts: Sample,
     ) -> Result<Array> {
-        check(op, k >= 0.0 && k.is_finite(), "shape < 0 or not finite")?;
+        let what = if op == "chisquare" {
+            "df must be finite"
+        } else {
+            "shape < 0 or not finite"
+        };
+        check(op, k >= 0.0 && k.is_finite(), what)?;
         let t = float_dtype(op, &opts)?;
         let boost = k < 1.0;
         let kk = if boost { k + 1.0 } else { k };
