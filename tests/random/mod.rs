@@ -644,13 +644,30 @@ fn nan_scales_give_nan_samples() {
             }
             let e = g.normal(0.0, -1.0, &[2], DType::Float64).unwrap_err();
             assert!(e.to_string().contains("normal") && e.to_string().contains("scale < 0"));
+            // NumPy refuses a scale with the sign bit set (-0.0 too: `np.signbit`)
+            let e = g.normal(0.0, -0.0, &[2], DType::Float64).unwrap_err();
+            assert!(e.to_string().contains("scale < 0"), "{e}");
+            assert!(g.exponential(-0.0, &[2], DType::Float32).is_err());
+            assert!(g.gamma(1.0, -0.0, &[2], DType::Float32).is_err());
+            // NumPy: a NaN or infinite gamma shape / chisquare df gives NaN or infinite samples
+            // (`default_rng(1).gamma(np.inf, size=2)` is `[inf, inf]`); -inf and df <= 0 are
+            // refused
+            let v = floats(g.gamma(f64::INFINITY, 2.0, &[3], DType::Float32)?);
+            assert_eq!(v, vec![f64::INFINITY; 3]);
+            let v = floats(g.standard_gamma(nan, &[3], DType::Float64)?);
+            assert!(v.len() == 3 && v.iter().all(|x| x.is_nan()), "{v:?}");
+            let v = floats(g.chisquare(f64::INFINITY, &[2], DType::Float64)?);
+            assert_eq!(v, vec![f64::INFINITY; 2]);
+            let v = floats(g.chisquare(nan, &[2], DType::Float32)?);
+            assert!(v.len() == 2 && v.iter().all(|x| x.is_nan()), "{v:?}");
             let e = g
-                .chisquare(f64::INFINITY, &[2], DType::Float64)
+                .gamma(f64::NEG_INFINITY, 1.0, &[2], DType::Float64)
                 .unwrap_err();
             assert!(
-                e.to_string().contains("chisquare") && e.to_string().contains("df"),
+                e.to_string().contains("gamma") && e.to_string().contains("shape < 0"),
                 "{e}"
             );
+            assert!(g.chisquare(0.0, &[2], DType::Float64).is_err());
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));

@@ -25,10 +25,14 @@ fn p(k: usize, t: DType) -> Expr {
 fn pv(t: DType, v: f64) -> (DType, Scalar) {
     (t, Scalar::Float64(v).cast(t))
 }
-/// NumPy's non-negative parameter rule: a negative value is refused, NaN is taken (the
-/// samples are NaN, as NumPy's).
+/// NumPy's non-negative parameter rule (`CONS_NON_NEGATIVE`): a value with the sign bit set,
+/// `-0.0` included, is refused; NaN is taken (the samples are NaN, as NumPy's).
 fn non_negative(op: &str, v: f64, name: &str) -> Result<()> {
-    check(op, v.is_nan() || v >= 0.0, &format!("{name} < 0"))
+    check(
+        op,
+        v.is_nan() || !v.is_sign_negative(),
+        &format!("{name} < 0"),
+    )
 }
 fn check(op: &str, ok: bool, what: &str) -> Result<()> {
     if ok {
@@ -458,7 +462,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("chisquare", df > 0.0, "df <= 0")?;
+        check("chisquare", df > 0.0 || df.is_nan(), "df <= 0")?;
         self.gamma_op("chisquare", df / 2.0, 2.0, shape, opts.into())
     }
 
@@ -470,13 +474,25 @@ impl Generator {
         shape: &[usize],
         opts: Sample,
     ) -> Result<Array> {
-        let what = if op == "chisquare" {
-            "df must be finite"
-        } else {
-            "shape < 0 or not finite"
-        };
-        check(op, k >= 0.0 && k.is_finite(), what)?;
+        check(op, k >= 0.0 || k.is_nan(), "shape < 0")?;
         let t = float_dtype(op, &opts)?;
+        if !k.is_finite() {
+            // NumPy: a NaN shape gives NaN samples, an infinite one infinite samples (times the
+            // scale)
+            let value = k * scale;
+            return self.launch(
+                op,
+                shape,
+                t,
+                opts.out.as_ref(),
+                vec![],
+                &|d| tables(d, Zig::Normal, t),
+                &|b, _s: &Stream| {
+                    b.store(fc(t, value));
+                    Ok(())
+                },
+            );
+        }
         let boost = k < 1.0;
         let kk = if boost { k + 1.0 } else { k };
         let inv = if k > 0.0 { 1.0 / k } else { 0.0 };
