@@ -486,7 +486,7 @@ impl Generator {
                 t,
                 opts.out.as_ref(),
                 vec![],
-                &|d| tables(d, Zig::Normal, t),
+                &no_raws,
                 &|b, _s: &Stream| {
                     b.store(fc(t, value));
                     Ok(())

@@ -43,15 +43,15 @@ pub(crate) const ATTEMPTS: i64 = 8;
 /// layers, 23 for the float32 exponential, 52 for float64; the tables' `k` are the rectangle
 /// bounds on that scale).
 fn slow_probability(zig: Zig, t: DType) -> f64 {
-    let mean = |k: &[f64], bits: i32| k.iter().sum::<f64>() / 2f64.powi(bits) / k.len() as f64;
-    let widen = |k: &[u32]| k.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
-    let fast = match (zig, t) {
-        (Zig::Normal, DType::Float32) => mean(&widen(&zt::KNOR_F32), 21),
-        (Zig::Exponential, DType::Float32) => mean(&widen(&zt::KEXP_F32), 23),
-        (Zig::Normal, _) => mean(&zt::KNOR_F64, 52),
-        (Zig::Exponential, _) => mean(&zt::KEXP_F64, 52),
+    let u32s = |k: &[u32]| (k.iter().map(|&x| f64::from(x)).sum::<f64>(), k.len());
+    let f64s = |k: &[f64]| (k.iter().sum::<f64>(), k.len());
+    let ((sum, layers), bits) = match (zig, t) {
+        (Zig::Normal, DType::Float32) => (u32s(&zt::KNOR_F32), 21),
+        (Zig::Exponential, DType::Float32) => (u32s(&zt::KEXP_F32), 23),
+        (Zig::Normal, _) => (f64s(&zt::KNOR_F64), 52),
+        (Zig::Exponential, _) => (f64s(&zt::KEXP_F64), 52),
     };
-    (1.0 - fast).clamp(0.0, 1.0)
+    (1.0 - sum / 2f64.powi(bits) / layers as f64).clamp(0.0, 1.0)
 }
 
 /// A capacity forced by [`set_list_capacity`] (0: none).

@@ -1,7 +1,7 @@
 //! The two ziggurats of Marsaglia and Tsang ("The Ziggurat Method for Generating Random
 //! Variables", J. Stat. Software 5(8), 2000): 256 layers (1024 for the float32 normal), tables
-//! as raw operands (`ziggurat_tables.rs`), the normal's tail by Marsaglia's method and the exponential's by
-//! memorylessness. [`ziggurat`] draws one value from an element's own stream;
+//! as raw operands (`ziggurat_tables.rs`), the normal's tail by Marsaglia's method and the
+//! exponential's by memorylessness. [`ziggurat`] draws one value from an element's own stream;
 //! [`ziggurat_lanes`] draws the lanes of a packed launch (several elements from one pair of
 //! Philox blocks, see [`crate::random::packed`]).
 
@@ -41,26 +41,28 @@ pub(crate) fn tables(device: &Device, zig: Zig, t: DType) -> Result<Vec<Array>> 
     {
         return Ok(v.as_ref().clone());
     }
+    let u32s = |v: &[u32]| Array::from_slice_on(device, v, &[v.len()]);
+    let f64s = |v: &[f64]| Array::from_slice_on(device, v, &[v.len()]);
     let v = match (zig, t) {
         (Zig::Normal, DType::Float32) => vec![
-            Array::from_slice_on(device, &zt::KNOR_F32, &[zt::KNOR_F32.len()])?,
+            u32s(&zt::KNOR_F32)?,
             f32_table(device, &zt::WNOR_F32)?,
             f32_table(device, &zt::FNOR_F32)?,
         ],
         (Zig::Normal, _) => vec![
-            Array::from_slice_on(device, &zt::KNOR_F64, &[256])?,
-            Array::from_slice_on(device, &zt::WNOR_F64, &[256])?,
-            Array::from_slice_on(device, &zt::FNOR_F64, &[256])?,
+            f64s(&zt::KNOR_F64)?,
+            f64s(&zt::WNOR_F64)?,
+            f64s(&zt::FNOR_F64)?,
         ],
         (Zig::Exponential, DType::Float32) => vec![
-            Array::from_slice_on(device, &zt::KEXP_F32, &[256])?,
+            u32s(&zt::KEXP_F32)?,
             f32_table(device, &zt::WEXP_F32)?,
             f32_table(device, &zt::FEXP_F32)?,
         ],
         (Zig::Exponential, _) => vec![
-            Array::from_slice_on(device, &zt::KEXP_F64, &[256])?,
-            Array::from_slice_on(device, &zt::WEXP_F64, &[256])?,
-            Array::from_slice_on(device, &zt::FEXP_F64, &[256])?,
+            f64s(&zt::KEXP_F64)?,
+            f64s(&zt::WEXP_F64)?,
+            f64s(&zt::FEXP_F64)?,
         ],
     };
     cache.push((id, zig, t, Arc::new(v.clone())));
