@@ -5,9 +5,9 @@
 //! takes the `size` smallest `e_i / p_i` for standard exponentials `e_i` (Efraimidis and
 //! Spirakis, "Weighted random sampling with a reservoir", IPL 97(5), 2006).
 
-use super::builder::{add, bin, bool_c, div, fc, lt, mul, not, sub, u32c, Builder};
+use super::builder::{add, bin, lt, mul, sub, Builder};
 use super::distributions::uniform01;
-use super::generator::{no_raws, Generator, Sample};
+use super::generator::Generator;
 use super::philox::STREAM_PARAMS;
 use super::Integers;
 use crate::array::Array;
@@ -351,7 +351,8 @@ impl Generator {
     /// product is one kernel summing in index order, so it is bit-identical too.
     ///
     /// # Errors
-    /// Mismatched `mean`/`cov`, a `cov` that is not positive definite.
+    /// Mismatched `mean`/`cov`; a `cov` that is not symmetric (NumPy's `allclose(cov, cov.T)`
+    /// tolerances) or not positive definite.
     pub fn multivariate_normal(
         &mut self,
         mean: &[f64],
@@ -362,6 +363,22 @@ impl Generator {
         let d = mean.len();
         if d == 0 || cov.len() != d * d {
             return Err(Error::invalid(op, "mean must have d entries and cov d*d"));
+        }
+        // NumPy warns for a cov that is not symmetric positive semi-definite and samples
+        // anyway; a Cholesky factor reads only the lower triangle, so an asymmetric cov is
+        // refused rather than sampled from a matrix the caller did not give.
+        for i in 0..d {
+            for j in 0..i {
+                let (a, b) = (cov[i * d + j], cov[j * d + i]);
+                if !((a - b).abs() <= 1e-8 + 1e-5 * b.abs()) {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "cov is not symmetric: cov[{i}, {j}] = {a} but cov[{j}, {i}] = {b}"
+                        ),
+                    ));
+                }
+            }
         }
         let mut l = vec![0.0f64; d * d];
         for i in 0..d {
@@ -413,18 +430,6 @@ impl Generator {
         }
         .run_one()
     }
-}
-
-#[allow(dead_code)]
-fn _keep(b: &mut Builder) -> Expr {
-    let _ = (
-        bool_c(true),
-        div(fc(F, 1.0), fc(F, 1.0)),
-        not(bool_c(true)),
-        u32c(0),
-    );
-    let _ = (no_raws, Sample::default());
-    b.let_(fc(F, 0.0))
 }
 
 routine!(

@@ -562,6 +562,14 @@ fn review_defects_are_errors() {
             // Fewer non-zero probabilities than the sample without replacement.
             assert!(g.choice(3, &[3], false, Some(&[0.5, 0.5, 0.0])).is_err());
             assert!(g.choice(3, &[2], false, Some(&[0.5, 0.5, 0.0])).is_ok());
+            // An asymmetric cov (its Cholesky factor would read the lower triangle only).
+            let e = g
+                .multivariate_normal(&[0.0, 0.0], &[2.0, 0.5, 0.1, 1.0], &[4])
+                .unwrap_err();
+            assert!(e.to_string().contains("not symmetric"), "{e}");
+            assert!(g
+                .multivariate_normal(&[0.0, 0.0], &[2.0, 0.5, 0.5 + 1e-12, 1.0], &[4])
+                .is_ok());
             // An empty sample of an empty population is NumPy's empty int64 array.
             let e = g.choice(0, &[0], true, None)?;
             assert_eq!((e.shape(), e.dtype()), (&[0usize][..], DType::Int64));
