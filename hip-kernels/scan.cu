@@ -228,9 +228,8 @@ HK_SCAN_ENTRIES(complex64)
 HK_SCAN_ENTRIES(complex128)
 
 // Stream compaction (numpy.compress, a[mask], unique's run starts): the elements of up to
-// HK_COMPRESS_SRC sources where a bool mask of n elements is true (or, with key_kind, that start
-// a run of equal elements of the sorted `keys`: no mask array is written for unique), in order,
-// written densely to their outputs. Reduce, then scan, then scatter, over tiles of HK_BLOCK * HK_COMPRESS_IT
+// HK_COMPRESS_SRC sources where a bool mask of n elements is true, in order, written densely
+// to their outputs. Reduce, then scan, then scatter, over tiles of HK_BLOCK * HK_COMPRESS_IT
 // mask elements: cupy_compress_count writes each tile's count of true elements,
 // cupy_compress_scan (one block) turns the counts into exclusive offsets, and cupy_compress
 // ranks each tile's kept elements (ballots, then a scan of the per-(round, warp) counts) and
@@ -250,60 +249,7 @@ struct CompressArgs {
   hk_u64 offs;    // u64 [ntiles]: the tiles' counts, then (after the scan) their offsets
   hk_i64 ntiles;
   hk_i64 count;   // the outputs' length: no element is written at or past it
-  hk_u64 keys;    // key_kind != 0: the sorted elements whose run starts are kept (mask unused)
-  hk_i64 key_kind;   // 0: the mask; else HK_KEY_*: the keys' dtype class
-  hk_i64 equal_nan;  // key_kind: NaNs equal one another
 };
-// The keys' classes (compress.rs's KeyKind): integers and bool compare their bits; floats as
-// numbers (-0 == +0; NaN unequal to everything but, with equal_nan, another NaN); complex both
-// parts (a NaN in either part makes the element NaN).
-#define HK_KEY_BITS8 1
-#define HK_KEY_BITS16 2
-#define HK_KEY_BITS32 3
-#define HK_KEY_BITS64 4
-#define HK_KEY_F16 5
-#define HK_KEY_BF16 6
-#define HK_KEY_F32 7
-#define HK_KEY_F64 8
-#define HK_KEY_C64 9
-#define HK_KEY_C128 10
-
-// One float part: (equal as numbers, a NaN, b NaN); `mag` the magnitude bits, `inf` infinity's.
-template <class U>
-HK_DEV void key_part(U a, U b, U mag, U inf, bool& eq, bool& na, bool& nb) {
-  const bool x = (a & mag) > inf, y = (b & mag) > inf;
-  eq = eq && !x && !y && (a == b || ((a & mag) == 0 && (b & mag) == 0));
-  na = na || x;
-  nb = nb || y;
-}
-template <class U>
-HK_DEV bool key_same(const U* k, hk_i64 i, int parts, U mag, U inf, bool equal_nan) {
-  bool eq = true, na = false, nb = false;
-  for (int p = 0; p < parts; ++p) key_part<U>(k[(i - 1) * parts + p], k[i * parts + p], mag, inf, eq, na, nb);
-  return eq || (equal_nan && na && nb);
-}
-// Whether element i is kept: the mask's, or whether it starts a run of the keys.
-HK_DEV bool compress_keep(const CompressArgs& a, hk_i64 i) {
-  if (i >= a.n) return false;
-  if (a.key_kind == 0) return ((const hk_u8*)a.mask)[i] != 0;
-  if (i == 0) return true;
-  const bool e = a.equal_nan != 0;
-  switch (a.key_kind) {
-    case HK_KEY_BITS8: return ((const hk_u8*)a.keys)[i - 1] != ((const hk_u8*)a.keys)[i];
-    case HK_KEY_BITS16: return ((const hk_u16*)a.keys)[i - 1] != ((const hk_u16*)a.keys)[i];
-    case HK_KEY_BITS32: return ((const hk_u32*)a.keys)[i - 1] != ((const hk_u32*)a.keys)[i];
-    case HK_KEY_BITS64: return ((const hk_u64*)a.keys)[i - 1] != ((const hk_u64*)a.keys)[i];
-    case HK_KEY_F16: return !key_same<hk_u16>((const hk_u16*)a.keys, i, 1, 0x7fffu, 0x7c00u, e);
-    case HK_KEY_BF16: return !key_same<hk_u16>((const hk_u16*)a.keys, i, 1, 0x7fffu, 0x7f80u, e);
-    case HK_KEY_F32: return !key_same<hk_u32>((const hk_u32*)a.keys, i, 1, 0x7fffffffu, 0x7f800000u, e);
-    case HK_KEY_C64: return !key_same<hk_u32>((const hk_u32*)a.keys, i, 2, 0x7fffffffu, 0x7f800000u, e);
-    case HK_KEY_F64:
-      return !key_same<hk_u64>((const hk_u64*)a.keys, i, 1, 0x7fffffffffffffffull, 0x7ff0000000000000ull, e);
-    case HK_KEY_C128:
-      return !key_same<hk_u64>((const hk_u64*)a.keys, i, 2, 0x7fffffffffffffffull, 0x7ff0000000000000ull, e);
-    default: return false;
-  }
-}
 
 struct CompressAdd {
   static __device__ __forceinline__ hk_u64 f(hk_u64 x, hk_u64 y) { return x + y; }
@@ -317,9 +263,13 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress_count(Compr
   __shared__ hk_u64 sums[HK_MAX_WARPS];
   const hk_u64 tile = hk_block_id();
   const hk_i64 lo = (hk_i64)tile * (HK_BLOCK * HK_COMPRESS_IT);
+  const hk_u8* m = (const hk_u8*)a.mask;
   hk_u64 c = 0;
 #pragma unroll
-  for (int j = 0; j < HK_COMPRESS_IT; ++j) c += compress_keep(a, lo + (hk_i64)j * HK_BLOCK + threadIdx.x) ? 1u : 0u;
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + threadIdx.x;
+    c += (i < a.n && m[i] != 0) ? 1u : 0u;
+  }
   hk_block_scan<hk_u64, CompressAdd>(c, sums);
   if (threadIdx.x == 0) ((hk_u64*)a.offs)[tile] = sums[HK_MAX_WARPS - 1];
 }
@@ -385,10 +335,14 @@ extern "C" __global__ void __launch_bounds__(HK_BLOCK) cupy_compress(CompressArg
   const unsigned t = threadIdx.x, lane = t % HK_WARP_SIZE, wid = t / HK_WARP_SIZE;
   const hk_u64 tile = hk_block_id();
   const hk_i64 lo = (hk_i64)tile * (HK_BLOCK * HK_COMPRESS_IT);
+  const hk_u8* m = (const hk_u8*)a.mask;
   bool keep[HK_COMPRESS_IT];
   hk_lmask bal[HK_COMPRESS_IT];
 #pragma unroll
-  for (int j = 0; j < HK_COMPRESS_IT; ++j) keep[j] = compress_keep(a, lo + (hk_i64)j * HK_BLOCK + t);
+  for (int j = 0; j < HK_COMPRESS_IT; ++j) {
+    const hk_i64 i = lo + (hk_i64)j * HK_BLOCK + t;
+    keep[j] = i < a.n && m[i] != 0;
+  }
 #pragma unroll
   for (int j = 0; j < HK_COMPRESS_IT; ++j) {
     bal[j] = HK_BALLOT(keep[j]);

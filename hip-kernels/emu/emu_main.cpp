@@ -193,71 +193,6 @@ template <class S> int kmap_of() {
                 cupy_sort_onesweep_##K, cupy_sort_onesweepk_##K }
 
 // The tiles' offsets alone, for more tiles than one chunk of the scan block covers.
-// The run-starts mode (key_kind): sorted float32 keys with runs, -0/+0 neighbours and NaNs of
-// two payloads at the end, kept as unique marks them (positions and the keys themselves), for
-// equal_nan both ways; and sorted complex128 keys (a NaN in either part) with equal_nan.
-void test_compress_runs(long n) {
-  std::mt19937 rng(11 + n);
-  std::vector<float> k(n);
-  long nans = n / 50;
-  for (long i = 0; i < n - nans; ++i) k[i] = (float)(rng() % (n / 3 + 1)) - (float)(n / 6);
-  std::sort(k.begin(), k.begin() + (n - nans));
-  for (long i = 0; i < n - nans; ++i)
-    if (k[i] == 0.0f && (rng() & 1)) k[i] = -0.0f;
-  hk_u32 qnan = 0x7fc00000u, other = 0xffc00123u;
-  for (long i = n - nans; i < n; ++i) memcpy(&k[i], (i & 1) ? &qnan : &other, 4);
-  for (int equal_nan = 0; equal_nan < 2; ++equal_nan) {
-    std::vector<long> want;
-    for (long i = 0; i < n; ++i) {
-      bool same = i > 0 && (k[i] == k[i - 1] || (equal_nan && k[i] != k[i] && k[i - 1] != k[i - 1]));
-      if (!same) want.push_back(i);
-    }
-    const long count = (long)want.size(), tile = 256 * HK_COMPRESS_IT, nt = (n + tile - 1) / tile;
-    std::vector<hk_u64> offs(nt, 0xdeadu), oi(count + 4, 7);
-    std::vector<hk_u32> ok(count + 4, 0xeeeeeeeeu);
-    CompressArgs a{};
-    a.keys = (hk_u64)k.data();
-    a.key_kind = HK_KEY_F32;
-    a.equal_nan = equal_nan;
-    a.src[0] = (hk_u64)k.data(); a.dst[0] = (hk_u64)ok.data(); a.width[0] = 4;
-    a.src[1] = 0; a.dst[1] = (hk_u64)oi.data(); a.width[1] = 8;
-    a.n = n; a.offs = (hk_u64)offs.data(); a.ntiles = nt; a.count = count;
-    launch(nt, 1, [&] { cupy_compress_count(a); });
-    launch(1, 1, [&] { cupy_compress_scan(a); });
-    CHECK(nt < 1 || offs[nt - 1] <= (hk_u64)count, "compress runs n %ld: offsets past the count", n);
-    launch(nt, 1, [&] { cupy_compress(a); });
-    for (long j = 0; j < count; ++j) {
-      CHECK(oi[j] == (hk_u64)want[j], "compress runs n %ld equal_nan %d: start %ld is %llu, want %ld", n, equal_nan, j, oi[j], want[j]);
-      CHECK(memcmp(&ok[j], &k[want[j]], 4) == 0, "compress runs n %ld: value %ld wrong", n, j);
-    }
-    CHECK(oi[count] == 7 && ok[count] == 0xeeeeeeeeu, "compress runs n %ld: written past the count", n);
-    printf("compress runs float32 [%ld] equal_nan %d: %ld starts ok\n", n, equal_nan, count);
-  }
-  // complex128: (re, im) pairs sorted lexicographically, NaN parts at the end
-  std::vector<double> c(2 * n);
-  for (long i = 0; i < n; ++i) { c[2 * i] = (double)(i / 7); c[2 * i + 1] = (double)((i / 3) % 2); }
-  for (long i = std::max(0L, n - 5); i < n; ++i) { c[2 * i] = (i & 1) ? NAN : 1.0; c[2 * i + 1] = (i & 1) ? 0.0 : NAN; }
-  if (n > 8) c[1] = -0.0, c[3] = 0.0;  // (0, -0) then (0, 0): equal
-  std::vector<long> want;
-  for (long i = 0; i < n; ++i) {
-    auto nanc = [&](long q) { return c[2 * q] != c[2 * q] || c[2 * q + 1] != c[2 * q + 1]; };
-    bool same = i > 0 && ((c[2 * i] == c[2 * i - 2] && c[2 * i + 1] == c[2 * i - 1]) || (nanc(i) && nanc(i - 1)));
-    if (!same) want.push_back(i);
-  }
-  const long count = (long)want.size(), tile = 256 * HK_COMPRESS_IT, nt = (n + tile - 1) / tile;
-  std::vector<hk_u64> offs(nt), oi(count + 4, 7);
-  CompressArgs a{};
-  a.keys = (hk_u64)c.data(); a.key_kind = HK_KEY_C128; a.equal_nan = 1;
-  a.src[0] = 0; a.dst[0] = (hk_u64)oi.data(); a.width[0] = 8;
-  a.n = n; a.offs = (hk_u64)offs.data(); a.ntiles = nt; a.count = count;
-  launch(nt, 1, [&] { cupy_compress_count(a); });
-  launch(1, 1, [&] { cupy_compress_scan(a); });
-  launch(nt, 1, [&] { cupy_compress(a); });
-  for (long j = 0; j < count; ++j) CHECK(oi[j] == (hk_u64)want[j], "compress runs complex128 n %ld: start %ld wrong", n, j);
-  CHECK(oi[count] == 7, "compress runs complex128 n %ld: written past the count", n);
-  printf("compress runs complex128 [%ld]: %ld starts ok\n", n, count);
-}
-
 void test_compress_scan(long nt) {
   std::mt19937 rng(7);
   std::vector<hk_u64> offs(nt), want(nt);
@@ -435,7 +370,6 @@ int main(int argc, char** argv) {
     for (int permille : {0, 3, 500, 1000}) test_compress(n, permille, 0);
   test_compress(20000, 700, 37);  // a count too small: nothing past it
   test_compress(260 * 4096 + 7, 300, 0);  // more tiles than the scan block's threads
-  for (long n : {1L, 2L, 4095L, 4097L, 70000L}) test_compress_runs(n);
   for (long nt : {1L, 2047L, 2048L, 2049L, 5000L}) test_compress_scan(nt);
   }
   auto gf = [](std::mt19937& r, long i) -> float { switch (i % 13) { case 3: return (i & 16) ? NAN : -NAN; case 5: return -0.0f; case 6: return 0.0f; case 7: return -INFINITY; case 8: return INFINITY; case 9: return __uint_as_float(0x7fc00001u + (unsigned)(r() % 5)); default: return (float)((int)(r() % 41) - 20) * 0.5f; } };

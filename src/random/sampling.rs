@@ -370,9 +370,7 @@ impl Generator {
         for i in 0..d {
             for j in 0..i {
                 let (a, b) = (cov[i * d + j], cov[j * d + i]);
-                // (NaN entries are not close either)
-                let close = (a - b).abs() <= 1e-8 + 1e-5 * b.abs();
-                if !close {
+                if !((a - b).abs() <= 1e-8 + 1e-5 * b.abs()) {
                     return Err(Error::invalid(
                         op,
                         format!(

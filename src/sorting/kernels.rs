@@ -329,7 +329,7 @@ pub(crate) fn compress(
     need_pos: bool,
 ) -> Result<(Option<Array>, usize, Vec<Array>)> {
     if !need_pos {
-        if let Some(r) = backend_mask_compress(mask, srcs)? {
+        if let Some(r) = backend_compress(mask, srcs)? {
             return Ok((None, r.0, r.1));
         }
     }
@@ -347,93 +347,18 @@ pub(crate) fn backend_compacts(mask: &Array, sources: usize) -> bool {
         && crate::cuda::graph::recording(dev).is_none()
 }
 
-/// [`compress`] of the run starts of a 1-D `sorted` array (element 0 and each element unequal
-/// to the one before, NaNs equal with `equal_nan`: NumPy's `unique` mask): where
-/// [`backend_compacts`] and `need_pos` is false, the backend compares neighbours itself
-/// ([`cupy_core::backend::Keep::RunStarts`]), the count a reduction over the neighbour pairs,
-/// and no mask array is written; otherwise the mask of [`run_starts`], then [`compress`].
-pub(crate) fn compress_run_starts(
-    op: &str,
-    sorted: &Array,
-    equal_nan: bool,
-    srcs: &[Src<'_>],
-    need_pos: bool,
-) -> Result<(Option<Array>, usize, Vec<Array>)> {
-    if !need_pos && backend_compacts(sorted, srcs.len()) {
-        let sorted = contiguous(&sorted.reshape(&[-1])?)?;
-        let n = sorted.size();
-        let count = if n == 0 {
-            0
-        } else {
-            1 + count_run_breaks(op, &sorted, equal_nan)?
-        };
-        let keep = BackendKeep::RunStarts(&sorted, equal_nan);
-        if let Some(r) = backend_compress(keep, count, srcs)? {
-            return Ok((None, r.0, r.1));
-        }
-    }
-    compress(op, &run_starts(op, sorted, equal_nan)?, srcs, need_pos)
-}
-
-/// The number of `i` in `1..n` where `sorted[i]` differs from `sorted[i - 1]` (one reduction
-/// over the two overlapping views; `n >= 1`), read back.
-fn count_run_breaks(op: &str, sorted: &Array, equal_nan: bool) -> Result<usize> {
-    use crate::statistics::reduction::{reduce_with, Axes};
-    use cupy_core::kernel::ir::ReduceKernel;
-    use cupy_core::layout::SliceItem;
-    let t = sorted.dtype();
-    let i = DType::Int64;
-    let mut k = ReduceKernel::simple("unique_breaks", t, i, BinaryOp::Add, Scalar::Int64(0), i);
-    k.inputs = vec![t, t];
-    k.map = vec![not(same(Expr::input(0, t), Expr::input(1, t), equal_nan)).cast(i)];
-    let part = |start, stop| SliceItem::Slice {
-        start,
-        stop,
-        step: 1,
-    };
-    let later = sorted.slice(&[part(Some(1), None)])?;
-    let earlier = sorted.slice(&[part(None, Some(-1))])?;
-    match reduce_with(op, &k, vec![], &[&later, &earlier], &Axes::All, false)?.item()? {
-        Scalar::Int64(c) => Ok(c as usize),
-        s => Err(Error::invalid(
-            op,
-            format!("a count of run breaks read as {s:?}"),
-        )),
-    }
-}
-
-/// What [`backend_compress`] keeps.
-enum BackendKeep<'a> {
-    /// Where this 1-D C-contiguous bool mask is true.
-    Mask(&'a Array),
-    /// The run starts of this 1-D C-contiguous sorted array (NaNs equal with the flag).
-    RunStarts(&'a Array, bool),
-}
-
 /// [`compress`] by the backend's own compaction, where [`backend_compacts`] (`None` otherwise).
-fn backend_mask_compress(mask: &Array, srcs: &[Src<'_>]) -> Result<Option<(usize, Vec<Array>)>> {
+fn backend_compress(mask: &Array, srcs: &[Src<'_>]) -> Result<Option<(usize, Vec<Array>)>> {
+    use cupy_core::backend::{CompressCall, Operand};
     if !backend_compacts(mask, srcs.len()) {
         return Ok(None);
     }
+    let dev = mask.device().clone();
     let mask = contiguous(&mask.reshape(&[-1])?)?;
     let count = match crate::count_nonzero(&mask)?.item()? {
         Scalar::Int64(c) => c as usize,
         _ => return Ok(None),
     };
-    backend_compress(BackendKeep::Mask(&mask), count, srcs)
-}
-
-/// The backend's compaction of the `count` elements `keep` keeps, from each source.
-fn backend_compress(
-    keep: BackendKeep<'_>,
-    count: usize,
-    srcs: &[Src<'_>],
-) -> Result<Option<(usize, Vec<Array>)>> {
-    use cupy_core::backend::{CompressCall, Keep, Operand};
-    let by = match keep {
-        BackendKeep::Mask(m) | BackendKeep::RunStarts(m, _) => m,
-    };
-    let dev = by.device().clone();
     let src_c: Vec<Option<Array>> = srcs
         .iter()
         .map(|s| match s {
@@ -462,19 +387,12 @@ fn backend_compress(
     }
     let sources: Vec<Option<Operand<'_>>> = src_c.iter().map(|s| s.as_ref().map(operand)).collect();
     let outputs: Vec<Operand<'_>> = outs.iter().map(operand).collect();
-    let mut reads = vec![&by.buffer];
+    let mut reads = vec![&mask.buffer];
     reads.extend(src_c.iter().flatten().map(|a| &a.buffer));
     let writes: Vec<_> = outs.iter().map(|o| &o.buffer).collect();
     crate::cuda::order::order(&dev, &reads, &writes)?;
-    let keep = match keep {
-        BackendKeep::Mask(m) => Keep::Mask(operand(m)),
-        BackendKeep::RunStarts(sorted, equal_nan) => Keep::RunStarts {
-            sorted: operand(sorted),
-            equal_nan,
-        },
-    };
     dev.backend().compress(&CompressCall {
-        keep,
+        mask: operand(&mask),
         sources: &sources,
         outputs: &outputs,
         count,

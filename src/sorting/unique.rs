@@ -2,19 +2,15 @@
 //! NumPy 2's `unique_values`, `unique_counts`, `unique_inverse`, `unique_all`.
 //!
 //! NumPy's algorithm on the device: a stable sort (with the permutation when indices or the
-//! inverse are asked), then the compaction of the elements that start a run of equal values,
-//! writing the unique values directly from the sorted copy (and the first indices; the run
-//! starts only when the counts need them, as differences of run starts), the inverse one
-//! scatter. Where the backend compacts (cpu, cuda, hip) and no inverse is asked, it compares
-//! neighbours itself (no mask array; the count one reduction over the neighbour pairs);
-//! otherwise a kernel marks the run starts and a scan of the marks places them. The result's length is
+//! inverse are asked), a kernel marking where each run of equal values starts, a scan of the
+//! marks, and one compaction kernel that writes the unique values directly from the sorted
+//! copy (and the first indices; the run starts only when the counts need them, as differences
+//! of run starts), the inverse one scatter. The result's length is
 //! data-dependent, so reading it costs one synchronisation. With `axis`, rows (the slices along
 //! the axis) sort lexicographically, one stable argsort per column, and compare elementwise
 //! (NaN rows never equal, as NumPy's structured comparison).
 
-use super::kernels::{
-    compress, compress_run_starts, contiguous, gather_rows, generate, generate_with, Src,
-};
+use super::kernels::{compress, contiguous, gather_rows, generate, generate_with, run_starts, Src};
 use super::sort::{sort_probe, sort_rows};
 use crate::array::Array;
 use cupy_core::dtype::DType;
@@ -170,26 +166,15 @@ enum Values<'a, F> {
     Rows(F),
 }
 
-/// Which elements start a run, for [`finish`].
-enum Starts<'a> {
-    /// Where this bool mask is true.
-    Mask(&'a Array),
-    /// Where the sorted 1-D array differs from the element before (NaNs equal with the flag).
-    Sorted(&'a Array, bool),
-}
-
-/// First indices, inverse and counts from a sorted sequence's run starts, and the values
+/// First indices, inverse and counts from a sorted sequence's run marks, and the values
 /// ([`Values`]).
 fn finish(
-    starts_by: Starts<'_>,
+    mask: &Array,
     perm: Option<&Array>,
     o: &Unique,
     values: Values<impl FnOnce(&Array) -> Result<Array>>,
 ) -> Result<UniqueResult> {
-    let n = match starts_by {
-        Starts::Mask(m) => m.size(),
-        Starts::Sorted(s, _) => s.size(),
-    };
+    let n = mask.size();
     let mut srcs = vec![];
     if let Values::Flat(f) = &values {
         srcs.push(Src::Array(f));
@@ -202,12 +187,7 @@ fn finish(
         srcs.push(Src::Array(p));
     }
     let need_pos = o.return_inverse && perm.is_some();
-    let (pos, _, mut outs) = match starts_by {
-        Starts::Mask(m) => compress("unique", m, &srcs, need_pos)?,
-        Starts::Sorted(s, equal_nan) => {
-            compress_run_starts("unique", s, equal_nan, &srcs, need_pos)?
-        }
-    };
+    let (pos, _, mut outs) = compress("unique", mask, &srcs, need_pos)?;
     let indices = if o.return_index { outs.pop() } else { None };
     let starts = if need_starts { outs.pop() } else { None };
     let counts = match (o.return_counts, &starts) {
@@ -235,9 +215,9 @@ fn unique_flat(a: &Array, o: &Unique) -> Result<UniqueResult> {
     // a flattened copy (also for non-contiguous input) sorted in place.
     let need_perm = o.return_index || o.return_inverse;
     let (flat, perm) = super::sort::sorted_flat("unique", a, need_perm)?;
+    let mask = run_starts("unique", &flat, o.equal_nan)?;
     let flat_values = Values::<fn(&Array) -> Result<Array>>::Flat(&flat);
-    let starts = Starts::Sorted(&flat, o.equal_nan);
-    let mut r = finish(starts, perm.as_ref(), o, flat_values)?;
+    let mut r = finish(&mask, perm.as_ref(), o, flat_values)?;
     if let Some(inv) = r.inverse.take() {
         // NumPy 2.2: the inverse has the input's shape for axis=None.
         let shape: Vec<isize> = a.shape().iter().map(|&d| d as isize).collect();
@@ -297,7 +277,7 @@ fn unique_axis(a: &Array, axis: isize, o: &Unique) -> Result<UniqueResult> {
         }
     };
     let mut r = finish(
-        Starts::Mask(&mask),
+        &mask,
         Some(&perm),
         o,
         Values::Rows(|starts: &Array| {

@@ -14,9 +14,7 @@
 
 use crate::mem::{check_layout, disjoint, CpuBuffer};
 use crate::CpuBackend;
-use cupy_core::backend::{
-    elements_equal, CompressCall, Keep, ScanCall, ScanOp, SelectCall, SortCall,
-};
+use cupy_core::backend::{CompressCall, ScanCall, ScanOp, SelectCall, SortCall};
 use cupy_core::{DType, Error, Layout, Result};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -448,21 +446,17 @@ pub(crate) fn select(be: &CpuBackend, call: &SelectCall<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `Backend::compress`: the elements of each source that the call keeps (where the mask is
-/// true, or the run starts of a sorted array), copied in order (at most `count` of them), the
-/// positions written as int64.
+/// `Backend::compress`: the elements of each source where the mask is true, copied in order
+/// (at most `count` of them), the positions written as int64.
 ///
 /// # Errors
-/// `InvalidArgument` naming `compress` for a mask that is not bool, 1-D and C-contiguous (a
-/// sorted array not 1-D and C-contiguous), sources or outputs of other lengths, dtypes or
-/// layouts, or foreign buffers.
+/// `InvalidArgument` naming `compress` for a mask that is not bool, 1-D and C-contiguous,
+/// sources or outputs of other lengths, dtypes or layouts, or foreign buffers.
 pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
     let op = "compress";
     let n = call.check_shapes()?;
-    let keep = call.keep.operand();
-    let ml = &keep.layout;
-    let kt = keep.buffer.dtype();
-    let mb = be.buf(op, "mask", keep.buffer, Some(kt))?;
+    let ml = &call.mask.layout;
+    let mb = be.buf(op, "mask", call.mask.buffer, Some(DType::Bool))?;
     check_layout(op, "mask", ml, &[n], mb.len_elems())?;
     // (source address or None for the positions, output address, bytes per element)
     let mut plan: Vec<(Option<*const u8>, *mut u8, usize)> = vec![];
@@ -484,23 +478,10 @@ pub(crate) fn compress(be: &CpuBackend, call: &CompressCall<'_>) -> Result<()> {
         let at = unsafe { ob.ptr().add(o.layout.offset * dt.itemsize()) };
         plan.push((src, at, dt.itemsize()));
     }
-    let w = kt.itemsize();
-    // SAFETY: the layout was checked: n elements from its offset lie inside its buffer.
-    let bytes =
-        unsafe { std::slice::from_raw_parts(mb.ptr().add(ml.offset * w) as *const u8, n * w) };
-    let kept = (0..n).filter(|&i| match call.keep {
-        Keep::Mask(_) => bytes[i] != 0,
-        Keep::RunStarts { equal_nan, .. } => {
-            i == 0
-                || !elements_equal(
-                    kt,
-                    &bytes[(i - 1) * w..i * w],
-                    &bytes[i * w..(i + 1) * w],
-                    equal_nan,
-                )
-        }
-    });
-    for (at, i) in kept.take(call.count).enumerate() {
+    // SAFETY: the mask's layout was checked: n bytes from its offset lie inside its buffer.
+    let mask = unsafe { std::slice::from_raw_parts(mb.ptr().add(ml.offset) as *const u8, n) };
+    let kept = mask.iter().enumerate().filter(|(_, &m)| m != 0);
+    for (at, (i, _)) in kept.take(call.count).enumerate() {
         for &(src, dst, w) in &plan {
             // SAFETY: i < n and at < count, inside the checked layouts; copies of whole
             // elements, byte-wise (no alignment assumed).

@@ -211,106 +211,39 @@ pub struct SortCall<'a> {
     pub discard_keys: bool,
 }
 
-/// Which elements a [`CompressCall`] keeps.
-#[derive(Clone, Debug)]
-pub enum Keep<'a> {
-    /// Where a bool mask (C-contiguous 1-D of `n` elements) is true.
-    Mask(Operand<'a>),
-    /// The first element of each run of equal elements of `sorted` (C-contiguous 1-D of `n`
-    /// elements of any dtype): element 0 and each element unequal to the one before it, as
-    /// NumPy's `unique` marks `aux[1:] != aux[:-1]`. Floats compare as numbers (`-0.0 == 0.0`;
-    /// complex: both parts); NaN equals NaN only with `equal_nan` (complex: a NaN in either
-    /// part).
-    RunStarts {
-        /// The sorted elements.
-        sorted: Operand<'a>,
-        /// Whether NaNs are equal to one another.
-        equal_nan: bool,
-    },
-}
-
-impl<'a> Keep<'a> {
-    /// The operand the kept elements are chosen by (the mask, or the sorted elements).
-    pub fn operand(&self) -> &Operand<'a> {
-        match self {
-            Keep::Mask(m) => m,
-            Keep::RunStarts { sorted, .. } => sorted,
-        }
-    }
-}
-
-/// Whether two elements of `dtype` whose bytes are `a` and `b` are equal as [`Keep::RunStarts`]
-/// compares them (integers and bool by their bytes, floats as numbers).
-pub fn elements_equal(dtype: crate::DType, a: &[u8], b: &[u8], equal_nan: bool) -> bool {
-    use crate::DType as T;
-    // (bits, the magnitude mask, infinity's bits): NaN where the magnitude exceeds infinity
-    fn part(a: u64, b: u64, mag: u64, inf: u64) -> (bool, bool, bool) {
-        let (na, nb) = (a & mag > inf, b & mag > inf);
-        let eq = !na && !nb && (a == b || (a & mag == 0 && b & mag == 0));
-        (eq, na, nb)
-    }
-    let word = |x: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..x.len()].copy_from_slice(x);
-        u64::from_le_bytes(w)
-    };
-    let (width, mag, inf) = match dtype {
-        T::Float16 => (2, 0x7fff, 0x7c00),
-        T::BFloat16 => (2, 0x7fff, 0x7f80),
-        T::Float32 | T::Complex64 => (4, 0x7fff_ffff, 0x7f80_0000),
-        T::Float64 | T::Complex128 => (8, (1u64 << 63) - 1, 0x7ff0_0000_0000_0000),
-        _ => return a == b,
-    };
-    let (mut eq, mut na, mut nb) = (true, false, false);
-    for k in 0..a.len() / width {
-        let r = k * width..(k + 1) * width;
-        let (e, x, y) = part(word(&a[r.clone()]), word(&b[r]), mag, inf);
-        eq &= e;
-        na |= x;
-        nb |= y;
-    }
-    eq || (equal_nan && na && nb)
-}
-
-/// A stream compaction (`numpy.compress`, `a[mask]`, `unique`'s run starts): the elements of
-/// each source that [`Keep`] keeps, in order, written densely to that source's output.
+/// A stream compaction (`numpy.compress`, `a[mask]`): the elements of each source where a
+/// bool mask is true, in order, written densely to that source's output.
 #[derive(Clone, Debug)]
 pub struct CompressCall<'a> {
-    /// Which elements are kept.
-    pub keep: Keep<'a>,
+    /// The mask: bool, C-contiguous 1-D of `n` elements.
+    pub mask: Operand<'a>,
     /// Up to four sources, each C-contiguous 1-D of `n` elements of any dtype, or `None` for
     /// the element's position (`0..n`, written as int64).
     pub sources: &'a [Option<Operand<'a>>],
     /// One output per source, C-contiguous 1-D of `count` elements (the source's dtype; int64
     /// for a position).
     pub outputs: &'a [Operand<'a>],
-    /// The number of kept elements, counted by the caller (the outputs' length).
+    /// The number of true elements of the mask, counted by the caller (the outputs' length).
     pub count: usize,
 }
 
 impl CompressCall<'_> {
-    /// The shape checks every backend makes: a C-contiguous 1-D mask (bool) or sorted array,
-    /// one output per source, each source C-contiguous 1-D of the same length, each output
-    /// C-contiguous 1-D of `count` elements of its source's dtype (int64 for a position).
-    /// Returns the length.
+    /// The shape checks every backend makes: a C-contiguous 1-D mask, one output per source,
+    /// each source C-contiguous 1-D of the mask's length, each output C-contiguous 1-D of
+    /// `count` elements of its source's dtype (int64 for a position). Returns the mask's length.
     ///
     /// # Errors
     /// `InvalidArgument` naming `compress` and the offending shapes or dtypes.
     pub fn check_shapes(&self) -> crate::Result<usize> {
         let op = "compress";
         let flat = |l: &crate::Layout| l.shape.len() == 1 && l.is_c_contiguous();
-        let keep = self.keep.operand();
-        let ml = &keep.layout;
-        let is_mask = matches!(self.keep, Keep::Mask(_));
-        if !flat(ml) || (is_mask && keep.buffer.dtype() != crate::DType::Bool) {
+        let ml = &self.mask.layout;
+        if !flat(ml) || self.mask.buffer.dtype() != crate::DType::Bool {
             return Err(crate::Error::invalid(
                 op,
                 format!(
-                    "the {} must be C-contiguous 1-D{} (got {:?} {})",
-                    if is_mask { "mask" } else { "sorted array" },
-                    if is_mask { " bool" } else { "" },
-                    ml.shape,
-                    keep.buffer.dtype()
+                    "the mask must be C-contiguous 1-D bool (got {:?})",
+                    ml.shape
                 ),
             ));
         }
@@ -380,68 +313,4 @@ pub struct SelectCall<'a> {
     pub kth: &'a [usize],
     /// Output, C-contiguous layout shape `[batch, kth.len()]`, the keys' dtype.
     pub out: Operand<'a>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::elements_equal;
-    use crate::DType;
-
-    fn eq32(a: f32, b: f32, equal_nan: bool) -> bool {
-        elements_equal(
-            DType::Float32,
-            &a.to_le_bytes(),
-            &b.to_le_bytes(),
-            equal_nan,
-        )
-    }
-
-    /// NumPy's `unique` equalities: `-0.0 == 0.0`, NaN equal to NaN only with `equal_nan`
-    /// (whatever its payload), complex NaN in either part, integers by their bits.
-    #[test]
-    fn run_start_equality_is_numpys() {
-        assert!(eq32(-0.0, 0.0, false));
-        assert!(!eq32(1.0, f32::from_bits(0x3f80_0001), true));
-        assert!(!eq32(f32::NAN, f32::NAN, false));
-        assert!(eq32(f32::NAN, f32::from_bits(0xffc0_0001), true));
-        assert!(!eq32(f32::NAN, f32::INFINITY, true));
-        assert!(eq32(f32::INFINITY, f32::INFINITY, false));
-        let h = |x: u16| x.to_le_bytes();
-        assert!(elements_equal(DType::Float16, &h(0x8000), &h(0), false));
-        assert!(!elements_equal(
-            DType::Float16,
-            &h(0x7e00),
-            &h(0x7e00),
-            false
-        ));
-        assert!(elements_equal(
-            DType::BFloat16,
-            &h(0x7fc0),
-            &h(0xffc1),
-            true
-        ));
-        let c = |re: f64, im: f64| [re.to_le_bytes(), im.to_le_bytes()].concat();
-        let c128 = DType::Complex128;
-        assert!(elements_equal(
-            c128,
-            &c(1.0, f64::NAN),
-            &c(f64::NAN, 2.0),
-            true
-        ));
-        assert!(!elements_equal(
-            c128,
-            &c(1.0, f64::NAN),
-            &c(1.0, f64::NAN),
-            false
-        ));
-        assert!(elements_equal(c128, &c(-0.0, 0.0), &c(0.0, -0.0), false));
-        assert!(!elements_equal(c128, &c(1.0, 2.0), &c(1.0, 3.0), true));
-        assert!(!elements_equal(
-            DType::Int32,
-            &(-1i32).to_le_bytes(),
-            &1i32.to_le_bytes(),
-            true
-        ));
-        assert!(elements_equal(DType::Bool, &[1], &[1], false));
-    }
 }

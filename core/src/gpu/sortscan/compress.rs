@@ -29,75 +29,6 @@ pub struct CompressArgs {
     pub ntiles: i64,
     /// The outputs' length (no element is written at or past it).
     pub count: i64,
-    /// With `key_kind`: the sorted elements whose run starts are kept (the mask unused).
-    pub keys: u64,
-    /// 0: the mask; else [`KeyKind`] as an integer (scan.cu's `HK_KEY_*`).
-    pub key_kind: i64,
-    /// With `key_kind`: 1 where NaNs equal one another.
-    pub equal_nan: i64,
-}
-
-/// How scan.cu's `compress_keep` compares two elements of a sorted array (`HK_KEY_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(i64)]
-pub enum KeyKind {
-    /// 1-byte integers and bool: their bits.
-    Bits8 = 1,
-    /// 2-byte integers: their bits.
-    Bits16 = 2,
-    /// 4-byte integers: their bits.
-    Bits32 = 3,
-    /// 8-byte integers: their bits.
-    Bits64 = 4,
-    /// float16 as numbers.
-    Float16 = 5,
-    /// bfloat16 as numbers.
-    BFloat16 = 6,
-    /// float32 as numbers.
-    Float32 = 7,
-    /// float64 as numbers.
-    Float64 = 8,
-    /// complex64: both float32 parts.
-    Complex64 = 9,
-    /// complex128: both float64 parts.
-    Complex128 = 10,
-}
-
-impl KeyKind {
-    /// The class of `dtype`'s elements.
-    pub fn of(dtype: crate::DType) -> KeyKind {
-        use crate::DType as T;
-        match dtype {
-            T::Float16 => KeyKind::Float16,
-            T::BFloat16 => KeyKind::BFloat16,
-            T::Float32 => KeyKind::Float32,
-            T::Float64 => KeyKind::Float64,
-            T::Complex64 => KeyKind::Complex64,
-            T::Complex128 => KeyKind::Complex128,
-            t => match t.itemsize() {
-                1 => KeyKind::Bits8,
-                2 => KeyKind::Bits16,
-                4 => KeyKind::Bits32,
-                _ => KeyKind::Bits64,
-            },
-        }
-    }
-}
-
-/// Which elements [`launch_compress`] keeps (device addresses).
-#[derive(Clone, Copy, Debug)]
-pub enum KeepAt {
-    /// Where the bool mask at this address is true.
-    Mask(u64),
-    /// The run starts of the sorted elements at `keys`.
-    RunStarts {
-        /// The sorted elements' first.
-        keys: u64,
-        /// Their class.
-        kind: KeyKind,
-        /// Whether NaNs equal one another.
-        equal_nan: bool,
-    },
 }
 
 impl CompressArgs {
@@ -112,23 +43,20 @@ impl CompressArgs {
             self.offs,
             self.ntiles as u64,
             self.count as u64,
-            self.keys,
-            self.key_kind as u64,
-            self.equal_nan as u64,
         ]);
         w.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
 }
 
-/// Queues the compaction of `n` elements kept by `keep`: for each `(source, width, output)`
+/// Queues the compaction of `n` mask elements at `mask`: for each `(source, width, output)`
 /// (source 0: the positions, width 8), the kept elements written densely from `output`, at
-/// most `count` of them (the number of kept elements).
+/// most `count` of them (the number of true mask elements).
 ///
 /// # Errors
 /// `InvalidArgument` for more than [`COMPRESS_SOURCES`] sources; launch errors.
 pub fn launch_compress(
     l: &dyn Launcher,
-    keep: KeepAt,
+    mask: u64,
     n: usize,
     count: usize,
     sources: &[(u64, usize, u64)],
@@ -145,24 +73,13 @@ pub fn launch_compress(
     let ntiles = n.div_ceil(COMPRESS_TILE);
     let (_offs, offs) = l.temp(crate::DType::UInt64, ntiles)?;
     let mut a = CompressArgs {
+        mask,
         n: n as i64,
         offs,
         ntiles: ntiles as i64,
         count: count as i64,
         ..CompressArgs::default()
     };
-    match keep {
-        KeepAt::Mask(m) => a.mask = m,
-        KeepAt::RunStarts {
-            keys,
-            kind,
-            equal_nan,
-        } => {
-            a.keys = keys;
-            a.key_kind = kind as i64;
-            a.equal_nan = equal_nan as i64;
-        }
-    }
     for (k, &(src, width, dst)) in sources.iter().enumerate() {
         a.src[k] = src;
         a.width[k] = width as i64;
@@ -179,9 +96,9 @@ pub fn launch_compress(
 /// `Backend::compress` of a C++ GPU backend: checks the call, then [`launch_compress`].
 ///
 /// # Errors
-/// `InvalidArgument` naming `compress` for a mask that is not bool, 1-D and C-contiguous (or
-/// a sorted array that is not 1-D and C-contiguous), sources or outputs of other lengths,
-/// dtypes or layouts, or too many of them; foreign buffers; launch errors.
+/// `InvalidArgument` naming `compress` for a mask that is not bool, 1-D and C-contiguous,
+/// sources or outputs of other lengths, dtypes or layouts, or too many of them; foreign
+/// buffers; launch errors.
 pub fn compress<D: crate::gpu::launch::GpuDriver>(
     be: &D,
     call: &crate::backend::CompressCall<'_>,
@@ -190,19 +107,8 @@ pub fn compress<D: crate::gpu::launch::GpuDriver>(
     use crate::DType;
     let op = "compress";
     let n = call.check_shapes()?;
-    let keep = match &call.keep {
-        crate::backend::Keep::Mask(m) => {
-            KeepAt::Mask(check_operand(be, op, m, DType::Bool)?.at(m.layout.offset))
-        }
-        crate::backend::Keep::RunStarts { sorted, equal_nan } => {
-            let dt = sorted.buffer.dtype();
-            KeepAt::RunStarts {
-                keys: check_operand(be, op, sorted, dt)?.at(sorted.layout.offset),
-                kind: KeyKind::of(dt),
-                equal_nan: *equal_nan,
-            }
-        }
-    };
+    let ml = &call.mask.layout;
+    let m = check_operand(be, op, &call.mask, DType::Bool)?;
     let mut plan = vec![];
     for (s, o) in call.sources.iter().zip(call.outputs) {
         let (src, dt) = match s {
@@ -219,5 +125,5 @@ pub fn compress<D: crate::gpu::launch::GpuDriver>(
         return Ok(());
     }
     be.activate()?;
-    launch_compress(be, keep, n, call.count, &plan)
+    launch_compress(be, m.at(ml.offset), n, call.count, &plan)
 }

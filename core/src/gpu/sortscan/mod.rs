@@ -415,9 +415,7 @@ impl HkModule {
 mod compress;
 mod plan;
 
-pub use compress::{
-    compress, launch_compress, CompressArgs, KeepAt, KeyKind, COMPRESS_SOURCES, COMPRESS_TILE,
-};
+pub use compress::{compress, launch_compress, CompressArgs, COMPRESS_SOURCES, COMPRESS_TILE};
 
 pub use plan::{
     launch_scan, launch_select, launch_sort, scan, select, select_digits, sort, sort_vmode,
