@@ -57,7 +57,37 @@ fn nan_extreme(name: &str, max: bool, t: DType, opts: &Reduce) -> Result<Kernel>
     }
     no_dtype(name, opts)?;
     let op = if max { BinaryOp::FMax } else { BinaryOp::FMin };
-    Ok((ReduceKernel::simple(name, t, t, op, nan_of(t), t), vec![]))
+    let mut k = ReduceKernel::simple(name, t, t, op, nan_of(t), t);
+    if t.is_complex() {
+        // NumPy's fmax.reduce returns the first NaN of an all-NaN slice (`nan+0j`, not a NaN
+        // of our making): the identity is `nan + MAX j` (MAX the largest finite real), recognised by value and passed over by
+        // the combine, so a backend's empty partials never win over an element. (An element
+        // that is itself `nan + MAX j` is passed over too: it is returned only where nothing else
+        // is there, and then the value is the same.)
+        let r = match t {
+            DType::Complex64 => DType::Float32,
+            _ => DType::Float64,
+        };
+        k.identity = vec![match t {
+            DType::Complex64 => Scalar::Complex64(Complex::new(f32::NAN, f32::MAX)),
+            _ => Scalar::Complex128(Complex::new(f64::NAN, f64::MAX)),
+        }];
+        let (a, b) = (Expr::var(0, t), Expr::var(1, t));
+        let is_identity = Expr::binary(
+            BinaryOp::And,
+            Expr::unary(UnaryOp::IsNan, Expr::unary(UnaryOp::Real, a.clone())),
+            Expr::binary(
+                BinaryOp::Eq,
+                Expr::unary(UnaryOp::Imag, a.clone()),
+                Expr::constant(match r {
+                    DType::Float32 => Scalar::Float32(f32::MAX),
+                    _ => Scalar::Float64(f64::MAX),
+                }),
+            ),
+        );
+        k.combine = vec![Expr::select(is_identity, b.clone(), Expr::binary(op, a, b))];
+    }
+    Ok((k, vec![]))
 }
 
 /// `nanmean`: [`super::averages::mean_pair`] skipping NaN (integers: `mean`).
@@ -84,6 +114,10 @@ fn nan_moment(name: &str, which: Moment, t: DType, opts: &Reduce) -> Result<Kern
         .zip(&k.identity)
         .map(|(e, &id)| Expr::select(keep.clone(), e.clone(), Expr::constant(id)))
         .collect();
+    // A NaN element maps to the identity, not to one element: the fold (Welford's update,
+    // which takes each mapped element as a count of one) would count it. (The cpu backend
+    // does not fold, so only the GPU backends gave NaN here.)
+    k.fold.clear();
     let f = k.params[0];
     let dof = Expr::binary(
         BinaryOp::Sub,
