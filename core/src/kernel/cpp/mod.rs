@@ -126,3 +126,5 @@ pub fn entry_name(name: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_complex;
