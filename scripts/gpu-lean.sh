@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A lean H100/H200 call (~5 min) after a partial staging (the facade and crate test binaries and examples/bench in
-# .gpu/bin.tar.gz, scripts/gpu-paths.sh and scripts/gpu-mini-peers.py copied into .gpu/); carry [".gpu"], run
+# .gpu/bin.tar.gz, scripts/gpu-paths.sh, gpu-mini-peers.py and gpu-report.py copied into .gpu/); carry [".gpu"], run
 #   bash .gpu/gpu-lean.sh
 # The cuda facade (graphs alone, one thread), random:: on cpu and cuda together (bit identity), the cuda
 # crate's tests, the bench's sort/unique/random/mask/gather cases beside CuPy and PyTorch, then ncu's
@@ -23,33 +23,8 @@ grep -A15 -E "^---- .* stdout ----" $L/cuda_tests.txt | cut -c1-240 | head -40
 s bench
 timeout 90 bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,argsort_f32,sort_f32_2^26,mask_assign,gather,randn_f32,rand_f32,random_f32" >$OUT/bench_cuda.jsonl 2>$L/bench.err; echo "cuda bench rc=$?"
 PYTHONUNBUFFERED=1 timeout 100 python3 .gpu/gpu-mini-peers.py >$OUT/peers.jsonl 2>$L/peers.err; echo "peers rc=$?"; tail -1 $L/peers.err | cut -c1-200
-python3 - <<'PY'
-import json, os
-out = os.environ["OUT"]; rows = {}
-for f, lib in [("bench_cuda.jsonl", "cuda"), ("peers.jsonl", None)]:
-    try:
-        for l in open(os.path.join(out, f)):
-            try: r = json.loads(l)
-            except ValueError: continue
-            if "case" not in r: continue
-            rows.setdefault(r["case"], {})[lib or r.get("lib", "?")] = r.get("error") or r.get("ms", "?")
-    except FileNotFoundError: pass
-for k in sorted(rows):
-    print("%-34s " % k + " ".join("%s=%s" % (a, ("%.4g" % b) if isinstance(b, (int, float)) else str(b)[:80]) for a, b in sorted(rows[k].items())))
-PY
-cat > /tmp/agg.py <<'PY'
-import csv, sys, statistics, collections
-d = collections.defaultdict(list); order = []
-lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
-for r in csv.DictReader(lines):
-    k = r.get("Kernel Name", "?")[:70]
-    if k not in d: order.append(k)
-    u = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(r.get("Metric Unit", ""), 1e-3)
-    try: d[k].append(float(r["Metric Value"].replace(",", "")) * u)
-    except (KeyError, ValueError): pass
-for k in order: print("%-70s n=%3d median %.1f us  min %.1f max %.1f" % (k, len(d[k]), statistics.median(d[k]) if d[k] else -1, min(d[k]), max(d[k])))
-PY
+python3 .gpu/gpu-report.py table $OUT
 s ncu library
-CUPY_TEST_BACKENDS=cuda timeout 70 ncu --target-processes all --clock-control none --csv --metrics gpu__time_duration.sum bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,sort_f32_2^26,randn_f32" > $OUT/ncu.csv 2>$L/ncu.err; echo "ncu rc=$?"; python3 /tmp/agg.py $OUT/ncu.csv
+CUPY_TEST_BACKENDS=cuda timeout 70 ncu --target-processes all --clock-control none --csv --metrics gpu__time_duration.sum bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,sort_f32_2^26,randn_f32" > $OUT/ncu.csv 2>$L/ncu.err; echo "ncu rc=$?"; python3 .gpu/gpu-report.py ncu $OUT/ncu.csv
 tar czf $OUT/logs.tgz -C $OUT logs && rm -rf $L
 s end

@@ -14,7 +14,7 @@ find "$t/tests" -type f ! -name 'all-*' ! -name 'cupy_core-*' ! -name 'cupy_cuda
 find "$t/examples" -type f ! -name bench ! -name overlap ! -name allreduce -delete
 tar -C "$t" -czf .gpu/bin.tar.gz tests examples
 rm -rf "$t"
-cp scripts/gpu-session.sh scripts/gpu-check.sh scripts/gpu-wgpu-bench.sh scripts/gpu-gemm-variants.sh scripts/gpu-paths.sh .gpu/
+cp scripts/gpu-session.sh scripts/gpu-check.sh scripts/gpu-lean.sh scripts/gpu-sort-profile.sh scripts/gpu-wgpu-bench.sh scripts/gpu-gemm-variants.sh scripts/gpu-paths.sh scripts/gpu-mini-peers.py scripts/gpu-report.py .gpu/
 # The test binaries read goldens and docs through the path they were built in
 # (CARGO_MANIFEST_DIR): the GPU scripts link that path to the carried tree when it is missing there.
 pwd >.gpu/built_in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sort, unique and randn on cuda, measured apart (after a partial staging of the facade test binary and
 # examples/bench into .gpu/bin.tar.gz, or ../shared/scripts/gpu-stage.sh; run with carry [".gpu"] and
-#   bash .gpu/gpu-sort-profile.sh   (copy it into .gpu/ first, as gpu-session.sh).
+#   bash .gpu/gpu-sort-profile.sh   (scripts/gpu-prune.sh copies it, gpu-report.py and gpu-mini-peers.py into .gpu/).
 # The cuda facade (graphs alone, one thread), random:: on cpu and cuda together (bit identity), the
 # sort harness (hip-kernels/bench) in the default build and with HK_SORT_GHL=1, the bench beside CuPy
 # and PyTorch, then ncu: per-kernel times of the library's sort/unique/randn, of the harness beside
@@ -26,37 +26,12 @@ for name in base ghl1; do grep -A4 "entry function 'cupy_sort_tinit_float32'" /t
 s bench
 timeout 90 bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,argsort_f32,sort_f32_2^26,mask_assign,gather,randn_f32,rand_f32,random_f32" >$OUT/bench_cuda.jsonl 2>$L/bench.err; echo "cuda bench rc=$?"
 PYTHONUNBUFFERED=1 timeout 100 python3 scripts/gpu-mini-peers.py >$OUT/peers.jsonl 2>/tmp/p.err; echo "peers rc=$?"; tail -1 /tmp/p.err | cut -c1-200
-python3 - <<'PY'
-import json, os
-out = os.environ["OUT"]; rows = {}
-for f, lib in [("bench_cuda.jsonl", "cuda"), ("peers.jsonl", None)]:
-    try:
-        for l in open(os.path.join(out, f)):
-            try: r = json.loads(l)
-            except ValueError: continue
-            if "case" not in r: continue
-            rows.setdefault(r["case"], {})[lib or r.get("lib", "?")] = r.get("error") or r.get("ms", "?")
-    except FileNotFoundError: pass
-for k in sorted(rows):
-    print("%-34s " % k + " ".join("%s=%s" % (a, ("%.4g" % b) if isinstance(b, (int, float)) else str(b)[:80]) for a, b in sorted(rows[k].items())))
-PY
-cat > /tmp/agg.py <<'PY'
-import csv, sys, statistics, collections
-d = collections.defaultdict(list); order = []
-lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
-for r in csv.DictReader(lines):
-    k = r.get("Kernel Name", "?")[:70]
-    if k not in d: order.append(k)
-    u = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(r.get("Metric Unit", ""), 1e-3)
-    try: d[k].append(float(r["Metric Value"].replace(",", "")) * u)
-    except (KeyError, ValueError): pass
-for k in order: print("%-70s n=%3d median %.1f us  min %.1f max %.1f" % (k, len(d[k]), statistics.median(d[k]) if d[k] else -1, min(d[k]), max(d[k])))
-PY
+python3 .gpu/gpu-report.py table $OUT
 s ncu library
 export CUPY_TEST_BACKENDS=cuda
-timeout 80 ncu --target-processes all --clock-control none --csv --metrics gpu__time_duration.sum bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,sort_f32_2^26,randn_f32" > $OUT/ncu.csv 2>$L/ncu.err; echo "ncu rc=$?"; python3 /tmp/agg.py $OUT/ncu.csv
+timeout 80 ncu --target-processes all --clock-control none --csv --metrics gpu__time_duration.sum bash .gpu/run.sh examples/bench --backend cuda --only "unique_f32,sort_f32_2^26,randn_f32" > $OUT/ncu.csv 2>$L/ncu.err; echo "ncu rc=$?"; python3 .gpu/gpu-report.py ncu $OUT/ncu.csv
 s ncu harness incl CUB
-timeout 90 ncu --clock-control none --csv --metrics gpu__time_duration.sum /tmp/sh_base 26 > $OUT/hncu.csv 2>/dev/null; echo "harness ncu rc=$?"; python3 /tmp/agg.py $OUT/hncu.csv
+timeout 90 ncu --clock-control none --csv --metrics gpu__time_duration.sum /tmp/sh_base 26 > $OUT/hncu.csv 2>/dev/null; echo "harness ncu rc=$?"; python3 .gpu/gpu-report.py ncu $OUT/hncu.csv
 s ncu stalls pass0 vs pass1
 timeout 60 ncu --clock-control none --csv --metrics "gpu__time_duration.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,lts__t_sector_hit_rate.pct,smsp__inst_executed.sum" -k regex:onesweepk --launch-count 2 /tmp/sh_base 26 > $OUT/stall.csv 2>/dev/null; echo "stall ncu rc=$?"
 python3 - <<'PY'
