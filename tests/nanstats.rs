@@ -128,6 +128,26 @@ fn reduce_keywords() {
             if !f(a.max()?)?[0].is_nan() {
                 return Err("max propagates NaN".to_string().into());
             }
+            // An infinite element makes NumPy's `x - mean` NaN: np.var([1, 1, inf]),
+            // np.var([-inf, 7]), np.std([inf]) and np.nanvar([1, inf, nan]) are all nan, and
+            // np.nanvar([1, nan, 2]) = 0.25 (the NaN counted out of the mean too).
+            for (v, nan_version) in [
+                (vec![1.0, 1.0, f64::INFINITY], false),
+                (vec![f64::NEG_INFINITY, 7.0], false),
+                (vec![f64::INFINITY], false),
+                (vec![1.0, f64::INFINITY, f64::NAN], true),
+            ] {
+                let x = Array::from_slice_on(&dev, &v, &[v.len()])?;
+                let r = if nan_version { x.nanvar()? } else { x.var()? };
+                let sd = if nan_version { x.nanstd()? } else { x.std()? };
+                if !(f(r)?[0].is_nan() && f(sd)?[0].is_nan()) {
+                    return Err(format!("var/std of {v:?} is not nan").into());
+                }
+            }
+            let x = Array::from_slice_on(&dev, &[1.0f64, f64::NAN, 2.0], &[3])?;
+            if f(x.nanvar()?)? != vec![0.25] {
+                return Err("nanvar([1, nan, 2])".to_string().into());
+            }
             // np.ptp(a, axis=1) = [nan, 7]
             let p = f(a.ptp_axis(1)?)?;
             if !(p[0].is_nan() && p[1] == 7.0) {

@@ -370,7 +370,9 @@ impl Generator {
         for i in 0..d {
             for j in 0..i {
                 let (a, b) = (cov[i * d + j], cov[j * d + i]);
-                if !((a - b).abs() <= 1e-8 + 1e-5 * b.abs()) {
+                // (NaN entries are not close either)
+                let close = (a - b).abs() <= 1e-8 + 1e-5 * b.abs();
+                if !close {
                     return Err(Error::invalid(
                         op,
                         format!(

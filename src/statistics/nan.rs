@@ -124,8 +124,14 @@ fn nan_moment(name: &str, which: Moment, t: DType, opts: &Reduce) -> Result<Kern
         Expr::var(0, DType::Int64).cast(f),
         Expr::param(0, f),
     );
+    let mt = k.acc[1];
     let var = Expr::select(
-        Expr::binary(BinaryOp::Gt, dof.clone(), Expr::constant(Scalar::zero(f))),
+        Expr::binary(
+            BinaryOp::And,
+            Expr::binary(BinaryOp::Gt, dof.clone(), Expr::constant(Scalar::zero(f))),
+            // an infinite element: NumPy's `x - mean` is NaN
+            Expr::unary(UnaryOp::IsFinite, Expr::var(1, mt)),
+        ),
         Expr::binary(BinaryOp::Div, Expr::var(2, f), dof),
         Expr::constant(nan_of(f)),
     );

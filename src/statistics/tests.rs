@@ -146,3 +146,91 @@ fn hiprtc_compiles_every_statistics_kernel() {
         );
     }
 }
+
+/// A kernel's `fold` (what the C++ backends run in each thread's loop, and the cpu and wgpu
+/// never do) must give what `combine` gives when `b` is one mapped element: the cpu backend
+/// runs each kernel with `combine` replaced by its `fold` over three elements (below eight it
+/// folds them in order, each into the running value) and the result must equal the plain
+/// kernel's, for values with NaN, infinities, signed zeros and ties. (The fold of `nanvar` once counted its NaN
+/// elements, which map to the identity, as elements: CUDA alone gave NaN.)
+#[test]
+fn folds_agree_with_combines_on_one_element() {
+    use crate::array::Array;
+    use crate::statistics::reduction::{reduce_with, Axes};
+    use cupy_core::BackendKind;
+    let dev = crate::Device::get(BackendKind::Cpu, 0).expect("the cpu device");
+    let triples = [
+        [1.5, f64::NAN, 2.0],
+        [f64::NAN, 2.0, -3.0],
+        [f64::NAN, f64::NAN, f64::NAN],
+        [-0.0, 0.0, -0.0],
+        [3.0, 3.0, 1.0],
+        [f64::NEG_INFINITY, 7.0, 1.0],
+        [1.0, 1.0, f64::INFINITY],
+        [2.0, -1.0, 0.25],
+    ];
+    let mut checked = 0;
+    let mut failures = vec![];
+    for r in super::all_reductions() {
+        for &t in DType::ALL.iter() {
+            let Ok((k, params)) = r.kernel(t, 2) else {
+                continue;
+            };
+            let mut variants = vec![(k.clone(), false)];
+            if r.takes("where") {
+                variants.push((masked(k.clone()), true));
+            }
+            for (k, with_mask) in variants {
+                if k.fold.is_empty() {
+                    continue;
+                }
+                let tol = match k.output {
+                    DType::Float16 | DType::BFloat16 | DType::Complex64 | DType::Float32 => 1e-3,
+                    _ => 1e-12,
+                };
+                let mut by_fold = k.clone();
+                by_fold.combine = k.fold.clone();
+                by_fold.fold.clear();
+                for host in &triples {
+                    let a = Array::from_slice_on(&dev, host, &[3])
+                        .and_then(|a| a.astype(t))
+                        .expect("input");
+                    let keep = [true, !host[1].is_nan(), true];
+                    let m = Array::from_slice_on(&dev, &keep, &[3]).expect("mask");
+                    let ins: Vec<&Array> = if with_mask { vec![&a, &m] } else { vec![&a] };
+                    let run = |k: &ReduceKernel| {
+                        reduce_with(r.name(), k, params.clone(), &ins, &Axes::All, false)
+                    };
+                    let (Ok(want), Ok(got)) = (run(&k), run(&by_fold)) else {
+                        continue;
+                    };
+                    // bit for bit, or part by part both NaN or within a few roundings (Welford's
+                    // update and Chan's merge round differently)
+                    let parts = |o: &Array| -> Vec<f64> {
+                        let c = o.astype(DType::Complex128).expect("complex copy");
+                        let v = c.to_vec::<num_complex::Complex<f64>>().expect("read");
+                        v.iter().flat_map(|z| [z.re, z.im]).collect()
+                    };
+                    let same = want.to_bytes().ok() == got.to_bytes().ok()
+                        || parts(&want).iter().zip(parts(&got)).all(|(a, b)| {
+                            a == &b
+                                || (a.is_nan() && b.is_nan())
+                                || (a - b).abs() <= tol * a.abs().max(b.abs())
+                        });
+                    if !same {
+                        failures.push(format!(
+                            "{} of {t}{}: fold and combine differ on {host:?}: {:?} and {:?}",
+                            r.name(),
+                            if with_mask { " with where=" } else { "" },
+                            parts(&want),
+                            parts(&got)
+                        ));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 50, "only {checked} fold checks ran");
+}

@@ -181,7 +181,8 @@ pub fn moments_acc_dtype(input: DType) -> DType {
 /// (the sum of `|x - mean|^2`), combined as Chan, Golub and LeVeque:
 /// `delta = mean_b - mean_a`, `n = n_a + n_b`, `mean = mean_a + delta * n_b / n`,
 /// `M2 = M2_a + M2_b + |delta|^2 * n_a * n_b / n`. A side with `n = 0` (the identity) is
-/// passed through exactly, so the fold's grouping never adds rounding of empty partials.
+/// passed through exactly, so the fold's grouping never adds rounding of empty partials. A
+/// mean that is not finite (an infinite or NaN element) gives NaN, as NumPy's `x - mean`.
 pub fn moments(input: DType, which: Moment) -> ReduceKernel {
     let f = moments_acc_dtype(input);
     let mt = if input.is_complex() { complex_of(f) } else { f };
@@ -228,7 +229,13 @@ pub fn moments(input: DType, which: Moment) -> ReduceKernel {
         bin(B::Sub, Expr::var(0, it).cast(f), Expr::param(0, f)),
         fzero,
     );
-    let var = bin(B::Div, Expr::var(2, f), dof);
+    // NumPy's `x - mean` is NaN wherever the mean is not finite (an infinite element): the
+    // variance is NaN then, where the merge's M2 may be infinite.
+    let var = Expr::select(
+        Expr::unary(U::IsFinite, Expr::var(1, mt)),
+        bin(B::Div, Expr::var(2, f), dof),
+        Expr::constant(Scalar::Float64(f64::NAN).cast(f)),
+    );
     // The fold (real input): Welford's update with the element x = mean_b (n_b = 1, M2_b = 0):
     // n = n_a + 1, mean = mean_a + (x - mean_a) / n, M2 = M2_a + (x - mean_a)(x - mean).
     // From the identity it gives (1, x, 0) exactly. Complex input keeps the merge.
