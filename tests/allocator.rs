@@ -7,6 +7,16 @@ use cupy::{Array, BackendKind, DType, Device, Error, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// Held by the tests that set the process-wide allocator or assert that none is set: the
+/// process allocator is seen by every test thread, so `get_allocator().is_none()` after a
+/// `using_allocator` block raced with `process_allocator_and_thread_override` (it failed with
+/// `CUPY_TEST_BACKENDS=cpu` alone, where the tests run closer together).
+static PROCESS_ALLOCATOR: Mutex<()> = Mutex::new(());
+
+fn process_allocator_lock() -> std::sync::MutexGuard<'static, ()> {
+    PROCESS_ALLOCATOR.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Hands out blocks of one backing array (allocated from the pool before the allocator is used),
 /// 256-byte aligned, and logs every call.
 struct Arena {
@@ -81,6 +91,7 @@ impl Allocator for Decline {
 
 #[test]
 fn user_allocator_serves_arrays_and_gets_every_block_back() {
+    let _serial = process_allocator_lock();
     for shared in common::backends() {
         // A private instance: the pool counters checked below are not shared with other tests.
         let dev = crate::memory::private(shared.kind());
@@ -158,6 +169,7 @@ fn user_allocator_serves_arrays_and_gets_every_block_back() {
 /// (A declining allocator, so tests running beside this one still get pool memory.)
 #[test]
 fn process_allocator_and_thread_override() {
+    let _serial = process_allocator_lock();
     let decline = Arc::new(Decline(AtomicUsize::new(0)));
     let as_dyn: Arc<dyn Allocator> = decline.clone();
     set_allocator(Some(as_dyn.clone()));

@@ -367,18 +367,30 @@ pub fn select(cond: &Col<'_>, a: &Col<'_>, b: &Col<'_>) -> Result<Col<'static>, 
     }
     let D::V(c) = c else { unreachable!() };
     fn sel<T: Copy + 'static>(c: &[u8], a: &D<'_, T>, b: &D<'_, T>) -> D<'static, T> {
-        D::V(Cow::Owned(match (a, b) {
-            (D::V(a), D::V(b)) => c
-                .iter()
-                .zip(a.iter().zip(b.iter()))
-                .map(|(&c, (&a, &b))| if c != 0 { a } else { b })
-                .collect(),
-            _ => c
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| if c != 0 { a.get(i) } else { b.get(i) })
-                .collect(),
-        }))
+        // Both arms read unconditionally and picked by index, so the loops have no branch on
+        // the (often random: a sign, a rejection) condition; a uniform arm is one value.
+        let n = c.len();
+        let pick = |c: u8, a: T, b: T| [b, a][(c != 0) as usize];
+        let mut out = Vec::with_capacity(n);
+        match (a, b) {
+            (D::V(a), D::V(b)) => {
+                let n = n.min(a.len()).min(b.len());
+                let (c, a, b) = (&c[..n], &a[..n], &b[..n]);
+                out.extend((0..n).map(|i| pick(c[i], a[i], b[i])));
+            }
+            (D::V(a), D::U(b)) => {
+                let n = n.min(a.len());
+                let (c, a) = (&c[..n], &a[..n]);
+                out.extend((0..n).map(|i| pick(c[i], a[i], *b)));
+            }
+            (D::U(a), D::V(b)) => {
+                let n = n.min(b.len());
+                let (c, b) = (&c[..n], &b[..n]);
+                out.extend((0..n).map(|i| pick(c[i], *a, b[i])));
+            }
+            (D::U(a), D::U(b)) => out.extend(c.iter().map(|&c| pick(c, *a, *b))),
+        }
+        D::V(Cow::Owned(out))
     }
     Ok(match (a, b) {
         (Col::B(x), Col::B(y)) => Col::B(sel(c, x, y)),

@@ -156,6 +156,31 @@ impl RawView {
         ) {
             let p = r.ptr as *mut S;
             let len = r.len as u64;
+            // Plain stores of a whole column (the random samplers' lanes): no per-lane match on
+            // the mask, the operation or the columns' variants.
+            if let (None, None, D::V(ix)) = (mask, f, ix) {
+                let ix = &ix[..n.min(ix.len())];
+                match v {
+                    D::V(v) => {
+                        for (j, &i) in ix.iter().enumerate().take(v.len()) {
+                            if (i as u64) < len {
+                                // SAFETY: as below.
+                                unsafe { p.add(i as usize).write(store(v[j])) };
+                            }
+                        }
+                    }
+                    D::U(x) => {
+                        let s = store(*x);
+                        for &i in ix {
+                            if (i as u64) < len {
+                                // SAFETY: as below.
+                                unsafe { p.add(i as usize).write(s) };
+                            }
+                        }
+                    }
+                }
+                return;
+            }
             for j in 0..n {
                 if mask.is_some_and(|m| m[j] == 0) {
                     continue;
