@@ -60,18 +60,22 @@ fn nan_extreme(name: &str, max: bool, t: DType, opts: &Reduce) -> Result<Kernel>
     let mut k = ReduceKernel::simple(name, t, t, op, nan_of(t), t);
     if t.is_complex() {
         // NumPy's fmax.reduce returns the first NaN of an all-NaN slice (`nan+0j`, not a NaN
-        // of our making): the identity is `nan + MAX j` (MAX the largest finite real), recognised by value and passed over by
-        // the combine, so a backend's empty partials never win over an element. (An element
-        // that is itself `nan + MAX j` is passed over too: it is returned only where nothing else
-        // is there, and then the value is the same.)
-        let r = match t {
-            DType::Complex64 => DType::Float32,
-            _ => DType::Float64,
+        // of our making): the identity is `nan + MAX j` (MAX the largest finite real),
+        // recognised by value and passed over by the combine, so a backend's empty partials
+        // never win over an element. (An element that is itself `nan + MAX j` is passed over
+        // too: it is returned only where nothing else is there, and then the value is the
+        // same.)
+        let (identity, max) = match t {
+            DType::Complex64 => (
+                Scalar::Complex64(Complex::new(f32::NAN, f32::MAX)),
+                Scalar::Float32(f32::MAX),
+            ),
+            _ => (
+                Scalar::Complex128(Complex::new(f64::NAN, f64::MAX)),
+                Scalar::Float64(f64::MAX),
+            ),
         };
-        k.identity = vec![match t {
-            DType::Complex64 => Scalar::Complex64(Complex::new(f32::NAN, f32::MAX)),
-            _ => Scalar::Complex128(Complex::new(f64::NAN, f64::MAX)),
-        }];
+        k.identity = vec![identity];
         let (a, b) = (Expr::var(0, t), Expr::var(1, t));
         let is_identity = Expr::binary(
             BinaryOp::And,
@@ -79,10 +83,7 @@ fn nan_extreme(name: &str, max: bool, t: DType, opts: &Reduce) -> Result<Kernel>
             Expr::binary(
                 BinaryOp::Eq,
                 Expr::unary(UnaryOp::Imag, a.clone()),
-                Expr::constant(match r {
-                    DType::Float32 => Scalar::Float32(f32::MAX),
-                    _ => Scalar::Float64(f64::MAX),
-                }),
+                Expr::constant(max),
             ),
         );
         k.combine = vec![Expr::select(is_identity, b.clone(), Expr::binary(op, a, b))];

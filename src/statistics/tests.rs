@@ -147,12 +147,21 @@ fn hiprtc_compiles_every_statistics_kernel() {
     }
 }
 
+/// A reduction's result as the real and imaginary parts of each element (float64), so results
+/// of any dtype compare part by part.
+fn result_parts(o: &crate::array::Array) -> cupy_core::error::Result<Vec<f64>> {
+    let v = o
+        .astype(DType::Complex128)?
+        .to_vec::<num_complex::Complex<f64>>()?;
+    Ok(v.iter().flat_map(|z| [z.re, z.im]).collect())
+}
+
 /// A kernel's `fold` (what the C++ backends run in each thread's loop, and the cpu and wgpu
 /// never do) must give what `combine` gives when `b` is one mapped element: the cpu backend
 /// runs each kernel with `combine` replaced by its `fold` over three elements (below eight it
 /// folds them in order, each into the running value) and the result must equal the plain
-/// kernel's, for values with NaN, infinities, signed zeros and ties. (The fold of `nanvar` once counted its NaN
-/// elements, which map to the identity, as elements: CUDA alone gave NaN.)
+/// kernel's, for values with NaN, infinities, signed zeros and ties. (The fold of `nanvar` once
+/// counted its NaN elements, which map to the identity, as elements: CUDA alone gave NaN.)
 #[test]
 fn folds_agree_with_combines_on_one_element() {
     use crate::array::Array;
@@ -206,11 +215,7 @@ fn folds_agree_with_combines_on_one_element() {
                     };
                     // bit for bit, or part by part both NaN or within a few roundings (Welford's
                     // update and Chan's merge round differently)
-                    let parts = |o: &Array| -> Vec<f64> {
-                        let c = o.astype(DType::Complex128).expect("complex copy");
-                        let v = c.to_vec::<num_complex::Complex<f64>>().expect("read");
-                        v.iter().flat_map(|z| [z.re, z.im]).collect()
-                    };
+                    let parts = |o: &Array| result_parts(o).expect("read the result");
                     let same = want.to_bytes().ok() == got.to_bytes().ok()
                         || parts(&want).iter().zip(parts(&got)).all(|(a, b)| {
                             a == &b
@@ -264,9 +269,7 @@ fn identities_pass_over_on_both_sides() {
                     let m = Array::from_slice_on(&dev, &keep, &[2])?;
                     let o =
                         reduce_with(r.name(), &k, params.clone(), &[&a, &m], &Axes::All, false)?;
-                    let c = o.astype(DType::Complex128)?;
-                    let v = c.to_vec::<num_complex::Complex<f64>>()?;
-                    Ok(v.iter().flat_map(|z| [z.re, z.im]).collect())
+                    result_parts(&o)
                 };
                 let (Ok(left), Ok(right)) =
                     (run([1.0, x], [false, true]), run([x, 1.0], [true, false]))
