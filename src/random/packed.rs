@@ -10,7 +10,7 @@
 //! depend only on the seed, call number, shape and dtype, as for a one-element-per-thread
 //! launch, so they are the same on every backend.
 
-use super::builder::{lt, u32c, Builder};
+use super::builder::{bool_c, lt, u32c, Builder};
 use super::generator::Generator;
 use super::philox::Stream;
 use crate::array::Array;
@@ -220,20 +220,41 @@ fn build_packed(
     let n_param = Expr::param(first_own + 1, DType::UInt32);
     let item = b.let_(Expr::index().cast(DType::UInt32));
     let l = item_lanes(&mut b, &s, item, lanes, blocks, &items_param, &n_param);
-    let values = build(&mut b, &s, &l)?;
-    if values.len() != lanes {
-        return Err(Error::invalid(op, "packed sampler: one value per lane"));
-    }
+    // Elements grow with the lane, so the item is whole when its last lane is valid: every
+    // item but the last few. Its copy of the body has no per-lane checks (on CUDA those kept
+    // 16 predicates alive through the lanes, spilled to registers and tested again at each
+    // store); the other copy is the general one. The bits are the same either way.
+    let whole = b.let_(lt(l.elements[lanes - 1].clone(), n_param.clone()));
+    let all_valid = Lanes {
+        words: l.words.clone(),
+        elements: l.elements.clone(),
+        valid: vec![bool_c(true); lanes],
+    };
     let out_raw = raw_types.len() - 1;
-    for (q, v) in values.into_iter().enumerate() {
-        let index = l.elements[q].clone().cast(DType::Int64);
-        b.if_(l.valid[q].clone(), |b| {
-            b.push_stmt(Stmt::StoreRaw {
-                raw: out_raw,
-                index,
-                value: v,
-            })
-        });
+    let failed = std::cell::RefCell::new(None);
+    let body = |b: &mut Builder, l: &Lanes, checked: bool| match build(b, &s, l) {
+        Ok(values) if values.len() == lanes => {
+            for (q, v) in values.into_iter().enumerate() {
+                let store = Stmt::StoreRaw {
+                    raw: out_raw,
+                    index: l.elements[q].clone().cast(DType::Int64),
+                    value: v,
+                };
+                if checked {
+                    b.if_(l.valid[q].clone(), |b| b.push_stmt(store));
+                } else {
+                    b.push_stmt(store);
+                }
+            }
+        }
+        Ok(_) => {
+            *failed.borrow_mut() = Some(Error::invalid(op, "packed sampler: one value per lane"))
+        }
+        Err(e) => *failed.borrow_mut() = Some(e),
+    };
+    b.if_else(whole, |b| body(b, &all_valid, false), |b| body(b, &l, true));
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
     }
     let mut params = Stream::params();
     params.extend(extra_types);

@@ -331,12 +331,14 @@ pub(crate) fn ziggurat(
 }
 
 /// Lanes of `zig` per packed item for dtype `t`, the words each takes and the Philox blocks
-/// of an item: float32 16 lanes of one word, float64 8 lanes of two, from four blocks. (Four
-/// blocks, not two: the slow path below costs a group of GPU threads about one pass per item
-/// group whatever the lane count, so more lanes per item spread it over more values.)
+/// of an item: float32 8 lanes of one word from two blocks, float64 8 lanes of two from four.
+/// (Float32 took 16 lanes from four blocks until 2026-12-07: its packed kernel needed 76
+/// registers a thread against 44 for 8 lanes, and took 546 us against 492 for 2^28 normals on
+/// the H100, the slow-lane launch 90 against 88; fewer lanes than 8 spend more of each thread
+/// on its own Philox rounds.)
 pub(crate) fn zig_lanes(t: DType) -> (usize, usize, u32) {
     if t == DType::Float32 {
-        (16, 1, 4)
+        (8, 1, 2)
     } else {
         (8, 2, 4)
     }
@@ -411,9 +413,9 @@ fn lane_draws(
 /// (`deferred.rs`) that runs them with whole groups of GPU threads busy: the item adds its
 /// count of slow lanes to its segment's counter (segment = item `&` `segment_mask`) and, if the
 /// segment's part of the list has room, appends their element numbers there. (Finished here,
-/// the slow path cost every group of 32 threads a pass per item, since 16 lanes x 32 threads
-/// almost always hold a slow lane, and its registers cut the occupancy to a quarter: 1.40 ms
-/// for 2^28 float32 normals on the H200.) A slow lane keeps its provisional value until then.
+/// with the 256-layer table and 16 lanes, the slow path cost every group of 32 threads a pass
+/// per item, since its 512 lanes almost always held a slow lane, and its registers cut the
+/// occupancy to a quarter: 1.40 ms for 2^28 float32 normals on the H200.) A slow lane keeps its provisional value until then.
 /// Lanes past the end (`valid` false) are not counted.
 pub(crate) fn ziggurat_lanes(
     b: &mut Builder,
