@@ -423,3 +423,39 @@ fn gather_checks_bounds_in_the_kernel() {
         assert_eq!(a.to_vec::<f32>().unwrap(), data, "{dev:?}: array changed");
     }
 }
+
+/// uint64 indices of 2^63 or more under `mode='clip'` and `'wrap'`, into a view whose buffer
+/// starts before it (the review of 2026-12-07 found `clip` reading and writing the element
+/// before the view on wgpu): NumPy casts them to intp, so they are negative, clipped to 0 or
+/// wrapped from the end (NumPy's `take` gives `[1 1]` for the clip case below; its `put` and
+/// `choose` refuse uint64 indices, which cupy-rs takes as `take` does).
+#[test]
+fn uint64_indices_past_2_63_are_negative_under_clip_and_wrap() {
+    for dev in common::backends() {
+        let on = |v: &[i64]| Array::from_slice_on(&dev, v, &[v.len()]).unwrap();
+        let u64s = |v: &[u64]| Array::from_slice_on(&dev, v, &[v.len()]).unwrap();
+        let ints = |a: Array| a.to_vec::<i64>().unwrap();
+        let base = on(&[100, 1, 2, 3, 4]);
+        let view = base.slice(&cupy::s![1..]).unwrap();
+        let big = u64s(&[u64::MAX, 1 << 63]);
+        let take = |mode| ints(cupy::take_with(&view, &big, mode).unwrap());
+        assert_eq!(take(IndexMode::Clip), [1, 1], "{dev:?}");
+        // -1 and -2^63 modulo 4: 3 and 0
+        assert_eq!(take(IndexMode::Wrap), [4, 1], "{dev:?}");
+        cupy::put_with(&view, &u64s(&[u64::MAX]), &on(&[-7]), IndexMode::Clip).unwrap();
+        assert_eq!(ints(base.clone()), [100, -7, 2, 3, 4], "{dev:?}");
+        cupy::put_with(&view, &u64s(&[u64::MAX]), &on(&[-8]), IndexMode::Wrap).unwrap();
+        assert_eq!(ints(base.clone()), [100, -7, 2, 3, -8], "{dev:?}");
+        let (c0, c1) = (on(&[10, 11]), on(&[20, 21]));
+        let chosen = cupy::choose(&u64s(&[u64::MAX, 1]), &[&c0, &c1], IndexMode::Clip).unwrap();
+        assert_eq!(ints(chosen), [10, 21], "{dev:?}");
+        let flat = cupy::ravel_multi_index(
+            &[&u64s(&[u64::MAX]), &on(&[1])],
+            &[3, 3],
+            IndexMode::Clip,
+            cupy::Order::C,
+        )
+        .unwrap();
+        assert_eq!(ints(flat), [1], "{dev:?}");
+    }
+}

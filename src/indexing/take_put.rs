@@ -52,17 +52,19 @@ impl IndexMode {
 
     /// The `Int64` position in `0..n` of index `j` (an expression of the index's own dtype)
     /// under this mode (`Raise`: the index was checked, negative ones count from the end).
+    /// `Wrap` and `Clip` take a uint64 index as NumPy does, cast to intp: one of 2^63 or more
+    /// is negative (clipped to 0, or wrapped from the end), never a position past the axis.
     pub(crate) fn position(self, j: Expr, n: Expr) -> Expr {
         let t = j.ty;
-        let signed = t.is_signed_integer();
+        let may_be_negative = t.is_signed_integer() || t == DType::UInt64;
         match self {
             IndexMode::Raise => super::get::wrap_native(j, n),
             IndexMode::Wrap => Expr::binary(BinaryOp::Mod, j.cast(DType::Int64), n),
             IndexMode::Clip => {
-                let j64 = j.clone().cast(DType::Int64);
-                let lo = if signed {
+                let j64 = j.cast(DType::Int64);
+                let lo = if may_be_negative {
                     Expr::select(
-                        Expr::binary(BinaryOp::Lt, j, Expr::constant(Scalar::zero(t))),
+                        Expr::binary(BinaryOp::Lt, j64.clone(), Expr::constant(Scalar::Int64(0))),
                         Expr::constant(Scalar::Int64(0)),
                         j64,
                     )
