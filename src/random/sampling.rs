@@ -57,6 +57,11 @@ fn gather_rows(x: &Array, perm: &Array, len: usize) -> Result<Array> {
     .run_one()
 }
 
+/// The largest `n` [`Generator::multinomial`] takes: each row makes `n` categorical draws,
+/// so the work grows with `n` (a million draws of two categories took 10 s on the 2-core cpu
+/// backend in a debug build, and `n = 2^62` would not finish).
+pub const MULTINOMIAL_N_MAX: u64 = 1 << 20;
+
 impl Generator {
     /// A permutation of `0..n` (int64).
     fn perm_indices(&mut self, n: usize) -> Result<Array> {
@@ -131,7 +136,8 @@ impl Generator {
     /// `p`) the `size` smallest `e_i / p_i`.
     ///
     /// # Errors
-    /// `size > n` without replacement, `p` of the wrong length or not a distribution.
+    /// `size > n` without replacement, `p` of the wrong length or not a distribution (checked
+    /// for an empty `size` too), `n` above `i64::MAX`.
     pub fn choice(
         &mut self,
         n: usize,
@@ -144,12 +150,19 @@ impl Generator {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| Error::invalid(op, format!("size {shape:?} overflows")))?;
-        if size == 0 {
-            return crate::zeros_with(shape, DType::Int64);
+        if i64::try_from(n).is_err() {
+            return Err(Error::invalid(
+                op,
+                format!("n = {n} is out of bounds for int64"),
+            ));
         }
+        // `p` is checked before an empty size returns (NumPy's order)
         if let Some(p) = p {
             if p.len() != n {
-                return Err(Error::invalid(op, "p must have n entries"));
+                return Err(Error::invalid(
+                    op,
+                    format!("p has {} entries for n = {n}: they must match", p.len()),
+                ));
             }
             let s: f64 = p.iter().sum();
             if p.iter().any(|&x| x.is_nan() || x < 0.0) || (s - 1.0).abs() > 1e-8 {
@@ -158,6 +171,9 @@ impl Generator {
                     "probabilities must be >= 0 and sum to 1",
                 ));
             }
+        }
+        if size == 0 {
+            return crate::zeros_with(shape, DType::Int64);
         }
         if n == 0 && size > 0 {
             return Err(Error::invalid(op, "n == 0 and size > 0"));
@@ -260,12 +276,23 @@ impl Generator {
     /// `Generator.multinomial(n, pvals, size)`: int64 counts of shape `size + [k]`. Each row
     /// makes `n` categorical draws (a binary search of `pvals`' cumulative sums) from its own
     /// Philox stream, and every element of the row counts the draws of its category: `O(n k)`
-    /// work per row, for moderate `n`.
+    /// work per row, for moderate `n` (at most [`MULTINOMIAL_N_MAX`]).
     ///
     /// # Errors
-    /// `pvals` empty, negative or summing above 1 (+1e-12).
+    /// `pvals` empty, negative or summing above 1 (+1e-12); `Unsupported` for `n` above
+    /// [`MULTINOMIAL_N_MAX`] (NumPy draws large `n` by conditional binomials, which is not
+    /// here yet).
     pub fn multinomial(&mut self, n: u64, pvals: &[f64], shape: &[usize]) -> Result<Array> {
         let op = "multinomial";
+        if n > MULTINOMIAL_N_MAX {
+            return Err(Error::Unsupported {
+                op: op.into(),
+                backend: "every backend".into(),
+                reason: format!(
+                    "n = {n} > {MULTINOMIAL_N_MAX}: each row makes n categorical draws (O(n k) work); larger n needs the conditional-binomial method"
+                ),
+            });
+        }
         let k = pvals.len();
         let s: f64 = pvals.iter().sum();
         if k == 0 || pvals.iter().any(|&x| x.is_nan() || x < 0.0) || s > 1.0 + 1e-12 {

@@ -683,3 +683,43 @@ fn nan_scales_give_nan_samples() {
         .unwrap_or_else(|e| panic!("{}: {e}", dev.label()));
     }
 }
+
+/// What the review of 2026-12-07 found: `multinomial`'s work grows with `n` (refused past
+/// `MULTINOMIAL_N_MAX` instead of running for hours, and `n >= 2^63` no longer wraps to rows of
+/// zeros); NaN shape parameters of `weibull`, `pareto` and `beta` give NaN samples (NumPy),
+/// `weibull(-0.0)` is refused (NumPy's `signbit`), and `choice` checks `p` before an empty
+/// `size` returns, and `n` against int64.
+#[test]
+fn second_review_defects_are_errors_or_numpy() {
+    for dev in common::backends() {
+        with_device(&dev, || -> Result<()> {
+            let mut g = default_rng(11);
+            let most = cupy::random::sampling::MULTINOMIAL_N_MAX;
+            for n in [most + 1, 1 << 62, 1 << 63, u64::MAX] {
+                let e = g.multinomial(n, &[0.5, 0.5], &[1]).unwrap_err();
+                assert!(e.to_string().contains("multinomial"), "{e}");
+            }
+            let nan = f64::NAN;
+            let outs = [
+                ("weibull", g.weibull(nan, &[4], DType::Float64)?),
+                ("pareto", g.pareto(nan, &[4], DType::Float32)?),
+                ("beta", g.beta(nan, 1.0, &[4], DType::Float64)?),
+            ];
+            for (name, a) in outs {
+                let v = floats(a);
+                assert!(
+                    v.len() == 4 && v.iter().all(|x| x.is_nan()),
+                    "{name}: {v:?}"
+                );
+            }
+            assert!(g.weibull(-0.0, &[2], DType::Float64).is_err());
+            assert_eq!(floats(g.weibull(0.0, &[2], DType::Float64)?), [0.0, 0.0]);
+            assert!(g.pareto(-0.0, &[2], DType::Float64).is_err());
+            assert!(g.choice(3, &[0], true, Some(&[0.5, 0.5])).is_err());
+            let e = g.choice(usize::MAX, &[3], true, None).unwrap_err();
+            assert!(e.to_string().contains("choice"), "{e}");
+            Ok(())
+        })
+        .unwrap();
+    }
+}

@@ -390,9 +390,10 @@ impl Generator {
     /// `Generator.weibull(a, size)`: `e^(1/a)` for a standard exponential `e` (0 for `a = 0`).
     ///
     /// # Errors
-    /// As [`Generator::random_with`]; `a < 0`.
+    /// As [`Generator::random_with`]; `a < 0` (`-0.0` too, as NumPy's `signbit`; a NaN `a`
+    /// gives NaN samples, as in NumPy).
     pub fn weibull(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
-        check("weibull", a >= 0.0, "a < 0")?;
+        non_negative("weibull", a, "a")?;
         let inv = if a == 0.0 { 0.0 } else { 1.0 / a };
         self.sample_ziggurat(
             "weibull",
@@ -410,9 +411,9 @@ impl Generator {
     /// `Generator.pareto(a, size)`: `exp(e / a) - 1` (Lomax, NumPy's form).
     ///
     /// # Errors
-    /// As [`Generator::random_with`]; `a <= 0`.
+    /// As [`Generator::random_with`]; `a <= 0` (a NaN `a` gives NaN samples, as in NumPy).
     pub fn pareto(&mut self, a: f64, shape: &[usize], opts: impl Into<Sample>) -> Result<Array> {
-        check("pareto", a > 0.0, "a <= 0")?;
+        check("pareto", a > 0.0 || a.is_nan(), "a <= 0")?;
         self.sample_ziggurat(
             "pareto",
             Zig::Exponential,
@@ -532,7 +533,8 @@ impl Generator {
     /// gamma calls and one division).
     ///
     /// # Errors
-    /// As [`Generator::random_with`]; `a <= 0` or `b <= 0`.
+    /// As [`Generator::random_with`]; `a <= 0` or `b <= 0` (a NaN parameter gives NaN
+    /// samples, as in NumPy).
     pub fn beta(
         &mut self,
         a: f64,
@@ -540,7 +542,8 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        check("beta", a > 0.0 && b > 0.0, "a <= 0 or b <= 0")?;
+        let positive = |v: f64| v > 0.0 || v.is_nan();
+        check("beta", positive(a) && positive(b), "a <= 0 or b <= 0")?;
         let opts = opts.into();
         let t = float_dtype("beta", &opts)?;
         let shape: Vec<usize> = match &opts.out {
