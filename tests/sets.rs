@@ -496,3 +496,41 @@ mod props {
         }
     }
 }
+
+/// What the review of 2026-12-07 found: `digitize` with a NaN bin decides the direction as
+/// NumPy's monotonicity check does (the first unequal neighbours, NaN unequal to all: `[0, nan]`
+/// is decreasing), and `unique` of a 1-d array along axis 0 merges NaNs under `equal_nan` (NumPy
+/// takes the flattened path for 1-d input). NumPy 2.4's values.
+#[test]
+fn nan_bins_and_one_dimensional_unique_along_an_axis() {
+    for dev in common::backends() {
+        let on = |v: &[f64]| Array::from_slice_on(&dev, v, &[v.len()]).unwrap();
+        let nan = f64::NAN;
+        let x = on(&[-1.0, 0.0, 0.5, 1.0, 2.0, nan, 3.0, f64::INFINITY]);
+        let d = cupy::digitize(&x, &on(&[0.0, nan])).unwrap();
+        assert_eq!(
+            d.to_vec::<i64>().unwrap(),
+            [2, 0, 0, 0, 0, 0, 0, 0],
+            "{dev:?}"
+        );
+        // still refused: a rise after a fall
+        assert!(
+            cupy::digitize(&x, &on(&[1.0, 0.0, 2.0])).is_err(),
+            "{dev:?}"
+        );
+        let a = on(&[2.0, nan, 1.0, 2.0, -0.0, 0.0, nan, 1.0]);
+        let counted = |equal_nan| {
+            let o = cupy::Unique {
+                axis: Some(0),
+                return_counts: true,
+                equal_nan,
+                ..Default::default()
+            };
+            let r = cupy::unique_with(&a, o).unwrap();
+            let v = r.values.to_vec::<f64>().unwrap();
+            (v.len(), r.counts.unwrap().to_vec::<i64>().unwrap())
+        };
+        assert_eq!(counted(true), (4, vec![2, 2, 2, 2]), "{dev:?}");
+        assert_eq!(counted(false), (5, vec![2, 2, 2, 1, 1]), "{dev:?}");
+    }
+}

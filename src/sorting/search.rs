@@ -298,28 +298,46 @@ pub fn digitize_with(x: &Array, bins: &Array, opts: impl Into<Digitize>) -> Resu
     let n = bins.size();
     let mut decreasing = false;
     if n > 1 {
-        // Pairwise order of neighbours: any rise, any fall.
+        // NumPy's monotonicity check: the first pair of unequal neighbours (NaN is unequal to
+        // everything) decides the direction, rising only where it rises (so a NaN there makes
+        // the bins decreasing, as in NumPy), and no later pair may go the other way.
         let t = bins.dtype();
         let i = Expr::index();
         let next = Expr::binary(BinaryOp::Add, i.clone(), Expr::constant(Scalar::Int64(1)));
-        let pair = |cmp: BinaryOp| {
+        let b = super::kernels::contiguous(bins)?;
+        let pairs = |cmp: BinaryOp| {
             let flag = Expr::binary(
                 cmp,
                 Expr::load(0, t, i.clone()),
                 Expr::load(0, t, next.clone()),
             );
-            let b = super::kernels::contiguous(bins)?;
-            let m = super::kernels::generate(op, bins.device(), n - 1, flag, &[&b], vec![])?;
-            Ok::<bool, Error>(matches!(m.any()?.item()?, Scalar::Bool(true)))
+            super::kernels::generate(op, bins.device(), n - 1, flag, &[&b], vec![])
         };
-        if pair(BinaryOp::Gt)? {
-            if pair(BinaryOp::Lt)? {
-                return Err(Error::invalid(
-                    op,
-                    "bins must be monotonically increasing or decreasing",
-                ));
-            }
+        let any = |m: &Array| Ok::<bool, Error>(matches!(m.any()?.item()?, Scalar::Bool(true)));
+        let unequal = pairs(BinaryOp::Ne)?;
+        let first = match unequal.argmax()?.item()? {
+            Scalar::Int64(j) => j as usize,
+            _ => 0,
+        };
+        let flag_at = |m: &Array, j: usize| {
+            Ok::<bool, Error>(matches!(
+                m.slice(&crate::s![j..j + 1])?.reshape(&[])?.item()?,
+                Scalar::Bool(true)
+            ))
+        };
+        if flag_at(&unequal, first)? && !flag_at(&pairs(BinaryOp::Lt)?, first)? {
             decreasing = true;
+        }
+        let against = pairs(if decreasing {
+            BinaryOp::Lt
+        } else {
+            BinaryOp::Gt
+        })?;
+        if any(&against)? {
+            return Err(Error::invalid(
+                op,
+                "bins must be monotonically increasing or decreasing",
+            ));
         }
     }
     // The sides are swapped: digitize's `right` is searchsorted's left.

@@ -81,6 +81,12 @@ pub fn unique_with(a: &Array, opts: impl Into<Unique>) -> Result<UniqueResult> {
     let o = opts.into();
     match o.axis {
         None => unique_flat(a, &o),
+        // NumPy: a 1-d array along its axis is the flattened case (NaNs merge under
+        // `equal_nan`); rows of two or more dimensions never compare NaNs equal.
+        Some(ax) if a.ndim() == 1 => {
+            normalize_axis("unique", ax, 1)?;
+            unique_flat(a, &o)
+        }
         Some(ax) => unique_axis(a, ax, &o),
     }
 }
