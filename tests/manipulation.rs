@@ -265,3 +265,39 @@ fn views_where_numpy_gives_views() {
     }
     t.finish();
 }
+
+/// Sizes and axes at the ends of `usize`/`isize` are refused with an error naming the op (no
+/// overflow panic, no wrapped result, no huge allocation), the inputs unchanged; a 0-d array
+/// repeats along axis 0 as NumPy 2 does.
+#[test]
+fn extreme_sizes_and_axes_are_refused() {
+    for dev in common::backends() {
+        let a = Array::arange_on(&dev, 0.0, 12.0, 1.0, DType::Int64)
+            .unwrap()
+            .reshape(&[3, 4])
+            .unwrap();
+        let b = Array::arange_on(&dev, 0.0, 6.0, 1.0, DType::Int64)
+            .unwrap()
+            .reshape(&[2, 3])
+            .unwrap();
+        let v = Array::from_slice_on(&dev, &[1i64, 2, 3], &[3]).unwrap();
+        let refused = |r: Result<Array>, op: &str, what: &str| {
+            let e = r.expect_err(what);
+            assert!(e.to_string().contains(op), "{dev:?} {what}: {e}");
+            e
+        };
+        // pad: a stat_length of 0 yields no value, for the median as for the others.
+        for m in [
+            PadMode::Median(Some(0)),
+            PadMode::Mean(Some(0)),
+            PadMode::Maximum(Some(0)),
+        ] {
+            let e = refused(cupy::pad(&v, &[(2, 3)], m), "pad", "pad stat_length 0");
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{dev:?}: {e:?}");
+        }
+        // Nothing above changed the inputs.
+        assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
+        assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());
+        assert_eq!(v.to_vec::<i64>().unwrap(), [1, 2, 3]);
+    }
+}

@@ -102,7 +102,11 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Arr
             ));
         }
     }
-    if let PadMode::Maximum(Some(0)) | PadMode::Minimum(Some(0)) | PadMode::Mean(Some(0)) = mode {
+    if let PadMode::Maximum(Some(0))
+    | PadMode::Minimum(Some(0))
+    | PadMode::Mean(Some(0))
+    | PadMode::Median(Some(0)) = mode
+    {
         return Err(Error::invalid(
             op,
             "stat_length of 0 yields no value for padding",
