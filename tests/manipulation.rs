@@ -295,6 +295,38 @@ fn extreme_sizes_and_axes_are_refused() {
             let e = refused(cupy::pad(&v, &[(2, 3)], m), "pad", "pad stat_length 0");
             assert!(matches!(e, Error::InvalidArgument { .. }), "{dev:?}: {e:?}");
         }
+        // rot90: NumPy's ValueError for axes out of range, however extreme.
+        for axes in [
+            [isize::MIN, 0],
+            [0, isize::MIN],
+            [isize::MAX, isize::MIN + 5],
+            [isize::MIN, isize::MAX],
+        ] {
+            let e = cupy::rot90(&a, 1, axes).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("rot90"),
+                "{dev:?} rot90 {axes:?}: {e:?}"
+            );
+        }
+        // Other axis arguments at isize::MIN: AxisOutOfRange, no negation overflow.
+        for r in [
+            cupy::moveaxis(&a, &[isize::MIN], &[0]),
+            cupy::expand_dims(&a, isize::MIN),
+            cupy::swapaxes(&a, isize::MIN, 0),
+            cupy::rollaxis(&a, 0, isize::MIN),
+            cupy::roll(&a, 1, Some(isize::MIN)),
+            cupy::flip(&a, isize::MIN),
+            cupy::concatenate(&[&a, &a], isize::MIN),
+            cupy::stack(&[&a, &a], isize::MIN),
+            cupy::repeat(&a, &[2], Some(isize::MIN)),
+        ] {
+            let e = r.unwrap_err();
+            assert!(matches!(e, Error::AxisOutOfRange { .. }), "{dev:?}: {e:?}");
+        }
+        assert!(matches!(
+            cupy::split(&a, 2, isize::MIN).unwrap_err(),
+            Error::AxisOutOfRange { .. }
+        ));
         // Nothing above changed the inputs.
         assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
         assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());

@@ -178,7 +178,8 @@ routine!(
 pub fn rot90(a: &Array, k: isize, axes: [isize; 2]) -> Result<Array> {
     let op = "rot90";
     let n = a.ndim() as isize;
-    if axes[0] == axes[1] || (axes[0] - axes[1]).abs() == n {
+    // NumPy's order of checks; the difference is taken in i128 so extreme axes can't overflow.
+    if axes[0] == axes[1] || (axes[0] as i128 - axes[1] as i128).abs() == n as i128 {
         return Err(Error::invalid(op, "Axes must be different."));
     }
     if axes[0] >= n || axes[0] < -n || axes[1] >= n || axes[1] < -n {
