@@ -327,6 +327,13 @@ fn extreme_sizes_and_axes_are_refused() {
             cupy::split(&a, 2, isize::MIN).unwrap_err(),
             Error::AxisOutOfRange { .. }
         ));
+        // roll: shifts on a repeated axis add up exactly (NumPy's Python integers):
+        // 2 * isize::MAX = 2^64 - 2 = 2 (mod 3).
+        let r = cupy::roll_axes(&v, &[isize::MAX, isize::MAX], &[0, 0]).unwrap();
+        assert_eq!(r.to_vec::<i64>().unwrap(), [2, 3, 1], "{dev:?}");
+        // -2^63 = 1 (mod 3).
+        let r = cupy::roll(&v, isize::MIN, None).unwrap();
+        assert_eq!(r.to_vec::<i64>().unwrap(), [3, 1, 2], "{dev:?}");
         // Nothing above changed the inputs.
         assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
         assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());

@@ -117,11 +117,16 @@ pub fn roll_axes(a: &Array, shifts: &[isize], axes: &[isize]) -> Result<Array> {
             ),
         ));
     }
-    let mut total = vec![0isize; a.ndim()];
+    // Each axis's total shift modulo its length (shifts on a repeated axis add up exactly, as
+    // NumPy's Python integers do: reduced one by one, so extreme shifts can't wrap).
+    let mut total = vec![0usize; a.ndim()];
     for i in 0..n {
         let s = shifts[if shifts.len() == 1 { 0 } else { i }];
         let ax = normalize_axis(op, axes[if axes.len() == 1 { 0 } else { i }], a.ndim())?;
-        total[ax] = total[ax].wrapping_add(s);
+        let d = a.shape()[ax];
+        if d > 0 {
+            total[ax] = (total[ax] + s.rem_euclid(d as isize) as usize) % d;
+        }
     }
     let out = Array::empty_on(a.device(), a.shape(), a.dtype())?;
     if a.size() == 0 {
@@ -132,7 +137,6 @@ pub fn roll_axes(a: &Array, shifts: &[isize], axes: &[isize]) -> Result<Array> {
         .iter()
         .zip(a.shape())
         .map(|(&s, &d)| {
-            let s = s.rem_euclid(d as isize) as usize;
             if s == 0 {
                 vec![(0, 0, d)]
             } else {
