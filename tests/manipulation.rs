@@ -334,6 +334,49 @@ fn extreme_sizes_and_axes_are_refused() {
         // -2^63 = 1 (mod 3).
         let r = cupy::roll(&v, isize::MIN, None).unwrap();
         assert_eq!(r.to_vec::<i64>().unwrap(), [3, 1, 2], "{dev:?}");
+        // tile / repeat: products and sums that overflow, or results that can't fit.
+        refused(cupy::tile(&b, &[usize::MAX, 2]), "tile", "tile usize::MAX");
+        refused(cupy::tile(&b, &[1 << 62]), "tile", "tile 2^62");
+        refused(
+            cupy::repeat(&b, &[1 << 62], Some(0)),
+            "repeat",
+            "repeat 2^62 axis 0",
+        );
+        refused(cupy::repeat(&b, &[1 << 62], None), "repeat", "repeat 2^62");
+        refused(
+            cupy::repeat(&b, &[usize::MAX], Some(1)),
+            "repeat",
+            "repeat MAX axis 1",
+        );
+        refused(
+            cupy::repeat(&b, &[usize::MAX, 1, 1], Some(1)),
+            "repeat",
+            "repeat per-element sum overflow",
+        );
+        refused(
+            cupy::repeat(&b, &[1 << 61, 1 << 61, 0], Some(1)),
+            "repeat",
+            "repeat per-element 2^62",
+        );
+        // repeat of a 0-d array: the 1-d array of its element, along axis 0 or -1 too.
+        let z0 = Array::full_on(&dev, &[], 7i64, DType::Int64).unwrap();
+        for axis in [None, Some(0), Some(-1)] {
+            let r = cupy::repeat(&z0, &[3], axis).unwrap();
+            assert_eq!(r.shape(), [3], "{dev:?} {axis:?}");
+            assert_eq!(r.to_vec::<i64>().unwrap(), [7, 7, 7], "{dev:?} {axis:?}");
+        }
+        assert_eq!(
+            cupy::repeat(&z0, &[2], Some(0))
+                .unwrap()
+                .to_vec::<i64>()
+                .unwrap(),
+            [7, 7]
+        );
+        for axis in [1, -2] {
+            let e = cupy::repeat(&z0, &[3], Some(axis)).unwrap_err();
+            assert!(matches!(e, Error::AxisOutOfRange { .. }), "{dev:?}: {e:?}");
+        }
+        assert!(cupy::repeat(&z0, &[1, 2], Some(0)).is_err(), "{dev:?}");
         // Nothing above changed the inputs.
         assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
         assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());

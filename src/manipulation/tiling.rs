@@ -54,21 +54,24 @@ impl Array {
     /// [`Error::AxisOutOfRange`]; device errors.
     pub fn repeat(&self, repeats: &[usize], axis: Option<isize>) -> Result<Array> {
         let op = "repeat";
-        let (src, ax) = along(op, self, axis)?;
-        if src.ndim() == 0 {
-            return src.reshape(&[1])?.repeat(repeats, Some(0));
-        }
+        // NumPy 2 repeats a 0-d array as the 1-d array of its one element, axis 0 (or -1)
+        // included.
+        let (src, ax) = if self.ndim() == 0 {
+            (
+                self.reshape(&[1])?,
+                normalize_axis(op, axis.unwrap_or(0), 1)?,
+            )
+        } else {
+            along(op, self, axis)?
+        };
         let n = src.shape()[ax];
-        if repeats.len() == 1 {
-            let r = repeats[0];
-            let mut l = src.layout.clone();
-            l.shape.insert(ax + 1, r);
-            l.strides.insert(ax + 1, 0);
-            let mut shape: Vec<isize> = src.shape().iter().map(|&d| d as isize).collect();
-            shape[ax] *= r as isize;
-            return src.with_layout(l).copy()?.reshape(&shape);
-        }
-        if repeats.len() != n {
+        // The result's length along the axis, refused before anything is allocated when it
+        // (or the whole result) does not fit.
+        let total = if repeats.len() == 1 {
+            n.checked_mul(repeats[0])
+        } else if repeats.len() == n {
+            repeats.iter().try_fold(0usize, |t, &r| t.checked_add(r))
+        } else {
             return Err(Error::invalid(
                 op,
                 format!(
@@ -76,12 +79,39 @@ impl Array {
                     repeats.len()
                 ),
             ));
+        };
+        let mut shape = src.shape().to_vec();
+        shape[ax] = total.ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!(
+                    "repeats {repeats:?} along axis {ax} of shape {:?}: the result is too big",
+                    src.shape()
+                ),
+            )
+        })?;
+        cupy_core::layout::checked_size(op, &shape, src.dtype().itemsize())?;
+        if repeats.len() == 1 {
+            let r = repeats[0];
+            let mut l = src.layout.clone();
+            l.shape.insert(ax + 1, r);
+            l.strides.insert(ax + 1, 0);
+            let shape: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+            return src.with_layout(l).copy()?.reshape(&shape);
         }
-        let idx: Vec<i64> = repeats
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &r)| std::iter::repeat_n(i as i64, r))
-            .collect();
+        let mut idx: Vec<i64> = Vec::new();
+        idx.try_reserve_exact(shape[ax]).map_err(|_| {
+            Error::invalid(
+                op,
+                format!("{} host indices do not fit in memory", shape[ax]),
+            )
+        })?;
+        idx.extend(
+            repeats
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &r)| std::iter::repeat_n(i as i64, r)),
+        );
         gather(&src, &idx, ax)
     }
 }
@@ -128,7 +158,21 @@ pub fn tile(a: &Array, reps: &[usize]) -> Result<Array> {
         l.shape.extend([reps[i], shape[i]]);
         l.strides.extend([0, strides[i]]);
     }
-    let out: Vec<isize> = (0..d).map(|i| (reps[i] * shape[i]) as isize).collect();
+    let out: Vec<usize> = (0..d)
+        .map(|i| {
+            reps[i].checked_mul(shape[i]).ok_or_else(|| {
+                Error::invalid(
+                    "tile",
+                    format!(
+                        "reps {reps:?} of an array of shape {:?}: the result is too big",
+                        a.shape()
+                    ),
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    cupy_core::layout::checked_size("tile", &out, a.dtype().itemsize())?;
+    let out: Vec<isize> = out.iter().map(|&d| d as isize).collect();
     a.with_layout(l).copy()?.reshape(&out)
 }
 routine!(tile, Manipulation, notes: "one copy of a broadcast view");
