@@ -377,6 +377,13 @@ fn extreme_sizes_and_axes_are_refused() {
             assert!(matches!(e, Error::AxisOutOfRange { .. }), "{dev:?}: {e:?}");
         }
         assert!(cupy::repeat(&z0, &[1, 2], Some(0)).is_err(), "{dev:?}");
+        // array_split: a section count whose views can't exist is refused before allocating.
+        let x = Array::arange_on(&dev, 0.0, 10.0, 1.0, DType::Int64).unwrap();
+        for k in [usize::MAX, 1 << 62] {
+            let e = cupy::array_split(&x, k, 0).unwrap_err();
+            assert!(e.to_string().contains("array_split"), "{dev:?}: {e}");
+        }
+        assert_eq!(cupy::array_split(&x, 12usize, 0).unwrap().len(), 12);
         // Nothing above changed the inputs.
         assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
         assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());

@@ -80,15 +80,30 @@ fn split_impl(
                     ),
                 ));
             }
+            // One view per section (more sections than elements give empty ones, as in
+            // NumPy): a count whose views can't fit in memory is refused before any is made.
+            let mut out: Vec<Array> = Vec::new();
+            let per_piece = std::mem::size_of::<Array>() + 2 * a.ndim() * 8;
+            if k.checked_mul(per_piece)
+                .is_none_or(|b| b > isize::MAX as usize)
+                || out.try_reserve_exact(k).is_err()
+            {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "{k} sections of axis {ax} (shape {:?}): too many pieces to allocate",
+                        a.shape()
+                    ),
+                ));
+            }
             let (each, extra) = (n / k, n % k);
             let mut at = 0;
-            (0..k)
-                .map(|i| {
-                    let len = each + usize::from(i < extra);
-                    at += len;
-                    (at - len, at)
-                })
-                .collect()
+            for i in 0..k {
+                let len = each + usize::from(i < extra);
+                out.push(narrow(a, ax, at, len, 1));
+                at += len;
+            }
+            return Ok(out);
         }
         Sections::Indices(idx) => {
             let starts = std::iter::once(0).chain(idx.iter().map(|&i| clamp_bound(i, n)));
