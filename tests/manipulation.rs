@@ -384,6 +384,23 @@ fn extreme_sizes_and_axes_are_refused() {
             assert!(e.to_string().contains("array_split"), "{dev:?}: {e}");
         }
         assert_eq!(cupy::array_split(&x, 12usize, 0).unwrap().len(), 12);
+        // concatenate / block: axis lengths that overflow when added (broadcast views).
+        let big = Array::zeros_on(&dev, &[1], DType::Int8)
+            .unwrap()
+            .broadcast_to(&[1 << 62])
+            .unwrap();
+        refused(
+            cupy::concatenate(&[&big, &big, &big, &big], 0),
+            "concatenate",
+            "concatenate 4 x 2^62",
+        );
+        refused(
+            cupy::block(Block::List(
+                (0..4).map(|_| Block::Array(big.clone())).collect(),
+            )),
+            "block",
+            "block 4 x 2^62",
+        );
         // Nothing above changed the inputs.
         assert_eq!(a.to_vec::<i64>().unwrap(), (0..12).collect::<Vec<i64>>());
         assert_eq!(b.to_vec::<i64>().unwrap(), (0..6).collect::<Vec<i64>>());

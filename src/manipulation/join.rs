@@ -98,7 +98,16 @@ fn concat_impl(op: &str, arrays: &[&Array], opts: Concat) -> Result<Array> {
                 ));
             }
         }
-        shape[ax] += a.shape()[ax];
+        shape[ax] = shape[ax].checked_add(a.shape()[ax]).ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!(
+                    "the result is too big: axis {ax} lengths overflow after the array at index \
+                     {i} (shape {:?})",
+                    a.shape()
+                ),
+            )
+        })?;
         dtype = promote_types(dtype, a.dtype());
     }
     let dtype = opts.dtype.unwrap_or(dtype);
@@ -323,7 +332,15 @@ fn block_shape(b: &Block, depth: usize, list_nd: usize, nd: usize) -> Result<(Ve
                         ),
                     ));
                 }
-                shape[ax] += s[ax];
+                shape[ax] = shape[ax].checked_add(s[ax]).ok_or_else(|| {
+                    Error::invalid(
+                        "block",
+                        format!(
+                            "the result is too big: blocks of shapes {shape:?} and {s:?} along \
+                             axis {ax}"
+                        ),
+                    )
+                })?;
                 dtype = promote_types(dtype, t);
             }
             Ok((shape, dtype))
