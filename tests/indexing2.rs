@@ -457,5 +457,69 @@ fn uint64_indices_past_2_63_are_negative_under_clip_and_wrap() {
         )
         .unwrap();
         assert_eq!(ints(flat), [1], "{dev:?}");
+
+/// `ravel_multi_index`/`unravel_index` refuse dims whose size overflows int64 (NumPy's
+/// ValueError) instead of wrapping the strides, and take boolean indices as 0/1 as NumPy does.
+#[test]
+fn multi_index_dims_overflow_and_bool_indices() {
+    for dev in common::backends() {
+        let zero = Array::from_slice_on(&dev, &[0i64], &[1]).unwrap();
+        let one = Array::from_slice_on(&dev, &[1i64], &[1]).unwrap();
+        for dims in [
+            vec![1usize << 30; 3],
+            vec![1 << 40; 3],
+            vec![1 << 31, 1 << 32],
+            vec![1 << 62, 2],
+            vec![0, 1 << 62, 4],
+            vec![usize::MAX],
+        ] {
+            let idx: Vec<&Array> = vec![&zero; dims.len()];
+            for order in [cupy::Order::C, cupy::Order::F] {
+                for mode in [IndexMode::Raise, IndexMode::Wrap, IndexMode::Clip] {
+                    let e = cupy::ravel_multi_index(&idx, &dims, mode, order).unwrap_err();
+                    assert!(
+                        matches!(e, Error::InvalidArgument { .. })
+                            && e.to_string().contains("ravel_multi_index"),
+                        "{dev:?} {dims:?}: {e:?}"
+                    );
+                }
+                let e = cupy::unravel_index(&zero, &dims, order).unwrap_err();
+                assert!(
+                    matches!(e, Error::InvalidArgument { .. })
+                        && e.to_string().contains("unravel_index"),
+                    "{dev:?} {dims:?}: {e:?}"
+                );
+            }
+        }
+        // The largest size that fits still works: (2^31, 2^32 - 1).
+        let dims = [1usize << 31, (1 << 32) - 1];
+        let big = Array::from_slice_on(&dev, &[(1i64 << 31) - 1], &[1]).unwrap();
+        let r = cupy::ravel_multi_index(&[&big, &one], &dims, IndexMode::Raise, cupy::Order::C)
+            .unwrap();
+        assert_eq!(
+            r.to_vec::<i64>().unwrap(),
+            [((1i64 << 31) - 1) * ((1 << 32) - 1) + 1]
+        );
+        // np.unravel_index([True, False], (7, 6)) == ([0, 0], [1, 0]).
+        let t = Array::from_slice_on(&dev, &[true, false], &[2]).unwrap();
+        let u = cupy::unravel_index(&t, &[7, 6], cupy::Order::C).unwrap();
+        assert_eq!(u[0].to_vec::<i64>().unwrap(), [0, 0], "{dev:?}");
+        assert_eq!(u[1].to_vec::<i64>().unwrap(), [1, 0], "{dev:?}");
+        // np.unravel_index(np.array([True]), (1,)): index 1 is out of bounds for size 1.
+        let e = cupy::unravel_index(&t, &[1], cupy::Order::C).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{dev:?}: {e:?}");
+        // np.ravel_multi_index((np.array([True]), np.array([False])), (7, 6)) == [6].
+        let tt = Array::from_slice_on(&dev, &[true], &[1]).unwrap();
+        let ff = Array::from_slice_on(&dev, &[false], &[1]).unwrap();
+        for mode in [IndexMode::Raise, IndexMode::Wrap, IndexMode::Clip] {
+            let r = cupy::ravel_multi_index(&[&tt, &ff], &[7, 6], mode, cupy::Order::C).unwrap();
+            assert_eq!(r.to_vec::<i64>().unwrap(), [6], "{dev:?} {mode:?}");
+        }
+        // Floats are still refused.
+        let f = Array::from_slice_on(&dev, &[1.0f32], &[1]).unwrap();
+        assert!(matches!(
+            cupy::unravel_index(&f, &[7, 6], cupy::Order::C).unwrap_err(),
+            Error::TypeError { .. }
+        ));
     }
 }

@@ -69,25 +69,54 @@ pub fn ix_(args: &[&Array]) -> Result<Vec<Array>> {
 routine!(ix_, Indexing, notes: "reshaped views (nonzero for a boolean argument)");
 
 /// Element strides of `dims` in `order` (C or F).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `op` and `dims` when the product of the nonzero
+/// dimensions does not fit in int64 (NumPy's ValueError), or for an order other than C/F.
 fn order_strides(op: &str, dims: &[usize], order: Order) -> Result<Vec<i64>> {
+    let fits = dims
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1i64, |a, &d| {
+            i64::try_from(d).ok().and_then(|d| a.checked_mul(d))
+        })
+        .is_some();
+    if !fits {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "invalid dims {dims:?}: array size defined by dims is larger than the maximum \
+                 possible size"
+            ),
+        ));
+    }
+    // Every partial product is at most the (checked) product of the nonzero dimensions.
     let mut st = vec![0i64; dims.len()];
     let mut acc = 1i64;
-    match order {
-        Order::C => {
-            for d in (0..dims.len()).rev() {
-                st[d] = acc;
-                acc = acc.wrapping_mul(dims[d] as i64);
-            }
-        }
-        Order::F => {
-            for d in 0..dims.len() {
-                st[d] = acc;
-                acc = acc.wrapping_mul(dims[d] as i64);
-            }
-        }
+    let axes: Vec<usize> = match order {
+        Order::C => (0..dims.len()).rev().collect(),
+        Order::F => (0..dims.len()).collect(),
         _ => return Err(Error::invalid(op, "only 'C' or 'F' order is permitted")),
+    };
+    for d in axes {
+        st[d] = acc;
+        acc *= dims[d] as i64;
     }
     Ok(st)
+}
+
+/// `x` as an index array: integers as they are, booleans as int64 0/1 (NumPy casts them
+/// safely to intp).
+fn index_operand(op: &str, x: &Array) -> Result<Array> {
+    match x.dtype() {
+        DType::Bool => x.astype(DType::Int64),
+        t if t.is_integer() => Ok(x.clone()),
+        t => Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![t],
+            msg: format!("Cannot cast array data from {t} to int64 according to the rule 'safe'"),
+        }),
+    }
 }
 
 /// `numpy.ravel_multi_index(multi_index, dims, mode, order)`: the flat index (int64) of each
@@ -115,17 +144,12 @@ pub fn ravel_multi_index(
         ));
     }
     let st = order_strides(op, dims, order)?;
+    let multi_index: Vec<Array> = multi_index
+        .iter()
+        .map(|x| index_operand(op, x))
+        .collect::<Result<_>>()?;
+    let multi_index: Vec<&Array> = multi_index.iter().collect();
     for (d, x) in multi_index.iter().enumerate() {
-        if !x.dtype().is_integer() {
-            return Err(Error::TypeError {
-                op: op.into(),
-                dtypes: vec![x.dtype()],
-                msg: format!(
-                    "Cannot cast array data from {} to int64 according to the rule 'safe'",
-                    x.dtype()
-                ),
-            });
-        }
         if mode == IndexMode::Raise && x.size() > 0 {
             let lo = x.min()?.item()?.to_i128();
             let hi = x.max()?.item()?.to_i128();
@@ -162,7 +186,7 @@ pub fn ravel_multi_index(
     Elementwise {
         op,
         kernel: &k,
-        inputs: multi_index,
+        inputs: &multi_index,
         raws: &[],
         params,
         outs: vec![None],
@@ -178,19 +202,12 @@ routine!(ravel_multi_index, Indexing, notes: "one index-arithmetic kernel; modes
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for an index outside `0..prod(shape)` (NumPy's ValueError) or an
-/// order other than C/F; [`Error::TypeError`] for non-integer indices.
+/// order other than C/F, or a `shape` whose size does not fit in int64; [`Error::TypeError`]
+/// for indices neither integer nor bool (booleans count as 0 and 1, as in NumPy).
 pub fn unravel_index(indices: &Array, shape: &[usize], order: Order) -> Result<Vec<Array>> {
     let op = "unravel_index";
-    if !indices.dtype().is_integer() {
-        return Err(Error::TypeError {
-            op: op.into(),
-            dtypes: vec![indices.dtype()],
-            msg: format!(
-                "Cannot cast array data from {} to int64 according to the rule 'safe'",
-                indices.dtype()
-            ),
-        });
-    }
+    let indices = &index_operand(op, indices)?;
+    let st = order_strides(op, shape, order)?;
     let size = shape_size(shape);
     if indices.size() > 0 {
         let lo = indices.min()?.item()?.to_i128();
@@ -204,7 +221,6 @@ pub fn unravel_index(indices: &Array, shape: &[usize], order: Order) -> Result<V
             }
         }
     }
-    let st = order_strides(op, shape, order)?;
     let p = |k: usize| Expr::param(k, DType::Int64);
     let j = Expr::input(0, indices.dtype()).cast(DType::Int64);
     let mut params = vec![];
