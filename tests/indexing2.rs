@@ -523,3 +523,15 @@ fn multi_index_dims_overflow_and_bool_indices() {
         ));
     }
 }
+
+/// `fill_diagonal` of a wide broadcast view: the diagonal's end (`ncols^2`) saturates instead
+/// of overflowing, and the read-only view is refused.
+#[test]
+fn fill_diagonal_of_a_huge_broadcast_view_is_refused() {
+    for dev in common::backends() {
+        let z = Array::zeros_on(&dev, &[], cupy::DType::Int8).unwrap();
+        let wide = z.broadcast_to(&[1, 1 << 33]).unwrap();
+        assert!(cupy::fill_diagonal(&wide, 1, false).is_err(), "{dev:?}");
+        assert_eq!(z.to_vec::<i8>().unwrap(), [0], "{dev:?}");
+    }
+}

@@ -244,7 +244,7 @@ pub fn fill_diagonal<'v>(a: &Array, val: impl Into<Arg<'v>>, wrap: bool) -> Resu
             if wrap {
                 a.size()
             } else {
-                (s[1] * s[1]).min(a.size())
+                s[1].saturating_mul(s[1]).min(a.size())
             },
         )
     } else {
