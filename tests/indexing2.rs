@@ -457,6 +457,8 @@ fn uint64_indices_past_2_63_are_negative_under_clip_and_wrap() {
         )
         .unwrap();
         assert_eq!(ints(flat), [1], "{dev:?}");
+    }
+}
 
 /// `ravel_multi_index`/`unravel_index` refuse dims whose size overflows int64 (NumPy's
 /// ValueError) instead of wrapping the strides, and take boolean indices as 0/1 as NumPy does.
