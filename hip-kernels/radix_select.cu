@@ -1,6 +1,6 @@
 // Radix select (order statistics without a sort) over radix_sort.cu's key maps: appended to
-// radix_sort.cu as one module (core/src/gpu/sortscan/mod.rs, RADIX_SORT_CU), so it uses that
-// file's map_key, unmap_to and SortAdd and has no includes of its own.
+// radix_sort.cu and radix_sort_passes.cu as one module (core/src/gpu/sortscan/mod.rs,
+// RADIX_SORT_CU), so it uses their map_key, unmap_to and SortAdd and has no includes of its own.
 
 // ---- Selection: order statistics without a sort ----------------------------------------------
 // out[b, j0 + j] = the kth[j]-th smallest key of row b (NumPy order, NaN last), j < m <= 4, by

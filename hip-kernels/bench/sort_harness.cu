@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../radix_sort.cu"
+#include "../radix_sort_passes.cu"
 
 #define CK(x)                                                                  \
   do {                                                                         \

@@ -531,6 +531,7 @@ fn hip_kernel_files() -> Vec<PathBuf> {
                     )
                     // appended to radix_sort.cu (one module), compiled with it
                     && !p.ends_with("radix_select.cu")
+                    && !p.ends_with("radix_sort_passes.cu")
                 })
                 .collect()
         })

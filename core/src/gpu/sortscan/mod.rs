@@ -12,10 +12,11 @@
 pub const PORTABILITY_H: &str = include_str!("../../../../hip-kernels/portability.h");
 /// `scan.cu`: per-row inclusive scans (`cupy_scan_{sum,prod}_<dtype>`).
 pub const SCAN_CU: &str = include_str!("../../../../hip-kernels/scan.cu");
-/// `radix_sort.cu` with `radix_select.cu` appended: stable per-row sort (`cupy_sort_*`) and
-/// radix select (`cupy_select_*`), one module.
+/// `radix_sort.cu` with `radix_sort_passes.cu` and `radix_select.cu` appended: stable per-row
+/// sort (`cupy_sort_*`) and radix select (`cupy_select_*`), one module.
 pub const RADIX_SORT_CU: &str = concat!(
     include_str!("../../../../hip-kernels/radix_sort.cu"),
+    include_str!("../../../../hip-kernels/radix_sort_passes.cu"),
     include_str!("../../../../hip-kernels/radix_select.cu")
 );
 
