@@ -129,11 +129,11 @@ struct SortShared {
 // FIRST / LAST (onesweep, SortArgs::kmap != 0): the first live pass reads the caller's keys and
 // maps them (and makes the values: row positions, or the keys' bits); the last of two or more
 // writes the sorted keys and values as sort_finish would (one live pass: the finish does).
-// Separate instantiations, so the middle passes carry none of that work. KM (the first pass):
-// SortArgs::kmap as a constant, so the map of the loaded keys is only its own case (with the
-// value read at run time, every case's temporaries of all IT keys spilled: the first pass
-// made 3x the local-memory requests of the others and took 0.50 ms against 0.41, H100 harness).
-template <class K, int IT, bool HV, bool OS, bool FIRST, bool LAST, int KM = 0>
+// Separate instantiations, so the middle passes carry none of that work. (The first pass
+// makes 3x the local-memory requests of the others and takes 0.50 ms against 0.41 in the H100
+// harness; instantiating it per key map, the map a constant, made the middle passes 0.97 ms:
+// reverted, 2026-12-07.)
+template <class K, int IT, bool HV, bool OS, bool FIRST, bool LAST>
 __device__ bool sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& sm, int before) {
   hk_u32* gbase = sm.gbase;
   hk_u32* sums = sm.sums;
@@ -142,7 +142,7 @@ __device__ bool sort_scatter_body(const SortArgs& a, SortShared<K, IT, HV, OS>& 
   hk_u32* sv = sm.sv;
   const int p = (int)(a.shift / 8);
   const bool fb = (before & 1) != 0;
-  const int kmap = KM ? KM : OS ? (int)a.kmap : 0;
+  const int kmap = OS ? (int)a.kmap : 0;
   const bool first = FIRST, last = LAST;
   const int vgen = FIRST ? (int)a.vmode : 0;  // 1 positions, 2 the keys' bits
   const hk_u32 shift = (hk_u32)a.shift;
@@ -288,15 +288,7 @@ __device__ void sort_scatter(const SortArgs& a) {
   // is left; tiles are taken in order, so the look-back waits only on running blocks.
   const bool more = OS && (hk_u64)gridDim.x * gridDim.y < (hk_u64)a.batch * (hk_u64)a.nos;
   if (fly && before == 0) {
-    if (a.kmap == 3) {
-      while (sort_scatter_body<K, IT, HV, OS, true, false, 3>(a, sm, before) && more) {
-      }
-    } else if (a.kmap == 2) {
-      while (sort_scatter_body<K, IT, HV, OS, true, false, 2>(a, sm, before) && more) {
-      }
-    } else {
-      while (sort_scatter_body<K, IT, HV, OS, true, false, 1>(a, sm, before) && more) {
-      }
+    while (sort_scatter_body<K, IT, HV, OS, true, false>(a, sm, before) && more) {
     }
   } else if (fly && before == live_before(diff, (int)a.passes) - 1) {
     while (sort_scatter_body<K, IT, HV, OS, false, true>(a, sm, before) && more) {
