@@ -99,7 +99,7 @@ pub fn diagflat(v: &Array, k: isize) -> Result<Array> {
 routine!(diagflat, Indexing);
 
 /// The `(n, m)` triangle mask: `j - i <= k` (`lower`) or `j - i >= k`, one IR kernel.
-fn tri_mask(device: &Device, n: usize, m: usize, k: isize, lower: bool) -> Result<Array> {
+fn tri_mask(op: &str, device: &Device, n: usize, m: usize, k: isize, lower: bool) -> Result<Array> {
     let p = |j: usize| Expr::param(j, DType::Int64);
     let i = Expr::binary(BinaryOp::Div, Expr::index(), p(0));
     let j = Expr::binary(BinaryOp::Mod, Expr::index(), p(0));
@@ -107,7 +107,7 @@ fn tri_mask(device: &Device, n: usize, m: usize, k: isize, lower: bool) -> Resul
     let cond = Expr::binary(if lower { BinaryOp::Le } else { BinaryOp::Ge }, d, p(1));
     let kernel = Kernel::map("tri", vec![], vec![DType::Int64; 2], cond);
     Elementwise {
-        op: if lower { "tril" } else { "triu" },
+        op,
         kernel: &kernel,
         inputs: &[],
         raws: &[],
@@ -130,7 +130,7 @@ fn triangle(m: &Array, k: isize, lower: bool) -> Result<Array> {
     } else {
         (s[m.ndim() - 2], s[m.ndim() - 1])
     };
-    let mask = tri_mask(m.device(), rows, cols, k, lower)?;
+    let mask = tri_mask(op, m.device(), rows, cols, k, lower)?;
     let zero = Array::zeros_on(m.device(), &[], m.dtype())?;
     crate::where_(&mask, m, &zero)
 }
@@ -209,15 +209,13 @@ fn tri_indices(
     m: usize,
     lower: bool,
 ) -> Result<(Array, Array)> {
-    let mask = tri_mask(device, n, m, k, lower)?;
-    let mut rows = super::nonzero::nonzero_rows(
-        if lower {
-            "tril_indices"
-        } else {
-            "triu_indices"
-        },
-        &mask,
-    )?;
+    let op = if lower {
+        "tril_indices"
+    } else {
+        "triu_indices"
+    };
+    let mask = tri_mask(op, device, n, m, k, lower)?;
+    let mut rows = super::nonzero::nonzero_rows(op, &mask)?;
     let c = rows.pop().expect("two rows");
     let r = rows.pop().expect("two rows");
     Ok((r, c))

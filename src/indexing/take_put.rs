@@ -299,7 +299,7 @@ pub fn put_with(a: &Array, indices: &Array, values: &Array, mode: IndexMode) -> 
     {
         return Err(Error::invalid(
             op,
-            "put: output array is read-only (a broadcast view)",
+            "output array is read-only (a broadcast view)",
         ));
     }
     let n = a.size();
