@@ -130,3 +130,26 @@ fn histograms_match_numpy() {
         },
     );
 }
+
+/// A bin count whose edges cannot be held is an `Err` (the review of 2026-12-07: `1 << 40` bins
+/// aborted the process when the host edge vector failed to allocate, `usize::MAX` overflowed
+/// `bins + 1`, and `usize::MAX / 2` panicked with a capacity overflow).
+#[test]
+fn absurd_bin_counts_are_errors() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[1.0f64, 2.0], &[2]).unwrap();
+        for bins in [usize::MAX, usize::MAX / 2, 1 << 40] {
+            let e = cupy::histogram_with(&a, bins).unwrap_err();
+            assert!(e.to_string().contains("histogram"), "{dev:?} {bins}: {e}");
+            let h2 = Histogram2d {
+                bins: [Bins::Count(bins), Bins::Count(2)],
+                ..Default::default()
+            };
+            assert!(
+                cupy::histogram2d_with(&a, &a, h2).is_err(),
+                "{dev:?} {bins}"
+            );
+        }
+        assert_eq!(a.to_vec::<f64>().unwrap(), [1.0, 2.0]);
+    }
+}

@@ -196,7 +196,20 @@ fn count_edges(
             b
         }
     };
-    let e: Vec<f64> = linspace_host(lo, hi, bins + 1, l)
+    // The edges are built on the host: refuse a count whose edges cannot be held there (an
+    // allocation that fails aborts the process; NumPy raises MemoryError).
+    let too_many = || {
+        Error::invalid(
+            op,
+            format!("bins = {bins}: the bin edges do not fit in memory"),
+        )
+    };
+    let edges = bins.checked_add(1).ok_or_else(too_many)?;
+    cupy_core::layout::checked_size(op, &[edges], 8)?;
+    let mut room: Vec<f64> = Vec::new();
+    room.try_reserve_exact(edges).map_err(|_| too_many())?;
+    drop(room);
+    let e: Vec<f64> = linspace_host(lo, hi, edges, l)
         .into_iter()
         .map(|x| rnd(out, x))
         .collect();
@@ -206,7 +219,7 @@ fn count_edges(
             format!("Too many bins for data range. Cannot create {bins} finite-sized bins."),
         ));
     }
-    Array::from_slice_on(a.device(), &e, &[bins + 1])?.astype(out)
+    Array::from_slice_on(a.device(), &e, &[edges])?.astype(out)
 }
 
 /// Given edges, checked monotonic (NumPy's ValueError otherwise).
