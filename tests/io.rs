@@ -230,7 +230,7 @@ fn npy_refusals_and_hostile_input_are_errors() {
             ("not a dict", frame("[1, 2, 3]", 1), "not a dict"),
             ("no shape", frame("{'descr': '<f8', 'fortran_order': False}", 1), "keys"),
             ("extra key", frame("{'descr': '<f8', 'fortran_order': False, 'shape': (), 'x': 1}", 1), "unexpected"),
-            ("bad descr", frame("{'descr': 'f8', 'fortran_order': False, 'shape': (), }", 1), "type string"),
+            ("bad descr", frame("{'descr': '#f8', 'fortran_order': False, 'shape': (), }", 1), "type string"),
             ("f12", frame("{'descr': '<f12', 'fortran_order': False, 'shape': (), }", 1), "not supported"),
             ("garbage", frame("{'descr': <<<", 1), "Python literal"),
             ("deep nesting", frame(&deep, 2), "deep"),
@@ -246,6 +246,16 @@ fn npy_refusals_and_hostile_input_are_errors() {
                 "{what}: {msg}"
             );
         }
+        // A descr without a byte-order character is native order, as NumPy reads it.
+        let mut b = frame(
+            "{'descr': 'f8', 'fortran_order': False, 'shape': (2,), }",
+            1,
+        );
+        for v in [1.5f64, -2.0] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        let a = cupy::io::read_array(&b[..]).unwrap();
+        assert_eq!(a.to_vec::<f64>().unwrap(), vec![1.5, -2.0]);
         // bool bytes other than 0/1 read as True (NumPy keeps the byte; its value is True).
         let mut b = frame(
             "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",

@@ -164,3 +164,20 @@ fn matmul_methods() {
     }
     t.finish();
 }
+
+/// An output label repeated in the output is einsum's own error, with NumPy's message (the
+/// review of 2026-12-07: `i->ii` came back as an error from `transpose`).
+#[test]
+fn einsum_repeated_output_label_is_named() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[1.0f64, 2.0], &[2]).unwrap();
+        let b = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+        for (s, ops) in [("i->ii", vec![&a]), ("ij->jij", vec![&b])] {
+            let e = cupy::einsum(s, &ops).unwrap_err().to_string();
+            assert!(
+                e.contains("einsum") && e.contains("multiple times"),
+                "{dev:?} {s}: {e}"
+            );
+        }
+    }
+}

@@ -334,8 +334,16 @@ fn parse_header(op: &str, text: &[u8]) -> Result<Header> {
             "it needs the keys 'descr', 'fortran_order' and 'shape'".into(),
         ));
     };
+    // A descr without a byte-order character (`'f8'`) is native order, as NumPy's
+    // `descr_to_dtype` reads it.
     let mut chars = descr.chars();
-    let endian = chars.next().filter(|c| matches!(c, '<' | '>' | '|' | '='));
+    let endian = match descr.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => Some('='),
+        c => {
+            chars.next();
+            c.filter(|c| matches!(c, '<' | '>' | '|' | '='))
+        }
+    };
     let kind = chars.next();
     // The digits of the size; datetimes add a unit (`<M8[ns]`).
     let rest = chars.as_str();

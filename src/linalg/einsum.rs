@@ -221,7 +221,13 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
             o
         }
     };
-    for &l in &out {
+    for (k, &l) in out.iter().enumerate() {
+        if l < ELL && out[..k].contains(&l) {
+            return Err(bad(format!(
+                "einstein sum subscripts string includes output subscript '{}' multiple times",
+                char::from_u32(l).unwrap_or('?')
+            )));
+        }
         if !ts.iter().any(|t| t.l.contains(&l)) && l < ELL {
             return Err(bad(format!(
                 "einstein sum subscripts string included output subscript '{}' which never appeared in an input",
