@@ -210,3 +210,21 @@ fn fused_reduction_out_on_another_device() {
     );
     assert_eq!(z.to_vec::<f32>().unwrap(), [7.0, 8.0]);
 }
+
+/// True division of a 64-bit integer array by an integer scalar inside `fuse` (the review of
+/// 2026-12-07: on wgpu the shader cast the literal, `f64(2li)`, which naga refuses): float64
+/// results, NumPy's `x / 2`.
+#[test]
+fn fused_int64_true_division_by_a_scalar() {
+    on_each("fuse_int64_div", |dev| {
+        let f = fuse(|x: Sym| x / 2);
+        let i = Array::from_slice_on(dev, &[1i64, 0, 3, -7], &[4])?;
+        let u = Array::from_slice_on(dev, &[1u64, 0, 3, 9], &[4])?;
+        let ri = f.call(&[(&i).into()])?;
+        ensure(ri.dtype() == DType::Float64, "int64 / 2 is float64")?;
+        ensure(ri.to_vec::<f64>()? == [0.5, 0.0, 1.5, -3.5], "int64 / 2")?;
+        let ru = f.call(&[(&u).into()])?;
+        ensure(ru.to_vec::<f64>()? == [0.5, 0.0, 1.5, 4.5], "uint64 / 2")?;
+        Ok(())
+    });
+}

@@ -143,12 +143,24 @@ impl WgslEmitter {
                     }
                 }
             }
+            // naga's constant evaluator cannot convert a 64-bit integer literal to a float
+            // (`f64(2li)` fails to validate): the conversion is done here (round to nearest,
+            // as the shader's would be).
             ExprKind::Cast(a) => {
-                let s = sub(self, a)?;
-                if a.ty.is_complex() || e.ty.is_complex() {
-                    self.complex_cast(s, a.ty, e.ty)?
+                if let (
+                    ExprKind::Const(v),
+                    DType::Int64 | DType::UInt64,
+                    DType::Float32 | DType::Float64,
+                ) = (&a.kind, a.ty, e.ty)
+                {
+                    self.lit(v.cast(e.ty))
                 } else {
-                    self.cast(s, a.ty, e.ty)
+                    let s = sub(self, a)?;
+                    if a.ty.is_complex() || e.ty.is_complex() {
+                        self.complex_cast(s, a.ty, e.ty)?
+                    } else {
+                        self.cast(s, a.ty, e.ty)
+                    }
                 }
             }
             ExprKind::Select(cond, a, b) => {
