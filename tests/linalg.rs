@@ -181,3 +181,44 @@ fn einsum_repeated_output_label_is_named() {
         }
     }
 }
+
+/// Norms of empty inputs (the review of 2026-12-07): NumPy 2 takes its maxima with
+/// `initial=0`, so the inf-norm of an empty vector and the 1-, 2- and inf-norms of a 0x0 matrix
+/// are 0; the minima (`-inf`, `-1`, `-2`) stay errors.
+#[test]
+fn norms_of_empty_inputs() {
+    for dev in common::backends() {
+        let v = Array::zeros_on(&dev, &[0], cupy::DType::Float64).unwrap();
+        let m = Array::zeros_on(&dev, &[0, 0], cupy::DType::Float64).unwrap();
+        let norm = |x: &Array, ord: la::NormOrd| {
+            la::norm_with(
+                x,
+                la::Norm {
+                    ord: Some(ord),
+                    ..Default::default()
+                },
+            )
+        };
+        let inf = f64::INFINITY;
+        for (x, ord) in [
+            (&v, la::NormOrd::P(inf)),
+            (&v, la::NormOrd::P(1.0)),
+            (&v, la::NormOrd::P(3.0)),
+            (&m, la::NormOrd::P(inf)),
+            (&m, la::NormOrd::P(1.0)),
+            (&m, la::NormOrd::P(2.0)),
+            (&m, la::NormOrd::Fro),
+            (&m, la::NormOrd::Nuc),
+        ] {
+            let r = norm(x, ord).unwrap_or_else(|e| panic!("{dev:?} {ord:?}: {e}"));
+            assert_eq!(r.to_vec::<f64>().unwrap(), [0.0], "{dev:?} {ord:?}");
+        }
+        for (x, ord) in [
+            (&v, la::NormOrd::P(-inf)),
+            (&m, la::NormOrd::P(-1.0)),
+            (&m, la::NormOrd::P(-2.0)),
+        ] {
+            assert!(norm(x, ord).is_err(), "{dev:?} {ord:?}");
+        }
+    }
+}

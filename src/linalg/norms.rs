@@ -6,6 +6,7 @@ use crate::array::Array;
 use crate::statistics::reduction::{Axes, Reduce};
 use cupy_core::error::{Error, Result};
 use cupy_core::layout::normalize_axis;
+use cupy_core::promote::WeakScalar;
 
 /// The `ord` of a norm: a number (`inf` and `-inf` included), `"fro"` or `"nuc"`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,7 +62,8 @@ fn two_norm(x: &Array, axes: Axes, keepdims: bool) -> Result<Array> {
 /// (default) or any `p` (`sum(|x|^p)^(1/p)`). Integers compute in float64.
 ///
 /// # Errors
-/// [`Error::AxisOutOfRange`]; an empty input with `ord = ±inf` (NumPy's max of an empty array).
+/// [`Error::AxisOutOfRange`]; an empty input with `ord = -inf` (NumPy's min of an empty
+/// array; `ord = inf` gives 0 there, NumPy's `initial=0`).
 pub fn vector_norm(x: &Array, axis: Option<&[isize]>, keepdims: bool, ord: f64) -> Result<Array> {
     let x = norm_input(x)?;
     let axes = match axis {
@@ -78,7 +80,11 @@ pub fn vector_norm(x: &Array, axis: Option<&[isize]>, keepdims: bool, ord: f64) 
     if ord == 2.0 {
         two_norm(&x, axes, keepdims)
     } else if ord == f64::INFINITY {
-        a.max_with(opts)
+        // NumPy's `initial=0`: the norm of an empty vector is 0
+        a.max_with(Reduce {
+            initial: Some(WeakScalar::Int(0)),
+            ..opts
+        })
     } else if ord == f64::NEG_INFINITY {
         a.min_with(opts)
     } else if ord == 0.0 {
@@ -135,7 +141,13 @@ fn matrix_norm_axes(x: &Array, r: isize, c: isize, keepdims: bool, ord: NormOrd)
         }
     };
     let sum = |x: &Array, o: Reduce| x.sum_with(o);
-    let max = |x: &Array, o: Reduce| x.max_with(o);
+    // NumPy's `initial=0` for the maxima: an empty matrix's 1-, inf- and 2-norms are 0
+    let max = |x: &Array, o: Reduce| {
+        x.max_with(Reduce {
+            initial: Some(WeakScalar::Int(0)),
+            ..o
+        })
+    };
     let min = |x: &Array, o: Reduce| x.min_with(o);
     match ord {
         NormOrd::Fro => two_norm(&x, Axes::Some(vec![r as isize, c as isize]), keepdims),
@@ -155,7 +167,7 @@ fn matrix_norm_axes(x: &Array, r: isize, c: isize, keepdims: bool, ord: NormOrd)
             let s = super::eigen::svdvals(&moved)?;
             let v = match ord {
                 NormOrd::Nuc => s.sum_axis(-1isize)?,
-                _ if p == 2.0 => s.max_axis(-1isize)?,
+                _ if p == 2.0 => max(&s, red(vec![-1], false))?,
                 _ => s.min_axis(-1isize)?,
             };
             if keepdims {
