@@ -537,3 +537,25 @@ fn fill_diagonal_of_a_huge_broadcast_view_is_refused() {
         assert_eq!(z.to_vec::<i8>().unwrap(), [0], "{dev:?}");
     }
 }
+
+/// `s![]` takes every Rust integer type up to 64 bits (the review of 2026-12-07: `s![k]` with
+/// `k: u64`, `u8` or `i16` did not compile); a `u64` past `isize::MAX` is out of bounds, not a
+/// wrapped negative index.
+#[test]
+fn slice_items_of_every_integer_type() {
+    for dev in common::backends() {
+        let data: Vec<i64> = (0..10).collect();
+        let a = Array::from_slice_on(&dev, &data, &[10]).unwrap();
+        let get = |items: &[IndexItem]| a.get(items).unwrap().to_vec::<i64>().unwrap();
+        let (k8, k16, ku64) = (3u8, -2i16, 4u64);
+        assert_eq!(get(&cupy::s![k8]), [3], "{dev:?}");
+        assert_eq!(get(&cupy::s![k16]), [8], "{dev:?}");
+        assert_eq!(get(&cupy::s![ku64]), [4], "{dev:?}");
+        assert_eq!(get(&cupy::s![1u8..4u8]), [1, 2, 3], "{dev:?}");
+        assert_eq!(get(&cupy::s![-3i8..]), [7, 8, 9], "{dev:?}");
+        assert_eq!(get(&cupy::s![..2u16]), [0, 1], "{dev:?}");
+        assert_eq!(get(&cupy::s![6u64..;2]), [6, 8], "{dev:?}");
+        let e = a.get(&cupy::s![u64::MAX]).unwrap_err();
+        assert!(matches!(e, Error::IndexOutOfBounds { .. }), "{dev:?}: {e}");
+    }
+}

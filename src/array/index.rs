@@ -158,7 +158,7 @@ macro_rules! int_slice_arg {
         }
     )*};
 }
-int_slice_arg!(i32, i64, isize, u32);
+int_slice_arg!(i8, i16, i32, i64, isize, u8, u16, u32);
 
 /// A `usize` beyond `isize::MAX` becomes `isize::MAX`, which is out of bounds for every axis
 /// (so `s![usize::MAX]` is an `IndexOutOfBounds` error, never a wrapped negative index).
@@ -166,38 +166,36 @@ fn usize_index(v: usize) -> isize {
     isize::try_from(v).unwrap_or(isize::MAX)
 }
 
-impl BasicArg for usize {
-    fn basic(self) -> SliceItem {
-        SliceItem::Index(usize_index(self))
-    }
+/// `u64` as [`usize_index`].
+fn u64_index(v: u64) -> isize {
+    isize::try_from(v).unwrap_or(isize::MAX)
 }
-impl BasicArg for Range<usize> {
-    fn basic(self) -> SliceItem {
-        SliceItem::Slice {
-            start: Some(usize_index(self.start)),
-            stop: Some(usize_index(self.end)),
-            step: 1,
+
+macro_rules! unsigned_wide_slice_arg {
+    ($($t:ty => $f:ident),*) => {$(
+        impl BasicArg for $t {
+            fn basic(self) -> SliceItem {
+                SliceItem::Index($f(self))
+            }
         }
-    }
-}
-impl BasicArg for RangeFrom<usize> {
-    fn basic(self) -> SliceItem {
-        SliceItem::Slice {
-            start: Some(usize_index(self.start)),
-            stop: None,
-            step: 1,
+        impl BasicArg for Range<$t> {
+            fn basic(self) -> SliceItem {
+                SliceItem::Slice { start: Some($f(self.start)), stop: Some($f(self.end)), step: 1 }
+            }
         }
-    }
-}
-impl BasicArg for RangeTo<usize> {
-    fn basic(self) -> SliceItem {
-        SliceItem::Slice {
-            start: None,
-            stop: Some(usize_index(self.end)),
-            step: 1,
+        impl BasicArg for RangeFrom<$t> {
+            fn basic(self) -> SliceItem {
+                SliceItem::Slice { start: Some($f(self.start)), stop: None, step: 1 }
+            }
         }
-    }
+        impl BasicArg for RangeTo<$t> {
+            fn basic(self) -> SliceItem {
+                SliceItem::Slice { start: None, stop: Some($f(self.end)), step: 1 }
+            }
+        }
+    )*};
 }
+unsigned_wide_slice_arg!(usize => usize_index, u64 => u64_index);
 
 impl BasicArg for RangeFull {
     fn basic(self) -> SliceItem {
@@ -211,8 +209,9 @@ impl BasicArg for RangeFull {
 
 /// Builds an index (an array of [`IndexItem`]) for [`crate::Array::slice`] (basic items only)
 /// and [`crate::Array::get`]/[`crate::Array::set`]: `s![1, 2..8;2, ..;-1, NEW_AXIS, ELLIPSIS]`.
-/// Each item is an integer, a range (optionally `;step`), `NEW_AXIS`, `ELLIPSIS`, an integer
-/// or boolean array (`&idx`), or a `bool`.
+/// Each item is an integer (of any Rust integer type up to 64 bits but `i128`/`u128`; an
+/// unsigned one past `isize::MAX` is out of bounds), a range of them (optionally `;step`),
+/// `NEW_AXIS`, `ELLIPSIS`, an integer or boolean array (`&idx`), or a `bool`.
 #[macro_export]
 macro_rules! s {
     (@acc [$($acc:expr,)*]) => { [$($acc,)*] };
