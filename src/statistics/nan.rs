@@ -21,7 +21,7 @@ use crate::array::Array;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, ReduceKernel, UnaryOp};
-use cupy_core::kernel::reductions::{arg_extreme, moments_dtype, Extreme, Moment};
+use cupy_core::kernel::reductions::{arg_extreme, Extreme, Moment};
 use cupy_core::scalar::Scalar;
 use num_complex::Complex;
 
@@ -119,30 +119,19 @@ fn nan_moment(name: &str, which: Moment, t: DType, opts: &Reduce) -> Result<Kern
     // which takes each mapped element as a count of one) would count it. (The cpu backend
     // does not fold, so only the GPU backends gave NaN here.)
     k.fold.clear();
+    // NumPy's nanvar divisor rule on top of the moments kernel's own post (which already
+    // gives NaN for a mean that is not finite): `n - ddof <= 0` gives NaN.
     let f = k.params[0];
     let dof = Expr::binary(
         BinaryOp::Sub,
         Expr::var(0, DType::Int64).cast(f),
         Expr::param(0, f),
     );
-    let mt = k.acc[1];
-    let var = Expr::select(
-        Expr::binary(
-            BinaryOp::And,
-            Expr::binary(BinaryOp::Gt, dof.clone(), Expr::constant(Scalar::zero(f))),
-            // an infinite element: NumPy's `x - mean` is NaN
-            Expr::unary(UnaryOp::IsFinite, Expr::var(1, mt)),
-        ),
-        Expr::binary(BinaryOp::Div, Expr::var(2, f), dof),
-        Expr::constant(nan_of(f)),
+    k.post = Expr::select(
+        Expr::binary(BinaryOp::Gt, dof, Expr::constant(Scalar::zero(f))),
+        k.post.clone(),
+        Expr::constant(nan_of(f)).cast(k.output),
     );
-    let out = opts.dtype.unwrap_or_else(|| moments_dtype(t));
-    k.post = match which {
-        Moment::Var => var,
-        Moment::Std => Expr::unary(UnaryOp::Sqrt, var),
-    }
-    .cast(out);
-    k.output = out;
     Ok((k, p))
 }
 
