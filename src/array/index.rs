@@ -160,42 +160,38 @@ macro_rules! int_slice_arg {
 }
 int_slice_arg!(i8, i16, i32, i64, isize, u8, u16, u32);
 
-/// A `usize` beyond `isize::MAX` becomes `isize::MAX`, which is out of bounds for every axis
-/// (so `s![usize::MAX]` is an `IndexOutOfBounds` error, never a wrapped negative index).
-fn usize_index(v: usize) -> isize {
-    isize::try_from(v).unwrap_or(isize::MAX)
-}
-
-/// `u64` as [`usize_index`].
-fn u64_index(v: u64) -> isize {
-    isize::try_from(v).unwrap_or(isize::MAX)
+/// A `usize` or `u64` beyond `isize::MAX` becomes `isize::MAX`, which is out of bounds for
+/// every axis (so `s![usize::MAX]` is an `IndexOutOfBounds` error, never a wrapped negative
+/// index).
+fn wide_index<T: TryInto<isize>>(v: T) -> isize {
+    v.try_into().unwrap_or(isize::MAX)
 }
 
 macro_rules! unsigned_wide_slice_arg {
-    ($($t:ty => $f:ident),*) => {$(
+    ($($t:ty),*) => {$(
         impl BasicArg for $t {
             fn basic(self) -> SliceItem {
-                SliceItem::Index($f(self))
+                SliceItem::Index(wide_index(self))
             }
         }
         impl BasicArg for Range<$t> {
             fn basic(self) -> SliceItem {
-                SliceItem::Slice { start: Some($f(self.start)), stop: Some($f(self.end)), step: 1 }
+                SliceItem::Slice { start: Some(wide_index(self.start)), stop: Some(wide_index(self.end)), step: 1 }
             }
         }
         impl BasicArg for RangeFrom<$t> {
             fn basic(self) -> SliceItem {
-                SliceItem::Slice { start: Some($f(self.start)), stop: None, step: 1 }
+                SliceItem::Slice { start: Some(wide_index(self.start)), stop: None, step: 1 }
             }
         }
         impl BasicArg for RangeTo<$t> {
             fn basic(self) -> SliceItem {
-                SliceItem::Slice { start: None, stop: Some($f(self.end)), step: 1 }
+                SliceItem::Slice { start: None, stop: Some(wide_index(self.end)), step: 1 }
             }
         }
     )*};
 }
-unsigned_wide_slice_arg!(usize => usize_index, u64 => u64_index);
+unsigned_wide_slice_arg!(usize, u64);
 
 impl BasicArg for RangeFull {
     fn basic(self) -> SliceItem {

@@ -325,14 +325,13 @@ pub fn digitize_with(x: &Array, bins: &Array, opts: impl Into<Digitize>) -> Resu
                 Scalar::Bool(true)
             ))
         };
-        if flag_at(&unequal, first)? && !flag_at(&pairs(BinaryOp::Lt)?, first)? {
-            decreasing = true;
-        }
-        let against = pairs(if decreasing {
-            BinaryOp::Lt
+        let rises = pairs(BinaryOp::Lt)?;
+        decreasing = flag_at(&unequal, first)? && !flag_at(&rises, first)?;
+        let against = if decreasing {
+            rises
         } else {
-            BinaryOp::Gt
-        })?;
+            pairs(BinaryOp::Gt)?
+        };
         if any(&against)? {
             return Err(Error::invalid(
                 op,

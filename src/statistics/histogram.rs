@@ -78,11 +78,14 @@ fn rnd(d: DType, x: f64) -> f64 {
     }
 }
 
-/// NumPy's `linspace(start, stop, num)` computed in dtype `l` (each step rounded).
-fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Vec<f64> {
+/// NumPy's `linspace(start, stop, num)` computed in dtype `l` (each step rounded); `None` when
+/// `num` values cannot be allocated (a failed allocation would abort the process).
+fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Option<Vec<f64>> {
     let div = num.saturating_sub(1) as f64;
     let delta = rnd(l, stop - start);
-    let mut y: Vec<f64> = (0..num).map(|i| rnd(l, i as f64)).collect();
+    let mut y: Vec<f64> = Vec::new();
+    y.try_reserve_exact(num).ok()?;
+    y.extend((0..num).map(|i| rnd(l, i as f64)));
     if num > 1 {
         let step = rnd(l, delta / div);
         for v in y.iter_mut() {
@@ -103,7 +106,7 @@ fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Vec<f64> {
     if num > 1 {
         y[num - 1] = stop;
     }
-    y
+    Some(y)
 }
 
 /// NumPy's `_get_outer_edges`: the range, or the data's (min, max) in the data's dtype `t`
@@ -206,10 +209,8 @@ fn count_edges(
     };
     let edges = bins.checked_add(1).ok_or_else(too_many)?;
     cupy_core::layout::checked_size(op, &[edges], 8)?;
-    let mut room: Vec<f64> = Vec::new();
-    room.try_reserve_exact(edges).map_err(|_| too_many())?;
-    drop(room);
     let e: Vec<f64> = linspace_host(lo, hi, edges, l)
+        .ok_or_else(too_many)?
         .into_iter()
         .map(|x| rnd(out, x))
         .collect();
@@ -538,11 +539,11 @@ mod tests {
     #[test]
     fn linspace_matches_numpy() {
         // np.linspace(0, 1, 11)[3] == 0.30000000000000004
-        let v = linspace_host(0.0, 1.0, 11, DType::Float64);
+        let v = linspace_host(0.0, 1.0, 11, DType::Float64).unwrap();
         assert_eq!(v[3], 0.30000000000000004);
         assert_eq!(v[10], 1.0);
         // np.linspace(np.float32(-1.5), np.float32(2.25), 7) in float32
-        let f = linspace_host(-1.5, 2.25, 7, DType::Float32);
+        let f = linspace_host(-1.5, 2.25, 7, DType::Float32).unwrap();
         assert_eq!(f[1], (-0.875f32) as f64);
     }
 }

@@ -415,8 +415,8 @@ fn lane_draws(
 /// segment's part of the list has room, appends their element numbers there. (Finished here,
 /// with the 256-layer table and 16 lanes, the slow path cost every group of 32 threads a pass
 /// per item, since its 512 lanes almost always held a slow lane, and its registers cut the
-/// occupancy to a quarter: 1.40 ms for 2^28 float32 normals on the H200.) A slow lane keeps its provisional value until then.
-/// Lanes past the end (`valid` false) are not counted.
+/// occupancy to a quarter: 1.40 ms for 2^28 float32 normals on the H200.) A slow lane keeps
+/// its provisional value until then. Lanes past the end (`valid` false) are not counted.
 pub(crate) fn ziggurat_lanes(
     b: &mut Builder,
     zig: Zig,
