@@ -14,6 +14,7 @@ pub mod dtype;
 pub mod error;
 pub mod fft;
 pub mod gpu;
+pub mod host;
 pub mod kernel;
 pub mod layout;
 pub mod promote;

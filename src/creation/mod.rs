@@ -244,13 +244,12 @@ impl Array {
             f64::NAN
         };
         let mut bytes: Vec<u8> = Vec::new();
-        bytes
-            .try_reserve_exact(num * dtype.itemsize())
-            .map_err(|_| cupy_core::Error::OutOfMemory {
-                device: "host".into(),
-                requested: num * dtype.itemsize(),
-                detail: "linspace computes its values on the host before the upload".into(),
-            })?;
+        cupy_core::host::reserve_exact(
+            "linspace",
+            &mut bytes,
+            num.saturating_mul(dtype.itemsize()),
+            "the values, computed on the host before the upload",
+        )?;
         let mut buf = [0u8; 16];
         for i in 0..num {
             let mut y = i as f64;

@@ -81,13 +81,15 @@ fn split_impl(
                 ));
             }
             // One view per section (more sections than elements give empty ones, as in
-            // NumPy): a count whose views can't fit in memory is refused before any is made.
+            // NumPy): a count whose views can't fit in the machine's memory is refused before
+            // any is made (cupy_core::host: an overcommitting machine grants any reservation).
             let mut out: Vec<Array> = Vec::new();
             let per_piece = std::mem::size_of::<Array>() + 2 * a.ndim() * 8;
-            if k.checked_mul(per_piece)
-                .is_none_or(|b| b > isize::MAX as usize)
-                || out.try_reserve_exact(k).is_err()
-            {
+            let fits = k.checked_mul(per_piece).is_some_and(|b| {
+                b <= isize::MAX as usize
+                    && cupy_core::host::physical_memory().is_none_or(|m| b <= m)
+            });
+            if !fits || out.try_reserve_exact(k).is_err() {
                 return Err(Error::invalid(
                     op,
                     format!(

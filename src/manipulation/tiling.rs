@@ -100,12 +100,7 @@ impl Array {
             return src.with_layout(l).copy()?.reshape(&shape);
         }
         let mut idx: Vec<i64> = Vec::new();
-        idx.try_reserve_exact(shape[ax]).map_err(|_| {
-            Error::invalid(
-                op,
-                format!("{} host indices do not fit in memory", shape[ax]),
-            )
-        })?;
+        cupy_core::host::reserve_exact(op, &mut idx, shape[ax], "the host indices")?;
         idx.extend(
             repeats
                 .iter()

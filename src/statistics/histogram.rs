@@ -78,13 +78,16 @@ fn rnd(d: DType, x: f64) -> f64 {
     }
 }
 
-/// NumPy's `linspace(start, stop, num)` computed in dtype `l` (each step rounded); `None` when
-/// `num` values cannot be allocated (a failed allocation would abort the process).
-fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Option<Vec<f64>> {
+/// NumPy's `linspace(start, stop, num)` computed in dtype `l` (each step rounded).
+///
+/// # Errors
+/// [`Error::OutOfMemory`] naming `op` when `num` values cannot be held on the host
+/// ([`cupy_core::host::reserve_exact`]: a failed allocation would abort the process).
+fn linspace_host(op: &str, start: f64, stop: f64, num: usize, l: DType) -> Result<Vec<f64>> {
     let div = num.saturating_sub(1) as f64;
     let delta = rnd(l, stop - start);
     let mut y: Vec<f64> = Vec::new();
-    y.try_reserve_exact(num).ok()?;
+    cupy_core::host::reserve_exact(op, &mut y, num, "the bin edges")?;
     y.extend((0..num).map(|i| rnd(l, i as f64)));
     if num > 1 {
         let step = rnd(l, delta / div);
@@ -106,7 +109,7 @@ fn linspace_host(start: f64, stop: f64, num: usize, l: DType) -> Option<Vec<f64>
     if num > 1 {
         y[num - 1] = stop;
     }
-    Some(y)
+    Ok(y)
 }
 
 /// NumPy's `_get_outer_edges`: the range, or the data's (min, max) in the data's dtype `t`
@@ -199,18 +202,16 @@ fn count_edges(
             b
         }
     };
-    // The edges are built on the host: refuse a count whose edges cannot be held there (an
-    // allocation that fails aborts the process; NumPy raises MemoryError).
-    let too_many = || {
+    // The edges are built on the host: a count whose edges cannot be held there is refused
+    // (NumPy raises MemoryError).
+    let edges = bins.checked_add(1).ok_or_else(|| {
         Error::invalid(
             op,
             format!("bins = {bins}: the bin edges do not fit in memory"),
         )
-    };
-    let edges = bins.checked_add(1).ok_or_else(too_many)?;
+    })?;
     cupy_core::layout::checked_size(op, &[edges], 8)?;
-    let e: Vec<f64> = linspace_host(lo, hi, edges, l)
-        .ok_or_else(too_many)?
+    let e: Vec<f64> = linspace_host(op, lo, hi, edges, l)?
         .into_iter()
         .map(|x| rnd(out, x))
         .collect();
@@ -539,11 +540,11 @@ mod tests {
     #[test]
     fn linspace_matches_numpy() {
         // np.linspace(0, 1, 11)[3] == 0.30000000000000004
-        let v = linspace_host(0.0, 1.0, 11, DType::Float64).unwrap();
+        let v = linspace_host("t", 0.0, 1.0, 11, DType::Float64).unwrap();
         assert_eq!(v[3], 0.30000000000000004);
         assert_eq!(v[10], 1.0);
         // np.linspace(np.float32(-1.5), np.float32(2.25), 7) in float32
-        let f = linspace_host(-1.5, 2.25, 7, DType::Float32).unwrap();
+        let f = linspace_host("t", -1.5, 2.25, 7, DType::Float32).unwrap();
         assert_eq!(f[1], (-0.875f32) as f64);
     }
 }
