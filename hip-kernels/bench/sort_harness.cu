@@ -18,6 +18,30 @@
 #include "../radix_sort.cu"
 #include "../radix_sort_passes.cu"
 
+// HK_HARNESS_SPLIT: 0 one keys-only pass kernel holding every body (the library's
+// cupy_sort_onesweepk_u32); 1 the first live pass's body in a kernel of its own; 2 the first,
+// middle and last bodies each in their own kernel. Kernels not expected to run on a pass get
+// the persistent grid (they return at once). HK_HARNESS_FIRST_MINB: the first kernel's blocks
+// per SM.
+#ifndef HK_HARNESS_SPLIT
+#define HK_HARNESS_SPLIT 0
+#endif
+#ifndef HK_HARNESS_FIRST_MINB
+#define HK_HARNESS_FIRST_MINB HK_SORT_MINB
+#endif
+extern "C" __global__ void HK_BOUNDS_MINB(HK_HARNESS_FIRST_MINB) h_first(SortArgs a) {
+  sort_scatter<hk_u32, HK_SORT_IT32, false, true, 1>(a);
+}
+extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) h_rest(SortArgs a) {
+  sort_scatter<hk_u32, HK_SORT_IT32, false, true, 6>(a);
+}
+extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) h_mid(SortArgs a) {
+  sort_scatter<hk_u32, HK_SORT_IT32, false, true, 2>(a);
+}
+extern "C" __global__ void HK_BOUNDS_MINB(HK_SORT_MINB) h_last(SortArgs a) {
+  sort_scatter<hk_u32, HK_SORT_IT32, false, true, 4>(a);
+}
+
 #define CK(x)                                                                  \
   do {                                                                         \
     cudaError_t ck_err = (x);                                                       \
@@ -101,7 +125,17 @@ int main(int argc, char** argv) {
     CK(cudaEventRecord(ev[2]));
     for (int p = 0; p < 4; ++p) {
       a.shift = 8 * p;
-      cupy_sort_onesweepk_u32<<<grid, HK_BLOCK>>>(a);
+      const dim3 idle((unsigned)std::min<long long>(nos, 1024));  // plan.rs: persistent
+      if (HK_HARNESS_SPLIT == 0) {
+        cupy_sort_onesweepk_u32<<<grid, HK_BLOCK>>>(a);
+      } else {
+        h_first<<<p == 0 ? grid : idle, HK_BLOCK>>>(a);
+        if (p > 0 && HK_HARNESS_SPLIT == 1) h_rest<<<grid, HK_BLOCK>>>(a);
+        if (p > 0 && HK_HARNESS_SPLIT == 2) {
+          h_mid<<<p < 3 ? grid : idle, HK_BLOCK>>>(a);
+          h_last<<<p == 3 ? grid : idle, HK_BLOCK>>>(a);
+        }
+      }
       cupy_sort_onesweep_u32<<<dim3((unsigned)std::min<long long>(nos, 1024)), HK_BLOCK>>>(a);  // plan.rs: persistent
       CK(cudaEventRecord(ev[3 + p]));
     }
@@ -124,7 +158,7 @@ int main(int argc, char** argv) {
   long long bad = 0;
   for (long long i = 0; i < n; ++i)
     if (memcmp(&got[i], &want[i], 4) != 0 && bad++ < 3) printf("mismatch at %lld\n", i);
-  printf("IT32=%d MINB=%d MATCH=%d kmap=%d n=2^%d ours: ", it, HK_SORT_MINB, HK_SORT_MATCH, (int)fused, lg);
+  printf("IT32=%d MINB=%d MATCH=%d kmap=%d split=%d n=2^%d ours: ", it, HK_SORT_MINB, HK_SORT_MATCH, (int)fused, HK_HARNESS_SPLIT, lg);
   for (int k = 0; k < NK; ++k) printf("%s %.3f ", names[k], median(t[k]));
   printf("| total %.3f ms, %s\n", median(t[NK]), bad ? "WRONG" : "ok");
 
