@@ -29,8 +29,20 @@ pub const SORT_TILE: usize = 16384;
 
 /// The module source for a `.cu` file: `#define HK_WARP_SIZE warp`, then the file with its
 /// `#include "portability.h"` line replaced by the header (no include paths are needed).
+///
+/// For timing variants on a machine without a Rust toolchain, `CUPY_HK_DEFINES` (developers
+/// only) adds `#define`s before the file: space-separated `NAME=VALUE` or `NAME` items, e.g.
+/// `HK_SORT_MINB=4 HK_SORT_RANK_STORES=0`. Only tunables the host plan does not mirror are
+/// safe (not `HK_SORT_IT32`/`HK_SORT_IT64`, `HK_COMPRESS_IT`, `HK_BLOCK`: their Rust constants
+/// would disagree and the results be wrong).
 pub fn assemble(file: &str, warp: u32) -> String {
     let mut out = format!("#define HK_WARP_SIZE {warp}\n");
+    if let Ok(extra) = std::env::var("CUPY_HK_DEFINES") {
+        for item in extra.split_whitespace() {
+            let (name, value) = item.split_once('=').unwrap_or((item, "1"));
+            out.push_str(&format!("#define {name} {value}\n"));
+        }
+    }
     for line in file.lines() {
         if line.trim() == "#include \"portability.h\"" {
             out.push_str(PORTABILITY_H);
