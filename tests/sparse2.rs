@@ -285,3 +285,48 @@ fn sparse_random_is_reproducible_and_errors_name_the_op() {
         assert!(e.contains("setdiag") && e.contains("(2, 3)"), "{e}");
     }
 }
+
+/// NumPy's `argmax`/`argmin` of the dense matrix with NaN values: the first NaN (the NaN
+/// extreme matched no stored value, so every axis answered 0 or an implicit zero's index).
+#[test]
+fn argmax_argmin_with_nan_pick_the_first_nan() {
+    for dev in common::backends() {
+        let nan = f64::NAN;
+        let d = [1., 0., 2., 0., 0., 0., 3., nan, -4., 0., 0., 5.];
+        let dense = Array::from_slice_on(&dev, &d, &[3, 4]).unwrap();
+        let a = sp::csr_matrix(&dense, None).unwrap();
+        let ints = |r: Result<Array>| r.unwrap().to_vec::<i64>().unwrap();
+        // numpy: argmax() == argmin() == 7; argmax(0) == [0, 0, 1, 1]; argmin(0) ==
+        // [2, 0, 2, 1]; argmax(1) == [2, 3, 3]; argmin(1) == [1, 3, 0].
+        assert_eq!(ints(a.argmax(None)), [7], "on {dev}");
+        assert_eq!(ints(a.argmin(None)), [7], "on {dev}");
+        assert_eq!(ints(a.argmax(Some(0))), [0, 0, 1, 1], "on {dev}");
+        assert_eq!(ints(a.argmin(Some(0))), [2, 0, 2, 1], "on {dev}");
+        assert_eq!(ints(a.argmax(Some(1))), [2, 3, 3], "on {dev}");
+        assert_eq!(ints(a.argmin(Some(-1))), [1, 3, 0], "on {dev}");
+    }
+}
+
+/// An axis whose lines are empty gives an empty result (NumPy's `zeros((0, 5)).argmax(1)`,
+/// SciPy's too); only a reduced axis of length 0 is an error.
+#[test]
+fn argmax_along_an_axis_of_an_empty_matrix() {
+    for dev in common::backends() {
+        for (shape, ok_axis, bad_axis) in [((0, 5), 1, 0), ((4, 0), 0, 1)] {
+            let z = sp::csr_matrix(
+                &Array::zeros_on(&dev, &[shape.0, shape.1], DType::Float64).unwrap(),
+                None,
+            )
+            .unwrap();
+            for r in [z.argmax(Some(ok_axis)), z.argmin(Some(ok_axis - 2))] {
+                let r = r.unwrap();
+                assert_eq!((r.shape(), r.dtype()), (&[0][..], DType::Int64), "on {dev}");
+            }
+            let e = z.argmax(Some(bad_axis)).unwrap_err().to_string();
+            assert!(
+                e.contains("argmax") && e.contains("zero-sized"),
+                "{e} on {dev}"
+            );
+        }
+    }
+}

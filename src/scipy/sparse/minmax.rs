@@ -39,6 +39,13 @@ fn first_in_lines(cand: &Array, lo: &Array, hi: &Array) -> Result<(Array, Array)
     Ok((found, pos))
 }
 
+/// Where `data` holds the extreme `ext` (broadcast): equal to it, or NaN where it is NaN (NumPy's
+/// `argmax`/`argmin` return the first NaN, and NaN equals nothing).
+fn same_or_nan(data: &Array, ext: &Array) -> Result<Array> {
+    data.equal(ext)?
+        .logical_or(&data.isnan()?.logical_and(&ext.isnan()?)?)
+}
+
 /// The arg-reduction of each major line of a canonical `c` (int64, length `major`).
 fn line_arg(c: &Compressed, max: bool) -> Result<Array> {
     let dev = c.device().clone();
@@ -56,7 +63,7 @@ fn line_arg(c: &Compressed, max: bool) -> Result<Array> {
     let (found, pos) = if nnz == 0 {
         first_in_lines(&Array::empty_on(&dev, &[0], DType::Int64)?, &lo, &hi)?
     } else {
-        let hit = c.data.equal(&take(&ext, &rows)?)?;
+        let hit = same_or_nan(&c.data, &take(&ext, &rows)?)?;
         first_in_lines(&cast(&flatnonzero(&hit)?, DType::Int64)?, &lo, &hi)?
     };
     let stored_col = if nnz == 0 {
@@ -120,7 +127,7 @@ impl CsrMatrix {
                 } else {
                     let r = cast(&a.c.major_indices()?, DType::Int64)?;
                     let flat = (&(&r * n as i64)? + &cast(&a.c.indices, DType::Int64)?)?;
-                    let hit = a.c.data.equal(&ext)?;
+                    let hit = same_or_nan(&a.c.data, &ext)?;
                     let hits = where_(&hit, &flat, mn)?.min()?;
                     let k = arange(&dev, nnz, DType::Int64)?;
                     let gaps = where_(&flat.not_equal(&k)?, &k, nnz as i64)?.min()?;
@@ -152,13 +159,18 @@ impl CsrMatrix {
                         })
                     }
                 };
-                if m * n == 0 {
+                let (reduced, kept) = if ax == 0 { (m, n) } else { (n, m) };
+                if reduced == 0 {
                     return Err(Error::invalid(
                         op,
                         format!(
                             "Cannot apply {op} along a zero-sized dimension (shape ({m}, {n}), axis {ax})"
                         ),
                     ));
+                }
+                if kept == 0 {
+                    // No lines to reduce: NumPy's (and SciPy's) empty result.
+                    return Array::zeros_on(self.device(), &[0], DType::Int64);
                 }
                 let c = if ax == 1 {
                     self.c.canonicalized()?
@@ -175,9 +187,13 @@ impl CsrMatrix {
     /// `Some(0)` one row index per column, `Some(1)` one column index per row (1-d int64, as
     /// SciPy's sparse arrays). Where a stored zero is the extreme SciPy 1.17 compares a data
     /// position with an index (`min(extreme_index, zero_ind)`); this returns NumPy's answer.
+    /// A NaN is the extreme, as in NumPy: the first NaN's index (SciPy 1.17 returns an
+    /// implicit zero's). An axis whose lines are empty (`axis=1` of a `0 x n` matrix) gives an
+    /// empty array.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for an empty matrix (naming the shape);
+    /// [`Error::InvalidArgument`] for an empty matrix without an axis, or a reduced axis of
+    /// length 0 (naming the shape);
     /// [`Error::TypeError`] for complex values; [`Error::AxisOutOfRange`].
     pub fn argmax(&self, axis: super::Axis) -> Result<Array> {
         self.arg_extreme(axis, true)
