@@ -330,3 +330,51 @@ fn argmax_along_an_axis_of_an_empty_matrix() {
         }
     }
 }
+
+/// `A.power(0)` is SciPy's NotImplementedError (the result would be dense), and the scalar
+/// ops refuse an array that is not 0-d (it paired elementwise with the stored values).
+#[test]
+fn power_zero_and_non_scalar_operands_are_refused() {
+    for dev in common::backends() {
+        let d = [1., 0., 2., 0., 0., 3.];
+        let a = sp::csr_matrix(&Array::from_slice_on(&dev, &d, &[2, 3]).unwrap(), None).unwrap();
+        for r in [a.power(0), a.power(0.0), a.power(false)] {
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("power") && e.contains("zero power"),
+                "{e} on {dev}"
+            );
+        }
+        let zero = Array::zeros_on(&dev, &[], DType::Float64).unwrap();
+        assert!(a.power(&zero).is_err(), "on {dev}");
+        // A length-nnz array broadcast against the stored values before.
+        let v = Array::from_slice_on(&dev, &[2.0, 3.0, 4.0], &[3]).unwrap();
+        for e in [
+            a.power(&v).unwrap_err(),
+            a.mul_scalar(&v).unwrap_err(),
+            a.div_scalar(&v).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(e.contains("sparse") && e.contains("(3,)"), "{e} on {dev}");
+        }
+        // Scalars and 0-d arrays still work.
+        let two = Array::from_slice_on(&dev, &[2.0], &[]).unwrap();
+        let p = a
+            .power(&two)
+            .unwrap()
+            .toarray()
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(p, [1., 0., 4., 0., 0., 9.], "on {dev}");
+        let m = a
+            .mul_scalar(&two)
+            .unwrap()
+            .toarray()
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(m, [2., 0., 4., 0., 0., 6.], "on {dev}");
+        assert_eq!(a.power(-1).unwrap().nnz(), 3, "on {dev}");
+    }
+}

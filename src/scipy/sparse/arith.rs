@@ -14,6 +14,7 @@ use crate::math::ufunc::Arg;
 use crate::sorting::lexsort;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
+use cupy_core::promote::WeakScalar;
 
 /// The axis of a sparse reduction: `None` (every entry), `Some(0)` (down the columns: one value
 /// per column), `Some(1)` (along the rows); -2 and -1 count from the end.
@@ -40,6 +41,23 @@ fn norm_axis(op: &str, axis: isize) -> Result<usize> {
             axis,
             ndim: 2,
         }),
+    }
+}
+
+/// The operand of a scalar op (`A * s`, `A / s`, `A.power(p)`) must be a scalar or a 0-d
+/// array: a longer array would pair elementwise with the stored values (whatever their
+/// positions) whenever its length happened to broadcast against `nnz`.
+fn scalar_operand(op: &str, s: &Arg<'_>) -> Result<()> {
+    match s {
+        Arg::Array(a) if a.ndim() > 0 => Err(Error::invalid(
+            op,
+            format!(
+                "the operand must be a scalar or a 0-d array, got an array of shape {} \
+                 (multiply_dense takes arrays)",
+                super::py_shape(a.shape())
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -170,6 +188,7 @@ impl CsrMatrix {
     /// Dtype errors.
     pub fn mul_scalar<'a>(&self, s: impl Into<Arg<'a>>) -> Result<CsrMatrix> {
         let s = s.into();
+        scalar_operand("sparse * scalar", &s)?;
         Ok(CsrMatrix {
             c: super::map_data(&self.c, |d| d.multiply(s.clone()))?,
         })
@@ -181,6 +200,7 @@ impl CsrMatrix {
     /// Dtype errors.
     pub fn div_scalar<'a>(&self, s: impl Into<Arg<'a>>) -> Result<CsrMatrix> {
         let s = s.into();
+        scalar_operand("sparse / scalar", &s)?;
         Ok(CsrMatrix {
             c: super::map_data(&self.c, |d| d.true_divide(s.clone()))?,
         })
@@ -190,9 +210,32 @@ impl CsrMatrix {
     /// zeros stay zero).
     ///
     /// # Errors
-    /// Dtype errors.
+    /// [`Error::InvalidArgument`] for `p == 0` (SciPy's NotImplementedError: the result
+    /// would be dense) and for an array `p` that is not 0-d; dtype errors.
     pub fn power<'a>(&self, p: impl Into<Arg<'a>>) -> Result<CsrMatrix> {
         let p = p.into();
+        let op = "sparse power";
+        scalar_operand(op, &p)?;
+        let zero = match &p {
+            Arg::Weak(w) => match *w {
+                WeakScalar::Bool(b) => !b,
+                WeakScalar::Int(i) => i == 0,
+                WeakScalar::Float(f) => f == 0.0,
+                WeakScalar::Complex(c) => c.re == 0.0 && c.im == 0.0,
+            },
+            Arg::Typed(t) => !t.is_nonzero(),
+            Arg::Array(a) => !a.item()?.is_nonzero(),
+        };
+        if zero {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "zero power is not supported as it would densify the matrix (shape {}); \
+                     use ones(A.shape, dtype=A.dtype) for this case",
+                    super::py_shape(&[self.shape().0, self.shape().1])
+                ),
+            ));
+        }
         let a = self.canonical()?;
         Ok(CsrMatrix {
             c: super::map_data(&a.c, |d| d.power(p.clone()))?,
