@@ -49,7 +49,15 @@ fn sci_digits(v: f64, single: bool) -> usize {
     m.split_once('.').map_or(0, |(_, f)| f.len()).min(PRECISION)
 }
 
-fn sci_text(v: f64, digits: usize) -> String {
+/// The decimal exponent of `v` printed with `digits` mantissa digits (`1e-100` gives -100).
+fn sci_exp(v: f64, digits: usize) -> i32 {
+    let s = format!("{v:.digits$e}");
+    s.split_once('e').map_or(0, |(_, e)| e.parse().unwrap_or(0))
+}
+
+/// `v` in scientific notation with `digits` mantissa digits and at least `exp_digits` exponent
+/// digits (NumPy pads every exponent of an array to the longest: `1.e+005` next to `1.e-100`).
+fn sci_text(v: f64, digits: usize, exp_digits: usize) -> String {
     let s = format!("{v:.digits$e}");
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = e.parse().unwrap_or(0);
@@ -58,7 +66,11 @@ fn sci_text(v: f64, digits: usize) -> String {
     } else {
         m.to_string()
     };
-    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    format!(
+        "{m}e{}{:0exp_digits$}",
+        if e < 0 { '-' } else { '+' },
+        e.abs()
+    )
 }
 
 /// Texts of real floats, NumPy-aligned: positional with the point aligned, or scientific.
@@ -92,8 +104,19 @@ fn float_texts(fs: &[f64], single: bool) -> Vec<String> {
             .map(|&v| sci_digits(v, single))
             .max()
             .unwrap_or(0);
+        let exp_digits = finite
+            .iter()
+            .map(|&v| sci_exp(v, d).unsigned_abs().to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(2);
         fs.iter()
-            .map(|&v| (special(v).unwrap_or_else(|| sci_text(v, d)), String::new()))
+            .map(|&v| {
+                (
+                    special(v).unwrap_or_else(|| sci_text(v, d, exp_digits)),
+                    String::new(),
+                )
+            })
             .collect()
     } else {
         fs.iter()
@@ -116,13 +139,20 @@ fn float_texts(fs: &[f64], single: bool) -> Vec<String> {
         let w = texts.iter().map(|(a, _)| a.len()).max().unwrap_or(0);
         return texts.into_iter().map(|(a, _)| format!("{a:>w$}")).collect();
     }
+    let wf = texts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
+    // NumPy widens the integer part until `nan`/`inf`/`-inf` fit the common width, so finite
+    // values line up with them (`[ nan  inf -inf  1.5  0. ]`).
     let wi = texts
         .iter()
-        .filter(|(_, f)| !f.is_empty())
-        .map(|(a, _)| a.len())
+        .map(|(a, f)| {
+            if f.is_empty() {
+                a.len().saturating_sub(wf)
+            } else {
+                a.len()
+            }
+        })
         .max()
         .unwrap_or(0);
-    let wf = texts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
     let total = texts
         .iter()
         .map(|(a, f)| if f.is_empty() { a.len() } else { wi + wf })
@@ -231,17 +261,20 @@ fn render(
             let sep_trim = sep.trim_end();
             let mut out = String::from("[");
             let mut line_len = indent + depth + 1;
+            // NumPy's `_formatArray`: every word (with the separator before it) must end
+            // before `LINE_WIDTH - ndim` (one column kept per closing bracket level).
+            let width = LINE_WIDTH.saturating_sub(shape.len());
             for (k, w) in words.iter().enumerate() {
                 let last = k + 1 == words.len();
-                // The closing brackets of enclosing levels count on the last line (NumPy reserves them).
                 let word = if last {
                     w.clone()
                 } else {
                     format!("{w}{sep_trim}")
                 };
-                let reserve = if last { shape.len() - depth } else { 0 };
                 if k > 0 {
-                    if line_len + 1 + word.len() + reserve > LINE_WIDTH {
+                    if line_len + 1 + w.len() > width {
+                        // A wrapped line loses its trailing blanks (NumPy's `rstrip`).
+                        out.truncate(out.trim_end_matches(' ').len());
                         out.push('\n');
                         out.push_str(&next_prefix);
                         line_len = next_prefix.len();
@@ -418,22 +451,45 @@ impl fmt::Debug for Array {
             self.dtype(),
             DType::Float64 | DType::Int64 | DType::Bool | DType::Complex128
         );
-        let mut suffix = String::new();
-        if self.size() > THRESHOLD {
+        // NumPy's `_array_repr_implementation`: the shape when summarised or empty (except
+        // `(0,)`), the dtype when not implied or empty; on a new line when they would pass the
+        // line width.
+        let empty = self.size() == 0;
+        let mut extras = vec![];
+        if self.size() > THRESHOLD || (empty && self.shape() != [0]) {
             let dims: Vec<String> = self.shape().iter().map(|d| d.to_string()).collect();
             let comma = if dims.len() == 1 { "," } else { "" };
-            suffix.push_str(&format!(", shape=({}{comma})", dims.join(", ")));
+            extras.push(format!("shape=({}{comma})", dims.join(", ")));
         }
-        if !default {
-            suffix.push_str(&format!(", dtype={}", self.dtype()));
+        if !default || empty {
+            extras.push(format!("dtype={}", self.dtype()));
         }
-        match body(self, 6, ", ") {
-            Ok(t) => write!(f, "array({t}{suffix})"),
+        let text = if empty && self.ndim() > 0 {
+            Ok("[]".to_string())
+        } else {
+            body(self, 6, ", ")
+        };
+        match text {
+            Ok(t) => {
+                if extras.is_empty() {
+                    return write!(f, "array({t})");
+                }
+                let head = format!("array({t},");
+                let extra = format!("{})", extras.join(", "));
+                let last_line = head.len() - head.rfind('\n').map_or(0, |i| i + 1);
+                let spacer = if last_line + extra.len() + 1 > LINE_WIDTH {
+                    "\n      "
+                } else {
+                    " "
+                };
+                write!(f, "{head}{spacer}{extra}")
+            }
             Err(e) => write!(
                 f,
-                "array(<unreadable on {}: {e}>, shape={:?}{suffix})",
+                "array(<unreadable on {}: {e}>, shape={:?}, dtype={})",
                 self.device().label(),
-                self.shape()
+                self.shape(),
+                self.dtype()
             ),
         }
     }
