@@ -197,6 +197,10 @@ fn sparse_products_sums_and_stacks_name_both_shapes() {
             "hstack: blocks[0] has shape (2, 3) but blocks[1] has shape (3, 3); the blocks must have the same number of rows",
         );
         expect(
+            a.multiply_dense(&vec1(&dev, 2)),
+            "multiply: A has shape (2, 3) but the dense operand has shape (2,) (inconsistent shapes)",
+        );
+        expect(
             sp::kronsum(&a, &b, Format::Csr),
             "kronsum: A must be a square matrix, but its shape is (2, 3)",
         );

@@ -166,7 +166,15 @@ impl CsrMatrix {
     /// Broadcasting errors naming the shapes; device errors.
     pub fn multiply_dense(&self, x: &Array) -> Result<CsrMatrix> {
         let (m, n) = self.shape();
-        let xb = crate::manipulation::dims::broadcast_to(x, &[m, n])?;
+        let xb = crate::manipulation::dims::broadcast_to(x, &[m, n]).map_err(|_| {
+            Error::invalid(
+                "multiply",
+                format!(
+                    "A has shape ({m}, {n}) but the dense operand has shape {} (inconsistent shapes)",
+                    super::py_shape(x.shape())
+                ),
+            )
+        })?;
         let a = self.canonical()?;
         if a.nnz() == 0 {
             let t =
