@@ -215,3 +215,49 @@ fn pinned_transfers_and_pool() {
         });
     }
 }
+
+/// `CUPY_GPU_MEMORY_LIMIT=0` (and `0%`) means no limit, as CuPy's `set_limit(size=0)` that the
+/// variable goes through; it made every allocation fail with "the pool's limit is 0 bytes"
+/// while `get_limit()` said 0 (no limit). The variable is read when a device opens: a child
+/// process runs `memory_limit_zero_child` with it set.
+#[test]
+fn memory_limit_zero_means_no_limit() {
+    for value in ["0", "0%"] {
+        let exe = std::env::current_exe().unwrap();
+        let out = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "memory::memory_limit_zero_child",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("CUPY_GPU_MEMORY_LIMIT", value)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "CUPY_GPU_MEMORY_LIMIT={value}: {text}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "run by memory_limit_zero_means_no_limit with CUPY_GPU_MEMORY_LIMIT=0"]
+fn memory_limit_zero_child() {
+    for shared in common::backends() {
+        let dev = private(shared.kind());
+        let label = dev.label();
+        cupy::with_device(&dev, || {
+            let pool = cupy::get_default_memory_pool().unwrap();
+            assert_eq!(pool.get_limit(), 0, "{label}");
+            let a = cupy::full(&[1000], 2.0)
+                .unwrap_or_else(|e| panic!("{label}: CUPY_GPU_MEMORY_LIMIT=0 refused: {e}"));
+            assert_eq!(a.sum().unwrap().item().unwrap().to_f64(), 2000.0, "{label}");
+        });
+    }
+}

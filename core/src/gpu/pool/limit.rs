@@ -1,7 +1,9 @@
 //! The limit on a pool's bytes (`set_limit`, `CUPY_GPU_MEMORY_LIMIT`).
 
 /// Parses a memory limit as CuPy's `CUPY_GPU_MEMORY_LIMIT` takes it: a byte count (`"1073741824"`)
-/// or a percentage of the device's memory (`"50%"`, which needs `total`). Unset or empty: `None`.
+/// or a percentage of the device's memory (`"50%"`, which needs `total`). Unset or empty: `None`;
+/// `0` (or `0%`) is no limit either, as CuPy's `set_limit(size=0)` that the variable goes
+/// through ("If ... `0` is specified, the limit will be disabled").
 ///
 /// # Errors
 /// A message naming the variable and its value when it is neither.
@@ -18,12 +20,17 @@ pub fn parse_limit(value: &str, total: Option<usize>) -> Result<Option<usize>, S
         if !(0.0..=100.0).contains(&p) {
             return Err(bad());
         }
+        if p == 0.0 {
+            return Ok(None);
+        }
         let total = total.ok_or_else(|| {
             format!("CUPY_GPU_MEMORY_LIMIT={value:?}: the device's memory size is unknown")
         })?;
-        return Ok(Some((total as f64 * p / 100.0) as usize));
+        let bytes = (total as f64 * p / 100.0) as usize;
+        return Ok((bytes > 0).then_some(bytes));
     }
-    v.parse::<usize>().map(Some).map_err(|_| bad())
+    let bytes = v.parse::<usize>().map_err(|_| bad())?;
+    Ok((bytes > 0).then_some(bytes))
 }
 
 /// A pool's limit on the bytes it holds: `set_limit`'s value, else `CUPY_GPU_MEMORY_LIMIT`'s as

@@ -145,6 +145,9 @@ fn limit_values() {
     assert!(parse_limit("50%", None).unwrap_err().contains("unknown"));
     assert!(parse_limit("lots", None).unwrap_err().contains("\"lots\""));
     assert!(parse_limit("150%", Some(1)).is_err());
+    // 0 disables the limit, as CuPy's set_limit(size=0).
+    assert_eq!(parse_limit("0", None), Ok(None));
+    assert_eq!(parse_limit("0%", None), Ok(None));
 }
 
 #[test]
