@@ -261,3 +261,50 @@ fn memory_limit_zero_child() {
         });
     }
 }
+
+/// A bool pinned array never hands out bytes other than 0 and 1 as `bool`s (undefined
+/// behaviour in Rust: 8 elements counted 383 true and 389 false): `empty_pinned` of bool zeroes
+/// the reused block (it held a float32 array's bytes), and `as_slice::<bool>` of a download of
+/// bytes that are not bools (`from_bytes_on`) is an error naming the op, while `to_vec` reads
+/// them as NumPy does (non-zero is true).
+#[test]
+fn pinned_bool_arrays_hold_only_bools() {
+    use cupy::{Array, DType};
+    for shared in common::backends() {
+        let dev = private(shared.kind());
+        let label = dev.label();
+        cupy::with_device(&dev, || {
+            let mut f = cupy::empty_pinned(&[4], DType::Float32).unwrap();
+            f.as_mut_slice::<f32>()
+                .unwrap()
+                .copy_from_slice(&[1.0, -2.0, 3.0, 4.0]);
+            drop(f);
+            let p = cupy::empty_pinned(&[16], DType::Bool).unwrap();
+            // SAFETY: the block holds 16 bytes; no copy is pending.
+            let bytes = unsafe { std::slice::from_raw_parts(p.data_ptr() as *const u8, 16) };
+            assert!(bytes.iter().all(|&b| b <= 1), "{label}: {bytes:?}");
+            assert_eq!(p.to_vec::<bool>().unwrap(), vec![false; 16], "{label}");
+
+            let a = Array::from_bytes_on(&dev, &[0, 1, 2, 0], &[4], DType::Bool).unwrap();
+            let mut out = cupy::zeros_pinned(&[4], DType::Bool).unwrap();
+            a.get_into_pinned(&mut out).unwrap();
+            // SAFETY: as above.
+            let raw = unsafe { std::slice::from_raw_parts(out.data_ptr() as *const u8, 4) };
+            let invalid = raw.iter().any(|&b| b > 1); // wgpu's bool buffers hold 0 or 1
+            match out.as_slice::<bool>() {
+                Err(cupy::Error::InvalidArgument { op, msg }) if invalid => {
+                    assert_eq!(op, "PinnedArray::as_slice", "{label}");
+                    assert!(msg.contains("byte 2"), "{label}: {msg}");
+                }
+                Ok(s) if !invalid => assert_eq!(s, [false, true, true, false], "{label}"),
+                other => panic!("{label}: {raw:?} read as bool gave {:?}", other.is_ok()),
+            }
+            assert_eq!(out.as_mut_slice::<bool>().is_err(), invalid, "{label}");
+            assert_eq!(
+                out.to_vec::<bool>().unwrap(),
+                vec![false, true, true, false],
+                "{label}"
+            );
+        });
+    }
+}

@@ -232,14 +232,20 @@ pub fn empty_pinned(shape: &[usize], dtype: DType) -> Result<PinnedArray> {
         requested: bytes,
         detail: e.detail,
     })?;
-    Ok(PinnedArray {
+    let mut a = PinnedArray {
         pool,
         address,
         class,
         shape: shape.to_vec(),
         dtype,
         pending: Mutex::new(None),
-    })
+    };
+    if dtype == DType::Bool {
+        // A reused block holds another array's bytes, and a byte other than 0 or 1 is no
+        // `bool`: `as_slice::<bool>` would hand out invalid values.
+        a.bytes_mut()?.fill(0);
+    }
+    Ok(a)
 }
 routine!(empty_pinned as "cupyx.empty_pinned", Creation, notes: "PinnedArray: as_slice, as_mut_slice, to_vec");
 
@@ -302,6 +308,28 @@ impl PinnedArray {
         Ok(())
     }
 
+    /// For a bool array: `Err` naming `op` unless every byte is 0 or 1 (a copy of bytes that
+    /// are not bools, e.g. from `Array::from_bytes_on`, would give invalid `bool`s). Call after
+    /// [`PinnedArray::synchronize`].
+    fn check_bools(&self, op: &str) -> Result<()> {
+        if self.dtype != DType::Bool {
+            return Ok(());
+        }
+        // SAFETY: the block holds `nbytes` bytes and no copy is pending.
+        let bytes = unsafe { std::slice::from_raw_parts(self.address as *const u8, self.nbytes()) };
+        match bytes.iter().position(|&b| b > 1) {
+            None => Ok(()),
+            Some(i) => Err(Error::invalid(
+                op,
+                format!(
+                    "element {i} of the bool pinned array {:?} holds byte {}, not a bool (0 or \
+                     1); to_vec reads it as true",
+                    self.shape, bytes[i]
+                ),
+            )),
+        }
+    }
+
     /// The elements, after the last queued copy finished.
     ///
     /// # Errors
@@ -309,6 +337,7 @@ impl PinnedArray {
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         self.check_type::<T>("PinnedArray::as_slice")?;
         self.synchronize()?;
+        self.check_bools("PinnedArray::as_slice")?;
         // SAFETY: the block holds `size` elements of `T` (page-aligned), no copy is pending.
         Ok(unsafe { std::slice::from_raw_parts(self.address as *const T, self.size()) })
     }
@@ -320,6 +349,7 @@ impl PinnedArray {
     pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
         self.check_type::<T>("PinnedArray::as_mut_slice")?;
         self.synchronize()?;
+        self.check_bools("PinnedArray::as_mut_slice")?;
         // SAFETY: as in `as_slice`, and `&mut self` excludes every other access.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.address as *mut T, self.size()) })
     }
@@ -329,6 +359,15 @@ impl PinnedArray {
     /// # Errors
     /// As [`PinnedArray::as_slice`].
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if T::DTYPE == DType::Bool {
+            // Any byte but 0 is true (NumPy's view of a bool byte), as `Array::to_vec` reads.
+            self.check_type::<T>("PinnedArray::to_vec")?;
+            self.synchronize()?;
+            // SAFETY: the block holds `nbytes` bytes and no copy is pending.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(self.address as *const u8, self.nbytes()) };
+            return Ok(T::vec_from_bytes(bytes));
+        }
         Ok(self.as_slice::<T>()?.to_vec())
     }
 
