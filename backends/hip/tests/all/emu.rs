@@ -16,7 +16,9 @@ fn hip_kernels_logic_under_cpu_emulation() {
         std::fs::copy(root.join(f), dir.join(f)).unwrap();
     }
     let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    for warp in [32u32, 64] {
+    // (warp size, extra define): both warp sizes with the defaults, and the sort passes'
+    // alternative ranking (HK_SORT_RANK_STORES, untimed on a GPU, so not the default) at 32.
+    for (warp, define) in [(32u32, ""), (64, ""), (32, "-DHK_SORT_RANK_STORES=1")] {
         for (file, text) in [
             ("scan_emu.h", hk_sources::SCAN_CU),
             ("radix_sort_emu.h", hk_sources::RADIX_SORT_CU),
@@ -24,11 +26,12 @@ fn hip_kernels_logic_under_cpu_emulation() {
             let src = hk_sources::assemble(text, warp).replace("extern \"C\" ", "");
             std::fs::write(dir.join(file), src).unwrap();
         }
-        let exe = dir.join(format!("emu{warp}"));
+        let exe = dir.join(format!("emu{warp}{}", define.len()));
         let out = match Command::new(&compiler)
             .current_dir(&dir)
             .args(["-std=c++20", "-O1", "-w", "-pthread"])
             .arg(format!("-DHK_WARP_SIZE={warp}"))
+            .args((!define.is_empty()).then_some(define))
             .arg("emu_main.cpp")
             .arg("-o")
             .arg(&exe)
@@ -48,10 +51,10 @@ fn hip_kernels_logic_under_cpu_emulation() {
         // Every case at both warp sizes: seconds, with the emulation's threads as fibers.
         let run = Command::new(&exe).output().unwrap();
         let log = String::from_utf8_lossy(&run.stdout);
-        eprintln!("warp {warp}:\n{log}");
+        eprintln!("warp {warp} {define}:\n{log}");
         assert!(
             run.status.success(),
-            "emulated kernels failed (warp {warp}):\n{log}"
+            "emulated kernels failed (warp {warp} {define}):\n{log}"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
