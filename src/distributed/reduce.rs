@@ -32,7 +32,9 @@ macro_rules! int_elem {
                 self.wrapping_mul(o)
             }
             fn div_n(self, n: usize) -> Self {
-                self / (n as $t)
+                // In 128 bits: a rank count past the type's range (256 ranks of int8) would
+                // wrap to 0 or -1 and panic; truncated toward zero, the quotient fits the type.
+                ((self as i128) / (n.max(1) as i128)) as $t
             }
         }
     )*};
@@ -188,5 +190,26 @@ mod tests {
         );
         divide(&mut a, WireType::BFloat16, 2);
         assert_eq!(bf16::from_le_bytes([a[0], a[1]]).to_f32(), 3.5);
+    }
+
+    #[test]
+    fn integer_averages_over_more_ranks_than_the_type_holds() {
+        // int8 sums over 2, 127, 255 and 256 ranks (the count as int8 would be 2, 127, -1, 0)
+        for (sum, ranks, avg) in [
+            (-128i8, 2, -64i8),
+            (-128, 127, -1),
+            (-128, 255, 0),
+            (127, 256, 0),
+        ] {
+            let mut a = sum.to_le_bytes().to_vec();
+            divide(&mut a, WireType::Int8, ranks);
+            assert_eq!(a[0] as i8, avg, "{sum} / {ranks}");
+        }
+        let mut a = 250u8.to_le_bytes().to_vec();
+        divide(&mut a, WireType::UInt8, 300);
+        assert_eq!(a[0], 0);
+        let mut a = u64::MAX.to_le_bytes().to_vec();
+        divide(&mut a, WireType::UInt64, 3);
+        assert_eq!(u64::from_le_bytes(a.try_into().unwrap()), u64::MAX / 3);
     }
 }
