@@ -484,25 +484,14 @@ fn a_missing_or_disagreeing_rank_is_an_error_not_a_hang() {
 /// `CUPY_CPU_DEVICES=2` in a child process (the variable is read once, at discovery).
 #[test]
 fn cpu_devices_from_the_environment() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "distributed::cpu_devices_child",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("CUPY_CPU_DEVICES", "2")
-        .env("CUPY_BACKEND", "cpu")
-        .env("CUPY_TEST_BACKENDS", "cpu")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    common::run_ignored_child(
+        "distributed::cpu_devices_child",
+        &[
+            ("CUPY_CPU_DEVICES", "2"),
+            ("CUPY_BACKEND", "cpu"),
+            ("CUPY_TEST_BACKENDS", "cpu"),
+        ],
     );
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
 
 #[test]

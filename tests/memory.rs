@@ -223,25 +223,9 @@ fn pinned_transfers_and_pool() {
 #[test]
 fn memory_limit_zero_means_no_limit() {
     for value in ["0", "0%"] {
-        let exe = std::env::current_exe().unwrap();
-        let out = std::process::Command::new(exe)
-            .args([
-                "--exact",
-                "memory::memory_limit_zero_child",
-                "--ignored",
-                "--nocapture",
-            ])
-            .env("CUPY_GPU_MEMORY_LIMIT", value)
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success() && text.contains("1 passed"),
-            "CUPY_GPU_MEMORY_LIMIT={value}: {text}"
+        common::run_ignored_child(
+            "memory::memory_limit_zero_child",
+            &[("CUPY_GPU_MEMORY_LIMIT", value)],
         );
     }
 }

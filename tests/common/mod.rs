@@ -470,3 +470,25 @@ pub fn hiprtc_or_skip() -> Option<std::sync::Arc<cupy_hip::result::Rtc>> {
         }
     }
 }
+
+/// Runs the ignored test `name` (module path, e.g. `memory::memory_limit_zero_child`) of this
+/// test binary in a child process with the environment variables `env` set (for variables read
+/// once per process), and panics with the child's output unless it passed.
+pub fn run_ignored_child(name: &str, env: &[(&str, &str)]) {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["--exact", name, "--ignored", "--nocapture"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{name} with {env:?}: {text}"
+    );
+}
