@@ -91,3 +91,57 @@ fn convolve2d_defaults_to_full() {
     }
     t.finish();
 }
+
+/// SciPy convolves complex inputs (and a real input with a complex kernel); bool alone is
+/// refused ("convolve2d not available for this type"). Values from
+/// `scipy.signal.convolve2d(np.arange(12).reshape(3, 4), [[1+1j, -2j], [3+.5j, -1+4j]], mode)`.
+#[test]
+fn convolve2d_complex_matches_scipy() {
+    use cupy::DType;
+    use num_complex::Complex;
+    let mut t = common::Tally::new("convolve2d_complex");
+    for dev in common::backends() {
+        if dev.backend().supports_dtype(DType::Complex128).is_err() {
+            continue;
+        }
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let x: Vec<f64> = (0..12).map(f64::from).collect();
+            let x = Array::from_slice_on(&dev, &x, &[3, 4])?;
+            let c = |re: f64, im: f64| Complex::new(re, im);
+            let k = [c(1.0, 1.0), c(0.0, -2.0), c(3.0, 0.5), c(-1.0, 4.0)];
+            let want = [
+                c(8.0, -2.5),
+                c(11.0, 1.0),
+                c(14.0, 4.5),
+                c(20.0, 11.5),
+                c(23.0, 15.0),
+                c(26.0, 18.5),
+            ];
+            for dt in [DType::Complex128, DType::Complex64] {
+                let kk = Array::from_slice_on(&dev, &k, &[2, 2])?.astype(dt)?;
+                let xx = if dt == DType::Complex64 {
+                    x.astype(DType::Float32)?
+                } else {
+                    x.clone()
+                };
+                let v = convolve2d_with(&xx, &kk, Mode::Valid)?;
+                let got: Vec<Complex<f64>> = v.astype(DType::Complex128)?.to_vec()?;
+                if v.dtype() != dt || v.shape() != [2, 3] || got != want {
+                    return Err(format!("valid {dt}: {v:?} {got:?}").into());
+                }
+                let f = convolve2d_with(&xx, &kk, Mode::Full)?;
+                let got: Vec<Complex<f64>> = f.astype(DType::Complex128)?.to_vec()?;
+                if f.shape() != [4, 5] || got[0] != c(0.0, 0.0) || got[19] != c(-11.0, 44.0) {
+                    return Err(format!("full {dt}: {f:?}").into());
+                }
+            }
+            let b = Array::from_slice_on(&dev, &[true, false], &[1, 2])?;
+            match convolve2d_with(&b, &b, Mode::Full) {
+                Err(Error::TypeError { .. }) => Ok(()),
+                other => Err(format!("bool convolve2d: {other:?}").into()),
+            }
+        })();
+        t.check(&dev, "complex", r);
+    }
+    t.finish();
+}

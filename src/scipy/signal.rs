@@ -149,7 +149,7 @@ pub(crate) fn kernel(t: DType) -> Kernel {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for inputs that are not 2-D or are empty; [`Error::TypeError`]
-/// for bool or complex inputs; dtype and device errors (e.g. float64 on a device without it).
+/// for bool inputs (SciPy: "not available for this type"); dtype and device errors (e.g. float64 on a device without it).
 pub fn convolve2d(in1: &Array, in2: &Array) -> Result<Array> {
     convolve2d_with(in1, in2, Convolve2d::default())
 }
@@ -195,11 +195,11 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
         }
     }
     let t = promote_types(a.dtype(), b.dtype());
-    if t.is_bool() || t.is_complex() {
+    if t.is_bool() {
         return Err(Error::TypeError {
             op: op.into(),
             dtypes: vec![a.dtype(), b.dtype()],
-            msg: "convolve2d supports integer and real float inputs".into(),
+            msg: "convolve2d not available for bool inputs (integer, float and complex are)".into(),
         });
     }
     let a = if a.dtype() != t {
@@ -239,6 +239,6 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
 routine!(
     convolve2d as "cupyx.scipy.signal.convolve2d",
     Signal,
-    probe: |t| (t.is_integer() || t.is_float()).then(|| crate::registry::Need::Kernel(kernel(t))),
+    probe: |t| (t.is_integer() || t.is_inexact()).then(|| crate::registry::Need::Kernel(kernel(t))),
     notes: "mode 'full' by default (convolve2d_with for 'same'/'valid'); boundary='fill', fillvalue=0"
 );
