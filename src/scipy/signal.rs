@@ -145,7 +145,9 @@ pub(crate) fn kernel(t: DType) -> Kernel {
 
 /// `scipy.signal.convolve2d(in1, in2)`: the full 2-D convolution (SciPy's default mode),
 /// `boundary="fill", fillvalue=0`, computed on the arrays' device as one kernel. Output shape
-/// `(M+P-1, N+Q-1)`; [`convolve2d_with`] takes the other modes.
+/// `(M+P-1, N+Q-1)`; [`convolve2d_with`] takes the other modes. float16/bfloat16 inputs
+/// accumulate in float32 and are rounded once (SciPy has no float16 loop; CuPy's weights are
+/// float32), on every backend.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for inputs that are not 2-D or are empty; [`Error::TypeError`]
@@ -202,13 +204,16 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
             msg: "convolve2d not available for bool inputs (integer, float and complex are)".into(),
         });
     }
-    let a = if a.dtype() != t {
-        a.astype(t)?
+    // float16/bfloat16 accumulate in float32 and round once (as CuPy's float32 weights do):
+    // a float16 running sum would round at every tap on one backend and not on another.
+    let w = acc_type(t);
+    let a = if a.dtype() != w {
+        a.astype(w)?
     } else {
         a.clone()
     };
-    let b = if b.dtype() != t {
-        b.astype(t)?
+    let b = if b.dtype() != w {
+        b.astype(w)?
     } else {
         b.clone()
     };
@@ -219,7 +224,7 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
         Mode::Same => (m, n, (p - 1) / 2, (q - 1) / 2),
         Mode::Valid => (m - p + 1, n - q + 1, p - 1, q - 1),
     };
-    let k = kernel(t);
+    let k = kernel(w);
     let params = [m, n, p, q, cols.max(1), oi, oj]
         .iter()
         .map(|&v| Scalar::Int64(v as i64))
@@ -235,10 +240,19 @@ pub fn convolve2d_with(in1: &Array, in2: &Array, opts: impl Into<Convolve2d>) ->
         shape: Some(&[rows, cols]),
     }
     .run_one()
+    .and_then(|r| if w == t { Ok(r) } else { r.astype(t) })
+}
+
+/// The dtype the kernel computes in for inputs promoted to `t`: float32 for float16/bfloat16.
+fn acc_type(t: DType) -> DType {
+    match t {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        t => t,
+    }
 }
 routine!(
     convolve2d as "cupyx.scipy.signal.convolve2d",
     Signal,
-    probe: |t| (t.is_integer() || t.is_inexact()).then(|| crate::registry::Need::Kernel(kernel(t))),
+    probe: |t| (t.is_integer() || t.is_inexact()).then(|| crate::registry::Need::Kernel(kernel(acc_type(t)))),
     notes: "mode 'full' by default (convolve2d_with for 'same'/'valid'); boundary='fill', fillvalue=0"
 );
