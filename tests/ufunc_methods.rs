@@ -361,7 +361,7 @@ fn methods_at_scale() {
 }
 
 /// `at` refuses a broadcast (read-only) target and bool masks as indices; `reduce` of a unary
-/// ufunc is NumPy's ValueError; `outer` keeps `out=` and `where=`.
+/// ufunc is NumPy's ValueError; `outer` keeps `out=` and `where=` and takes two scalars.
 #[test]
 fn method_refusals_and_outer_keywords() {
     let mut t = common::Tally::new("method_refusals");
@@ -416,6 +416,14 @@ fn method_refusals_and_outer_keywords() {
             let want = vec![11.0, -1.0, 12.0, -1.0, 13.0, -1.0];
             if got != want || out.to_vec::<f64>()? != want {
                 return Err(format!("add.outer out/where: got {got:?}, want {want:?}").into());
+            }
+            // Two scalars: NumPy makes both arrays (`add.outer(2, 3.5)` is `array(5.5)`).
+            let s = cupy::with_device(&dev, || ufunc("add").outer(2i64, 3.5f64))?;
+            if s.ndim() != 0 || s.dtype() != DType::Float64 || s.to_vec::<f64>()? != [5.5] {
+                return Err(format!("add.outer(2, 3.5): {s:?}").into());
+            }
+            if s.device() != &dev {
+                return Err(format!("add.outer(2, 3.5) ran on {:?}", s.device()).into());
             }
             Ok(())
         })();

@@ -270,6 +270,17 @@ impl Ufunc {
             x => Ok(x),
         };
         let (a, b) = (strong(a.into())?, strong(b.into())?);
+        // Two scalars are two 0-d arrays there (`add.outer(2, 3.5)` is `array(5.5)`); a call
+        // needs an array operand, so the first becomes one, on the current device.
+        let scalar_a;
+        let a = match (a, &b) {
+            (Arg::Typed(s), Arg::Typed(_)) => {
+                scalar_a = Array::empty_on(&crate::Device::current()?, &[], s.dtype())?;
+                scalar_a.fill(s)?;
+                Arg::Array(&scalar_a)
+            }
+            (a, _) => a,
+        };
         let b_nd = match &b {
             Arg::Array(x) => x.ndim(),
             _ => 0,
