@@ -95,6 +95,7 @@ pub(crate) fn accumulate(u: &Ufunc, a: &Array, opts: &UfuncAccumulate) -> Result
     let ax = one_axis(op, opts.axis, a)?;
     let lp = reduce_loop(
         u,
+        "accumulate",
         a.dtype(),
         opts.dtype,
         opts.out.as_ref().map(|o| o.dtype()),

@@ -89,19 +89,20 @@ pub(crate) fn check_binary(u: &Ufunc, method: &str) -> Result<()> {
     ))
 }
 
-/// The loop of a reduce-like method (`reduce`, `accumulate`, `reduceat`) of `u` over an input
-/// of dtype `t`, with `dtype=` and `out=`'s dtype (module docs).
+/// The loop of a reduce-like method (`method`: `reduce`, `accumulate`, `reduceat`, named in
+/// its errors) of `u` over an input of dtype `t`, with `dtype=` and `out=`'s dtype (module docs).
 ///
 /// # Errors
 /// [`Error::TypeError`] where NumPy has no `T, T -> T` loop.
 pub(crate) fn reduce_loop(
     u: &Ufunc,
+    method: &str,
     t: DType,
     dtype: Option<DType>,
     out: Option<DType>,
 ) -> Result<Loop> {
     let lp = reduce_loop_of(u, t, dtype, out)?;
-    check_inlinable(u, "reduce", &lp)?;
+    check_inlinable(u, method, &lp)?;
     Ok(lp)
 }
 
@@ -220,7 +221,7 @@ impl Ufunc {
     /// NumPy has no `T, T -> T` loop for `t`.
     pub fn method_kernels(&self, t: DType) -> Result<(Vec<Kernel>, Vec<ReduceKernel>)> {
         check_binary(self, "reduce")?;
-        let lp = reduce_loop(self, t, None, None)?;
+        let lp = reduce_loop(self, "reduce", t, None, None)?;
         let id = reduce::identity_of(self.name());
         let mut reds = vec![];
         if let Some(s) = reduce::seed(self.name(), id, lp.compute).filter(|_| id.reorderable()) {

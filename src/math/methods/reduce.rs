@@ -183,6 +183,7 @@ pub(crate) fn reduce(u: &Ufunc, a: &Array, opts: &UfuncReduce) -> Result<Array> 
     };
     let lp = reduce_loop(
         u,
+        "reduce",
         a.dtype(),
         opts.dtype,
         opts.out.as_ref().map(|o| o.dtype()),

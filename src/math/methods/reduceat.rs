@@ -77,6 +77,7 @@ pub(crate) fn reduceat(
     let ax = one_axis(op, opts.axis, a)?;
     let lp = reduce_loop(
         u,
+        "reduceat",
         a.dtype(),
         opts.dtype,
         opts.out.as_ref().map(|o| o.dtype()),
