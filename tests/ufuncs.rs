@@ -504,3 +504,34 @@ fn routines_take_numpy_call_shapes() {
     }
     t.finish();
 }
+
+/// `cupy::ufunc` finds NumPy's other names too (`numpy.divide` is the ufunc `true_divide` is
+/// here): `ufunc("divide")` was `None` though `cupy::divide` exists.
+#[test]
+fn ufunc_lookup_takes_numpy_aliases() {
+    for (alias, name) in [
+        ("divide", "true_divide"),
+        ("abs", "absolute"),
+        ("conj", "conjugate"),
+        ("bitwise_not", "invert"),
+        ("degrees", "rad2deg"),
+        ("radians", "deg2rad"),
+    ] {
+        let u = cupy::ufunc(alias).unwrap_or_else(|| panic!("no ufunc {alias}"));
+        assert_eq!(u.name(), name);
+    }
+    assert!(cupy::ufunc("no_such_ufunc").is_none());
+    let mut t = common::Tally::new("ufunc_aliases");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[8.0f32, 2.0, 2.0], &[3])?;
+            let r = cupy::ufunc("divide").unwrap().reduce(&a)?;
+            if r.to_vec::<f32>()? != [2.0] {
+                return Err(format!("divide.reduce([8, 2, 2]) = {r:?}").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "divide.reduce", r);
+    }
+    t.finish();
+}

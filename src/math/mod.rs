@@ -299,7 +299,17 @@ pub fn all_ufuncs() -> impl Iterator<Item = &'static ufunc::Ufunc> {
     FAMILIES.iter().flat_map(|f| f.iter())
 }
 
-/// The ufunc named `name` (NumPy's name), if cupy-rs declares it.
+/// The ufunc named `name` (NumPy's name or one of its other names: `divide`, `abs`, `conj`,
+/// `bitwise_not`, `degrees`, `radians`), if cupy-rs declares it.
 pub fn ufunc(name: &str) -> Option<&'static ufunc::Ufunc> {
+    let name = match name {
+        "divide" => "true_divide",
+        "abs" => "absolute",
+        "conj" => "conjugate",
+        "bitwise_not" => "invert",
+        "degrees" => "rad2deg",
+        "radians" => "deg2rad",
+        n => n,
+    };
     all_ufuncs().find(|u| u.name() == name)
 }
