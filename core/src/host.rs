@@ -27,6 +27,12 @@ pub fn physical_memory() -> Option<usize> {
     None
 }
 
+/// Whether `bytes` can be held on the host: within the machine's physical memory
+/// ([`physical_memory`]; any size where that is not known) and `isize::MAX`.
+pub fn fits(bytes: usize) -> bool {
+    bytes <= isize::MAX as usize && physical_memory().is_none_or(|total| bytes <= total)
+}
+
 /// Reserves room for exactly `additional` more elements in `v`, or an
 /// [`Error::OutOfMemory`] on the host naming `op` and `what` the memory is for, when the bytes
 /// overflow, exceed the machine's physical memory ([`physical_memory`]) or cannot be reserved.
@@ -36,12 +42,7 @@ pub fn physical_memory() -> Option<usize> {
 pub fn reserve_exact<T>(op: &str, v: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
     let item = std::mem::size_of::<T>().max(1);
     let bytes = additional.checked_mul(item);
-    let fits = match (bytes, physical_memory()) {
-        (None, _) => false,
-        (Some(b), Some(total)) => b <= total,
-        (Some(_), None) => true,
-    };
-    if fits && v.try_reserve_exact(additional).is_ok() {
+    if bytes.is_some_and(fits) && v.try_reserve_exact(additional).is_ok() {
         return Ok(());
     }
     Err(Error::OutOfMemory {

@@ -85,10 +85,7 @@ fn split_impl(
             // any is made (cupy_core::host: an overcommitting machine grants any reservation).
             let mut out: Vec<Array> = Vec::new();
             let per_piece = std::mem::size_of::<Array>() + 2 * a.ndim() * 8;
-            let fits = k.checked_mul(per_piece).is_some_and(|b| {
-                b <= isize::MAX as usize
-                    && cupy_core::host::physical_memory().is_none_or(|m| b <= m)
-            });
+            let fits = k.checked_mul(per_piece).is_some_and(cupy_core::host::fits);
             if !fits || out.try_reserve_exact(k).is_err() {
                 return Err(Error::invalid(
                     op,

@@ -309,14 +309,12 @@ impl PinnedArray {
     }
 
     /// For a bool array: `Err` naming `op` unless every byte is 0 or 1 (a copy of bytes that
-    /// are not bools, e.g. from `Array::from_bytes_on`, would give invalid `bool`s). Call after
-    /// [`PinnedArray::synchronize`].
+    /// are not bools, e.g. from `Array::from_bytes_on`, would give invalid `bool`s).
     fn check_bools(&self, op: &str) -> Result<()> {
         if self.dtype != DType::Bool {
             return Ok(());
         }
-        // SAFETY: the block holds `nbytes` bytes and no copy is pending.
-        let bytes = unsafe { std::slice::from_raw_parts(self.address as *const u8, self.nbytes()) };
+        let bytes = self.bytes()?;
         match bytes.iter().position(|&b| b > 1) {
             None => Ok(()),
             Some(i) => Err(Error::invalid(
@@ -362,13 +360,16 @@ impl PinnedArray {
         if T::DTYPE == DType::Bool {
             // Any byte but 0 is true (NumPy's view of a bool byte), as `Array::to_vec` reads.
             self.check_type::<T>("PinnedArray::to_vec")?;
-            self.synchronize()?;
-            // SAFETY: the block holds `nbytes` bytes and no copy is pending.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(self.address as *const u8, self.nbytes()) };
-            return Ok(T::vec_from_bytes(bytes));
+            return Ok(T::vec_from_bytes(self.bytes()?));
         }
         Ok(self.as_slice::<T>()?.to_vec())
+    }
+
+    /// The block's bytes, after the last queued copy finished.
+    fn bytes(&self) -> Result<&[u8]> {
+        self.synchronize()?;
+        // SAFETY: the block holds `nbytes` bytes and no copy is pending.
+        Ok(unsafe { std::slice::from_raw_parts(self.address as *const u8, self.nbytes()) })
     }
 
     fn bytes_mut(&mut self) -> Result<&mut [u8]> {
