@@ -272,7 +272,10 @@ fn pinned_bool_arrays_hold_only_bools() {
             let a = Array::from_bytes_on(&dev, &[0, 1, 2, 0], &[4], DType::Bool).unwrap();
             let mut out = cupy::zeros_pinned(&[4], DType::Bool).unwrap();
             a.get_into_pinned(&mut out).unwrap();
-            // SAFETY: as above.
+            // The download is asynchronous on cuda: wait for it before reading the bytes raw
+            // (this read raced the copy under parallel tests on the H100, 2026-12-07).
+            out.synchronize().unwrap();
+            // SAFETY: as above (no copy is pending after the wait).
             let raw = unsafe { std::slice::from_raw_parts(out.data_ptr() as *const u8, 4) };
             let invalid = raw.iter().any(|&b| b > 1); // wgpu's bool buffers hold 0 or 1
             match out.as_slice::<bool>() {
