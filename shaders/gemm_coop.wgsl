@@ -1,14 +1,18 @@
 // Batched GEMM through cooperative matrices (tensor cores): Ct[b] = A[b] @ B[b], A and B float16
-// (packed two to a 32-bit word, `AB` = f16) or float32 (`AB` = f32, CUPY_TF32), accumulated
+// (`AB` = f16, read as f16 from storage) or float32 (`AB` = f32, CUPY_TF32), accumulated
 // in float32 S x S fragments (`coop_mat{S}x{S}<f32, C>`) and stored to a float32 Ct padded to
 // whole tiles (the Rust side casts it into the caller's C). The Rust side (`gemm_coop.rs`)
 // replaces `SV` (the fragment size, 16 or 8), `ABT`, `WMV` x `WNV` (subgroups of a workgroup),
 // `FMV` x `FNV` (fragments of C per subgroup), `SGV` (the subgroup size), `PAIR_A`/`PAIR_B`
-// (the global reads) and the marks in `main` (straight-line fragment code).
+// (the element-wise global reads) and the marks in `main` (straight-line fragment code).
+// `WORD` is the operands' element type: `AB`, or `vec4<AB>` where the Rust side reads them as
+// whole vec4s along their unit-stride axis. `LOOP` is the K loop the Rust side writes: staging
+// through workgroup memory, single or double-buffered (`coop_text`), then the fragments.
 // A workgroup of WM WN subgroups computes a BM x BN tile (BM = WM FM S, BN = WN FN S); each
 // K slice of BK = 32 is staged through workgroup memory (A as [BM][LDA], B as [BK][LDB], rows
 // padded by 8 elements, so every fragment's start and row stride are multiples of 16 bytes),
-// each invocation loading pairs of consecutive k (A) or n (B), zero outside the operands.
+// each invocation loading pairs (or vec4s) of consecutive k (A) or n (B), zero outside the
+// operands.
 ENABLE_F16
 enable wgpu_cooperative_matrix;
 
@@ -37,8 +41,9 @@ const LDA: u32 = 40u;
 const LDB: u32 = BN + 8u;
 const WG: u32 = WMVu * WNVu * SGVu;
 
-var<workgroup> As: array<AB, ASZ>;
-var<workgroup> Bs: array<AB, BSZ>;
+// NBUF copies of each staging tile (2: double-buffered).
+var<workgroup> As: array<AB, ASZ * NBUF>;
+var<workgroup> Bs: array<AB, BSZ * NBUF>;
 
 PAIR_A
 PAIR_B
@@ -54,31 +59,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let fr = (sid / WN) * FM * S;
   let fc = (sid % WN) * FN * S;
 ACC_DECL
-  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
-    for (var e = li; e < BM * BK / 2u; e += WG) {
-      let mm = e / (BK / 2u);
-      let kk = 2u * (e % (BK / 2u));
-      let gr = row0 + mm;
-      let gk = k0 + kk;
-      let v = pair_a(abase + i32(gr) * mt.a_sm + i32(gk) * mt.a_sk, gr < mt.m && gk < mt.k,
-                     gr < mt.m && gk + 1u < mt.k, mt.a_sk);
-      As[mm * LDA + kk] = v.x;
-      As[mm * LDA + kk + 1u] = v.y;
-    }
-    for (var e = li; e < BK * BN / 2u; e += WG) {
-      let kb = e / (BN / 2u);
-      let nb = 2u * (e % (BN / 2u));
-      let gk = k0 + kb;
-      let gc = col0 + nb;
-      let v = pair_b(bbase + i32(gk) * mt.b_sk + i32(gc) * mt.b_sn, gk < mt.k && gc < mt.n,
-                     gk < mt.k && gc + 1u < mt.n, mt.b_sn);
-      Bs[kb * LDB + nb] = v.x;
-      Bs[kb * LDB + nb + 1u] = v.y;
-    }
-    workgroupBarrier();
-INNER
-    workgroupBarrier();
-  }
+LOOP
   // naga 30's SPIR-V writer needs coopStore's matrix, index and stride as named values.
   let cld = mt.c_ld;
   let cbase = bz * mt.c_sb + (row0 + fr) * mt.c_ld + col0 + fc;

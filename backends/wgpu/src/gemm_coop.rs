@@ -60,8 +60,9 @@ impl CoopInfo {
 }
 
 /// The cooperative kernel's shape: `wm` x `wn` subgroups per workgroup, each computing `fm` x
-/// `fn_` fragments of C. `CUPY_WGPU_COOP_SHAPE=WMxWNxFMxFN` sets it (default `2x2x4x4`:
-/// 128x128 tiles of 16x16 fragments).
+/// `fn_` fragments of C. `CUPY_WGPU_COOP_SHAPE=WMxWNxFMxFN` sets it (default
+/// [`CoopShape::WIDE`] where the adapter's limits allow, else `2x2x4x4`: both 128x128 tiles
+/// of 16x16 fragments).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CoopShape {
     /// Subgroups along M.
@@ -90,6 +91,19 @@ impl CoopShape {
     }
 }
 
+impl CoopShape {
+    /// 16 subgroups of 2x2 fragments (128x128 tiles, 512 invocations on 32-wide subgroups):
+    /// the default where the adapter's limits allow it. On the H100's Vulkan driver
+    /// (2026-12-07, float16 8192, the element-wise staging of then) it ran at 52 TFLOP/s
+    /// against 17 for [`CoopShape::default`]: the staging loads are shared by more invocations.
+    pub const WIDE: CoopShape = CoopShape {
+        wm: 4,
+        wn: 4,
+        fm: 2,
+        fn_: 2,
+    };
+}
+
 impl Default for CoopShape {
     fn default() -> Self {
         CoopShape {
@@ -102,42 +116,140 @@ impl Default for CoopShape {
 }
 
 /// The kernel text for fragments of `s` x `s` with inputs `ab` (`f16` or `f32`) on subgroups of
-/// `sg` invocations.
-pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape) -> String {
+/// `sg` invocations. With `vec4` the operands are read as `vec4`s along A's k axis and B's n
+/// axis (both unit-stride, every row and the offset at a multiple of 4 elements, k and n
+/// multiples of 4: [`coop_vec4`]); else element by element with any strides. `double` (with
+/// `vec4` only) double-buffers the staging tiles ([`coop_tile_bytes`]).
+pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, vec4: bool, double: bool) -> String {
+    let double = double && vec4;
+    let nbuf = if double { 2 } else { 1 };
     use std::fmt::Write;
     let CoopShape { wm, wn, fm, fn_ } = sh;
     let (bm, bn, bk) = (wm * fm * s, wn * fn_ * s, 32);
     let ty = format!("coop_mat{s}x{s}");
+    // The staging loads: pairs of elements (any strides, each checked), or with `vec4` whole
+    // `vec4`s along the operand's contiguous axis (`coop_vec4` says when the layouts allow).
     let pair = |f: &str, g: &str| {
-        if ab == "f16" {
-            format!(
-                "fn {f}(i0: i32, ok0: bool, ok1: bool, s: i32) -> vec2<f16> {{
-  var v = vec2<f16>(0.0h);
-  if (ok0) {{
-    let w = h2({g}[u32(i0) >> 1u]);
-    if ((i0 & 1) == 0) {{
-      v.x = w.x;
-      if (ok1 && s == 1) {{ v.y = w.y; return v; }}
-    }} else {{
-      v.x = w.y;
-    }}
-    if (ok1) {{
-      let i1 = i0 + s;
-      let w1 = h2({g}[u32(i1) >> 1u]);
-      v.y = select(w1.x, w1.y, (i1 & 1) == 1);
-    }}
-  }}
-  return v;
-}}"
-            )
-        } else {
-            format!(
-                "fn {f}(i0: i32, ok0: bool, ok1: bool, s: i32) -> vec2<f32> {{
-  var v = vec2<f32>(0.0);
+        format!(
+            "fn {f}(i0: i32, ok0: bool, ok1: bool, s: i32) -> vec2<AB> {{
+  var v = vec2<AB>(AB(0));
   if (ok0) {{ v.x = {g}[u32(i0)]; }}
   if (ok1) {{ v.y = {g}[u32(i0 + s)]; }}
   return v;
 }}"
+        )
+    };
+    // The K loop: element pairs staged per slice (any layout); or vec4s, loaded into registers
+    // and stored to workgroup memory, single-buffered or (`double`) the next slice's loads
+    // issued before this slice's fragments and stored after them into the other buffer: one
+    // barrier per slice. INNER reads the tiles at `ao`/`bo`.
+    let looped = if !vec4 {
+        "  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
+    for (var e = li; e < BM * BK / 2u; e += WG) {
+      let mm = e / (BK / 2u);
+      let kk = 2u * (e % (BK / 2u));
+      let gr = row0 + mm;
+      let gk = k0 + kk;
+      let v = pair_a(abase + i32(gr) * mt.a_sm + i32(gk) * mt.a_sk, gr < mt.m && gk < mt.k,
+                     gr < mt.m && gk + 1u < mt.k, mt.a_sk);
+      As[mm * LDA + kk] = v.x;
+      As[mm * LDA + kk + 1u] = v.y;
+    }
+    for (var e = li; e < BK * BN / 2u; e += WG) {
+      let kb = e / (BN / 2u);
+      let nb = 2u * (e % (BN / 2u));
+      let gk = k0 + kb;
+      let gc = col0 + nb;
+      let v = pair_b(bbase + i32(gk) * mt.b_sk + i32(gc) * mt.b_sn, gk < mt.k && gc < mt.n,
+                     gk < mt.k && gc + 1u < mt.n, mt.b_sn);
+      Bs[kb * LDB + nb] = v.x;
+      Bs[kb * LDB + nb + 1u] = v.y;
+    }
+    workgroupBarrier();
+    let ao = 0u;
+    let bo = 0u;
+INNER
+    workgroupBarrier();
+  }
+"
+        .to_string()
+    } else {
+        let wg = wm * wn * sg;
+        let (na, nb) = ((bm * bk / 4).div_ceil(wg), (bk * bn / 4).div_ceil(wg));
+        let guard = |total: u32, r: u32| {
+            if (r + 1) * wg <= total {
+                "true".to_string()
+            } else {
+                format!("e < {total}u")
+            }
+        };
+        let (mut decl_r, mut load, mut put) = (String::new(), String::new(), String::new());
+        for r in 0..na {
+            let g = guard(bm * bk / 4, r);
+            let _ = writeln!(decl_r, "  var ra{r} = vec4<AB>(AB(0));");
+            let _ = writeln!(
+                load,
+                "    {{ let e = li + {r}u * WG; if ({g}) {{ let gr = row0 + e / (BK / 4u); \
+                 let gk = KK + 4u * (e % (BK / 4u)); ra{r} = vec4<AB>(AB(0)); \
+                 if (gr < mt.m && gk < mt.k) {{ ra{r} = Ag[u32(abase + i32(gr) * mt.a_sm + i32(gk)) >> 2u]; }} }} }}"
+            );
+            let _ = writeln!(
+                put,
+                "    {{ let e = li + {r}u * WG; if ({g}) {{ let o = AO + (e / (BK / 4u)) * LDA + 4u * (e % (BK / 4u)); \
+                 As[o] = ra{r}.x; As[o + 1u] = ra{r}.y; As[o + 2u] = ra{r}.z; As[o + 3u] = ra{r}.w; }} }}"
+            );
+        }
+        for r in 0..nb {
+            let g = guard(bk * bn / 4, r);
+            let _ = writeln!(decl_r, "  var rb{r} = vec4<AB>(AB(0));");
+            let _ = writeln!(
+                load,
+                "    {{ let e = li + {r}u * WG; if ({g}) {{ let gk = KK + e / (BN / 4u); \
+                 let gc = col0 + 4u * (e % (BN / 4u)); rb{r} = vec4<AB>(AB(0)); \
+                 if (gk < mt.k && gc < mt.n) {{ rb{r} = Bg[u32(bbase + i32(gk) * mt.b_sk + i32(gc)) >> 2u]; }} }} }}"
+            );
+            let _ = writeln!(
+                put,
+                "    {{ let e = li + {r}u * WG; if ({g}) {{ let o = BO + (e / (BN / 4u)) * LDB + 4u * (e % (BN / 4u)); \
+                 Bs[o] = rb{r}.x; Bs[o + 1u] = rb{r}.y; Bs[o + 2u] = rb{r}.z; Bs[o + 3u] = rb{r}.w; }} }}"
+            );
+        }
+        let ld = |k: &str| load.replace("KK", k);
+        let st = |a: &str, b: &str| put.replace("AO", a).replace("BO", b);
+        if double {
+            format!(
+                "{decl_r}{}{}  workgroupBarrier();
+  var cur = 0u;
+  for (var k0 = 0u; k0 < mt.k; k0 += BK) {{
+    let more = k0 + BK < mt.k;
+    if (more) {{
+{}    }}
+    let ao = cur * ASZ;
+    let bo = cur * BSZ;
+INNER
+    if (more) {{
+{}    }}
+    workgroupBarrier();
+    cur = 1u - cur;
+  }}
+",
+                ld("0u"),
+                st("0u", "0u"),
+                ld("(k0 + BK)"),
+                st("(1u - cur) * ASZ", "(1u - cur) * BSZ"),
+            )
+        } else {
+            format!(
+                "{decl_r}  for (var k0 = 0u; k0 < mt.k; k0 += BK) {{
+{}{}    workgroupBarrier();
+    let ao = 0u;
+    let bo = 0u;
+INNER
+    workgroupBarrier();
+  }}
+",
+                ld("k0"),
+                st("0u", "0u"),
             )
         }
     };
@@ -158,7 +270,7 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape) -> String {
         for i in 0..fm {
             let _ = writeln!(
                 inner,
-                "      let a{i} = coopLoadT<{ty}<AB, A>>(&As[(fr + {}u) * LDA + {}u], LDA);",
+                "      let a{i} = coopLoadT<{ty}<AB, A>>(&As[ao + (fr + {}u) * LDA + {}u], LDA);",
                 i * s,
                 ks * s
             );
@@ -166,7 +278,7 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape) -> String {
         for j in 0..fn_ {
             let _ = writeln!(
                 inner,
-                "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bs[{}u * LDB + fc + {}u], LDB);",
+                "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bs[bo + {}u * LDB + fc + {}u], LDB);",
                 ks * s,
                 j * s
             );
@@ -186,35 +298,34 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape) -> String {
         .filter(|l| !l.starts_with("//"))
         .map(|l| format!("{l}\n"))
         .collect();
-    // float16 words -> two f16 values through their float32 values, from the bits (as the
-    // kernel IR's `f16_f32`: no builtin whose infinities WGSL leaves open).
-    let h2 = if ab == "f16" {
-        "fn f16_f32(h: u32) -> f32 {
-  let s = (h & 0x8000u) << 16u;
-  let e = (h >> 10u) & 0x1fu;
-  let m = h & 0x3ffu;
-  if (e == 0u) { return bitcast<f32>(s | bitcast<u32>(f32(m) * bitcast<f32>(0x33800000u))); }
-  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
-  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
-}
-fn h2(w: u32) -> vec2<f16> {
-  return vec2<f16>(f16(f16_f32(w & 0xffffu)), f16(f16_f32(w >> 16u)));
-}
-"
-    } else {
-        ""
-    };
+    let word = if vec4 { "vec4<AB>" } else { "AB" };
     body.replace("ENABLE_F16", "enable f16;")
-        .replace("PAIR_A", &format!("{h2}PAIR_A"))
         .replace("ABT", ab)
-        .replace("WORD", if ab == "f16" { "u32" } else { "f32" })
-        .replace("PAIR_A", &pair("pair_a", "Ag"))
-        .replace("PAIR_B", &pair("pair_b", "Bg"))
+        .replace("WORD", word)
+        .replace(
+            "PAIR_A",
+            &if vec4 {
+                String::new()
+            } else {
+                pair("pair_a", "Ag")
+            },
+        )
+        .replace(
+            "PAIR_B",
+            &if vec4 {
+                String::new()
+            } else {
+                pair("pair_b", "Bg")
+            },
+        )
+        .replace("LOOP", &looped)
         .replace("ACC_DECL", &decl)
         .replace("INNER", &inner)
         .replace("STORE", &store)
-        .replace("ASZ", &(bm * 40).to_string())
-        .replace("BSZ", &(bk * (bn + 8)).to_string())
+        .replace("ASZ * NBUF", &(bm * 40 * nbuf).to_string())
+        .replace("BSZ * NBUF", &(bk * (bn + 8) * nbuf).to_string())
+        .replace("ASZ", &format!("{}u", bm * 40))
+        .replace("BSZ", &format!("{}u", bk * (bn + 8)))
         .replace("WGSZ", &(wm * wn * sg).to_string())
         .replace("SGV", &sg.to_string())
         .replace("WMV", &wm.to_string())
@@ -222,6 +333,33 @@ fn h2(w: u32) -> vec2<f16> {
         .replace("FMV", &fm.to_string())
         .replace("FNV", &fn_.to_string())
         .replace("SV", &s.to_string())
+}
+
+/// The workgroup memory of the cooperative kernel's staging tiles, in bytes: A's `BM x 40`
+/// and B's `32 x (BN + 8)` elements of `ab`, twice where `double`.
+pub fn coop_tile_bytes(ab: &str, s: u32, sh: CoopShape, double: bool) -> usize {
+    let (bm, bn) = ((sh.wm * sh.fm * s) as usize, (sh.wn * sh.fn_ * s) as usize);
+    let elem = if ab == "f16" { 2 } else { 4 };
+    (bm * 40 + 32 * (bn + 8)) * elem * if double { 2 } else { 1 }
+}
+
+/// Whether the cooperative kernel may read A and B as `vec4`s (`coop_text`): A's k axis and
+/// B's n axis unit-stride, every other stride and both offsets multiples of 4 elements, and
+/// `k`, `n` multiples of 4, so that every vec4 is wholly inside or outside its operand.
+/// `a`/`b`: offset and strides (batch, rows, columns) in elements.
+pub fn coop_vec4(a: &[i32; 4], b: &[i32; 4], batch: usize, k: usize, n: usize) -> bool {
+    let m4 = |x: i32| x % 4 == 0;
+    let batch_ok = |sb: i32| batch == 1 || m4(sb);
+    a[3] == 1
+        && m4(a[0])
+        && m4(a[2])
+        && batch_ok(a[1])
+        && b[3] == 1
+        && m4(b[0])
+        && m4(b[2])
+        && batch_ok(b[1])
+        && k.is_multiple_of(4)
+        && n.is_multiple_of(4)
 }
 
 /// Set once a cooperative pipeline failed to build: every later GEMM takes the tiled kernel.
@@ -252,17 +390,24 @@ impl WgpuBackend {
             (DType::Float32, _, Some(s)) if tf32() => ("f32", s),
             _ => return Ok(false),
         };
+        let sg = info.subgroup;
+        let fits = |sh: CoopShape, double: bool| {
+            coop_tile_bytes(ab, s, sh, double)
+                <= self.limits.max_compute_workgroup_storage_size as usize
+                && sh.wm * sh.wn * sg <= self.limits.max_compute_invocations_per_workgroup
+        };
         let sh = std::env::var("CUPY_WGPU_COOP_SHAPE")
             .ok()
             .and_then(|v| CoopShape::parse(&v))
-            .unwrap_or_default();
-        let sg = info.subgroup;
+            .unwrap_or_else(|| {
+                [CoopShape::WIDE, CoopShape::default()]
+                    .into_iter()
+                    .find(|&sh| fits(sh, false))
+                    .unwrap_or_default()
+            });
         let (bm, bn) = ((sh.wm * sh.fm * s) as usize, (sh.wn * sh.fn_ * s) as usize);
         let elem = if ab == "f16" { 2 } else { 4 };
-        let wg_bytes = (bm * 40 + 32 * (bn + 8)) * elem;
-        if wg_bytes > self.limits.max_compute_workgroup_storage_size as usize
-            || sh.wm * sh.wn * sg > self.limits.max_compute_invocations_per_workgroup
-        {
+        if !fits(sh, false) {
             return Ok(false);
         }
         let shape3 = |o: &Operand<'_>| -> Option<[usize; 3]> {
@@ -301,11 +446,17 @@ impl WgpuBackend {
         {
             return Ok(false);
         }
-        let key = hash_of(&("gemm_coop", ab, s, sg, sh));
+        let vec4 = coop_vec4(&sa, &sb, batch, kk, n)
+            && std::env::var("CUPY_WGPU_COOP_VEC4").map_or(true, |v| v.trim() != "0");
+        // Double-buffered where the two tiles fit (`CUPY_WGPU_COOP_DOUBLE=0`: single).
+        let double = vec4
+            && fits(sh, true)
+            && std::env::var("CUPY_WGPU_COOP_DOUBLE").map_or(true, |v| v.trim() != "0");
+        let key = hash_of(&("gemm_coop", ab, s, sg, sh, vec4, double));
         let name = format!("gemm_coop_{ab}_{s}");
         let pipe = match self.pipeline(key, &name, &|| {
             Ok((
-                coop_text(ab, s, sg, sh),
+                coop_text(ab, s, sg, sh, vec4, double),
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
@@ -368,13 +519,38 @@ mod tests {
     #[test]
     fn coop_kernels_validate_and_write_spirv() {
         use naga::valid::{Capabilities, ValidationFlags, Validator};
-        for (ab, s, sg, sh) in [
-            ("f16", 16, 32, CoopShape::default()),
-            ("f16", 8, 32, CoopShape::parse("2x2x2x4").unwrap()),
-            ("f32", 16, 32, CoopShape::default()),
-            ("f16", 16, 64, CoopShape::parse("1x2x4x2").unwrap()),
+        for (ab, s, sg, sh, vec4, double) in [
+            ("f16", 16, 32, CoopShape::default(), false, false),
+            ("f16", 16, 32, CoopShape::WIDE, true, true),
+            ("f16", 16, 32, CoopShape::WIDE, true, false),
+            (
+                "f16",
+                8,
+                32,
+                CoopShape::parse("2x2x2x4").unwrap(),
+                false,
+                true,
+            ),
+            (
+                "f16",
+                16,
+                32,
+                CoopShape::parse("1x1x3x1").unwrap(),
+                true,
+                true,
+            ),
+            ("f32", 16, 32, CoopShape::default(), true, true),
+            ("f32", 16, 32, CoopShape::default(), false, false),
+            (
+                "f16",
+                16,
+                64,
+                CoopShape::parse("1x2x4x2").unwrap(),
+                true,
+                false,
+            ),
         ] {
-            let text = coop_text(ab, s, sg, sh);
+            let text = coop_text(ab, s, sg, sh, vec4, double);
             let module = naga::front::wgsl::parse_str(&text)
                 .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
             let info = Validator::new(
@@ -401,6 +577,14 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{ab} {s}: {e}"));
             assert!(words.len() > 100);
         }
+        // vec4 reads: contiguous row-major operands with k and n multiples of 4, not others.
+        let (a, b) = ([0, 64 * 32, 32, 1], [8, 32 * 64, 64, 1]);
+        assert!(coop_vec4(&a, &b, 3, 32, 64));
+        assert!(!coop_vec4(&a, &b, 3, 32, 62));
+        assert!(!coop_vec4(&[2, 64 * 32, 32, 1], &b, 1, 32, 64));
+        assert!(!coop_vec4(&[0, 64 * 32, 1, 64], &b, 1, 32, 64));
+        assert!(!coop_vec4(&a, &[8, 6, 64, 1], 2, 32, 64));
+        assert!(coop_vec4(&a, &[8, 6, 64, 1], 1, 32, 64));
         assert!(CoopShape::parse("2x2x4").is_none());
         assert!(CoopShape::parse("4x8x1x1").is_none());
     }

@@ -221,6 +221,9 @@ fn gemm_f16_odd_shapes_cooperative_where_available() {
         (2, 65, 7, 33, true, false),
         (3, 63, 130, 17, false, true),
         (1, 129, 65, 40, true, true),
+        // Row-major with k and n multiples of 4: the cooperative kernel's vec4 reads.
+        (2, 68, 132, 36, false, false),
+        (1, 33, 256, 128, false, false),
     ] {
         let an: Vec<f64> = (0..batch * m * k)
             .map(|i| ((i * 7) % 11) as f64 - 5.0)
