@@ -310,21 +310,33 @@ fn render(
 
 /// The printed text of `a` (without `array(...)`), or the read error.
 fn body(a: &Array, indent: usize, sep: &str) -> Result<String, cupy_core::Error> {
-    let vals = a.to_scalars()?;
     let shape = a.shape().to_vec();
     if shape.is_empty() {
-        return Ok(element_texts(&vals, a.dtype())
+        return Ok(element_texts(&a.to_scalars()?, a.dtype())
             .remove(0)
             .trim_start()
             .to_string());
     }
-    let summarise = vals.len() > THRESHOLD;
-    // Only the printed elements take part in alignment.
-    let strides = cupy_core::layout::contiguous_strides(&shape);
+    let summarise = a.size() > THRESHOLD;
+    // A summarised array is read only at its edges: the first and last EDGE entries of each
+    // longer axis, joined on the device (a 2^28-element array reads at most 6 of them).
+    let (vals, kept) = if summarise {
+        let edges = edges_of(a)?;
+        let kept = edges.shape().to_vec();
+        (edges.to_scalars()?, kept)
+    } else {
+        (a.to_scalars()?, shape.clone())
+    };
+    // Only the printed elements take part in alignment. `flat`: an index of `a` to its place
+    // in `vals` (an index past the first EDGE of a summarised axis comes from its last EDGE).
+    let strides = cupy_core::layout::contiguous_strides(&kept);
     let flat = |ix: &[usize]| {
         ix.iter()
             .zip(&strides)
-            .map(|(i, s)| i * *s as usize)
+            .zip(shape.iter().zip(&kept))
+            .map(|((&i, &st), (&n, &k))| {
+                (if i >= EDGE && k < n { i - (n - k) } else { i }) * st as usize
+            })
             .sum::<usize>()
     };
     let mut shown: Vec<usize> = vec![];
@@ -356,6 +368,40 @@ fn body(a: &Array, indent: usize, sep: &str) -> Result<String, cupy_core::Error>
         shown.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let lookup = |ix: &[usize]| texts[map[&flat(ix)]].clone();
     Ok(render(&shape, &lookup, summarise, indent, sep))
+}
+
+/// `a` with every axis longer than `2 EDGE` cut to its first and last `EDGE` entries (a copy
+/// on `a`'s device; what a summarised print shows).
+fn edges_of(a: &Array) -> Result<Array, cupy_core::Error> {
+    use cupy_core::layout::SliceItem;
+    let mut cur = a.clone();
+    for (d, &n) in a.shape().iter().enumerate() {
+        if n <= 2 * EDGE {
+            continue;
+        }
+        let part = |start: isize, stop: isize| {
+            let mut items = vec![
+                SliceItem::Slice {
+                    start: None,
+                    stop: None,
+                    step: 1,
+                };
+                a.ndim()
+            ];
+            items[d] = SliceItem::Slice {
+                start: Some(start),
+                stop: Some(stop),
+                step: 1,
+            };
+            cur.slice(&items)
+        };
+        let (head, tail) = (
+            part(0, EDGE as isize)?,
+            part((n - EDGE) as isize, n as isize)?,
+        );
+        cur = crate::concatenate(&[&head, &tail], d as isize)?;
+    }
+    Ok(cur)
 }
 
 /// NumPy's `str` of a float scalar (`str(np.float64(x))`, what `str` of a 0-d array prints):

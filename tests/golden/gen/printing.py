@@ -3,6 +3,13 @@
 from .common import *  # noqa: F401,F403
 
 
+def _wide_middle():
+    a = np.linspace(-5.0, 7.25, 3000).reshape(30, 100)
+    a[15, 50] = 1.0e12
+    a[3, 3] = -123456.5
+    return a
+
+
 def gen_printing():
     g = Group("printing")
     arrays = {
@@ -18,6 +25,13 @@ def gen_printing():
         "int64_3d": np.arange(8).reshape(2, 2, 2),
         "uint8_1d": np.array([0, 255, 7], dtype=np.uint8),
         "float64_big": np.arange(2000, dtype=np.float64),
+        # Summarised (more than 1000 elements): only the edges are printed, and only they set
+        # the column width (the wide values in the middle must not).
+        "float64_summary_2d": _wide_middle(),
+        "int64_summary_3d": np.arange(5 * 4 * 100).reshape(5, 4, 100) - 1000,
+        "float32_summary_1d": np.arange(1001, dtype=np.float32) * np.float32(0.1),
+        "bool_summary_2d": (np.arange(1500) % 3 == 0).reshape(30, 50),
+        "int32_summary_tall": np.arange(4000, dtype=np.int32).reshape(2000, 2),
     }
     for name, a in arrays.items():
         ia, _ = operand(g, a)
