@@ -175,7 +175,6 @@ INNER
         .to_string()
     } else {
         let wg = wm * wn * sg;
-        let (na, nb) = ((bm * bk / 4).div_ceil(wg), (bk * bn / 4).div_ceil(wg));
         let guard = |total: u32, r: u32| {
             if (r + 1) * wg <= total {
                 "true".to_string()
@@ -184,35 +183,53 @@ INNER
             }
         };
         let (mut decl_r, mut load, mut put) = (String::new(), String::new(), String::new());
-        for r in 0..na {
-            let g = guard(bm * bk / 4, r);
-            let _ = writeln!(decl_r, "  var ra{r} = vec4<AB>(AB(0));");
-            let _ = writeln!(
-                load,
-                "    {{ let e = li + {r}u * WG; if ({g}) {{ let gr = row0 + e / (BK / 4u); \
-                 let gk = KK + 4u * (e % (BK / 4u)); ra{r} = vec4<AB>(AB(0)); \
-                 if (gr < mt.m && gk < mt.k) {{ ra{r} = Ag[u32(abase + i32(gr) * mt.a_sm + i32(gk)) >> 2u]; }} }} }}"
-            );
-            let _ = writeln!(
-                put,
-                "    {{ let e = li + {r}u * WG; if ({g}) {{ let o = AO + (e / (BK / 4u)) * LDA + 4u * (e % (BK / 4u)); \
-                 As[o] = ra{r}.x; As[o + 1u] = ra{r}.y; As[o + 2u] = ra{r}.z; As[o + 3u] = ra{r}.w; }} }}"
-            );
-        }
-        for r in 0..nb {
-            let g = guard(bk * bn / 4, r);
-            let _ = writeln!(decl_r, "  var rb{r} = vec4<AB>(AB(0));");
-            let _ = writeln!(
-                load,
-                "    {{ let e = li + {r}u * WG; if ({g}) {{ let gk = KK + e / (BN / 4u); \
-                 let gc = col0 + 4u * (e % (BN / 4u)); rb{r} = vec4<AB>(AB(0)); \
-                 if (gk < mt.k && gc < mt.n) {{ rb{r} = Bg[u32(bbase + i32(gk) * mt.b_sk + i32(gc)) >> 2u]; }} }} }}"
-            );
-            let _ = writeln!(
-                put,
-                "    {{ let e = li + {r}u * WG; if ({g}) {{ let o = BO + (e / (BN / 4u)) * LDB + 4u * (e % (BN / 4u)); \
-                 Bs[o] = rb{r}.x; Bs[o + 1u] = rb{r}.y; Bs[o + 2u] = rb{r}.z; Bs[o + 3u] = rb{r}.w; }} }}"
-            );
+        // Per operand: its vec4s in a slice, the tile's row width W (in elements), its names,
+        // the global row/column of tile row `i` and column `c`, their bounds, the element
+        // index, and the mark of the tile's offset. `KK`: the slice's first k.
+        for (p, total, w, stride, tile, global, at, inside, index, off) in [
+            (
+                "a",
+                bm * bk / 4,
+                "BK",
+                "LDA",
+                "As",
+                "Ag",
+                "let gr = row0 + i; let gk = KK + c;",
+                "gr < mt.m && gk < mt.k",
+                "abase + i32(gr) * mt.a_sm + i32(gk)",
+                "AO",
+            ),
+            (
+                "b",
+                bk * bn / 4,
+                "BN",
+                "LDB",
+                "Bs",
+                "Bg",
+                "let gk = KK + i; let gc = col0 + c;",
+                "gk < mt.k && gc < mt.n",
+                "bbase + i32(gk) * mt.b_sk + i32(gc)",
+                "BO",
+            ),
+        ] {
+            for r in 0..total.div_ceil(wg) {
+                let g = guard(total, r);
+                let v = format!("r{p}{r}");
+                let e = format!(
+                    "let e = li + {r}u * WG; let i = e / ({w} / 4u); let c = 4u * (e % ({w} / 4u));"
+                );
+                let _ = writeln!(decl_r, "  var {v} = vec4<AB>(AB(0));");
+                let _ = writeln!(
+                    load,
+                    "    {{ {e} if ({g}) {{ {at} {v} = vec4<AB>(AB(0)); \
+                     if ({inside}) {{ {v} = {global}[u32({index}) >> 2u]; }} }} }}"
+                );
+                let _ = writeln!(
+                    put,
+                    "    {{ {e} if ({g}) {{ let o = {off} + i * {stride} + c; {tile}[o] = {v}.x; \
+                     {tile}[o + 1u] = {v}.y; {tile}[o + 2u] = {v}.z; {tile}[o + 3u] = {v}.w; }} }}"
+                );
+            }
         }
         let ld = |k: &str| load.replace("KK", k);
         let st = |a: &str, b: &str| put.replace("AO", a).replace("BO", b);
@@ -536,6 +553,15 @@ mod tests {
                 16,
                 32,
                 CoopShape::parse("1x1x3x1").unwrap(),
+                true,
+                true,
+            ),
+            // 96 invocations for B's 128 vec4s: the second round is guarded.
+            (
+                "f16",
+                16,
+                32,
+                CoopShape::parse("3x1x1x1").unwrap(),
                 true,
                 true,
             ),
