@@ -131,6 +131,7 @@ fn samplers() -> Vec<(&'static str, bool, Sampler)> {
         ("gamma", true, |g, t| g.gamma(3.5, 2.0, &[3000], t)),
         ("chisquare", true, |g, t| g.chisquare(5.0, &[3000], t)),
         ("beta", true, |g, t| g.beta(2.0, 5.0, &[3000], t)),
+        ("beta<1", true, |g, t| g.beta(0.3, 0.02, &[3000], t)),
         ("integers", false, |g, _| g.integers(-5, 1000, &[3000])),
         ("integers_u8", false, |g, _| {
             g.integers_with(

@@ -9,7 +9,8 @@ use super::{
     Defer, Zig,
 };
 use crate::array::Array;
-use crate::random::builder::{add, bin, div, fc, mul, sub, u32c, Builder};
+use crate::launch::Elementwise;
+use crate::random::builder::{add, bin, div, fc, lt, mul, sub, u32c, Builder};
 use crate::random::fmath::{exp, log, pow};
 use crate::random::generator::{float_dtype, no_raws, Generator, Sample};
 use crate::random::philox::Stream;
@@ -435,7 +436,7 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
-        self.gamma_op("standard_gamma", k, 1.0, shape, opts.into())
+        self.gamma_op("standard_gamma", k, 1.0, shape, opts.into(), None)
     }
 
     /// `Generator.gamma(shape_param, scale, size)`: `scale` times [`Generator::standard_gamma`].
@@ -450,7 +451,7 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         non_negative("gamma", scale, "scale")?;
-        self.gamma_op("gamma", k, scale, shape, opts.into())
+        self.gamma_op("gamma", k, scale, shape, opts.into(), None)
     }
 
     /// `Generator.chisquare(df, size)`: `2 gamma(df / 2)`.
@@ -464,9 +465,12 @@ impl Generator {
         opts: impl Into<Sample>,
     ) -> Result<Array> {
         check("chisquare", df > 0.0 || df.is_nan(), "df <= 0")?;
-        self.gamma_op("chisquare", df / 2.0, 2.0, shape, opts.into())
+        self.gamma_op("chisquare", df / 2.0, 2.0, shape, opts.into(), None)
     }
 
+    /// `scale` times a `gamma(k)` sample; with `log_scale = Some(s)` (`beta`), `s log(X)`
+    /// instead (`scale` unused), which neither underflows for a shape below 1 (`u^(1/k)`)
+    /// nor overflows (`1/k` becomes `s/k <= 1` for `s <= k`).
     fn gamma_op(
         &mut self,
         op: &str,
@@ -474,6 +478,7 @@ impl Generator {
         scale: f64,
         shape: &[usize],
         opts: Sample,
+        log_scale: Option<f64>,
     ) -> Result<Array> {
         check(op, k >= 0.0 || k.is_nan(), "shape < 0")?;
         let t = float_dtype(op, &opts)?;
@@ -497,7 +502,11 @@ impl Generator {
         let boost = k < 1.0;
         let kk = if boost { k + 1.0 } else { k };
         let inv = if k > 0.0 { 1.0 / k } else { 0.0 };
-        let extra = vec![pv(t, kk), pv(t, inv), pv(t, scale), pv(t, k)];
+        let extra = match log_scale {
+            Some(s) => vec![pv(t, kk), pv(t, s / k), pv(t, s), pv(t, k)],
+            None => vec![pv(t, kk), pv(t, inv), pv(t, scale), pv(t, k)],
+        };
+        let logs = log_scale.is_some();
         self.launch(
             op,
             shape,
@@ -507,16 +516,24 @@ impl Generator {
             &|d| tables(d, Zig::Normal, t),
             &|b, s: &Stream| {
                 let g = gamma_mt(b, s, t, 0, p(0, t), u32c(0), 16);
+                if logs {
+                    // s log(g u^(1/k)) = s log(g) + (s/k) log(u)
+                    let lg = log(b, g);
+                    let mut v = mul(p(2, t), lg);
+                    if boost {
+                        let w = s.block_at(b, 256);
+                        let u = b.let_(uniform01(t, &w, 0));
+                        let lu = log(b, bin(B::Max, u, fc(t, tiny(t))));
+                        v = add(v, mul(lu, p(1, t)));
+                    }
+                    b.store(v);
+                    return Ok(());
+                }
                 let v = if boost {
                     // u^(1/k) from block 256 (past every attempt's blocks).
                     let w = s.block_at(b, 256);
                     let u = b.let_(uniform01(t, &w, 0));
-                    let tiny = if t == DType::Float32 {
-                        2f64.powi(-24)
-                    } else {
-                        2f64.powi(-53)
-                    };
-                    let u = bin(B::Max, u, fc(t, tiny));
+                    let u = bin(B::Max, u, fc(t, tiny(t)));
                     let f = pow(b, u, p(1, t));
                     mul(g, f)
                 } else {
@@ -530,7 +547,10 @@ impl Generator {
     }
 
     /// `Generator.beta(a, b, size)`: `x / (x + y)` for `x ~ gamma(a)`, `y ~ gamma(b)` (two
-    /// gamma calls and one division).
+    /// gamma calls and one division). With a shape below 1 (both finite) the gammas are
+    /// drawn as scaled logarithms and combined as `exp(lx - m) / (exp(lx - m) + exp(ly -
+    /// m))`, `m = max(lx, ly)` (NumPy's Johnk step in log space): `u^(1/a)` underflows to
+    /// 0 for small shapes (a quarter of the draws for `a = b = 0.001`), and `0 / 0` gave NaN.
     ///
     /// # Errors
     /// As [`Generator::random_with`]; `a <= 0` or `b <= 0` (a NaN parameter gives NaN
@@ -550,8 +570,14 @@ impl Generator {
             Some(o) => o.shape().to_vec(),
             None => shape.to_vec(),
         };
-        let x = self.gamma_op("beta", a, 1.0, &shape, Sample::from(t))?;
-        let y = self.gamma_op("beta", b, 1.0, &shape, Sample::from(t))?;
+        if a.is_finite() && b.is_finite() && (a < 1.0 || b < 1.0) {
+            let s = a.min(b);
+            let x = self.gamma_op("beta", a, 1.0, &shape, Sample::from(t), Some(s))?;
+            let y = self.gamma_op("beta", b, 1.0, &shape, Sample::from(t), Some(s))?;
+            return beta_from_logs(&x, &y, s, opts.out.as_ref());
+        }
+        let x = self.gamma_op("beta", a, 1.0, &shape, Sample::from(t), None)?;
+        let y = self.gamma_op("beta", b, 1.0, &shape, Sample::from(t), None)?;
         let s = (&x + &y)?;
         match &opts.out {
             Some(o) => {
@@ -561,6 +587,52 @@ impl Generator {
             None => &x / &s,
         }
     }
+}
+
+/// The smallest uniform `u^(1/k)` takes (`log(0)` would be `-inf`).
+fn tiny(t: DType) -> f64 {
+    if t == DType::Float32 {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(-53)
+    }
+}
+
+/// `X / (X + Y)` from `lx = s log(X)`, `ly = s log(Y)` (contiguous, of one dtype): with `m =
+/// max(lx, ly)`, `ex = exp((lx - m) / s)` (1 for the larger, 0 below exp's range) and the
+/// same for `y`, `ex / (ex + ey)`. The own `exp`, so every backend gives the same bits.
+fn beta_from_logs(lx: &Array, ly: &Array, s: f64, out: Option<&Array>) -> Result<Array> {
+    let t = lx.dtype();
+    let lo = if t == DType::Float32 { -87.0 } else { -708.0 };
+    let mut b = Builder::new();
+    let (x, y) = (Expr::input(0, t), Expr::input(1, t));
+    let m = b.let_(bin(B::Max, x.clone(), y.clone()));
+    let e = |b: &mut Builder, v: Expr| {
+        // (v - m) / s is -inf, not NaN, where s rounds to 0 in float32
+        let d = b.let_(Expr::select(
+            bin(B::Eq, v.clone(), m.clone()),
+            fc(t, 0.0),
+            div(sub(v, m.clone()), Expr::param(0, t)),
+        ));
+        let ed = exp(b, d.clone());
+        b.let_(Expr::select(lt(d, fc(t, lo)), fc(t, 0.0), ed))
+    };
+    let ex = e(&mut b, x);
+    let ey = e(&mut b, y);
+    b.store(div(ex.clone(), add(ex, ey)));
+    let mut k = b.finish("beta_from_logs", t, vec![t], vec![]);
+    k.inputs = vec![t, t];
+    Elementwise {
+        op: "beta",
+        kernel: &k,
+        inputs: &[lx, ly],
+        raws: &[],
+        params: vec![Scalar::Float64(s).cast(t)],
+        outs: vec![out],
+        device: Some(lx.device()),
+        shape: None,
+    }
+    .run_one()
 }
 
 routine!("cupy.random.Generator.random", Random, probe: crate::random::kernels::probe_float, notes: "float32 (24 bits) / float64 (53 bits), out=");
