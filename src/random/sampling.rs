@@ -279,7 +279,8 @@ impl Generator {
     /// work per row, for moderate `n` (at most [`MULTINOMIAL_N_MAX`]).
     ///
     /// # Errors
-    /// `pvals` empty, negative or summing above 1 (+1e-12); `Unsupported` for `n` above
+    /// `pvals` empty, outside `[0, 1]`, or all but the last summing above 1 (+1e-12: the
+    /// last is the remainder, as in NumPy); `Unsupported` for `n` above
     /// [`MULTINOMIAL_N_MAX`] (NumPy draws large `n` by conditional binomials, which is not
     /// here yet).
     pub fn multinomial(&mut self, n: u64, pvals: &[f64], shape: &[usize]) -> Result<Array> {
@@ -294,12 +295,16 @@ impl Generator {
             });
         }
         let k = pvals.len();
-        let s: f64 = pvals.iter().sum();
-        if k == 0 || pvals.iter().any(|&x| x.is_nan() || x < 0.0) || s > 1.0 + 1e-12 {
+        if k == 0 || pvals.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
             return Err(Error::invalid(
                 op,
-                "pvals must be >= 0 and sum to at most 1",
+                "pvals must be in [0, 1] (and not empty)",
             ));
+        }
+        // NumPy: the last entry is ignored (the remainder), so only the others must sum to 1
+        let s: f64 = pvals[..k - 1].iter().sum();
+        if s > 1.0 + 1e-12 {
+            return Err(Error::invalid(op, format!("sum(pvals[:-1]) = {s} > 1.0")));
         }
         // The last category takes the remainder (NumPy's rule).
         let mut cdf = Vec::with_capacity(k);

@@ -265,3 +265,23 @@ fn beta_with_small_shapes_gives_no_nan() {
         });
     }
 }
+
+/// `multinomial` takes NumPy's `pvals`: the last entry is the remainder, so only the others
+/// must sum to at most 1 (`[0.5, 0.5, 0.5]` draws nothing from the last category; it was
+/// refused), each entry in `[0, 1]`.
+#[test]
+fn multinomial_ignores_the_last_pval() {
+    for dev in common::backends() {
+        with_device(&dev, || {
+            let mut g = default_rng(5);
+            let x = g.multinomial(10, &[0.5, 0.5, 0.5], &[50]).unwrap();
+            let v = x.to_vec::<i64>().unwrap();
+            assert!(v.chunks(3).all(|r| r[2] == 0 && r[0] + r[1] == 10), "{v:?}");
+            let e = g.multinomial(10, &[0.6, 0.6, 0.1], &[2]).unwrap_err();
+            assert!(e.to_string().contains("pvals[:-1]"), "{e}");
+            assert!(g.multinomial(10, &[0.5, 1.5], &[2]).is_err());
+            assert!(g.multinomial(10, &[0.5, -0.5], &[2]).is_err());
+            assert!(g.multinomial(10, &[0.5, f64::NAN], &[2]).is_err());
+        });
+    }
+}
