@@ -222,3 +222,24 @@ fn norms_of_empty_inputs() {
         }
     }
 }
+
+/// `lstsq` of an `m x 0` `a` (no unknowns, `m > 0`) returns every column's `sum |b|^2` as its
+/// residual, as NumPy 2.2 does (it returned none; review of 2026-12-08).
+#[test]
+fn lstsq_without_unknowns_returns_the_residuals() {
+    use cupy::DType;
+    for dev in common::backends() {
+        let l = dev.label();
+        let a = Array::zeros_on(&dev, &[3, 0], DType::Float64).unwrap();
+        let b = Array::from_slice_on(&dev, &[1.0f64, 2.0, -2.0, 0.0, 3.0, 1.0], &[3, 2]).unwrap();
+        let r = la::lstsq(&a, &b).unwrap();
+        assert_eq!(r.x.shape(), &[0, 2], "{l}");
+        assert_eq!(r.residuals.to_vec::<f64>().unwrap(), [14.0, 5.0], "{l}");
+        let r = la::lstsq(&a, &b.slice(&cupy::s![.., 0]).unwrap()).unwrap();
+        assert_eq!(r.residuals.to_vec::<f64>().unwrap(), [14.0], "{l}");
+        // m <= n: no residuals
+        let z = Array::zeros_on(&dev, &[0, 0], DType::Float64).unwrap();
+        let r = la::lstsq(&z, &b.slice(&cupy::s![0..0, 0]).unwrap()).unwrap();
+        assert_eq!(r.residuals.shape(), &[0], "{l}");
+    }
+}

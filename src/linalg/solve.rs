@@ -399,9 +399,16 @@ pub fn lstsq_with(a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lstsq> {
     if m == 0 || n == 0 {
         let x = Array::zeros_on(a.device(), &[n, k], t)?;
         let x = if vec { x.reshape(&[n as isize])? } else { x };
+        // No unknowns (rank 0 == n < m): every column of b is its residual, as in NumPy
+        let residuals = if m > n {
+            let sq = crate::math::misc::absolute(&b2)?;
+            crate::multiply(&sq, &sq)?.sum_axis(0isize)?
+        } else {
+            s_empty()?
+        };
         return Ok(Lstsq {
             x,
-            residuals: s_empty()?,
+            residuals,
             rank: 0,
             s: s_empty()?,
         });
