@@ -243,3 +243,25 @@ fn lstsq_without_unknowns_returns_the_residuals() {
         assert_eq!(r.residuals.shape(), &[0], "{l}");
     }
 }
+
+/// `cond` of an empty *batch* of non-empty matrices is an empty result; only empty matrices
+/// are refused (NumPy's `_is_empty_2d`; review of 2026-12-08).
+#[test]
+fn cond_of_an_empty_batch_is_empty() {
+    use cupy::DType;
+    for dev in common::backends() {
+        let l = dev.label();
+        let batch = Array::zeros_on(&dev, &[0, 3, 2], DType::Float64).unwrap();
+        let c = la::cond(&batch).unwrap_or_else(|e| panic!("{l}: {e}"));
+        assert_eq!(
+            (c.shape(), c.dtype()),
+            (&[0usize][..], DType::Float64),
+            "{l}"
+        );
+        let sq = Array::zeros_on(&dev, &[0, 2, 2], DType::Float64).unwrap();
+        let c = la::cond_with(&sq, Some(la::NormOrd::P(1.0))).unwrap();
+        assert_eq!(c.shape(), &[0], "{l}");
+        let e = la::cond(&Array::zeros_on(&dev, &[2, 0, 0], DType::Float64).unwrap());
+        assert!(matches!(e, Err(Error::LinAlgError { .. })), "{l}");
+    }
+}

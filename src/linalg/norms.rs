@@ -251,7 +251,9 @@ routine!(cond as "cupy.linalg.cond", Linalg, probe: super::solve::linalg_probe, 
 pub fn cond_with(x: &Array, p: Option<NormOrd>) -> Result<Array> {
     let op = "cond";
     super::primitive::assert_stacked_2d(op, x)?;
-    if x.size() == 0 {
+    // NumPy's `_is_empty_2d`: empty matrices, not an empty batch of them
+    let nd = x.ndim();
+    if x.shape()[nd - 2] * x.shape()[nd - 1] == 0 {
         return Err(Error::linalg(op, "cond is not defined on empty arrays"));
     }
     match p {
