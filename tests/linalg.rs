@@ -265,3 +265,39 @@ fn cond_of_an_empty_batch_is_empty() {
         assert!(matches!(e, Err(Error::LinAlgError { .. })), "{l}");
     }
 }
+
+/// `cholesky` of a complex matrix reads the real part of the diagonal only, as LAPACK's
+/// `potrf` (NumPy, cuSOLVER): `L`'s diagonal is real. The cpu backend (and wgpu's host path)
+/// carried an imaginary diagonal into `L` (review of 2026-12-08).
+#[test]
+fn complex_cholesky_reads_the_real_diagonal() {
+    use cupy::num_complex::Complex;
+    use cupy::DType;
+    let h = [
+        Complex::new(4.0f64, 1.0),
+        Complex::new(1.0, -1.0),
+        Complex::new(1.0, 1.0),
+        Complex::new(3.0, -2.0),
+    ];
+    for dev in common::backends() {
+        let l = dev.label();
+        for t in [DType::Complex128, DType::Complex64] {
+            let a = Array::from_slice_on(&dev, &h, &[2, 2])
+                .unwrap()
+                .astype(t)
+                .unwrap();
+            for upper in [false, true] {
+                let f = la::cholesky_with(&a, upper).unwrap();
+                let v: Vec<Complex<f64>> = f.astype(DType::Complex128).unwrap().to_vec().unwrap();
+                // NumPy: [[2, 0], [0.5+0.5j, sqrt(2.5)]] (upper: its conjugate transpose)
+                let (off, sign) = if upper { (1, -1.0) } else { (2, 1.0) };
+                let ok = (v[0].re - 2.0).abs() < 1e-6
+                    && v[0].im == 0.0
+                    && (v[3].re - 2.5f64.sqrt()).abs() < 1e-6
+                    && v[3].im == 0.0
+                    && (v[off] - Complex::new(0.5, sign * 0.5)).norm() < 1e-6;
+                assert!(ok, "{l} {t} upper={upper}: {v:?}");
+            }
+        }
+    }
+}

@@ -385,6 +385,13 @@ fn one_matrix<T: La>(
                 return (vec![Vec::new()], 0);
             }
             let side = if upper { Side::Upper } else { Side::Lower };
+            // LAPACK's potrf reads the real part of the diagonal only (a Hermitian matrix has
+            // no other); faer would carry an imaginary part into L's diagonal.
+            let mut real_diag = a.to_vec();
+            for i in 0..n {
+                real_diag[i * n + i] = T::from_re(a[i * n + i].re());
+            }
+            let am = MatRef::from_row_major_slice(&real_diag, m, n);
             match am.llt(side) {
                 Ok(llt) => {
                     let l = llt.L();
