@@ -103,7 +103,8 @@ pub fn cov(m: &Array) -> Result<Array> {
 /// # Errors
 /// [`Error::InvalidArgument`] for more than 2 dimensions, weights of the wrong shape or
 /// negative (NumPy's ValueError/RuntimeError), `m` and `y` with different numbers of
-/// observations; [`Error::TypeError`] for non-integer `fweights`; dtype and device errors
+/// observations; [`Error::TypeError`] for non-integer `fweights` and an integer or bool
+/// `dtype=` (NumPy's UFuncTypeError); dtype and device errors
 /// (complex on wgpu; GEMM dtypes).
 pub fn cov_with(m: &Array, opts: Cov) -> Result<Array> {
     let op = "cov";
@@ -114,6 +115,18 @@ pub fn cov_with(m: &Array, opts: Cov) -> Result<Array> {
         if y.ndim() > 2 {
             return Err(Error::invalid(op, "y has more than 2 dimensions"));
         }
+    }
+    if let Some(d) = opts.dtype.filter(|d| !d.is_inexact()) {
+        // NumPy casts the data to `dtype` and subtracts the float64 mean in place, which
+        // `same_kind` refuses for integer and bool types (UFuncTypeError).
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![d],
+            msg: format!(
+                "Cannot cast ufunc 'subtract' output from dtype('float64') to dtype('{}') with casting rule 'same_kind'",
+                d.name()
+            ),
+        });
     }
     let dtype = opts.dtype.unwrap_or_else(|| {
         let mut t = promote_types(m.dtype(), DType::Float64);

@@ -285,3 +285,28 @@ fn multinomial_ignores_the_last_pval() {
         });
     }
 }
+
+#[test]
+fn float32_uniform_refuses_a_range_past_float32() {
+    // float32 samples compute low + (high - low) u in float32: a range finite in float64 but not
+    // in float32 gave every sample inf (found by the review of 2026-12-07).
+    for dev in common::backends() {
+        with_device(&dev, || {
+            let mut g = default_rng(1);
+            let e = g
+                .uniform(-1e38, 3e38, &[3], cupy::DType::Float32)
+                .unwrap_err();
+            assert!(e.to_string().contains("float32"), "{dev}: {e}");
+            let v = g
+                .uniform(-1e38, 2e38, &[64], cupy::DType::Float32)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap();
+            assert!(
+                v.iter().all(|x| x.is_finite() && (-1e38..2e38).contains(x)),
+                "{dev}: {v:?}"
+            );
+            assert!(g.uniform(-1e38, 3e38, &[3], cupy::DType::Float64).is_ok());
+        });
+    }
+}

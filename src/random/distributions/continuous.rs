@@ -167,18 +167,23 @@ impl Generator {
         shape: &[usize],
         opts: impl Into<Sample>,
     ) -> Result<Array> {
+        let opts = opts.into();
         check(
             "uniform",
             (high - low).is_finite(),
             "high - low must be finite",
         )?;
-        self.sample_uniform(
+        // float32 samples compute `low + (high - low) u` in float32: the range must be finite
+        // there too (else every sample is infinite).
+        let single = opts.dtype.or(opts.out.as_ref().map(|o| o.dtype())) == Some(DType::Float32);
+        check(
             "uniform",
-            shape,
-            opts.into(),
-            &[low, high - low],
-            &|_, u, t| add(p(0, t), mul(p(1, t), u)),
-        )
+            !single || (((high - low) as f32).is_finite() && (low as f32).is_finite()),
+            "high - low must be finite in float32 for dtype=float32",
+        )?;
+        self.sample_uniform("uniform", shape, opts, &[low, high - low], &|_, u, t| {
+            add(p(0, t), mul(p(1, t), u))
+        })
     }
 
     /// `Generator.standard_normal(size)`: float64 standard normals (the 256-layer ziggurat; float32

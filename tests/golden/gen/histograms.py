@@ -142,6 +142,7 @@ def gen_histograms():
             ("both_ddof0", [m, fw, aw], {"fweights": True, "aweights": True, "ddof": 0},
              lambda m=m: np.cov(m, fweights=fw, aweights=aw, ddof=0)),
             ("dtype32", [m], {"dtype": "float32"}, lambda m=m: np.cov(m, dtype=np.float32)),
+            ("dtype_int", [m], {"dtype": "int64"}, lambda m=m: np.cov(m, dtype=np.int64)),
             ("bad_fw", [m, np.array([1.5] * 7)], {"fweights": True}, lambda m=m: np.cov(m, fweights=np.array([1.5] * 7))),
             ("neg_aw", [m, -aw], {"aweights": True}, lambda m=m: np.cov(m, aweights=-aw)),
             ("short_fw", [m, fw[:3]], {"fweights": True}, lambda m=m: np.cov(m, fweights=fw[:3])),
