@@ -387,6 +387,50 @@ fn compress_extract_errors_name_the_routine() {
     });
 }
 
+/// `take_along_axis` and `put_along_axis` are an indexing underneath; their errors name the
+/// routine called, and a refused `put_along_axis` writes nothing.
+#[test]
+fn along_axis_errors_name_the_routine() {
+    per_backend("along_axis_errors", |dev| {
+        let a = Array::arange_on(dev, 0.0, 6.0, 1.0, DType::Float32)?.reshape(&[2, 3])?;
+        let oob = Array::from_slice_on(dev, &[0i64, 3], &[2, 1])?;
+        let wide = Array::from_slice_on(dev, &[0i64, 1, 2], &[3, 1])?;
+        let v = Array::from_slice_on(dev, &[-1.0f32], &[1])?;
+        expect_err!(
+            "take_along_axis(a, oob, 1)",
+            cupy::take_along_axis(&a, &oob, Some(1)),
+            Error::IndexOutOfBounds { ref op, index: 3, size: 3, .. } if op == "take_along_axis",
+            ["take_along_axis", "index 3"]
+        );
+        expect_err!(
+            "take_along_axis(a, wide, 1)",
+            cupy::take_along_axis(&a, &wide, Some(1)),
+            Error::IndexError { ref op, .. } if op == "take_along_axis",
+            ["take_along_axis", "[3, 1]"]
+        );
+        expect_err!(
+            "put_along_axis(a, oob, v, 1)",
+            cupy::put_along_axis(&a, &oob, &v, Some(1)),
+            Error::IndexOutOfBounds { ref op, index: 3, .. } if op == "put_along_axis",
+            ["put_along_axis", "index 3"]
+        );
+        let at = a.t();
+        let flat = Array::from_slice_on(dev, &[0i64, 6], &[2])?;
+        expect_err!(
+            "put_along_axis(a.T, flat, v, None)",
+            cupy::put_along_axis(&at, &flat, &v, None),
+            Error::IndexOutOfBounds { ref op, index: 6, .. } if op == "put_along_axis",
+            ["put_along_axis", "index 6"]
+        );
+        if a.to_vec::<f32>()? != vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0] {
+            return Err("a refused put_along_axis wrote to its array"
+                .to_string()
+                .into());
+        }
+        Ok(())
+    });
+}
+
 #[test]
 fn type_errors_from_missing_loops() {
     per_backend("type_errors", |dev| {

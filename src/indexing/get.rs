@@ -408,9 +408,14 @@ impl Array {
     /// arrays that do not broadcast, a float index array, two ellipses;
     /// [`Error::InvalidArgument`] for a zero step; device errors.
     pub fn get<I: AsIndexItem>(&self, index: &[I]) -> Result<Array> {
-        match resolve("getitem", self, index, true)? {
+        self.get_as("getitem", index)
+    }
+
+    /// [`Array::get`] with its errors naming `op` (the routine built on it).
+    pub(crate) fn get_as<I: AsIndexItem>(&self, op: &str, index: &[I]) -> Result<Array> {
+        match resolve(op, self, index, true)? {
             Resolved::Basic(v) => Ok(v),
-            Resolved::Advanced(plan) => gather_plan("getitem", &plan),
+            Resolved::Advanced(plan) => gather_plan(op, &plan),
         }
     }
 
@@ -424,7 +429,16 @@ impl Array {
     /// As [`Array::get`]; [`Error::ShapeMismatch`] when the value does not broadcast;
     /// [`Error::InvalidArgument`] for a broadcast (read-only) `a`; [`Error::ScalarOverflow`].
     pub fn set<'v, I: AsIndexItem>(&self, index: &[I], value: impl Into<Arg<'v>>) -> Result<()> {
-        let op = "setitem";
+        self.set_as("setitem", index, value)
+    }
+
+    /// [`Array::set`] with its errors naming `op` (the routine built on it).
+    pub(crate) fn set_as<'v, I: AsIndexItem>(
+        &self,
+        op: &str,
+        index: &[I],
+        value: impl Into<Arg<'v>>,
+    ) -> Result<()> {
         check_writeable(op, self)?;
         let value = value.into();
         let items: Vec<IndexItem> = index.iter().map(|i| i.to_index_item()).collect();

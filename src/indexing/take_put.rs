@@ -430,8 +430,9 @@ fn along_axis_index(
 /// [`Error::IndexError`] for non-integer indices; [`Error::InvalidArgument`] when the numbers
 /// of dimensions differ; [`Error::IndexOutOfBounds`]; [`Error::AxisOutOfRange`].
 pub fn take_along_axis(arr: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
-    let (arr, items) = along_axis_index("take_along_axis", arr, indices, axis)?;
-    arr.get(&items)
+    let op = "take_along_axis";
+    let (arr, items) = along_axis_index(op, arr, indices, axis)?;
+    arr.get_as(op, &items)
 }
 routine!(take_along_axis, Indexing, probe: gather, notes: "one gather kernel (Array::get with broadcast aranges)");
 
@@ -446,15 +447,16 @@ pub fn put_along_axis(
     values: &Array,
     axis: Option<isize>,
 ) -> Result<()> {
-    let (view, items) = along_axis_index("put_along_axis", arr, indices, axis)?;
+    let op = "put_along_axis";
+    let (view, items) = along_axis_index(op, arr, indices, axis)?;
     if axis.is_none() && !arr.is_c_contiguous() {
         let flat = arr.copy()?.reshape(&[-1])?;
-        flat.set(&items, values)?;
+        flat.set_as(op, &items, values)?;
         return arr.copy_from(
             &flat.reshape(&arr.shape().iter().map(|&d| d as isize).collect::<Vec<_>>())?,
         );
     }
-    view.set(&items, values)
+    view.set_as(op, &items, values)
 }
 routine!(put_along_axis, Indexing, probe: |t| Some(scatter(t, None)), notes: "one scatter kernel (Array::set with broadcast aranges)");
 
