@@ -352,3 +352,30 @@ fn eigen_solvers_at_the_ends_of_the_float64_range() {
         });
     }
 }
+
+/// Found by the review of the indexing routines: `take` with an axis refused a 0-d array,
+/// which NumPy counts as 1-d (`np.take(np.array(5.), [0, -1], axis=0)` is `[5., 5.]`).
+#[test]
+fn take_with_an_axis_of_a_0d_array() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::from_slice(&[5.0f64], &[]).unwrap();
+            let idx = cupy::from_slice(&[0i64, -1], &[2]).unwrap();
+            for axis in [0, -1] {
+                let t = a.take_with(&idx, axis).unwrap();
+                assert_eq!(t.shape(), &[2], "{dev}");
+                assert_eq!(t.to_vec::<f64>().unwrap(), vec![5.0, 5.0], "{dev}");
+            }
+            assert!(
+                matches!(a.take_with(&idx, 1), Err(Error::AxisOutOfRange { .. })),
+                "{dev}"
+            );
+            let oob = cupy::from_slice(&[1i64], &[1]).unwrap();
+            assert!(
+                matches!(a.take_with(&oob, 0), Err(Error::IndexOutOfBounds { .. })),
+                "{dev}"
+            );
+        });
+        common::report(&format!("{} take_0d_axis ran", dev.kind()));
+    }
+}

@@ -121,7 +121,8 @@ pub fn take(a: &Array, indices: &Array) -> Result<Array> {
 }
 
 /// `numpy.take(a, indices, axis=...)`: elements of `a` at `indices` along `axis`; the result
-/// has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s dtype.
+/// has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s dtype (a 0-d `a`
+/// counts as 1-d, as NumPy's).
 ///
 /// # Errors
 /// As [`take`]; [`Error::AxisOutOfRange`].
@@ -141,6 +142,8 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     }
     let (src, ax) = match axis {
         None => (a.ravel()?, 0),
+        // NumPy's take counts a 0-d array as 1-d when an axis is given.
+        Some(ax) if a.ndim() == 0 => (a.reshape(&[1])?, normalize_axis(op, ax, 1)?),
         Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
     };
     let shape = src.shape().to_vec();
