@@ -379,3 +379,41 @@ fn take_with_an_axis_of_a_0d_array() {
         common::report(&format!("{} take_0d_axis ran", dev.kind()));
     }
 }
+
+/// Found by the review of the manipulation routines: `insert` with a one-element index
+/// sequence inserts all of `values` as a block there, as NumPy (it was a broadcast error).
+/// Values from NumPy 2.4.
+#[test]
+fn insert_with_one_index_inserts_a_block() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let v = cupy::from_slice(&[7.0f64, 8.0], &[2]).unwrap();
+            let a = cupy::arange(5).unwrap().astype(DType::Float64).unwrap();
+            // np.insert(np.arange(5.), [1], [7., 8.])
+            let r = cupy::insert(&a, &[1], &v, None).unwrap();
+            assert_eq!(
+                r.to_vec::<f64>().unwrap(),
+                vec![0.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0],
+                "{dev}"
+            );
+            let m = cupy::arange(6)
+                .unwrap()
+                .astype(DType::Float64)
+                .unwrap()
+                .reshape(&[2, 3])
+                .unwrap();
+            // np.insert(np.arange(6.).reshape(2, 3), [1], [7., 8.], axis=1)
+            let r = cupy::insert(&m, &[1], &v, Some(1)).unwrap();
+            assert_eq!(r.shape(), &[2, 5], "{dev}");
+            let want = vec![0.0, 7.0, 8.0, 1.0, 2.0, 3.0, 7.0, 8.0, 4.0, 5.0];
+            assert_eq!(r.to_vec::<f64>().unwrap(), want, "{dev}");
+            // a column (2, 1) at [-1]: one new column, as NumPy
+            let col = v.reshape(&[2, 1]).unwrap();
+            let r = cupy::insert(&m, &[-1], &col, Some(1)).unwrap();
+            let want = vec![0.0, 1.0, 7.0, 2.0, 3.0, 4.0, 8.0, 5.0];
+            assert_eq!(r.to_vec::<f64>().unwrap(), want, "{dev}");
+            assert!(cupy::insert(&a, &[6], &v, None).is_err(), "{dev}");
+        });
+        common::report(&format!("{} insert_one_index ran", dev.kind()));
+    }
+}

@@ -305,13 +305,19 @@ routine!(
 /// `cupy.insert(arr, obj, values, axis)` with a sequence `obj`: `values` (cast to `arr`'s
 /// dtype, broadcast to `len(obj)` entries along `axis`) inserted before the indices `obj`
 /// (`None`: of the flattened array; negative indices count from the end; equal indices keep
-/// the order of `values`).
+/// the order of `values`). A one-element `obj` inserts all of `values` there, as NumPy:
+/// `values.shape[axis]` entries (after prepending length-1 axes to `arr.ndim`).
 ///
 /// # Errors
 /// [`Error::IndexOutOfBounds`] for an index outside `[-N, N]`; [`Error::ShapeMismatch`] when
 /// `values` does not broadcast; [`Error::AxisOutOfRange`]; device errors.
 pub fn insert(arr: &Array, obj: &[isize], values: &Array, axis: Option<isize>) -> Result<Array> {
     let op = "insert";
+    if let [index] = obj {
+        // NumPy: one index in a sequence inserts `values` as a block of
+        // `values.shape[axis]` entries (`np.insert([0, 1], [1], [7, 8])` is `[0, 7, 8, 1]`).
+        return insert_block(arr, *index, values, axis, false);
+    }
     let (src, ax) = along(op, arr, axis)?;
     if src.ndim() == 0 {
         return Err(Error::AxisOutOfRange {
@@ -385,6 +391,24 @@ routine!(
 /// [`Error::IndexOutOfBounds`] for an index outside `[-N, N]`; [`Error::ShapeMismatch`] when
 /// `values` does not broadcast; [`Error::AxisOutOfRange`]; device errors.
 pub fn insert_at(arr: &Array, index: isize, values: &Array, axis: Option<isize>) -> Result<Array> {
+    insert_block(arr, index, values, axis, true)
+}
+routine!(
+    insert_at as "cupy.insert (scalar index)",
+    Manipulation,
+    notes: "one strided copy per part"
+);
+
+/// `values` inserted as a block before `index` along `axis`: with `first_to_axis` (a scalar
+/// index) `values`' first axis becomes `axis`, else (a one-element sequence) the block is
+/// `values.shape[axis]` long, as NumPy's `insert`.
+fn insert_block(
+    arr: &Array,
+    index: isize,
+    values: &Array,
+    axis: Option<isize>,
+    first_to_axis: bool,
+) -> Result<Array> {
     let op = "insert";
     let (src, ax) = along(op, arr, axis)?;
     if src.ndim() == 0 {
@@ -409,7 +433,9 @@ pub fn insert_at(arr: &Array, index: isize, values: &Array, axis: Option<isize>)
     while v.ndim() < src.ndim() {
         v = v.expand_dims(0)?;
     }
-    let v = v.moveaxis(&[0], &[ax as isize])?;
+    if first_to_axis {
+        v = v.moveaxis(&[0], &[ax as isize])?;
+    }
     let mut target = src.shape().to_vec();
     target[ax] = v.shape()[ax];
     let v = v.broadcast_to(&target).map_err(|_| Error::ShapeMismatch {
@@ -429,11 +455,6 @@ pub fn insert_at(arr: &Array, index: isize, values: &Array, axis: Option<isize>)
         },
     )
 }
-routine!(
-    insert_at as "cupy.insert (scalar index)",
-    Manipulation,
-    notes: "one strided copy per part"
-);
 
 /// `cupy.trim_zeros(filt, trim, axis)`: `filt` without its leading (`trim` "f"), trailing
 /// ("b") or both ("fb") zeros: along every axis ([`Axes::All`](crate::Axes::All), NumPy's
