@@ -417,3 +417,42 @@ fn insert_with_one_index_inserts_a_block() {
         common::report(&format!("{} insert_one_index ran", dev.kind()));
     }
 }
+
+/// Found by the review of the indexing routines: `choose` bound every choice in one kernel,
+/// so 31 or more choices failed to compile on wgpu (llvmpipe binds 32 storage buffers) while
+/// the cpu backend ran them (NumPy takes up to 64).
+#[test]
+fn choose_from_many_choices() {
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            // choice k is [k, -k] (float64), except choice 20, a (2, 1) int32 column
+            let cs: Vec<cupy::Array> = (0..40)
+                .map(|k| match k {
+                    20 => cupy::from_slice(&[100i32, 200], &[2, 1]).unwrap(),
+                    _ => cupy::from_slice(&[k as f64, -(k as f64)], &[2]).unwrap(),
+                })
+                .collect();
+            let refs: Vec<&cupy::Array> = cs.iter().collect();
+            let a = cupy::from_slice(&[39i64, 17, 20, 0], &[2, 2]).unwrap();
+            let r = cupy::choose(&a, &refs, cupy::IndexMode::Raise).unwrap();
+            assert_eq!(
+                (r.shape(), r.dtype()),
+                (&[2, 2][..], DType::Float64),
+                "{dev}"
+            );
+            let want = vec![39.0, -17.0, 200.0, 0.0];
+            assert_eq!(r.to_vec::<f64>().unwrap(), want, "{dev}");
+            // wrap: -1 is choice 39, 41 is choice 1 (broadcast to (2, 2) by choice 20)
+            let w = cupy::from_slice(&[-1i64, 41], &[2]).unwrap();
+            let r = cupy::choose(&w, &refs, cupy::IndexMode::Wrap).unwrap();
+            let want = vec![39.0, -1.0, 39.0, -1.0];
+            assert_eq!(r.to_vec::<f64>().unwrap(), want, "{dev}");
+            let bad = cupy::from_slice(&[40i64], &[1]).unwrap();
+            assert!(
+                cupy::choose(&bad, &refs, cupy::IndexMode::Raise).is_err(),
+                "{dev}"
+            );
+        });
+        common::report(&format!("{} choose_many ran", dev.kind()));
+    }
+}

@@ -9,6 +9,7 @@ use crate::math::ufunc::Arg;
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel};
+use cupy_core::layout::broadcast_shapes;
 use cupy_core::promote::promote_types;
 use cupy_core::scalar::Scalar;
 
@@ -261,31 +262,80 @@ pub fn choose(a: &Array, choices: &[&Array], mode: IndexMode) -> Result<Array> {
         .iter()
         .skip(1)
         .fold(first.dtype(), |d, c| promote_types(d, c.dtype()));
+    if n <= CHOOSE_CHUNK {
+        let mut inputs: Vec<&Array> = vec![a];
+        inputs.extend(choices.iter().copied());
+        return choose_chunk(a, &inputs, None, 0, dt, mode, n);
+    }
+    // More choices than one kernel binds: every operand broadcast to the result's shape,
+    // then one kernel per chunk, each keeping the previous result where `a` picks no choice
+    // of its chunk.
+    let mut shape = a.shape().to_vec();
+    for c in choices {
+        shape = broadcast_shapes(op, &shape, c.shape())?;
+    }
+    let a = a.broadcast_to(&shape)?;
+    let mut acc: Option<Array> = None;
+    for (i, chunk) in choices.chunks(CHOOSE_CHUNK).enumerate() {
+        let cs = chunk
+            .iter()
+            .map(|c| c.broadcast_to(&shape))
+            .collect::<Result<Vec<_>>>()?;
+        let mut inputs: Vec<&Array> = vec![&a];
+        inputs.extend(&cs);
+        let r = choose_chunk(&a, &inputs, acc.as_ref(), i * CHOOSE_CHUNK, dt, mode, n)?;
+        acc = Some(r);
+    }
+    acc.ok_or_else(|| Error::invalid(op, "choices must not be empty"))
+}
+
+/// Choices per `choose` kernel (each is a storage binding; wgpu adapters allow few, 32 on
+/// llvmpipe).
+const CHOOSE_CHUNK: usize = 16;
+
+/// One `choose` kernel over `inputs` (`a`, then choices `base..` of the `n`): the choice `a`
+/// picks among them, else `prev` (an earlier chunk's result), else the last of them.
+fn choose_chunk(
+    a: &Array,
+    inputs: &[&Array],
+    prev: Option<&Array>,
+    base: usize,
+    dt: DType,
+    mode: IndexMode,
+    n: usize,
+) -> Result<Array> {
+    let m = inputs.len() - 1;
     let j = mode.position(Expr::input(0, a.dtype()), Expr::param(0, DType::Int64));
-    let mut e = Expr::input(n, choices[n - 1].dtype()).cast(dt);
-    for k in (0..n - 1).rev() {
+    let mut all: Vec<&Array> = inputs.to_vec();
+    let mut e = match prev {
+        Some(p) => {
+            all.push(p);
+            Expr::input(m + 1, dt)
+        }
+        None => Expr::input(m, inputs[m].dtype()).cast(dt),
+    };
+    let last = if prev.is_some() { m } else { m - 1 };
+    for k in (0..last).rev() {
         e = Expr::select(
             Expr::binary(
                 BinaryOp::Eq,
                 j.clone(),
-                Expr::constant(Scalar::Int64(k as i64)),
+                Expr::constant(Scalar::Int64((base + k) as i64)),
             ),
-            Expr::input(k + 1, choices[k].dtype()).cast(dt),
+            Expr::input(k + 1, inputs[k + 1].dtype()).cast(dt),
             e,
         );
     }
-    let mut inputs: Vec<&Array> = vec![a];
-    inputs.extend(choices.iter().copied());
     let k = Kernel::map(
         "choose",
-        inputs.iter().map(|x| x.dtype()).collect(),
+        all.iter().map(|x| x.dtype()).collect(),
         vec![DType::Int64],
         e,
     );
     Elementwise {
-        op,
+        op: "choose",
         kernel: &k,
-        inputs: &inputs,
+        inputs: &all,
         raws: &[],
         params: vec![Scalar::Int64(n as i64)],
         outs: vec![None],
