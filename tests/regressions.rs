@@ -456,3 +456,20 @@ fn choose_from_many_choices() {
         common::report(&format!("{} choose_many ran", dev.kind()));
     }
 }
+
+#[test]
+fn sort_complex_of_a_0d_array_names_itself() {
+    // It named `sort` (found by the review of 2026-12-07); bool becomes complex128 as NumPy.
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let a = cupy::from_slice(&[5.0f64], &[]).unwrap();
+            match cupy::sort_complex(&a) {
+                Err(cupy::Error::AxisOutOfRange { op, .. }) => assert_eq!(op, "sort_complex"),
+                other => panic!("{dev}: {:?}", other.map(|r| r.shape().to_vec())),
+            }
+            let b = cupy::from_slice(&[true, false], &[2]).unwrap();
+            let r = cupy::sort_complex(&b).unwrap();
+            assert_eq!(r.dtype(), cupy::DType::Complex128, "{dev}");
+        });
+    }
+}

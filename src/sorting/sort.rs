@@ -425,12 +425,19 @@ routine!(
 );
 
 /// `numpy.sort_complex(a)`: `a` sorted along its last axis, as complex: complex input keeps its
-/// dtype; bool, int8/16, uint8/16 become complex64, every other real dtype complex128 (NumPy's
-/// rule, by type character `bhBH`).
+/// dtype; int8/16 and uint8/16 become complex64, every other real dtype (bool included)
+/// complex128 (NumPy's rule, by type character `bhBH`).
 ///
 /// # Errors
-/// As [`sort`].
+/// [`Error::AxisOutOfRange`] naming `sort_complex` for a 0-d array; otherwise as [`sort`].
 pub fn sort_complex(a: &Array) -> Result<Array> {
+    if a.ndim() == 0 {
+        return Err(Error::AxisOutOfRange {
+            op: "sort_complex".into(),
+            axis: -1,
+            ndim: 0,
+        });
+    }
     let s = sort(a)?;
     let t = s.dtype();
     if t.is_complex() {
