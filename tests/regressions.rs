@@ -473,3 +473,20 @@ fn sort_complex_of_a_0d_array_names_itself() {
         });
     }
 }
+
+#[test]
+fn partition_of_an_empty_array_checks_no_kth() {
+    // NumPy returns an empty array whatever kth (found by the review of 2026-12-07: refused).
+    for dev in common::backends() {
+        cupy::with_device(&dev, || {
+            let e = cupy::from_slice::<f64>(&[], &[0]).unwrap();
+            assert_eq!(cupy::partition(&e, 0).unwrap().shape(), [0], "{dev}");
+            assert_eq!(cupy::argpartition(&e, 3).unwrap().shape(), [0], "{dev}");
+            let e2 = cupy::from_slice::<f64>(&[], &[0, 3]).unwrap();
+            let p = cupy::partition_with(&e2, 5, 1).unwrap();
+            assert_eq!(p.shape(), [0, 3], "{dev}");
+            let full = cupy::from_slice(&[3.0f64, 1.0, 2.0], &[3]).unwrap();
+            assert!(cupy::partition(&full, 3).is_err(), "{dev}");
+        });
+    }
+}

@@ -44,12 +44,16 @@ impl From<Vec<isize>> for Kth {
 }
 
 /// Checks every `kth` against the length of the partitioned axis (NumPy's ValueError
-/// "kth(=5) out of bounds (5)").
+/// "kth(=5) out of bounds (5)"). An empty array is returned as it is, whatever `kth` (as
+/// NumPy's, which checks no kth then).
 fn check_kth(op: &str, a: &Array, kth: &Kth, axis: Option<isize>) -> Result<()> {
     let n = match axis {
         None => a.size(),
         Some(ax) => a.shape()[normalize_axis(op, ax, a.ndim())?],
     };
+    if a.size() == 0 {
+        return Ok(());
+    }
     for &k in &kth.0 {
         if k >= n as isize || k < -(n as isize) {
             // NumPy names a negative kth after adding n.
