@@ -373,33 +373,16 @@ fn body(a: &Array, indent: usize, sep: &str) -> Result<String, cupy_core::Error>
 /// `a` with every axis longer than `2 EDGE` cut to its first and last `EDGE` entries (a copy
 /// on `a`'s device; what a summarised print shows).
 fn edges_of(a: &Array) -> Result<Array, cupy_core::Error> {
-    use cupy_core::layout::SliceItem;
+    use crate::manipulation::narrow;
     let mut cur = a.clone();
     for (d, &n) in a.shape().iter().enumerate() {
-        if n <= 2 * EDGE {
-            continue;
+        if n > 2 * EDGE {
+            let (head, tail) = (
+                narrow(&cur, d, 0, EDGE, 1),
+                narrow(&cur, d, n - EDGE, EDGE, 1),
+            );
+            cur = crate::concatenate(&[&head, &tail], d as isize)?;
         }
-        let part = |start: isize, stop: isize| {
-            let mut items = vec![
-                SliceItem::Slice {
-                    start: None,
-                    stop: None,
-                    step: 1,
-                };
-                a.ndim()
-            ];
-            items[d] = SliceItem::Slice {
-                start: Some(start),
-                stop: Some(stop),
-                step: 1,
-            };
-            cur.slice(&items)
-        };
-        let (head, tail) = (
-            part(0, EDGE as isize)?,
-            part((n - EDGE) as isize, n as isize)?,
-        );
-        cur = crate::concatenate(&[&head, &tail], d as isize)?;
     }
     Ok(cur)
 }

@@ -175,7 +175,7 @@ impl Generator {
         )?;
         // float32 samples compute `low + (high - low) u` in float32: the range must be finite
         // there too (else every sample is infinite).
-        let single = opts.dtype.or(opts.out.as_ref().map(|o| o.dtype())) == Some(DType::Float32);
+        let single = float_dtype("uniform", &opts)? == DType::Float32;
         check(
             "uniform",
             !single || (((high - low) as f32).is_finite() && (low as f32).is_finite()),
