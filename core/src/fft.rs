@@ -10,6 +10,37 @@ use crate::backend::Operand;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+/// The smallest `n >= target` whose prime factors all lie in `{2} + odd_primes` (a length
+/// whose FFT splits into those radices): the frontend's `next_fast_len` (pocketfft's
+/// `good_size`: 3, 5, 7, 11) and wgpu's Bluestein padding (3, 5, 7). `0`, `1` and `2` are
+/// returned as they are. Every product of the odd primes below the best length so far is
+/// doubled up to `target` (a few thousand products near 2^60 with four primes), in u128 so
+/// no product overflows. `target` must be at most `usize::MAX / 2` (the result fits).
+pub fn next_smooth(target: usize, odd_primes: &[u64]) -> usize {
+    debug_assert!(target <= usize::MAX / 2);
+    if target <= 2 {
+        return target;
+    }
+    fn walk(f: u128, primes: &[u64], target: u128, best: &mut u128) {
+        let mut v = f;
+        while v < target {
+            v *= 2;
+        }
+        *best = (*best).min(v);
+        // Each product once: primes taken in non-decreasing order.
+        for (i, &p) in primes.iter().enumerate() {
+            let g = f * p as u128;
+            if g < *best {
+                walk(g, &primes[i..], target, best);
+            }
+        }
+    }
+    let t = target as u128;
+    let mut best = t.next_power_of_two();
+    walk(1, odd_primes, t, &mut best);
+    best as usize
+}
+
 /// Which transform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FftKind {

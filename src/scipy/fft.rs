@@ -408,9 +408,8 @@ trig!(
 );
 
 /// `scipy.fft.next_fast_len(target, real)`: the smallest length `>= target` whose prime
-/// factors are 2, 3, 5, 7 and 11 (`real`: 2, 3 and 5), as pocketfft prefers. `0` for `0`.
-/// pocketfft's `good_size` search over the products of powers of the primes (a few hundred
-/// candidates at most, whatever the target).
+/// factors are 2, 3, 5, 7 and 11 (`real`: 2, 3 and 5), as pocketfft's `good_size` finds it.
+/// `0` for `0` ([`cupy_core::fft::next_smooth`]).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a target above `usize::MAX / 11` (SciPy's ValueError
@@ -422,49 +421,7 @@ pub fn next_fast_len(target: usize, real: bool) -> Result<usize> {
             format!("Target length is too large to perform an FFT: {target}"),
         ));
     }
-    let small = if real { 6 } else { 12 };
-    if target <= small {
-        return Ok(target);
-    }
-    // u128: the candidates stay below 2 * target * 11, far inside it.
-    let n = target as u128;
-    let mut best = 2 * n;
-    let (p11, p7): (u128, u128) = if real { (1, 1) } else { (11, 7) };
-    let mut f11 = 1u128;
-    while f11 < best {
-        let mut f7 = f11;
-        while f7 < best {
-            let mut f5 = f7;
-            while f5 < best {
-                let mut x = f5;
-                while x < n {
-                    x *= 2;
-                }
-                loop {
-                    if x < n {
-                        x *= 3;
-                    } else if x > n {
-                        best = best.min(x);
-                        if x % 2 == 1 {
-                            break;
-                        }
-                        x /= 2;
-                    } else {
-                        return Ok(target);
-                    }
-                }
-                f5 *= 5;
-            }
-            if p7 == 1 {
-                break;
-            }
-            f7 *= p7;
-        }
-        if p11 == 1 {
-            break;
-        }
-        f11 *= p11;
-    }
-    Ok(best as usize)
+    let primes: &[u64] = if real { &[3, 5] } else { &[3, 5, 7, 11] };
+    Ok(cupy_core::fft::next_smooth(target, primes))
 }
 routine!(next_fast_len as "cupyx.scipy.fft.next_fast_len", Fft, notes: "host arithmetic");

@@ -54,28 +54,9 @@ pub(crate) fn smooth_factors(mut n: usize) -> Option<Vec<usize>> {
     (n == 1).then_some(f)
 }
 
-/// The smallest `2^a 3^b 5^c 7^d >= target` (Bluestein's padded length).
+/// The smallest `2^a 3^b 5^c 7^d >= target` (Bluestein's padded length; 1 for 0).
 pub(crate) fn next_smooth(target: usize) -> usize {
-    let target = target.max(1);
-    let mut best = target.next_power_of_two();
-    let mut p7 = 1usize;
-    while p7 < best {
-        let mut p5 = p7;
-        while p5 < best {
-            let mut p3 = p5;
-            while p3 < best {
-                let mut v = p3;
-                while v < target {
-                    v *= 2;
-                }
-                best = best.min(v);
-                p3 *= 3;
-            }
-            p5 *= 5;
-        }
-        p7 *= 7;
-    }
-    best
+    cupy_core::fft::next_smooth(target.max(1), &[3, 5, 7])
 }
 
 /// The stage radices of a combined radix made of the primes `f`: 7s, 5s and 3s as they are,
