@@ -89,9 +89,7 @@ impl CoopShape {
         let ok = [wm, wn, fm, fn_].iter().all(|x| (1..=8).contains(x)) && wm * wn <= 16;
         ok.then_some(CoopShape { wm, wn, fm, fn_ })
     }
-}
 
-impl CoopShape {
     /// 16 subgroups of 2x2 fragments (128x128 tiles, 512 invocations on 32-wide subgroups):
     /// the default where the adapter's limits allow it. On the H100's Vulkan driver
     /// (2026-12-07, float16 8192, the element-wise staging of then) it ran at 52 TFLOP/s
@@ -463,12 +461,11 @@ impl WgpuBackend {
         {
             return Ok(false);
         }
-        let vec4 = coop_vec4(&sa, &sb, batch, kk, n)
-            && std::env::var("CUPY_WGPU_COOP_VEC4").map_or(true, |v| v.trim() != "0");
+        // Timing knobs: on unless the variable is `0`.
+        let knob = |name: &str| std::env::var(name).map_or(true, |v| v.trim() != "0");
+        let vec4 = coop_vec4(&sa, &sb, batch, kk, n) && knob("CUPY_WGPU_COOP_VEC4");
         // Double-buffered where the two tiles fit (`CUPY_WGPU_COOP_DOUBLE=0`: single).
-        let double = vec4
-            && fits(sh, true)
-            && std::env::var("CUPY_WGPU_COOP_DOUBLE").map_or(true, |v| v.trim() != "0");
+        let double = vec4 && fits(sh, true) && knob("CUPY_WGPU_COOP_DOUBLE");
         let key = hash_of(&("gemm_coop", ab, s, sg, sh, vec4, double));
         let name = format!("gemm_coop_{ab}_{s}");
         let pipe = match self.pipeline(key, &name, &|| {
