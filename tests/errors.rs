@@ -221,6 +221,33 @@ fn weak_scalar_overflow() {
             },
             ["1000", "int8"]
         );
+        // NumPy's `a.fill(300)` and `np.pad(a, 1, constant_values=300)` on int8 raise
+        // OverflowError; the array keeps its values.
+        expect_err!(
+            "i8.fill(300)",
+            i.fill(300),
+            Error::ScalarOverflow { .. },
+            ["fill", "300", "int8"]
+        );
+        assert_eq!(i.to_vec::<i8>()?, vec![1]);
+        expect_err!(
+            "u8.fill(-1)",
+            a.fill(-1),
+            Error::ScalarOverflow { .. },
+            ["fill", "-1", "uint8"]
+        );
+        expect_err!(
+            "pad int8 300",
+            cupy::pad(&i, &[(1, 1)], cupy::PadMode::Constant(300.into())),
+            Error::ScalarOverflow { .. },
+            ["pad", "300", "int8"]
+        );
+        let p = cupy::pad(&i, &[(1, 2)], cupy::PadMode::Constant((-128).into()))?;
+        assert_eq!(p.to_vec::<i8>()?, vec![-128, 1, -128, -128]);
+        i.fill(-7)?;
+        assert_eq!(i.to_vec::<i8>()?, vec![-7]);
+        a.fill(2.9)?;
+        assert_eq!(a.to_vec::<u8>()?, vec![2, 2]);
         Ok(())
     });
 }

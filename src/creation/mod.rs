@@ -33,16 +33,13 @@ fn generate(
     .run_one()
 }
 
-/// A new array of `shape` filled with `value` cast to `dtype`; errors name `op` (the routine
-/// the user called: `zeros`, `ones`, `full`).
-fn fill_on(
-    device: &Device,
-    op: &str,
-    shape: &[usize],
-    value: Scalar,
-    dtype: DType,
-) -> Result<Array> {
-    // NumPy 2 refuses an integer fill value that the integer dtype cannot hold.
+/// `value` cast to `dtype` for filling: NumPy 2 refuses an integer value that an integer dtype
+/// cannot hold (`np.full((2,), 300, np.int8)` and `a.fill(300)` raise OverflowError) instead of
+/// wrapping it.
+///
+/// # Errors
+/// [`Error::ScalarOverflow`] naming `op`.
+pub(crate) fn fill_value(op: &str, value: Scalar, dtype: DType) -> Result<Scalar> {
     if dtype.is_integer() && value.dtype().is_integer() {
         let (lo, hi) = cupy_core::promote::int_range(dtype);
         let v = value.to_i128();
@@ -54,8 +51,21 @@ fn fill_on(
             });
         }
     }
+    Ok(value.cast(dtype))
+}
+
+/// A new array of `shape` filled with `value` cast to `dtype`; errors name `op` (the routine
+/// the user called: `zeros`, `ones`, `full`).
+fn fill_on(
+    device: &Device,
+    op: &str,
+    shape: &[usize],
+    value: Scalar,
+    dtype: DType,
+) -> Result<Array> {
+    let value = fill_value(op, value, dtype)?;
     let k = Kernel::map(op, vec![], vec![dtype], Expr::param(0, dtype));
-    generate(device, op, shape, &k, vec![value.cast(dtype)])
+    generate(device, op, shape, &k, vec![value])
 }
 
 impl Array {

@@ -123,9 +123,11 @@ impl Array {
     /// Fills every element with `value` (`a.fill(value)`), cast to the array's dtype.
     ///
     /// # Errors
-    /// Device errors; [`Error::InvalidArgument`] on a broadcast view.
+    /// [`Error::ScalarOverflow`] for an integer value the integer dtype cannot hold (NumPy's
+    /// OverflowError; the array is unchanged); device errors; [`Error::InvalidArgument`] on a
+    /// broadcast view.
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
-        let v = value.into().cast(self.dtype);
+        let v = crate::creation::fill_value("fill", value.into(), self.dtype)?;
         let kernel = Kernel::map("fill", vec![], vec![self.dtype], Expr::param(0, self.dtype));
         Elementwise {
             op: "fill",

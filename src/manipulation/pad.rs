@@ -56,9 +56,15 @@ impl Default for PadMode {
 /// # Errors
 /// [`Error::InvalidArgument`] (NumPy's `ValueError`) for a `pad_width` that is neither one pair
 /// nor one per axis, a non-constant mode extending an empty axis, or a `stat_length` of 0;
-/// device errors.
+/// [`Error::ScalarOverflow`] for an integer constant the integer dtype cannot hold (NumPy's
+/// OverflowError); device errors.
 pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Array> {
     let op = "pad";
+    // The constant in the array's dtype, checked first (an integer it cannot hold is refused).
+    let mode = match mode {
+        PadMode::Constant(v) => PadMode::Constant(crate::creation::fill_value(op, v, a.dtype())?),
+        m => m,
+    };
     let nd = a.ndim();
     let widths: Vec<(usize, usize)> = match pad_width.len() {
         1 => vec![pad_width[0]; nd],
