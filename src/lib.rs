@@ -114,16 +114,18 @@ pub use manipulation::dims::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, squeeze,
 };
 pub use manipulation::join::{
-    append, block, column_stack, concatenate, dstack, hstack, stack, vstack, Block, Concat,
+    append, block, column_stack, concat, concatenate, dstack, hstack, stack, vstack, Block, Concat,
 };
 pub use manipulation::pad::{pad, PadMode};
 pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
 pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
-pub use manipulation::split::{array_split, dsplit, hsplit, split, vsplit, Sections};
+pub use manipulation::split::{array_split, dsplit, hsplit, split, unstack, vsplit, Sections};
 pub use manipulation::tiling::{
     delete, delete_mask, delete_slice, insert, insert_at, repeat, resize, tile, trim_zeros,
 };
-pub use manipulation::transpose::{moveaxis, rollaxis, swapaxes, transpose, transpose_axes};
+pub use manipulation::transpose::{
+    moveaxis, permute_dims, rollaxis, swapaxes, transpose, transpose_axes,
+};
 #[allow(ambiguous_glob_reexports)]
 pub use math::arithmetic::*;
 pub use math::bitwise::*;
@@ -156,12 +158,13 @@ pub use memory::{
 pub use sorting::search::{argmax, argmax_with, argmin, argmin_with};
 pub use sorting::{
     argpartition, argpartition_with, argsort, argsort_with, cumprod, cumprod_with, cumsum,
-    cumsum_with, digitize, digitize_with, in1d, in1d_with, intersect1d, intersect1d_with, isin,
-    isin_with, lexsort, lexsort_array, lexsort_with, partition, partition_with, searchsorted,
-    searchsorted_with, setdiff1d, setdiff1d_with, setxor1d, setxor1d_with, sort, sort_complex,
-    sort_with, union1d, unique, unique_all, unique_counts, unique_inverse, unique_values,
-    unique_with, Digitize, Intersect1d, Intersection, IsIn, Kth, Lexsort, Scan, SearchSorted,
-    SetOpts, Side, Sort, Unique, UniqueAll, UniqueCounts, UniqueInverse, UniqueResult,
+    cumsum_with, cumulative_prod, cumulative_sum, digitize, digitize_with, in1d, in1d_with,
+    intersect1d, intersect1d_with, isin, isin_with, lexsort, lexsort_array, lexsort_with,
+    partition, partition_with, searchsorted, searchsorted_with, setdiff1d, setdiff1d_with,
+    setxor1d, setxor1d_with, sort, sort_complex, sort_with, union1d, unique, unique_all,
+    unique_counts, unique_inverse, unique_values, unique_with, Cumulative, Digitize, Intersect1d,
+    Intersection, IsIn, Kth, Lexsort, Scan, SearchSorted, SetOpts, Side, Sort, Unique, UniqueAll,
+    UniqueCounts, UniqueInverse, UniqueResult,
 };
 #[allow(ambiguous_glob_reexports)]
 pub use statistics::averages::*;

@@ -7,6 +7,7 @@ mod common;
 mod accuracy32;
 mod accuracy64;
 mod allocator;
+mod array_api;
 mod atomics64;
 mod bigarray;
 mod blocksize;

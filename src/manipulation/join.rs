@@ -43,6 +43,16 @@ pub fn concatenate(arrays: &[&Array], opts: impl Into<Concat>) -> Result<Array> 
 }
 routine!(concatenate, Manipulation, notes: "one strided copy per input");
 
+/// `numpy.concat(arrays, axis=0)` (NumPy 2, the array API's name): [`concatenate`], with errors
+/// naming `concat`.
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn concat(arrays: &[&Array], opts: impl Into<Concat>) -> Result<Array> {
+    concat_impl("concat", arrays, opts.into())
+}
+routine!(concat, Manipulation, notes: "concatenate's array-API name");
+
 fn concat_impl(op: &str, arrays: &[&Array], opts: Concat) -> Result<Array> {
     if arrays.is_empty() {
         return Err(Error::invalid(op, "need at least one array to concatenate"));

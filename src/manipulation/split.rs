@@ -5,7 +5,7 @@
 use super::narrow;
 use crate::array::Array;
 use cupy_core::error::{Error, Result};
-use cupy_core::layout::normalize_axis;
+use cupy_core::layout::{normalize_axis, Layout};
 
 /// How to split (`indices_or_sections`): into a number of sections, or at these indices along
 /// the axis (Python slice semantics: negative counts from the end, out-of-range clamps).
@@ -193,3 +193,31 @@ pub fn dsplit(a: &Array, sections: impl Into<Sections>) -> Result<Vec<Array>> {
     split_impl("dsplit", a, sections.into(), 2, true)
 }
 routine!(dsplit, Manipulation, notes: "views");
+
+/// `numpy.unstack(x, axis=0)` (NumPy 2.1): the `x.shape[axis]` sub-arrays along `axis`, each a
+/// view without that axis (the inverse of [`crate::stack`]).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a 0-d array (NumPy's ValueError); [`Error::AxisOutOfRange`].
+pub fn unstack(x: &Array, axis: isize) -> Result<Vec<Array>> {
+    let op = "unstack";
+    if x.ndim() == 0 {
+        return Err(Error::invalid(op, "Input array must be at least 1-d."));
+    }
+    let ax = normalize_axis(op, axis, x.ndim())?;
+    let l = x.layout();
+    let mut shape = l.shape.clone();
+    let mut strides = l.strides.clone();
+    shape.remove(ax);
+    strides.remove(ax);
+    Ok((0..l.shape[ax])
+        .map(|i| {
+            x.with_layout(Layout {
+                shape: shape.clone(),
+                strides: strides.clone(),
+                offset: (l.offset as isize + i as isize * l.strides[ax]) as usize,
+            })
+        })
+        .collect())
+}
+routine!(unstack, Manipulation, notes: "views");

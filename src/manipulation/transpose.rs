@@ -66,6 +66,15 @@ routine!(
     notes: "views"
 );
 
+/// `numpy.permute_dims(a, axes)` (NumPy 2, the array API's name): [`transpose_axes`], a view.
+///
+/// # Errors
+/// As [`Array::transpose`].
+pub fn permute_dims(a: &Array, axes: &[isize]) -> Result<Array> {
+    a.transpose(axes)
+}
+routine!(permute_dims, Manipulation, notes: "views");
+
 impl Array {
     /// Moves axes `source` to positions `destination`, the others keeping their order
     /// (`moveaxis`): a view.

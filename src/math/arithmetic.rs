@@ -74,4 +74,6 @@ ufuncs! {
 ufunc_aliases! {
     /// `numpy.divide`: another name of `true_divide`.
     divide = true_divide(x1, x2);
+    /// `numpy.pow` (NumPy 2, the array API's name): another name of `power`.
+    pow = power(x1, x2);
 }

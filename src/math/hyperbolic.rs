@@ -19,3 +19,12 @@ ufuncs! {
     /// Inverse hyperbolic tangent (`numpy.arctanh`); complex with NumPy's branch cuts.
     arctanh(x): Float => |m, c| if c.is_complex() { math::complex_arctanh(m, x) } else { math::arctanh(m, x) };
 }
+
+ufunc_aliases! {
+    /// `numpy.asinh` (NumPy 2, the array API's name): another name of `arcsinh`.
+    asinh = arcsinh(x);
+    /// `numpy.acosh` (NumPy 2): another name of `arccosh`.
+    acosh = arccosh(x);
+    /// `numpy.atanh` (NumPy 2): another name of `arctanh`.
+    atanh = arctanh(x);
+}

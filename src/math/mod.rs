@@ -271,6 +271,7 @@ pub mod ufuncs {
     pub use super::complex::ufuncs::*;
     pub use super::exp_log::ufuncs::*;
     pub use super::floating::ufuncs::*;
+    pub use super::hyperbolic::aliases::*;
     pub use super::hyperbolic::ufuncs::*;
     pub use super::logic::ufuncs::*;
     pub use super::misc::aliases::*;

@@ -35,4 +35,12 @@ ufunc_aliases! {
     radians = deg2rad(x);
     /// `numpy.degrees`: another name of `rad2deg`.
     degrees = rad2deg(x);
+    /// `numpy.acos` (NumPy 2, the array API's name): another name of `arccos`.
+    acos = arccos(x);
+    /// `numpy.asin` (NumPy 2): another name of `arcsin`.
+    asin = arcsin(x);
+    /// `numpy.atan` (NumPy 2): another name of `arctan`.
+    atan = arctan(x);
+    /// `numpy.atan2` (NumPy 2): another name of `arctan2`.
+    atan2 = arctan2(x1, x2);
 }

@@ -91,6 +91,8 @@ pub enum Rule {
     Bitwise,
     /// Integers only (shifts); bool computed as int8.
     Integer,
+    /// Integers, bool computed as int8; the result is uint8 (`bitwise_count`).
+    BitCount,
     /// `floor`/`ceil`/`trunc`: integers and bool are returned unchanged (NumPy 2), floats
     /// rounded, complex refused.
     Rounding,
@@ -234,6 +236,18 @@ impl Ufunc {
                     )));
                 } else {
                     (t, t)
+                }
+            }
+            Rule::BitCount => {
+                if t.is_bool() {
+                    (DType::Int8, DType::UInt8)
+                } else if !t.is_integer() {
+                    return Err(no_loop(format!(
+                        "ufunc '{}' needs integer operands (NumPy has no {t} loop)",
+                        self.name
+                    )));
+                } else {
+                    (t, DType::UInt8)
                 }
             }
             Rule::Rounding => {

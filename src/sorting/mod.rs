@@ -38,7 +38,10 @@ use cupy_core::error::Result;
 use cupy_core::layout::{normalize_axis, Layout};
 
 pub use partition::{argpartition, argpartition_with, partition, partition_with, Kth};
-pub use scan::{cumprod, cumprod_with, cumsum, cumsum_with, scan_dtype, Scan};
+pub use scan::{
+    cumprod, cumprod_with, cumsum, cumsum_with, cumulative_prod, cumulative_sum, scan_dtype,
+    Cumulative, Scan,
+};
 pub use search::{
     digitize, digitize_with, searchsorted, searchsorted_with, Digitize, SearchSorted, Side,
 };

@@ -11,7 +11,6 @@ use crate::array::Array;
 use crate::registry::Need;
 use cupy_core::backend::{Operand, Primitive, ScanCall, ScanOp};
 use cupy_core::dtype::{DType, Kind};
-#[allow(unused_imports)] // doc links
 use cupy_core::error::Error;
 use cupy_core::error::Result;
 
@@ -106,6 +105,97 @@ pub fn cumprod_with(a: &Array, opts: impl Into<Scan>) -> Result<Array> {
     scan(a, opts.into(), ScanOp::Prod)
 }
 routine!(cumprod, Sorting, probe: scan_probe, notes: "axis None/int");
+
+/// Keyword arguments of [`cumulative_sum`] and [`cumulative_prod`] (NumPy 2.1's array-API
+/// scans): `axis=` (required past one dimension), `dtype=` as [`Scan`], and `include_initial=`
+/// (the identity, 0 or 1, first along the axis: one more element there). An axis converts into
+/// it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cumulative {
+    /// The axis to accumulate along; `None` only for 0-d and 1-d arrays.
+    pub axis: Option<isize>,
+    /// The accumulation and result dtype; `None`: NumPy's default, as [`scan_dtype`].
+    pub dtype: Option<DType>,
+    /// Whether the identity comes first (`include_initial=True`).
+    pub include_initial: bool,
+}
+axis_options!(Cumulative);
+
+fn cumulative(x: &Array, opts: Cumulative, op: ScanOp) -> Result<Array> {
+    let name = match op {
+        ScanOp::Sum => "cumulative_sum",
+        ScanOp::Prod => "cumulative_prod",
+    };
+    if opts.axis.is_none() && x.ndim() > 1 {
+        return Err(Error::invalid(
+            name,
+            format!(
+                "For arrays which have more than one dimension ``axis`` argument is required \
+                 (shape {:?})",
+                x.shape()
+            ),
+        ));
+    }
+    let axis = opts.axis.unwrap_or(0);
+    let x1;
+    let x = if x.ndim() == 0 {
+        x1 = x.reshape(&[1])?;
+        &x1
+    } else {
+        x
+    };
+    let ax = cupy_core::layout::normalize_axis(name, axis, x.ndim())?;
+    let r = scan(
+        x,
+        Scan {
+            axis: Some(ax as isize),
+            dtype: opts.dtype,
+        },
+        op,
+    )?;
+    if !opts.include_initial {
+        return Ok(r);
+    }
+    let mut shape = r.shape().to_vec();
+    shape[ax] = 1;
+    let identity = match op {
+        ScanOp::Sum => 0,
+        ScanOp::Prod => 1,
+    };
+    let first = Array::full_on(r.device(), &shape, identity, r.dtype())?;
+    crate::manipulation::join::concatenate(&[&first, &r], ax as isize)
+}
+
+/// `numpy.cumulative_sum(x, axis=..., dtype=..., include_initial=...)` (NumPy 2.1): running sums
+/// along one axis, as [`cumsum_with`]; `cp::cumulative_sum(&x, 1)` along axis 1.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] without an axis past one dimension (NumPy's ValueError);
+/// [`Error::AxisOutOfRange`]; as [`cumsum_with`].
+pub fn cumulative_sum(x: &Array, opts: impl Into<Cumulative>) -> Result<Array> {
+    cumulative(x, opts.into(), ScanOp::Sum)
+}
+routine!(
+    cumulative_sum,
+    Sorting,
+    probe: scan_probe,
+    notes: "axis, dtype=, include_initial= (Cumulative)"
+);
+
+/// `numpy.cumulative_prod(x, axis=..., dtype=..., include_initial=...)` (NumPy 2.1): running
+/// products along one axis, as [`cumprod_with`].
+///
+/// # Errors
+/// As [`cumulative_sum`].
+pub fn cumulative_prod(x: &Array, opts: impl Into<Cumulative>) -> Result<Array> {
+    cumulative(x, opts.into(), ScanOp::Prod)
+}
+routine!(
+    cumulative_prod,
+    Sorting,
+    probe: scan_probe,
+    notes: "axis, dtype=, include_initial= (Cumulative)"
+);
 
 impl Array {
     /// `a.cumsum()`: see [`cumsum`].

@@ -1,0 +1,155 @@
+//! NumPy 2's array-API names against NumPy goldens (`bitwise_count`, `concat`, `permute_dims`,
+//! `unstack`, `cumulative_sum`, `cumulative_prod`), and the ufunc aliases (`acos`, `pow`,
+//! `bitwise_left_shift`, ...) against the ufuncs they name.
+
+use crate::common::{self, dtype_of, isizes, Golden, Operand, Tol};
+use cupy::{Array, Cumulative, DType, Device, Error, Result};
+use serde_json::Value;
+
+fn opt_axis(v: &Value) -> Option<isize> {
+    v.as_i64().map(|a| a as isize)
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let k = &case["kwargs"];
+    let a: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
+    let cumulative = || Cumulative {
+        axis: opt_axis(&k["axis"]),
+        dtype: k.get("dtype").map(dtype_of),
+        include_initial: k["include_initial"].as_bool().unwrap_or(false),
+    };
+    match case["op"].as_str().unwrap() {
+        "bitwise_count" => cupy::bitwise_count(a[0]),
+        "concat" => cupy::concat(&a, opt_axis(&k["axis"])),
+        "permute_dims" => cupy::permute_dims(a[0], &isizes(&k["axes"])),
+        "unstack" => {
+            let v = cupy::unstack(a[0], k["axis"].as_i64().unwrap() as isize)?;
+            let want = case["pieces"].as_u64().unwrap() as usize;
+            assert_eq!(v.len(), want, "{}: number of pieces", case["id"]);
+            Ok(v[k["piece"].as_u64().unwrap() as usize].clone())
+        }
+        "cumulative_sum" => cupy::cumulative_sum(a[0], cumulative()),
+        "cumulative_prod" => cupy::cumulative_prod(a[0], cumulative()),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+fn expect_err(case: &Value, e: &Error) -> bool {
+    match case["error"].as_str().unwrap() {
+        "ValueError" => matches!(
+            e,
+            Error::InvalidArgument { .. } | Error::ShapeMismatch { .. }
+        ),
+        "AxisError" => matches!(e, Error::AxisOutOfRange { .. }),
+        _ => common::generic_error_match(case, e),
+    }
+}
+
+#[test]
+fn array_api_names_match_numpy() {
+    common::run_group("array_api", exec, |_, _, _| Tol::EXACT, expect_err);
+}
+
+/// Each alias is the ufunc it names: the same object, and the same bits from the function and
+/// the method on every backend.
+#[test]
+fn ufunc_aliases_are_their_ufuncs() {
+    use cupy::ufuncs as u;
+    let pairs = [
+        (u::acos, u::arccos),
+        (u::asin, u::arcsin),
+        (u::atan, u::arctan),
+        (u::atan2, u::arctan2),
+        (u::acosh, u::arccosh),
+        (u::asinh, u::arcsinh),
+        (u::atanh, u::arctanh),
+        (u::pow, u::power),
+        (u::bitwise_invert, u::invert),
+        (u::bitwise_left_shift, u::left_shift),
+        (u::bitwise_right_shift, u::right_shift),
+    ];
+    for (alias, name) in pairs {
+        assert_eq!(alias.name(), name.name());
+    }
+    let mut t = common::Tally::new("ufunc_aliases");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let x = Array::from_slice_on(&dev, &[0.25f32, -0.5, 0.75, 1.5], &[4])?;
+            let h = Array::from_slice_on(&dev, &[1.5f32, 2.0, 3.25, 10.0], &[4])?;
+            let i = Array::from_slice_on(&dev, &[-3i16, 5, 100, 7], &[4])?;
+            let s = Array::from_slice_on(&dev, &[1i16, 2, 3, 0], &[4])?;
+            let same =
+                |what: &str, p: Array, q: Array| -> std::result::Result<(), common::CaseError> {
+                    if p.dtype() != q.dtype() || p.to_bytes()? != q.to_bytes()? {
+                        return Err(format!("{what}: the alias differs from its ufunc").into());
+                    }
+                    Ok(())
+                };
+            same("acos", cupy::acos(&x)?, cupy::arccos(&x)?)?;
+            same("asin", cupy::asin(&x)?, x.arcsin()?)?;
+            same("atan", x.atan()?, cupy::arctan(&x)?)?;
+            same("atan2", cupy::atan2(&x, &h)?, cupy::arctan2(&x, &h)?)?;
+            same("acosh", cupy::acosh(&h)?, cupy::arccosh(&h)?)?;
+            same("asinh", cupy::asinh(&x)?, cupy::arcsinh(&x)?)?;
+            same("atanh", cupy::atanh(&x)?, cupy::arctanh(&x)?)?;
+            same("pow", cupy::pow(&h, 3)?, cupy::power(&h, 3)?)?;
+            same("pow int", i.pow(&s)?, cupy::power(&i, &s)?)?;
+            same(
+                "bitwise_invert",
+                cupy::bitwise_invert(&i)?,
+                cupy::invert(&i)?,
+            )?;
+            same(
+                "bitwise_left_shift",
+                cupy::bitwise_left_shift(&i, &s)?,
+                cupy::left_shift(&i, &s)?,
+            )?;
+            same(
+                "bitwise_right_shift",
+                cupy::bitwise_right_shift(&i, 1)?,
+                cupy::right_shift(&i, 1)?,
+            )?;
+            // The values themselves (NumPy: np.pow(int16 [-3, 5, 100, 7], [1, 2, 3, 0]) and
+            // np.bitwise_left_shift of the same).
+            if i.pow(&s)?.to_vec::<i16>()? != vec![-3, 25, 16960, 1] {
+                return Err(format!("pow int16: {:?}", i.pow(&s)?.to_vec::<i16>()).into());
+            }
+            if cupy::bitwise_left_shift(&i, &s)?.to_vec::<i16>()? != vec![-6, 20, 800, 7] {
+                return Err("bitwise_left_shift int16".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "aliases", r);
+    }
+    t.finish();
+}
+
+/// `unstack` gives views of its input; `cumulative_sum` leaves it unchanged.
+#[test]
+fn unstack_views_and_cumulative_inputs() {
+    let mut t = common::Tally::new("array_api_views");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 6.0, 1.0, DType::Int32)?.reshape(&[2, 3])?;
+            let parts = cupy::unstack(&a, 1)?;
+            if parts.len() != 3 || !parts.iter().all(|p| p.shares_memory_with(&a)) {
+                return Err("unstack must give views".to_string().into());
+            }
+            parts[2].fill(-1)?;
+            if a.to_vec::<i32>()? != vec![0, 1, -1, 3, 4, -1] {
+                return Err(
+                    format!("write through unstack's view: {:?}", a.to_vec::<i32>()).into(),
+                );
+            }
+            let before = a.to_vec::<i32>()?;
+            assert!(cupy::cumulative_sum(&a, Cumulative::default()).is_err());
+            let c = cupy::cumulative_sum(&a, 1)?;
+            if a.to_vec::<i32>()? != before || c.to_vec::<i64>()? != vec![0, 1, 0, 3, 7, 6] {
+                return Err(format!("cumulative_sum(axis=1): {:?}", c.to_vec::<i64>()).into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "unstack and cumulative_sum", r);
+    }
+    t.finish();
+}
