@@ -86,9 +86,10 @@ pub use array::index;
 
 pub use array::Array;
 pub use creation::basic::{
-    arange, arange_with, empty, empty_like, empty_with, eye, eye_with, full, full_like, full_with,
-    identity, identity_with, linspace, linspace_with, ones, ones_like, ones_with, zeros,
-    zeros_like, zeros_with, Creation, Eye, Full, Linspace,
+    arange, arange_with, empty, empty_like, empty_like_with, empty_with, eye, eye_with, full,
+    full_like, full_like_with, full_with, identity, identity_with, linspace, linspace_with, ones,
+    ones_like, ones_like_with, ones_with, zeros, zeros_like, zeros_like_with, zeros_with, Creation,
+    Eye, Full, Like, Linspace,
 };
 pub use creation::from_data::{
     array, asarray, asnumpy, from_ndarray, from_slice, AsArray, IntoHostArray,

@@ -1,6 +1,6 @@
 //! NumPy 2's array-API names against NumPy goldens (`bitwise_count`, `concat`, `permute_dims`,
 //! `unstack`, `cumulative_sum`, `cumulative_prod`), and the ufunc aliases (`acos`, `pow`,
-//! `bitwise_left_shift`, ...) against the ufuncs they name.
+//! `bitwise_left_shift`, ...) against the ufuncs they name; ufuncs called with scalars only.
 
 use crate::common::{self, dtype_of, isizes, Golden, Operand, Tol};
 use cupy::{Array, Cumulative, DType, Device, Error, Result};
@@ -12,12 +12,19 @@ fn opt_axis(v: &Value) -> Option<isize> {
 
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
     let k = &case["kwargs"];
-    let a: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
     let cumulative = || Cumulative {
         axis: opt_axis(&k["axis"]),
         dtype: k.get("dtype").map(dtype_of),
         include_initial: k["include_initial"].as_bool().unwrap_or(false),
     };
+    let id = case["id"].as_str().unwrap();
+    if id.starts_with("scalars/") {
+        // Python scalars only: no array operand at all.
+        let u = cupy::ufunc(case["op"].as_str().unwrap()).expect("a ufunc");
+        let args: Vec<cupy::Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
+        return cupy::apply(u, &args, None);
+    }
+    let a: Vec<&Array> = ops.iter().map(|o| o.array()).collect();
     match case["op"].as_str().unwrap() {
         "bitwise_count" => cupy::bitwise_count(a[0]),
         "concat" => cupy::concat(&a, opt_axis(&k["axis"])),
@@ -47,7 +54,15 @@ fn expect_err(case: &Value, e: &Error) -> bool {
 
 #[test]
 fn array_api_names_match_numpy() {
-    common::run_group("array_api", exec, |_, _, _| Tol::EXACT, expect_err);
+    common::run_group(
+        "array_api",
+        exec,
+        |_, case, dev| match case["id"].as_str().unwrap().starts_with("scalars/") {
+            true => crate::ufuncs::tol(case["op"].as_str().unwrap(), dtype_of(&case["dtype"]), dev),
+            false => Tol::EXACT,
+        },
+        expect_err,
+    );
 }
 
 /// Each alias is the ufunc it names: the same object, and the same bits from the function and
@@ -150,6 +165,48 @@ fn unstack_views_and_cumulative_inputs() {
             Ok(())
         })();
         t.check(&dev, "unstack and cumulative_sum", r);
+    }
+    t.finish();
+}
+
+/// A ufunc of Rust scalars only returns a 0-d array on the current device (NumPy converts
+/// Python scalars); a typed scalar keeps its dtype and the weak one adapts
+/// (`np.add(np.int8(100), 100)` is int8 -56), and `out=` receives the result.
+#[test]
+fn ufuncs_of_scalars_only() {
+    let mut t = common::Tally::new("ufunc_scalars");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let s = cupy::add(cupy::Scalar::Int8(100), 100)?;
+            if s.dtype() != DType::Int8 || s.ndim() != 0 || s.to_vec::<i8>()? != vec![-56] {
+                return Err(
+                    format!("int8(100) + 100: {:?} {:?}", s.dtype(), s.to_vec::<i8>()).into(),
+                );
+            }
+            if s.device().label() != dev.label() {
+                return Err(
+                    format!("made on {} instead of {}", s.device().label(), dev.label()).into(),
+                );
+            }
+            match cupy::add(300, cupy::Scalar::UInt8(1)) {
+                Err(Error::ScalarOverflow { .. }) => {}
+                other => return Err(format!("300 + uint8(1): {other:?}").into()),
+            }
+            let out = Array::zeros_on(&dev, &[], DType::Float32)?;
+            cupy::apply_with(
+                &cupy::ufuncs::multiply,
+                &[1.5.into(), 4.into()],
+                &cupy::UfuncOptions {
+                    out: Some(out.clone()),
+                    ..Default::default()
+                },
+            )?;
+            if out.to_vec::<f32>()? != vec![6.0] {
+                return Err(format!("out= of 1.5 * 4: {:?}", out.to_vec::<f32>()).into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "scalars only", r);
     }
     t.finish();
 }

@@ -430,3 +430,49 @@ fn arange_follows_numpy_for_integer_bool_and_float_dtypes() {
     }
     t.finish();
 }
+
+/// The `_like` routines with `dtype=` and `shape=` (NumPy: `np.full_like(a, 7.9, dtype=np.int16,
+/// shape=(2, 2))` is `[[7, 7], [7, 7]]` int16), on the prototype's device.
+#[test]
+fn like_routines_take_dtype_and_shape() {
+    let mut t = common::Tally::new("like_with");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 6.0, 1.0, DType::Float32)?.reshape(&[2, 3])?;
+            let z = cupy::zeros_like_with(&a, DType::Int8)?;
+            if z.dtype() != DType::Int8 || z.shape() != [2, 3] || z.to_vec::<i8>()? != vec![0; 6] {
+                return Err(format!("zeros_like int8: {:?} {:?}", z.dtype(), z.shape()).into());
+            }
+            let shape = cupy::Like {
+                dtype: None,
+                shape: Some(vec![4]),
+            };
+            let o = cupy::ones_like_with(&a, shape.clone())?;
+            if o.dtype() != DType::Float32 || o.to_vec::<f32>()? != vec![1.0; 4] {
+                return Err(format!("ones_like shape (4,): {:?}", o.to_vec::<f32>()).into());
+            }
+            let e = cupy::empty_like_with(&a, shape)?;
+            if e.shape() != [4] || e.dtype() != DType::Float32 || e.device().label() != dev.label()
+            {
+                return Err(format!("empty_like shape (4,): {:?}", e.shape()).into());
+            }
+            let f = cupy::full_like_with(
+                &a,
+                7.9,
+                cupy::Like {
+                    dtype: Some(DType::Int16),
+                    shape: Some(vec![2, 2]),
+                },
+            )?;
+            if f.dtype() != DType::Int16 || f.to_vec::<i16>()? != vec![7; 4] {
+                return Err(format!("full_like 7.9 int16: {:?}", f.to_vec::<i16>()).into());
+            }
+            if cupy::full_like_with(&a, 300, DType::Int8).is_ok() {
+                return Err("full_like 300 into int8 must be refused".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "like with", r);
+    }
+    t.finish();
+}

@@ -302,7 +302,7 @@ routine!(full, Creation);
 pub fn empty_like(a: &Array) -> Result<Array> {
     a.empty_like()
 }
-routine!(empty_like, Creation);
+routine!(empty_like, Creation, notes: "dtype=, shape= (empty_like_with)");
 
 /// `cupy.zeros_like(a)`.
 ///
@@ -311,7 +311,7 @@ routine!(empty_like, Creation);
 pub fn zeros_like(a: &Array) -> Result<Array> {
     a.zeros_like()
 }
-routine!(zeros_like, Creation);
+routine!(zeros_like, Creation, notes: "dtype=, shape= (zeros_like_with)");
 
 /// `cupy.ones_like(a)`.
 ///
@@ -320,7 +320,7 @@ routine!(zeros_like, Creation);
 pub fn ones_like(a: &Array) -> Result<Array> {
     a.ones_like()
 }
-routine!(ones_like, Creation);
+routine!(ones_like, Creation, notes: "dtype=, shape= (ones_like_with)");
 
 /// `cupy.full_like(a, fill_value)`.
 ///
@@ -329,7 +329,77 @@ routine!(ones_like, Creation);
 pub fn full_like(a: &Array, fill_value: impl Into<Scalar>) -> Result<Array> {
     a.full_like(fill_value)
 }
-routine!(full_like, Creation);
+routine!(full_like, Creation, notes: "dtype=, shape= (full_like_with)");
+
+/// Keyword arguments of the `_like` routines ([`empty_like_with`], [`zeros_like_with`],
+/// [`ones_like_with`], [`full_like_with`]): NumPy's `dtype=` and `shape=` (each `None`: the
+/// prototype's). The result is C-ordered on the prototype's device (NumPy's `order='K'` keeps
+/// the prototype's memory order; see the README's list of what is not here yet).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Like {
+    /// The result's dtype (`dtype=`); `None`: the prototype's.
+    pub dtype: Option<DType>,
+    /// The result's shape (`shape=`); `None`: the prototype's.
+    pub shape: Option<Vec<usize>>,
+}
+
+impl From<DType> for Like {
+    fn from(dtype: DType) -> Like {
+        Like {
+            dtype: Some(dtype),
+            shape: None,
+        }
+    }
+}
+
+fn like_of(a: &Array, opts: &Like) -> (Vec<usize>, DType) {
+    (
+        opts.shape.clone().unwrap_or_else(|| a.shape().to_vec()),
+        opts.dtype.unwrap_or(a.dtype()),
+    )
+}
+
+/// `cupy.empty_like(a, dtype=..., shape=...)`: `empty_like_with(&a, DType::Float32)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn empty_like_with(a: &Array, opts: impl Into<Like>) -> Result<Array> {
+    let (shape, dtype) = like_of(a, &opts.into());
+    Array::empty_on(a.device(), &shape, dtype)
+}
+
+/// `cupy.zeros_like(a, dtype=..., shape=...)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn zeros_like_with(a: &Array, opts: impl Into<Like>) -> Result<Array> {
+    let (shape, dtype) = like_of(a, &opts.into());
+    Array::zeros_on(a.device(), &shape, dtype)
+}
+
+/// `cupy.ones_like(a, dtype=..., shape=...)`.
+///
+/// # Errors
+/// As [`empty`].
+pub fn ones_like_with(a: &Array, opts: impl Into<Like>) -> Result<Array> {
+    let (shape, dtype) = like_of(a, &opts.into());
+    Array::ones_on(a.device(), &shape, dtype)
+}
+
+/// `cupy.full_like(a, fill_value, dtype=..., shape=...)`: `fill_value` cast to the result's
+/// dtype.
+///
+/// # Errors
+/// [`crate::Error::ScalarOverflow`] for an integer value the integer dtype cannot hold; as
+/// [`empty`].
+pub fn full_like_with(
+    a: &Array,
+    fill_value: impl Into<Scalar>,
+    opts: impl Into<Like>,
+) -> Result<Array> {
+    let (shape, dtype) = like_of(a, &opts.into());
+    Array::full_on(a.device(), &shape, fill_value, dtype)
+}
 
 /// `cupy.eye(N)`: an `N x N` float64 array with ones on the main diagonal.
 ///

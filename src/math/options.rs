@@ -264,7 +264,10 @@ pub fn apply_with(u: &Ufunc, args: &[Arg<'_>], opts: &UfuncOptions) -> Result<Ar
         ));
     }
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
-        return Err(Error::invalid(op, "at least one operand must be an array"));
+        let (k, first) = super::ufunc::scalar_operand(op, args, opts.out.as_ref())?;
+        let mut with_array = args.to_vec();
+        with_array[k] = Arg::Array(&first);
+        return apply_with(u, &with_array, opts);
     }
     let (strong, weak) = split_args(args);
     let (t, lp) = match dtype {

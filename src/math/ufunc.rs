@@ -535,6 +535,35 @@ pub fn apply_outs(u: &Ufunc, args: &[Arg<'_>], outs: &[Option<&Array>]) -> Resul
     launch(u, args, outs, None)
 }
 
+/// A ufunc called with scalars only (`numpy.add(1, 2)`): NumPy converts its Python scalars to
+/// arrays, so the result is an array (0-d). The first typed scalar, or else the first weak one
+/// in NumPy's default dtype for it (int64, float64, complex128, bool), becomes a 0-d array on
+/// `out`'s device or the current device; the others stay as they are (`np.add(np.int8(1), 2)`
+/// is int8). Returns its position and the array.
+///
+/// # Errors
+/// [`Error::ScalarOverflow`] for an integer outside int64; device errors.
+pub(crate) fn scalar_operand(
+    op: &str,
+    args: &[Arg<'_>],
+    out: Option<&Array>,
+) -> Result<(usize, Array)> {
+    let k = args
+        .iter()
+        .position(|a| matches!(a, Arg::Typed(_)))
+        .unwrap_or(0);
+    let value = match &args[k] {
+        Arg::Typed(s) => *s,
+        Arg::Weak(w) => w.to_scalar(op, w.default_dtype())?,
+        Arg::Array(_) => unreachable!("called without array operands"),
+    };
+    let device = match out {
+        Some(o) => o.device().clone(),
+        None => crate::device::Device::current()?,
+    };
+    Ok((k, Array::full_on(&device, &[], value, value.dtype())?))
+}
+
 /// [`apply_outs`] after the argument checks: resolves the loop, builds (and, with a `key`,
 /// caches) the kernel and runs it.
 fn launch(
@@ -553,7 +582,10 @@ fn launch(
         })
         .collect();
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
-        return Err(Error::invalid(op, "at least one operand must be an array"));
+        let (k, first) = scalar_operand(op, args, outs.iter().flatten().next().copied())?;
+        let mut with_array = args.to_vec();
+        with_array[k] = Arg::Array(&first);
+        return launch(u, &with_array, outs, None);
     }
     let lp = u.loop_for(&ops)?;
     let mut inputs: Vec<&Array> = vec![];

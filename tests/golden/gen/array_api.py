@@ -2,6 +2,7 @@
 integer, views), concat, permute_dims, unstack, cumulative_sum and cumulative_prod (axis,
 dtype=, include_initial=, 0-d and size-0 arrays), and the errors NumPy raises. The ufunc aliases
 (acos, pow, bitwise_left_shift, ...) are checked against their originals in tests/array_api.rs.
+Ufuncs called with Python scalars only ("scalars/...") give NumPy's 0-d results.
 
 An op returning several arrays (unstack) is recorded once per piece with kwargs "piece" and the
 case's "pieces"."""
@@ -107,4 +108,18 @@ def gen_array_api():
              lambda x, f=fn: f(x, axis=1, include_initial=True), axis=1, include_initial=True)
         case(f"{op}/2d_no_axis", op, [operand(g, i8)], lambda x, f=fn: f(x))
         case(f"{op}/axis_oob", op, [operand(g, i8)], lambda x, f=fn: f(x, axis=2), axis=2)
+
+    # ---- ufuncs called with Python scalars only: NumPy converts them (a 0-d result) ----
+    scalar_calls = [
+        ("add", (1, 2)), ("add", (1, 2.5)), ("add", (True, True)), ("add", (True, 2)),
+        ("multiply", (2 ** 62, 4)), ("true_divide", (1, 3)), ("floor_divide", (-7, 2)),
+        ("power", (2, 10)), ("power", (2.0, -1)), ("subtract", (1.5, float("inf"))),
+        ("left_shift", (1, 40)), ("equal", (1, 1.0)), ("sqrt", (2,)), ("negative", (5,)),
+        ("arctan2", (1.0, -1)), ("bitwise_count", (-1,)), ("logical_not", (0,)),
+        ("multiply", (1, 2 ** 64)), ("sqrt", (float("nan"),)),
+    ]
+    for i, (name, vals) in enumerate(scalar_calls):
+        ins = [weak(v) for v in vals]
+        record(g, f"scalars/{name}/{i}", name, [w[0] for w in ins],
+               lambda f=getattr(np, name), v=vals: f(*v))
     g.write()

@@ -364,7 +364,11 @@ impl WgslEmitter {
         // A 64-bit literal amount is clamped here: naga's constant evaluator cannot convert a
         // 64-bit constant to u32 (`u32(min(32lu, 255lu))` is refused).
         if let Some(digits) = b.strip_suffix("lu").or_else(|| b.strip_suffix("li")) {
-            if let Ok(v) = digits.trim_start_matches('(').trim_end_matches(')').parse::<i128>() {
+            if let Ok(v) = digits
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .parse::<i128>()
+            {
                 return format!("{}u", if v < 0 { 255 } else { v.min(255) });
             }
         }
