@@ -14,7 +14,7 @@ fac=$(grep -l math_ufuncs_match_numpy .gpu/tests/all-* | head -1); fac=${fac##*/
 wg=$(grep -L math_ufuncs_match_numpy .gpu/tests/all-* | head -1); wg=${wg##*/}
 main() {
 nvidia-smi --query-gpu=name --format=csv,noheader
-G="printing:: memory:: nanstats:: ufunc_methods:: ufuncs::"
+G="array_api:: errors:: creation:: printing:: memory:: nanstats:: ufunc_methods:: ufuncs::"
 ( CUPY_TEST_BACKENDS=cuda timeout 200 bash .gpu/run.sh tests/$fac $G --test-threads=6 >$OUT/cuda.txt 2>&1; echo "cuda rc=$? $(grep -h '^test result' $OUT/cuda.txt)"; grep -E "FAILED|panicked|running for over" $OUT/cuda.txt | head -8 | cut -c1-300 ) &
 p1=$!
 echo "=== coop ($(date +%T))"
@@ -31,7 +31,7 @@ CUPY_WGPU_COOP=1 timeout 60 bash .gpu/run.sh tests/$wg gemm --test-threads=1 --n
 echo "=== wgpu crate all with COOP=1 ($(date +%T))"
 CUPY_WGPU_COOP=1 timeout 60 bash .gpu/run.sh tests/$wg --test-threads=2 > $OUT/wgpu_crate.txt 2>&1; echo "rc=$?"; grep -E "test result|FAILED|Segmentation|panicked" $OUT/wgpu_crate.txt | head -10 | cut -c1-250; tail -3 $OUT/wgpu_crate.txt | cut -c1-250
 echo "=== facade wgpu with COOP=1 ($(date +%T))"
-CUPY_WGPU_COOP=1 CUPY_TEST_BACKENDS=wgpu timeout 45 bash .gpu/run.sh tests/$fac matmul_half printing --test-threads=4 > $OUT/wgpu_fac.txt 2>&1; echo "rc=$? $(grep -h '^test result' $OUT/wgpu_fac.txt)"; grep -E "FAILED|Segmentation|panicked" $OUT/wgpu_fac.txt | head -6 | cut -c1-250
+CUPY_WGPU_COOP=1 CUPY_TEST_BACKENDS=wgpu timeout 45 bash .gpu/run.sh tests/$fac matmul_half printing array_api errors --test-threads=4 > $OUT/wgpu_fac.txt 2>&1; echo "rc=$? $(grep -h '^test result' $OUT/wgpu_fac.txt)"; grep -E "FAILED|Segmentation|panicked" $OUT/wgpu_fac.txt | head -6 | cut -c1-250
 wait $p1
 echo "=== end ($(date +%T))"
 }

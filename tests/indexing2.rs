@@ -559,3 +559,60 @@ fn slice_items_of_every_integer_type() {
         assert!(matches!(e, Error::IndexOutOfBounds { .. }), "{dev:?}: {e}");
     }
 }
+
+/// `diag_indices`, `diag_indices_from` and `mask_indices` give NumPy's indices
+/// (`np.mask_indices(3, np.triu, 1)` is `([0, 0, 1], [1, 2, 2])`), and index the diagonal.
+#[test]
+fn diag_and_mask_indices() {
+    let mut t = common::Tally::new("diag_mask_indices");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let d = cupy::diag_indices(3, 2)?;
+            if d.len() != 2
+                || d.iter()
+                    .any(|a| a.to_vec::<i64>().ok() != Some(vec![0, 1, 2]))
+            {
+                return Err("diag_indices(3, 2)".to_string().into());
+            }
+            if !cupy::diag_indices(3, 0)?.is_empty() || cupy::diag_indices(0, 2)?[0].size() != 0 {
+                return Err("diag_indices of ndim 0 / n 0".to_string().into());
+            }
+            let a =
+                Array::arange_on(&dev, 0.0, 8.0, 1.0, cupy::DType::Int32)?.reshape(&[2, 2, 2])?;
+            let idx = cupy::diag_indices_from(&a)?;
+            let items: Vec<IndexItem> = idx.iter().map(|i| IndexItem::Array(i.clone())).collect();
+            if a.get(&items)?.to_vec::<i32>()? != vec![0, 7] {
+                return Err("a[diag_indices_from(a)] of a 2x2x2 arange"
+                    .to_string()
+                    .into());
+            }
+            for bad in [&[2usize, 3][..], &[2][..]] {
+                let b = Array::zeros_on(&dev, bad, cupy::DType::Float32)?;
+                if !matches!(
+                    cupy::diag_indices_from(&b),
+                    Err(Error::InvalidArgument { .. })
+                ) {
+                    return Err(
+                        format!("diag_indices_from of shape {bad:?} must be refused").into(),
+                    );
+                }
+            }
+            let (r, c) = cupy::mask_indices(3, cupy::triu, 1)?;
+            if r.to_vec::<i64>()? != vec![0, 0, 1] || c.to_vec::<i64>()? != vec![1, 2, 2] {
+                return Err(format!(
+                    "mask_indices(3, triu, 1): {:?} {:?}",
+                    r.to_vec::<i64>(),
+                    c.to_vec::<i64>()
+                )
+                .into());
+            }
+            let (r, c) = cupy::mask_indices(2, cupy::tril, 0)?;
+            if r.to_vec::<i64>()? != vec![0, 1, 1] || c.to_vec::<i64>()? != vec![0, 0, 1] {
+                return Err("mask_indices(2, tril, 0)".to_string().into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "diag and mask indices", r);
+    }
+    t.finish();
+}

@@ -221,6 +221,70 @@ fn tri_indices(
     Ok((r, c))
 }
 
+/// `numpy.diag_indices(n, ndim)`: `ndim` copies of `arange(n)` (int64, on the current device),
+/// the index of the main diagonal of an `(n, ..., n)` array (`a.get` or `a.set` with them).
+///
+/// # Errors
+/// Device errors.
+pub fn diag_indices(n: usize, ndim: usize) -> Result<Vec<Array>> {
+    diag_indices_on(&Device::current()?, n, ndim)
+}
+routine!(diag_indices, Indexing, notes: "arange copies");
+
+/// `numpy.diag_indices_from(arr)`: [`diag_indices`] for `arr` (at least 2-d, every axis of one
+/// length), on its device.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for fewer than two dimensions or unequal lengths (NumPy's
+/// ValueError).
+pub fn diag_indices_from(arr: &Array) -> Result<Vec<Array>> {
+    let op = "diag_indices_from";
+    if arr.ndim() < 2 {
+        return Err(Error::invalid(op, "input array must be at least 2-d"));
+    }
+    let s = arr.shape();
+    if s.iter().any(|&d| d != s[0]) {
+        return Err(Error::invalid(
+            op,
+            format!("All dimensions of input must be of equal length (shape {s:?})"),
+        ));
+    }
+    diag_indices_on(arr.device(), s[0], arr.ndim())
+}
+routine!(diag_indices_from, Indexing, notes: "arange copies");
+
+fn diag_indices_on(device: &Device, n: usize, ndim: usize) -> Result<Vec<Array>> {
+    let idx = Array::arange_on(device, 0.0, n as f64, 1.0, DType::Int64)?;
+    (0..ndim).map(|_| idx.copy()).collect()
+}
+
+/// `numpy.mask_indices(n, mask_func, k)`: the (row, column) indices where
+/// `mask_func(ones((n, n)), k)` is non-zero, on the current device; `mask_func` is a function of
+/// `(array, k)` such as [`crate::triu`] or [`crate::tril`].
+///
+/// # Errors
+/// What `mask_func` returns; [`Error::InvalidArgument`] when its result is not `(n, n)`.
+pub fn mask_indices(
+    n: usize,
+    mask_func: impl Fn(&Array, isize) -> Result<Array>,
+    k: isize,
+) -> Result<(Array, Array)> {
+    let op = "mask_indices";
+    let ones = Array::ones_on(&Device::current()?, &[n, n], DType::Int64)?;
+    let m = mask_func(&ones, k)?;
+    if m.shape() != [n, n] {
+        return Err(Error::invalid(
+            op,
+            format!("mask_func returned shape {:?}, not ({n}, {n})", m.shape()),
+        ));
+    }
+    let mut rows = super::nonzero::nonzero_rows(op, &m)?;
+    let c = rows.pop().expect("two rows");
+    let r = rows.pop().expect("two rows");
+    Ok((r, c))
+}
+routine!(mask_indices, Indexing, notes: "nonzero of mask_func(ones((n, n)), k)");
+
 /// `numpy.fill_diagonal(a, val, wrap)`, in place: writes `val` (a Rust scalar, or an array
 /// whose flattened values repeat along the diagonal) on the main diagonal of `a` (2-d, or
 /// every axis of one length). For a tall 2-d `a`, `wrap = true` continues the diagonal below
