@@ -616,3 +616,49 @@ fn diag_and_mask_indices() {
     }
     t.finish();
 }
+
+/// `ndindex` walks a shape in C order (`list(np.ndindex(2, 3))`); `ndenumerate` pairs each
+/// index with its value.
+#[test]
+fn ndindex_and_ndenumerate() {
+    let all: Vec<Vec<usize>> = cupy::ndindex(&[2, 3]).collect();
+    let want: Vec<Vec<usize>> = (0..2)
+        .flat_map(|i| (0..3).map(move |j| vec![i, j]))
+        .collect();
+    assert_eq!(all, want);
+    assert_eq!(
+        cupy::ndindex(&[]).collect::<Vec<_>>(),
+        vec![Vec::<usize>::new()]
+    );
+    assert_eq!(cupy::ndindex(&[3, 0, 2]).count(), 0);
+    assert_eq!(
+        cupy::ndindex(&[4]).collect::<Vec<_>>(),
+        vec![vec![0], vec![1], vec![2], vec![3]]
+    );
+    let mut t = common::Tally::new("ndenumerate");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 6.0, 1.0, cupy::DType::Int16)?.reshape(&[3, 2])?;
+            let e = cupy::ndenumerate::<i16>(&a.t())?;
+            let want = vec![
+                (vec![0, 0], 0i16),
+                (vec![0, 1], 2),
+                (vec![0, 2], 4),
+                (vec![1, 0], 1),
+                (vec![1, 1], 3),
+                (vec![1, 2], 5),
+            ];
+            if e != want {
+                return Err(format!("ndenumerate(a.T): {e:?}").into());
+            }
+            if cupy::ndenumerate::<f32>(&a).is_ok() {
+                return Err("ndenumerate::<f32> of an int16 array must be refused"
+                    .to_string()
+                    .into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "ndenumerate", r);
+    }
+    t.finish();
+}

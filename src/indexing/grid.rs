@@ -259,3 +259,50 @@ pub fn unravel_index(indices: &Array, shape: &[usize], order: Order) -> Result<V
     .run()
 }
 routine!(unravel_index, Indexing, notes: "one kernel with an output per axis");
+
+/// `numpy.ndindex(*shape)`: every index of an array of `shape`, in C order, on the host (no
+/// device work); one empty index for a 0-d shape, none when an axis is 0.
+pub fn ndindex(shape: &[usize]) -> NdIndex {
+    NdIndex {
+        shape: shape.to_vec(),
+        next: (!shape.contains(&0)).then(|| vec![0; shape.len()]),
+    }
+}
+routine!(ndindex, Indexing, notes: "a host iterator of Vec<usize>");
+
+/// The iterator of [`ndindex`].
+#[derive(Clone, Debug)]
+pub struct NdIndex {
+    shape: Vec<usize>,
+    next: Option<Vec<usize>>,
+}
+
+impl Iterator for NdIndex {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let current = self.next.take()?;
+        let mut following = current.clone();
+        // The last axis varies fastest; past the last index there is no next one.
+        for d in (0..following.len()).rev() {
+            following[d] += 1;
+            if following[d] < self.shape[d] {
+                self.next = Some(following);
+                return Some(current);
+            }
+            following[d] = 0;
+        }
+        Some(current)
+    }
+}
+
+/// `numpy.ndenumerate(a)`: each index of `a` (C order) with its value, read to the host once
+/// (`T` must be `a`'s dtype).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `T` is not `a`'s dtype (as [`Array::to_vec`]); device errors.
+pub fn ndenumerate<T: cupy_core::dtype::Element>(a: &Array) -> Result<Vec<(Vec<usize>, T)>> {
+    let values = a.to_vec::<T>()?;
+    Ok(ndindex(a.shape()).zip(values).collect())
+}
+routine!(ndenumerate, Indexing, notes: "read to the host once: Vec<(index, value)>");
