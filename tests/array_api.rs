@@ -210,3 +210,57 @@ fn ufuncs_of_scalars_only() {
     }
     t.finish();
 }
+
+/// `bitwise_count(x, dtype=uint8)` names its only output dtype: the loop of `x`'s dtype is
+/// taken (NumPy: `np.bitwise_count(int8 [-128, -1, 0, 127, 5], dtype=np.uint8)` is
+/// `[1, 1, 0, 7, 2]`, the count of `|x|`, not of `x` cast to uint8), `np.bitwise_count(7,
+/// dtype=np.uint8)` is `uint8(3)`, and another dtype has no loop.
+#[test]
+fn bitwise_count_dtype_uint8() {
+    let mut t = common::Tally::new("bitwise_count_dtype");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let bc = &cupy::ufuncs::bitwise_count;
+            let x = Array::from_slice_on(&dev, &[-128i8, -1, 0, 127, 5], &[5])?;
+            let y = bc.call_with(&[(&x).into()], DType::UInt8)?;
+            if y.dtype() != DType::UInt8 || y.to_vec::<u8>()? != vec![1, 1, 0, 7, 2] {
+                return Err(
+                    format!("int8, dtype=uint8: {:?} {:?}", y.dtype(), y.to_vec::<u8>()).into(),
+                );
+            }
+            let w = x.astype(DType::Int64)?;
+            let y = bc.call_with(&[(&w).into()], DType::UInt8)?;
+            if y.to_vec::<u8>()? != vec![1, 1, 0, 7, 2] {
+                return Err(format!("int64, dtype=uint8: {:?}", y.to_vec::<u8>()).into());
+            }
+            let b = Array::from_slice_on(&dev, &[true, false], &[2])?;
+            if bc.call_with(&[(&b).into()], DType::UInt8)?.to_vec::<u8>()? != vec![1, 0] {
+                return Err("bool, dtype=uint8".to_string().into());
+            }
+            let s = bc.call_with(&[7.into()], DType::UInt8)?;
+            if s.ndim() != 0 || s.to_vec::<u8>()? != vec![3] {
+                return Err(format!("7, dtype=uint8: {:?}", s.to_vec::<u8>()).into());
+            }
+            for d in [DType::UInt16, DType::Int8] {
+                if !matches!(
+                    bc.call_with(&[(&x).into()], d),
+                    Err(Error::TypeError { .. })
+                ) {
+                    return Err(format!("dtype={d:?} must have no loop").into());
+                }
+            }
+            let f = Array::from_slice_on(&dev, &[1.0f64], &[1])?;
+            if !matches!(
+                bc.call_with(&[(&f).into()], DType::UInt8),
+                Err(Error::TypeError { .. })
+            ) {
+                return Err("float64 with dtype=uint8 must be refused"
+                    .to_string()
+                    .into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "bitwise_count dtype=uint8", r);
+    }
+    t.finish();
+}

@@ -139,6 +139,14 @@ pub(crate) fn loop_for_dtype(u: &Ufunc, t: DType, d: DType) -> Result<Loop> {
             }
             loop_of(u, t)
         }
+        // bitwise_count's loops all give uint8 (`b->B` ... `Q->B`): dtype=uint8 keeps the
+        // operand's loop (the count of `|x|`, not of `x` cast to uint8).
+        Rule::BitCount => {
+            if d != DType::UInt8 {
+                return Err(no_loop(u, vec![t, d]));
+            }
+            loop_of(u, t)
+        }
         Rule::Magnitude if t.is_complex() && magnitude_loop(t, d).is_some() => {
             let input = magnitude_loop(t, d).expect("checked");
             Ok(Loop {
