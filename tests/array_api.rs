@@ -264,3 +264,50 @@ fn bitwise_count_dtype_uint8() {
     }
     t.finish();
 }
+
+/// Scalars only: the first weak scalar becomes an array of NumPy's result type of all the weak
+/// scalars (a Python int with a float is float64), not of its own kind: `np.add(2**63, 1.0)` is
+/// `float64(9.223372036854776e18)` and `np.multiply(2**63, 1j)` complex128 (2**63 is past
+/// int64), and `np.add(1, 2.5, casting='no')` is `float64(3.5)` (no int64 operand to cast).
+#[test]
+fn ufuncs_of_weak_scalars_take_their_result_type() {
+    let mut t = common::Tally::new("ufunc_weak_scalars");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let big = 1u64 << 63;
+            let s = cupy::add(big, 1.0)?;
+            if s.dtype() != DType::Float64 || s.to_vec::<f64>()? != vec![big as f64] {
+                return Err(format!("2**63 + 1.0: {:?} {:?}", s.dtype(), s.to_vec::<f64>()).into());
+            }
+            let c = cupy::multiply(big, num_complex::Complex::new(0.0, 1.0))?;
+            let want = num_complex::Complex::new(0.0, big as f64);
+            if c.dtype() != DType::Complex128
+                || c.to_vec::<num_complex::Complex<f64>>()? != vec![want]
+            {
+                return Err(format!("2**63 * 1j: {:?}", c.dtype()).into());
+            }
+            let n = cupy::apply_with(
+                &cupy::ufuncs::add,
+                &[1.into(), 2.5.into()],
+                &cupy::UfuncOptions {
+                    casting: cupy::Casting::No,
+                    ..Default::default()
+                },
+            )?;
+            if n.dtype() != DType::Float64 || n.to_vec::<f64>()? != vec![3.5] {
+                return Err(format!("add(1, 2.5, casting='no'): {:?}", n.to_vec::<f64>()).into());
+            }
+            // Unchanged: bool with int is int64, and two ints past int64 stay refused.
+            let b = cupy::add(true, 2)?;
+            if b.dtype() != DType::Int64 || b.to_vec::<i64>()? != vec![3] {
+                return Err("True + 2".to_string().into());
+            }
+            if !matches!(cupy::add(big, 1), Err(Error::ScalarOverflow { .. })) {
+                return Err("2**63 + 1 must overflow int64".to_string().into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "weak scalars only", r);
+    }
+    t.finish();
+}

@@ -537,12 +537,13 @@ pub fn apply_outs(u: &Ufunc, args: &[Arg<'_>], outs: &[Option<&Array>]) -> Resul
 
 /// A ufunc called with scalars only (`numpy.add(1, 2)`): NumPy converts its Python scalars to
 /// arrays, so the result is an array (0-d). The first typed scalar, or else the first weak one
-/// in NumPy's default dtype for it (int64, float64, complex128, bool), becomes a 0-d array on
-/// `out`'s device or the current device; the others stay as they are (`np.add(np.int8(1), 2)`
-/// is int8). Returns its position and the array.
+/// in NumPy's result type of all the weak ones (int64, float64, complex128 or bool: a Python
+/// int with a float is float64, so `np.add(2**63, 1.0)` converts 2**63 to float64), becomes a
+/// 0-d array on `out`'s device or the current device; the others stay as they are
+/// (`np.add(np.int8(1), 2)` is int8). Returns its position and the array.
 ///
 /// # Errors
-/// [`Error::ScalarOverflow`] for an integer outside int64; device errors.
+/// [`Error::ScalarOverflow`] for an integer outside the result type (int64); device errors.
 pub(crate) fn scalar_operand(
     op: &str,
     args: &[Arg<'_>],
@@ -554,7 +555,16 @@ pub(crate) fn scalar_operand(
         .unwrap_or(0);
     let value = match &args[k] {
         Arg::Typed(s) => *s,
-        Arg::Weak(w) => w.to_scalar(op, w.default_dtype())?,
+        Arg::Weak(w) => {
+            let weak: Vec<WeakScalar> = args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Weak(w) => Some(*w),
+                    _ => None,
+                })
+                .collect();
+            w.to_scalar(op, cupy_core::promote::result_type(op, &[], &weak)?)?
+        }
         Arg::Array(_) => unreachable!("called without array operands"),
     };
     let device = match out {
