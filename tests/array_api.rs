@@ -311,3 +311,59 @@ fn ufuncs_of_weak_scalars_take_their_result_type() {
     }
     t.finish();
 }
+
+/// Scalars only with `dtype=`: NumPy converts the Python scalars to the loop's dtype, range
+/// checked: `np.add(300, 2, dtype=np.int8)` is an OverflowError (it was int8 46: 300 became an
+/// int64 array first, then wrapped), `np.add(2**63, 1, dtype=np.float64)` is 9.223372036854776e18
+/// and `np.add(1.5, 2, dtype=np.int8)` a casting TypeError.
+#[test]
+fn ufuncs_of_scalars_with_dtype() {
+    let mut t = common::Tally::new("ufunc_scalars_dtype");
+    for dev in common::backends() {
+        let r = cupy::with_device(&dev, || -> std::result::Result<(), common::CaseError> {
+            let add = &cupy::ufuncs::add;
+            match add.call_with(&[300.into(), 2.into()], DType::Int8) {
+                Err(Error::ScalarOverflow { .. }) => {}
+                other => return Err(format!("add(300, 2, dtype=int8): {other:?}").into()),
+            }
+            match add.call_with(&[2.into(), 300.into()], DType::Int8) {
+                Err(Error::ScalarOverflow { .. }) => {}
+                other => return Err(format!("add(2, 300, dtype=int8): {other:?}").into()),
+            }
+            let big = 1u64 << 63;
+            let f = add.call_with(&[big.into(), 1.into()], DType::Float64)?;
+            if f.dtype() != DType::Float64 || f.to_vec::<f64>()? != vec![big as f64] {
+                return Err(
+                    format!("add(2**63, 1, dtype=float64): {:?}", f.to_vec::<f64>()).into(),
+                );
+            }
+            let u = add.call_with(&[big.into(), 1.into()], DType::UInt64)?;
+            if u.to_vec::<u64>()? != vec![big + 1] {
+                return Err(format!("add(2**63, 1, dtype=uint64): {:?}", u.to_vec::<u64>()).into());
+            }
+            if !matches!(
+                add.call_with(&[1.5.into(), 2.into()], DType::Int8),
+                Err(Error::TypeError { .. })
+            ) {
+                return Err("add(1.5, 2, dtype=int8) must be a TypeError"
+                    .to_string()
+                    .into());
+            }
+            let s = add.call_with(&[100.into(), 27.into()], DType::Int8)?;
+            if s.dtype() != DType::Int8 || s.to_vec::<i8>()? != vec![127] {
+                return Err(format!("add(100, 27, dtype=int8): {:?}", s.to_vec::<i8>()).into());
+            }
+            let l = cupy::ufuncs::logical_and.call_with(&[2.into(), 0.into()], DType::Bool)?;
+            if l.to_vec::<bool>()? != vec![false] {
+                return Err("logical_and(2, 0, dtype=bool)".to_string().into());
+            }
+            let q = cupy::ufuncs::sqrt.call_with(&[2.into()], DType::Float32)?;
+            if q.dtype() != DType::Float32 || q.to_vec::<f32>()? != vec![2f32.sqrt()] {
+                return Err("sqrt(2, dtype=float32)".to_string().into());
+            }
+            Ok(())
+        });
+        t.check(&dev, "scalars with dtype=", r);
+    }
+    t.finish();
+}

@@ -272,7 +272,31 @@ pub fn apply_with(u: &Ufunc, args: &[Arg<'_>], opts: &UfuncOptions) -> Result<Ar
         ));
     }
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
-        let (k, first) = super::ufunc::scalar_operand(op, args, opts.out.as_ref())?;
+        // With dtype=, NumPy converts the Python scalars to the loop's input dtype (range
+        // checked: `np.add(300, 2, dtype=np.int8)` is an OverflowError, not a wrapped 46).
+        let into = match dtype {
+            None => None,
+            Some(d) => {
+                let (strong, weak) = split_args(args);
+                let t = cupy_core::promote::result_type(op, &strong, &weak)?;
+                let input = loop_for_dtype(u, t, d)?.input;
+                for (k, a) in args.iter().enumerate() {
+                    if let Arg::Weak(w) = a {
+                        if u.rule() != Rule::Logical && !can_cast_weak(*w, input, opts.casting) {
+                            return Err(input_cast_error(
+                                u,
+                                k,
+                                w.default_dtype(),
+                                input,
+                                opts.casting,
+                            ));
+                        }
+                    }
+                }
+                Some(input)
+            }
+        };
+        let (k, first) = super::ufunc::scalar_operand(op, args, opts.out.as_ref(), into)?;
         let mut with_array = args.to_vec();
         with_array[k] = Arg::Array(&first);
         return apply_with(u, &with_array, opts);

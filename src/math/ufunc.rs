@@ -540,14 +540,18 @@ pub fn apply_outs(u: &Ufunc, args: &[Arg<'_>], outs: &[Option<&Array>]) -> Resul
 /// in NumPy's result type of all the weak ones (int64, float64, complex128 or bool: a Python
 /// int with a float is float64, so `np.add(2**63, 1.0)` converts 2**63 to float64), becomes a
 /// 0-d array on `out`'s device or the current device; the others stay as they are
-/// (`np.add(np.int8(1), 2)` is int8). Returns its position and the array.
+/// (`np.add(np.int8(1), 2)` is int8). `into`, when given, is the dtype a weak scalar converts
+/// to instead (the loop's input dtype that `dtype=` picked: `np.add(300, 2, dtype=np.int8)` is
+/// an OverflowError). Returns its position and the array.
 ///
 /// # Errors
-/// [`Error::ScalarOverflow`] for an integer outside the result type (int64); device errors.
+/// [`Error::ScalarOverflow`] for an integer outside the result type (int64) or `into`; device
+/// errors.
 pub(crate) fn scalar_operand(
     op: &str,
     args: &[Arg<'_>],
     out: Option<&Array>,
+    into: Option<DType>,
 ) -> Result<(usize, Array)> {
     let k = args
         .iter()
@@ -555,6 +559,7 @@ pub(crate) fn scalar_operand(
         .unwrap_or(0);
     let value = match &args[k] {
         Arg::Typed(s) => *s,
+        Arg::Weak(w) if into.is_some() => w.to_scalar(op, into.expect("checked"))?,
         Arg::Weak(w) => {
             let weak: Vec<WeakScalar> = args
                 .iter()
@@ -592,7 +597,7 @@ fn launch(
         })
         .collect();
     if !args.iter().any(|a| matches!(a, Arg::Array(_))) {
-        let (k, first) = scalar_operand(op, args, outs.iter().flatten().next().copied())?;
+        let (k, first) = scalar_operand(op, args, outs.iter().flatten().next().copied(), None)?;
         let mut with_array = args.to_vec();
         with_array[k] = Arg::Array(&first);
         return launch(u, &with_array, outs, None);
