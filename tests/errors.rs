@@ -248,6 +248,30 @@ fn weak_scalar_overflow() {
         assert_eq!(i.to_vec::<i8>()?, vec![-7]);
         a.fill(2.9)?;
         assert_eq!(a.to_vec::<u8>()?, vec![2, 2]);
+        // A float is converted as Python's int() does in NumPy's fill: 300.0 into int8 and
+        // -1.5 into uint8 overflow (-1.5 truncates to -1), NaN is refused.
+        expect_err!(
+            "i8.fill(300.0)",
+            i.fill(300.0),
+            Error::ScalarOverflow { .. },
+            ["fill", "300", "int8"]
+        );
+        expect_err!(
+            "u8.fill(-1.5)",
+            a.fill(-1.5),
+            Error::ScalarOverflow { .. },
+            ["fill", "-1", "uint8"]
+        );
+        expect_err!(
+            "i8.fill(NaN)",
+            i.fill(f64::NAN),
+            Error::InvalidArgument { .. },
+            ["fill", "NaN"]
+        );
+        assert_eq!(i.to_vec::<i8>()?, vec![-7]);
+        assert_eq!(a.to_vec::<u8>()?, vec![2, 2]);
+        a.fill(-0.5)?;
+        assert_eq!(a.to_vec::<u8>()?, vec![0, 0]);
         Ok(())
     });
 }

@@ -398,7 +398,8 @@ pub fn full_like_with(
     opts: impl Into<Like>,
 ) -> Result<Array> {
     let (shape, dtype) = like_of(a, &opts.into());
-    Array::full_on(a.device(), &shape, fill_value, dtype)
+    let value = super::fill_value("full_like", fill_value.into(), dtype)?;
+    Array::full_on(a.device(), &shape, value, dtype)
 }
 
 /// `cupy.eye(N)`: an `N x N` float64 array with ones on the main diagonal.

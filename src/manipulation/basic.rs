@@ -123,11 +123,33 @@ impl Array {
     /// Fills every element with `value` (`a.fill(value)`), cast to the array's dtype.
     ///
     /// # Errors
-    /// [`Error::ScalarOverflow`] for an integer value the integer dtype cannot hold (NumPy's
-    /// OverflowError; the array is unchanged); device errors; [`Error::InvalidArgument`] on a
-    /// broadcast view.
+    /// [`Error::ScalarOverflow`] for an integer value, or a float whose truncation, the integer
+    /// dtype cannot hold (NumPy's OverflowError; the array is unchanged);
+    /// [`Error::InvalidArgument`] for a NaN or infinite float into an integer dtype (NumPy's
+    /// ValueError/OverflowError) and on a broadcast view; device errors.
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
-        let v = crate::creation::fill_value("fill", value.into(), self.dtype)?;
+        let value = value.into();
+        if self.dtype.is_integer() && value.dtype().is_float() {
+            // NumPy's `fill` converts a float through Python's int(): NaN and infinities are
+            // refused, and so is a truncated value the dtype cannot hold (no saturation).
+            let f = value.to_f64();
+            if !f.is_finite() {
+                return Err(Error::invalid(
+                    "fill",
+                    format!("cannot convert float {f} to integer (dtype {})", self.dtype),
+                ));
+            }
+            let (lo, hi) = cupy_core::promote::int_range(self.dtype);
+            let t = f.trunc();
+            if t < lo as f64 || t > hi as f64 {
+                return Err(Error::ScalarOverflow {
+                    op: "fill".into(),
+                    value: format!("{t}"),
+                    dtype: self.dtype,
+                });
+            }
+        }
+        let v = crate::creation::fill_value("fill", value, self.dtype)?;
         let kernel = Kernel::map("fill", vec![], vec![self.dtype], Expr::param(0, self.dtype));
         Elementwise {
             op: "fill",
