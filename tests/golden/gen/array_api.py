@@ -14,22 +14,7 @@ def gen_array_api():
     g = Group("array_api")
 
     def case(cid, op, ops, fn, **kw):
-        c = {"id": cid, "op": op, "inputs": [o[0] for o in ops], "kwargs": kw}
-        try:
-            r = fn(*[o[1] for o in ops])
-        except (TypeError, ValueError, IndexError) as e:
-            c["error"] = type(e).__name__
-            c["message"] = str(e)
-            g.case(**c)
-            return
-        if isinstance(r, (list, tuple)):
-            for i, p in enumerate(r):
-                p = np.asarray(p)
-                g.case(**dict(c, id=f"{cid}/{i}", kwargs=dict(kw, piece=i), pieces=len(r),
-                              expected=g.arr(p), dtype=p.dtype.name, shape=list(p.shape)))
-            return
-        r = np.asarray(r)
-        g.case(**dict(c, expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape)))
+        record_pieces(g, cid, op, ops, fn, **kw)
 
     # ---- bitwise_count: every dtype (floats raise TypeError), extremes, views ----
     for dt in DTYPES:

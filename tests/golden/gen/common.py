@@ -162,6 +162,32 @@ def record(g, cid, op, inputs, fn, kwargs=None, extra=None):
     return r
 
 
+def record_pieces(g, cid, op, ops, fn, **kw):
+    """Records fn(*arrays of ops) as one case, or, for a list/tuple result, one case per piece
+    (kwargs "piece", the case's "pieces"; an empty result is one case with piece -1), or the
+    exception NumPy raises (TypeError, ValueError, IndexError). ops: (input, array) pairs as
+    operand() returns them; kw: the op's arguments as NumPy spells them."""
+    c = {"id": cid, "op": op, "inputs": [o[0] for o in ops], "kwargs": kw}
+    try:
+        with np.errstate(all="ignore"):
+            r = fn(*[o[1] for o in ops])
+    except (TypeError, ValueError, IndexError) as e:
+        c["error"] = type(e).__name__
+        c["message"] = str(e)
+        g.case(**c)
+        return
+    if isinstance(r, (list, tuple)):
+        for i, p in enumerate(r):
+            p = np.asarray(p)
+            g.case(**dict(c, id=f"{cid}/{i}", kwargs=dict(kw, piece=i), pieces=len(r),
+                          expected=g.arr(p), dtype=p.dtype.name, shape=list(p.shape)))
+        if not r:
+            g.case(**dict(c, pieces=0, kwargs=dict(kw, piece=-1)))
+        return
+    r = np.asarray(r)
+    g.case(**dict(c, expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape)))
+
+
 # ---------- values ----------
 
 

@@ -33,28 +33,7 @@ def gen_manipulation():
     g = Group("manipulation")
 
     def case(cid, op, ops, fn, **kw):
-        inputs = [o[0] for o in ops]
-        arrs = [o[1] for o in ops]
-        r = None
-        c = {"id": cid, "op": op, "inputs": inputs, "kwargs": kw}
-        try:
-            with np.errstate(all="ignore"):
-                r = fn(*arrs)
-        except (TypeError, ValueError, IndexError) as e:
-            c["error"] = type(e).__name__
-            c["message"] = str(e)
-            g.case(**c)
-            return
-        if isinstance(r, (list, tuple)):
-            for i, p in enumerate(r):
-                p = np.asarray(p)
-                g.case(**dict(c, id=f"{cid}/{i}", kwargs=dict(kw, piece=i), pieces=len(r),
-                              expected=g.arr(p), dtype=p.dtype.name, shape=list(p.shape)))
-            if not r:
-                g.case(**dict(c, pieces=0, kwargs=dict(kw, piece=-1)))
-            return
-        r = np.asarray(r)
-        g.case(**dict(c, expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape)))
+        record_pieces(g, cid, op, ops, fn, **kw)
 
     def op_(dt, shape, steps=(), shift=0):
         base = vals(dt, shape, shift)
