@@ -226,29 +226,23 @@ impl Ufunc {
                 }
                 (t, t)
             }
-            Rule::Integer => {
-                if t.is_bool() {
-                    (DType::Int8, DType::Int8)
-                } else if !t.is_integer() {
-                    return Err(no_loop(format!(
-                        "ufunc '{}' needs integer operands",
-                        self.name
-                    )));
-                } else {
-                    (t, t)
-                }
-            }
-            Rule::BitCount => {
-                if t.is_bool() {
-                    (DType::Int8, DType::UInt8)
-                } else if !t.is_integer() {
+            Rule::Integer | Rule::BitCount => {
+                if !t.is_integer() && !t.is_bool() {
                     return Err(no_loop(format!(
                         "ufunc '{}' needs integer operands (NumPy has no {t} loop)",
                         self.name
                     )));
-                } else {
-                    (t, DType::UInt8)
                 }
+                // bool is computed as int8; bitwise_count's result is uint8 (its loops b->B ...).
+                let c = if t.is_bool() { DType::Int8 } else { t };
+                (
+                    c,
+                    if self.rule == Rule::BitCount {
+                        DType::UInt8
+                    } else {
+                        c
+                    },
+                )
             }
             Rule::Rounding => {
                 if t.is_complex() {

@@ -383,4 +383,3 @@ fn coop_wanted(info: &wgpu::AdapterInfo) -> bool {
         _ => info.vendor == 0x10de && info.driver.contains("NVIDIA"),
     }
 }
-
