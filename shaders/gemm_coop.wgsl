@@ -9,10 +9,10 @@
 // whole vec4s along their unit-stride axis. `LOOP` is the K loop the Rust side writes: staging
 // through workgroup memory, single or double-buffered (`coop_text`), then the fragments.
 // A workgroup of WM WN subgroups computes a BM x BN tile (BM = WM FM S, BN = WN FN S); each
-// K slice of BK = 32 is staged through workgroup memory (A as [BM][LDA], B as [BK][LDB], rows
-// padded by 8 elements, so every fragment's start and row stride are multiples of 16 bytes),
-// each invocation loading pairs (or vec4s) of consecutive k (A) or n (B), zero outside the
-// operands.
+// K slice of BK (`BKV`: 32 unless the shape's fifth part says 16 or 64) is staged through
+// workgroup memory (A as [BM][LDA], B as [BK][LDB], rows padded by 8 elements, so every
+// fragment's start and row stride are multiples of 16 bytes), each invocation loading pairs
+// (or vec4s) of consecutive k (A) or n (B), zero outside the operands.
 ENABLE_F16
 enable wgpu_cooperative_matrix;
 
@@ -36,8 +36,8 @@ const FM: u32 = FMVu;
 const FN: u32 = FNVu;
 const BM: u32 = WMVu * FMVu * SVu;
 const BN: u32 = WNVu * FNVu * SVu;
-const BK: u32 = 32u;
-const LDA: u32 = 40u;
+const BK: u32 = BKVu;
+const LDA: u32 = BKVu + 8u;
 const LDB: u32 = BN + 8u;
 const WG: u32 = WMVu * WNVu * SGVu;
 

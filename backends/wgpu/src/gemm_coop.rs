@@ -60,7 +60,8 @@ impl CoopInfo {
 }
 
 /// The cooperative kernel's shape: `wm` x `wn` subgroups per workgroup, each computing `fm` x
-/// `fn_` fragments of C. `CUPY_WGPU_COOP_SHAPE=WMxWNxFMxFN` sets it (default
+/// `fn_` fragments of C, staging K slices of `bk`. `CUPY_WGPU_COOP_SHAPE=WMxWNxFMxFN[xBK]` sets
+/// it (default
 /// [`CoopShape::WIDE`] where the adapter's limits allow, else `2x2x4x4`: both 128x128 tiles
 /// of 16x16 fragments).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,21 +74,35 @@ pub struct CoopShape {
     pub fm: u32,
     /// Fragments of C per subgroup along N.
     pub fn_: u32,
+    /// The K slice staged per step (16, 32 or 64; a multiple of the fragment size): a fifth
+    /// component of `CUPY_WGPU_COOP_SHAPE` (`4x4x2x2x64`), 32 without one.
+    pub bk: u32,
 }
 
 impl CoopShape {
-    /// Parses `WMxWNxFMxFN` (each 1 to 8, at most 16 subgroups).
+    /// Parses `WMxWNxFMxFN` (each 1 to 8, at most 16 subgroups), optionally `xBK` (16, 32 or
+    /// 64).
     pub fn parse(s: &str) -> Option<CoopShape> {
         let v: Vec<u32> = s
             .trim()
             .split('x')
             .map(|p| p.trim().parse().ok())
             .collect::<Option<_>>()?;
-        let &[wm, wn, fm, fn_] = v.as_slice() else {
-            return None;
+        let (wm, wn, fm, fn_, bk) = match *v.as_slice() {
+            [wm, wn, fm, fn_] => (wm, wn, fm, fn_, 32),
+            [wm, wn, fm, fn_, bk] => (wm, wn, fm, fn_, bk),
+            _ => return None,
         };
-        let ok = [wm, wn, fm, fn_].iter().all(|x| (1..=8).contains(x)) && wm * wn <= 16;
-        ok.then_some(CoopShape { wm, wn, fm, fn_ })
+        let ok = [wm, wn, fm, fn_].iter().all(|x| (1..=8).contains(x))
+            && wm * wn <= 16
+            && matches!(bk, 16 | 32 | 64);
+        ok.then_some(CoopShape {
+            wm,
+            wn,
+            fm,
+            fn_,
+            bk,
+        })
     }
 
     /// 16 subgroups of 2x2 fragments (128x128 tiles, 512 invocations on 32-wide subgroups):
@@ -99,6 +114,7 @@ impl CoopShape {
         wn: 4,
         fm: 2,
         fn_: 2,
+        bk: 32,
     };
 }
 
@@ -109,6 +125,7 @@ impl Default for CoopShape {
             wn: 2,
             fm: 4,
             fn_: 4,
+            bk: 32,
         }
     }
 }
@@ -122,8 +139,14 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, vec4: bool, double: b
     let double = double && vec4;
     let nbuf = if double { 2 } else { 1 };
     use std::fmt::Write;
-    let CoopShape { wm, wn, fm, fn_ } = sh;
-    let (bm, bn, bk) = (wm * fm * s, wn * fn_ * s, 32);
+    let CoopShape {
+        wm,
+        wn,
+        fm,
+        fn_,
+        bk,
+    } = sh;
+    let (bm, bn) = (wm * fm * s, wn * fn_ * s);
     let ty = format!("coop_mat{s}x{s}");
     // The staging loads: pairs of elements (any strides, each checked), or with `vec4` whole
     // `vec4`s along the operand's contiguous axis (`coop_vec4` says when the layouts allow).
@@ -337,10 +360,11 @@ INNER
         .replace("ACC_DECL", &decl)
         .replace("INNER", &inner)
         .replace("STORE", &store)
-        .replace("ASZ * NBUF", &(bm * 40 * nbuf).to_string())
+        .replace("ASZ * NBUF", &(bm * (bk + 8) * nbuf).to_string())
         .replace("BSZ * NBUF", &(bk * (bn + 8) * nbuf).to_string())
-        .replace("ASZ", &format!("{}u", bm * 40))
+        .replace("ASZ", &format!("{}u", bm * (bk + 8)))
         .replace("BSZ", &format!("{}u", bk * (bn + 8)))
+        .replace("BKV", &bk.to_string())
         .replace("WGSZ", &(wm * wn * sg).to_string())
         .replace("SGV", &sg.to_string())
         .replace("WMV", &wm.to_string())
@@ -350,12 +374,13 @@ INNER
         .replace("SV", &s.to_string())
 }
 
-/// The workgroup memory of the cooperative kernel's staging tiles, in bytes: A's `BM x 40`
-/// and B's `32 x (BN + 8)` elements of `ab`, twice where `double`.
+/// The workgroup memory of the cooperative kernel's staging tiles, in bytes: A's
+/// `BM x (BK + 8)` and B's `BK x (BN + 8)` elements of `ab`, twice where `double`.
 pub fn coop_tile_bytes(ab: &str, s: u32, sh: CoopShape, double: bool) -> usize {
     let (bm, bn) = ((sh.wm * sh.fm * s) as usize, (sh.wn * sh.fn_ * s) as usize);
+    let bk = sh.bk as usize;
     let elem = if ab == "f16" { 2 } else { 4 };
-    (bm * 40 + 32 * (bn + 8)) * elem * if double { 2 } else { 1 }
+    (bm * (bk + 8) + bk * (bn + 8)) * elem * if double { 2 } else { 1 }
 }
 
 /// Whether the cooperative kernel may read A and B as `vec4`s (`coop_text`): A's k axis and
@@ -408,8 +433,9 @@ impl WgpuBackend {
         };
         let sg = info.subgroup;
         let fits = |sh: CoopShape, double: bool| {
-            coop_tile_bytes(ab, s, sh, double)
-                <= self.limits.max_compute_workgroup_storage_size as usize
+            sh.bk % s == 0
+                && coop_tile_bytes(ab, s, sh, double)
+                    <= self.limits.max_compute_workgroup_storage_size as usize
                 && sh.wm * sh.wn * sg <= self.limits.max_compute_invocations_per_workgroup
         };
         let sh = std::env::var("CUPY_WGPU_COOP_SHAPE")
@@ -567,6 +593,39 @@ mod tests {
                 true,
             ),
             ("f32", 16, 32, CoopShape::default(), true, true),
+            // K slices of 64 and 16 (the shape's fifth part), element-wise and vec4.
+            (
+                "f16",
+                16,
+                32,
+                CoopShape::parse("4x4x2x2x64").unwrap(),
+                false,
+                false,
+            ),
+            (
+                "f16",
+                16,
+                32,
+                CoopShape::parse("2x2x2x2x64").unwrap(),
+                true,
+                true,
+            ),
+            (
+                "f16",
+                16,
+                32,
+                CoopShape::parse("2x2x2x2x16").unwrap(),
+                false,
+                false,
+            ),
+            (
+                "f32",
+                8,
+                32,
+                CoopShape::parse("2x2x2x2x64").unwrap(),
+                true,
+                false,
+            ),
             ("f32", 16, 32, CoopShape::default(), false, false),
             (
                 "f16",
@@ -613,6 +672,20 @@ mod tests {
         assert!(!coop_vec4(&a, &[8, 6, 64, 1], 2, 32, 64));
         assert!(coop_vec4(&a, &[8, 6, 64, 1], 1, 32, 64));
         assert!(CoopShape::parse("2x2x4").is_none());
+        assert_eq!(CoopShape::parse("4x4x2x2"), Some(CoopShape::WIDE));
+        assert_eq!(CoopShape::parse("4x4x2x2x64").map(|s| s.bk), Some(64));
+        assert!(CoopShape::parse("4x4x2x2x48").is_none());
+        assert!(CoopShape::parse("4x4x2x2x64x1").is_none());
+        // The tiles of a 64-wide K slice: A 128 x 72, B 64 x 136 float16 elements.
+        let wide64 = CoopShape::parse("4x4x2x2x64").unwrap();
+        assert_eq!(
+            coop_tile_bytes("f16", 16, wide64, false),
+            (128 * 72 + 64 * 136) * 2
+        );
+        assert_eq!(
+            coop_tile_bytes("f16", 16, CoopShape::WIDE, true),
+            (128 * 40 + 32 * 136) * 2 * 2
+        );
         assert!(CoopShape::parse("4x8x1x1").is_none());
     }
 
