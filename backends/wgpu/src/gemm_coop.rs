@@ -433,7 +433,7 @@ impl WgpuBackend {
         };
         let sg = info.subgroup;
         let fits = |sh: CoopShape, double: bool| {
-            sh.bk % s == 0
+            sh.bk.is_multiple_of(s)
                 && coop_tile_bytes(ab, s, sh, double)
                     <= self.limits.max_compute_workgroup_storage_size as usize
                 && sh.wm * sh.wn * sg <= self.limits.max_compute_invocations_per_workgroup
