@@ -2,8 +2,9 @@
 # wgpu's cooperative-matrix GEMM on the GPU machine (copy into .gpu/ after staging the facade test
 # binary, the wgpu crate's test binary and examples/bench; carry [".gpu"]):
 #   bash .gpu/gpu-coop-variants.sh
-# matmul_float16_8192 with CUPY_WGPU_COOP=1 under the staging variants (CUPY_WGPU_COOP_VEC4,
-# CUPY_WGPU_COOP_DOUBLE) and shapes (CUPY_WGPU_COOP_SHAPE), beside the float32 path and cuda;
+# matmul_float16_8192 with CUPY_WGPU_COOP=1 under K slices of 64 and 16 (CUPY_WGPU_COOP_SHAPE's
+# fifth part) and the vec4 staging (CUPY_WGPU_COOP_VEC4=1), beside the float32 path and cuda
+# (the thirteenth session's figures: element-wise 4x4x2x2x32 82.6 TFLOP/s, vec4 25-33);
 # then the wgpu crate's gemm tests and whole suite and the facade's matmul_half/printing with
 # the feature on; cuda golden groups in parallel. Output: $OUT/call.txt (its tail printed).
 cd "$(dirname "$0")/.."
@@ -19,11 +20,10 @@ G="array_api:: errors:: creation:: printing:: memory:: nanstats:: ufunc_methods:
 p1=$!
 echo "=== coop ($(date +%T))"
 run() { r=$(env CUPY_WGPU_COOP=1 "$@" timeout 45 bash .gpu/run.sh examples/bench --backend wgpu --only matmul_float16 2>>$OUT/coop.err | grep -o '"ms": [0-9.]*\|TFLOPs": [0-9.]*' | tr '\n' ' '); echo "$*: $r"; }
-run CUPY_WGPU_COOP_VEC4=1
-run CUPY_WGPU_COOP_DOUBLE=0
 run CUPY_WGPU_COOP_VEC4=0
-for s in 2x2x4x4 4x2x2x4 2x4x4x2 2x2x2x2; do run CUPY_WGPU_COOP_SHAPE=$s; done
-run CUPY_WGPU_COOP_SHAPE=2x2x4x4 CUPY_WGPU_COOP_DOUBLE=0
+for s in 4x4x2x2x64 4x4x2x2x16 4x4x1x2x64 4x4x2x1x64 2x2x2x2x64; do run CUPY_WGPU_COOP_SHAPE=$s; done
+run CUPY_WGPU_COOP_VEC4=1
+run CUPY_WGPU_COOP_VEC4=1 CUPY_WGPU_COOP_SHAPE=4x4x2x2x64
 CUPY_WGPU_COOP=0 timeout 45 bash .gpu/run.sh examples/bench --backend wgpu --only matmul_float16 2>/dev/null | tail -1
 timeout 45 bash .gpu/run.sh examples/bench --backend cuda --only matmul_float16 2>/dev/null | tail -1
 echo "=== wgpu crate gemm with COOP=1 ($(date +%T))"
