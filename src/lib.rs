@@ -141,8 +141,8 @@ pub use math::options::{apply_with, UfuncOptions};
 pub use math::resolve::{Loop, LoopOperand};
 pub use math::rounding::*;
 pub use math::routines::{
-    around, clip, nan_to_num, nan_to_num_with, round, round_with, where_, Bound, NanToNum, Round,
-    WhereCondition,
+    around, clip, clip_with, nan_to_num, nan_to_num_with, round, round_with, where_, Bound,
+    NanToNum, Round, WhereCondition,
 };
 pub use math::sumprod::{
     diff, diff_with, ediff1d, ediff1d_with, gradient, gradient_with, nancumprod, nancumprod_with,

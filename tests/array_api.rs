@@ -367,3 +367,37 @@ fn ufuncs_of_scalars_with_dtype() {
     }
     t.finish();
 }
+
+/// `clip(a, a_min, a_max, out=...)`: NumPy writes into `out` with a same_kind cast
+/// (`np.clip(int8 arange(5), 1, 3, out=int16 zeros)` is `[1, 1, 2, 3, 3]`) and refuses an `out`
+/// the result does not cast to (int8 into uint8), leaving it unchanged.
+#[test]
+fn clip_into_out() {
+    let mut t = common::Tally::new("clip_out");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::arange_on(&dev, 0.0, 5.0, 1.0, DType::Int8)?;
+            let out = Array::zeros_on(&dev, &[5], DType::Int16)?;
+            let r = cupy::clip_with(&a, 1, 3, Some(&out))?;
+            if !r.shares_memory_with(&out) || out.to_vec::<i16>()? != vec![1, 1, 2, 3, 3] {
+                return Err(format!("clip into int16 out: {:?}", out.to_vec::<i16>()).into());
+            }
+            let upper = Array::zeros_on(&dev, &[5], DType::Int16)?;
+            cupy::clip_with(&a, None, 2, Some(&upper))?;
+            if upper.to_vec::<i16>()? != vec![0, 1, 2, 2, 2] {
+                return Err(format!("clip(None, 2) into out: {:?}", upper.to_vec::<i16>()).into());
+            }
+            let bad = Array::full_on(&dev, &[5], 9, DType::UInt8)?;
+            match cupy::clip_with(&a, 1, 3, Some(&bad)) {
+                Err(Error::TypeError { .. }) => {}
+                other => return Err(format!("clip int8 into uint8: {other:?}").into()),
+            }
+            if bad.to_vec::<u8>()? != vec![9; 5] {
+                return Err("a refused clip changed its out".to_string().into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "clip out", r);
+    }
+    t.finish();
+}

@@ -249,6 +249,21 @@ pub fn clip<'a>(
     a_min: impl Into<Bound<'a>>,
     a_max: impl Into<Bound<'a>>,
 ) -> Result<Array> {
+    clip_with(a, a_min, a_max, None)
+}
+
+/// `numpy.clip(a, a_min, a_max, out=out)`: [`clip`] written into `out` (returned) when given,
+/// the result cast to `out`'s dtype under `same_kind` as NumPy's ufunc output.
+///
+/// # Errors
+/// As [`clip`]; [`Error::TypeError`] when the result does not cast to `out`'s dtype
+/// (`same_kind`), [`Error::ShapeMismatch`] when `out` is not the broadcast shape.
+pub fn clip_with<'a>(
+    a: &'a Array,
+    a_min: impl Into<Bound<'a>>,
+    a_max: impl Into<Bound<'a>>,
+    out: Option<&Array>,
+) -> Result<Array> {
     let t = a.dtype();
     let open = |b: Bound<'a>, low: bool| match b {
         Bound::Arg(Arg::Weak(WeakScalar::Int(i))) if t.is_integer() => {
@@ -264,13 +279,13 @@ pub fn clip<'a>(
     let (lo, hi) = (open(a_min.into(), true), open(a_max.into(), false));
     let x = Arg::Array(a);
     match (lo, hi) {
-        (Bound::None, Bound::None) => apply(&super::ufuncs::positive, &[x], None),
-        (Bound::None, Bound::Arg(h)) => apply(&super::ufuncs::minimum, &[x, h], None),
-        (Bound::Arg(l), Bound::None) => apply(&super::ufuncs::maximum, &[x, l], None),
-        (Bound::Arg(l), Bound::Arg(h)) => apply(&CLIP, &[x, l, h], None),
+        (Bound::None, Bound::None) => apply(&super::ufuncs::positive, &[x], out),
+        (Bound::None, Bound::Arg(h)) => apply(&super::ufuncs::minimum, &[x, h], out),
+        (Bound::Arg(l), Bound::None) => apply(&super::ufuncs::maximum, &[x, l], out),
+        (Bound::Arg(l), Bound::Arg(h)) => apply(&CLIP, &[x, l, h], out),
     }
 }
-routine!(clip, Math, probe: |t| ufunc_kernel(&CLIP, t).map(Need::Kernel), notes: "a_min/a_max arrays, scalars or None; out-of-range Rust integers are no bound (NumPy 2)");
+routine!(clip, Math, probe: |t| ufunc_kernel(&CLIP, t).map(Need::Kernel), notes: "a_min/a_max arrays, scalars or None; out-of-range Rust integers are no bound (NumPy 2); out= (clip_with)");
 
 /// The condition of [`where_`]: an array (the result is an array) or a [`Sym`] inside a
 /// [`fuse`](crate::fuse) closure (the result is a symbol).
