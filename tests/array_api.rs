@@ -188,6 +188,19 @@ fn ufuncs_of_scalars_only() {
                     format!("made on {} instead of {}", s.device().label(), dev.label()).into(),
                 );
             }
+            // One Rust integer past int64 is uint64, as NumPy converts 2**63 (np.negative(2**63)
+            // is uint64 2**63, np.sqrt(2**63) float64); two of them overflow there as here.
+            let big = 1u64 << 63;
+            let n = cupy::negative(big)?;
+            if n.dtype() != DType::UInt64 || n.to_vec::<u64>()? != vec![big] {
+                return Err(format!("negative(2**63): {:?}", n.dtype()).into());
+            }
+            if cupy::sqrt(big)?.dtype() != DType::Float64 {
+                return Err("sqrt(2**63) must be float64".to_string().into());
+            }
+            if !matches!(cupy::add(big, 1), Err(Error::ScalarOverflow { .. })) {
+                return Err("add(2**63, 1) must overflow, as NumPy's".to_string().into());
+            }
             match cupy::add(300, cupy::Scalar::UInt8(1)) {
                 Err(Error::ScalarOverflow { .. }) => {}
                 other => return Err(format!("300 + uint8(1): {other:?}").into()),

@@ -554,6 +554,12 @@ pub(crate) fn scalar_operand(
     let value = match &args[k] {
         Arg::Typed(s) => *s,
         Arg::Weak(w) if into.is_some() => w.to_scalar(op, into.expect("checked"))?,
+        // One Python int past int64 (`np.negative(2**63)`): NumPy's conversion makes it uint64.
+        Arg::Weak(WeakScalar::Int(i))
+            if args.len() == 1 && *i > i64::MAX as i128 && *i <= u64::MAX as i128 =>
+        {
+            Scalar::UInt64(*i as u64)
+        }
         Arg::Weak(w) => {
             let weak: Vec<WeakScalar> = args
                 .iter()
