@@ -79,6 +79,7 @@ fn ufunc_aliases_are_their_ufuncs() {
         (u::asinh, u::arcsinh),
         (u::atanh, u::arctanh),
         (u::pow, u::power),
+        (u::r#mod, u::remainder),
         (u::bitwise_invert, u::invert),
         (u::bitwise_left_shift, u::left_shift),
         (u::bitwise_right_shift, u::right_shift),
@@ -109,6 +110,11 @@ fn ufunc_aliases_are_their_ufuncs() {
             same("atanh", cupy::atanh(&x)?, cupy::arctanh(&x)?)?;
             same("pow", cupy::pow(&h, 3)?, cupy::power(&h, 3)?)?;
             same("pow int", i.pow(&s)?, cupy::power(&i, &s)?)?;
+            same("mod", cupy::r#mod(&i, 7)?, cupy::remainder(&i, 7)?)?;
+            // np.mod(int16 [-3, 5, 100, 7], 7) is [4, 5, 2, 0] (the divisor's sign).
+            if i.r#mod(7)?.to_vec::<i16>()? != vec![4, 5, 2, 0] {
+                return Err(format!("mod int16: {:?}", i.r#mod(7)?.to_vec::<i16>()).into());
+            }
             same(
                 "bitwise_invert",
                 cupy::bitwise_invert(&i)?,

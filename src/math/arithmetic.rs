@@ -76,4 +76,7 @@ ufunc_aliases! {
     divide = true_divide(x1, x2);
     /// `numpy.pow` (NumPy 2, the array API's name): another name of `power`.
     pow = power(x1, x2);
+    /// `numpy.mod`: another name of `remainder` (`mod` is a Rust keyword: call it
+    /// `cupy::r#mod`, or `remainder`).
+    r#mod = remainder(x1, x2);
 }
