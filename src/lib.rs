@@ -172,7 +172,8 @@ pub use statistics::averages::*;
 pub use statistics::correlation::{corrcoef, corrcoef_with, cov, cov_with, Corrcoef, Cov};
 pub use statistics::counting::*;
 pub use statistics::histogram::{
-    histogram, histogram2d, histogram2d_with, histogram_with, Bins, Histogram, Histogram2d,
+    histogram, histogram2d, histogram2d_with, histogram_with, BinEstimator, Bins, Histogram,
+    Histogram2d,
 };
 pub use statistics::nan::*;
 pub use statistics::order::*;

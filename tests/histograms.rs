@@ -21,6 +21,8 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         "histogram" => {
             let bins = if flag(k, "edges") {
                 Bins::Edges(rest.next().unwrap())
+            } else if let Some(name) = k["bins"].as_str() {
+                Bins::Estimator(cupy::BinEstimator::from_name(name).expect("an estimator"))
             } else {
                 Bins::Count(k["bins"].as_u64().unwrap_or(10) as usize)
             };

@@ -1,5 +1,6 @@
 //! Histograms (NumPy's "Histograms", CuPy's `cupy/_statistics/histogram.py`): `histogram`
-//! (bins as a count or edges, range, density, weights) and `histogram2d`, with `bincount` in
+//! (bins as a count, edges or one of NumPy's width estimators, range, density, weights) and
+//! `histogram2d`, with `bincount` in
 //! [`super::counting`].
 //!
 //! Bin edges of a bin count are NumPy's: the range from `range=` or the data's min and max
@@ -26,6 +27,56 @@ pub enum Bins {
     Count(usize),
     /// The bin edges (1-d, monotonically increasing; the last bin includes its right edge).
     Edges(Array),
+    /// A bin-width estimator (NumPy's string `bins=`), computed from the data within the
+    /// range; the data's extent over the width, rounded up, is the bin count.
+    Estimator(BinEstimator),
+}
+
+/// NumPy's bin-width estimators (`numpy.histogram_bin_edges`' string `bins=`), with NumPy's
+/// formulas (`numpy/lib/_histograms_impl.py`); `n` is the number of data in the range, `ptp`
+/// their extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinEstimator {
+    /// `'auto'`: the smaller width of `'fd'` and `'sturges'` (`'sturges'` when `'fd'`'s is 0).
+    Auto,
+    /// `'fd'` (Freedman-Diaconis): `2 IQR n^(-1/3)`.
+    Fd,
+    /// `'doane'`: `ptp / (1 + log2(n) + log2(1 + |g1| / sigma_g1))`, `g1` the skewness.
+    Doane,
+    /// `'scott'`: `(24 sqrt(pi) / n)^(1/3) std`.
+    Scott,
+    /// `'stone'`: the bin count in `1..=max(100, sqrt(n))` minimising Stone's estimate of the
+    /// integrated squared error (one histogram per candidate).
+    Stone,
+    /// `'rice'`: `ptp / (2 n^(1/3))`.
+    Rice,
+    /// `'sturges'`: `ptp / (log2(n) + 1)`.
+    Sturges,
+    /// `'sqrt'`: `ptp / sqrt(n)`.
+    Sqrt,
+}
+
+impl BinEstimator {
+    /// The estimator of NumPy's name (`"auto"`, `"fd"`, ...), if there is one.
+    pub fn from_name(name: &str) -> Option<BinEstimator> {
+        Some(match name {
+            "auto" => BinEstimator::Auto,
+            "fd" => BinEstimator::Fd,
+            "doane" => BinEstimator::Doane,
+            "scott" => BinEstimator::Scott,
+            "stone" => BinEstimator::Stone,
+            "rice" => BinEstimator::Rice,
+            "sturges" => BinEstimator::Sturges,
+            "sqrt" => BinEstimator::Sqrt,
+            _ => return None,
+        })
+    }
+}
+
+impl From<BinEstimator> for Bins {
+    fn from(e: BinEstimator) -> Bins {
+        Bins::Estimator(e)
+    }
 }
 
 impl Default for Bins {
@@ -167,6 +218,133 @@ fn outer_edges(
 
 /// The edges of `bins` equal bins for `a` (`histogram`: in NumPy's `bin_type`, the result type
 /// of the range and `a`, at least float; `histogram2d`: in `linspace`'s own dtype).
+/// NumPy's bin count of an estimator: `ceil(extent / width)` over the range (the data's min and
+/// max without one), 1 for empty data or a zero width; at least a width of 1 for integer data.
+fn estimated_bins(
+    op: &str,
+    a: &Array,
+    estimator: BinEstimator,
+    range: Option<(f64, f64)>,
+) -> Result<usize> {
+    let (lo, hi, _) = outer_edges(op, a, range)?;
+    let flat = a.ravel()?;
+    // The estimators see only the data within the range (NumPy's `a = a[keep]`).
+    let x = match range {
+        Some(_) => {
+            let keep = crate::math::arithmetic::multiply(
+                &crate::math::logic::greater_equal(&flat, lo)?,
+                &crate::math::logic::less_equal(&flat, hi)?,
+            )?;
+            flat.get(&[crate::array::index::IndexItem::Array(keep)])?
+        }
+        None => flat,
+    };
+    if x.size() == 0 {
+        return Ok(1);
+    }
+    let x = x.astype(DType::Float64)?;
+    let width = bin_width(&x, estimator, range)?;
+    if width == 0.0 || width.is_nan() {
+        return Ok(1);
+    }
+    let width = if a.dtype().is_integer() && width < 1.0 {
+        1.0
+    } else {
+        width
+    };
+    let n = ((hi - lo) / width).ceil();
+    if !(n >= 1.0 && n < (1u64 << 40) as f64) {
+        return Err(Error::invalid(
+            op,
+            format!("the {estimator:?} estimator gives {n} bins over ({lo}, {hi})"),
+        ));
+    }
+    Ok(n as usize)
+}
+
+/// The width of `estimator` for the float64 data `x` (not empty), NumPy's `_hist_bin_*`.
+fn bin_width(x: &Array, estimator: BinEstimator, range: Option<(f64, f64)>) -> Result<f64> {
+    let scalar = |a: Array| -> Result<f64> { Ok(a.item()?.to_f64()) };
+    let n = x.size() as f64;
+    let ptp = || scalar(crate::statistics::order::ptp(x)?);
+    let sturges = || -> Result<f64> { Ok(ptp()? / (n.log2() + 1.0)) };
+    let fd = || -> Result<f64> {
+        let q = |p: f64| scalar(crate::statistics::quantile::percentile(x, p)?);
+        Ok(2.0 * (q(75.0)? - q(25.0)?) * n.powf(-1.0 / 3.0))
+    };
+    Ok(match estimator {
+        BinEstimator::Sqrt => ptp()? / n.sqrt(),
+        BinEstimator::Sturges => sturges()?,
+        BinEstimator::Rice => ptp()? / (2.0 * n.powf(1.0 / 3.0)),
+        BinEstimator::Scott => {
+            (24.0 * std::f64::consts::PI.sqrt() / n).powf(1.0 / 3.0)
+                * scalar(crate::statistics::averages::std(x)?)?
+        }
+        BinEstimator::Fd => fd()?,
+        BinEstimator::Auto => {
+            let (f, s) = (fd()?, sturges()?);
+            if f != 0.0 {
+                f.min(s)
+            } else {
+                s
+            }
+        }
+        BinEstimator::Doane => {
+            if n <= 2.0 {
+                return Ok(0.0);
+            }
+            let sg1 = (6.0 * (n - 2.0) / ((n + 1.0) * (n + 3.0))).sqrt();
+            let sigma = scalar(crate::statistics::averages::std(x)?)?;
+            if sigma <= 0.0 {
+                return Ok(0.0);
+            }
+            let mean = scalar(crate::statistics::averages::mean(x)?)?;
+            let z = crate::math::arithmetic::true_divide(
+                &crate::math::arithmetic::subtract(x, mean)?,
+                sigma,
+            )?;
+            let g1 = scalar(crate::statistics::averages::mean(
+                &crate::math::arithmetic::power(&z, 3)?,
+            )?)?;
+            ptp()? / (1.0 + n.log2() + (1.0 + g1.abs() / sg1).log2())
+        }
+        BinEstimator::Stone => {
+            let extent = ptp()?;
+            if n <= 1.0 || extent == 0.0 {
+                return Ok(0.0);
+            }
+            let (lo, hi) = match range {
+                Some(r) => r,
+                None => (
+                    scalar(crate::statistics::order::min(x)?)?,
+                    scalar(crate::statistics::order::max(x)?)?,
+                ),
+            };
+            let upper = 100usize.max(n.sqrt() as usize);
+            let mut best = (f64::INFINITY, 1usize);
+            for bins in 1..=upper {
+                let h = extent / bins as f64;
+                let opts = Histogram {
+                    bins: Bins::Count(bins),
+                    range: Some((lo, hi)),
+                    ..Default::default()
+                };
+                let counts = histogram_with(x, opts)?.0.astype(DType::Float64)?;
+                let p = crate::math::arithmetic::true_divide(&counts, n)?;
+                let pp = scalar(crate::statistics::sums::sum(
+                    &crate::math::arithmetic::multiply(&p, &p)?,
+                )?)?;
+                let j = (2.0 - (n + 1.0) * pp) / h;
+                // NumPy's min(..., key=jhat): the first of equal minima.
+                if j < best.0 {
+                    best = (j, bins);
+                }
+            }
+            extent / best.1 as f64
+        }
+    })
+}
+
 fn count_edges(
     op: &str,
     a: &Array,
@@ -398,6 +576,10 @@ pub fn histogram_with(a: &Array, opts: impl Into<Histogram>) -> Result<(Array, A
     let edges = match &o.bins {
         Bins::Count(n) => count_edges(op, &a, *n, o.range, false)?,
         Bins::Edges(e) => given_edges(op, e)?,
+        Bins::Estimator(e) => {
+            let n = estimated_bins(op, &a, *e, o.range)?;
+            count_edges(op, &a, n, o.range, false)?
+        }
     };
     let nb = edges.size().saturating_sub(1);
     let slot = slots(&a, &edges)?;
@@ -416,7 +598,7 @@ pub fn histogram_with(a: &Array, opts: impl Into<Histogram>) -> Result<(Array, A
     }
     Ok((n, edges))
 }
-routine!(histogram, Statistics, probe: atomic_probe, notes: "bins (count or edges), range, density, weights");
+routine!(histogram, Statistics, probe: atomic_probe, notes: "bins (count, edges or a NumPy estimator: auto fd doane scott stone rice sturges sqrt), range, density, weights");
 
 /// Keyword arguments of [`histogram2d_with`] (`numpy.histogram2d(x, y, bins=10, range=None,
 /// density=None, weights=None)`).
@@ -466,6 +648,11 @@ pub fn histogram2d_with(x: &Array, y: &Array, o: Histogram2d) -> Result<(Array, 
         match &o.bins[i] {
             Bins::Count(n) => count_edges(op, a, *n, o.range.map(|r| r[i]), true),
             Bins::Edges(e) => given_edges(op, e),
+            // NumPy's histogram2d (histogramdd) takes no estimator names.
+            Bins::Estimator(e) => Err(Error::invalid(
+                op,
+                format!("bins must be a count or edges, not the {e:?} estimator"),
+            )),
         }
     };
     let (xe, ye) = (edge(x, 0)?, edge(y, 1)?);

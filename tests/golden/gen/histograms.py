@@ -82,6 +82,24 @@ def gen_histograms():
              lambda i=i: np.histogram(f, 4, range=(-1.0, 1.0))[i])
         case(f"histogram/float64/nan_auto/out{i}", "histogram", [f], {"bins": 4, "out_index": i},
              lambda i=i: np.histogram(f, 4)[i])
+    # histogram with NumPy's bin-width estimators (bins="auto", "fd", ...)
+    skew = np.round(np.random.default_rng(9).exponential(1.0, 300), 3)
+    for dt in ["int8", "int64", "float32", "float64"]:
+        a = vals(dt, (200,), 8)
+        for est in ["auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"]:
+            for i in range(2):
+                case(f"histogram/{dt}/est_{est}/out{i}", "histogram", [a], {"bins": est, "out_index": i},
+                     lambda a=a, est=est, i=i: np.histogram(a, est)[i])
+    for name, arr, kw in [("skew_doane", skew, {"bins": "doane"}), ("skew_auto", skew, {"bins": "auto"}),
+                          ("range_auto", vals("float64", (200,), 10), {"bins": "auto", "range": [-1.0, 1.5]}),
+                          ("range_stone", vals("float64", (200,), 10), {"bins": "stone", "range": [-1.0, 1.5]}),
+                          ("const_fd", np.full((9,), 3.0), {"bins": "fd"}),
+                          ("empty_auto", np.zeros((0,)), {"bins": "auto"}),
+                          ("two_doane", np.array([1.0, 2.0]), {"bins": "doane"})]:
+        for i in range(2):
+            r = tuple(kw["range"]) if "range" in kw else None
+            case(f"histogram/float64/{name}/out{i}", "histogram", [arr], {**kw, "out_index": i},
+                 lambda arr=arr, kw=kw, r=r, i=i: np.histogram(arr, kw["bins"], range=r)[i])
     # histogram2d
     for dt in ["int32", "float32", "float64"]:
         x = vals(dt, (300,), 5)
