@@ -171,9 +171,9 @@ pub use sorting::{
 pub use statistics::averages::*;
 pub use statistics::correlation::{corrcoef, corrcoef_with, cov, cov_with, Corrcoef, Cov};
 pub use statistics::counting::*;
-pub use statistics::histogram::{
-    histogram, histogram2d, histogram2d_with, histogram_with, BinEstimator, Bins, Histogram,
-    Histogram2d,
+pub use statistics::histogram::{histogram, histogram_with, BinEstimator, Bins, Histogram};
+pub use statistics::histogramdd::{
+    histogram2d, histogram2d_with, histogramdd, histogramdd_with, Histogram2d, HistogramDd,
 };
 pub use statistics::nan::*;
 pub use statistics::order::*;

@@ -68,6 +68,31 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             )?;
             Ok([h, xe, ye].into_iter().nth(out).unwrap())
         }
+        "histogramdd" => {
+            let d = a.shape()[1];
+            let bins = match k.get("bins") {
+                Some(b) => (0..d)
+                    .map(|i| Bins::Count(b[i].as_u64().unwrap() as usize))
+                    .collect(),
+                None => vec![Bins::Count(10)],
+            };
+            let (h, edges) = cupy::histogramdd_with(
+                a,
+                cupy::HistogramDd {
+                    bins,
+                    range: k
+                        .get("range")
+                        .map(|r| r.as_array().unwrap().iter().map(pair).collect()),
+                    density: flag(k, "density"),
+                    weights: if flag(k, "weights") {
+                        rest.next()
+                    } else {
+                        None
+                    },
+                },
+            )?;
+            Ok(if out == 0 { h } else { edges[out - 1].clone() })
+        }
         "bincount" => cupy::bincount_with(
             a,
             Bincount {

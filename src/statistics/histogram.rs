@@ -1,6 +1,6 @@
 //! Histograms (NumPy's "Histograms", CuPy's `cupy/_statistics/histogram.py`): `histogram`
 //! (bins as a count, edges or one of NumPy's width estimators, range, density, weights) and
-//! `histogram2d`, with `bincount` in
+//! `histogram2d`/`histogramdd` ([`super::histogramdd`]), with `bincount` in
 //! [`super::counting`].
 //!
 //! Bin edges of a bin count are NumPy's: the range from `range=` or the data's min and max
@@ -345,7 +345,7 @@ fn bin_width(x: &Array, estimator: BinEstimator, range: Option<(f64, f64)>) -> R
     })
 }
 
-fn count_edges(
+pub(super) fn count_edges(
     op: &str,
     a: &Array,
     bins: usize,
@@ -403,7 +403,7 @@ fn count_edges(
 }
 
 /// Given edges, checked monotonic (NumPy's ValueError otherwise).
-fn given_edges(op: &str, e: &Array) -> Result<Array> {
+pub(super) fn given_edges(op: &str, e: &Array) -> Result<Array> {
     if e.ndim() != 1 {
         return Err(Error::invalid(op, "`bins` must be 1d, when an array"));
     }
@@ -498,7 +498,7 @@ fn slot_kernel(xt: DType, et: DType) -> Kernel {
 }
 
 /// The slots of `x` (flattened) against `edges`.
-fn slots(x: &Array, edges: &Array) -> Result<Array> {
+pub(super) fn slots(x: &Array, edges: &Array) -> Result<Array> {
     let ne = edges.size();
     let steps = (usize::BITS - ne.leading_zeros()) as i64 + 1;
     let k = slot_kernel(x.dtype(), edges.dtype());
@@ -600,98 +600,8 @@ pub fn histogram_with(a: &Array, opts: impl Into<Histogram>) -> Result<(Array, A
 }
 routine!(histogram, Statistics, probe: atomic_probe, notes: "bins (count, edges or a NumPy estimator: auto fd doane scott stone rice sturges sqrt), range, density, weights");
 
-/// Keyword arguments of [`histogram2d_with`] (`numpy.histogram2d(x, y, bins=10, range=None,
-/// density=None, weights=None)`).
-#[derive(Clone, Debug)]
-pub struct Histogram2d {
-    /// The bins of `x` and of `y` (`bins=`: one value for both, or a pair).
-    pub bins: [Bins; 2],
-    /// The ranges of `x` and `y` (`range=`).
-    pub range: Option<[(f64, f64); 2]>,
-    /// A probability density (`density=`).
-    pub density: bool,
-    /// A weight per sample (`weights=`).
-    pub weights: Option<Array>,
-}
-
-impl Default for Histogram2d {
-    fn default() -> Histogram2d {
-        Histogram2d {
-            bins: [Bins::Count(10), Bins::Count(10)],
-            range: None,
-            density: false,
-            weights: None,
-        }
-    }
-}
-
-/// `numpy.histogram2d(x, y)`: the float64 counts of the sample pairs in 10 x 10 bins, and the
-/// x and y edges.
-///
-/// # Errors
-/// As [`histogram2d_with`].
-pub fn histogram2d(x: &Array, y: &Array) -> Result<(Array, Array, Array)> {
-    histogram2d_with(x, y, Histogram2d::default())
-}
-
-/// `numpy.histogram2d(x, y, bins=..., range=..., density=..., weights=...)`.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for `x` and `y` of different lengths and as
-/// [`histogram_with`]; dtype and device errors.
-pub fn histogram2d_with(x: &Array, y: &Array, o: Histogram2d) -> Result<(Array, Array, Array)> {
-    let op = "histogram2d";
-    if x.size() != y.size() || x.ndim() != 1 || y.ndim() != 1 {
-        return Err(Error::invalid(op, "x and y must have the same length."));
-    }
-    let edge = |a: &Array, i: usize| -> Result<Array> {
-        match &o.bins[i] {
-            Bins::Count(n) => count_edges(op, a, *n, o.range.map(|r| r[i]), true),
-            Bins::Edges(e) => given_edges(op, e),
-            // NumPy's histogram2d (histogramdd) takes no estimator names.
-            Bins::Estimator(e) => Err(Error::invalid(
-                op,
-                format!("bins must be a count or edges, not the {e:?} estimator"),
-            )),
-        }
-    };
-    let (xe, ye) = (edge(x, 0)?, edge(y, 1)?);
-    let (nx, ny) = (xe.size() + 1, ye.size() + 1);
-    let sx = slots(x, &xe)?;
-    let sy = slots(y, &ye)?;
-    let flat =
-        crate::math::arithmetic::add(&crate::math::arithmetic::multiply(&sx, ny as i64)?, &sy)?;
-    let w = match &o.weights {
-        Some(w) => {
-            if w.size() != x.size() {
-                return Err(Error::invalid(
-                    op,
-                    "weights should have the same length as x.",
-                ));
-            }
-            Some(w.clone())
-        }
-        None => None,
-    };
-    let full = accumulate(&flat, nx * ny, w.as_ref())?.astype(DType::Float64)?;
-    let mut hist = full
-        .reshape(&[nx as isize, ny as isize])?
-        .slice(&crate::s![1..(nx - 1) as isize, 1..(ny - 1) as isize])?
-        .copy()?;
-    if o.density {
-        let s = hist.sum()?;
-        let dx = crate::math::sumprod::diff(&xe)?.reshape(&[-1, 1])?;
-        let dy = crate::math::sumprod::diff(&ye)?.reshape(&[1, -1])?;
-        hist = crate::math::arithmetic::true_divide(&hist, &dx)?;
-        hist = crate::math::arithmetic::true_divide(&hist, &dy)?;
-        hist = crate::math::arithmetic::true_divide(&hist, &s)?;
-    }
-    Ok((hist, xe, ye))
-}
-routine!(histogram2d, Statistics, probe: atomic_probe, notes: "bins (count or edges per axis), range, density, weights");
-
 /// The registry probe of the histograms: the slot search and the int64 atomic add.
-fn atomic_probe(t: DType) -> Option<crate::registry::Need> {
+pub(super) fn atomic_probe(t: DType) -> Option<crate::registry::Need> {
     if t.is_complex() {
         return None;
     }

@@ -154,6 +154,7 @@ pub mod averages;
 pub mod correlation;
 pub mod counting;
 pub mod histogram;
+pub mod histogramdd;
 pub(crate) mod keywords;
 pub mod nan;
 pub mod order;

@@ -121,6 +121,24 @@ def gen_histograms():
                      lambda fn=fn, i=i: fn()[i], tol_hist(g, kw))
     case("histogram2d/float64/lengths", "histogram2d", [np.zeros(3), np.zeros(4)], {"out_index": 0},
          lambda: np.histogram2d(np.zeros(3), np.zeros(4))[0])
+    # histogramdd: an (N, 3) sample; the counts (out0) and each dimension's edges
+    sm = np.stack([vals("float64", (250,), 11), vals("float64", (250,), 12, 0.0, 4.0),
+                   vals("float64", (250,), 13, -2.0, 2.0)], axis=1)
+    sw = vals("float64", (250,), 14, 0.0, 1.0)
+    si = vals("int32", (250, 2), 15)
+    dd_specs = [
+        ("default", [sm], {}, lambda: np.histogramdd(sm)),
+        ("bins", [sm], {"bins": [2, 3, 4]}, lambda: np.histogramdd(sm, bins=[2, 3, 4])),
+        ("range", [sm], {"bins": [3, 3, 3], "range": [[-1.0, 1.0], [0.0, 2.0], [-2.0, 0.0]]},
+         lambda: np.histogramdd(sm, bins=3, range=[(-1.0, 1.0), (0.0, 2.0), (-2.0, 0.0)])),
+        ("weights", [sm, sw], {"bins": [4, 4, 4], "weights": True}, lambda: np.histogramdd(sm, bins=4, weights=sw)),
+        ("density", [sm], {"bins": [3, 4, 5], "density": True}, lambda: np.histogramdd(sm, bins=[3, 4, 5], density=True)),
+        ("int32", [si], {"bins": [5, 6]}, lambda: np.histogramdd(si, bins=[5, 6])),
+    ]
+    for name, arrs, kw, fn in dd_specs:
+        for i in range(len(fn()[1]) + 1):
+            case(f"histogramdd/{name}/out{i}", "histogramdd", arrs, {**kw, "out_index": i},
+                 lambda fn=fn, i=i: fn()[0] if i == 0 else fn()[1][i - 1], tol_hist(g, kw))
     # bincount
     for dt in ["bool", "int8", "int32", "int64", "uint8", "uint32"]:
         x = np.abs(vals(dt, (60,), 8)).astype(dt)
