@@ -361,17 +361,6 @@ impl WgslEmitter {
     /// A shift amount as u32 (negative amounts become 255: "too large").
     fn shift_amount(&self, db: DType, b: &str) -> String {
         let bt = self.vty(db);
-        // A 64-bit literal amount is clamped here: naga's constant evaluator cannot convert a
-        // 64-bit constant to u32 (`u32(min(32lu, 255lu))` is refused).
-        if let Some(digits) = b.strip_suffix("lu").or_else(|| b.strip_suffix("li")) {
-            if let Ok(v) = digits
-                .trim_start_matches('(')
-                .trim_end_matches(')')
-                .parse::<i128>()
-            {
-                return format!("{}u", if v < 0 { 255 } else { v.min(255) });
-            }
-        }
         match bt {
             "bool" => format!("select(0u, 1u, {b})"),
             "u32" => format!("min({b}, 255u)"),

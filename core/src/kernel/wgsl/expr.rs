@@ -120,7 +120,17 @@ impl WgslEmitter {
                         x = self.opaque_const(a, x);
                         y = self.opaque_const(b, y);
                     }
+                    let mut b_ty = b.ty;
                     if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                        let wide = b.ty.is_integer() && b.ty.itemsize() == 8;
+                        if let (ExprKind::Const(v), true) = (&b.kind, wide) {
+                            // A 64-bit constant amount, clamped here as a u32 literal (negative
+                            // ones count as too large): naga's constant evaluator cannot
+                            // convert a 64-bit constant to u32 (`u32(min(32lu, 255lu))`).
+                            let v = v.to_i128();
+                            y = format!("{}u", if v < 0 { 255 } else { v.min(255) });
+                            b_ty = DType::UInt32;
+                        }
                         y = self.bind(y);
                     }
                     let bits = self.vty(a.ty) == "f32"
@@ -129,17 +139,17 @@ impl WgslEmitter {
                         (BinaryOp::Mul, _, Some(neg)) if bits => self.times_zero(a.ty, x, neg)?,
                         (BinaryOp::Mul, Some(neg), _) if bits => self.times_zero(a.ty, y, neg)?,
                         (BinaryOp::Mul, _, _) if bits => {
-                            let prod = self.binary(*op, a.ty, b.ty, x, y)?;
+                            let prod = self.binary(*op, a.ty, b_ty, x, y)?;
                             self.opaque_product(a.ty, prod)
                         }
                         // Sums and differences too: NVIDIA's compiler reassociates chains of
                         // them (`(1 + x) - 1` to `x`, which undid Kahan's log1p and so
                         // arcsinh and the complex arcsin on the H200).
                         (BinaryOp::Add | BinaryOp::Sub, _, _) if bits && a.ty.is_float() => {
-                            let sum = self.binary(*op, a.ty, b.ty, x, y)?;
+                            let sum = self.binary(*op, a.ty, b_ty, x, y)?;
                             self.opaque_product(a.ty, sum)
                         }
-                        _ => self.binary(*op, a.ty, b.ty, x, y)?,
+                        _ => self.binary(*op, a.ty, b_ty, x, y)?,
                     }
                 }
             }

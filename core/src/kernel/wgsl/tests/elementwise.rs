@@ -369,3 +369,37 @@ fn packed_outputs_own_words_when_contiguous_and_are_atomic_otherwise() {
         assert_eq!(packed_lead(&k, &specs(&k)[0], w), None);
     }
 }
+
+/// Shifts of 64-bit integers by 64-bit constant amounts (32, 40, 300, -5, `i64::MIN`): naga's
+/// constant evaluator cannot convert a 64-bit constant to u32, so the emitter clamps the amount
+/// to a u32 literal itself (a negative amount counts as too large: 255).
+#[test]
+fn shifts_by_64_bit_constants_validate() {
+    for d in [DType::Int64, DType::UInt64] {
+        for amount in [32i64, 40, 300, -5, i64::MIN] {
+            for op in [B::Shl, B::Shr] {
+                let k = Kernel::map(
+                    "shift",
+                    vec![d],
+                    vec![],
+                    Expr::binary(
+                        op,
+                        Expr::input(0, d),
+                        Expr::constant(Scalar::Int64(amount).cast(d)),
+                    ),
+                );
+                let src = emit_elementwise(&k, &specs(&k)[0], &opts()).unwrap().source;
+                let want = format!(
+                    "{}u",
+                    if amount < 0 && d == DType::Int64 {
+                        255
+                    } else {
+                        (amount as u64).min(255)
+                    }
+                );
+                assert!(src.contains(&want), "{d} {op:?} {amount}: {src}");
+                check_kernel(&k);
+            }
+        }
+    }
+}
