@@ -12,6 +12,15 @@ fn pair(v: &Value) -> (f64, f64) {
     (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
 }
 
+/// The next operand when the case has `weights`.
+fn weights(k: &Value, rest: &mut impl Iterator<Item = Array>) -> Option<Array> {
+    if flag(k, "weights") {
+        rest.next()
+    } else {
+        None
+    }
+}
+
 fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
     let k = &case["kwargs"];
     let a = ops[0].array();
@@ -32,11 +41,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                     bins,
                     range: k.get("range").map(pair),
                     density: flag(k, "density"),
-                    weights: if flag(k, "weights") {
-                        rest.next()
-                    } else {
-                        None
-                    },
+                    weights: weights(k, &mut rest),
                 },
             )?;
             Ok(if out == 0 { h } else { e })
@@ -59,11 +64,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                     bins,
                     range: k.get("range").map(|r| [pair(&r[0]), pair(&r[1])]),
                     density: flag(k, "density"),
-                    weights: if flag(k, "weights") {
-                        rest.next()
-                    } else {
-                        None
-                    },
+                    weights: weights(k, &mut rest),
                 },
             )?;
             Ok([h, xe, ye].into_iter().nth(out).unwrap())
@@ -84,11 +85,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
                         .get("range")
                         .map(|r| r.as_array().unwrap().iter().map(pair).collect()),
                     density: flag(k, "density"),
-                    weights: if flag(k, "weights") {
-                        rest.next()
-                    } else {
-                        None
-                    },
+                    weights: weights(k, &mut rest),
                 },
             )?;
             Ok(if out == 0 { h } else { edges[out - 1].clone() })
@@ -96,11 +93,7 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
         "bincount" => cupy::bincount_with(
             a,
             Bincount {
-                weights: if flag(k, "weights") {
-                    rest.next()
-                } else {
-                    None
-                },
+                weights: weights(k, &mut rest),
                 minlength: k["minlength"].as_u64().unwrap_or(0) as usize,
             },
         ),

@@ -216,17 +216,16 @@ fn outer_edges(
     Ok((lo, hi, scalar))
 }
 
-/// The edges of `bins` equal bins for `a` (`histogram`: in NumPy's `bin_type`, the result type
-/// of the range and `a`, at least float; `histogram2d`: in `linspace`'s own dtype).
-/// NumPy's bin count of an estimator: `ceil(extent / width)` over the range (the data's min and
-/// max without one), 1 for empty data or a zero width; at least a width of 1 for integer data.
+/// NumPy's bin count of an estimator: `ceil(extent / width)` over the outer edges `(lo, hi)`
+/// ([`outer_edges`] of `range`), 1 for empty data or a zero width; at least a width of 1 for
+/// integer data.
 fn estimated_bins(
     op: &str,
     a: &Array,
     estimator: BinEstimator,
     range: Option<(f64, f64)>,
+    (lo, hi): (f64, f64),
 ) -> Result<usize> {
-    let (lo, hi, _) = outer_edges(op, a, range)?;
     let flat = a.ravel()?;
     // The estimators see only the data within the range (NumPy's `a = a[keep]`).
     let x = match range {
@@ -243,7 +242,7 @@ fn estimated_bins(
         return Ok(1);
     }
     let x = x.astype(DType::Float64)?;
-    let width = bin_width(&x, estimator, range)?;
+    let width = bin_width(&x, estimator, (lo, hi))?;
     if width == 0.0 || width.is_nan() {
         return Ok(1);
     }
@@ -262,8 +261,10 @@ fn estimated_bins(
     Ok(n as usize)
 }
 
-/// The width of `estimator` for the float64 data `x` (not empty), NumPy's `_hist_bin_*`.
-fn bin_width(x: &Array, estimator: BinEstimator, range: Option<(f64, f64)>) -> Result<f64> {
+/// The width of `estimator` for the float64 data `x` (not empty) within the outer edges
+/// `range`, NumPy's `_hist_bin_*` (only `'stone'` reads the edges: its trial histograms span
+/// them).
+fn bin_width(x: &Array, estimator: BinEstimator, range: (f64, f64)) -> Result<f64> {
     let scalar = |a: Array| -> Result<f64> { Ok(a.item()?.to_f64()) };
     let n = x.size() as f64;
     let ptp = || scalar(crate::statistics::order::ptp(x)?);
@@ -313,20 +314,13 @@ fn bin_width(x: &Array, estimator: BinEstimator, range: Option<(f64, f64)>) -> R
             if n <= 1.0 || extent == 0.0 {
                 return Ok(0.0);
             }
-            let (lo, hi) = match range {
-                Some(r) => r,
-                None => (
-                    scalar(crate::statistics::order::min(x)?)?,
-                    scalar(crate::statistics::order::max(x)?)?,
-                ),
-            };
             let upper = 100usize.max(n.sqrt() as usize);
             let mut best = (f64::INFINITY, 1usize);
             for bins in 1..=upper {
                 let h = extent / bins as f64;
                 let opts = Histogram {
                     bins: Bins::Count(bins),
-                    range: Some((lo, hi)),
+                    range: Some(range),
                     ..Default::default()
                 };
                 let counts = histogram_with(x, opts)?.0.astype(DType::Float64)?;
@@ -345,6 +339,8 @@ fn bin_width(x: &Array, estimator: BinEstimator, range: Option<(f64, f64)>) -> R
     })
 }
 
+/// The edges of `bins` equal bins for `a` (`histogram`: in NumPy's `bin_type`, the result type
+/// of the range and `a`, at least float; `histogram2d`: in `linspace`'s own dtype).
 pub(super) fn count_edges(
     op: &str,
     a: &Array,
@@ -358,7 +354,17 @@ pub(super) fn count_edges(
             "`bins` must be positive, when an integer",
         ));
     }
-    let (lo, hi, scalar) = outer_edges(op, a, range)?;
+    edges_between(op, a, bins, outer_edges(op, a, range)?, two_d)
+}
+
+/// [`count_edges`] for outer edges already found (`bins >= 1`).
+fn edges_between(
+    op: &str,
+    a: &Array,
+    bins: usize,
+    (lo, hi, scalar): (f64, f64, Option<DType>),
+    two_d: bool,
+) -> Result<Array> {
     // linspace's dtype: the range's (float64 for Python floats and integer scalars)
     let l = match scalar {
         Some(s) if s.is_float() => s,
@@ -577,8 +583,10 @@ pub fn histogram_with(a: &Array, opts: impl Into<Histogram>) -> Result<(Array, A
         Bins::Count(n) => count_edges(op, &a, *n, o.range, false)?,
         Bins::Edges(e) => given_edges(op, e)?,
         Bins::Estimator(e) => {
-            let n = estimated_bins(op, &a, *e, o.range)?;
-            count_edges(op, &a, n, o.range, false)?
+            // The outer edges once: the estimator's extent and the edges' range.
+            let outer = outer_edges(op, &a, o.range)?;
+            let n = estimated_bins(op, &a, *e, o.range, (outer.0, outer.1))?;
+            edges_between(op, &a, n, outer, false)?
         }
     };
     let nb = edges.size().saturating_sub(1);

@@ -192,6 +192,14 @@ fn histogram_nd(
             )),
         })
         .collect::<Result<_>>()?;
+    if let Some(w) = weights {
+        if w.size() != coords[0].size() {
+            return Err(Error::invalid(
+                op,
+                "weights should have the same length as x.",
+            ));
+        }
+    }
     // Slots per dimension: the bins plus the two outlier slots.
     let sizes: Vec<usize> = edges.iter().map(|e| e.size() + 1).collect();
     let total = sizes.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
@@ -209,14 +217,6 @@ fn histogram_nd(
         });
     }
     let flat = flat.ok_or_else(|| Error::invalid(op, "a sample of no dimension"))?;
-    if let Some(w) = weights {
-        if w.size() != coords[0].size() {
-            return Err(Error::invalid(
-                op,
-                "weights should have the same length as x.",
-            ));
-        }
-    }
     let full = accumulate(&flat, total, weights)?.astype(DType::Float64)?;
     let shape: Vec<isize> = sizes.iter().map(|&n| n as isize).collect();
     let inner: Vec<crate::array::index::IndexItem> = sizes
