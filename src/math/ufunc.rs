@@ -551,26 +551,20 @@ pub(crate) fn scalar_operand(
         .iter()
         .position(|a| matches!(a, Arg::Typed(_)))
         .unwrap_or(0);
-    let value = match &args[k] {
-        Arg::Typed(s) => *s,
-        Arg::Weak(w) if into.is_some() => w.to_scalar(op, into.expect("checked"))?,
+    let value = match (&args[k], into) {
+        (Arg::Typed(s), _) => *s,
+        (Arg::Weak(w), Some(t)) => w.to_scalar(op, t)?,
         // One Python int past int64 (`np.negative(2**63)`): NumPy's conversion makes it uint64.
-        Arg::Weak(WeakScalar::Int(i))
+        (Arg::Weak(WeakScalar::Int(i)), None)
             if args.len() == 1 && *i > i64::MAX as i128 && *i <= u64::MAX as i128 =>
         {
             Scalar::UInt64(*i as u64)
         }
-        Arg::Weak(w) => {
-            let weak: Vec<WeakScalar> = args
-                .iter()
-                .filter_map(|a| match a {
-                    Arg::Weak(w) => Some(*w),
-                    _ => None,
-                })
-                .collect();
+        (Arg::Weak(w), None) => {
+            let (_, weak) = super::options::split_args(args);
             w.to_scalar(op, cupy_core::promote::result_type(op, &[], &weak)?)?
         }
-        Arg::Array(_) => unreachable!("called without array operands"),
+        (Arg::Array(_), _) => unreachable!("called without array operands"),
     };
     let device = match out {
         Some(o) => o.device().clone(),
