@@ -130,13 +130,34 @@ impl Default for CoopShape {
     }
 }
 
+/// How the cooperative kernel brings A and B to its fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoopStaging {
+    /// Element pairs staged through workgroup tiles, any strides, every element checked.
+    Pairs,
+    /// `vec4`s along A's k axis and B's n axis staged through workgroup tiles ([`coop_vec4`]
+    /// says when the layouts allow), `double`-buffered or not ([`coop_tile_bytes`]).
+    Vec4 {
+        /// Two copies of each tile: the next slice's loads overlap this slice's fragments.
+        double: bool,
+    },
+    /// No workgroup tiles: each subgroup loads its fragments straight from the operands
+    /// (row-major A and B, whole tiles only: [`coop_direct`]); the subgroups of a workgroup
+    /// share them through the cache.
+    Direct {
+        /// The next K slice's fragments are loaded before this slice's products (twice the
+        /// fragment registers).
+        prefetch: bool,
+    },
+}
+
 /// The kernel text for fragments of `s` x `s` with inputs `ab` (`f16` or `f32`) on subgroups of
-/// `sg` invocations. With `vec4` the operands are read as `vec4`s along A's k axis and B's n
-/// axis (both unit-stride, every row and the offset at a multiple of 4 elements, k and n
-/// multiples of 4: [`coop_vec4`]); else element by element with any strides. `double` (with
-/// `vec4` only) double-buffers the staging tiles ([`coop_tile_bytes`]).
-pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, vec4: bool, double: bool) -> String {
-    let double = double && vec4;
+/// `sg` invocations, staging the operands as `staging` says.
+pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging) -> String {
+    let vec4 = matches!(staging, CoopStaging::Vec4 { .. });
+    let double = matches!(staging, CoopStaging::Vec4 { double: true });
+    let direct = matches!(staging, CoopStaging::Direct { .. });
+    let prefetch = staging == CoopStaging::Direct { prefetch: true };
     let nbuf = if double { 2 } else { 1 };
     use std::fmt::Write;
     let CoopShape {
@@ -164,7 +185,44 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, vec4: bool, double: b
     // and stored to workgroup memory, single-buffered or (`double`) the next slice's loads
     // issued before this slice's fragments and stored after them into the other buffer: one
     // barrier per slice. INNER reads the tiles at `ao`/`bo`.
-    let looped = if !vec4 {
+    let looped = if direct {
+        let mut first = String::new();
+        if prefetch {
+            for ks in 0..bk / s {
+                for i in 0..fm {
+                    let _ = writeln!(
+                        first,
+                        "  var pa{ks}_{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + {}u], lda);",
+                        i * s,
+                        ks * s
+                    );
+                }
+                for j in 0..fn_ {
+                    let _ = writeln!(
+                        first,
+                        "  var pb{ks}_{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + {}u * ldb + {}u], ldb);",
+                        ks * s,
+                        j * s
+                    );
+                }
+            }
+        }
+        let next = if prefetch {
+            "    let kn = min(k0 + BK, mt.k - BK);\n"
+        } else {
+            ""
+        };
+        format!(
+            "  let lda = u32(mt.a_sm);
+  let ldb = u32(mt.b_sk);
+  let arow = u32(abase) + (row0 + fr) * lda;
+  let bcol = u32(bbase) + col0 + fc;
+{first}  for (var k0 = 0u; k0 < mt.k; k0 += BK) {{
+{next}INNER
+  }}
+"
+        )
+    } else if !vec4 {
         "  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
     for (var e = li; e < BM * BK / 2u; e += WG) {
       let mm = e / (BK / 2u);
@@ -305,21 +363,75 @@ INNER
     }
     for ks in 0..bk / s {
         inner.push_str("    {\n");
+        if prefetch {
+            // The slice's fragments are `pa`/`pb` (loaded one slice ahead); the next slice's
+            // (`kn`: the last slice again at the end) are loaded before the products.
+            for i in 0..fm {
+                let _ = writeln!(
+                    inner,
+                    "      let na{ks}_{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + kn + {}u], lda);",
+                    i * s,
+                    ks * s
+                );
+            }
+            for j in 0..fn_ {
+                let _ = writeln!(
+                    inner,
+                    "      let nb{ks}_{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + (kn + {}u) * ldb + {}u], ldb);",
+                    ks * s,
+                    j * s
+                );
+            }
+            for i in 0..fm {
+                for j in 0..fn_ {
+                    let _ = writeln!(
+                        inner,
+                        "      c_{i}_{j} = coopMultiplyAdd(pa{ks}_{i}, pb{ks}_{j}, c_{i}_{j});"
+                    );
+                }
+            }
+            for i in 0..fm {
+                let _ = writeln!(inner, "      pa{ks}_{i} = na{ks}_{i};");
+            }
+            for j in 0..fn_ {
+                let _ = writeln!(inner, "      pb{ks}_{j} = nb{ks}_{j};");
+            }
+            inner.push_str("    }\n");
+            continue;
+        }
         for i in 0..fm {
-            let _ = writeln!(
-                inner,
-                "      let a{i} = coopLoadT<{ty}<AB, A>>(&As[ao + (fr + {}u) * LDA + {}u], LDA);",
-                i * s,
-                ks * s
-            );
+            let _ = if direct {
+                writeln!(
+                    inner,
+                    "      let a{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + k0 + {}u], lda);",
+                    i * s,
+                    ks * s
+                )
+            } else {
+                writeln!(
+                    inner,
+                    "      let a{i} = coopLoadT<{ty}<AB, A>>(&As[ao + (fr + {}u) * LDA + {}u], LDA);",
+                    i * s,
+                    ks * s
+                )
+            };
         }
         for j in 0..fn_ {
-            let _ = writeln!(
-                inner,
-                "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bs[bo + {}u * LDB + fc + {}u], LDB);",
-                ks * s,
-                j * s
-            );
+            let _ = if direct {
+                writeln!(
+                    inner,
+                    "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + (k0 + {}u) * ldb + {}u], ldb);",
+                    ks * s,
+                    j * s
+                )
+            } else {
+                writeln!(
+                    inner,
+                    "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bs[bo + {}u * LDB + fc + {}u], LDB);",
+                    ks * s,
+                    j * s
+                )
+            };
         }
         for i in 0..fm {
             for j in 0..fn_ {
@@ -333,7 +445,7 @@ INNER
     }
     let body: String = COOP_WGSL
         .lines()
-        .filter(|l| !l.starts_with("//"))
+        .filter(|l| !l.starts_with("//") && !(direct && l.starts_with("var<workgroup>")))
         .map(|l| format!("{l}\n"))
         .collect();
     let word = if vec4 { "vec4<AB>" } else { "AB" };
@@ -400,6 +512,20 @@ pub fn coop_vec4(a: &[i32; 4], b: &[i32; 4], batch: usize, k: usize, n: usize) -
         && batch_ok(b[1])
         && k.is_multiple_of(4)
         && n.is_multiple_of(4)
+}
+
+/// Whether the cooperative kernel may load its fragments straight from A and B
+/// ([`CoopStaging::Direct`]): both row-major with unit-stride k (A) and n (B) axes, positive row
+/// strides, and every offset and stride a multiple of 8 elements (each fragment row starts on
+/// 16 bytes), with m, n and k whole tiles of `bm`, `bn` and `bk` (the loads are not checked).
+/// `a`/`b`: offset and strides (batch, rows, columns) in elements.
+pub fn coop_direct(a: &[i32; 4], b: &[i32; 4], dims: [usize; 4], tile: [usize; 3]) -> bool {
+    let [batch, m, k, n] = dims;
+    let [bm, bn, bk] = tile;
+    let m8 = |x: i32| x % 8 == 0;
+    let batch_ok = |sb: i32| batch == 1 || m8(sb);
+    let operand = |o: &[i32; 4]| o[3] == 1 && o[2] > 0 && m8(o[0]) && m8(o[2]) && batch_ok(o[1]);
+    operand(a) && operand(b) && m.is_multiple_of(bm) && n.is_multiple_of(bn) && k.is_multiple_of(bk)
 }
 
 /// Set once a cooperative pipeline failed to build: every later GEMM takes the tiled kernel.
@@ -492,15 +618,28 @@ impl WgpuBackend {
         // (2026-12-07, float16 8192, shape 4x4x2x2) it ran at 25.4 TFLOP/s double-buffered and
         // 32.8 single, against 82.6 for the element-wise staging.
         let knob = |name: &str| std::env::var(name).map_or(true, |v| v.trim() != "0");
-        let vec4 = coop_vec4(&sa, &sb, batch, kk, n)
-            && std::env::var("CUPY_WGPU_COOP_VEC4").is_ok_and(|v| v.trim() == "1");
+        let on = |name: &str| std::env::var(name).is_ok_and(|v| v.trim() == "1");
+        let vec4 = coop_vec4(&sa, &sb, batch, kk, n) && on("CUPY_WGPU_COOP_VEC4");
         // Double-buffered where the two tiles fit (`CUPY_WGPU_COOP_DOUBLE=0`: single).
         let double = vec4 && fits(sh, true) && knob("CUPY_WGPU_COOP_DOUBLE");
-        let key = hash_of(&("gemm_coop", ab, s, sg, sh, vec4, double));
+        // Fragments loaded straight from the operands (`CUPY_WGPU_COOP_DIRECT=1`, one slice ahead
+        // with `CUPY_WGPU_COOP_PREFETCH=1`; untimed).
+        let direct = on("CUPY_WGPU_COOP_DIRECT")
+            && coop_direct(&sa, &sb, [batch, m, kk, n], [bm, bn, sh.bk as usize]);
+        let staging = if direct {
+            CoopStaging::Direct {
+                prefetch: on("CUPY_WGPU_COOP_PREFETCH"),
+            }
+        } else if vec4 {
+            CoopStaging::Vec4 { double }
+        } else {
+            CoopStaging::Pairs
+        };
+        let key = hash_of(&("gemm_coop", ab, s, sg, sh, staging));
         let name = format!("gemm_coop_{ab}_{s}");
         let pipe = match self.pipeline(key, &name, &|| {
             Ok((
-                coop_text(ab, s, sg, sh, vec4, double),
+                coop_text(ab, s, sg, sh, staging),
                 MetaLayout {
                     params: vec![],
                     words_offset: 0,
@@ -636,32 +775,40 @@ mod tests {
                 false,
             ),
         ] {
-            let text = coop_text(ab, s, sg, sh, vec4, double);
-            let module = naga::front::wgsl::parse_str(&text)
-                .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
-            let info = Validator::new(
-                ValidationFlags::all(),
-                Capabilities::COOPERATIVE_MATRIX
-                    | Capabilities::SHADER_FLOAT16
-                    | Capabilities::SUBGROUP,
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
-            // As wgpu writes it for the backend's modules (`runtime_checks`: indices restricted).
-            let policy = naga::proc::BoundsCheckPolicy::Restrict;
-            let opts = naga::back::spv::Options {
-                capabilities: None,
-                bounds_check_policies: naga::proc::BoundsCheckPolicies {
-                    index: policy,
-                    buffer: policy,
-                    image_load: policy,
-                    binding_array: policy,
-                },
-                ..Default::default()
+            let staging = if vec4 {
+                CoopStaging::Vec4 { double }
+            } else {
+                CoopStaging::Pairs
             };
-            let words = naga::back::spv::write_vec(&module, &info, &opts, None)
-                .unwrap_or_else(|e| panic!("{ab} {s}: {e}"));
-            assert!(words.len() > 100);
+            let direct = [false, true].map(|prefetch| CoopStaging::Direct { prefetch });
+            for staging in [staging, direct[0], direct[1]] {
+                let text = coop_text(ab, s, sg, sh, staging);
+                let module = naga::front::wgsl::parse_str(&text)
+                    .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
+                let info = Validator::new(
+                    ValidationFlags::all(),
+                    Capabilities::COOPERATIVE_MATRIX
+                        | Capabilities::SHADER_FLOAT16
+                        | Capabilities::SUBGROUP,
+                )
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
+                // As wgpu writes it for the backend's modules (`runtime_checks`: indices restricted).
+                let policy = naga::proc::BoundsCheckPolicy::Restrict;
+                let opts = naga::back::spv::Options {
+                    capabilities: None,
+                    bounds_check_policies: naga::proc::BoundsCheckPolicies {
+                        index: policy,
+                        buffer: policy,
+                        image_load: policy,
+                        binding_array: policy,
+                    },
+                    ..Default::default()
+                };
+                let words = naga::back::spv::write_vec(&module, &info, &opts, None)
+                    .unwrap_or_else(|e| panic!("{ab} {s}: {e}"));
+                assert!(words.len() > 100);
+            }
         }
         // vec4 reads: contiguous row-major operands with k and n multiples of 4, not others.
         let (a, b) = ([0, 64 * 32, 32, 1], [8, 32 * 64, 64, 1]);
@@ -671,6 +818,27 @@ mod tests {
         assert!(!coop_vec4(&[0, 64 * 32, 1, 64], &b, 1, 32, 64));
         assert!(!coop_vec4(&a, &[8, 6, 64, 1], 2, 32, 64));
         assert!(coop_vec4(&a, &[8, 6, 64, 1], 1, 32, 64));
+        // Direct fragment loads: row-major operands of whole tiles, rows on 16 bytes.
+        let (da, db) = ([0, 256 * 64, 64, 1], [8, 64 * 128, 128, 1]);
+        let tile = [128, 128, 32];
+        assert!(coop_direct(&da, &db, [2, 256, 64, 128], tile));
+        assert!(!coop_direct(&da, &db, [2, 256, 64, 120], tile));
+        assert!(!coop_direct(&da, &db, [2, 200, 64, 128], tile));
+        assert!(!coop_direct(&da, &db, [2, 256, 48, 128], tile));
+        assert!(!coop_direct(
+            &[4, 256 * 64, 64, 1],
+            &db,
+            [1, 256, 64, 128],
+            tile
+        ));
+        assert!(!coop_direct(
+            &[0, 256 * 64, 1, 256],
+            &db,
+            [1, 256, 64, 128],
+            tile
+        ));
+        assert!(!coop_direct(&da, &[8, 4, 128, 1], [2, 256, 64, 128], tile));
+        assert!(coop_direct(&da, &[8, 4, 128, 1], [1, 256, 64, 128], tile));
         assert!(CoopShape::parse("2x2x4").is_none());
         assert_eq!(CoopShape::parse("4x4x2x2"), Some(CoopShape::WIDE));
         assert_eq!(CoopShape::parse("4x4x2x2x64").map(|s| s.bk), Some(64));

@@ -104,7 +104,9 @@ mod window;
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
 pub use gemm::{last_gemm_shape, with_gemm_block, with_gemm_shape, GemmShape};
-pub use gemm_coop::{coop_text, coop_tile_bytes, coop_vec4, CoopInfo, CoopShape};
+pub use gemm_coop::{
+    coop_direct, coop_text, coop_tile_bytes, coop_vec4, CoopInfo, CoopShape, CoopStaging,
+};
 pub use guard::loop_budget;
 pub use linalg::{
     native_linalg_calls, native_linalg_expected, native_linalg_mode, with_native_linalg,

@@ -224,6 +224,10 @@ fn gemm_f16_odd_shapes_cooperative_where_available() {
         // Row-major with k and n multiples of 4: the cooperative kernel's vec4 reads.
         (2, 68, 132, 36, false, false),
         (1, 33, 256, 128, false, false),
+        // Whole 128 x 128 tiles with k a multiple of 64: the direct fragment loads
+        // (`CUPY_WGPU_COOP_DIRECT=1`), batched and not.
+        (2, 128, 256, 64, false, false),
+        (1, 256, 128, 192, false, false),
     ] {
         let an: Vec<f64> = (0..batch * m * k)
             .map(|i| ((i * 7) % 11) as f64 - 5.0)
