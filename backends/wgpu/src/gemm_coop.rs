@@ -445,7 +445,7 @@ INNER
     }
     let body: String = COOP_WGSL
         .lines()
-        .filter(|l| !l.starts_with("//") && !(direct && l.starts_with("var<workgroup>")))
+        .filter(|l| !(l.starts_with("//") || direct && l.starts_with("var<workgroup>")))
         .map(|l| format!("{l}\n"))
         .collect();
     let word = if vec4 { "vec4<AB>" } else { "AB" };
