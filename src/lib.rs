@@ -117,7 +117,7 @@ pub use manipulation::dims::{
 pub use manipulation::join::{
     append, block, column_stack, concat, concatenate, dstack, hstack, stack, vstack, Block, Concat,
 };
-pub use manipulation::pad::{pad, PadMode};
+pub use manipulation::pad::{pad, PadMode, PerSide};
 pub use manipulation::rearrange::{flip, fliplr, flipud, roll, roll_axes, rot90};
 pub use manipulation::shape::{ravel, ravel_with, reshape, reshape_with, Order};
 pub use manipulation::split::{array_split, dsplit, hsplit, split, unstack, vsplit, Sections};

@@ -244,6 +244,44 @@ fn weak_scalar_overflow() {
         );
         let p = cupy::pad(&i, &[(1, 2)], cupy::PadMode::Constant((-128).into()))?;
         assert_eq!(p.to_vec::<i8>()?, vec![-128, 1, -128, -128]);
+        // Per side, every value is converted, on a side padded by 0 too, and a float as Python's
+        // int() does (NumPy's OverflowError and ValueError).
+        expect_err!(
+            "pad int8 (1, 300) on an unpadded side",
+            cupy::pad(&i, &[(1, 0)], cupy::PadMode::Constant((1, 300).into())),
+            Error::ScalarOverflow { .. },
+            ["pad", "300", "int8"]
+        );
+        expect_err!(
+            "pad int8 300.5",
+            cupy::pad(
+                &i,
+                &[(1, 1)],
+                cupy::PadMode::Constant(vec![(0, 300.5)].into())
+            ),
+            Error::ScalarOverflow { .. },
+            ["pad", "300", "int8"]
+        );
+        expect_err!(
+            "pad int8 NaN",
+            cupy::pad(
+                &i,
+                &[(1, 1)],
+                cupy::PadMode::Constant((0.0, f64::NAN).into())
+            ),
+            Error::InvalidArgument { .. },
+            ["pad", "NaN", "int8"]
+        );
+        expect_err!(
+            "pad int8 -inf",
+            cupy::pad(
+                &i,
+                &[(1, 1)],
+                cupy::PadMode::Constant(f64::NEG_INFINITY.into())
+            ),
+            Error::InvalidArgument { .. },
+            ["pad", "inf", "int8"]
+        );
         i.fill(-7)?;
         assert_eq!(i.to_vec::<i8>()?, vec![-7]);
         a.fill(2.9)?;

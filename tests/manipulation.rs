@@ -4,7 +4,7 @@
 //! NumPy makes.
 
 use crate::common::{self, dtype_of, isizes, usizes, Golden, Operand, Tol};
-use cupy::{Array, Block, DType, Device, Error, Order, PadMode, Result, Scalar, Sections};
+use cupy::{Array, Block, DType, Device, Error, Order, PadMode, PerSide, Result, Scalar, Sections};
 use serde_json::Value;
 
 fn opt_axis(v: &Value) -> Option<isize> {
@@ -38,15 +38,29 @@ fn pairs(v: &Value) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// A `constant_values`/`stat_length`/`end_values` as the case gave it to NumPy: a number, a
+/// `[before, after]` pair, or a list of pairs (one per axis).
+fn per_side<T>(v: &Value, f: impl Fn(&Value) -> T) -> PerSide<T> {
+    match v.as_array() {
+        None => PerSide::All(f(v)),
+        Some(l) if !l.is_empty() && l.iter().all(|x| !x.is_array()) => {
+            PerSide::Pair(f(&l[0]), f(&l[1]))
+        }
+        Some(l) => PerSide::Axes(l.iter().map(|p| (f(&p[0]), f(&p[1]))).collect()),
+    }
+}
+
 fn pad_mode(k: &Value) -> PadMode {
-    let stat = k.get("stat_length").map(|s| s.as_u64().unwrap() as usize);
+    let stat = k
+        .get("stat_length")
+        .map(|s| per_side(s, |v| v.as_u64().unwrap() as usize));
     match k["mode"].as_str().unwrap() {
         "constant" => PadMode::Constant(match k.get("value") {
-            None => Scalar::Int64(0),
-            Some(v) => match v.as_i64() {
+            None => Scalar::Int64(0).into(),
+            Some(v) => per_side(v, |v| match v.as_i64() {
                 Some(i) => Scalar::Int64(i),
                 None => Scalar::Float64(v.as_f64().unwrap()),
-            },
+            }),
         }),
         "edge" => PadMode::Edge,
         "reflect" => PadMode::Reflect,
@@ -56,7 +70,7 @@ fn pad_mode(k: &Value) -> PadMode {
         "minimum" => PadMode::Minimum(stat),
         "mean" => PadMode::Mean(stat),
         "median" => PadMode::Median(stat),
-        "linear_ramp" => PadMode::LinearRamp(k["end_values"].as_f64().unwrap()),
+        "linear_ramp" => PadMode::LinearRamp(per_side(&k["end_values"], |v| v.as_f64().unwrap())),
         m => panic!("mode {m}"),
     }
 }
@@ -266,6 +280,103 @@ fn views_where_numpy_gives_views() {
     t.finish();
 }
 
+/// `pad`'s `constant_values`, `stat_length` and `end_values` in each form a [`PerSide`] converts
+/// from (a value, a pair, an array, a `Vec` or a slice of pairs) give NumPy's results; a number
+/// of pairs that is neither 1 nor the array's rank is an `Err` naming `pad`, the argument and
+/// the shape, as are a `stat_length` of 0 on any side and a constant out of the dtype's range.
+#[test]
+fn pad_per_side_forms_and_errors() {
+    let mut t = common::Tally::new("pad_per_side");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[2, 2])?;
+            let w = [(1, 0), (0, 1)];
+            let c = |m: PadMode| -> Result<Vec<i32>> { cupy::pad(&a, &w, m)?.to_vec::<i32>() };
+            let want = vec![7, 7, 7, 1, 2, 7, 3, 4, 7];
+            for m in [
+                PadMode::Constant(7.into()),
+                PadMode::Constant((7, 7.9).into()),
+                PadMode::Constant([(7, 7), (7, 7)].into()),
+                PadMode::Constant(vec![(7i64, 7u8)].into()),
+                PadMode::Constant((&[(7.0, 7.5)][..]).into()),
+            ] {
+                if c(m.clone())? != want {
+                    return Err(format!("{m:?}: {:?}", c(m.clone())?).into());
+                }
+            }
+            // (before, after) per axis: axis 0 before = 5 (padded first, over the original
+            // columns), then axis 1 after = -6 over every row.
+            let per_axis = PadMode::Constant(vec![(5, 9), (8, -6)].into());
+            if c(per_axis)? != vec![5, 5, -6, 1, 2, -6, 3, 4, -6] {
+                return Err("constant_values per axis".to_string().into());
+            }
+            // stat_length: a usize literal, a pair, pairs; end_values: f64 or integers.
+            let b = Array::from_slice_on(&dev, &[1.0f64, 5.0, 2.0, 8.0], &[4])?;
+            let stat = |m: PadMode| -> Result<Vec<f64>> { cupy::pad(&b, &[(1, 1)], m)?.to_vec() };
+            if stat(PadMode::Maximum(Some(2.into())))? != vec![5.0, 1.0, 5.0, 2.0, 8.0, 8.0]
+                || stat(PadMode::Minimum(Some((1, 3).into())))?
+                    != vec![1.0, 1.0, 5.0, 2.0, 8.0, 2.0]
+                || stat(PadMode::Mean(Some([(2usize, 4)].into())))?
+                    != vec![3.0, 1.0, 5.0, 2.0, 8.0, 4.0]
+                || stat(PadMode::LinearRamp((0, 10).into()))? != vec![0.0, 1.0, 5.0, 2.0, 8.0, 10.0]
+                || stat(PadMode::LinearRamp(3.into()))? != vec![3.0, 1.0, 5.0, 2.0, 8.0, 3.0]
+            {
+                return Err("stat_length / end_values forms".to_string().into());
+            }
+            // Wrong numbers of pairs: NumPy's ValueError (shape (n, 2) against (ndim, 2)).
+            for (name, m) in [
+                ("constant_values", PadMode::Constant(vec![(1, 1); 3].into())),
+                ("constant_values", PadMode::Constant(PerSide::Axes(vec![]))),
+                ("stat_length", PadMode::Median(Some(vec![(1, 1); 3].into()))),
+                (
+                    "end_values",
+                    PadMode::LinearRamp(vec![(1.0, 1.0); 3].into()),
+                ),
+            ] {
+                let e = cupy::pad(&a, &w, m.clone()).expect_err(name);
+                let msg = e.to_string();
+                if !matches!(e, Error::InvalidArgument { .. })
+                    || !["pad", name, "[2, 2]", "2 axes"]
+                        .iter()
+                        .all(|n| msg.contains(n))
+                {
+                    return Err(format!("{m:?}: {e:?}").into());
+                }
+            }
+            // A stat_length of 0 on one side of one axis (even one padded by 0); none on a 0-d
+            // array, which has no side.
+            for m in [
+                PadMode::Maximum(Some(vec![(1, 1), (0, 1)].into())),
+                PadMode::Mean(Some(vec![(1, 0), (1, 1)].into())),
+            ] {
+                let e = cupy::pad(&a, &w, m.clone()).expect_err("stat_length 0");
+                if !matches!(e, Error::InvalidArgument { .. }) || !e.to_string().contains("pad") {
+                    return Err(format!("{m:?}: {e:?}").into());
+                }
+            }
+            let z = Array::from_slice_on(&dev, &[3i32], &[])?;
+            if cupy::pad(&z, &[(2, 2)], PadMode::Maximum(Some(0.into())))?.to_vec::<i32>()?
+                != vec![3]
+            {
+                return Err("0-d stat_length 0".to_string().into());
+            }
+            // An integer the dtype cannot hold, on an unpadded side too.
+            let e = cupy::pad(
+                &a.astype(DType::UInt8)?,
+                &w,
+                PadMode::Constant(vec![(0, 0), (-1, 0)].into()),
+            )
+            .expect_err("uint8 -1");
+            if !matches!(e, Error::ScalarOverflow { .. }) || !e.to_string().contains("pad") {
+                return Err(format!("uint8 -1: {e:?}").into());
+            }
+            Ok(())
+        })();
+        t.check(&dev, "pad per side", r);
+    }
+    t.finish();
+}
+
 /// Sizes and axes at the ends of `usize`/`isize` are refused with an error naming the op (no
 /// overflow panic, no wrapped result, no huge allocation), the inputs unchanged; a 0-d array
 /// repeats along axis 0 as NumPy 2 does.
@@ -288,9 +399,9 @@ fn extreme_sizes_and_axes_are_refused() {
         };
         // pad: a stat_length of 0 yields no value, for the median as for the others.
         for m in [
-            PadMode::Median(Some(0)),
-            PadMode::Mean(Some(0)),
-            PadMode::Maximum(Some(0)),
+            PadMode::Median(Some(0.into())),
+            PadMode::Mean(Some(0.into())),
+            PadMode::Maximum(Some(0.into())),
         ] {
             let e = refused(cupy::pad(&v, &[(2, 3)], m), "pad", "pad stat_length 0");
             assert!(matches!(e, Error::InvalidArgument { .. }), "{dev:?}: {e:?}");

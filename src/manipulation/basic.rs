@@ -128,28 +128,7 @@ impl Array {
     /// [`Error::InvalidArgument`] for a NaN or infinite float into an integer dtype (NumPy's
     /// ValueError/OverflowError) and on a broadcast view; device errors.
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
-        let value = value.into();
-        if self.dtype.is_integer() && value.dtype().is_float() {
-            // NumPy's `fill` converts a float through Python's int(): NaN and infinities are
-            // refused, and so is a truncated value the dtype cannot hold (no saturation).
-            let f = value.to_f64();
-            if !f.is_finite() {
-                return Err(Error::invalid(
-                    "fill",
-                    format!("cannot convert float {f} to integer (dtype {})", self.dtype),
-                ));
-            }
-            let (lo, hi) = cupy_core::promote::int_range(self.dtype);
-            let t = f.trunc();
-            if t < lo as f64 || t > hi as f64 {
-                return Err(Error::ScalarOverflow {
-                    op: "fill".into(),
-                    value: format!("{t}"),
-                    dtype: self.dtype,
-                });
-            }
-        }
-        let v = crate::creation::fill_value("fill", value, self.dtype)?;
+        let v = assigned_value("fill", value.into(), self.dtype)?;
         let kernel = Kernel::map("fill", vec![], vec![self.dtype], Expr::param(0, self.dtype));
         Elementwise {
             op: "fill",
@@ -164,6 +143,31 @@ impl Array {
         .run()?;
         Ok(())
     }
+}
+/// `value` in `dtype` as NumPy converts a Python scalar stored into an array (`a.fill(x)`,
+/// `a[...] = x`, `pad`'s `constant_values`): an integer the integer dtype cannot hold is refused,
+/// and a float goes into an integer dtype through Python's int(): NaN and infinities are
+/// refused, and so is a truncated value the dtype cannot hold (no saturation). Errors name `op`.
+pub(crate) fn assigned_value(op: &str, value: Scalar, dtype: DType) -> Result<Scalar> {
+    if dtype.is_integer() && value.dtype().is_float() {
+        let f = value.to_f64();
+        if !f.is_finite() {
+            return Err(Error::invalid(
+                op,
+                format!("cannot convert float {f} to integer (dtype {dtype})"),
+            ));
+        }
+        let (lo, hi) = cupy_core::promote::int_range(dtype);
+        let t = f.trunc();
+        if t < lo as f64 || t > hi as f64 {
+            return Err(Error::ScalarOverflow {
+                op: op.into(),
+                value: format!("{t}"),
+                dtype,
+            });
+        }
+    }
+    crate::creation::fill_value(op, value, dtype)
 }
 routine!("ndarray.astype", Conversion);
 routine!("ndarray.copy", Conversion);

@@ -165,13 +165,13 @@ def record(g, cid, op, inputs, fn, kwargs=None, extra=None):
 def record_pieces(g, cid, op, ops, fn, **kw):
     """Records fn(*arrays of ops) as one case, or, for a list/tuple result, one case per piece
     (kwargs "piece", the case's "pieces"; an empty result is one case with piece -1), or the
-    exception NumPy raises (TypeError, ValueError, IndexError). ops: (input, array) pairs as
+    exception NumPy raises (TypeError, ValueError, IndexError, OverflowError). ops: (input, array) pairs as
     operand() returns them; kw: the op's arguments as NumPy spells them."""
     c = {"id": cid, "op": op, "inputs": [o[0] for o in ops], "kwargs": kw}
     try:
         with np.errstate(all="ignore"):
             r = fn(*[o[1] for o in ops])
-    except (TypeError, ValueError, IndexError) as e:
+    except (TypeError, ValueError, IndexError, OverflowError) as e:
         c["error"] = type(e).__name__
         c["message"] = str(e)
         g.case(**c)

@@ -278,6 +278,84 @@ def gen_manipulation():
                  pad_width=[[3, 2], [1, 4]], mode="linear_ramp", end_values=end)
     case("pad/3d_reflect", "pad", [op_("int8", (2, 3, 4), [{"op": "transpose", "axes": [2, 0, 1]}])],
          lambda x: np.pad(x, ((1, 1), (2, 0), (0, 5)), mode="reflect"), pad_width=[[1, 1], [2, 0], [0, 5]], mode="reflect")
+    # Per-side and per-axis constant_values / stat_length / end_values: a (before, after) pair
+    # for every axis, one pair per axis (a single pair broadcast), asymmetric widths, a
+    # stat_length past the axis, integers mixed with floats (one float64 array in NumPy).
+    T3 = [{"op": "transpose", "axes": [2, 0, 1]}]  # (2, 3, 4) -> (4, 2, 3)
+    w2, w3 = [[2, 1], [0, 3]], [[1, 2], [0, 1], [3, 0]]
+    for dt, v in [("int16", [-3, 5]), ("float32", [1.5, -2]), ("uint8", [0, 255]), ("bool", [0, 1]),
+                  ("complex64", [2.5, -1])]:
+        case(f"pad/side/constant/pair/{dt}", "pad", [op_(dt, (3, 4), [T()])],
+             lambda x: np.pad(x, w2, constant_values=v), pad_width=w2, mode="constant", value=v)
+    for dt, v in [("int32", [[1, 2], [3, 4], [5, 6]]), ("float64", [[-1.5, 2], [0.25, 4], [5, -6]]),
+                  ("int8", [[1, 2.7], [-3, 4], [-128, 127.9]]), ("uint16", [[7, 8]])]:
+        case(f"pad/side/constant/axes/{dt}", "pad", [op_(dt, (2, 3, 4), T3)],
+             lambda x: np.pad(x, w3, constant_values=v), pad_width=w3, mode="constant", value=v)
+    case("pad/side/constant/axes_2d", "pad", [op_("float16", (3, 4), REV2)],
+         lambda x: np.pad(x, ((1, 0), (2, 2)), constant_values=((9, -9), (0.5, 3))),
+         pad_width=[[1, 0], [2, 2]], mode="constant", value=[[9, -9], [0.5, 3]])
+    for mode in ["maximum", "minimum", "mean", "median"]:
+        for dt in ["int32", "float32"]:
+            case(f"pad/side/{mode}/pair/{dt}", "pad", [op_(dt, (3, 5), REV2, 4)],
+                 lambda x: np.pad(x, ((2, 1), (1, 3)), mode=mode, stat_length=(1, 3)),
+                 pad_width=[[2, 1], [1, 3]], mode=mode, stat_length=[1, 3])
+            case(f"pad/side/{mode}/long/{dt}", "pad", [op_(dt, (3, 5), [], 2)],
+                 lambda x: np.pad(x, ((2, 2), (3, 1)), mode=mode, stat_length=(2, 8)),
+                 pad_width=[[2, 2], [3, 1]], mode=mode, stat_length=[2, 8])
+        for dt in ["int16", "uint8", "float64"]:
+            st = [[1, 2], [3, 1], [2, 9]]
+            case(f"pad/side/{mode}/axes/{dt}", "pad", [op_(dt, (4, 5, 6), [], 1)],
+                 lambda x: np.pad(x, ((1, 2), (2, 0), (1, 3)), mode=mode, stat_length=st),
+                 pad_width=[[1, 2], [2, 0], [1, 3]], mode=mode, stat_length=st)
+        case(f"pad/side/{mode}/axes_T", "pad", [op_("int64", (2, 3, 4), T3, 3)],
+             lambda x: np.pad(x, w3, mode=mode, stat_length=((4, 1), (2, 2), (1, 7))),
+             pad_width=w3, mode=mode, stat_length=[[4, 1], [2, 2], [1, 7]])
+        case(f"pad/side/{mode}/axes_one", "pad", [op_("float64", (3, 4), [T()], 5)],
+             lambda x: np.pad(x, ((2, 1), (1, 2)), mode=mode, stat_length=((2, 1),)),
+             pad_width=[[2, 1], [1, 2]], mode=mode, stat_length=[[2, 1]])
+    for dt, ends in [("int32", [5, -3.5]), ("float32", [-2.5, 7]), ("uint8", [0, 9]), ("float64", [[0, 5], [-2.5, 7]])]:
+        case(f"pad/side/linear_ramp/2d/{dt}", "pad", [op_(dt, (3, 4), [T()], 1)],
+             lambda x: np.pad(x, ((3, 2), (1, 4)), mode="linear_ramp", end_values=ends),
+             pad_width=[[3, 2], [1, 4]], mode="linear_ramp", end_values=ends)
+    # One pair per axis reaches linspace as Python floats (weak): float16/float32/complex64
+    # arrays ramp in their own precision; a value or a pair is a float64 NumPy scalar.
+    for dt in ["int8", "uint16", "float16", "float32", "complex64", "float64"]:
+        for tag, ends in [("exact", [[1, -4], [0, 2.5], [-3, 6]]), ("inexact", [[0.1, 4.3], [1 / 3, 2.5], [3, 6.7]])]:
+            case(f"pad/side/linear_ramp/3d/{dt}/{tag}", "pad", [op_(dt, (2, 3, 4), T3, 2)],
+                 lambda x: np.pad(x, w3, mode="linear_ramp", end_values=ends),
+                 pad_width=w3, mode="linear_ramp", end_values=ends)
+        if dt != "float64":
+            case(f"pad/side/linear_ramp/pair/{dt}", "pad", [op_(dt, (2, 3, 4), T3, 2)],
+                 lambda x: np.pad(x, w3, mode="linear_ramp", end_values=(0.1, 6.7)),
+                 pad_width=w3, mode="linear_ramp", end_values=[0.1, 6.7])
+    # NumPy does not read the values of a non-constant mode for an empty array; a 0-d array has
+    # no side for a stat_length of 0.
+    case("pad/side/empty_unread", "pad", [op_("float32", (0, 3))],
+         lambda x: np.pad(x, ((0, 0), (1, 1)), mode="maximum", stat_length=((1, 1), (1, 1), (1, 1))),
+         pad_width=[[0, 0], [1, 1]], mode="maximum", stat_length=[[1, 1], [1, 1], [1, 1]])
+    case("pad/side/empty_stat0", "pad", [op_("float32", (0, 3))],
+         lambda x: np.pad(x, ((0, 0), (1, 1)), mode="minimum", stat_length=0),
+         pad_width=[[0, 0], [1, 1]], mode="minimum", stat_length=0)
+    case("pad/side/0d_stat0", "pad", [op_("int32", ())], lambda x: np.pad(x, 2, mode="maximum", stat_length=0),
+         pad_width=[[2, 2]], mode="maximum", stat_length=0)
+    for name, kw in [("constant", {"constant_values": [[1, 2], [3, 4], [5, 6]]}),
+                     ("constant_none", {"constant_values": []}),
+                     ("mean", {"mode": "mean", "stat_length": [[1, 2], [3, 4], [5, 6]]}),
+                     ("linear_ramp", {"mode": "linear_ramp", "end_values": [[1, 2], [3, 4], [5, 6]]}),
+                     ("stat0_side", {"mode": "maximum", "stat_length": [[2, 1], [0, 3]]}),
+                     ("stat0_unpadded", {"mode": "minimum", "stat_length": [[1, 0], [2, 2]]}),
+                     ("overflow", {"constant_values": [[1, 300], [0, 0]]}),
+                     ("overflow_unpadded", {"constant_values": [[1, 1], [-200, 0]]}),
+                     ("float_overflow", {"constant_values": [[1, 2], [3, 300.5]]})]:
+        wid = [[1, 1], [0, 1]] if name == "stat0_unpadded" else [[1, 1], [1, 0]]
+        args = {"pad_width": wid, "mode": kw.get("mode", "constant")}
+        if "constant_values" in kw:
+            args["value"] = kw["constant_values"]
+        if "stat_length" in kw:
+            args["stat_length"] = kw["stat_length"]
+        if "end_values" in kw:
+            args["end_values"] = kw["end_values"]
+        case(f"pad_err/side/{name}", "pad", [op_("int8", (2, 2))], lambda x: np.pad(x, wid, **kw), **args)
     case("pad_err/empty_axis", "pad", [op_("float32", (0, 2))], lambda x: np.pad(x, 1, mode="edge"), pad_width=[[1, 1]], mode="edge")
     case("pad_err/width", "pad", [op_("float32", (2, 2, 2))], lambda x: np.pad(x, ((1, 1), (1, 1))), pad_width=[[1, 1], [1, 1]], mode="constant")
     case("pad_err/stat0", "pad", [op_("float32", (2, 2))], lambda x: np.pad(x, 1, mode="maximum", stat_length=0),
