@@ -71,6 +71,8 @@ pub mod io;
 pub mod launch;
 pub mod linalg;
 pub mod manipulation;
+// Before `scipy`: `scipy::special` declares its ufuncs with `special_ufuncs!`.
+#[macro_use]
 pub mod math;
 pub mod memory;
 pub mod random;

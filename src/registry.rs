@@ -147,6 +147,8 @@ pub enum Category {
     Sorting,
     /// `cupyx.scipy.signal`.
     Signal,
+    /// `cupyx.scipy.special` (its ufunc rows from [`crate::scipy::special::all_ufuncs`]).
+    Special,
     /// `cupyx.scipy.sparse` and `cupyx.scipy.sparse.linalg`.
     Sparse,
     /// `cupy.random`: generators, distributions, permutations.
@@ -161,7 +163,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 19] = [
+    pub const ALL: [Category; 20] = [
         Category::Creation,
         Category::Transfer,
         Category::Conversion,
@@ -176,6 +178,7 @@ impl Category {
         Category::Fft,
         Category::Sorting,
         Category::Signal,
+        Category::Special,
         Category::Sparse,
         Category::Random,
         Category::CustomKernels,
@@ -200,6 +203,7 @@ impl Category {
             Category::Fft => "fft",
             Category::Sorting => "sorting",
             Category::Signal => "signal",
+            Category::Special => "special",
             Category::Sparse => "sparse",
             Category::Random => "random",
             Category::CustomKernels => "custom kernels",
@@ -329,6 +333,15 @@ pub fn routines() -> Vec<Routine> {
                 for u in crate::math::all_ufuncs() {
                     v.push(row(
                         format!("cupy.{}", u.name()),
+                        ufunc_support(u),
+                        u.family(),
+                    ));
+                }
+            }
+            Category::Special => {
+                for u in crate::scipy::special::all_ufuncs() {
+                    v.push(row(
+                        format!("{}.{}", u.module(), u.name()),
                         ufunc_support(u),
                         u.family(),
                     ));

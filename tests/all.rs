@@ -59,6 +59,7 @@ mod sparse2;
 mod sparse3;
 mod sparse_errors;
 mod sparse_linalg;
+mod special;
 mod statistics;
 mod streams;
 mod transposes;

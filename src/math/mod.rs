@@ -31,7 +31,7 @@ macro_rules! ufuncs {
             #[allow(unused_imports)]
             use super::*;
             $(
-                ufunc_item! { @const [$($out0, $out1)?] $family; $(#[doc = $doc])+
+                ufunc_item! { @const [$($out0, $out1)?] $family, "cupy"; $(#[doc = $doc])+
                     $name ($first $(, $rest)*): $rule => |$m, $c| $body }
             )*
         }
@@ -45,11 +45,41 @@ macro_rules! ufuncs {
     };
 }
 
+/// Declares a family of `cupyx.scipy.special` ufuncs (in [`crate::scipy::special`]): as
+/// [`ufuncs!`], one output each, but named in `cupyx.scipy.special` and without `Array` methods
+/// (SciPy's functions are not ndarray methods): the [`Ufunc`](ufunc::Ufunc) object, the function
+/// and the `fuse` method.
+macro_rules! special_ufuncs {
+    (family: $family:literal;
+     $( $(#[doc = $doc:literal])+
+        $name:ident ($first:ident $(, $rest:ident)*)
+            : $rule:ident => |$m:pat_param, $c:pat_param| $body:expr ; )*
+    ) => {
+        /// The ufunc objects of this family (`cupyx.scipy.special.<name>` as a value).
+        #[allow(non_upper_case_globals)]
+        pub mod ufuncs {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                ufunc_item! { @const [] $family, "cupyx.scipy.special"; $(#[doc = $doc])+
+                    $name ($first $(, $rest)*): $rule => |$m, $c| $body }
+            )*
+        }
+
+        /// Every ufunc of this family, in declaration order.
+        pub(crate) const ALL: &[$crate::math::ufunc::Ufunc] = &[$(ufuncs::$name),*];
+
+        $(
+            ufunc_item! { @function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
+        )*
+    };
+}
+
 /// One entry of [`ufuncs!`]: `@const` makes the [`Ufunc`](ufunc::Ufunc) object, `@api` the
 /// function, the method and (one output) the `fuse` method; the bracket holds the names of two
 /// outputs, or nothing.
 macro_rules! ufunc_item {
-    (@const [] $family:literal; $(#[doc = $doc:literal])+
+    (@const [] $family:literal, $module:literal; $(#[doc = $doc:literal])+
      $name:ident ($first:ident $(, $rest:ident)*): $rule:ident => |$m:pat_param, $c:pat_param| $body:expr) => {
         $(#[doc = $doc])+
         pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
@@ -67,10 +97,11 @@ macro_rules! ufunc_item {
             },
             bodies: None,
             family: $family,
+            module: $module,
             doc: concat!($($doc, "\n"),+),
         };
     };
-    (@const [$out0:ident, $out1:ident] $family:literal; $(#[doc = $doc:literal])+
+    (@const [$out0:ident, $out1:ident] $family:literal, $module:literal; $(#[doc = $doc:literal])+
      $name:ident ($first:ident $(, $rest:ident)*): $rule:ident => |$m:pat_param, $c:pat_param| $body:expr) => {
         $(#[doc = $doc])+
         pub const $name: $crate::math::ufunc::Ufunc = $crate::math::ufunc::Ufunc {
@@ -97,6 +128,7 @@ macro_rules! ufunc_item {
                 vec![a, b]
             }),
             family: $family,
+            module: $module,
             doc: concat!($($doc, "\n"),+),
         };
     };
@@ -108,6 +140,30 @@ macro_rules! ufunc_item {
             #[allow(unused_variables)]
             let $rest = operands.next().expect("operand");
         )*
+    };
+    (@function $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        $(#[doc = $doc])+
+        ///
+        /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
+        /// for the errors.
+        pub fn $name<'a>(
+            $first: impl Into<$crate::math::ufunc::Arg<'a>>
+            $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
+        ) -> cupy_core::error::Result<$crate::array::Array> {
+            $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
+        }
+
+        impl $crate::custom::fuse::Sym {
+            $(#[doc = $doc])+
+            ///
+            /// Symbolically, inside a [`fuse`](crate::fuse) closure.
+            pub fn $name(
+                self
+                $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
+            ) -> $crate::custom::fuse::Sym {
+                $crate::custom::fuse::Sym::apply(&ufuncs::$name, &[self.into() $(, $rest.into())*])
+            }
+        }
     };
     (@api [] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
         $(#[doc = $doc])+

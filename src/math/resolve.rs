@@ -147,6 +147,18 @@ impl Ufunc {
         } else {
             result_type(op, &strong, &weak)?
         };
+        // SciPy's loops listed float64 first: float32 only when every operand is a float32
+        // array (its exact loop); any other mix, a Python float included, searches the loops in
+        // order and takes float64.
+        let t = match self.rule() {
+            Rule::SpecialDoubleFirst
+                if !t.is_complex()
+                    && (!weak.is_empty() || strong.iter().any(|&d| d != DType::Float32)) =>
+            {
+                DType::Float64
+            }
+            _ => t,
+        };
         let (c, o) = self.resolve(t)?;
         let c = widen(self.rule(), c);
         Ok(Loop {

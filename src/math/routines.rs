@@ -44,6 +44,7 @@ pub(crate) const CLIP: Ufunc = Ufunc {
     },
     bodies: None,
     family: "misc",
+    module: "cupy",
     doc: "Clips x to [lo, hi] (numpy._core.umath.clip).\n",
 };
 
@@ -81,6 +82,7 @@ pub(crate) const WHERE: Ufunc = Ufunc {
     },
     bodies: None,
     family: "logic",
+    module: "cupy",
     doc: "condition ? x : y (numpy.where with three arguments).\n",
 };
 
@@ -109,6 +111,7 @@ pub(crate) const NAN_TO_NUM: Ufunc = Ufunc {
     },
     bodies: None,
     family: "misc",
+    module: "cupy",
     doc: "x with NaN and infinities replaced (numpy.nan_to_num).\n",
 };
 
@@ -148,6 +151,7 @@ const fn round_ufunc(up: bool) -> Ufunc {
         },
         bodies: None,
         family: "rounding",
+        module: "cupy",
         doc: "Rounds to a number of decimals (numpy.round).\n",
     }
 }

@@ -43,6 +43,8 @@ pub struct Ufunc {
     /// Every output's IR, for a ufunc with more than one output.
     pub(crate) bodies: Option<Bodies>,
     pub(crate) family: &'static str,
+    /// The Python module that names it: `"cupy"`, or `"cupyx.scipy.special"`.
+    pub(crate) module: &'static str,
     pub(crate) doc: &'static str,
 }
 
@@ -119,6 +121,15 @@ pub enum Rule {
     /// `round`'s steps: floats in their own dtype (each step rounded to it, as NumPy's
     /// `multiply`, `rint`, `true_divide` calls), complex part by part; integers refused.
     Round,
+    /// SciPy's special-function loops listed `f->f` first (`entr`, `huber`, ...): bool and
+    /// integers go to the float that holds them, at least float32; float16 and bfloat16
+    /// compute and return float32; float32 and float64 stay; complex refused.
+    SpecialFloatFirst,
+    /// SciPy's special-function loops listed `d->d` first (`expit`, `xlogy`, `erf`, ...):
+    /// float32 operands alone keep float32 (its exact loop); anything else, bool, integers and
+    /// float16 included, computes in float64 (NumPy's search takes the first loop it can cast
+    /// to); complex refused.
+    SpecialDoubleFirst,
 }
 
 /// The float dtype that holds a bool or integer dtype exactly (NumPy's loop choice).
@@ -147,6 +158,12 @@ impl Ufunc {
     /// Number of outputs (NumPy's `nout`: 2 for `divmod`, `modf`, `frexp`).
     pub fn nout(&self) -> usize {
         self.nout
+    }
+
+    /// The Python module that names it (`"cupy"`, or `"cupyx.scipy.special"` for the
+    /// functions of [`crate::scipy::special`]).
+    pub fn module(&self) -> &'static str {
+        self.module
     }
 
     /// The family (the file of [`crate::math`] that declares it, as NumPy's docs group them).
@@ -205,6 +222,18 @@ impl Ufunc {
                     return Err(no_complex());
                 }
                 let c = float_of(t);
+                (c, c)
+            }
+            Rule::SpecialFloatFirst | Rule::SpecialDoubleFirst => {
+                if t.is_complex() {
+                    return Err(no_complex());
+                }
+                let c = match (self.rule, float_of(t)) {
+                    (Rule::SpecialDoubleFirst, DType::Float32) if t == DType::Float32 => t,
+                    (Rule::SpecialDoubleFirst, _) => DType::Float64,
+                    (_, DType::Float16 | DType::BFloat16) => DType::Float32,
+                    (_, c) => c,
+                };
                 (c, c)
             }
             Rule::TrueDivide => {

@@ -3,3 +3,4 @@
 pub mod fft;
 pub mod signal;
 pub mod sparse;
+pub mod special;

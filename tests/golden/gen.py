@@ -9,7 +9,7 @@ goldens in one commit):
 Run from anywhere:  python3 tests/golden/gen.py
 Each group G (creation, astype, ufuncs, ufuncs2, reductions, linalg, signal, views, printing, sorting,
 custom, indexing, complex, math, stats, ufunc_methods, manipulation, nanstats, quantiles, differences,
-histograms, indexing2, sets, fft, fft_radix, scipy_fft, sparse, sparse_linalg, sparse2, sparse_linalg2, sparse3, array_api) has its generator in gen/G.py (a function gen_G), sharing the helpers
+histograms, indexing2, sets, fft, fft_radix, scipy_fft, sparse, sparse_linalg, sparse2, sparse_linalg2, sparse3, array_api, special) has its generator in gen/G.py (a function gen_G), sharing the helpers
 of gen/common.py (the pin check, Group, view recipes, record, shared operand values).
 `gen.py G...` regenerates only the named groups. Writes, per group:
     tests/golden/G.npys   every array of the group, each a complete .npy file (format 1.0),
@@ -51,7 +51,7 @@ import sys
 # The groups, in the order a full run writes them.
 GROUPS = ["creation", "astype", "ufuncs", "ufuncs2", "reductions", "linalg", "signal", "views", "printing",
           "custom", "indexing", "sorting", "complex", "math", "stats", "ufunc_methods", "manipulation",
-          "nanstats", "quantiles", "differences", "histograms", "indexing2", "sets", "fft", "fft_radix", "scipy_fft", "sparse", "sparse_linalg", "sparse2", "sparse_linalg2", "sparse3", "array_api"]
+          "nanstats", "quantiles", "differences", "histograms", "indexing2", "sets", "fft", "fft_radix", "scipy_fft", "sparse", "sparse_linalg", "sparse2", "sparse_linalg2", "sparse3", "array_api", "special"]
 
 
 def run(name):

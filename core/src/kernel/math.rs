@@ -30,6 +30,7 @@ use crate::scalar::Scalar;
 mod arith;
 mod bits;
 mod cinv;
+pub mod special;
 pub use arith::{cbrt, complex_reciprocal, complex_sign, gcd, heaviside, lcm, modf, sign};
 pub use bits::{frexp, ldexp, nextafter, spacing, FloatFormat};
 pub use cinv::{

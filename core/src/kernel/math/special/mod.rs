@@ -1,0 +1,11 @@
+//! `cupyx.scipy.special`'s functions as IR compositions: one definition for every backend (the
+//! ufuncs of [`cupy::scipy::special`](../../../../cupy/scipy/special/index.html)). Each takes
+//! operands already converted to the float dtype it computes in (float32 or float64) and returns
+//! an expression of that dtype. The algorithms are SciPy's (its `xsf` library, which carries
+//! Cephes); each file names its sources.
+
+mod convenience;
+
+pub use convenience::{
+    entr, expit, huber, kl_div, log_expit, logit, pseudo_huber, rel_entr, xlog1py, xlogy,
+};

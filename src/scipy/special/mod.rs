@@ -1,0 +1,43 @@
+//! `cupyx.scipy.special`: SciPy's special functions as ufuncs over IR compositions
+//! ([`cupy_core::kernel::math::special`]), so every backend computes them with the same
+//! algorithm; plus `logsumexp`, `softmax` and `log_softmax`, composed from reductions.
+//!
+//! The type rules are SciPy's loops (`f->f`/`d->d`, searched in SciPy's order:
+//! [`Rule::SpecialFloatFirst`], [`Rule::SpecialDoubleFirst`]): float32 alone stays float32
+//! (computed in float32, as CuPy's kernels do; SciPy computes its float32 loop in float64 for
+//! most functions and rounds), float64 stays, bool, integers and float16 go to float32 or
+//! float64 as SciPy's loop order picks; complex inputs are refused (SciPy's complex loops of
+//! `xlogy` and friends are not here yet).
+//!
+//! ```no_run
+//! use cupy as cp;
+//! use cp::scipy::special;
+//! # fn main() -> cp::Result<()> {
+//! let x = cp::linspace(-3.0, 3.0, 7)?;
+//! let p = special::expit(&x)?; // the logistic sigmoid
+//! let back = special::logit(&p)?;
+//! let s = special::softmax(&x, None)?;
+//! # Ok(()) }
+//! ```
+//!
+//! [`Rule::SpecialFloatFirst`]: crate::math::ufunc::Rule::SpecialFloatFirst
+//! [`Rule::SpecialDoubleFirst`]: crate::math::ufunc::Rule::SpecialDoubleFirst
+
+pub mod convenience;
+pub mod log_softmax;
+
+pub use convenience::*;
+pub use log_softmax::{log_softmax, logsumexp, logsumexp_with, softmax, LogSumExp};
+
+/// The families, in table order.
+const FAMILIES: &[&[crate::math::ufunc::Ufunc]] = &[convenience::ALL];
+
+/// Every `cupyx.scipy.special` ufunc cupy-rs declares.
+pub fn all_ufuncs() -> impl Iterator<Item = &'static crate::math::ufunc::Ufunc> {
+    FAMILIES.iter().flat_map(|f| f.iter())
+}
+
+/// The `cupyx.scipy.special` ufunc named `name`, if cupy-rs declares it.
+pub fn ufunc(name: &str) -> Option<&'static crate::math::ufunc::Ufunc> {
+    all_ufuncs().find(|u| u.name() == name)
+}

@@ -1,0 +1,86 @@
+"""cupyx.scipy.special goldens (SciPy 1.17.1): the convenience and information-theory ufuncs
+(expit, logit, log_expit, xlogy, xlog1py, entr, rel_entr, kl_div, huber, pseudo_huber) over
+their special points, every input dtype class (SciPy's f->f / d->d loops: bool and small
+integers give float32, int32/int64 float64, float16 float32, complex raises TypeError), views
+and broadcasting; logsumexp (axis, b=, keepdims, return_sign), softmax and log_softmax."""
+
+from .common import *  # noqa: F401,F403
+import scipy.special as sc
+
+
+def gen_special():
+    g = Group("special")
+
+    def case(cid, op, ops, fn, **kw):
+        record_pieces(g, cid, op, ops, fn, **kw)
+
+    pts = np.array([-np.inf, -800.0, -100.0, -20.0, -3.5, -1.0, -0.5, -1e-8, -0.0, 0.0, 1e-8, 0.1, 0.25,
+                    0.3, 0.31, 0.5, 0.64, 0.66, 0.7, 0.9, 0.999, 1.0, 1.5, 20.0, 100.0, 800.0, np.inf, np.nan])
+    unit = np.concatenate([np.linspace(0.0, 1.0, 41), [1e-30, 1e-8, 1 - 1e-8, 0.29999, 0.65001]])
+    ints = np.array([-3, -1, 0, 1, 2, 5, 100])
+    unary = {"expit": sc.expit, "logit": sc.logit, "log_expit": sc.log_expit, "entr": sc.entr}
+    for name, fn in unary.items():
+        for dt in ("float32", "float64"):
+            case(f"{name}/{dt}", name, [operand(g, pts.astype(dt))], fn)
+            if name == "logit":
+                case(f"{name}/{dt}/unit", name, [operand(g, unit.astype(dt))], fn)
+        for dt in ("bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16"):
+            base = (ints % 2 == 0) if dt == "bool" else ints.astype(dt) if dt != "float16" else (pts[4:20].astype(dt))
+            case(f"{name}/{dt}", name, [operand(g, base)], fn)
+        case(f"{name}/complex64", name, [operand(g, np.array([1 + 1j, 0.5], np.complex64))], fn)
+        m = np.linspace(-4, 4, 24).reshape(4, 6)
+        case(f"{name}/float64/T", name, [operand(g, m, [T()])], fn)
+        case(f"{name}/float32/empty", name, [operand(g, np.zeros((0, 3), np.float32))], fn)
+        case(f"{name}/float64/0d", name, [operand(g, np.array(0.75))], fn)
+
+    xs = np.array([0.0, -0.0, 1e-300, 0.5, 1.0, 2.0, -1.0, np.inf, np.nan, 3.0])
+    ys = np.array([0.0, 0.5, 2.0, -1.0, np.inf, np.nan, 1e-300, -0.5, 1e5, 0.999])
+    binary = {"xlogy": sc.xlogy, "xlog1py": sc.xlog1py, "rel_entr": sc.rel_entr, "kl_div": sc.kl_div,
+              "huber": sc.huber, "pseudo_huber": sc.pseudo_huber}
+    for name, fn in binary.items():
+        for dt in ("float32", "float64"):
+            # every pair of special points: x as a column, y as a row
+            case(f"{name}/{dt}/grid", name,
+                 [operand(g, xs.astype(dt).reshape(-1, 1)), operand(g, ys.astype(dt))], fn)
+        case(f"{name}/int32_float32", name, [operand(g, np.array([0, 1, 2, -3], np.int32)),
+                                             operand(g, np.array([0.5, 0.0, 3.0, 1.5], np.float32))], fn)
+        case(f"{name}/int8_int8", name, [operand(g, np.array([0, 1, 2, -3], np.int8)),
+                                         operand(g, np.array([1, 0, 3, 2], np.int8))], fn)
+        case(f"{name}/weak", name, [operand(g, np.linspace(-2, 3, 11).astype(np.float32)), weak(0.75)], fn)
+        case(f"{name}/T", name, [operand(g, np.linspace(-3, 3, 12).reshape(3, 4), [T()]),
+                                 operand(g, np.linspace(0.1, 2, 3))], fn)
+
+    # ---- logsumexp, softmax, log_softmax ----
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(4, 5)) * 30
+    a32 = a.astype(np.float32)
+    big = np.array([[1000.0, 1000.0, -np.inf], [-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0]])
+    for op, fn in (("softmax", sc.softmax), ("log_softmax", sc.log_softmax)):
+        for axis in (None, 0, 1, -1):
+            case(f"{op}/float64/axis{axis}", op, [operand(g, a)], lambda x, f=fn, ax=axis: f(x, axis=ax), axis=axis)
+            case(f"{op}/float32/axis{axis}", op, [operand(g, a32)], lambda x, f=fn, ax=axis: f(x, axis=ax), axis=axis)
+        case(f"{op}/float64/T", op, [operand(g, a, [T()])], lambda x, f=fn: f(x, axis=1), axis=1)
+        case(f"{op}/int32", op, [operand(g, np.array([[1, 2, 3], [4, 5, 7]], np.int32))],
+             lambda x, f=fn: f(x, axis=1), axis=1)
+        case(f"{op}/big", op, [operand(g, big[:1])], lambda x, f=fn: f(x, axis=1), axis=1)
+    for axis in (None, 0, 1, -1, (0, 1)):
+        tag = "01" if isinstance(axis, tuple) else axis
+        for keepdims in (False, True):
+            kw = dict(axis=axis, keepdims=keepdims)
+            case(f"logsumexp/float64/axis{tag}/k{int(keepdims)}", "logsumexp", [operand(g, a)],
+                 lambda x, kw=kw: sc.logsumexp(x, **kw), **kw)
+        case(f"logsumexp/float32/axis{tag}", "logsumexp", [operand(g, a32)],
+             lambda x, ax=axis: sc.logsumexp(x, axis=ax), axis=axis, keepdims=False)
+    case("logsumexp/big", "logsumexp", [operand(g, big)], lambda x: sc.logsumexp(x, axis=1), axis=1, keepdims=False)
+    case("logsumexp/int64", "logsumexp", [operand(g, np.array([1, 2, 3, 1000], np.int64))],
+         lambda x: sc.logsumexp(x), axis=None, keepdims=False)
+    bw = np.array([1.0, -2.0, 0.5, 3.0, -1.0])
+    case("logsumexp/b", "logsumexp", [operand(g, a), operand(g, np.abs(bw))],
+         lambda x, b: sc.logsumexp(x, axis=1, b=b), axis=1, keepdims=False)
+    for piece in (0, 1):
+        c = {"id": f"logsumexp/b_sign/{piece}", "op": "logsumexp", "inputs": [operand(g, a)[0], operand(g, bw)[0]],
+             "kwargs": dict(axis=1, keepdims=False, return_sign=True, piece=piece)}
+        r = np.asarray(sc.logsumexp(a, axis=1, b=bw, return_sign=True)[piece])
+        c.update(expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape))
+        g.case(**c)
+    g.write()

@@ -1,0 +1,110 @@
+//! `cupyx.scipy.special` against SciPy 1.17.1 goldens (`tests/golden/gen/special.py`): the
+//! convenience and information-theory ufuncs over their special points, SciPy's loop dtypes
+//! for every input class, views and broadcasting; `logsumexp`, `softmax` and `log_softmax`.
+//!
+//! Tolerances: the ufuncs within 4 ulps of SciPy in float64 and 8 in float32 (computed in
+//! float32 here, in float64 and rounded by SciPy for most of them); the softmax family within
+//! 16 ulps (float32: 64) or `40 eps` absolutely (the log of a sum of up to 20 terms near 1,
+//! summed in another order than NumPy's).
+
+use crate::common::{self, dtype_of, Golden, Operand, Tol};
+use cupy::scipy::special;
+use cupy::{Array, DType, Device, Error, Result};
+use serde_json::Value;
+
+fn axes(v: &Value) -> cupy::Axes {
+    match v {
+        Value::Null => cupy::Axes::All,
+        Value::Array(a) => {
+            cupy::Axes::Some(a.iter().map(|x| x.as_i64().unwrap() as isize).collect())
+        }
+        x => cupy::Axes::Some(vec![x.as_i64().unwrap() as isize]),
+    }
+}
+
+fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> {
+    let k = &case["kwargs"];
+    let op = case["op"].as_str().unwrap();
+    match op {
+        "softmax" => special::softmax(ops[0].array(), axes(&k["axis"])),
+        "log_softmax" => special::log_softmax(ops[0].array(), axes(&k["axis"])),
+        "logsumexp" => {
+            let o = special::LogSumExp {
+                axis: axes(&k["axis"]),
+                b: ops.get(1).map(|b| b.array().clone()),
+                keepdims: k["keepdims"].as_bool().unwrap_or(false),
+                return_sign: k["return_sign"].as_bool().unwrap_or(false),
+            };
+            let (r, sign) = special::logsumexp_with(ops[0].array(), o)?;
+            match k["piece"].as_u64() {
+                Some(1) => Ok(sign.expect("a sign")),
+                _ => Ok(r),
+            }
+        }
+        name => {
+            let u = special::ufunc(name).unwrap_or_else(|| panic!("no special ufunc {name}"));
+            let args: Vec<cupy::Arg<'_>> = ops.iter().map(|o| o.arg()).collect();
+            cupy::apply(u, &args, None)
+        }
+    }
+}
+
+fn tol(case: &Value) -> Tol {
+    let f32 = dtype_of(&case["dtype"]) == DType::Float32;
+    match case["op"].as_str().unwrap() {
+        // Sums of up to 20 terms: the log of a sum near 1 is off by ~ n eps absolutely.
+        "softmax" | "log_softmax" | "logsumexp" => {
+            let eps = if f32 {
+                f32::EPSILON as f64
+            } else {
+                f64::EPSILON
+            };
+            Tol::UlpsOrAbs(if f32 { 64 } else { 16 }, 40.0 * eps)
+        }
+        _ => Tol::Ulps(if f32 { 8 } else { 4 }),
+    }
+}
+
+fn expect_err(case: &Value, e: &Error) -> bool {
+    common::generic_error_match(case, e)
+}
+
+#[test]
+fn special_functions_match_scipy() {
+    common::run_group("special", exec, |_, case, _| tol(case), expect_err);
+}
+
+/// The free functions are the ufunc objects, and `fuse` takes them.
+#[test]
+fn special_functions_and_their_ufuncs_agree() {
+    let mut t = common::Tally::new("special_functions");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let x = Array::from_slice_on(&dev, &[-2.0f64, -0.5, 0.0, 0.5, 3.0], &[5])?;
+            let f = special::expit(&x)?;
+            let u = cupy::apply(&special::ufuncs::expit, &[cupy::Arg::Array(&x)], None)?;
+            if f.to_bytes()? != u.to_bytes()? || f.dtype() != DType::Float64 {
+                return Err("expit: the function differs from its ufunc"
+                    .to_string()
+                    .into());
+            }
+            // expit(0) is exactly 1/2; logit(1/2) exactly 0.
+            let v = f.to_vec::<f64>()?;
+            if v[2] != 0.5 || special::logit(&f)?.to_vec::<f64>()?[2] != 0.0 {
+                return Err(format!("expit/logit at 0: {v:?}").into());
+            }
+            let k = cupy::fuse(|a: cupy::Sym| a.expit().xlogy(2.0));
+            let fused = k.call(&[cupy::Arg::Array(&x)])?;
+            let direct = special::xlogy(&f, 2.0)?;
+            let (p, q) = (fused.to_vec::<f64>()?, direct.to_vec::<f64>()?);
+            for (a, b) in p.iter().zip(&q) {
+                if (a - b).abs() > 4.0 * f64::EPSILON * b.abs() {
+                    return Err(format!("fused expit/xlogy {p:?} against {q:?}").into());
+                }
+            }
+            Ok(())
+        })();
+        t.check(&dev, "expit_logit_fuse", r);
+    }
+    t.finish();
+}
