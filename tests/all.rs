@@ -41,6 +41,7 @@ mod manipulation;
 mod matmul_half;
 mod memory;
 mod nanstats;
+mod out_keywords;
 mod packed;
 mod printing;
 mod props;

@@ -364,16 +364,23 @@ fn where_arrays<'a>(cond: &'a Array, x: Arg<'a>, y: Arg<'a>) -> Result<Array> {
     apply(&WHERE, &[Arg::Array(cond), wrap(x)?, wrap(y)?], None)
 }
 
-/// The options of [`round_with`]: NumPy's `decimals`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The options of [`round_with`]: NumPy's `decimals` and `out`. A number of decimals converts
+/// into it: `round_with(&a, 2)`.
+#[derive(Clone, Debug, Default)]
 pub struct Round {
     /// Decimal places (negative: to tens, hundreds, ...).
     pub decimals: i32,
+    /// An array to write the result into (`out=`), returned; see [`round_with`] for its shape
+    /// and dtype rules.
+    pub out: Option<Array>,
 }
 
 impl From<i32> for Round {
     fn from(decimals: i32) -> Round {
-        Round { decimals }
+        Round {
+            decimals,
+            out: None,
+        }
     }
 }
 
@@ -384,7 +391,7 @@ impl From<i32> for Round {
 pub fn round(a: &Array) -> Result<Array> {
     round_with(a, 0)
 }
-routine!(round as "cupy.round / around", Math, probe: |t| ufunc_kernel(&ROUND_UP, if t.is_integer() { DType::Float64 } else { t }).map(Need::Kernel), notes: "round_with(a, decimals): NumPy's scale, rint, unscale; integers with decimals < 0 in float64");
+routine!(round as "cupy.round / around", Math, probe: |t| ufunc_kernel(&ROUND_UP, if t.is_integer() { DType::Float64 } else { t }).map(Need::Kernel), notes: "round_with(a, Round { decimals, out }): NumPy's scale, rint, unscale; integers with decimals < 0 in float64; out= with NumPy's steps in out's dtype");
 
 /// `numpy.around(a)`: another name of [`round`].
 ///
@@ -407,17 +414,43 @@ fn power_of_ten(n: u32) -> f64 {
     r
 }
 
-/// `numpy.round(a, decimals)` (`around`): NumPy's algorithm, `rint(a * 10**decimals) /
-/// 10**decimals` with each step rounded to `a`'s dtype (divide first for negative
-/// `decimals`), so `round(2.675, 2)` is 2.67 as there; complex part by part; integers are
-/// copied for `decimals >= 0` and rounded in float64 then cast back otherwise; bool rounds
+/// `numpy.round(a, decimals, out=None)` (`around`): NumPy's algorithm, `rint(a *
+/// 10**decimals) / 10**decimals` with each step rounded to `a`'s dtype (divide first for
+/// negative `decimals`), so `round(2.675, 2)` is 2.68 as there (the product 267.49999999999997
+/// rounds to 267.5; Python's `round` gives 2.67); complex part by part; integers
+/// are copied for `decimals >= 0` and rounded in float64 then cast back otherwise; bool rounds
 /// to float16 (NumPy's `rint`) for `decimals == 0`.
 ///
+/// With `out` (NumPy's `PyArray_Round`): the result is written into `out`, which is returned.
+/// `out` holds `a.size()` elements and has `a`'s shape, or that shape with leading length-1
+/// axes (NumPy's ufunc broadcast; integer `decimals >= 0` and complex input, which NumPy
+/// assigns, also take `a` with leading length-1 axes `out` lacks). The steps run as NumPy's
+/// ufunc calls with `out=`: the first (`a * 10**d`, `a / 10**-d`, or `rint(a)` for `decimals
+/// == 0`) in `a`'s dtype (float64 for integers, float16 for `rint` of bool), its result cast
+/// to `out`'s dtype (`same_kind`), the others in `out`'s dtype; so `round(1234.5678, 2)` into
+/// a float16 `out` is inf (the scaled 123456.78 overflows float16), float32 data rounded into
+/// a float64 `out` ends in float64's 2.68 (not float32's, widened), as NumPy, and bool data
+/// with `decimals != 0` rounds into a float `out`. Integers with
+/// `decimals >= 0` are copied (`same_kind`); complex input is rounded, then cast into a
+/// complex `out`.
+///
 /// # Errors
-/// [`Error::TypeError`] for bool with `decimals != 0` (NumPy cannot write the float steps
-/// into bool); device errors.
+/// [`Error::TypeError`] for bool with `decimals != 0` and no `out` (NumPy cannot write the
+/// float steps into bool), for an `out` dtype the first step's result does not cast to under
+/// `same_kind` (float data into an integer or bool `out`, integers into bool), and for a real
+/// `out` of complex input (NumPy: "array does not have imaginary part to set");
+/// [`Error::ShapeMismatch`] for an `out` of another size or shape (NumPy's ValueError); all
+/// name `round` and leave `out` unchanged. Device errors.
 pub fn round_with(a: &Array, options: impl Into<Round>) -> Result<Array> {
-    let d = options.into().decimals;
+    let Round { decimals: d, out } = options.into();
+    match out {
+        Some(out) => round_into(a, d, &out),
+        None => round_new(a, d),
+    }
+}
+
+/// [`round_with`] without `out`: a new array.
+fn round_new(a: &Array, d: i32) -> Result<Array> {
     let t = a.dtype();
     if t.is_bool() {
         if d == 0 {
@@ -435,11 +468,85 @@ pub fn round_with(a: &Array, options: impl Into<Round>) -> Result<Array> {
         if d >= 0 {
             return a.copy();
         }
-        return round_with(&a.astype(DType::Float64)?, d)?.astype(t);
+        return round_new(&a.astype(DType::Float64)?, d)?.astype(t);
     }
     let f = Scalar::Float64(power_of_ten(d.unsigned_abs())).cast(t.real_dtype());
     let u = if d >= 0 { &ROUND_UP } else { &ROUND_DOWN };
     apply(u, &[Arg::Array(a), Arg::Typed(f)], None)
+}
+
+/// [`round_with`] into `out`: NumPy's `PyArray_Round` with an output, its checks made first.
+fn round_into(a: &Array, d: i32, out: &Array) -> Result<Array> {
+    let (t, o) = (a.dtype(), out.dtype());
+    // integers (decimals >= 0) are copied and complex parts assigned: NumPy's array assignment,
+    // which drops leading length-1 axes of the source; the rest are ufunc calls with `out=`
+    let assign = t.is_complex() || (t.is_integer() && d >= 0);
+    let strip = |s: &[usize]| s[s.iter().take_while(|&&n| n == 1).count()..].to_vec();
+    let lead = out.ndim().checked_sub(a.ndim());
+    let shape_ok = if assign {
+        strip(a.shape()) == strip(out.shape())
+    } else {
+        lead.is_some_and(|k| {
+            out.shape()[k..] == *a.shape() && out.shape()[..k].iter().all(|&n| n == 1)
+        })
+    };
+    if out.size() != a.size() || !shape_ok {
+        return Err(Error::ShapeMismatch {
+            op: "round".into(),
+            lhs: a.shape().to_vec(),
+            rhs: out.shape().to_vec(),
+        });
+    }
+    // the dtype of the first step's result (the copy's source for integers)
+    let first = match t {
+        _ if assign => t,
+        _ if t.is_float() => t,
+        DType::Bool if d == 0 => DType::Float16,
+        _ => DType::Float64,
+    };
+    let refuse = |msg: String| Error::TypeError {
+        op: "round".into(),
+        dtypes: vec![t, o],
+        msg,
+    };
+    if t.is_complex() && !o.is_complex() {
+        return Err(refuse(format!(
+            "cannot write complex {t} into a real out ({o}): array does not have imaginary part to set"
+        )));
+    }
+    if !cupy_core::promote::can_cast_same_kind(first, o) {
+        return Err(refuse(format!(
+            "cannot cast the {first} result to out's {o} with casting rule 'same_kind'"
+        )));
+    }
+    let dims: Vec<isize> = out.shape().iter().map(|&n| n as isize).collect();
+    let a = a.reshape(&dims)?;
+    if assign {
+        let r = if t.is_complex() { round_new(&a, d)? } else { a };
+        out.copy_from(&r)?;
+        return Ok(out.clone());
+    }
+    if d == 0 {
+        return apply(&super::ufuncs::rint, &[Arg::Array(&a)], Some(out));
+    }
+    let a = if first == t { a } else { a.astype(first)? };
+    let f = power_of_ten(d.unsigned_abs());
+    if o == first {
+        let u = if d >= 0 { &ROUND_UP } else { &ROUND_DOWN };
+        let fs = Scalar::Float64(f).cast(first);
+        return apply(u, &[Arg::Array(&a), Arg::Typed(fs)], Some(out));
+    }
+    // NumPy's three calls: the scaling into `out`, then rint and the unscaling in its dtype
+    use super::ufuncs::{multiply, rint, true_divide};
+    let (op1, op2) = if d >= 0 {
+        (&multiply, &true_divide)
+    } else {
+        (&true_divide, &multiply)
+    };
+    let w = Arg::Weak(WeakScalar::Float(f));
+    apply(op1, &[Arg::Array(&a), w.clone()], Some(out))?;
+    apply(&rint, &[Arg::Array(out)], Some(out))?;
+    apply(op2, &[Arg::Array(out), w], Some(out))
 }
 
 /// The options of [`nan_to_num_with`]: NumPy's keywords.

@@ -166,6 +166,7 @@ def gen_ufuncs2():
                 record(g, f"heaviside/{dt}/weak/{s!r}", "heaviside", [ia, isc], lambda: np.heaviside(a, sv))
     gen_complex_loops(g)
     gen_routines(g)
+    gen_round_out(g)
     g.write()
 
 
@@ -279,3 +280,53 @@ def gen_routines(g):
         v = c_trans() if np.dtype(dt).kind == "c" else lhs_values(dt)
         ia, a = operand(g, dt_arr(v, (len(v),), dt))
         record(g, f"angle_deg/{dt}", "angle", [ia], lambda: np.angle(a, deg=True), kwargs={"deg": True})
+
+
+def gen_round_out(g):
+    # round(out=): NumPy's PyArray_Round with an output: the first step (scale, or rint) in the
+    # input's loop dtype cast to out (same_kind), rint and the unscaling in out's dtype; integers
+    # copied, complex parts assigned; shapes (out may add leading 1s; integers and complex also
+    # drop them) and refused casts. kwargs: decimals, out_operand (the index of out's operand).
+    ovals = [2.675, -1.5, 0.5, 1234.5678, 0.125, -2.5, 1.005, 15.0, -25.0, 0.045]
+    odts = ["float64", "float32", "float16", "int64", "int16", "uint8", "complex128", "complex64", "bool"]
+
+    def round_out(cid, base, d, out, steps=()):
+        ia, a = operand(g, base)
+        io, _ = operand(g, out, steps)
+
+        def run():
+            o = apply_view(out.copy(), steps)
+            r = np.round(a, d, out=o)
+            assert r is o
+            return o
+
+        record(g, f"round/out/{cid}", "round", [ia, io], run, kwargs={"decimals": d, "out_operand": 1})
+
+    for dt in ["float64", "float32", "float16", "int32", "uint8", "bool", "complex128", "complex64"]:
+        k = np.dtype(dt).kind
+        if k == "c":
+            v = [complex(x, y) for x, y in zip(ovals, ovals[3:] + ovals[:3])]
+        elif k == "f":
+            v = ovals
+        elif k == "b":
+            v = [True, False, True, True, False, False, True, False, True, True]
+        else:
+            v = [15, 25, 115, 125, 3, 0, 1, 99, 250 if k == "u" else -125, 7]
+        base = dt_arr(v, (2, 5), dt)
+        for d in [0, 2, -1]:
+            for odt in odts:
+                round_out(f"{dt}/{d}/{odt}", base, d, np.full((2, 5), 7, odt))
+    f = dt_arr(ovals, (2, 5), "float64")
+    i = dt_arr([15, 25, -35, 7, 104], (2, 5), "int32")
+    z = dt_arr([complex(x, -x) for x in ovals], (2, 5), "complex128")
+    round_out("leading_ones", f, 1, np.zeros((1, 2, 5)))
+    round_out("strided", f, 2, np.zeros((2, 10), np.float32), [sl([None, None, None], [None, None, 2])])
+    round_out("transposed", f, -1, np.zeros((5, 2)), [T()])
+    round_out("float_keeps_ones", f.reshape(1, 10), 1, np.zeros((10,)))
+    round_out("int_drops_ones", i.reshape(1, 10), 0, np.zeros((10,), np.int64))
+    round_out("int_negative_drops_ones", i.reshape(1, 10), -1, np.zeros((10,)))
+    round_out("complex_drops_ones", z.reshape(1, 10), 1, np.zeros((10,), np.complex64))
+    round_out("other_size", f, 1, np.zeros((11,)))
+    round_out("same_size_other_shape", f, 1, np.zeros((5, 2)))
+    round_out("flat", f, 0, np.zeros((10,)))
+    round_out("int_other_shape", i, 0, np.zeros((5, 2), np.int32))

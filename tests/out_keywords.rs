@@ -1,0 +1,108 @@
+//! `round(out=)` beyond the goldens (group `ufuncs2`): the returned array is `out` itself, `out`
+//! is unchanged after a refusal, the refusals name the routine, and values typed in from NumPy
+//! 2.2.6.
+
+use crate::common;
+use cupy::{Array, DType, Error, Round};
+
+/// `numpy.full(shape, v, dtype)` on `dev`.
+fn full(dev: &cupy::Device, shape: &[usize], v: f64, dtype: DType) -> Array {
+    Array::full_on(dev, shape, v, dtype).unwrap()
+}
+
+fn f64s(a: &Array) -> Vec<f64> {
+    a.astype(DType::Float64).unwrap().to_vec::<f64>().unwrap()
+}
+
+#[test]
+fn round_into_out() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[2.675f64, -1.5, 0.5, 1234.5678], &[4]).unwrap();
+        let round = |out: &Array, decimals| {
+            cupy::round_with(
+                &a,
+                Round {
+                    decimals,
+                    out: Some(out.clone()),
+                },
+            )
+        };
+        // np.round(a, 2, out=float32)
+        let o32 = full(&dev, &[4], 7.0, DType::Float32);
+        let r = round(&o32, 2).unwrap();
+        assert!(r.shares_memory_with(&o32), "{dev:?}");
+        let want: Vec<f32> = vec![2.68, -1.5, 0.5, 1234.57];
+        assert_eq!(o32.to_vec::<f32>().unwrap(), want, "{dev:?}");
+        // a float16 out: the scaling already writes into it, and 123456.78 overflows float16
+        let o16 = full(&dev, &[4], 0.0, DType::Float16);
+        round(&o16, 2).unwrap();
+        assert_eq!(f64s(&o16)[3], f64::INFINITY, "{dev:?}");
+        // float64 out of shape (1, 4) (a broadcasts to it)
+        let o = full(&dev, &[1, 4], 0.0, DType::Float64);
+        round(&o, 2).unwrap();
+        assert_eq!(f64s(&o), [2.68, -1.5, 0.5, 1234.57], "{dev:?}");
+        // float32 data into a float64 out: rint and the division in float64 (2.68, not
+        // float32's 2.68 widened, 2.680000066757202)
+        let a32 = a.astype(DType::Float32).unwrap();
+        let o = full(&dev, &[4], 0.0, DType::Float64);
+        cupy::round_with(
+            &a32,
+            Round {
+                decimals: 2,
+                out: Some(o.clone()),
+            },
+        )
+        .unwrap();
+        assert_eq!(f64s(&o)[0], 2.68, "{dev:?}");
+        // refusals name round and leave out as it was
+        let int_out = full(&dev, &[4], 7.0, DType::Int64);
+        let wide = full(&dev, &[5], 7.0, DType::Float64);
+        let other = full(&dev, &[2, 2], 7.0, DType::Float64);
+        for (out, what) in [(&int_out, "int64"), (&wide, "(5,)"), (&other, "(2, 2)")] {
+            match round(out, 1) {
+                Err(Error::TypeError { op, .. } | Error::ShapeMismatch { op, .. })
+                    if op == "round" => {}
+                other => panic!("{dev:?}: round into {what}: {other:?}"),
+            }
+            assert!(
+                f64s(out).iter().all(|&v| v == 7.0),
+                "{dev:?}: {what} written"
+            );
+        }
+        let z = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[4])
+            .unwrap()
+            .astype(DType::Complex128)
+            .unwrap();
+        let real = full(&dev, &[4], 7.0, DType::Float64);
+        let e = cupy::round_with(
+            &z,
+            Round {
+                decimals: 0,
+                out: Some(real.clone()),
+            },
+        );
+        assert!(matches!(e, Err(Error::TypeError { .. })), "{dev:?}: {e:?}");
+        assert_eq!(f64s(&real), [7.0; 4], "{dev:?}");
+        // bool with decimals != 0: refused without out, rounds into a float out
+        let b = Array::from_slice_on(&dev, &[true, false], &[2]).unwrap();
+        assert!(cupy::round_with(&b, 2).is_err(), "{dev:?}");
+        let bo = full(&dev, &[2], 0.0, DType::Float64);
+        b.round_with(Round {
+            decimals: 2,
+            out: Some(bo.clone()),
+        })
+        .unwrap();
+        assert_eq!(f64s(&bo), [1.0, 0.0], "{dev:?}");
+        // in place: out is a
+        let x = Array::from_slice_on(&dev, &[0.125f64, 15.0, -25.0], &[3]).unwrap();
+        cupy::round_with(
+            &x,
+            Round {
+                decimals: -1,
+                out: Some(x.clone()),
+            },
+        )
+        .unwrap();
+        assert_eq!(f64s(&x), [0.0, 20.0, -20.0], "{dev:?}");
+    }
+}
