@@ -53,7 +53,21 @@ fn exec(_: &Golden, case: &Value, ops: &[Operand], _: &Device) -> Result<Array> 
             cupy::add_at(a, ops[1].array(), ops[2].array())?;
             Ok(a.clone())
         }
-        "take" => cupy::take_with(a, ops[1].array(), cupy::Take { axis, mode }),
+        "take" => {
+            let out = kw["out"].as_u64().map(|k| ops[k as usize].array().clone());
+            let opts = cupy::Take {
+                axis,
+                mode,
+                out: out.clone(),
+            };
+            let r = cupy::take_with(a, ops[1].array(), opts)?;
+            match out {
+                // the values read back from `out` itself, which take returned
+                Some(o) if r.shares_memory_with(&o) && r.shape() == o.shape() => Ok(o),
+                Some(_) => Err(Error::invalid("take", "out= was not returned")),
+                None => Ok(r),
+            }
+        }
         "put" => {
             cupy::put_with(a, ops[1].array(), ops[2].array(), mode)?;
             Ok(a.clone())

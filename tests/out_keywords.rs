@@ -1,9 +1,9 @@
-//! `round(out=)` beyond the goldens (group `ufuncs2`): the returned array is `out` itself, `out`
-//! is unchanged after a refusal, the refusals name the routine, and values typed in from NumPy
-//! 2.2.6.
+//! `round(out=)` and `take(out=)` beyond the goldens (groups `ufuncs2`, `indexing2`): the
+//! returned array is `out` itself, `out` is unchanged after a refusal, the refusals name the
+//! routine, and values typed in from NumPy 2.2.6.
 
 use crate::common;
-use cupy::{Array, DType, Error, Round};
+use cupy::{Array, DType, Error, IndexMode, Round, Take};
 
 /// `numpy.full(shape, v, dtype)` on `dev`.
 fn full(dev: &cupy::Device, shape: &[usize], v: f64, dtype: DType) -> Array {
@@ -104,5 +104,71 @@ fn round_into_out() {
         )
         .unwrap();
         assert_eq!(f64s(&x), [0.0, 20.0, -20.0], "{dev:?}");
+    }
+}
+
+#[test]
+fn take_into_out() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[0.5f64, 1.5, 2.5, 3.5, 4.5, 5.5], &[2, 3]).unwrap();
+        let idx = Array::from_slice_on(&dev, &[2i64, 0], &[2]).unwrap();
+        let take = |out: &Array, idx: &Array, mode| {
+            cupy::take_with(
+                &a,
+                idx,
+                Take {
+                    axis: Some(1),
+                    mode,
+                    out: Some(out.clone()),
+                },
+            )
+        };
+        // a float32 out of float64 data: NumPy casts float32 -> float64 safely, so it takes
+        // the values (cast back unsafely)
+        let o = full(&dev, &[2, 2], 7.0, DType::Float32);
+        let r = take(&o, &idx, IndexMode::Raise).unwrap();
+        assert!(
+            r.shares_memory_with(&o) && r.dtype() == DType::Float32,
+            "{dev:?}"
+        );
+        assert_eq!(f64s(&o), [2.5, 0.5, 5.5, 3.5], "{dev:?}");
+        // refusals: an index out of bounds, another shape, an out wider than a
+        let oob = Array::from_slice_on(&dev, &[5i64, 0], &[2]).unwrap();
+        let same = full(&dev, &[2, 2], 7.0, DType::Float64);
+        let flat = full(&dev, &[4], 7.0, DType::Float64);
+        let wide = full(&dev, &[2, 2], 7.0, DType::Complex128);
+        let e = take(&same, &oob, IndexMode::Raise);
+        assert!(
+            matches!(e, Err(Error::IndexOutOfBounds { index: 5, .. })),
+            "{dev:?}: {e:?}"
+        );
+        assert_eq!(
+            f64s(&same),
+            [7.0; 4],
+            "{dev:?}: written before the IndexError"
+        );
+        let e = take(&flat, &idx, IndexMode::Clip);
+        assert!(
+            matches!(&e, Err(Error::ShapeMismatch { op, .. }) if op == "take"),
+            "{dev:?}: {e:?}"
+        );
+        let e = take(&wide, &idx, IndexMode::Wrap);
+        assert!(
+            matches!(&e, Err(Error::TypeError { op, .. }) if op == "take"),
+            "{dev:?}: {e:?}"
+        );
+        assert_eq!(f64s(&flat), [7.0; 4], "{dev:?}");
+        // out is a: the values are gathered before they are written (np.take(x, rev, out=x))
+        let x = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[4]).unwrap();
+        let rev = Array::from_slice_on(&dev, &[3i64, 2, 1, 0], &[4]).unwrap();
+        x.take_with(
+            &rev,
+            Take {
+                out: Some(x.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(x.to_vec::<i32>().unwrap(), [4, 3, 2, 1], "{dev:?}");
     }
 }

@@ -8,6 +8,7 @@ use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
 use cupy_core::kernel::ir::{BinaryOp, Expr, Kernel, Stmt};
 use cupy_core::layout::{normalize_axis, Layout};
+use cupy_core::promote::{can_cast, Casting};
 use cupy_core::scalar::Scalar;
 
 /// NumPy's `mode=` of `take`, `put`, `choose` and `ravel_multi_index`: what an index outside
@@ -92,19 +93,25 @@ impl IndexMode {
 }
 
 /// Keyword arguments of [`take_with`]: NumPy's `axis=` (default `None`: index the flattened
-/// array) and `mode=`. An axis converts into it: `a.take_with(&idx, 0)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// array), `mode=` and `out=`. An axis or a mode converts into it: `a.take_with(&idx, 0)`.
+#[derive(Clone, Debug, Default)]
 pub struct Take {
     /// The axis to gather along (`axis=`); `None`: the flattened array.
     pub axis: Option<isize>,
     /// Out-of-bounds indices (`mode=`, default `'raise'`).
     pub mode: IndexMode,
+    /// An array to write the result into (`out=`), returned: it must have the result's shape,
+    /// and a dtype that casts to `a`'s under NumPy's `safe` rule (see [`take_with`]).
+    pub out: Option<Array>,
 }
 axis_options!(Take);
 
 impl From<IndexMode> for Take {
     fn from(mode: IndexMode) -> Take {
-        Take { axis: None, mode }
+        Take {
+            mode,
+            ..Default::default()
+        }
     }
 }
 
@@ -120,14 +127,48 @@ pub fn take(a: &Array, indices: &Array) -> Result<Array> {
     take_with(a, indices, Take::default())
 }
 
-/// `numpy.take(a, indices, axis=...)`: elements of `a` at `indices` along `axis`; the result
-/// has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s dtype (a 0-d `a`
-/// counts as 1-d, as NumPy's).
+/// `numpy.take(a, indices, axis=..., out=..., mode=...)`: elements of `a` at `indices` along
+/// `axis`; the result has shape `a.shape[:axis] + indices.shape + a.shape[axis+1:]` and `a`'s
+/// dtype (a 0-d `a` counts as 1-d, as NumPy's).
+///
+/// With `out`: NumPy 2.2's `PyArray_TakeFrom`, which gathers into a buffer of `a`'s dtype and
+/// writes it back into `out` (returned). `out` must have exactly the result's shape (any
+/// strides), and its dtype must cast to `a`'s under the `safe` rule (NumPy's check of the
+/// buffer): `out` of `a`'s dtype, or narrower, takes the values cast as the write-back casts
+/// them (`unsafe`: a float64 `a` into a float32 or bool `out`, int32 into int16, wrapping),
+/// while a wider or other-kind `out` (an int64 `out` of int32 data, complex of real data) is
+/// refused. `out` may be `a` itself; nothing is written when an error is returned.
 ///
 /// # Errors
-/// As [`take`]; [`Error::AxisOutOfRange`].
+/// As [`take`]; [`Error::AxisOutOfRange`]; [`Error::ShapeMismatch`] for an `out` of another
+/// shape (NumPy's ValueError "output array does not match result of ndarray.take");
+/// [`Error::TypeError`] for an `out` dtype that does not cast safely to `a`'s.
 pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Array> {
-    let Take { axis, mode } = opts.into();
+    let Take { axis, mode, out } = opts.into();
+    let r = take_new(a, indices, axis, mode, out.as_ref())?;
+    match out {
+        Some(o) => {
+            let r = if r.dtype() == o.dtype() {
+                r
+            } else {
+                r.astype(o.dtype())?
+            };
+            o.copy_from(&r)?;
+            Ok(o)
+        }
+        None => Ok(r),
+    }
+}
+
+/// The gather of [`take_with`] into a new array, `dest` (the `out=` to be written) checked
+/// against its shape and dtype before anything runs.
+fn take_new(
+    a: &Array,
+    indices: &Array,
+    axis: Option<isize>,
+    mode: IndexMode,
+    dest: Option<&Array>,
+) -> Result<Array> {
     let op = "take";
     let device = same_device(op, [a, indices])?;
     if !(indices.dtype().is_integer() || indices.dtype().is_bool()) {
@@ -154,6 +195,27 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     let mut out_shape: Vec<usize> = shape[..ax].to_vec();
     out_shape.extend(indices.shape());
     out_shape.extend(&shape[ax + 1..]);
+    if let Some(d) = dest {
+        same_device(op, [a, d])?;
+        if d.shape() != out_shape {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                lhs: out_shape,
+                rhs: d.shape().to_vec(),
+            });
+        }
+        if !can_cast(d.dtype(), a.dtype(), Casting::Safe) {
+            return Err(Error::TypeError {
+                op: op.into(),
+                dtypes: vec![d.dtype(), a.dtype()],
+                msg: format!(
+                    "out: cannot cast array data from {} to {} according to the rule 'safe'",
+                    d.dtype(),
+                    a.dtype()
+                ),
+            });
+        }
+    }
     let out = Array::empty_on(&device, &out_shape, a.dtype())?;
     // mode='raise' with a non-empty result: the bounds check folded into the gather (a flag
     // read once afterwards) instead of a min/max pass over the indices before it.
@@ -246,7 +308,7 @@ routine!(
     take as "cupy.take / ndarray.take",
     Indexing,
     probe: gather,
-    notes: "gather as one IR kernel; mode raise (bounds checked in the gather, one flag read), wrap, clip"
+    notes: "gather as one IR kernel; mode raise (bounds checked in the gather, one flag read), wrap, clip; out= (NumPy 2.2's safe-cast rule)"
 );
 
 impl Array {

@@ -412,4 +412,37 @@ def gen_indexing2():
     unr("unravel/oob", np.array([12]), (3, 4))
     unr("unravel/neg", np.array([-1]), (3, 4))
 
+    # take(out=): NumPy 2.2 gathers into a buffer of a's dtype (out's dtype must cast to it
+    # safely) and writes it back into out unsafely; out needs the result's exact shape
+    def take_out(cid, base, idx, axis, mode, out, steps=()):
+        ia, a = operand(g, base)
+        ii, i = operand(g, idx)
+        io, _ = operand(g, out, steps)
+
+        def run():
+            o = apply_view(out.copy(), steps)
+            r = np.take(a, i, axis=axis, mode=mode, out=o)
+            assert r is o
+            return o
+
+        record(g, cid, "take", [ia, ii, io], run, {"axis": axis, "mode": mode, "out": 2})
+
+    i3 = np.array([0, 2, -1, 7, -9], np.int64)
+    f3 = (a3 - 30.25).astype(np.float64)
+    for mode in ["raise", "wrap", "clip"]:
+        for odt in ["float64", "float32", "float16", "int64", "int8", "bool", "complex128"]:
+            take_out(f"take/out/{mode}/float64->{odt}", f3, i3 if mode != "raise" else i3[:3], 1, mode,
+                     np.full((3, 5 if mode != "raise" else 3, 5), 7, odt))
+        for odt in ["int32", "int16", "uint8", "int64", "float32", "uint32"]:
+            take_out(f"take/out/{mode}/int32->{odt}", a2 * 41 - 200, np.array([-13 if mode != "raise" else -12, 11, 0], np.int8), None,
+                     mode, np.full((3,), 7, odt))
+    take_out("take/out/strided", f3, np.array([1, 0]), 2, "raise", np.full((3, 4, 4), 7.0), [sl([None, None, None], [None, None, None], [None, None, 2])])
+    take_out("take/out/transposed", f3, np.array([[1, 0, 2]]), 0, "raise", np.full((5, 4, 3, 1), 7.0), [T()])
+    take_out("take/out/0d", f3, np.array(4), None, "raise", np.full((), 7.0))
+    take_out("take/out/empty_float32", f3, np.zeros((0,), np.int64), 1, "raise", np.full((3, 0, 5), 7, np.float32))
+    take_out("take/out/bad_shape", f3, np.array([0, 1]), 1, "raise", np.full((3, 2), 7.0))
+    take_out("take/out/bad_ndim", f3, np.array([0, 1]), 1, "raise", np.full((3, 2, 5, 1), 7.0))
+    take_out("take/out/broadcastable", f3, np.array([0, 1]), 1, "clip", np.full((1, 2, 5), 7.0))
+    take_out("take/out/out_of_bounds", f3, np.array([0, 4]), 1, "raise", np.full((3, 2, 5), 7.0))
+
     g.write()
