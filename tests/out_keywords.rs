@@ -1,9 +1,9 @@
-//! `round(out=)` and `take(out=)` beyond the goldens (groups `ufuncs2`, `indexing2`): the
-//! returned array is `out` itself, `out` is unchanged after a refusal, the refusals name the
-//! routine, and values typed in from NumPy 2.2.6.
+//! `round(out=)`, `take(out=)` and `quantile(weights=)` beyond the goldens (groups `ufuncs2`,
+//! `indexing2`, `quantiles`): the returned array is `out` itself, `out` is unchanged after a
+//! refusal, the refusals name the routine, and values typed in from NumPy 2.2.6.
 
 use crate::common;
-use cupy::{Array, DType, Error, IndexMode, Round, Take};
+use cupy::{Array, DType, Error, IndexMode, Quantile, QuantileMethod, Round, Take};
 
 /// `numpy.full(shape, v, dtype)` on `dev`.
 fn full(dev: &cupy::Device, shape: &[usize], v: f64, dtype: DType) -> Array {
@@ -170,5 +170,89 @@ fn take_into_out() {
         )
         .unwrap();
         assert_eq!(x.to_vec::<i32>().unwrap(), [4, 3, 2, 1], "{dev:?}");
+    }
+}
+
+#[test]
+fn weighted_quantiles() {
+    for dev in common::backends() {
+        let a = Array::from_slice_on(&dev, &[3.0f64, 1.0, 4.0, 1.0, 5.0, 9.0], &[2, 3]).unwrap();
+        let w = Array::from_slice_on(&dev, &[1i64, 0, 3, 2, 1, 1], &[2, 3]).unwrap();
+        let opts = |axis: Option<isize>, weights: &Array| Quantile {
+            axis: axis.map_or(cupy::Axes::All, Into::into),
+            method: QuantileMethod::InvertedCdf,
+            weights: Some(weights.clone()),
+            ..Default::default()
+        };
+        // np.quantile(a, [0, .25, .5, 1], axis=1, method='inverted_cdf', weights=w)
+        // = [[3, 1], [3, 1], [4, 1], [4, 9]] (the zero weight of 1 skips it at q=0)
+        let r = cupy::quantile_with(&a, [0.0, 0.25, 0.5, 1.0], opts(Some(1), &w)).unwrap();
+        assert_eq!(r.shape(), [4, 2], "{dev:?}");
+        assert_eq!(
+            f64s(&r),
+            [3.0, 1.0, 3.0, 1.0, 4.0, 1.0, 4.0, 9.0],
+            "{dev:?}"
+        );
+        // one weight per element of the axis: np.percentile(a, 50, axis=0, weights=[1, 3], ...)
+        let w1 = Array::from_slice_on(&dev, &[1.0f32, 3.0], &[2]).unwrap();
+        let p = cupy::percentile_with(&a, 50.0, opts(Some(0), &w1)).unwrap();
+        assert_eq!(f64s(&p), [1.0, 5.0, 9.0], "{dev:?}");
+        // refusals
+        let e = cupy::quantile_with(
+            &a,
+            0.5,
+            Quantile {
+                method: QuantileMethod::Linear,
+                ..opts(None, &w)
+            },
+        );
+        assert!(
+            matches!(&e, Err(Error::InvalidArgument { op, msg }) if op == "quantile" && msg.contains("inverted_cdf")),
+            "{dev:?}: {e:?}"
+        );
+        let neg = Array::from_slice_on(&dev, &[1.0f64, -1.0, 0.0], &[3]).unwrap();
+        let e = cupy::percentile_with(&a, 50.0, opts(Some(1), &neg));
+        assert!(
+            matches!(&e, Err(Error::InvalidArgument { op, msg }) if op == "percentile" && msg.contains("non-negative")),
+            "{dev:?}: {e:?}"
+        );
+        let e = cupy::quantile_with(&a, 0.5, opts(None, &w1));
+        assert!(matches!(e, Err(Error::TypeError { .. })), "{dev:?}: {e:?}");
+        let e = cupy::quantile_with(&a, 0.5, opts(Some(1), &w1));
+        assert!(
+            matches!(e, Err(Error::InvalidArgument { .. })),
+            "{dev:?}: {e:?}"
+        );
+        let e = cupy::nanquantile_with(&a, 0.5, opts(None, &w));
+        assert!(
+            matches!(e, Err(Error::Unsupported { .. })),
+            "{dev:?}: {e:?}"
+        );
+        // out: exactly the result's shape; unchanged when the weights are refused
+        let out = full(&dev, &[2], 7.0, DType::Float64);
+        let o = Quantile {
+            out: Some(out.clone()),
+            ..opts(Some(1), &neg)
+        };
+        assert!(cupy::quantile_with(&a, 0.5, o).is_err(), "{dev:?}");
+        assert_eq!(f64s(&out), [7.0, 7.0], "{dev:?}");
+        let o = Quantile {
+            out: Some(out.clone()),
+            ..opts(Some(1), &w)
+        };
+        let r = cupy::quantile_with(&a, 0.5, o).unwrap();
+        assert!(r.shares_memory_with(&out), "{dev:?}");
+        assert_eq!(f64s(&out), [4.0, 1.0], "{dev:?}");
+        let o = Quantile {
+            out: Some(full(&dev, &[1, 2], 0.0, DType::Float64)),
+            ..opts(Some(1), &w)
+        };
+        assert!(
+            matches!(
+                cupy::quantile_with(&a, 0.5, o),
+                Err(Error::InvalidArgument { .. })
+            ),
+            "{dev:?}"
+        );
     }
 }

@@ -163,6 +163,7 @@ pub mod reduction;
 pub mod sums;
 pub mod truth;
 pub mod virtual_index;
+mod weighted;
 
 /// Every reduction object, by NumPy's name (`cupy::reductions::sum` is `numpy.sum`).
 pub mod reductions {

@@ -30,7 +30,8 @@ use cupy_core::promote::promote_types;
 use cupy_core::scalar::Scalar;
 
 /// Keyword arguments of the `quantile`/`percentile` family (`numpy.quantile(a, q, axis=None,
-/// out=None, method='linear', keepdims=False)`). An axis converts into it.
+/// out=None, method='linear', keepdims=False, *, weights=None)`). An axis or a method converts
+/// into it.
 #[derive(Clone, Debug, Default)]
 pub struct Quantile {
     /// The axes (`axis=`): [`Axes::All`] (`None`, the flattened array), one or several.
@@ -39,8 +40,18 @@ pub struct Quantile {
     pub method: QuantileMethod,
     /// Keep the reduced axes as length-1 axes (`keepdims=`).
     pub keepdims: bool,
-    /// An array to write the result into (`out=`, NumPy's `same_kind` cast), returned.
+    /// An array to write the result into (`out=`, NumPy's `same_kind` cast), returned. With
+    /// `weights` it must have exactly the result's shape and takes the values cast as NumPy's
+    /// item assignment casts them (`unsafe`).
     pub out: Option<Array>,
+    /// One weight per element of `a` (`weights=`, NumPy 2.0), `quantile`/`percentile` with
+    /// [`QuantileMethod::InvertedCdf`] only: `a`'s shape, or with `axis` given the lengths of
+    /// those axes in the order `axis` names them (a 1-d array of the axis length for one axis);
+    /// non-negative; any real dtype (summed in float64). The quantile of a row is its first
+    /// sorted element whose cumulative weight reaches `q` times the row's total (elements of
+    /// zero weight before it skipped); a row of zero total weight gives its smallest element, a
+    /// row holding NaN gives NaN. The result has `a`'s dtype. The `nan*` forms refuse it.
+    pub weights: Option<Array>,
 }
 
 impl<T: Into<Axes>> From<T> for Quantile {
@@ -263,6 +274,7 @@ fn order_stat(
     keepdims: bool,
     out: Option<&Array>,
     nan: bool,
+    weights: Option<&Array>,
 ) -> Result<Array> {
     let v = a.dtype();
     let has_nan = v.is_float() || v.is_complex();
@@ -323,6 +335,22 @@ fn order_stat(
         }
         _ => (DType::Float64, vec![0.5], vec![]),
     };
+    if let (Some(weights), Stat::Quantile { method, .. }) = (weights, stat) {
+        return super::weighted::Weighted {
+            op,
+            a,
+            weights,
+            method,
+            axis,
+            red: &red,
+            qs: &qs,
+            g,
+            q_shape: &q_shape,
+            kept_shape: &kept_shape,
+            out,
+        }
+        .run();
+    }
     let (mode, out_dtype) = match stat {
         Stat::Median => (Mode::Median, mean_dtype),
         Stat::Quantile { method, .. } if method.discrete() => (Mode::Take, v),
@@ -566,6 +594,7 @@ pub fn median_with(a: &Array, opts: impl Into<Median>) -> Result<Array> {
         o.keepdims,
         o.out.as_ref(),
         false,
+        None,
     )
 }
 routine!(median, Statistics, probe: sort_probe, notes: "axis (int or tuple), keepdims, out");
@@ -593,6 +622,7 @@ pub fn nanmedian_with(a: &Array, opts: impl Into<Median>) -> Result<Array> {
         o.keepdims,
         o.out.as_ref(),
         true,
+        None,
     )
 }
 routine!(nanmedian, Statistics, probe: sort_probe, notes: "axis (int or tuple), keepdims, out");
@@ -615,15 +645,28 @@ macro_rules! quantile_fns {
         /// [`Error::InvalidArgument`] for a probability outside the range (NumPy's
         /// ValueError); [`Error::TypeError`] for complex input, or bool input with an
         /// interpolating method; [`Error::IndexOutOfBounds`] for an empty reduction of the
-        /// non-`nan` forms (NumPy's IndexError); axis, sort dtype and device errors.
+        /// non-`nan` forms (NumPy's IndexError); axis, sort dtype and device errors. With
+        /// [`Quantile::weights`]: [`Error::InvalidArgument`] for another method than
+        /// `inverted_cdf`, weights of the wrong shape or a negative weight (NumPy's
+        /// ValueError), and an `out` of another shape; [`Error::TypeError`] for weights of
+        /// another shape than `a` without `axis`; [`Error::Unsupported`] from the `nan*` forms.
         pub fn $with(
             a: &Array,
             q: impl Into<Probabilities>,
             opts: impl Into<Quantile>,
         ) -> Result<Array> {
             let o = opts.into();
+            let op = stringify!($name);
+            if $nan && o.weights.is_some() {
+                return Err(Error::Unsupported {
+                    op: op.into(),
+                    backend: "every backend".into(),
+                    reason: "weights= of the nan* forms is not implemented (quantile and \
+                             percentile take it)".into(),
+                });
+            }
             let stat = Stat::Quantile { method: o.method, percent: $percent };
-            order_stat(stringify!($name), a, Some(&q.into()), stat, &o.axis, o.keepdims, o.out.as_ref(), $nan)
+            order_stat(op, a, Some(&q.into()), stat, &o.axis, o.keepdims, o.out.as_ref(), $nan, o.weights.as_ref())
         }
     )*};
 }
@@ -634,8 +677,8 @@ quantile_fns! {
     nanquantile / nanquantile_with: false, true, "the quantiles of the non-NaN elements";
     nanpercentile / nanpercentile_with: true, true, "the percentiles of the non-NaN elements";
 }
-routine!(quantile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out");
-routine!(percentile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out");
+routine!(quantile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out, weights (inverted_cdf)");
+routine!(percentile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out, weights (inverted_cdf)");
 routine!(nanquantile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out");
 routine!(nanpercentile, Statistics, probe: sort_probe, notes: "axis (int or tuple), method (13), keepdims, out");
 
