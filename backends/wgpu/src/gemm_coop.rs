@@ -181,6 +181,38 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
 }}"
         )
     };
+    // Fragment `i` of A (`j` of B) for K step `ks` of the slice at `k` (a WGSL expression):
+    // straight from the operand (`direct`) or from the staged tile.
+    let frag_a = |i: u32, ks: u32, k: &str| {
+        if direct {
+            format!(
+                "coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + {k} + {}u], lda)",
+                i * s,
+                ks * s
+            )
+        } else {
+            format!(
+                "coopLoadT<{ty}<AB, A>>(&As[ao + (fr + {}u) * LDA + {}u], LDA)",
+                i * s,
+                ks * s
+            )
+        }
+    };
+    let frag_b = |j: u32, ks: u32, k: &str| {
+        if direct {
+            format!(
+                "coopLoadT<{ty}<AB, B>>(&Bg[bcol + ({k} + {}u) * ldb + {}u], ldb)",
+                ks * s,
+                j * s
+            )
+        } else {
+            format!(
+                "coopLoadT<{ty}<AB, B>>(&Bs[bo + {}u * LDB + fc + {}u], LDB)",
+                ks * s,
+                j * s
+            )
+        }
+    };
     // The K loop: element pairs staged per slice (any layout); or vec4s, loaded into registers
     // and stored to workgroup memory, single-buffered or (`double`) the next slice's loads
     // issued before this slice's fragments and stored after them into the other buffer: one
@@ -190,20 +222,10 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
         if prefetch {
             for ks in 0..bk / s {
                 for i in 0..fm {
-                    let _ = writeln!(
-                        first,
-                        "  var pa{ks}_{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + {}u], lda);",
-                        i * s,
-                        ks * s
-                    );
+                    let _ = writeln!(first, "  var pa{ks}_{i} = {};", frag_a(i, ks, "0u"));
                 }
                 for j in 0..fn_ {
-                    let _ = writeln!(
-                        first,
-                        "  var pb{ks}_{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + {}u * ldb + {}u], ldb);",
-                        ks * s,
-                        j * s
-                    );
+                    let _ = writeln!(first, "  var pb{ks}_{j} = {};", frag_b(j, ks, "0u"));
                 }
             }
         }
@@ -363,82 +385,34 @@ INNER
     }
     for ks in 0..bk / s {
         inner.push_str("    {\n");
-        if prefetch {
-            // The slice's fragments are `pa`/`pb` (loaded one slice ahead); the next slice's
-            // (`kn`: the last slice again at the end) are loaded before the products.
-            for i in 0..fm {
-                let _ = writeln!(
-                    inner,
-                    "      let na{ks}_{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + kn + {}u], lda);",
-                    i * s,
-                    ks * s
-                );
-            }
+        // Without `prefetch` the slice's fragments are loaded and used at once; with it the
+        // products use `pa`/`pb` (loaded one slice ahead) while the next slice's (`kn`: the
+        // last slice again at the end) are loaded.
+        let (load_a, load_b, k, use_a, use_b) = if prefetch {
+            ("na", "nb", "kn", "pa", "pb")
+        } else {
+            ("a", "b", "k0", "a", "b")
+        };
+        for i in 0..fm {
+            let _ = writeln!(inner, "      let {load_a}{ks}_{i} = {};", frag_a(i, ks, k));
+        }
+        for j in 0..fn_ {
+            let _ = writeln!(inner, "      let {load_b}{ks}_{j} = {};", frag_b(j, ks, k));
+        }
+        for i in 0..fm {
             for j in 0..fn_ {
                 let _ = writeln!(
                     inner,
-                    "      let nb{ks}_{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + (kn + {}u) * ldb + {}u], ldb);",
-                    ks * s,
-                    j * s
+                    "      c_{i}_{j} = coopMultiplyAdd({use_a}{ks}_{i}, {use_b}{ks}_{j}, c_{i}_{j});"
                 );
             }
-            for i in 0..fm {
-                for j in 0..fn_ {
-                    let _ = writeln!(
-                        inner,
-                        "      c_{i}_{j} = coopMultiplyAdd(pa{ks}_{i}, pb{ks}_{j}, c_{i}_{j});"
-                    );
-                }
-            }
+        }
+        if prefetch {
             for i in 0..fm {
                 let _ = writeln!(inner, "      pa{ks}_{i} = na{ks}_{i};");
             }
             for j in 0..fn_ {
                 let _ = writeln!(inner, "      pb{ks}_{j} = nb{ks}_{j};");
-            }
-            inner.push_str("    }\n");
-            continue;
-        }
-        for i in 0..fm {
-            let _ = if direct {
-                writeln!(
-                    inner,
-                    "      let a{i} = coopLoadT<{ty}<AB, A>>(&Ag[arow + {}u * lda + k0 + {}u], lda);",
-                    i * s,
-                    ks * s
-                )
-            } else {
-                writeln!(
-                    inner,
-                    "      let a{i} = coopLoadT<{ty}<AB, A>>(&As[ao + (fr + {}u) * LDA + {}u], LDA);",
-                    i * s,
-                    ks * s
-                )
-            };
-        }
-        for j in 0..fn_ {
-            let _ = if direct {
-                writeln!(
-                    inner,
-                    "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bg[bcol + (k0 + {}u) * ldb + {}u], ldb);",
-                    ks * s,
-                    j * s
-                )
-            } else {
-                writeln!(
-                    inner,
-                    "      let b{j} = coopLoadT<{ty}<AB, B>>(&Bs[bo + {}u * LDB + fc + {}u], LDB);",
-                    ks * s,
-                    j * s
-                )
-            };
-        }
-        for i in 0..fm {
-            for j in 0..fn_ {
-                let _ = writeln!(
-                    inner,
-                    "      c_{i}_{j} = coopMultiplyAdd(a{i}, b{j}, c_{i}_{j});"
-                );
             }
         }
         inner.push_str("    }\n");

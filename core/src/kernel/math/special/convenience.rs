@@ -62,19 +62,21 @@ pub fn log_expit(b: &mut dyn Bind, x: Expr) -> Expr {
 
 /// `x * log(y)`, 0 where `x == 0` and `y` is not NaN (`scipy.special.xlogy`).
 pub fn xlogy(b: &mut dyn Bind, x: Expr, y: Expr) -> Expr {
-    let t = x.ty;
-    let x = b.bind(x);
-    let y = b.bind(y);
-    let zero = bin(
-        B::And,
-        bin(B::Eq, x.clone(), fconst(t, 0.0)),
-        un(U::Not, un(U::IsNan, y.clone())),
-    );
-    Expr::select(zero, fconst(t, 0.0), bin(B::Mul, x, un(U::Log, y)))
+    x_times(b, x, y, |_, y| un(U::Log, y))
 }
 
 /// `x * log1p(y)`, 0 where `x == 0` and `y` is not NaN (`scipy.special.xlog1py`).
 pub fn xlog1py(b: &mut dyn Bind, x: Expr, y: Expr) -> Expr {
+    x_times(b, x, y, log1p)
+}
+
+/// `x * f(y)`, 0 where `x == 0` and `y` is not NaN (SciPy's `xlogy` family).
+fn x_times(
+    b: &mut dyn Bind,
+    x: Expr,
+    y: Expr,
+    f: impl FnOnce(&mut dyn Bind, Expr) -> Expr,
+) -> Expr {
     let t = x.ty;
     let x = b.bind(x);
     let y = b.bind(y);
@@ -83,8 +85,8 @@ pub fn xlog1py(b: &mut dyn Bind, x: Expr, y: Expr) -> Expr {
         bin(B::Eq, x.clone(), fconst(t, 0.0)),
         un(U::Not, un(U::IsNan, y.clone())),
     );
-    let l = log1p(b, y);
-    Expr::select(zero, fconst(t, 0.0), bin(B::Mul, x, l))
+    let fy = f(b, y);
+    Expr::select(zero, fconst(t, 0.0), bin(B::Mul, x, fy))
 }
 
 /// The elementwise entropy `-x log(x)` (`scipy.special.entr`): 0 at 0, `-inf` below 0, NaN
