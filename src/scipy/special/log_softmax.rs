@@ -55,12 +55,12 @@ fn floating(op: &str, a: &Array) -> Result<Array> {
 /// The maximum of `a` over `axis` with the reduced axes kept, non-finite maxima replaced by 0
 /// (SciPy's shift).
 fn shift(op: &str, a: &Array, axis: &Axes) -> Result<Array> {
-    normalize_axes(op, axis, a.ndim())?;
-    if a.size() == 0 {
+    if reduces_nothing(op, a, axis)? {
         return Err(Error::invalid(
             op,
             format!(
-                "an empty array (shape {:?}) has no maximum to shift by",
+                "zero-size array to reduction operation maximum which has no identity \
+                 (shape {:?}, axis {axis:?})",
                 a.shape()
             ),
         ));
@@ -74,6 +74,12 @@ fn shift(op: &str, a: &Array, axis: &Axes) -> Result<Array> {
         },
     )?;
     crate::where_(&crate::isfinite(&m)?, &m, 0.0)
+}
+
+/// Whether the slices reduced over `axis` are empty (a reduced axis of length 0).
+fn reduces_nothing(op: &str, a: &Array, axis: &Axes) -> Result<bool> {
+    let axes = normalize_axes(op, axis, a.ndim())?;
+    Ok(axes.iter().any(|&ax| a.shape()[ax] == 0))
 }
 
 fn sum_keep(a: &Array, axis: &Axes) -> Result<Array> {
@@ -116,13 +122,18 @@ routine!(logsumexp as "cupyx.scipy.special.logsumexp", Special, notes: "axis, b=
 /// is then `log|sum|`). Float inputs keep their dtype; bool and integers compute in float64.
 ///
 /// # Errors
-/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; `InvalidArgument` for
-/// an empty `a`; broadcasting errors of `b`.
+/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; broadcasting errors of
+/// `b`. Empty slices give `-inf`, as SciPy.
 pub fn logsumexp_with(a: &Array, opts: impl Into<LogSumExp>) -> Result<(Array, Option<Array>)> {
     let op = "logsumexp";
     let o = opts.into();
     let a = floating(op, a)?;
-    let m = shift(op, &a, &o.axis)?;
+    // Empty slices sum nothing: log(0) = -inf, as SciPy.
+    let m = if reduces_nothing(op, &a, &o.axis)? {
+        sum_keep(&a, &o.axis)?
+    } else {
+        shift(op, &a, &o.axis)?
+    };
     let mut e = crate::exp(&crate::subtract(&a, &m)?)?;
     if let Some(b) = &o.b {
         e = crate::multiply(&e, b)?;
@@ -149,8 +160,8 @@ pub fn logsumexp_with(a: &Array, opts: impl Into<LogSumExp>) -> Result<(Array, O
 /// and integers compute in float64.
 ///
 /// # Errors
-/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; `InvalidArgument` for
-/// an empty `x`.
+/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; `InvalidArgument` where
+/// a reduced axis has length 0 (NumPy's "zero-size array to reduction operation maximum").
 pub fn softmax(x: &Array, axis: impl Into<Axes>) -> Result<Array> {
     let op = "softmax";
     let axis = axis.into();

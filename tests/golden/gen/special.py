@@ -83,4 +83,16 @@ def gen_special():
         r = np.asarray(sc.logsumexp(a, axis=1, b=bw, return_sign=True)[piece])
         c.update(expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape))
         g.case(**c)
+    # empty inputs: logsumexp sums nothing (-inf); softmax and log_softmax raise
+    e0 = np.zeros((0, 3))
+    # (SciPy 1.17 raises IndexError for a 2-d empty array with axis=None: the 1-d one instead)
+    case("logsumexp/empty/none", "logsumexp", [operand(g, np.zeros(0))], lambda x: sc.logsumexp(x), axis=None,
+         keepdims=False)
+    case("logsumexp/empty/axis0", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=0), axis=0, keepdims=False)
+    case("logsumexp/empty/axis1", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1), axis=1, keepdims=False)
+    case("softmax/empty", "softmax", [operand(g, e0)], lambda x: sc.softmax(x, axis=0), axis=0)
+    case("log_softmax/empty", "log_softmax", [operand(g, e0)], lambda x: sc.log_softmax(x, axis=1), axis=1)
+    case("log_softmax/empty_axis0", "log_softmax", [operand(g, e0)], lambda x: sc.log_softmax(x, axis=0), axis=0)
+    case("logsumexp/empty/rows", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1, keepdims=True),
+         axis=1, keepdims=True)
     g.write()
