@@ -50,6 +50,39 @@ def gen_special():
         case(f"{name}/T", name, [operand(g, np.linspace(-3, 3, 12).reshape(3, 4), [T()]),
                                  operand(g, np.linspace(0.1, 2, 3))], fn)
 
+    # ---- the error function family ----
+    ef_pts = np.array([-np.inf, -1e300, -40.0, -38.0, -27.0, -26.0, -10.0, -6.0, -3.0, -1.5, -1.0, -0.999, -0.7,
+                       -0.5, -1e-5, -1e-300, -0.0, 0.0, 5e-324, 1e-300, 1e-8, 0.1, 0.5, 0.7071, 0.99, 1.0, 1.01,
+                       2.0, 5.0, 7.99, 8.0, 8.01, 20.0, 26.5, 27.0, 30.0, 38.0, 40.0, 49.9, 50.0, 60.0, 1e4, 1e8,
+                       1e300, np.inf, np.nan])
+    dense = np.linspace(-10.0, 10.0, 801)
+    wide = np.concatenate([np.linspace(-40.0, 40.0, 401), -np.geomspace(40, 1e10, 40), np.geomspace(40, 1e10, 40)])
+    prob = np.concatenate([[0.0, 5e-324, 1e-300, 1e-100, 1e-20, 1e-14, 1.2e-14, 1e-10, 1e-5, 0.01, 0.1, 0.1353, 0.1354,
+                            0.25, 0.5 - 1e-12, 0.5, 0.5 + 1e-12, 0.75, 0.8646, 0.8647, 0.9, 0.99, 1 - 1e-10,
+                            1 - 2**-53, 1.0, -0.0, -1e-10, 1.0 + 1e-15, 2.0, -np.inf, np.inf, np.nan],
+                           np.linspace(0.0, 1.0, 401)])
+    unitpm = np.concatenate([[-1.0, 1.0, -0.0, 0.0, 1e-300, -1e-300, 1e-10, -1e-7, 1e-6, 0.4999, 0.5, -0.5, 0.9,
+                              -0.999999, 1 - 1e-12, 1 - 2**-53, -(1 - 2**-53), 1.0 + 1e-15, -1.5, 2.0, np.inf,
+                              -np.inf, np.nan], np.linspace(-1.0, 1.0, 401)])
+    two = np.concatenate([[0.0, 5e-324, 1e-300, 1e-20, 1e-10, 0.5, 1.0, 1.5, 2 - 1e-10, 2.0, -1e-10, 2.5, -0.0,
+                           np.inf, -np.inf, np.nan], np.linspace(0.0, 2.0, 401)])
+    efam = {"erf": (sc.erf, [ef_pts, dense]), "erfc": (sc.erfc, [ef_pts, dense, wide]),
+            "erfcx": (sc.erfcx, [ef_pts, dense, wide]), "ndtr": (sc.ndtr, [ef_pts, dense, wide]),
+            "log_ndtr": (sc.log_ndtr, [ef_pts, dense, wide]), "erfinv": (sc.erfinv, [unitpm]),
+            "erfcinv": (sc.erfcinv, [two]), "ndtri": (sc.ndtri, [prob])}
+    for name, (fn, sets) in efam.items():
+        for dt in ("float32", "float64"):
+            for k, s in enumerate(sets):
+                case(f"{name}/{dt}/{k}", name, [operand(g, s.astype(dt))], fn)
+        small = np.array([0.0, 0.25, 0.5, 1.0, 0.75, 0.125]) if name in ("erfinv", "ndtri", "erfcinv") else \
+            np.array([-3, -1, 0, 1, 2, 5])
+        for dt in ("bool", "int8", "uint8", "int32", "int64", "float16"):
+            base = (np.arange(6) % 2 == 0) if dt == "bool" else small.astype(dt)
+            case(f"{name}/{dt}", name, [operand(g, base)], fn)
+        case(f"{name}/float64/T", name, [operand(g, np.linspace(-0.9, 0.9, 24).reshape(4, 6), [T()])], fn)
+        if name in ("erfinv", "erfcinv", "ndtri"):  # no complex loops: TypeError
+            case(f"{name}/complex128", name, [operand(g, np.array([0.5 + 1j], np.complex128))], fn)
+
     # ---- logsumexp, softmax, log_softmax ----
     rng = np.random.default_rng(7)
     a = rng.normal(size=(4, 5)) * 30

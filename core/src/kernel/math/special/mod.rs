@@ -5,7 +5,9 @@
 //! Cephes); each file names its sources.
 
 mod convenience;
+mod error_function;
 
 pub use convenience::{
     entr, expit, huber, kl_div, log_expit, logit, pseudo_huber, rel_entr, xlog1py, xlogy,
 };
+pub use error_function::{erf, erfc, erfcinv, erfcx, erfinv, log_ndtr, ndtr, ndtri, p1evl, polevl};
