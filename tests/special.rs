@@ -1,5 +1,5 @@
 //! `cupyx.scipy.special` against SciPy 1.17.1 goldens (`tests/golden/gen/special.py`): the
-//! convenience and information-theory ufuncs over their special points, SciPy's loop dtypes
+//! convenience, information-theory and error-function ufuncs over their special points, SciPy's loop dtypes
 //! for every input class, views and broadcasting; `logsumexp`, `softmax` and `log_softmax`.
 //!
 //! Tolerances: the ufuncs within 4 ulps of SciPy in float64 and 8 in float32 (computed in
@@ -61,8 +61,9 @@ fn tol(case: &Value) -> Tol {
             };
             Tol::UlpsOrAbs(if f32 { 64 } else { 16 }, 40.0 * eps)
         }
-        // Cephes' P/Q and R/S (erfc(x) exp(x^2)) against SciPy's Faddeeva Chebyshev fits, and
-        // exp(x^2)(1 - erf(x)) below 1 (cancellation near 1).
+        // erfcx: Cephes' P/Q and R/S (erfc(x) exp(x^2)) against SciPy's Faddeeva Chebyshev
+        // fits, and exp(x^2)(1 - erf(x)) below 1 (cancellation near 1). Measured: 7 ulps on the
+        // golden points (cpu and wgpu), up to 14 in a 600,000-point NumPy model of [0.5, 1).
         "erfcx" if !f32 => Tol::Ulps(16),
         _ => Tol::Ulps(if f32 { 8 } else { 4 }),
     }
