@@ -13,6 +13,10 @@
 //! `erfcinv(1 - |y|)` for `|y| >= 1/2`, where `1 - |y|` is exact) and takes two Newton steps on
 //! `erf(x) = |y|` (`erfc(x) = 1 - |y|` for `|y| >= 1/2`, so the residual keeps its digits).
 
+// The coefficients are quoted digit for digit as Cephes publishes them, so they can be checked
+// against the source (f64 keeps what it can hold).
+#![allow(clippy::excessive_precision)]
+
 use super::super::{fconst, log1p, Bind};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
