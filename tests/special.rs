@@ -115,3 +115,27 @@ fn special_functions_and_their_ufuncs_agree() {
     }
     t.finish();
 }
+
+/// A `b` that does not broadcast with `a` is refused naming logsumexp (it was multiply's
+/// error), before anything runs.
+#[test]
+fn logsumexp_refuses_a_b_of_another_shape_naming_it() {
+    let mut t = common::Tally::new("special_errors");
+    for dev in common::backends() {
+        let r = (|| -> std::result::Result<(), common::CaseError> {
+            let a = Array::from_slice_on(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+            let b = Array::from_slice_on(&dev, &[1.0f64, 2.0], &[2])?;
+            let o = special::LogSumExp {
+                axis: 1.into(),
+                b: Some(b),
+                ..Default::default()
+            };
+            match special::logsumexp_with(&a, o) {
+                Err(Error::ShapeMismatch { op, .. }) if op == "logsumexp" => Ok(()),
+                other => Err(format!("logsumexp with b of shape [2]: {other:?}").into()),
+            }
+        })();
+        t.check(&dev, "logsumexp_b_shape", r);
+    }
+    t.finish();
+}

@@ -495,7 +495,8 @@ fn linear_ramp(
         arithmetic::multiply(&idx, &step)?
     };
     let mut y = arithmetic::add(&ramp, end)?;
-    if !(dtype.is_float() || dtype.is_complex()) {
+    // NumPy's linspace floors for integer dtypes only: bool takes any nonzero value as true.
+    if dtype.is_integer() {
         y = rounding::floor(&y)?;
     }
     if reverse {

@@ -1,6 +1,7 @@
 //! `logsumexp`, `softmax` and `log_softmax` (`cupyx.scipy.special`), composed from reductions
 //! and ufuncs as SciPy writes them (`scipy/special/_logsumexp.py`): the inputs are shifted by
-//! their maximum along the axes (a non-finite maximum by 0) before `exp`, so nothing overflows.
+//! their maximum along the axes (in `logsumexp` and `log_softmax` a non-finite maximum by 0)
+//! before `exp`, so nothing overflows.
 //! Results agree with SciPy 1.17 within a few ulps; SciPy also sums around the maximum's own
 //! term with `log1p`, which this does not.
 
@@ -8,6 +9,8 @@ use crate::array::Array;
 use crate::statistics::reduction::{normalize_axes, Axes, Reduce};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
+use cupy_core::layout::broadcast_shapes;
+use cupy_core::promote::promote_types;
 
 /// Keyword arguments of [`logsumexp_with`] (`scipy.special.logsumexp(a, axis=None, b=None,
 /// keepdims=False, return_sign=False)`).
@@ -52,15 +55,16 @@ fn floating(op: &str, a: &Array) -> Result<Array> {
     }
 }
 
-/// The maximum of `a` over `axis` with the reduced axes kept, non-finite maxima replaced by 0
-/// (SciPy's shift).
-fn shift(op: &str, a: &Array, axis: &Axes) -> Result<Array> {
-    if reduces_nothing(op, a, axis)? {
+/// The maximum of `a` over `axis` with the reduced axes kept; with `finite`, non-finite maxima
+/// replaced by 0 (SciPy's shift in `logsumexp` and `log_softmax`; its `softmax` subtracts the
+/// maximum as it is, so a row holding `inf` is NaN there).
+fn shift(op: &str, a: &Array, axis: &Axes, finite: bool) -> Result<Array> {
+    let axes = normalize_axes(op, axis, a.ndim())?;
+    if axes.iter().any(|&i| a.shape()[i] == 0) {
         return Err(Error::invalid(
             op,
             format!(
-                "zero-size array to reduction operation maximum which has no identity \
-                 (shape {:?}, axis {axis:?})",
+                "an empty reduction (shape {:?}, axis {axes:?}) has no maximum to shift by",
                 a.shape()
             ),
         ));
@@ -73,13 +77,11 @@ fn shift(op: &str, a: &Array, axis: &Axes) -> Result<Array> {
             ..Default::default()
         },
     )?;
-    crate::where_(&crate::isfinite(&m)?, &m, 0.0)
-}
-
-/// Whether the slices reduced over `axis` are empty (a reduced axis of length 0).
-fn reduces_nothing(op: &str, a: &Array, axis: &Axes) -> Result<bool> {
-    let axes = normalize_axes(op, axis, a.ndim())?;
-    Ok(axes.iter().any(|&ax| a.shape()[ax] == 0))
+    if finite {
+        crate::where_(&crate::isfinite(&m)?, &m, 0.0)
+    } else {
+        Ok(m)
+    }
 }
 
 fn sum_keep(a: &Array, axis: &Axes) -> Result<Array> {
@@ -120,34 +122,59 @@ routine!(logsumexp as "cupyx.scipy.special.logsumexp", Special, notes: "axis, b=
 /// the axes, computed as `m + log(sum(b * exp(a - m)))` with `m` the maximum (0 where it is
 /// not finite). Returns the result and, with `return_sign`, the sign of the sum (the result
 /// is then `log|sum|`). Float inputs keep their dtype; bool and integers compute in float64.
+/// As SciPy, `a` and `b` are broadcast together and promoted to a float dtype first, terms
+/// whose `b` is 0 are left out (`a` there taken as `-inf`), a 0-d `a` counts as 1-d, and an
+/// empty `a` sums to 0 (`-inf`, sign -1).
 ///
 /// # Errors
-/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; broadcasting errors of
-/// `b`. Empty slices give `-inf`, as SciPy.
+/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`];
+/// [`Error::ShapeMismatch`] naming logsumexp for a `b` that does not broadcast with `a`.
 pub fn logsumexp_with(a: &Array, opts: impl Into<LogSumExp>) -> Result<(Array, Option<Array>)> {
     let op = "logsumexp";
     let o = opts.into();
-    let a = floating(op, a)?;
-    // Empty slices sum nothing: log(0) = -inf, as SciPy.
-    let m = if reduces_nothing(op, &a, &o.axis)? {
-        sum_keep(&a, &o.axis)?
-    } else {
-        shift(op, &a, &o.axis)?
+    // SciPy's xp_promote(a, b, broadcast=True, force_floating=True) and atleast_nd(a, 1).
+    let (a, b) = match &o.b {
+        Some(b) => {
+            let t = promote_types(a.dtype(), b.dtype());
+            let t = if t.is_inexact() { t } else { DType::Float64 };
+            let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+            let a = floating(op, &a.astype(t)?.broadcast_to(&shape)?)?;
+            let b = b.astype(t)?.broadcast_to(&shape)?;
+            // SciPy's `a[b == 0] = -inf`: a zero-weighted term neither shifts nor adds.
+            let a = crate::where_(&crate::equal(&b, 0.0)?, f64::NEG_INFINITY, &a)?;
+            (a, Some(b))
+        }
+        None => (floating(op, a)?, None),
     };
-    let mut e = crate::exp(&crate::subtract(&a, &m)?)?;
-    if let Some(b) = &o.b {
-        e = crate::multiply(&e, b)?;
-    }
-    let mut s = sum_keep(&e, &o.axis)?;
-    let sign = if o.return_sign {
-        let sg = crate::sign(&s)?;
-        s = crate::absolute(&s)?;
-        Some(sg)
+    let a = if a.ndim() == 0 { a.reshape(&[1])? } else { a };
+    let (mut out, mut sign) = if a.size() == 0 {
+        // SciPy: an empty `a` sums to 0, whose log is `-inf` (sign -1, as `sign(-inf)`).
+        let axes = normalize_axes(op, &o.axis, a.ndim())?;
+        let shape: Vec<usize> = (0..a.ndim())
+            .map(|i| if axes.contains(&i) { 1 } else { a.shape()[i] })
+            .collect();
+        let out = Array::full_on(a.device(), &shape, f64::NEG_INFINITY, a.dtype())?;
+        let sign = o
+            .return_sign
+            .then(|| Array::full_on(a.device(), &shape, -1.0, a.dtype()))
+            .transpose()?;
+        (out, sign)
     } else {
-        None
+        let m = shift(op, &a, &o.axis, true)?;
+        let mut e = crate::exp(&crate::subtract(&a, &m)?)?;
+        if let Some(b) = &b {
+            e = crate::multiply(&e, b)?;
+        }
+        let mut s = sum_keep(&e, &o.axis)?;
+        let sign = if o.return_sign {
+            let sg = crate::sign(&s)?;
+            s = crate::absolute(&s)?;
+            Some(sg)
+        } else {
+            None
+        };
+        (crate::add(&crate::log(&s)?, &m)?, sign)
     };
-    let mut out = crate::add(&crate::log(&s)?, &m)?;
-    let mut sign = sign;
     if !o.keepdims {
         out = drop_axes(op, &out, &o.axis)?;
         sign = sign.map(|s| drop_axes(op, &s, &o.axis)).transpose()?;
@@ -156,17 +183,17 @@ pub fn logsumexp_with(a: &Array, opts: impl Into<LogSumExp>) -> Result<(Array, O
 }
 
 /// The softmax `exp(x) / sum(exp(x))` over `axis` (`cupyx.scipy.special.softmax(x, axis)`;
-/// `None`: every axis), from `x` shifted by its maximum. Float inputs keep their dtype; bool
-/// and integers compute in float64.
+/// `None`: every axis), from `x` shifted by its maximum (as it is, as SciPy: a slice holding
+/// `inf` is NaN). Float inputs keep their dtype; bool and integers compute in float64.
 ///
 /// # Errors
-/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; `InvalidArgument` where
-/// a reduced axis has length 0 (NumPy's "zero-size array to reduction operation maximum").
+/// [`Error::TypeError`] for complex inputs; [`Error::AxisOutOfRange`]; `InvalidArgument` for
+/// an empty reduction (an axis of length 0 among `axis`; NumPy's maximum has no identity).
 pub fn softmax(x: &Array, axis: impl Into<Axes>) -> Result<Array> {
     let op = "softmax";
     let axis = axis.into();
     let x = floating(op, x)?;
-    let m = shift(op, &x, &axis)?;
+    let m = shift(op, &x, &axis, false)?;
     let e = crate::exp(&crate::subtract(&x, &m)?)?;
     crate::divide(&e, &sum_keep(&e, &axis)?)
 }
@@ -181,7 +208,7 @@ pub fn log_softmax(x: &Array, axis: impl Into<Axes>) -> Result<Array> {
     let op = "log_softmax";
     let axis = axis.into();
     let x = floating(op, x)?;
-    let m = shift(op, &x, &axis)?;
+    let m = shift(op, &x, &axis, true)?;
     let t = crate::subtract(&x, &m)?;
     let s = sum_keep(&crate::exp(&t)?, &axis)?;
     crate::subtract(&t, &crate::log(&s)?)

@@ -313,7 +313,9 @@ def gen_manipulation():
         case(f"pad/side/{mode}/axes_one", "pad", [op_("float64", (3, 4), [T()], 5)],
              lambda x: np.pad(x, ((2, 1), (1, 2)), mode=mode, stat_length=((2, 1),)),
              pad_width=[[2, 1], [1, 2]], mode=mode, stat_length=[[2, 1]])
-    for dt, ends in [("int32", [5, -3.5]), ("float32", [-2.5, 7]), ("uint8", [0, 9]), ("float64", [[0, 5], [-2.5, 7]])]:
+    # bool: NumPy's linspace floors integer dtypes only, so a fractional ramp value is true
+    for dt, ends in [("int32", [5, -3.5]), ("float32", [-2.5, 7]), ("uint8", [0, 9]), ("float64", [[0, 5], [-2.5, 7]]),
+                     ("bool", [0, 1])]:
         case(f"pad/side/linear_ramp/2d/{dt}", "pad", [op_(dt, (3, 4), [T()], 1)],
              lambda x: np.pad(x, ((3, 2), (1, 4)), mode="linear_ramp", end_values=ends),
              pad_width=[[3, 2], [1, 4]], mode="linear_ramp", end_values=ends)

@@ -96,6 +96,10 @@ def gen_special():
         case(f"{op}/int32", op, [operand(g, np.array([[1, 2, 3], [4, 5, 7]], np.int32))],
              lambda x, f=fn: f(x, axis=1), axis=1)
         case(f"{op}/big", op, [operand(g, big[:1])], lambda x, f=fn: f(x, axis=1), axis=1)
+        # softmax subtracts an infinite maximum as it is (NaN); log_softmax shifts by 0 there
+        case(f"{op}/inf", op, [operand(g, big[2:])], lambda x, f=fn: f(x, axis=1), axis=1)
+        # an empty array whose reduced axis is not empty: an empty result
+        case(f"{op}/empty", op, [operand(g, np.zeros((0, 3)))], lambda x, f=fn: f(x, axis=1), axis=1)
     for axis in (None, 0, 1, -1, (0, 1)):
         tag = "01" if isinstance(axis, tuple) else axis
         for keepdims in (False, True):
@@ -110,21 +114,40 @@ def gen_special():
     bw = np.array([1.0, -2.0, 0.5, 3.0, -1.0])
     case("logsumexp/b", "logsumexp", [operand(g, a), operand(g, np.abs(bw))],
          lambda x, b: sc.logsumexp(x, axis=1, b=b), axis=1, keepdims=False)
+    # SciPy takes a as -inf where b is 0 (a large zero-weighted term neither shifts nor adds),
+    # broadcasts a against b (b may add axes), promotes a and b to one float dtype first,
+    # counts a 0-d a as 1-d and sums an empty a to 0 (-inf).
+    bz = np.array([[1000.0, 1.0, 2.0], [np.inf, 1.0, 0.0], [-np.inf, 3.0, -1.0]])
+    case("logsumexp/b_zero", "logsumexp", [operand(g, bz), operand(g, np.array([[0.0, 1, 1], [0, 1, 2], [1, 1, 0]]))],
+         lambda x, b: sc.logsumexp(x, axis=1, b=b), axis=1, keepdims=False)
+    case("logsumexp/b_broadcast", "logsumexp", [operand(g, a[:2, :3]), operand(g, np.linspace(0.5, 2, 24).reshape(4, 2, 3))],
+         lambda x, b: sc.logsumexp(x, axis=1, b=b), axis=1, keepdims=False)
+    case("logsumexp/float32_b_float64", "logsumexp", [operand(g, a32), operand(g, np.abs(bw))],
+         lambda x, b: sc.logsumexp(x, axis=1, b=b), axis=1, keepdims=False)
+    case("logsumexp/0d_axis0", "logsumexp", [operand(g, np.array(3.0))], lambda x: sc.logsumexp(x, axis=0),
+         axis=0, keepdims=False)
+    # (SciPy 1.17.1 raises IndexError for axis=None on an empty array of 2 or more axes, its
+    # `shape[axis] = 1` indexing a 1-d shape array with a tuple; 1-d it gives -inf.)
+    case("logsumexp/empty/1d", "logsumexp", [operand(g, np.zeros(0))], lambda x: sc.logsumexp(x),
+         axis=None, keepdims=False)
+    for axis in (0, 1):
+        case(f"logsumexp/empty/axis{axis}", "logsumexp", [operand(g, np.zeros((0, 3)))],
+             lambda x, ax=axis: sc.logsumexp(x, axis=ax), axis=axis, keepdims=False)
+    for piece in (0, 1):
+        c = {"id": f"logsumexp/empty_sign/{piece}", "op": "logsumexp", "inputs": [operand(g, np.zeros((0, 3), np.float32))[0]],
+             "kwargs": dict(axis=0, keepdims=True, return_sign=True, piece=piece)}
+        r = np.asarray(sc.logsumexp(np.zeros((0, 3), np.float32), axis=0, keepdims=True, return_sign=True)[piece])
+        c.update(expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape))
+        g.case(**c)
     for piece in (0, 1):
         c = {"id": f"logsumexp/b_sign/{piece}", "op": "logsumexp", "inputs": [operand(g, a)[0], operand(g, bw)[0]],
              "kwargs": dict(axis=1, keepdims=False, return_sign=True, piece=piece)}
         r = np.asarray(sc.logsumexp(a, axis=1, b=bw, return_sign=True)[piece])
         c.update(expected=g.arr(r), dtype=r.dtype.name, shape=list(r.shape))
         g.case(**c)
-    # empty inputs: logsumexp sums nothing (-inf); softmax and log_softmax raise
+    # an empty reduced axis: softmax and log_softmax raise (NumPy's maximum has no identity)
     e0 = np.zeros((0, 3))
-    # (SciPy 1.17 raises IndexError for a 2-d empty array with axis=None: the 1-d one instead)
-    case("logsumexp/empty/none", "logsumexp", [operand(g, np.zeros(0))], lambda x: sc.logsumexp(x), axis=None,
-         keepdims=False)
-    case("logsumexp/empty/axis0", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=0), axis=0, keepdims=False)
-    case("logsumexp/empty/axis1", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1), axis=1, keepdims=False)
-    case("softmax/empty", "softmax", [operand(g, e0)], lambda x: sc.softmax(x, axis=0), axis=0)
-    case("log_softmax/empty", "log_softmax", [operand(g, e0)], lambda x: sc.log_softmax(x, axis=1), axis=1)
+    case("softmax/empty_axis0", "softmax", [operand(g, e0)], lambda x: sc.softmax(x, axis=0), axis=0)
     case("log_softmax/empty_axis0", "log_softmax", [operand(g, e0)], lambda x: sc.log_softmax(x, axis=0), axis=0)
     case("logsumexp/empty/rows", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1, keepdims=True),
          axis=1, keepdims=True)
