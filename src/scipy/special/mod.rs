@@ -25,21 +25,25 @@
 
 pub mod convenience;
 pub mod error_function;
+pub mod gamma;
 pub mod log_softmax;
 
 pub use convenience::*;
 pub use error_function::*;
+pub use gamma::{digamma, gamma, gammaln, loggamma, psi, rgamma};
 
 /// The ufunc objects of every family (`cupyx.scipy.special.<name>` as a value).
 #[allow(non_upper_case_globals)]
 pub mod ufuncs {
     pub use super::convenience::ufuncs::*;
     pub use super::error_function::ufuncs::*;
+    pub use super::gamma::ufuncs::*;
 }
 pub use log_softmax::{log_softmax, logsumexp, logsumexp_with, softmax, LogSumExp};
 
 /// The families, in table order.
-const FAMILIES: &[&[crate::math::ufunc::Ufunc]] = &[convenience::ALL, error_function::ALL];
+const FAMILIES: &[&[crate::math::ufunc::Ufunc]] =
+    &[convenience::ALL, error_function::ALL, gamma::ALL];
 
 /// Every `cupyx.scipy.special` ufunc cupy-rs declares.
 pub fn all_ufuncs() -> impl Iterator<Item = &'static crate::math::ufunc::Ufunc> {

@@ -151,4 +151,32 @@ def gen_special():
     case("log_softmax/empty_axis0", "log_softmax", [operand(g, e0)], lambda x: sc.log_softmax(x, axis=0), axis=0)
     case("logsumexp/empty/rows", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1, keepdims=True),
          axis=1, keepdims=True)
+    gen_gamma_cases(g, case)
     g.write()
+
+
+def gen_gamma_cases(g, case):
+    """The gamma family (gamma, rgamma, gammaln, loggamma, digamma, psi; all d->d first):
+    poles, +-0, +-inf, NaN, tiny and huge arguments, the Cephes branch edges (13, 33, 34, 1000),
+    negative non-integers, a dense grid, every input dtype class and a view."""
+    pts = np.array([-np.inf, -1e300, -200.5, -180.5, -171.3, -50.0, -40.25, -34.5, -34.0, -33.7, -33.0, -20.5,
+                    -10.0, -3.0, -2.5, -2.0, -1.5, -1.0, -0.75, -0.6, -0.5, -0.3, -1e-5, -1e-10, -1e-300, -0.0,
+                    0.0, 1e-300, 1e-10, 1e-5, 0.3, 0.5, 1.0, 1.0 + 1e-8, 1.4616321449683623, 1.5, 2.0,
+                    2.0 - 1e-8, 2.5, 3.0, 3.3, 5.0, 7.5, 9.99, 10.0, 10.5, 12.999, 13.0, 13.5, 20.0, 32.9, 33.0,
+                    33.1, 34.5, 50.0, 100.5, 143.0, 143.5, 170.5, 171.6, 171.7, 999.0, 1000.0, 1e5, 1e9,
+                    1e17, 1e20, 1e300, np.inf, np.nan])
+    grid = np.concatenate([np.linspace(-35, 35, 281), np.linspace(0.01, 3, 60), np.linspace(35, 180, 30)])
+    ints = np.array([-3, -1, 0, 1, 2, 5, 100])
+    fns = {"gamma": sc.gamma, "rgamma": sc.rgamma, "gammaln": sc.gammaln, "loggamma": sc.loggamma,
+           "digamma": sc.digamma, "psi": sc.psi}
+    for name, fn in fns.items():
+        for dt in ("float32", "float64"):
+            case(f"{name}/{dt}", name, [operand(g, pts.astype(dt))], fn)
+            case(f"{name}/{dt}/grid", name, [operand(g, grid.astype(dt))], fn)
+        for dt in ("bool", "int8", "int32", "int64", "uint8", "float16"):
+            base = (ints % 2 == 0) if dt == "bool" else ints.astype(dt) if dt != "float16" else pts[12:50].astype(dt)
+            case(f"{name}/{dt}", name, [operand(g, base)], fn)
+        if name == "gammaln":  # the others have complex loops in SciPy (not here yet)
+            case(f"{name}/complex64", name, [operand(g, np.array([1 + 1j, 0.5], np.complex64))], fn)
+        m = np.linspace(-4.3, 4.3, 24).reshape(4, 6)
+        case(f"{name}/float64/T", name, [operand(g, m, [T()])], fn)

@@ -11,3 +11,7 @@ pub use convenience::{
     entr, expit, huber, kl_div, log_expit, logit, pseudo_huber, rel_entr, xlog1py, xlogy,
 };
 pub use error_function::{erf, erfc, erfcinv, erfcx, erfinv, log_ndtr, ndtr, ndtri, p1evl, polevl};
+
+mod gamma;
+
+pub use gamma::{digamma, gamma, gammaln, loggamma, rgamma};
