@@ -8,6 +8,9 @@
 //! Written for float64 (the constants and thresholds are Cephes' double ones); SciPy's float32
 //! loops compute in float64 and round, and so do the ufuncs declared from these.
 
+// The coefficients as Cephes prints them (they round to the same doubles).
+#![allow(clippy::excessive_precision)]
+
 use super::super::{fconst, trunc, Bind};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
