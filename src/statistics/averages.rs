@@ -209,7 +209,7 @@ pub fn average_with(a: &Array, opts: impl Into<Average>) -> Result<Array> {
 pub fn average_returned(a: &Array, opts: impl Into<Average>) -> Result<(Array, Array)> {
     let op = "average";
     let opts = opts.into();
-    let red = normalize_axes(op, &opts.axis, a.ndim())?;
+    normalize_axes(op, &opts.axis, a.ndim())?;
     let reduce = Reduce {
         axis: opts.axis.clone(),
         keepdims: opts.keepdims,
@@ -226,47 +226,7 @@ pub fn average_returned(a: &Array, opts: impl Into<Average>) -> Result<(Array, A
         return Ok((avg, scl));
     };
     crate::array::same_device(op, [a, w])?;
-    let wgt = if w.shape() == a.shape() {
-        w.clone()
-    } else {
-        let Axes::Some(given) = &opts.axis else {
-            return Err(Error::TypeError {
-                op: op.into(),
-                dtypes: vec![a.dtype(), w.dtype()],
-                msg: "Axis must be specified when shapes of a and weights differ.".into(),
-            });
-        };
-        // the given axes, normalized but in the caller's order
-        let given: Vec<usize> = given
-            .iter()
-            .map(|&x| cupy_core::layout::normalize_axis(op, x, a.ndim()))
-            .collect::<Result<_>>()?;
-        let along: Vec<usize> = given.iter().map(|&x| a.shape()[x]).collect();
-        if w.shape() != along.as_slice() {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "Shape of weights must be consistent with shape of a along specified axis (weights {:?}, a {:?}, axis {given:?})",
-                    w.shape(),
-                    a.shape()
-                ),
-            ));
-        }
-        // transpose the weights to ascending axis order, then put 1s at the other axes
-        let mut order: Vec<usize> = (0..given.len()).collect();
-        order.sort_by_key(|&i| given[i]);
-        let perm: Vec<isize> = order.iter().map(|&i| i as isize).collect();
-        let shape: Vec<isize> = (0..a.ndim())
-            .map(|ax| {
-                if red.contains(&ax) {
-                    a.shape()[ax] as isize
-                } else {
-                    1
-                }
-            })
-            .collect();
-        w.transpose(&perm)?.reshape(&shape)?
-    };
+    let wgt = weights_along(op, a, w, &opts.axis)?;
     let rt = if a.dtype().is_integer() || a.dtype().is_bool() {
         result_type(op, &[a.dtype(), wgt.dtype(), DType::Float64], &[])?
     } else {
@@ -308,4 +268,55 @@ fn average_probe(t: DType) -> Option<crate::registry::Need> {
     };
     let (k, _) = super::sums::sum_or_prod("sum", true, rt, &Reduce::default()).ok()?;
     Some(crate::registry::Need::Reduction(k))
+}
+
+/// NumPy's weights of `a` over `axis` (`average`'s and `quantile`'s `weights=`): of `a`'s own
+/// shape, or, with `axis` given, of the lengths of those axes in the order `axis` names them;
+/// returned reshaped to broadcast against `a` (the given axes in ascending order, 1 elsewhere).
+///
+/// # Errors
+/// `TypeError` when the shapes differ and no axis is given; `InvalidArgument` when the weights'
+/// shape is not the axes' lengths; `AxisOutOfRange`.
+pub(crate) fn weights_along(op: &str, a: &Array, w: &Array, axis: &Axes) -> Result<Array> {
+    if w.shape() == a.shape() {
+        return Ok(w.clone());
+    }
+    let Axes::Some(given) = axis else {
+        return Err(Error::TypeError {
+            op: op.into(),
+            dtypes: vec![a.dtype(), w.dtype()],
+            msg: "Axis must be specified when shapes of a and weights differ.".into(),
+        });
+    };
+    // the given axes, normalized but in the caller's order
+    let given: Vec<usize> = given
+        .iter()
+        .map(|&x| cupy_core::layout::normalize_axis(op, x, a.ndim()))
+        .collect::<Result<_>>()?;
+    let along: Vec<usize> = given.iter().map(|&x| a.shape()[x]).collect();
+    if w.shape() != along.as_slice() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "Shape of weights must be consistent with shape of a along specified axis \
+                 (weights {:?}, a {:?}, axis {given:?})",
+                w.shape(),
+                a.shape()
+            ),
+        ));
+    }
+    // transpose the weights to ascending axis order, then put 1s at the other axes
+    let mut order: Vec<usize> = (0..given.len()).collect();
+    order.sort_by_key(|&i| given[i]);
+    let perm: Vec<isize> = order.iter().map(|&i| i as isize).collect();
+    let shape: Vec<isize> = (0..a.ndim())
+        .map(|ax| {
+            if given.contains(&ax) {
+                a.shape()[ax] as isize
+            } else {
+                1
+            }
+        })
+        .collect();
+    w.transpose(&perm)?.reshape(&shape)
 }

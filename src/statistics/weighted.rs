@@ -12,7 +12,6 @@ use crate::array::Array;
 use crate::sorting::sort::{sort_impl, Want};
 use cupy_core::dtype::DType;
 use cupy_core::error::{Error, Result};
-use cupy_core::layout::normalize_axis;
 use cupy_core::scalar::Scalar;
 
 /// The weighted quantile problem after `order_stat`'s common checks: `a` (real), its reduced
@@ -61,48 +60,7 @@ impl Weighted<'_> {
     fn broadcast_weights(&self) -> Result<Array> {
         let (a, w) = (self.a, self.weights);
         crate::array::same_device(self.op, [a, w])?;
-        if w.shape() == a.shape() {
-            return Ok(w.clone());
-        }
-        let given: Vec<usize> = match self.axis {
-            Axes::All => {
-                return Err(Error::TypeError {
-                    op: self.op.into(),
-                    dtypes: vec![w.dtype()],
-                    msg: "Axis must be specified when shapes of a and weights differ.".into(),
-                })
-            }
-            Axes::Some(v) => v
-                .iter()
-                .map(|&ax| normalize_axis(self.op, ax, a.ndim()))
-                .collect::<Result<_>>()?,
-        };
-        let lengths: Vec<usize> = given.iter().map(|&ax| a.shape()[ax]).collect();
-        if w.shape() != lengths {
-            return Err(Error::invalid(
-                self.op,
-                format!(
-                    "Shape of weights must be consistent with shape of a along specified axis \
-                     (weights {:?}, a {:?}).",
-                    w.shape(),
-                    a.shape()
-                ),
-            ));
-        }
-        // weights' axes into ascending order, then length-1 axes where `a` is not reduced
-        let mut order: Vec<usize> = (0..given.len()).collect();
-        order.sort_by_key(|&i| given[i]);
-        let perm: Vec<isize> = order.iter().map(|&i| i as isize).collect();
-        let shape: Vec<isize> = (0..a.ndim())
-            .map(|d| {
-                if given.contains(&d) {
-                    a.shape()[d] as isize
-                } else {
-                    1
-                }
-            })
-            .collect();
-        w.transpose(&perm)?.reshape(&shape)?.broadcast_to(a.shape())
+        super::averages::weights_along(self.op, a, w, self.axis)?.broadcast_to(a.shape())
     }
 
     /// The quantiles of the rows (a new array of `a`'s dtype, shape `q_shape + kept_shape`).
