@@ -9,17 +9,10 @@
 //!   (NumPy's `npy_gcdu`, so `gcd(int8 -128, -128)` wraps to -128 as there), unrolled to the
 //!   largest step count of that width (Lamé's bound).
 
-use super::{fconst, signbit, Bind};
+use super::{bin, fconst, signbit, un, Bind};
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 use crate::scalar::Scalar;
-
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
 
 /// The cube root of a real float `x`.
 pub fn cbrt(b: &mut dyn Bind, x: Expr) -> Expr {

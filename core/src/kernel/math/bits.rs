@@ -10,7 +10,7 @@
 //! - `nextafter` adds or subtracts one ulp of the *storage* format (float16 steps by its own ulps
 //!   although it computes in float32); `spacing` is NumPy's `npy_spacing`/`npy_half_spacing`.
 
-use super::{fconst, Bind};
+use super::{bin, fconst, un, Bind};
 use crate::dtype::DType;
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 use crate::scalar::Scalar;
@@ -49,12 +49,6 @@ impl FloatFormat {
     }
 }
 
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
 fn i32c(v: i32) -> Expr {
     Expr::constant(Scalar::Int32(v))
 }

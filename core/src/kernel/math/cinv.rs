@@ -14,15 +14,9 @@
 //! - Infinities, NaN, zeros, the axes and huge or tiny arguments: FreeBSD's branches (C99 G.6
 //!   with its signs for the cases C99 leaves open).
 
-use super::{arcsinh, expm1, fconst, hypot, log1p, Bind};
+use super::{arcsinh, bin, expm1, fconst, hypot, log1p, un, Bind};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
 fn neg(a: Expr) -> Expr {
     un(U::Neg, a)
 }

@@ -2,15 +2,8 @@
 //! writes them (`xsf/log_exp.h`, `xsf/specfun` wrappers, `scipy/special/_convex_analysis.pxd`,
 //! `_xlogy.pxd`): the formulas and their special cases, with the project's `log1p`/`expm1`.
 
-use super::super::{expm1, fconst, log1p, Bind};
+use super::super::{bin, expm1, fconst, log1p, un, Bind};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
-
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
 
 /// The logistic sigmoid `1 / (1 + exp(-x))` (`scipy.special.expit`).
 pub fn expit(x: Expr) -> Expr {

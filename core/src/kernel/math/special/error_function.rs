@@ -17,38 +17,9 @@
 // against the source (f64 keeps what it can hold).
 #![allow(clippy::excessive_precision)]
 
-use super::super::{fconst, log1p, Bind};
+use super::super::{bin, fconst, log1p, un, Bind};
+use super::{p1evl, polevl};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
-
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
-fn c(t: crate::dtype::DType, v: f64) -> Expr {
-    fconst(t, v)
-}
-
-/// Horner's rule over `coef` (highest degree first), Cephes' `polevl`; `x` should be bound.
-pub fn polevl(x: &Expr, coef: &[f64]) -> Expr {
-    let t = x.ty;
-    let mut r = c(t, coef[0]);
-    for &k in &coef[1..] {
-        r = bin(B::Add, bin(B::Mul, r, x.clone()), c(t, k));
-    }
-    r
-}
-
-/// Cephes' `p1evl`: [`polevl`] with an implicit leading coefficient 1.
-pub fn p1evl(x: &Expr, coef: &[f64]) -> Expr {
-    let t = x.ty;
-    let mut r = bin(B::Add, x.clone(), c(t, coef[0]));
-    for &k in &coef[1..] {
-        r = bin(B::Add, bin(B::Mul, r, x.clone()), c(t, k));
-    }
-    r
-}
 
 // Cephes ndtr.c coefficients (Moshier), as xsf/cephes/ndtr.h.
 const NDTR_P: [f64; 9] = [
@@ -186,19 +157,19 @@ fn erfc_tail(b: &mut dyn Bind, a: Expr) -> Expr {
     let t = a.ty;
     let x = b.bind(un(U::Abs, a.clone()));
     let z = b.bind(un(U::Neg, bin(B::Mul, a.clone(), a.clone())));
-    let under = bin(B::Lt, z.clone(), c(t, -MAXLOG));
+    let under = bin(B::Lt, z.clone(), fconst(t, -MAXLOG));
     let e = un(U::Exp, z);
     let pq = Expr::select(
-        bin(B::Lt, x.clone(), c(t, 8.0)),
+        bin(B::Lt, x.clone(), fconst(t, 8.0)),
         bin(B::Div, polevl(&x, &NDTR_P), p1evl(&x, &NDTR_Q)),
         bin(B::Div, polevl(&x, &NDTR_R), p1evl(&x, &NDTR_S)),
     );
     // Cephes' `(z * p) / q`, with `p / q` rounded first: the same value to an ulp.
     let y = b.bind(bin(B::Mul, e, pq));
-    let neg = b.bind(bin(B::Lt, a, c(t, 0.0)));
-    let y = Expr::select(neg.clone(), bin(B::Sub, c(t, 2.0), y.clone()), y);
-    let zero = bin(B::Or, under, bin(B::Eq, y.clone(), c(t, 0.0)));
-    Expr::select(zero, Expr::select(neg, c(t, 2.0), c(t, 0.0)), y)
+    let neg = b.bind(bin(B::Lt, a, fconst(t, 0.0)));
+    let y = Expr::select(neg.clone(), bin(B::Sub, fconst(t, 2.0), y.clone()), y);
+    let zero = bin(B::Or, under, bin(B::Eq, y.clone(), fconst(t, 0.0)));
+    Expr::select(zero, Expr::select(neg, fconst(t, 2.0), fconst(t, 0.0)), y)
 }
 
 /// The error function `erf(x)` (`scipy.special.erf`), Cephes' `erf`: `x T(x^2)/U(x^2)` for
@@ -208,16 +179,20 @@ pub fn erf(b: &mut dyn Bind, x: Expr) -> Expr {
     let x = b.bind(x);
     let small = erf_small(b, x.clone());
     let tail = erfc_tail(b, un(U::Abs, x.clone()));
-    let big = b.bind(bin(B::Sub, c(t, 1.0), tail));
+    let big = b.bind(bin(B::Sub, fconst(t, 1.0), tail));
     let big = Expr::select(
-        bin(B::Lt, x.clone(), c(t, 0.0)),
+        bin(B::Lt, x.clone(), fconst(t, 0.0)),
         un(U::Neg, big.clone()),
         big,
     );
     Expr::select(
         un(U::IsNan, x.clone()),
         x.clone(),
-        Expr::select(bin(B::Gt, un(U::Abs, x.clone()), c(t, 1.0)), big, small),
+        Expr::select(
+            bin(B::Gt, un(U::Abs, x.clone()), fconst(t, 1.0)),
+            big,
+            small,
+        ),
     )
 }
 
@@ -226,12 +201,16 @@ pub fn erf(b: &mut dyn Bind, x: Expr) -> Expr {
 pub fn erfc(b: &mut dyn Bind, x: Expr) -> Expr {
     let t = x.ty;
     let x = b.bind(x);
-    let small = bin(B::Sub, c(t, 1.0), erf_small(b, x.clone()));
+    let small = bin(B::Sub, fconst(t, 1.0), erf_small(b, x.clone()));
     let tail = erfc_tail(b, x.clone());
     Expr::select(
         un(U::IsNan, x.clone()),
         x.clone(),
-        Expr::select(bin(B::Lt, un(U::Abs, x.clone()), c(t, 1.0)), small, tail),
+        Expr::select(
+            bin(B::Lt, un(U::Abs, x.clone()), fconst(t, 1.0)),
+            small,
+            tail,
+        ),
     )
 }
 
@@ -240,24 +219,24 @@ pub fn erfc(b: &mut dyn Bind, x: Expr) -> Expr {
 pub fn ndtr(b: &mut dyn Bind, a: Expr) -> Expr {
     let t = a.ty;
     let a = b.bind(a);
-    let x = b.bind(bin(B::Mul, a.clone(), c(t, SQRT1_2)));
+    let x = b.bind(bin(B::Mul, a.clone(), fconst(t, SQRT1_2)));
     let z = b.bind(un(U::Abs, x.clone()));
     let small = bin(
         B::Add,
-        c(t, 0.5),
-        bin(B::Mul, c(t, 0.5), erf_small(b, x.clone())),
+        fconst(t, 0.5),
+        bin(B::Mul, fconst(t, 0.5), erf_small(b, x.clone())),
     );
     let y = erfc_tail(b, z.clone());
-    let y = b.bind(bin(B::Mul, c(t, 0.5), y));
+    let y = b.bind(bin(B::Mul, fconst(t, 0.5), y));
     let tail = Expr::select(
-        bin(B::Gt, x, c(t, 0.0)),
-        bin(B::Sub, c(t, 1.0), y.clone()),
+        bin(B::Gt, x, fconst(t, 0.0)),
+        bin(B::Sub, fconst(t, 1.0), y.clone()),
         y,
     );
     Expr::select(
         un(U::IsNan, a.clone()),
         a,
-        Expr::select(bin(B::Lt, z, c(t, 1.0)), small, tail),
+        Expr::select(bin(B::Lt, z, fconst(t, 1.0)), small, tail),
     )
 }
 
@@ -267,14 +246,14 @@ pub fn ndtri(b: &mut dyn Bind, y0: Expr) -> Expr {
     let t = y0.ty;
     let e2 = 0.13533528323661269189; // exp(-2)
     let y0 = b.bind(y0);
-    let flip = b.bind(bin(B::Gt, y0.clone(), c(t, 1.0 - e2)));
+    let flip = b.bind(bin(B::Gt, y0.clone(), fconst(t, 1.0 - e2)));
     let y = b.bind(Expr::select(
         flip.clone(),
-        bin(B::Sub, c(t, 1.0), y0.clone()),
+        bin(B::Sub, fconst(t, 1.0), y0.clone()),
         y0.clone(),
     ));
     // Around 1/2: w + w^3 P0(w^2)/Q0(w^2), times sqrt(2 pi).
-    let w = b.bind(bin(B::Sub, y.clone(), c(t, 0.5)));
+    let w = b.bind(bin(B::Sub, y.clone(), fconst(t, 0.5)));
     let w2 = b.bind(bin(B::Mul, w.clone(), w.clone()));
     let mid = bin(
         B::Add,
@@ -289,17 +268,20 @@ pub fn ndtri(b: &mut dyn Bind, y0: Expr) -> Expr {
             ),
         ),
     );
-    let mid = bin(B::Mul, mid, c(t, 2.50662827463100050242E0));
+    let mid = bin(B::Mul, mid, fconst(t, 2.50662827463100050242E0));
     // Tails: x = sqrt(-2 log y), x - log(x)/x - P(1/x)/(x Q(1/x)).
-    let x = b.bind(un(U::Sqrt, bin(B::Mul, c(t, -2.0), un(U::Log, y.clone()))));
+    let x = b.bind(un(
+        U::Sqrt,
+        bin(B::Mul, fconst(t, -2.0), un(U::Log, y.clone())),
+    ));
     let x0 = bin(
         B::Sub,
         x.clone(),
         bin(B::Div, un(U::Log, x.clone()), x.clone()),
     );
-    let z = b.bind(bin(B::Div, c(t, 1.0), x.clone()));
+    let z = b.bind(bin(B::Div, fconst(t, 1.0), x.clone()));
     let x1 = Expr::select(
-        bin(B::Lt, x, c(t, 8.0)),
+        bin(B::Lt, x, fconst(t, 8.0)),
         bin(
             B::Div,
             bin(B::Mul, z.clone(), polevl(&z, &NDTRI_P1)),
@@ -313,19 +295,23 @@ pub fn ndtri(b: &mut dyn Bind, y0: Expr) -> Expr {
     );
     let r = b.bind(bin(B::Sub, x0, x1));
     let tail = Expr::select(flip, r.clone(), un(U::Neg, r));
-    let v = Expr::select(bin(B::Gt, y, c(t, e2)), mid, tail);
+    let v = Expr::select(bin(B::Gt, y, fconst(t, e2)), mid, tail);
     let outside = bin(
         B::Or,
-        bin(B::Lt, y0.clone(), c(t, 0.0)),
-        bin(B::Gt, y0.clone(), c(t, 1.0)),
+        bin(B::Lt, y0.clone(), fconst(t, 0.0)),
+        bin(B::Gt, y0.clone(), fconst(t, 1.0)),
     );
     Expr::select(
-        bin(B::Eq, y0.clone(), c(t, 0.0)),
-        c(t, f64::NEG_INFINITY),
+        bin(B::Eq, y0.clone(), fconst(t, 0.0)),
+        fconst(t, f64::NEG_INFINITY),
         Expr::select(
-            bin(B::Eq, y0.clone(), c(t, 1.0)),
-            c(t, f64::INFINITY),
-            Expr::select(bin(B::Or, outside, un(U::IsNan, y0)), c(t, f64::NAN), v),
+            bin(B::Eq, y0.clone(), fconst(t, 1.0)),
+            fconst(t, f64::INFINITY),
+            Expr::select(
+                bin(B::Or, outside, un(U::IsNan, y0)),
+                fconst(t, f64::NAN),
+                v,
+            ),
         ),
     )
 }
@@ -335,20 +321,20 @@ pub fn ndtri(b: &mut dyn Bind, y0: Expr) -> Expr {
 pub fn erfcinv(b: &mut dyn Bind, y: Expr) -> Expr {
     let t = y.ty;
     let y = b.bind(y);
-    let n = ndtri(b, bin(B::Mul, c(t, 0.5), y.clone()));
-    let v = bin(B::Mul, un(U::Neg, n), c(t, SQRT1_2));
+    let n = ndtri(b, bin(B::Mul, fconst(t, 0.5), y.clone()));
+    let v = bin(B::Mul, un(U::Neg, n), fconst(t, SQRT1_2));
     let outside = bin(
         B::Or,
-        bin(B::Lt, y.clone(), c(t, 0.0)),
-        bin(B::Gt, y.clone(), c(t, 2.0)),
+        bin(B::Lt, y.clone(), fconst(t, 0.0)),
+        bin(B::Gt, y.clone(), fconst(t, 2.0)),
     );
     Expr::select(
-        bin(B::Eq, y.clone(), c(t, 0.0)),
-        c(t, f64::INFINITY),
+        bin(B::Eq, y.clone(), fconst(t, 0.0)),
+        fconst(t, f64::INFINITY),
         Expr::select(
-            bin(B::Eq, y.clone(), c(t, 2.0)),
-            c(t, f64::NEG_INFINITY),
-            Expr::select(bin(B::Or, outside, un(U::IsNan, y)), c(t, f64::NAN), v),
+            bin(B::Eq, y.clone(), fconst(t, 2.0)),
+            fconst(t, f64::NEG_INFINITY),
+            Expr::select(bin(B::Or, outside, un(U::IsNan, y)), fconst(t, f64::NAN), v),
         ),
     )
 }
@@ -359,19 +345,23 @@ pub fn erfinv(b: &mut dyn Bind, y: Expr) -> Expr {
     let t = y.ty;
     let y = b.bind(y);
     let ay = b.bind(un(U::Abs, y.clone()));
-    let small = b.bind(bin(B::Lt, ay.clone(), c(t, 0.5)));
-    let q = b.bind(bin(B::Sub, c(t, 1.0), ay.clone()));
+    let small = b.bind(bin(B::Lt, ay.clone(), fconst(t, 0.5)));
+    let q = b.bind(bin(B::Sub, fconst(t, 1.0), ay.clone()));
     let p = Expr::select(
         small.clone(),
-        bin(B::Mul, c(t, 0.5), bin(B::Add, ay.clone(), c(t, 1.0))),
-        bin(B::Mul, c(t, 0.5), q.clone()),
+        bin(
+            B::Mul,
+            fconst(t, 0.5),
+            bin(B::Add, ay.clone(), fconst(t, 1.0)),
+        ),
+        bin(B::Mul, fconst(t, 0.5), q.clone()),
     );
     let n = ndtri(b, p);
     let n = b.bind(n);
     let mut x = b.bind(bin(
         B::Mul,
         Expr::select(small.clone(), n.clone(), un(U::Neg, n)),
-        c(t, SQRT1_2),
+        fconst(t, SQRT1_2),
     ));
     for _ in 0..2 {
         let e = erf(b, x.clone());
@@ -383,25 +373,29 @@ pub fn erfinv(b: &mut dyn Bind, y: Expr) -> Expr {
         );
         let slope = bin(
             B::Mul,
-            c(t, SQRTPI_2),
+            fconst(t, SQRTPI_2),
             un(U::Exp, bin(B::Mul, x.clone(), x.clone())),
         );
         x = b.bind(bin(B::Sub, x.clone(), bin(B::Mul, r, slope)));
     }
-    let v = Expr::select(bin(B::Lt, y.clone(), c(t, 0.0)), un(U::Neg, x.clone()), x);
+    let v = Expr::select(
+        bin(B::Lt, y.clone(), fconst(t, 0.0)),
+        un(U::Neg, x.clone()),
+        x,
+    );
     Expr::select(
-        bin(B::Eq, y.clone(), c(t, 0.0)),
+        bin(B::Eq, y.clone(), fconst(t, 0.0)),
         y.clone(),
         Expr::select(
-            bin(B::Eq, ay.clone(), c(t, 1.0)),
+            bin(B::Eq, ay.clone(), fconst(t, 1.0)),
             Expr::select(
-                bin(B::Lt, y.clone(), c(t, 0.0)),
-                c(t, f64::NEG_INFINITY),
-                c(t, f64::INFINITY),
+                bin(B::Lt, y.clone(), fconst(t, 0.0)),
+                fconst(t, f64::NEG_INFINITY),
+                fconst(t, f64::INFINITY),
             ),
             Expr::select(
-                bin(B::Or, bin(B::Gt, ay, c(t, 1.0)), un(U::IsNan, y)),
-                c(t, f64::NAN),
+                bin(B::Or, bin(B::Gt, ay, fconst(t, 1.0)), un(U::IsNan, y)),
+                fconst(t, f64::NAN),
                 v,
             ),
         ),
@@ -416,7 +410,7 @@ fn erfcx_pos(b: &mut dyn Bind, x: Expr) -> Expr {
     let small = bin(
         B::Mul,
         un(U::Exp, x2.clone()),
-        bin(B::Sub, c(t, 1.0), erf_small(b, x.clone())),
+        bin(B::Sub, fconst(t, 1.0), erf_small(b, x.clone())),
     );
     let pq = bin(B::Div, polevl(&x, &NDTR_P), p1evl(&x, &NDTR_Q));
     let rs = bin(B::Div, polevl(&x, &NDTR_R), p1evl(&x, &NDTR_S));
@@ -424,11 +418,11 @@ fn erfcx_pos(b: &mut dyn Bind, x: Expr) -> Expr {
         B::Div,
         bin(
             B::Mul,
-            c(t, ISPI),
+            fconst(t, ISPI),
             bin(
                 B::Add,
-                bin(B::Mul, x2.clone(), bin(B::Add, x2.clone(), c(t, 4.5))),
-                c(t, 2.0),
+                bin(B::Mul, x2.clone(), bin(B::Add, x2.clone(), fconst(t, 4.5))),
+                fconst(t, 2.0),
             ),
         ),
         bin(
@@ -436,22 +430,22 @@ fn erfcx_pos(b: &mut dyn Bind, x: Expr) -> Expr {
             x.clone(),
             bin(
                 B::Add,
-                bin(B::Mul, x2.clone(), bin(B::Add, x2, c(t, 5.0))),
-                c(t, 3.75),
+                bin(B::Mul, x2.clone(), bin(B::Add, x2, fconst(t, 5.0))),
+                fconst(t, 3.75),
             ),
         ),
     );
-    let far = bin(B::Div, c(t, ISPI), x.clone());
+    let far = bin(B::Div, fconst(t, ISPI), x.clone());
     Expr::select(
-        bin(B::Lt, x.clone(), c(t, 1.0)),
+        bin(B::Lt, x.clone(), fconst(t, 1.0)),
         small,
         Expr::select(
-            bin(B::Lt, x.clone(), c(t, 8.0)),
+            bin(B::Lt, x.clone(), fconst(t, 8.0)),
             pq,
             Expr::select(
-                bin(B::Lt, x.clone(), c(t, 50.0)),
+                bin(B::Lt, x.clone(), fconst(t, 50.0)),
                 rs,
-                Expr::select(bin(B::Lt, x, c(t, 5e7)), cf, far),
+                Expr::select(bin(B::Lt, x, fconst(t, 5e7)), cf, far),
             ),
         ),
     )
@@ -469,7 +463,7 @@ pub fn erfcx(b: &mut dyn Bind, x: Expr) -> Expr {
         B::Sub,
         bin(
             B::Mul,
-            c(t, 2.0),
+            fconst(t, 2.0),
             un(U::Exp, bin(B::Mul, x.clone(), x.clone())),
         ),
         p.clone(),
@@ -478,9 +472,9 @@ pub fn erfcx(b: &mut dyn Bind, x: Expr) -> Expr {
         un(U::IsNan, x.clone()),
         x.clone(),
         Expr::select(
-            bin(B::Lt, x.clone(), c(t, -26.7)),
-            c(t, f64::INFINITY),
-            Expr::select(bin(B::Lt, x, c(t, 0.0)), neg, p),
+            bin(B::Lt, x.clone(), fconst(t, -26.7)),
+            fconst(t, f64::INFINITY),
+            Expr::select(bin(B::Lt, x, fconst(t, 0.0)), neg, p),
         ),
     )
 }
@@ -490,18 +484,18 @@ pub fn erfcx(b: &mut dyn Bind, x: Expr) -> Expr {
 pub fn log_ndtr(b: &mut dyn Bind, a: Expr) -> Expr {
     let ty = a.ty;
     let a = b.bind(a);
-    let t = b.bind(bin(B::Mul, a.clone(), c(ty, SQRT1_2)));
+    let t = b.bind(bin(B::Mul, a.clone(), fconst(ty, SQRT1_2)));
     let ex = erfcx(b, un(U::Neg, t.clone()));
     let low = bin(
         B::Sub,
-        un(U::Log, bin(B::Mul, ex, c(ty, 0.5))),
+        un(U::Log, bin(B::Mul, ex, fconst(ty, 0.5))),
         bin(B::Mul, t.clone(), t.clone()),
     );
     let ec = erfc(b, t);
-    let high = log1p(b, un(U::Neg, bin(B::Mul, ec, c(ty, 0.5))));
+    let high = log1p(b, un(U::Neg, bin(B::Mul, ec, fconst(ty, 0.5))));
     Expr::select(
         un(U::IsNan, a.clone()),
         a.clone(),
-        Expr::select(bin(B::Lt, a, c(ty, -1.0)), low, high),
+        Expr::select(bin(B::Lt, a, fconst(ty, -1.0)), low, high),
     )
 }

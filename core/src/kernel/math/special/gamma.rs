@@ -11,15 +11,10 @@
 // The coefficients as Cephes prints them (they round to the same doubles).
 #![allow(clippy::excessive_precision)]
 
-use super::super::{fconst, trunc, Bind};
+use super::super::{bin, fconst, trunc, un, Bind};
+use super::{p1evl, polevl};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
-fn bin(op: B, a: Expr, b: Expr) -> Expr {
-    Expr::binary(op, a, b)
-}
-fn un(op: U, a: Expr) -> Expr {
-    Expr::unary(op, a)
-}
 fn add(a: Expr, b: Expr) -> Expr {
     bin(B::Add, a, b)
 }
@@ -31,26 +26,6 @@ fn mul(a: Expr, b: Expr) -> Expr {
 }
 fn div(a: Expr, b: Expr) -> Expr {
     bin(B::Div, a, b)
-}
-
-/// Cephes' `polevl`: `c[0] x^n + ... + c[n]` by Horner's rule (`x` bound by the caller).
-fn polevl(x: &Expr, c: &[f64]) -> Expr {
-    let t = x.ty;
-    let mut r = fconst(t, c[0]);
-    for &k in &c[1..] {
-        r = add(mul(r, x.clone()), fconst(t, k));
-    }
-    r
-}
-
-/// Cephes' `p1evl`: `x^n + c[0] x^(n-1) + ... + c[n-1]` (leading coefficient 1).
-fn p1evl(x: &Expr, c: &[f64]) -> Expr {
-    let t = x.ty;
-    let mut r = add(x.clone(), fconst(t, c[0]));
-    for &k in &c[1..] {
-        r = add(mul(r, x.clone()), fconst(t, k));
-    }
-    r
 }
 
 /// True where `x` is an integer (false for NaN and infinities' neighbours: `inf` counts).
