@@ -2,17 +2,8 @@
 //! `huber`, ...), one declaration each; the formulas are in
 //! [`cupy_core::kernel::math::special`].
 
-use cupy_core::dtype::DType;
-use cupy_core::kernel::ir::Expr;
+use super::via_double;
 use cupy_core::kernel::math::special as sp;
-
-/// `f` computed in float64 for a float32 loop (`c`), rounded back; in `c` otherwise.
-fn via_double(c: DType, f: impl FnOnce(DType) -> Expr) -> Expr {
-    match c {
-        DType::Float32 => f(DType::Float64).cast(c),
-        _ => f(c),
-    }
-}
 
 special_ufuncs! {
     family: "special: convenience";

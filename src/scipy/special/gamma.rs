@@ -4,17 +4,8 @@
 //! computes in float64 and rounds; so do these (the float32 range cannot hold Cephes'
 //! intermediates: `33^32.5` in Stirling's formula, the reflection's `gamma(|x|)` past 35).
 
-use cupy_core::dtype::DType;
-use cupy_core::kernel::ir::Expr;
+use super::via_double;
 use cupy_core::kernel::math::special as sp;
-
-/// `f` computed in float64 for a float32 loop (`c`), rounded back; in `c` otherwise.
-fn via_double(c: DType, f: impl FnOnce(DType) -> Expr) -> Expr {
-    match c {
-        DType::Float32 => f(DType::Float64).cast(c),
-        _ => f(c),
-    }
-}
 
 special_ufuncs! {
     family: "special: gamma";

@@ -50,6 +50,19 @@ pub fn all_ufuncs() -> impl Iterator<Item = &'static crate::math::ufunc::Ufunc> 
     FAMILIES.iter().flat_map(|f| f.iter())
 }
 
+/// `f` computed in float64 for a float32 loop (`c`) and rounded back, as SciPy's float32 loops
+/// of most functions do (for bodies whose float32 evaluation would lose digits); in `c`
+/// otherwise.
+fn via_double(
+    c: cupy_core::dtype::DType,
+    f: impl FnOnce(cupy_core::dtype::DType) -> cupy_core::kernel::ir::Expr,
+) -> cupy_core::kernel::ir::Expr {
+    match c {
+        cupy_core::dtype::DType::Float32 => f(cupy_core::dtype::DType::Float64).cast(c),
+        _ => f(c),
+    }
+}
+
 /// The `cupyx.scipy.special` ufunc named `name`, if cupy-rs declares it.
 pub fn ufunc(name: &str) -> Option<&'static crate::math::ufunc::Ufunc> {
     all_ufuncs().find(|u| u.name() == name)
