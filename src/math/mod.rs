@@ -76,7 +76,8 @@ macro_rules! special_ufuncs {
 }
 
 /// One entry of [`ufuncs!`]: `@const` makes the [`Ufunc`](ufunc::Ufunc) object, `@api` the
-/// function, the method and (one output) the `fuse` method; the bracket holds the names of two
+/// function, the method and (one output) the `fuse` method (`@function`: the function and the
+/// `fuse` method alone, for [`special_ufuncs!`]); the bracket holds the names of two
 /// outputs, or nothing.
 macro_rules! ufunc_item {
     (@const [] $family:literal, $module:literal; $(#[doc = $doc:literal])+
@@ -153,6 +154,7 @@ macro_rules! ufunc_item {
             $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
         }
 
+        #[allow(clippy::should_implement_trait)]
         impl $crate::custom::fuse::Sym {
             $(#[doc = $doc])+
             ///
@@ -166,16 +168,7 @@ macro_rules! ufunc_item {
         }
     };
     (@api [] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
-        $(#[doc = $doc])+
-        ///
-        /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
-        /// for the errors.
-        pub fn $name<'a>(
-            $first: impl Into<$crate::math::ufunc::Arg<'a>>
-            $(, $rest: impl Into<$crate::math::ufunc::Arg<'a>>)*
-        ) -> cupy_core::error::Result<$crate::array::Array> {
-            $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
-        }
+        ufunc_item! { @function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
 
         #[allow(clippy::needless_lifetimes, clippy::should_implement_trait)]
         impl $crate::array::Array {
@@ -191,19 +184,6 @@ macro_rules! ufunc_item {
                     &[$crate::math::ufunc::Arg::Array(self) $(, $rest.into())*],
                     None,
                 )
-            }
-        }
-
-        #[allow(clippy::should_implement_trait)]
-        impl $crate::custom::fuse::Sym {
-            $(#[doc = $doc])+
-            ///
-            /// Symbolically, inside a [`fuse`](crate::fuse) closure.
-            pub fn $name(
-                self
-                $(, $rest: impl Into<$crate::custom::fuse::Operand>)*
-            ) -> $crate::custom::fuse::Sym {
-                $crate::custom::fuse::Sym::apply(&ufuncs::$name, &[self.into() $(, $rest.into())*])
             }
         }
     };
