@@ -1,7 +1,7 @@
 // Batched GEMM through cooperative matrices (tensor cores): Ct[b] = A[b] @ B[b], A and B float16
 // (`AB` = f16, read as f16 from storage) or float32 (`AB` = f32, CUPY_TF32), accumulated
 // in float32 S x S fragments (`coop_mat{S}x{S}<f32, C>`) and stored to a float32 Ct padded to
-// whole tiles (the Rust side casts it into the caller's C). The Rust side (`gemm_coop.rs`)
+// whole tiles (the Rust side casts it into the caller's C). The Rust side (`gemm_coop_text.rs`)
 // replaces `SV` (the fragment size, 16 or 8), `ABT`, `WMV` x `WNV` (subgroups of a workgroup),
 // `FMV` x `FNV` (fragments of C per subgroup), `SGV` (the subgroup size), `PAIR_A`/`PAIR_B`
 // (the element-wise global reads) and the marks in `main` (straight-line fragment code).

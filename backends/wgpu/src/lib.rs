@@ -84,6 +84,7 @@ mod fft;
 mod fft_plan;
 mod gemm;
 mod gemm_coop;
+mod gemm_coop_text;
 mod guard;
 mod linalg;
 mod pipeline;
@@ -104,8 +105,9 @@ mod window;
 pub use buffer::WgpuBuffer;
 pub use device::WgpuProvider;
 pub use gemm::{last_gemm_shape, with_gemm_block, with_gemm_shape, GemmShape};
-pub use gemm_coop::{
-    coop_direct, coop_text, coop_tile_bytes, coop_vec4, CoopInfo, CoopShape, CoopStaging,
+pub use gemm_coop::CoopInfo;
+pub use gemm_coop_text::{
+    coop_direct, coop_text, coop_tile_bytes, coop_vec4, CoopShape, CoopStaging,
 };
 pub use guard::loop_budget;
 pub use linalg::{
