@@ -158,7 +158,16 @@ impl WgpuBackend {
         // with `CUPY_WGPU_COOP_PREFETCH=1`; untimed).
         let direct = on("CUPY_WGPU_COOP_DIRECT")
             && coop_direct(&sa, &sb, [batch, m, kk, n], [bm, bn, sh.bk as usize]);
-        let staging = if direct {
+        // Timing probes (`CUPY_WGPU_COOP_PROBE=tiles|resident`: C is not A @ B; see
+        // `CoopStaging::Probe`), on the layouts of the direct loads only.
+        let probe = std::env::var("CUPY_WGPU_COOP_PROBE")
+            .ok()
+            .filter(|_| coop_direct(&sa, &sb, [batch, m, kk, n], [bm, bn, sh.bk as usize]));
+        let staging = if let Some(p) = probe {
+            CoopStaging::Probe {
+                tiles: p.trim() == "tiles",
+            }
+        } else if direct {
             CoopStaging::Direct {
                 prefetch: on("CUPY_WGPU_COOP_PREFETCH"),
             }
@@ -167,9 +176,16 @@ impl WgpuBackend {
         } else {
             CoopStaging::Pairs
         };
-        let key = hash_of(&("gemm_coop", ab, s, sg, sh, staging));
+        // Timing probe: the kernel without naga's bounds checks (`CUPY_WGPU_COOP_UNCHECKED=1`).
+        let unchecked = on("CUPY_WGPU_COOP_UNCHECKED");
+        let checks = if unchecked {
+            wgpu::ShaderRuntimeChecks::unchecked()
+        } else {
+            crate::pipeline::runtime_checks()
+        };
+        let key = hash_of(&("gemm_coop", ab, s, sg, sh, staging, unchecked));
         let name = format!("gemm_coop_{ab}_{s}");
-        let pipe = match self.pipeline(key, &name, &|| {
+        let make = || {
             Ok((
                 coop_text(ab, s, sg, sh, staging),
                 MetaLayout {
@@ -179,7 +195,8 @@ impl WgpuBackend {
                 },
                 vec![false, false, true],
             ))
-        }) {
+        };
+        let pipe = match self.pipeline_with_checks(key, &name, &make, checks) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!(

@@ -94,6 +94,15 @@ pub enum CoopStaging {
         /// fragment registers).
         prefetch: bool,
     },
+    /// A timing probe, never a GEMM (C is not A @ B): with `tiles`, the workgroup tiles are
+    /// staged for the first K slice only and every slice loads its fragments from them (the
+    /// fragment loads and products without the global reads); without, each subgroup loads its
+    /// fragments once and every slice only multiplies (the products alone: the ceiling of the
+    /// adapter's cooperative matrices through this kernel). Same layouts as `Direct`.
+    Probe {
+        /// Fragments from the workgroup tiles each slice (else held in registers).
+        tiles: bool,
+    },
 }
 
 /// The kernel text for fragments of `s` x `s` with inputs `ab` (`f16` or `f32`) on subgroups of
@@ -101,7 +110,9 @@ pub enum CoopStaging {
 pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging) -> String {
     let vec4 = matches!(staging, CoopStaging::Vec4 { .. });
     let double = matches!(staging, CoopStaging::Vec4 { double: true });
-    let direct = matches!(staging, CoopStaging::Direct { .. });
+    let resident = staging == CoopStaging::Probe { tiles: false };
+    let tiles_only = staging == CoopStaging::Probe { tiles: true };
+    let direct = matches!(staging, CoopStaging::Direct { .. }) || resident;
     let prefetch = staging == CoopStaging::Direct { prefetch: true };
     let nbuf = if double { 2 } else { 1 };
     use std::fmt::Write;
@@ -162,7 +173,27 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
     // and stored to workgroup memory, single-buffered or (`double`) the next slice's loads
     // issued before this slice's fragments and stored after them into the other buffer: one
     // barrier per slice. INNER reads the tiles at `ao`/`bo`.
-    let looped = if direct {
+    let looped = if resident {
+        let mut first = String::new();
+        for ks in 0..bk / s {
+            for i in 0..fm {
+                let _ = writeln!(first, "  let a{ks}_{i} = {};", frag_a(i, ks, "0u"));
+            }
+            for j in 0..fn_ {
+                let _ = writeln!(first, "  let b{ks}_{j} = {};", frag_b(j, ks, "0u"));
+            }
+        }
+        format!(
+            "  let lda = u32(mt.a_sm);
+  let ldb = u32(mt.b_sk);
+  let arow = u32(abase) + (row0 + fr) * lda;
+  let bcol = u32(bbase) + col0 + fc;
+{first}  for (var k0 = 0u; k0 < mt.k; k0 += BK) {{
+INNER
+  }}
+"
+        )
+    } else if direct {
         let mut first = String::new();
         if prefetch {
             for ks in 0..bk / s {
@@ -190,7 +221,8 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
 "
         )
     } else if !vec4 {
-        "  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
+        let pairs = "  for (var k0 = 0u; k0 < mt.k; k0 += BK) {
+    if (STAGE) {
     for (var e = li; e < BM * BK / 2u; e += WG) {
       let mm = e / (BK / 2u);
       let kk = 2u * (e % (BK / 2u));
@@ -211,14 +243,15 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
       Bs[kb * LDB + nb] = v.x;
       Bs[kb * LDB + nb + 1u] = v.y;
     }
+    }
     workgroupBarrier();
     let ao = 0u;
     let bo = 0u;
 INNER
     workgroupBarrier();
   }
-"
-        .to_string()
+";
+        pairs.replace("STAGE", if tiles_only { "k0 == 0u" } else { "true" })
     } else {
         let wg = wm * wn * sg;
         let guard = |total: u32, r: u32| {
@@ -338,10 +371,10 @@ INNER
         } else {
             ("a", "b", "k0", "a", "b")
         };
-        for i in 0..fm {
+        for i in (0..fm).filter(|_| !resident) {
             let _ = writeln!(inner, "      let {load_a}{ks}_{i} = {};", frag_a(i, ks, k));
         }
-        for j in 0..fn_ {
+        for j in (0..fn_).filter(|_| !resident) {
             let _ = writeln!(inner, "      let {load_b}{ks}_{j} = {};", frag_b(j, ks, k));
         }
         for i in 0..fm {
@@ -536,7 +569,8 @@ mod tests {
                 CoopStaging::Pairs
             };
             let direct = [false, true].map(|prefetch| CoopStaging::Direct { prefetch });
-            for staging in [staging, direct[0], direct[1]] {
+            let probes = [true, false].map(|tiles| CoopStaging::Probe { tiles });
+            for staging in [staging, direct[0], direct[1], probes[0], probes[1]] {
                 let text = coop_text(ab, s, sg, sh, staging);
                 let module = naga::front::wgsl::parse_str(&text)
                     .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));

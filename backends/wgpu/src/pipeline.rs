@@ -47,6 +47,17 @@ impl WgpuBackend {
         kernel: &str,
         make: &dyn Fn() -> Result<(String, MetaLayout, Vec<bool>)>,
     ) -> Result<Arc<Pipe>> {
+        self.pipeline_with_checks(key, kernel, make, runtime_checks())
+    }
+
+    /// [`WgpuBackend::pipeline`] with the given run-time checks (`key` must tell them apart).
+    pub(crate) fn pipeline_with_checks(
+        &self,
+        key: u64,
+        kernel: &str,
+        make: &dyn Fn() -> Result<(String, MetaLayout, Vec<bool>)>,
+        checks: wgpu::ShaderRuntimeChecks,
+    ) -> Result<Arc<Pipe>> {
         if let Some(p) = self.pipes.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(p);
         }
@@ -85,7 +96,7 @@ impl WgpuBackend {
                     label: Some(kernel),
                     source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
                 },
-                runtime_checks(),
+                checks,
             )
         };
         let layout = self
