@@ -158,6 +158,15 @@ fn take_into_out() {
             "{dev:?}: {e:?}"
         );
         assert_eq!(f64s(&flat), [7.0; 4], "{dev:?}");
+        // a broadcast (read-only) out, refused by take itself
+        let bcast = full(&dev, &[2], 7.0, DType::Float64)
+            .broadcast_to(&[2, 2])
+            .unwrap();
+        let e = take(&bcast, &idx, IndexMode::Raise);
+        assert!(
+            matches!(&e, Err(Error::InvalidArgument { op, .. }) if op == "take"),
+            "{dev:?}: {e:?}"
+        );
         // out is a: the values are gathered before they are written (np.take(x, rev, out=x))
         let x = Array::from_slice_on(&dev, &[1i32, 2, 3, 4], &[4]).unwrap();
         let rev = Array::from_slice_on(&dev, &[3i64, 2, 1, 0], &[4]).unwrap();

@@ -29,8 +29,10 @@ pub enum Error {
         /// Why (missing adapter feature, no kernel for this type, ...).
         reason: String,
     },
-    /// The op has no loop for these input dtypes (NumPy's `UFuncTypeError`).
-    #[error("{op}: no loop matching the specified signature for dtypes {dtypes:?}{}", if msg.is_empty() { String::new() } else { format!(" ({msg})") })]
+    /// The op has no loop for these input dtypes, or refuses them (NumPy's `TypeError` and
+    /// `UFuncTypeError`): the message is `msg` where there is one, else NumPy's "no loop
+    /// matching the specified signature".
+    #[error("{op}: {} (dtypes {dtypes:?})", if msg.is_empty() { "no loop matching the specified signature" } else { msg.as_str() })]
     TypeError {
         /// The op.
         op: String,

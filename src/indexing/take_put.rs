@@ -160,6 +160,16 @@ pub fn take_with(a: &Array, indices: &Array, opts: impl Into<Take>) -> Result<Ar
     }
 }
 
+/// Whether `a` is a broadcast view (an axis longer than 1 with stride 0): NumPy's read-only
+/// output arrays.
+fn broadcast_view(a: &Array) -> bool {
+    let l = a.layout();
+    l.shape
+        .iter()
+        .zip(&l.strides)
+        .any(|(&d, &s)| d > 1 && s == 0)
+}
+
 /// The gather of [`take_with`] into a new array, `dest` (the `out=` to be written) checked
 /// against its shape and dtype before anything runs.
 fn take_new(
@@ -197,6 +207,12 @@ fn take_new(
     out_shape.extend(&shape[ax + 1..]);
     if let Some(d) = dest {
         same_device(op, [a, d])?;
+        if broadcast_view(d) {
+            return Err(Error::invalid(
+                op,
+                "out: output array is read-only (a broadcast view)",
+            ));
+        }
         if d.shape() != out_shape {
             return Err(Error::ShapeMismatch {
                 op: op.into(),
@@ -356,12 +372,7 @@ pub fn put_with(a: &Array, indices: &Array, values: &Array, mode: IndexMode) -> 
     let op = "put";
     let device = same_device(op, [a, indices, values])?;
     check_index_dtype(op, indices)?;
-    let l = a.layout();
-    if l.shape
-        .iter()
-        .zip(&l.strides)
-        .any(|(&d, &s)| d > 1 && s == 0)
-    {
+    if broadcast_view(a) {
         return Err(Error::invalid(
             op,
             "output array is read-only (a broadcast view)",
