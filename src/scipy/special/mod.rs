@@ -23,11 +23,13 @@
 //! [`Rule::SpecialFloatFirst`]: crate::math::ufunc::Rule::SpecialFloatFirst
 //! [`Rule::SpecialDoubleFirst`]: crate::math::ufunc::Rule::SpecialDoubleFirst
 
+pub mod bessel;
 pub mod convenience;
 pub mod error_function;
 pub mod gamma;
 pub mod log_softmax;
 
+pub use bessel::{i0, i0e, i1, i1e, j0, j1, k0, k0e, k1, k1e, y0, y1};
 pub use convenience::*;
 pub use error_function::*;
 pub use gamma::{digamma, gamma, gammaln, loggamma, psi, rgamma};
@@ -35,6 +37,7 @@ pub use gamma::{digamma, gamma, gammaln, loggamma, psi, rgamma};
 /// The ufunc objects of every family (`cupyx.scipy.special.<name>` as a value).
 #[allow(non_upper_case_globals)]
 pub mod ufuncs {
+    pub use super::bessel::ufuncs::*;
     pub use super::convenience::ufuncs::*;
     pub use super::error_function::ufuncs::*;
     pub use super::gamma::ufuncs::*;
@@ -42,8 +45,12 @@ pub mod ufuncs {
 pub use log_softmax::{log_softmax, logsumexp, logsumexp_with, softmax, LogSumExp};
 
 /// The families, in table order.
-const FAMILIES: &[&[crate::math::ufunc::Ufunc]] =
-    &[convenience::ALL, error_function::ALL, gamma::ALL];
+const FAMILIES: &[&[crate::math::ufunc::Ufunc]] = &[
+    convenience::ALL,
+    error_function::ALL,
+    gamma::ALL,
+    bessel::ALL,
+];
 
 /// Every `cupyx.scipy.special` ufunc cupy-rs declares.
 pub fn all_ufuncs() -> impl Iterator<Item = &'static crate::math::ufunc::Ufunc> {
