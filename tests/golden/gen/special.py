@@ -152,6 +152,7 @@ def gen_special():
     case("logsumexp/empty/rows", "logsumexp", [operand(g, e0)], lambda x: sc.logsumexp(x, axis=1, keepdims=True),
          axis=1, keepdims=True)
     gen_gamma_cases(g, case)
+    gen_bessel_cases(g, case)
     g.write()
 
 
@@ -179,4 +180,43 @@ def gen_gamma_cases(g, case):
         if name == "gammaln":  # the others have complex loops in SciPy (not here yet)
             case(f"{name}/complex64", name, [operand(g, np.array([1 + 1j, 0.5], np.complex64))], fn)
         m = np.linspace(-4.3, 4.3, 24).reshape(4, 6)
+        case(f"{name}/float64/T", name, [operand(g, m, [T()])], fn)
+
+
+def gen_bessel_cases(g, case):
+    """Bessel functions of orders 0 and 1 (j0, j1, y0, y1, i0, i0e, i1, i1e, k0, k0e, k1, k1e;
+    d->d first, the float32 loop computed in float64): +-0, tiny, both sides of every Cephes
+    branch point (1e-5 for j0, 2 for K, 5 for J/Y, 8 for I) and of exp's overflow (709.78),
+    large and huge arguments, +-inf, NaN, negatives, grids (dense on (0, 12]), points at and
+    near the first zeros of J and Y, every input dtype class, a view and a complex input (no
+    complex loop: TypeError)."""
+    pos = np.array([0.0, 5e-324, 1e-300, 1e-20, 1e-10, 1.49e-8, 9.99e-6, 1e-5, 1.0001e-5, 1e-3, 0.1, 0.5, 1.0,
+                    1.5, 2.0 - 1e-12, 2.0, 2.0 + 1e-12, 2.0001, 2.5, 3.0, 4.0, 4.9999, 5.0, 5.0001, 6.0, 7.5,
+                    7.9999, 8.0, 8.0001, 9.0, 9.9999, 10.0, 10.0001, 12.5, 20.0, 30.0, 50.0, 100.0, 500.0, 700.0,
+                    709.0, 709.7, 709.8, 710.0, 713.0, 745.0, 800.0, 1e3, 1e4, 1e5, 1e8, 1e10, 1e15, 1e20, 1e100,
+                    1e300, np.inf])
+    pts = np.concatenate([pos, -pos[1:], [-0.0, np.nan]])
+    grid = np.concatenate([np.linspace(-20.0, 20.0, 401), np.geomspace(20.0, 1e6, 60),
+                           -np.geomspace(20.0, 1e6, 60)])
+    # (0, 12] densely: the K series' cancellation against log(x/2) I(x) below 2, the J/Y
+    # branch at 5 and the I branch at 8, several zeros of J and Y
+    dense = np.concatenate([np.linspace(0.004, 2.0, 250), np.linspace(2.02, 12.0, 350)])
+    # the first ten zeros of j0, j1, y0, y1, their neighbours and points 1e-12 .. 1e-2 off
+    z = np.concatenate([sc.jn_zeros(0, 10), sc.jn_zeros(1, 10), sc.yn_zeros(0, 10), sc.yn_zeros(1, 10)])
+    near = np.concatenate([z + d for d in (0.0, 1e-12, -1e-9, 1e-6, -1e-4, 1e-2)]
+                          + [np.nextafter(z, np.inf), np.nextafter(z, -np.inf)])
+    ints = np.array([-3, -1, 0, 1, 2, 5, 100])
+    names = ("j0", "j1", "y0", "y1", "i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")
+    for name in names:
+        fn = getattr(sc, name)
+        for dt in ("float32", "float64"):
+            case(f"{name}/{dt}", name, [operand(g, pts.astype(dt))], fn)
+            case(f"{name}/{dt}/grid", name, [operand(g, grid.astype(dt))], fn)
+            case(f"{name}/{dt}/zeros", name, [operand(g, near.astype(dt))], fn)
+        case(f"{name}/float64/dense", name, [operand(g, dense)], fn)
+        for dt in ("bool", "int8", "int32", "int64", "uint8", "float16"):
+            base = (ints % 2 == 0) if dt == "bool" else ints.astype(dt) if dt != "float16" else pts[:40].astype(dt)
+            case(f"{name}/{dt}", name, [operand(g, base)], fn)
+        case(f"{name}/complex64", name, [operand(g, np.array([1 + 1j, 0.5], np.complex64))], fn)
+        m = np.linspace(-9.3, 9.3, 24).reshape(4, 6)
         case(f"{name}/float64/T", name, [operand(g, m, [T()])], fn)
