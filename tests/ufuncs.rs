@@ -386,7 +386,7 @@ fn new_ufuncs_and_routines_match_numpy() {
 }
 
 /// Every ufunc and routine kernel (each ufunc for every dtype it has a loop for, `ldexp` with
-/// both exponent loops) compiles with AMD's hipRTC for gfx90a, from the shared C++ emitter (the
+/// both exponent loops; NumPy's and `cupyx.scipy.special`'s) compiles with AMD's hipRTC for gfx90a, from the shared C++ emitter (the
 /// HIP flavour; CUDA's differs in the prelude only). Runs with `CUPY_REQUIRE_HIP=1` (as CI
 /// does; about a minute on two cores), which also makes a missing hipRTC a failure.
 #[test]
@@ -405,6 +405,7 @@ fn every_ufunc_kernel_compiles_with_hiprtc() {
     let mut kernels = vec![];
     for (i, u) in cupy::all_ufuncs()
         .chain(cupy::math::routines::CORES)
+        .chain(cupy::scipy::special::all_ufuncs())
         .enumerate()
     {
         for t in DType::ALL {
