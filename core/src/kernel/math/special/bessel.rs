@@ -16,21 +16,9 @@
 #![allow(clippy::excessive_precision)]
 
 use super::super::{bin, fconst, un, Bind};
-use super::{p1evl, polevl};
+use super::{add, div, mul, p1evl, polevl, sub};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
-fn add(a: Expr, b: Expr) -> Expr {
-    bin(B::Add, a, b)
-}
-fn sub(a: Expr, b: Expr) -> Expr {
-    bin(B::Sub, a, b)
-}
-fn mul(a: Expr, b: Expr) -> Expr {
-    bin(B::Mul, a, b)
-}
-fn div(a: Expr, b: Expr) -> Expr {
-    bin(B::Div, a, b)
-}
 fn lt(a: &Expr, v: f64) -> Expr {
     bin(B::Lt, a.clone(), fconst(a.ty, v))
 }

@@ -12,26 +12,8 @@
 #![allow(clippy::excessive_precision)]
 
 use super::super::{bin, fconst, trunc, un, Bind};
-use super::{p1evl, polevl};
+use super::{add, div, is_int, mul, p1evl, polevl, sub};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
-
-fn add(a: Expr, b: Expr) -> Expr {
-    bin(B::Add, a, b)
-}
-fn sub(a: Expr, b: Expr) -> Expr {
-    bin(B::Sub, a, b)
-}
-fn mul(a: Expr, b: Expr) -> Expr {
-    bin(B::Mul, a, b)
-}
-fn div(a: Expr, b: Expr) -> Expr {
-    bin(B::Div, a, b)
-}
-
-/// True where `x` is an integer (false for NaN and infinities' neighbours: `inf` counts).
-fn is_int(x: &Expr) -> Expr {
-    bin(B::Eq, un(U::Floor, x.clone()), x.clone())
-}
 
 const GAMMA_P: [f64; 7] = [
     1.601_195_224_767_518_6e-4,

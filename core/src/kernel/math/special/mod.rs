@@ -10,8 +10,8 @@ mod error_function;
 mod gamma;
 mod modified_bessel;
 
-use super::{bin, fconst, Bind};
-use crate::kernel::ir::{BinaryOp as B, Expr};
+use super::{bin, fconst, un, Bind};
+use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
 pub use bessel::{j0, j1, y0, y1};
 pub use convenience::{
@@ -20,6 +20,24 @@ pub use convenience::{
 pub use error_function::{erf, erfc, erfcinv, erfcx, erfinv, log_ndtr, ndtr, ndtri};
 pub use gamma::{digamma, gamma, gammaln, loggamma, rgamma};
 pub use modified_bessel::{i0, i0e, i1, i1e, k0, k0e, k1, k1e};
+
+fn add(a: Expr, b: Expr) -> Expr {
+    bin(B::Add, a, b)
+}
+fn sub(a: Expr, b: Expr) -> Expr {
+    bin(B::Sub, a, b)
+}
+fn mul(a: Expr, b: Expr) -> Expr {
+    bin(B::Mul, a, b)
+}
+fn div(a: Expr, b: Expr) -> Expr {
+    bin(B::Div, a, b)
+}
+
+/// True where `x` is an integer (false for NaN; the infinities count).
+fn is_int(x: &Expr) -> Expr {
+    bin(B::Eq, un(U::Floor, x.clone()), x.clone())
+}
 
 /// Cephes' `polevl`: `coef[0] x^n + ... + coef[n]` by Horner's rule (highest degree first; `x`
 /// should be bound, it is used once per coefficient).
