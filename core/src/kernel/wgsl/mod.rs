@@ -465,11 +465,28 @@ pub fn scratch_words(k: &Kernel, wide_int64: bool) -> usize {
         .sum()
 }
 
+/// The largest body (IR nodes, each bound value counted once) that [`vec4_eligible`] accepts.
+/// Four copies of a long body cost the shader compiler much more than four times one (llvmpipe,
+/// a cold cache: a contiguous float32 `gamma`, 920 nodes, took 6.2 s to compile as `vec4` and
+/// 0.3 s as one element per invocation; `beta`, then 5300 nodes, 85 to 170 s as `vec4` against
+/// 3.5 s for its float64 form), and gain nothing where arithmetic, not memory traffic, bounds
+/// the kernel, as it does long before this size.
+pub const VEC4_MAX_NODES: usize = 512;
+
 /// True when an elementwise kernel can run four elements per invocation: every operand has a
-/// 32-bit storage word, there are no raw operands, and every output is stored exactly once,
-/// unconditionally, at top level.
+/// 32-bit storage word, there are no raw operands, every output is stored exactly once,
+/// unconditionally, at top level, and the body has at most [`VEC4_MAX_NODES`] IR nodes.
 pub fn vec4_eligible(k: &Kernel) -> bool {
     if !k.raws.is_empty() {
+        return false;
+    }
+    let mut nodes = 0usize;
+    Stmt::visit_all(&k.body, &mut |s| {
+        for e in s.exprs() {
+            e.visit(&mut |_| nodes += 1);
+        }
+    });
+    if nodes > VEC4_MAX_NODES {
         return false;
     }
     let narrow = k

@@ -403,3 +403,20 @@ fn shifts_by_64_bit_constants_validate() {
         }
     }
 }
+
+/// A body past `VEC4_MAX_NODES` runs one element per invocation (four copies of a long body
+/// cost the shader compiler far more than they gain).
+#[test]
+fn long_bodies_are_not_vec4() {
+    let f = DType::Float32;
+    let body = |n: usize| {
+        let mut e = Expr::input(0, f);
+        for _ in 0..n {
+            e = Expr::binary(B::Add, e, Expr::input(0, f));
+        }
+        Kernel::map("chain", vec![f], vec![], e)
+    };
+    // a chain of n additions has 2n + 1 nodes
+    assert!(vec4_eligible(&body((VEC4_MAX_NODES - 1) / 2)));
+    assert!(!vec4_eligible(&body(VEC4_MAX_NODES / 2 + 1)));
+}
