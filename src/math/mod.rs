@@ -48,11 +48,13 @@ macro_rules! ufuncs {
 /// Declares a family of `cupyx.scipy.special` ufuncs (in [`crate::scipy::special`]): as
 /// [`ufuncs!`], one output each, but named in `cupyx.scipy.special` and without `Array` methods
 /// (SciPy's functions are not ndarray methods): the [`Ufunc`](ufunc::Ufunc) object, the function
-/// and the `fuse` method.
+/// and the `fuse` method. `[no_fuse_method]` after the operands leaves the `fuse` method out,
+/// for a name NumPy's ufunc of the same name has taken there (`cbrt`, `exp2`): `fuse` reaches
+/// those through `Sym::ufunc(&ufuncs::cbrt, ..)`.
 macro_rules! special_ufuncs {
     (family: $family:literal;
      $( $(#[doc = $doc:literal])+
-        $name:ident ($first:ident $(, $rest:ident)*)
+        $name:ident ($first:ident $(, $rest:ident)*) $([$flag:ident])?
             : $rule:ident => |$m:pat_param, $c:pat_param| $body:expr ; )*
     ) => {
         /// The ufunc objects of this family (`cupyx.scipy.special.<name>` as a value).
@@ -70,15 +72,16 @@ macro_rules! special_ufuncs {
         pub(crate) const ALL: &[$crate::math::ufunc::Ufunc] = &[$(ufuncs::$name),*];
 
         $(
-            ufunc_item! { @function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
+            ufunc_item! { @special [$($flag)?] $(#[doc = $doc])+ $name ($first $(, $rest)*) }
         )*
     };
 }
 
 /// One entry of [`ufuncs!`]: `@const` makes the [`Ufunc`](ufunc::Ufunc) object, `@api` the
 /// function, the method and (one output) the `fuse` method (`@function`: the function and the
-/// `fuse` method alone, for [`special_ufuncs!`]); the bracket holds the names of two
-/// outputs, or nothing.
+/// `fuse` method alone, for [`special_ufuncs!`]; `@free_function`: the function alone;
+/// `@special`: either, by the entry's flag); the bracket holds the names of two outputs, or
+/// nothing.
 macro_rules! ufunc_item {
     (@const [] $family:literal, $module:literal; $(#[doc = $doc:literal])+
      $name:ident ($first:ident $(, $rest:ident)*): $rule:ident => |$m:pat_param, $c:pat_param| $body:expr) => {
@@ -142,7 +145,13 @@ macro_rules! ufunc_item {
             let $rest = operands.next().expect("operand");
         )*
     };
-    (@function $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+    (@special [] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        ufunc_item! { @function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
+    };
+    (@special [no_fuse_method] $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        ufunc_item! { @free_function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
+    };
+    (@free_function $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
         $(#[doc = $doc])+
         ///
         /// Broadcasting and NEP 50 promotion as NumPy; see [`apply`](crate::math::ufunc::apply)
@@ -153,6 +162,9 @@ macro_rules! ufunc_item {
         ) -> cupy_core::error::Result<$crate::array::Array> {
             $crate::math::ufunc::apply(&ufuncs::$name, &[$first.into() $(, $rest.into())*], None)
         }
+    };
+    (@function $(#[doc = $doc:literal])+ $name:ident ($first:ident $(, $rest:ident)*)) => {
+        ufunc_item! { @free_function $(#[doc = $doc])+ $name ($first $(, $rest)*) }
 
         #[allow(clippy::should_implement_trait)]
         impl $crate::custom::fuse::Sym {
