@@ -112,7 +112,7 @@ pub fn frexp(b: &mut dyn Bind, x: Expr) -> (Expr, Expr) {
 
 /// `2^n` exactly, for an int32 `n` in the normal range of `t` (float32: `-126..=127`, float64:
 /// `-1022..=1023`): a product of `2^(±2^k)` over the bits of `|n|`.
-fn pow2(b: &mut dyn Bind, n: Expr, t: DType) -> Expr {
+pub(super) fn pow2(b: &mut dyn Bind, n: Expr, t: DType) -> Expr {
     let n = b.bind(n);
     let an = b.bind(un(U::Abs, n.clone()));
     let neg = b.bind(bin(B::Lt, n, i32c(0)));
@@ -136,7 +136,7 @@ fn pow2(b: &mut dyn Bind, n: Expr, t: DType) -> Expr {
 
 /// `2^n` exactly for an int32 `n` down to the smallest subnormal of `t` (and up to its largest
 /// normal power).
-fn pow2_sub(b: &mut dyn Bind, n: Expr, t: DType) -> Expr {
+pub(super) fn pow2_sub(b: &mut dyn Bind, n: Expr, t: DType) -> Expr {
     let f = FloatFormat::of(t);
     let n = b.bind(n);
     let lo = b.bind(bin(B::Lt, n.clone(), i32c(f.emin - 1)));

@@ -4,6 +4,7 @@
 //! an expression of that dtype. The algorithms are SciPy's (its `xsf` library, which carries
 //! Cephes); each file names its sources.
 
+mod basic;
 mod bessel;
 mod convenience;
 mod error_function;
@@ -13,6 +14,10 @@ mod modified_bessel;
 use super::{bin, fconst, un, Bind};
 use crate::kernel::ir::{BinaryOp as B, Expr, UnaryOp as U};
 
+pub use basic::{
+    boxcox, boxcox1p, cbrt, cosdg, cosm1, cotdg, exp10, exp2, inv_boxcox, inv_boxcox1p, radian,
+    round, sindg, tandg,
+};
 pub use bessel::{j0, j1, y0, y1};
 pub use convenience::{
     entr, expit, huber, kl_div, log_expit, logit, pseudo_huber, rel_entr, xlog1py, xlogy,
