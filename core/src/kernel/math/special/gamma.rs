@@ -43,7 +43,7 @@ const GAMMA_STIR: [f64; 5] = [
 ];
 const MAXSTIR: f64 = 143.01608;
 /// Cephes' `MAXGAM`: `gamma` overflows above it.
-const MAXGAM: f64 = 171.624_376_956_302_7;
+pub(super) const MAXGAM: f64 = 171.624_376_956_302_7;
 const SQRT2PI: f64 = 2.506_628_274_631_000_7;
 
 /// Cephes' `stirf`: Stirling's formula for `gamma(x)`, `x > 33` (`inf` from `MAXGAM`).
@@ -115,15 +115,52 @@ fn reduce(b: &mut dyn Bind, x: &Expr, down: usize, up: usize) -> (Expr, Expr) {
     (z, b.bind(u))
 }
 
+/// What Cephes' `Gamma` and `lgam` both compute from `x`: `x` and `q = |x|` bound,
+/// `p = floor(q)`, `|q sin(pi z)|` for the reflections, and the reduction to `[2, 3)` (`z`, `u`,
+/// [`reduce`]).
+struct Shared {
+    x: Expr,
+    q: Expr,
+    p: Expr,
+    s: Expr,
+    z: Expr,
+    u: Expr,
+}
+
+/// [`Shared`] for `x` with `down` and `up` reduction steps (`Gamma` needs 31 and 35, `lgam` 10
+/// and 36; steps past those a range needs multiply by 1, so one reduction with the larger
+/// counts serves both exactly).
+fn shared(b: &mut dyn Bind, x: Expr, down: usize, up: usize) -> Shared {
+    let x = b.bind(x);
+    let q = b.bind(un(U::Abs, x.clone()));
+    let p = b.bind(un(U::Floor, q.clone()));
+    let s = q_sinpi(b, &q, &p);
+    let s = b.bind(s);
+    let (z, u) = reduce(b, &x, down, up);
+    Shared { x, q, p, s, z, u }
+}
+
 /// The gamma function (`scipy.special.gamma`, Cephes' `Gamma`): for `|x| <= 33` the reduction
 /// to `[2, 3)` and the rational approximation `P/Q` there; beyond, Stirling's formula, with
 /// the reflection `pi / (|x sin(pi x)| gamma(|x|))` (signed) for negative `x`. `+-inf` at
 /// `+-0`, NaN at the negative integers and `-inf`, `inf` from 171.62.
 pub fn gamma(b: &mut dyn Bind, x: Expr) -> Expr {
+    // |x| <= 33: at most 31 steps down (x <= 33) and 35 up (x >= -33).
+    let sh = shared(b, x, 31, 35);
+    gamma_of(b, &sh)
+}
+
+/// `gamma(x)` and `gammaln(x)` with their common work done once (for `beta`).
+pub(super) fn gamma_and_gammaln(b: &mut dyn Bind, x: Expr) -> (Expr, Expr) {
+    let sh = shared(b, x, 31, 36);
+    let g = gamma_of(b, &sh);
+    let g = b.bind(g);
+    (g, gammaln_of(b, &sh))
+}
+
+fn gamma_of(b: &mut dyn Bind, sh: &Shared) -> Expr {
+    let Shared { x, q, p, s, z, u } = sh;
     let t = x.ty;
-    let x = b.bind(x);
-    let q = b.bind(un(U::Abs, x.clone()));
-    let p = b.bind(un(U::Floor, q.clone()));
     let st = stirf(b, q.clone());
     let st = b.bind(st);
     // Reflection for x < -33: the sign is negative where floor(|x|) is even.
@@ -133,24 +170,20 @@ pub fn gamma(b: &mut dyn Bind, x: Expr) -> Expr {
         p.clone(),
     );
     let sgn = Expr::select(even, fconst(t, -1.0), fconst(t, 1.0));
-    let s = q_sinpi(b, &q, &p);
-    let s = b.bind(s);
     let refl = Expr::select(
         bin(B::Eq, s.clone(), fconst(t, 0.0)),
         mul(sgn.clone(), fconst(t, f64::INFINITY)),
         mul(
             sgn,
-            div(fconst(t, std::f64::consts::PI), mul(s, st.clone())),
+            div(fconst(t, std::f64::consts::PI), mul(s.clone(), st.clone())),
         ),
     );
     let large = Expr::select(bin(B::Lt, x.clone(), fconst(t, 0.0)), refl, st);
-    // |x| <= 33: at most 31 steps down (x <= 33) and 35 up (x >= -33).
-    let (z, u) = reduce(b, &x, 31, 35);
-    let w = b.bind(sub(u, fconst(t, 2.0)));
+    let w = b.bind(sub(u.clone(), fconst(t, 2.0)));
     let rat = mul(z.clone(), div(polevl(&w, &GAMMA_P), polevl(&w, &GAMMA_Q)));
-    let small = Expr::select(bin(B::Eq, w, fconst(t, 0.0)), z, rat);
-    let r = Expr::select(bin(B::Gt, q, fconst(t, 33.0)), large, small);
-    let pole = bin(B::And, bin(B::Lt, x.clone(), fconst(t, 0.0)), is_int(&x));
+    let small = Expr::select(bin(B::Eq, w, fconst(t, 0.0)), z.clone(), rat);
+    let r = Expr::select(bin(B::Gt, q.clone(), fconst(t, 33.0)), large, small);
+    let pole = bin(B::And, bin(B::Lt, x.clone(), fconst(t, 0.0)), is_int(x));
     Expr::select(
         bin(B::Eq, x.clone(), fconst(t, 0.0)),
         div(fconst(t, 1.0), x.clone()),
@@ -162,17 +195,26 @@ pub fn gamma(b: &mut dyn Bind, x: Expr) -> Expr {
 /// (signed zero at `+-0`) and at `+-inf`. (Cephes' `rgamma` uses a Chebyshev series on
 /// `|x| < 34`; this is `1 / gamma`, within a few ulps of it.)
 pub fn rgamma(b: &mut dyn Bind, x: Expr) -> Expr {
-    let t = x.ty;
     let x = b.bind(x);
     let g = gamma(b, x.clone());
+    rgamma_of(&x, g)
+}
+
+/// [`rgamma`] of a bound `x` from `g = gamma(x)`.
+pub(super) fn rgamma_of(x: &Expr, g: Expr) -> Expr {
+    let t = x.ty;
     let zero_at = bin(
         B::Or,
         un(U::IsInf, x.clone()),
-        bin(B::And, bin(B::Le, x.clone(), fconst(t, 0.0)), is_int(&x)),
+        bin(B::And, bin(B::Le, x.clone(), fconst(t, 0.0)), is_int(x)),
     );
     Expr::select(
         zero_at,
-        Expr::select(bin(B::Eq, x.clone(), fconst(t, 0.0)), x, fconst(t, 0.0)),
+        Expr::select(
+            bin(B::Eq, x.clone(), fconst(t, 0.0)),
+            x.clone(),
+            fconst(t, 0.0),
+        ),
         div(fconst(t, 1.0), g),
     )
 }
@@ -247,22 +289,22 @@ fn lgam_stirling(b: &mut dyn Bind, x: Expr) -> Expr {
 /// below -34 the reflection `log(pi / |x sin(pi x)|) - lgam(|x|)`. `inf` at the poles (0 and
 /// the negative integers); `+-inf` and NaN kept.
 pub fn gammaln(b: &mut dyn Bind, x: Expr) -> Expr {
+    // [-34, 13): at most 10 steps down and 36 up.
+    let sh = shared(b, x, 10, 36);
+    gammaln_of(b, &sh)
+}
+
+fn gammaln_of(b: &mut dyn Bind, sh: &Shared) -> Expr {
+    let Shared { x, q, s, z, u, .. } = sh;
     let t = x.ty;
-    let x = b.bind(x);
-    let q = b.bind(un(U::Abs, x.clone()));
     let st = lgam_stirling(b, q.clone());
     let st = b.bind(st);
-    let p = b.bind(un(U::Floor, q.clone()));
-    let s = q_sinpi(b, &q, &p);
-    let s = b.bind(s);
     let refl = Expr::select(
         bin(B::Eq, s.clone(), fconst(t, 0.0)),
         fconst(t, f64::INFINITY),
-        sub(sub(fconst(t, LOGPI), un(U::Log, s)), st.clone()),
+        sub(sub(fconst(t, LOGPI), un(U::Log, s.clone())), st.clone()),
     );
-    // [-34, 13): at most 10 steps down and 36 up.
-    let (z, u) = reduce(b, &x, 10, 36);
-    let lz = b.bind(un(U::Log, un(U::Abs, z)));
+    let lz = b.bind(un(U::Log, un(U::Abs, z.clone())));
     // Cephes' x + (p - 2), p the offset with u = x + p: 2 - floor(x), or one less where
     // x + p - 1 already rounded to 2.
     let k = b.bind(sub(
@@ -275,17 +317,21 @@ pub fn gammaln(b: &mut dyn Bind, x: Expr) -> Expr {
     ));
     let w = b.bind(add(x.clone(), sub(k, fconst(t, 2.0))));
     let rat = div(mul(w.clone(), polevl(&w, &LGAM_B)), p1evl(&w, &LGAM_C));
-    let small = Expr::select(bin(B::Eq, u, fconst(t, 2.0)), lz.clone(), add(lz, rat));
+    let small = Expr::select(
+        bin(B::Eq, u.clone(), fconst(t, 2.0)),
+        lz.clone(),
+        add(lz, rat),
+    );
     let r = Expr::select(
         bin(B::Lt, x.clone(), fconst(t, -34.0)),
         refl,
         Expr::select(bin(B::Lt, x.clone(), fconst(t, 13.0)), small, st),
     );
-    let pole = bin(B::And, bin(B::Le, x.clone(), fconst(t, 0.0)), is_int(&x));
+    let pole = bin(B::And, bin(B::Le, x.clone(), fconst(t, 0.0)), is_int(x));
     Expr::select(
         un(U::IsFinite, x.clone()),
         Expr::select(pole, fconst(t, f64::INFINITY), r),
-        x,
+        x.clone(),
     )
 }
 

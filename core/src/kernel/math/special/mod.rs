@@ -6,6 +6,7 @@
 
 mod basic;
 mod bessel;
+mod beta;
 mod convenience;
 mod error_function;
 mod gamma;
@@ -19,6 +20,7 @@ pub use basic::{
     round, sindg, tandg,
 };
 pub use bessel::{j0, j1, y0, y1};
+pub use beta::{beta, betaln};
 pub use convenience::{
     entr, expit, huber, kl_div, log_expit, logit, pseudo_huber, rel_entr, xlog1py, xlogy,
 };
