@@ -23,13 +23,17 @@
 //! [`Rule::SpecialFloatFirst`]: crate::math::ufunc::Rule::SpecialFloatFirst
 //! [`Rule::SpecialDoubleFirst`]: crate::math::ufunc::Rule::SpecialDoubleFirst
 
+pub mod basic;
 pub mod bessel;
+pub mod beta;
 pub mod convenience;
 pub mod error_function;
 pub mod gamma;
 pub mod log_softmax;
 
+pub use basic::*;
 pub use bessel::{i0, i0e, i1, i1e, j0, j1, k0, k0e, k1, k1e, y0, y1};
+pub use beta::*;
 pub use convenience::*;
 pub use error_function::*;
 pub use gamma::{digamma, gamma, gammaln, loggamma, psi, rgamma};
@@ -37,7 +41,9 @@ pub use gamma::{digamma, gamma, gammaln, loggamma, psi, rgamma};
 /// The ufunc objects of every family (`cupyx.scipy.special.<name>` as a value).
 #[allow(non_upper_case_globals)]
 pub mod ufuncs {
+    pub use super::basic::ufuncs::*;
     pub use super::bessel::ufuncs::*;
+    pub use super::beta::ufuncs::*;
     pub use super::convenience::ufuncs::*;
     pub use super::error_function::ufuncs::*;
     pub use super::gamma::ufuncs::*;
@@ -50,6 +56,8 @@ const FAMILIES: &[&[crate::math::ufunc::Ufunc]] = &[
     error_function::ALL,
     gamma::ALL,
     bessel::ALL,
+    basic::ALL,
+    beta::ALL,
 ];
 
 /// Every `cupyx.scipy.special` ufunc cupy-rs declares.
