@@ -3,11 +3,12 @@
 //! algorithm; plus `logsumexp`, `softmax` and `log_softmax`, composed from reductions.
 //!
 //! The type rules are SciPy's loops (`f->f`/`d->d`, searched in SciPy's order:
-//! [`Rule::SpecialFloatFirst`], [`Rule::SpecialDoubleFirst`]): float32 alone stays float32
-//! (computed in float32, as CuPy's kernels do; SciPy computes its float32 loop in float64 for
-//! most functions and rounds), float64 stays, bool, integers and float16 go to float32 or
-//! float64 as SciPy's loop order picks; complex inputs are refused (SciPy's complex loops of
-//! `xlogy` and friends are not here yet).
+//! [`Rule::SpecialFloatFirst`], [`Rule::SpecialDoubleFirst`]): float32 alone stays float32,
+//! float64 stays, bool, integers and float16 go to float32 or float64 as SciPy's loop order
+//! picks; complex inputs are refused (SciPy's complex loops of `xlogy` and friends are not here
+//! yet). Where SciPy's float32 loop computes in float64 and rounds (the gamma, Bessel, basic
+//! and beta families, `kl_div`, `erfc`, `erfcx`, `ndtr`, `log_ndtr`), so do these
+//! (`via_double`); the other float32 loops compute in float32, as CuPy's kernels do.
 //!
 //! ```no_run
 //! use cupy as cp;
