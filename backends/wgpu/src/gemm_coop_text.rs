@@ -173,35 +173,24 @@ pub fn coop_text(ab: &str, s: u32, sg: u32, sh: CoopShape, staging: CoopStaging)
     // and stored to workgroup memory, single-buffered or (`double`) the next slice's loads
     // issued before this slice's fragments and stored after them into the other buffer: one
     // barrier per slice. INNER reads the tiles at `ao`/`bo`.
-    let looped = if resident {
+    let looped = if direct {
+        // The fragments loaded before the loop: the first slice's (`prefetch`: `pa`/`pb`,
+        // replaced each slice) or the only ones (the `resident` probe: `a`/`b`).
         let mut first = String::new();
-        for ks in 0..bk / s {
-            for i in 0..fm {
-                let _ = writeln!(first, "  let a{ks}_{i} = {};", frag_a(i, ks, "0u"));
-            }
-            for j in 0..fn_ {
-                let _ = writeln!(first, "  let b{ks}_{j} = {};", frag_b(j, ks, "0u"));
-            }
-        }
-        format!(
-            "  let lda = u32(mt.a_sm);
-  let ldb = u32(mt.b_sk);
-  let arow = u32(abase) + (row0 + fr) * lda;
-  let bcol = u32(bbase) + col0 + fc;
-{first}  for (var k0 = 0u; k0 < mt.k; k0 += BK) {{
-INNER
-  }}
-"
-        )
-    } else if direct {
-        let mut first = String::new();
-        if prefetch {
+        let before = if prefetch {
+            Some(("var", "pa", "pb"))
+        } else if resident {
+            Some(("let", "a", "b"))
+        } else {
+            None
+        };
+        if let Some((kw, na, nb)) = before {
             for ks in 0..bk / s {
                 for i in 0..fm {
-                    let _ = writeln!(first, "  var pa{ks}_{i} = {};", frag_a(i, ks, "0u"));
+                    let _ = writeln!(first, "  {kw} {na}{ks}_{i} = {};", frag_a(i, ks, "0u"));
                 }
                 for j in 0..fn_ {
-                    let _ = writeln!(first, "  var pb{ks}_{j} = {};", frag_b(j, ks, "0u"));
+                    let _ = writeln!(first, "  {kw} {nb}{ks}_{j} = {};", frag_b(j, ks, "0u"));
                 }
             }
         }
