@@ -226,6 +226,21 @@ fn j0_small(b: &mut dyn Bind, x: &Expr) -> Expr {
     Expr::select(lt(x, 1.0e-5), tiny, p)
 }
 
+/// Cephes' `y0`/`y1` (`order1`) from the value `small` on `(0, 5]`: Hankel's asymptotic form
+/// above 5, `-inf` at `+-0`, NaN for `x < 0`.
+fn second_kind(b: &mut dyn Bind, x: &Expr, small: Expr, order1: bool) -> Expr {
+    let t = x.ty;
+    let (p, wq, xn) = hankel(b, x, order1);
+    let large = add(mul(p, un(U::Sin, xn.clone())), mul(wq, un(U::Cos, xn)));
+    let large = hankel_scale(large, x);
+    let small = Expr::select(
+        eq(x, 0.0),
+        fconst(t, f64::NEG_INFINITY),
+        Expr::select(lt(x, 0.0), fconst(t, f64::NAN), small),
+    );
+    Expr::select(le(x, 5.0), small, large)
+}
+
 /// The Bessel function of the first kind of order 0 (`scipy.special.j0`, Cephes' `j0.c` as in
 /// SciPy's `xsf`): even; a rational approximation on `[0, 5]`, Hankel's asymptotic form above.
 /// `j0(0) = 1`; NaN at `+-inf` (SciPy 1.17's Cephes takes `cos(inf)`) and for NaN.
@@ -258,15 +273,7 @@ pub fn y0(b: &mut dyn Bind, x: Expr) -> Expr {
             j,
         ),
     );
-    let (p, wq, xn) = hankel(b, &x, false);
-    let large = add(mul(p, un(U::Sin, xn.clone())), mul(wq, un(U::Cos, xn)));
-    let large = hankel_scale(large, &x);
-    let small = Expr::select(
-        eq(&x, 0.0),
-        fconst(t, f64::NEG_INFINITY),
-        Expr::select(lt(&x, 0.0), fconst(t, f64::NAN), small),
-    );
-    Expr::select(le(&x, 5.0), small, large)
+    second_kind(b, &x, small, false)
 }
 
 /// Cephes' `j1` on `[0, 5]` (and `-0`): `R(z) x (z - r1^2)(z - r2^2)`, `z = x^2`.
@@ -315,13 +322,5 @@ pub fn y1(b: &mut dyn Bind, x: Expr) -> Expr {
             ),
         ),
     );
-    let (p, wq, xn) = hankel(b, &x, true);
-    let large = add(mul(p, un(U::Sin, xn.clone())), mul(wq, un(U::Cos, xn)));
-    let large = hankel_scale(large, &x);
-    let small = Expr::select(
-        eq(&x, 0.0),
-        fconst(t, f64::NEG_INFINITY),
-        Expr::select(lt(&x, 0.0), fconst(t, f64::NAN), small),
-    );
-    Expr::select(le(&x, 5.0), small, large)
+    second_kind(b, &x, small, true)
 }
